@@ -1,0 +1,37 @@
+# Two commands on a fresh clone: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck unit bench crash-test clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python -m examples.research
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check graphengine store emit goap
+
+test: unit typecheck lint
+
+bench: $(STAMP)
+	$(BIN)/python -m bench engine
+	$(BIN)/python -m bench planner
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
