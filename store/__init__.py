@@ -1,1 +1,36 @@
-"""placeholder"""
+"""Persistence for graphengine runs: the `Store` protocol, its records, codecs and backends.
+
+`MemoryStore` (tests), `SQLiteStore` (aiosqlite; the embedded default). Stores keep encoded
+state and never decode it; `JsonCodec` is the default codec the engine uses.
+"""
+
+from .codec import Codec, JsonCodec
+from .errors import (
+    CorruptRecordError,
+    MissingDriverError,
+    RunExistsError,
+    StepConflictError,
+    StoreError,
+    StoreUnavailableError,
+)
+from .memory import MemoryStore
+from .protocol import Store
+from .records import Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+
+__all__ = [
+    "Checkpoint",
+    "Codec",
+    "CorruptRecordError",
+    "JsonCodec",
+    "Latest",
+    "MemoryStore",
+    "MissingDriverError",
+    "RunExistsError",
+    "RunRecord",
+    "RunStatus",
+    "StepConflictError",
+    "StepRecord",
+    "Store",
+    "StoreError",
+    "StoreUnavailableError",
+]

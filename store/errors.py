@@ -1,0 +1,60 @@
+"""Errors raised by stores.
+
+    StoreError                      anything a store could not do
+    ├── RunExistsError              create_run with an id already stored
+    ├── StepConflictError           save_step for a (run, step) already stored (two writers)
+    ├── CorruptRecordError          a stored row could not be decoded
+    ├── StoreUnavailableError       the backend cannot be reached or opened
+    └── MissingDriverError          an optional driver package is not installed
+
+Driver exceptions (sqlite3, asyncpg, ...) are translated at the boundary, with `from exc`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CorruptRecordError",
+    "MissingDriverError",
+    "RunExistsError",
+    "StepConflictError",
+    "StoreError",
+    "StoreUnavailableError",
+]
+
+
+class StoreError(Exception):
+    """Root of every store error. `run_id` and `step` name what it is about, when known."""
+
+    def __init__(self, msg: str, *, run_id: str | None = None, step: int | None = None) -> None:
+        super().__init__(msg)
+        self.run_id = run_id
+        """The run concerned, if any."""
+        self.step = step
+        """The step concerned, if any."""
+
+
+class RunExistsError(StoreError):
+    """A run with this id is already stored."""
+
+
+class StepConflictError(StoreError):
+    """A step record with this (run id, step) is already stored: another writer got there first."""
+
+
+class CorruptRecordError(StoreError):
+    """A stored record could not be decoded; `field` names the part that failed."""
+
+    def __init__(
+        self, msg: str, *, run_id: str | None = None, step: int | None = None, field: str = ""
+    ) -> None:
+        super().__init__(msg, run_id=run_id, step=step)
+        self.field = field
+        """Which part of the record failed to decode (e.g. "delta", "state", "route")."""
+
+
+class StoreUnavailableError(StoreError):
+    """The backend could not be opened or reached."""
+
+
+class MissingDriverError(StoreError):
+    """An optional driver is not installed; the message names the pip extra to install."""

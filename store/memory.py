@@ -1,0 +1,127 @@
+"""`MemoryStore`: the in-process store for tests and short-lived runs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from .errors import RunExistsError, StepConflictError
+from .records import Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+
+__all__ = ["MemoryStore"]
+
+
+class _Run:
+    __slots__ = ("checkpoints", "rec", "snapshot_index", "steps")
+
+    def __init__(self, rec: RunRecord) -> None:
+        self.rec = rec
+        self.steps: list[StepRecord] = []
+        # Position in `steps` of the newest record carrying a state snapshot (-1: none yet).
+        self.snapshot_index = -1
+        self.checkpoints: dict[str, Checkpoint] = {}
+
+
+class MemoryStore:
+    """Keeps everything in dicts; holds encoded bytes like every other store, so a state that
+    would not survive a real store fails here too. Not shared between processes.
+
+    Safe for many concurrent runs in one event loop: every method completes without awaiting,
+    so each call is atomic with respect to other tasks.
+    """
+
+    def __init__(self) -> None:
+        self._runs: dict[str, _Run] = {}
+
+    async def create_run(self, run: RunRecord) -> None:
+        """Store a new run; `RunExistsError` if the id is taken."""
+        if run.run_id in self._runs:
+            raise RunExistsError(f"run {run.run_id!r} already exists", run_id=run.run_id)
+        now = time.time()
+        self._runs[run.run_id] = _Run(
+            replace(run, created_at=run.created_at or now, updated_at=run.updated_at or now)
+        )
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        """Return the run record, or None."""
+        r = self._runs.get(run_id)
+        return r.rec if r is not None else None
+
+    async def set_status(
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        error: str | None = None,
+        error_node: str | None = None,
+    ) -> None:
+        """Change a run's status."""
+        r = self._runs.get(run_id)
+        if r is not None:
+            r.rec = replace(r.rec, status=status, error=error, error_node=error_node, updated_at=time.time())
+
+    async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
+        """Return runs, newest first."""
+        recs = [r.rec for r in self._runs.values() if status is None or r.rec.status == status]
+        recs.sort(key=lambda rec: (rec.created_at, rec.run_id), reverse=True)
+        return recs[:limit]
+
+    async def save_step(self, rec: StepRecord) -> None:
+        """Append a step record; `StepConflictError` unless it is the next step of the run."""
+        r = self._runs.get(rec.run_id)
+        if r is None:
+            raise StepConflictError(f"run {rec.run_id!r} does not exist", run_id=rec.run_id, step=rec.step)
+        expected = r.steps[-1].step + 1 if r.steps else 1
+        if rec.step != expected:
+            raise StepConflictError(
+                f"step {rec.step} of run {rec.run_id!r} conflicts: the next step to write is {expected}",
+                run_id=rec.run_id,
+                step=rec.step,
+            )
+        if not rec.ts:
+            rec = replace(rec, ts=time.time())
+        r.steps.append(rec)
+        if rec.state is not None:
+            r.snapshot_index = len(r.steps) - 1
+
+    async def load_latest(self, run_id: str) -> Latest | None:
+        """Return the newest snapshot and the steps after it."""
+        r = self._runs.get(run_id)
+        if r is None:
+            return None
+        last = r.steps[-1] if r.steps else None
+        i = r.snapshot_index
+        if i < 0:
+            return Latest(run=r.rec, base_step=0, base_state=r.rec.initial, tail=tuple(r.steps), last=last)
+        base = r.steps[i]
+        assert base.state is not None
+        return Latest(
+            run=r.rec, base_step=base.step, base_state=base.state, tail=tuple(r.steps[i + 1 :]), last=last
+        )
+
+    async def load_steps(
+        self, run_id: str, *, after: int = 0, limit: int | None = None
+    ) -> Sequence[StepRecord]:
+        """Return step records with `step > after`, in order."""
+        r = self._runs.get(run_id)
+        if r is None:
+            return []
+        # Steps are dense from 1, so `after` is also the list index of the first wanted step.
+        out = r.steps[max(after, 0) :]
+        return out[:limit] if limit is not None else list(out)
+
+    async def save_checkpoint(self, cp: Checkpoint) -> None:
+        """Save or replace a labelled checkpoint."""
+        r = self._runs.get(cp.run_id)
+        if r is None:
+            raise StepConflictError(f"run {cp.run_id!r} does not exist", run_id=cp.run_id, step=cp.step)
+        r.checkpoints[cp.label] = cp if cp.ts else replace(cp, ts=time.time())
+
+    async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
+        """Return a labelled checkpoint, or None."""
+        r = self._runs.get(run_id)
+        return r.checkpoints.get(label) if r is not None else None
+
+    async def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,125 @@
+"""Records a store keeps: runs, steps and named checkpoints.
+
+Stores hold encoded state (`bytes`, JSON by default) and never decode it: the engine owns the
+state type and its codec, so one store can serve engines of different state types and a store
+bug can never change a value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+__all__ = ["Checkpoint", "Latest", "RunRecord", "RunStatus", "StepRecord"]
+
+
+class RunStatus(StrEnum):
+    """Lifecycle of a run."""
+
+    RUNNING = "running"
+    """Started or resumed and not finished (or its process died)."""
+    DONE = "done"
+    """Reached a stop."""
+    INTERRUPTED = "interrupted"
+    """Paused for input; resume continues it."""
+    FAILED = "failed"
+    """A node failed after its retries, or a limit was hit; resume retries from the last step."""
+    CANCELLED = "cancelled"
+    """Its task was cancelled; resume continues it."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run: its identity, status and what it started from."""
+
+    run_id: str
+    """Unique id chosen by the caller."""
+    status: RunStatus
+    """Where the run is in its lifecycle."""
+    initial: bytes
+    """Encoded initial state (the state before step 1)."""
+    fingerprint: str = ""
+    """Fingerprint of the graph the run started with (nodes and edges)."""
+    state_version: int = 1
+    """Version of the state schema the run started with."""
+    created_at: float = 0.0
+    """Creation time, seconds since the epoch."""
+    updated_at: float = 0.0
+    """Time of the last status change."""
+    error: str | None = None
+    """Why the run failed, for FAILED runs: the error type and message."""
+    error_node: str | None = None
+    """The node that failed, when one did."""
+    meta: bytes = b"{}"
+    """Encoded JSON object of extra run metadata."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepRecord:
+    """What one executed step left behind; written atomically, never updated.
+
+    `state` is a full snapshot of the state after the merge and is present only on some steps
+    (the engine decides, e.g. every N steps and at the end); between snapshots the state is the
+    fold of `delta`s over the last snapshot, so stored bytes per step stay proportional to what
+    the step changed rather than to the size of the whole state.
+    """
+
+    run_id: str
+    """The run this step belongs to."""
+    step: int
+    """1-based position of the step in the run."""
+    node_id: str
+    """The node that ran."""
+    delta: bytes | None
+    """Encoded delta the node returned (None: no change)."""
+    route: str
+    """Encoded next hop resolved after the step (JSON text)."""
+    state: bytes | None = None
+    """Encoded full state after the merge, on snapshot steps."""
+    attempt: int = 1
+    """How many attempts the node took (1 = first try succeeded)."""
+    error: str | None = None
+    """Error the node reported and that was routed (not a failure of the run)."""
+    calls: bytes | None = None
+    """Encoded recorded side-effect results (`ctx.call`), for replay."""
+    events: bytes | None = None
+    """Encoded events the node returned in its result."""
+    ts: float = 0.0
+    """Commit time, seconds since the epoch (not part of the deterministic content)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A labelled copy of a run's state at a step."""
+
+    run_id: str
+    """The run the state was taken from."""
+    label: str
+    """Name given by the caller; unique per run (saving again replaces it)."""
+    step: int
+    """The step whose state this is."""
+    state: bytes
+    """Encoded state."""
+    ts: float = 0.0
+    """When it was saved."""
+
+
+@dataclass(frozen=True, slots=True)
+class Latest:
+    """What resume needs: the run, its newest snapshot and the steps after it, oldest first."""
+
+    run: RunRecord
+    """The run record."""
+    base_step: int
+    """Step of the newest snapshot (0: the initial state)."""
+    base_state: bytes
+    """Encoded state at `base_step`."""
+    tail: tuple[StepRecord, ...] = field(default=())
+    """Steps after `base_step`, in order; fold their deltas over `base_state` to get the latest state."""
+    last: StepRecord | None = None
+    """The newest committed step (the snapshot step itself when `tail` is empty; None: no step yet)."""
+
+    @property
+    def last_step(self) -> int:
+        """Number of the newest committed step (0 when none ran yet)."""
+        return self.last.step if self.last is not None else 0
