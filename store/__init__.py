@@ -16,6 +16,7 @@ from .errors import (
 from .memory import MemoryStore
 from .protocol import Store
 from .records import Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .sqlite import SQLiteStore
 
 __all__ = [
     "Checkpoint",
@@ -28,6 +29,7 @@ __all__ = [
     "RunExistsError",
     "RunRecord",
     "RunStatus",
+    "SQLiteStore",
     "StepConflictError",
     "StepRecord",
     "Store",

@@ -1,0 +1,620 @@
+"""`SQLiteStore`: the embedded default store, one SQLite file through aiosqlite.
+
+Decisions a caller should know:
+
+- WAL journal, `synchronous=NORMAL` by default: a committed step survives a crash of the
+  process (the WAL is replayed on open); only a power loss can drop the last few commits. Pass
+  `synchronous="FULL"` to survive that too, at the cost of an fsync per step.
+- Autocommit (`isolation_level=None`): each write is one SQL statement and therefore its own
+  atomic transaction. `save_step` is a single `INSERT ... SELECT` that also checks, inside the
+  same statement, that the run exists and that the step is exactly the next one; so a step
+  costs one hop to the connection's thread and one commit, and nothing half-written is visible.
+- The schema is versioned with `PRAGMA user_version`; migrations run on open, inside one
+  `BEGIN IMMEDIATE` transaction so two processes opening a fresh file do not race. A file
+  written by a newer graphengine is refused with `StoreUnavailableError`.
+- The connection is opened lazily, on first use, inside the running event loop, and reopened
+  when the store is used from another loop (each `asyncio.run` makes a new one).
+- Rows are type-checked on the way out: a column holding the wrong type raises
+  `CorruptRecordError` naming the run, the step and the field, never a half-built record.
+- `":memory:"` works, but the database lives only as long as one connection: it is lost on
+  `close()` or when the store moves to another event loop. Use `MemoryStore` for that instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Literal
+
+import aiosqlite
+
+from .errors import CorruptRecordError, RunExistsError, StepConflictError, StoreError, StoreUnavailableError
+from .records import Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION: Final = 1
+"""Schema version this module writes (`PRAGMA user_version`); older files are migrated on open."""
+
+# _MIGRATIONS[v] takes a file from version v to v + 1. Append; never edit a released entry.
+_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+    (
+        """CREATE TABLE runs (
+            run_id        TEXT PRIMARY KEY,
+            status        TEXT NOT NULL,
+            initial       BLOB NOT NULL,
+            fingerprint   TEXT NOT NULL,
+            state_version INTEGER NOT NULL,
+            created_at    REAL NOT NULL,
+            updated_at    REAL NOT NULL,
+            error         TEXT,
+            error_node    TEXT,
+            meta          BLOB NOT NULL
+        )""",
+        "CREATE INDEX runs_created ON runs (created_at DESC, run_id DESC)",
+        "CREATE INDEX runs_status_created ON runs (status, created_at DESC, run_id DESC)",
+        # A rowid table, not WITHOUT ROWID: snapshots can be large and WITHOUT ROWID tables
+        # store whole rows in the primary-key B-tree, which suits small rows only.
+        """CREATE TABLE steps (
+            run_id   TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            step     INTEGER NOT NULL,
+            node_id  TEXT NOT NULL,
+            delta    BLOB,
+            route    TEXT NOT NULL,
+            state    BLOB,
+            attempt  INTEGER NOT NULL,
+            error    TEXT,
+            calls    BLOB,
+            events   BLOB,
+            ts       REAL NOT NULL,
+            PRIMARY KEY (run_id, step)
+        )""",
+        # Resume asks "newest step with a snapshot"; this index holds only those steps.
+        "CREATE INDEX steps_snapshot ON steps (run_id, step) WHERE state IS NOT NULL",
+        """CREATE TABLE checkpoints (
+            run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            label  TEXT NOT NULL,
+            step   INTEGER NOT NULL,
+            state  BLOB NOT NULL,
+            ts     REAL NOT NULL,
+            PRIMARY KEY (run_id, label)
+        )""",
+    ),
+)
+assert len(_MIGRATIONS) == SCHEMA_VERSION
+
+_SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
+
+# Statements are plain literals (no string building anywhere), every value a bound parameter.
+# Column lists follow dataclass field order, so a checked row is the record's positional arguments.
+
+_INSERT_RUN: Final = "INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?"
+_SET_STATUS: Final = "UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?"
+_LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?"
+_LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?"
+# The hot path. One statement = one implicit transaction in autocommit mode. It inserts nothing
+# (rowcount 0) unless the run exists and ?2 is exactly the step after the newest stored one;
+# both checks are index lookups on the primary keys. Refusals are explained on a cold path.
+_INSERT_STEP: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?1)
+  AND coalesce((SELECT step FROM steps WHERE run_id = ?1 ORDER BY step DESC LIMIT 1), 0) = ?2 - 1"""
+_LAST_STEP: Final = "SELECT max(step) FROM steps WHERE run_id = ?"
+# The newest snapshot and everything after it in ONE statement, so it reads one consistent
+# snapshot of the file even while other connections append. When no step carries a state the
+# base is 0 and every step comes back.
+_LOAD_FROM_SNAPSHOT: Final = """SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
+WHERE run_id = ?1 AND step >= coalesce(
+    (SELECT step FROM steps WHERE run_id = ?1 AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
+ORDER BY step"""
+_LOAD_STEPS: Final = "SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?"
+# Upsert; `WHERE EXISTS` both refuses unknown runs and keeps the INSERT ... SELECT ... ON
+# CONFLICT parse unambiguous (SQLite requires a WHERE there).
+_SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
+SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?1)
+ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts"""
+_LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?"
+
+# How long to wait for a connection left behind by a closed event loop to shut down.
+_DISPOSE_TIMEOUT: Final = 2.0
+
+# --------------------------------------------------------------------------------------------
+# Row checks: what each column must hold. SQLite columns are loosely typed, so a row written by
+# another tool (or damaged) can hold anything; we refuse it here rather than build a bad record.
+
+_NONE: Final = type(None)
+_RUN_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
+    ("run_id", (str,)),
+    ("status", (str,)),
+    ("initial", (bytes,)),
+    ("fingerprint", (str,)),
+    ("state_version", (int,)),
+    ("created_at", (float, int)),
+    ("updated_at", (float, int)),
+    ("error", (str, _NONE)),
+    ("error_node", (str, _NONE)),
+    ("meta", (bytes,)),
+)
+_STEP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
+    ("run_id", (str,)),
+    ("step", (int,)),
+    ("node_id", (str,)),
+    ("delta", (bytes, _NONE)),
+    ("route", (str,)),
+    ("state", (bytes, _NONE)),
+    ("attempt", (int,)),
+    ("error", (str, _NONE)),
+    ("calls", (bytes, _NONE)),
+    ("events", (bytes, _NONE)),
+    ("ts", (float, int)),
+)
+_CP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
+    ("run_id", (str,)),
+    ("label", (str,)),
+    ("step", (int,)),
+    ("state", (bytes,)),
+    ("ts", (float, int)),
+)
+_STATUSES: Final = {s.value: s for s in RunStatus}
+
+
+def _check(
+    row: Sequence[Any], types: tuple[tuple[str, tuple[type, ...]], ...], what: str, step_col: int | None
+) -> None:
+    """Raise `CorruptRecordError` naming the first column of `row` whose type is not allowed."""
+    for (name, allowed), value in zip(types, row, strict=True):
+        if type(value) not in allowed:
+            run_id = row[0] if type(row[0]) is str else None
+            step = row[step_col] if step_col is not None and type(row[step_col]) is int else None
+            where = f"{what} of run {run_id!r}" if step is None else f"step {step} of run {run_id!r}"
+            expected = " or ".join("NULL" if t is _NONE else t.__name__ for t in allowed)
+            raise CorruptRecordError(
+                f"{where} is corrupt: field {name!r} holds {type(value).__name__} {value!r:.40}, "
+                f"expected {expected}",
+                run_id=run_id,
+                step=step,
+                field=name,
+            )
+
+
+def _run_from_row(row: Sequence[Any]) -> RunRecord:
+    _check(row, _RUN_TYPES, "run record", None)
+    status = _STATUSES.get(row[1])
+    if status is None:
+        raise CorruptRecordError(
+            f"run record of run {row[0]!r} is corrupt: field 'status' holds unknown status {row[1]!r}",
+            run_id=row[0],
+            field="status",
+        )
+    return RunRecord(
+        row[0], status, row[2], row[3], row[4], float(row[5]), float(row[6]), row[7], row[8], row[9]
+    )
+
+
+def _step_from_row(row: Sequence[Any]) -> StepRecord:
+    _check(row, _STEP_TYPES, "step record", 1)
+    return StepRecord(
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], float(row[10])
+    )
+
+
+def _checkpoint_from_row(row: Sequence[Any]) -> Checkpoint:
+    _check(row, _CP_TYPES, "checkpoint", None)
+    return Checkpoint(row[0], row[1], row[2], row[3], float(row[4]))
+
+
+# --------------------------------------------------------------------------------------------
+# Driver exceptions -> StoreError. ONE table, keyed by every exception class sqlite3 defines
+# (tests/test_store_sqlite.py fails if sqlite3 grows one that is missing). Each entry picks the
+# StoreError subclass from the SQLite result code and the operation that failed.
+
+_Op = Literal["open", "create_run", "save_step", "save_checkpoint", "read", "write"]
+
+# Primary result codes (the low byte of an extended code); see https://sqlite.org/rescode.html.
+_SQLITE_CORRUPT: Final = 11
+_SQLITE_NOTADB: Final = 26
+_UNAVAILABLE_CODES: Final = frozenset(
+    {
+        5,  # SQLITE_BUSY: another connection holds the lock past busy_timeout
+        6,  # SQLITE_LOCKED
+        8,  # SQLITE_READONLY
+        10,  # SQLITE_IOERR
+        13,  # SQLITE_FULL
+        14,  # SQLITE_CANTOPEN
+        15,  # SQLITE_PROTOCOL
+        23,  # SQLITE_AUTH
+        _SQLITE_NOTADB,  # the file is something else: this store cannot be opened on it
+    }
+)
+# Extended codes of constraint failures that mean "that key is taken" (or its parent is missing),
+# as opposed to NOT NULL / CHECK failures, which mean a bad value was passed.
+_KEY_CONSTRAINTS: Final = frozenset(
+    {
+        1555,  # SQLITE_CONSTRAINT_PRIMARYKEY
+        2067,  # SQLITE_CONSTRAINT_UNIQUE
+        787,  # SQLITE_CONSTRAINT_FOREIGNKEY
+    }
+)
+
+
+def _code(exc: BaseException) -> int:
+    return getattr(exc, "sqlite_errorcode", 0) or 0
+
+
+def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
+    if _code(exc) in _KEY_CONSTRAINTS or _code(exc) == 0:
+        if op == "create_run":
+            return RunExistsError
+        if op in ("save_step", "save_checkpoint"):
+            return StepConflictError
+    return StoreError
+
+
+def _by_code(exc: BaseException, op: _Op) -> type[StoreError]:
+    code = _code(exc) & 0xFF
+    if code in _UNAVAILABLE_CODES:
+        return StoreUnavailableError
+    if code == _SQLITE_CORRUPT:
+        return CorruptRecordError
+    msg = str(exc)
+    # Raised by Python's sqlite3 (no SQLite code) when a TEXT column holds invalid UTF-8.
+    if msg.startswith("Could not decode to UTF-8"):
+        return CorruptRecordError
+    if op == "open":
+        return StoreUnavailableError
+    return StoreError
+
+
+def _always(kind: type[StoreError]) -> Callable[[BaseException, _Op], type[StoreError]]:
+    return lambda exc, op: kind
+
+
+def _programming(exc: BaseException, op: _Op) -> type[StoreError]:
+    # "Cannot operate on a closed database": the connection went away under us.
+    return StoreUnavailableError if "closed" in str(exc) else StoreError
+
+
+_TRANSLATE: Final[dict[type[BaseException], Callable[[BaseException, _Op], type[StoreError]]]] = {
+    sqlite3.IntegrityError: _integrity,
+    sqlite3.OperationalError: _by_code,
+    sqlite3.DatabaseError: _by_code,
+    sqlite3.DataError: _always(StoreError),  # a value out of range (e.g. an int over 64 bits)
+    sqlite3.InternalError: _by_code,
+    sqlite3.NotSupportedError: _always(StoreError),
+    sqlite3.ProgrammingError: _programming,
+    sqlite3.InterfaceError: _always(StoreError),  # a parameter of an unsupported type
+    sqlite3.Error: _by_code,
+    sqlite3.Warning: _always(StoreError),
+}
+
+
+def _translate(
+    exc: BaseException, op: _Op, where: str, *, run_id: str | None = None, step: int | None = None
+) -> StoreError:
+    """Turn a driver exception into the `StoreError` subclass the table picks (caller adds `from exc`)."""
+    for cls in type(exc).__mro__:
+        pick = _TRANSLATE.get(cls)
+        if pick is not None:
+            kind = pick(exc, op)
+            break
+    else:
+        kind = StoreError
+    what = f"run {run_id!r} already exists" if kind is RunExistsError else f"{op} failed"
+    msg = f"{where}: {what}: {type(exc).__name__}: {exc}"
+    if kind is CorruptRecordError:
+        return CorruptRecordError(msg, run_id=run_id, step=step, field="")
+    return kind(msg, run_id=run_id, step=step)
+
+
+_DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
+
+
+class SQLiteStore:
+    """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
+
+    `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use
+    `async with SQLiteStore(path) as store:` or `await store.close()` to release it; a closed
+    store raises `StoreUnavailableError`. Errors: `RunExistsError`, `StepConflictError` (a step
+    that is not the next one of an existing run), `CorruptRecordError` (a row holding the wrong
+    types, or a damaged file), `StoreUnavailableError` (cannot open, locked past `busy_timeout`,
+    not a database, a schema newer than this code).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        synchronous: str = "NORMAL",
+        busy_timeout: float = 5.0,
+    ) -> None:
+        sync = synchronous.upper()
+        if sync not in _SYNCHRONOUS:
+            raise ValueError(f"synchronous={synchronous!r}; expected one of {sorted(_SYNCHRONOUS)}")
+        if busy_timeout < 0:
+            raise ValueError(f"busy_timeout={busy_timeout!r}; expected seconds >= 0")
+        self.path: str | Path = path
+        """Where the database lives (a file path, or ":memory:")."""
+        self.synchronous = sync
+        """`PRAGMA synchronous` for the connection (NORMAL: crash-safe, not power-loss-safe)."""
+        self.busy_timeout = busy_timeout
+        """Seconds a statement waits for another connection's lock before `StoreUnavailableError`."""
+        self._conn: aiosqlite.Connection | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
+        self._lock: asyncio.Lock | None = None
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({str(self.path)!r})"
+
+    # ---------------------------------------------------------------- connection management
+
+    async def _db(self) -> aiosqlite.Connection:
+        """The connection for the running loop, opened (or reopened) on first use in it."""
+        conn = self._conn
+        if conn is not None and self._loop is asyncio.get_running_loop():
+            return conn
+        return await self._open_for_loop()
+
+    async def _open_for_loop(self) -> aiosqlite.Connection:
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock_loop is not loop:
+            self._lock, self._lock_loop = asyncio.Lock(), loop
+        async with self._lock:
+            if self._closed:
+                raise StoreUnavailableError(f"{self!r} is closed")
+            if self._conn is not None and self._loop is loop:
+                return self._conn  # another task opened it while we waited
+            old, self._conn, self._loop = self._conn, None, None
+            if old is not None:
+                await self._dispose(old)
+            conn = await self._connect()
+            self._conn, self._loop = conn, loop
+            return conn
+
+    async def _connect(self) -> aiosqlite.Connection:
+        where = repr(self)
+        try:
+            conn = aiosqlite.connect(self.path, isolation_level=None, timeout=self.busy_timeout)
+            # aiosqlite >= 0.22 runs each connection on a non-daemon thread, so a store the user
+            # never closed would keep the interpreter from exiting. Committed data is on disk
+            # (WAL), so letting the thread die with the process loses nothing.
+            thread = getattr(conn, "_thread", None)
+            if isinstance(thread, threading.Thread):
+                thread.daemon = True
+            await conn
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "open", where) from exc
+        try:
+            await self._prepare(conn)
+        except BaseException as exc:
+            await self._dispose(conn)
+            if isinstance(exc, _DRIVER_ERRORS):
+                raise _translate(exc, "open", where) from exc
+            raise
+        return conn
+
+    async def _prepare(self, conn: aiosqlite.Connection) -> None:
+        # PRAGMA arguments cannot be bound as parameters; both values below are validated
+        # (a whitelisted word and an int), never user text.
+        await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        rows = list(await conn.execute_fetchall("PRAGMA journal_mode = WAL"))
+        mode = str(rows[0][0]).lower() if rows else ""
+        if mode not in ("wal", "memory"):
+            raise StoreUnavailableError(f"{self!r}: cannot switch the journal to WAL (it is {mode!r})")
+        await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        await self._migrate(conn)
+
+    async def _user_version(self, conn: aiosqlite.Connection) -> int:
+        rows = list(await conn.execute_fetchall("PRAGMA user_version"))
+        return int(rows[0][0])
+
+    async def _migrate(self, conn: aiosqlite.Connection) -> None:
+        version = await self._user_version(conn)
+        if version == SCHEMA_VERSION:
+            return
+        if version > SCHEMA_VERSION:
+            raise StoreUnavailableError(
+                f"{self!r} has schema version {version}, newer than the {SCHEMA_VERSION} this "
+                "graphengine understands; upgrade graphengine to open it"
+            )
+        # IMMEDIATE takes the write lock now, so a second process opening the same fresh file
+        # waits and then sees the migrated version instead of creating the tables twice.
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = await self._user_version(conn)
+            for v in range(version, SCHEMA_VERSION):
+                for stmt in _MIGRATIONS[v]:
+                    await conn.execute(stmt)
+            if version < SCHEMA_VERSION:
+                # user_version is transactional: it commits with the tables or not at all.
+                await conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
+            await conn.execute("COMMIT")
+        except BaseException:
+            await conn.execute("ROLLBACK")
+            raise
+
+    async def _dispose(self, conn: aiosqlite.Connection) -> None:
+        # A connection opened in a loop that has since closed can still be closed from this one
+        # (aiosqlite answers on the loop of the awaiting future); the timeout guards against a
+        # worker thread that died with that loop.
+        try:
+            await asyncio.wait_for(conn.close(), _DISPOSE_TIMEOUT)
+        except Exception:  # closing is best effort; the file is consistent either way (WAL)
+            log.warning("%r: could not close a stale connection", self, exc_info=True)
+
+    async def close(self) -> None:
+        """Close the connection; the store may not be used afterwards (`StoreUnavailableError`)."""
+        self._closed = True
+        conn, self._conn, self._loop = self._conn, None, None
+        if conn is not None:
+            await self._dispose(conn)
+
+    async def __aenter__(self) -> SQLiteStore:
+        """Open the file now, so a bad path fails here rather than at the first write."""
+        await self._db()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def _fetchall(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
+        conn = await self._db()
+        try:
+            return list(await conn.execute_fetchall(sql, params))
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "read", repr(self), run_id=run_id) from exc
+
+    # ---------------------------------------------------------------- runs
+
+    async def create_run(self, run: RunRecord) -> None:
+        """Store a new run; `RunExistsError` if the id is taken. Zero timestamps become now."""
+        conn = await self._db()
+        now = time.time()
+        params = (
+            run.run_id,
+            run.status.value,
+            run.initial,
+            run.fingerprint,
+            run.state_version,
+            run.created_at or now,
+            run.updated_at or now,
+            run.error,
+            run.error_node,
+            run.meta,
+        )
+        try:
+            await conn.execute(_INSERT_RUN, params)
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "create_run", repr(self), run_id=run.run_id) from exc
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        """Return the run record, or None."""
+        rows = await self._fetchall(_GET_RUN, (run_id,), run_id=run_id)
+        return _run_from_row(rows[0]) if rows else None
+
+    async def set_status(
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        error: str | None = None,
+        error_node: str | None = None,
+    ) -> None:
+        """Change a run's status, error and `updated_at`; an unknown run is left alone."""
+        conn = await self._db()
+        try:
+            await conn.execute(_SET_STATUS, (status.value, error, error_node, time.time(), run_id))
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+
+    async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
+        """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
+        if status is None:
+            rows = await self._fetchall(_LIST_RUNS, (limit,))
+        else:
+            rows = await self._fetchall(_LIST_RUNS_BY_STATUS, (status.value, limit))
+        return [_run_from_row(r) for r in rows]
+
+    # ---------------------------------------------------------------- steps
+
+    async def save_step(self, rec: StepRecord) -> None:
+        """Append a step record in one statement (one commit); `StepConflictError` unless it is
+        the next step of an existing run, in which case nothing was written. A zero `ts` becomes now.
+        """
+        conn = self._conn
+        if conn is None or self._loop is not asyncio.get_running_loop():
+            conn = await self._open_for_loop()
+        params = (
+            rec.run_id,
+            rec.step,
+            rec.node_id,
+            rec.delta,
+            rec.route,
+            rec.state,
+            rec.attempt,
+            rec.error,
+            rec.calls,
+            rec.events,
+            rec.ts or time.time(),
+        )
+        try:
+            cur = await conn.execute(_INSERT_STEP, params)
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "save_step", repr(self), run_id=rec.run_id, step=rec.step) from exc
+        if cur.rowcount != 1:
+            await self._refuse_step(rec)
+
+    async def _refuse_step(self, rec: StepRecord) -> None:
+        """Explain why `_INSERT_STEP` inserted nothing (cold path, so it may take another read)."""
+        if await self.get_run(rec.run_id) is None:
+            raise StepConflictError(f"run {rec.run_id!r} does not exist", run_id=rec.run_id, step=rec.step)
+        rows = await self._fetchall(_LAST_STEP, (rec.run_id,), run_id=rec.run_id)
+        last = rows[0][0] if rows and rows[0][0] is not None else 0
+        raise StepConflictError(
+            f"step {rec.step} of run {rec.run_id!r} conflicts: the next step to write is {last + 1}",
+            run_id=rec.run_id,
+            step=rec.step,
+        )
+
+    async def load_latest(self, run_id: str) -> Latest | None:
+        """Return the run, its newest snapshot and the steps after it (two reads, each consistent)."""
+        run = await self.get_run(run_id)
+        if run is None:
+            return None
+        # Steps are append-only, so the run row read a moment earlier stays valid for them.
+        steps = [
+            _step_from_row(r) for r in await self._fetchall(_LOAD_FROM_SNAPSHOT, (run_id,), run_id=run_id)
+        ]
+        if not steps:
+            return Latest(run=run, base_step=0, base_state=run.initial)
+        first = steps[0]
+        if first.state is not None:
+            # Only the snapshot step itself can come first with a state (see _LOAD_FROM_SNAPSHOT).
+            return Latest(
+                run=run, base_step=first.step, base_state=first.state, tail=tuple(steps[1:]), last=steps[-1]
+            )
+        return Latest(run=run, base_step=0, base_state=run.initial, tail=tuple(steps), last=steps[-1])
+
+    async def load_steps(
+        self, run_id: str, *, after: int = 0, limit: int | None = None
+    ) -> Sequence[StepRecord]:
+        """Return step records with `step > after`, in order, at most `limit` of them."""
+        # LIMIT -1 means no limit in SQLite.
+        rows = await self._fetchall(
+            _LOAD_STEPS, (run_id, after, -1 if limit is None else max(limit, 0)), run_id=run_id
+        )
+        return [_step_from_row(r) for r in rows]
+
+    # ---------------------------------------------------------------- checkpoints
+
+    async def save_checkpoint(self, cp: Checkpoint) -> None:
+        """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
+        the run does not exist. A zero `ts` becomes now.
+        """
+        conn = await self._db()
+        params = (cp.run_id, cp.label, cp.step, cp.state, cp.ts or time.time())
+        try:
+            cur = await conn.execute(_SAVE_CP, params)
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "save_checkpoint", repr(self), run_id=cp.run_id, step=cp.step) from exc
+        if cur.rowcount != 1:
+            raise StepConflictError(f"run {cp.run_id!r} does not exist", run_id=cp.run_id, step=cp.step)
+
+    async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
+        """Return the checkpoint with this label, or None."""
+        rows = await self._fetchall(_LOAD_CP, (run_id, label), run_id=run_id)
+        return _checkpoint_from_row(rows[0]) if rows else None

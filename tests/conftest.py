@@ -1,0 +1,65 @@
+"""Shared fixtures. `store` runs a test once per store backend (see `STORE_BACKENDS`).
+
+Adding a backend is one entry in `STORE_BACKENDS`: a name, an async context manager that yields
+an empty store, and an `unavailable()` check returning why it cannot run here (or None). Embedded
+backends are skipped with that reason; server backends (Postgres, MySQL, ...) are skipped too on
+a developer machine, but under `CI=true` an unavailable server fails the test: CI must never
+report a backend as passing when it did not run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from store import MemoryStore, SQLiteStore, Store
+
+
+@dataclass(frozen=True)
+class StoreBackend:
+    """One store implementation the contract suite runs against."""
+
+    name: str
+    """Test id (`test_x[sqlite]`)."""
+    open: Callable[[Path], AbstractAsyncContextManager[Store]]
+    """Yields an empty store (given a fresh temporary directory) and releases it afterwards."""
+    server: bool = False
+    """Needs a server; under CI=true its absence is a failure, not a skip."""
+    unavailable: Callable[[], str | None] = lambda: None
+    """Why the backend cannot run here (missing driver, server down), or None."""
+
+
+@asynccontextmanager
+async def _memory(tmp_path: Path) -> AsyncIterator[Store]:
+    yield MemoryStore()
+
+
+@asynccontextmanager
+async def _sqlite(tmp_path: Path) -> AsyncIterator[Store]:
+    async with SQLiteStore(tmp_path / "store.db") as s:
+        yield s
+
+
+STORE_BACKENDS: list[StoreBackend] = [
+    StoreBackend("memory", _memory),
+    StoreBackend("sqlite", _sqlite),
+    # StoreBackend("postgres", _postgres, server=True, unavailable=_postgres_unavailable),
+]
+
+
+@pytest.fixture(params=STORE_BACKENDS, ids=lambda b: b.name)
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    """An empty store of each backend in `STORE_BACKENDS`."""
+    backend: StoreBackend = request.param
+    reason = backend.unavailable()
+    if reason is not None:
+        if backend.server and os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"store backend {backend.name!r} is unavailable under CI: {reason}")
+        pytest.skip(f"store backend {backend.name!r} is unavailable: {reason}")
+    async with backend.open(tmp_path) as s:
+        yield s

@@ -1,0 +1,426 @@
+"""The `Store` contract: every backend passes this one body of tests (see `store` in conftest)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Collection
+
+import pytest
+
+from store import (
+    Checkpoint,
+    RunExistsError,
+    RunRecord,
+    RunStatus,
+    StepConflictError,
+    StepRecord,
+    Store,
+)
+
+# Bytes no text codec would round-trip: NULs, invalid UTF-8, every byte value.
+AWKWARD = bytes(range(256)) + b"\x00\xff\xfe"
+
+
+def run_rec(run_id: str = "r1", **kw: object) -> RunRecord:
+    fields: dict[str, object] = {"status": RunStatus.RUNNING, "initial": b'{"n":0}'} | kw
+    return RunRecord(run_id, **fields)  # type: ignore[arg-type]
+
+
+def step_rec(step: int, run_id: str = "r1", **kw: object) -> StepRecord:
+    fields: dict[str, object] = {
+        "node_id": f"n{step}",
+        "delta": f'{{"n":{step}}}'.encode(),
+        "route": '{"goto":"x"}',
+        "ts": 1000.0 + step,
+    } | kw
+    return StepRecord(run_id, step, **fields)  # type: ignore[arg-type]
+
+
+async def add_steps(store: Store, n: int, run_id: str = "r1", snapshots: Collection[int] = ()) -> None:
+    """Write steps 1..n of `run_id`, with a state snapshot on the steps in `snapshots`."""
+    for i in range(1, n + 1):
+        state = f"S{i}".encode() if i in snapshots else None
+        await store.save_step(step_rec(i, run_id, state=state))
+
+
+# ------------------------------------------------------------------------------------ protocol
+
+
+async def test_backend_satisfies_store_protocol(store: Store) -> None:
+    """Every backend is a `Store` at runtime."""
+    assert isinstance(store, Store)
+
+
+# ------------------------------------------------------------------------------------ runs
+
+
+async def test_run_round_trips_every_field(store: Store) -> None:
+    """A run record comes back exactly as written, bytes for bytes."""
+    rec = RunRecord(
+        "r1",
+        RunStatus.FAILED,
+        AWKWARD,
+        fingerprint="fp-abc",
+        state_version=7,
+        created_at=123.5,
+        updated_at=456.25,
+        error="ValueError: boom",
+        error_node="judge",
+        meta=b'{"k":"\xc3\xa9"}',
+    )
+    await store.create_run(rec)
+    assert await store.get_run("r1") == rec
+
+
+async def test_create_run_fills_zero_timestamps(store: Store) -> None:
+    """Zero `created_at`/`updated_at` become the time of creation."""
+    before = time.time()
+    await store.create_run(run_rec())
+    got = await store.get_run("r1")
+    assert got is not None
+    assert before <= got.created_at <= time.time()
+    assert got.updated_at == got.created_at
+
+
+async def test_create_run_twice_raises_run_exists_and_keeps_the_first(store: Store) -> None:
+    """Creating a run id that exists raises `RunExistsError` naming it and changes nothing."""
+    await store.create_run(run_rec(initial=b"first"))
+    with pytest.raises(RunExistsError) as info:
+        await store.create_run(run_rec(initial=b"second"))
+    assert info.value.run_id == "r1"
+    got = await store.get_run("r1")
+    assert got is not None
+    assert got.initial == b"first"
+
+
+async def test_get_run_of_unknown_id_is_none(store: Store) -> None:
+    """An unknown run id gives None."""
+    assert await store.get_run("nope") is None
+
+
+async def test_set_status_changes_status_error_and_updated_at(store: Store) -> None:
+    """`set_status` sets status, error and error node and moves `updated_at`, keeping the rest."""
+    await store.create_run(run_rec(created_at=10.0, updated_at=10.0, fingerprint="fp"))
+    await store.set_status("r1", RunStatus.FAILED, error="KeyError: x", error_node="n2")
+    got = await store.get_run("r1")
+    assert got is not None
+    assert (got.status, got.error, got.error_node) == (RunStatus.FAILED, "KeyError: x", "n2")
+    assert got.updated_at > 10.0
+    assert (got.created_at, got.fingerprint, got.initial) == (10.0, "fp", b'{"n":0}')
+
+
+async def test_set_status_clears_error_when_none(store: Store) -> None:
+    """A status change without an error clears the previous one."""
+    await store.create_run(run_rec())
+    await store.set_status("r1", RunStatus.FAILED, error="boom", error_node="n")
+    await store.set_status("r1", RunStatus.RUNNING)
+    got = await store.get_run("r1")
+    assert got is not None
+    assert (got.status, got.error, got.error_node) == (RunStatus.RUNNING, None, None)
+
+
+async def test_set_status_of_unknown_run_is_a_no_op(store: Store) -> None:
+    """`set_status` on an unknown run invents nothing and raises nothing."""
+    await store.set_status("ghost", RunStatus.DONE)
+    assert await store.get_run("ghost") is None
+    assert await store.list_runs() == []
+
+
+async def test_list_runs_is_newest_first_with_run_id_breaking_ties(store: Store) -> None:
+    """Runs are listed by creation time, newest first; equal times by run id, descending."""
+    await store.create_run(run_rec("a", created_at=1.0))
+    await store.create_run(run_rec("c", created_at=3.0))
+    await store.create_run(run_rec("b", created_at=2.0))
+    await store.create_run(run_rec("b2", created_at=2.0))
+    assert [r.run_id for r in await store.list_runs()] == ["c", "b2", "b", "a"]
+
+
+async def test_list_runs_filters_by_status_and_limits(store: Store) -> None:
+    """`status` keeps only runs with that status; `limit` caps the count after ordering."""
+    for i, status in enumerate([RunStatus.DONE, RunStatus.RUNNING, RunStatus.DONE, RunStatus.DONE]):
+        await store.create_run(run_rec(f"r{i}", status=status, created_at=float(i + 1)))
+    assert [r.run_id for r in await store.list_runs(status=RunStatus.DONE)] == ["r3", "r2", "r0"]
+    assert [r.run_id for r in await store.list_runs(status=RunStatus.DONE, limit=2)] == ["r3", "r2"]
+    assert [r.run_id for r in await store.list_runs(limit=1)] == ["r3"]
+    assert await store.list_runs(status=RunStatus.CANCELLED) == []
+
+
+async def test_list_runs_sees_status_changes(store: Store) -> None:
+    """The status filter applies to the current status."""
+    await store.create_run(run_rec())
+    await store.set_status("r1", RunStatus.DONE)
+    assert [r.run_id for r in await store.list_runs(status=RunStatus.DONE)] == ["r1"]
+    assert await store.list_runs(status=RunStatus.RUNNING) == []
+
+
+# ------------------------------------------------------------------------------------ steps
+
+
+async def test_step_round_trips_every_field(store: Store) -> None:
+    """A step record comes back exactly as written, bytes for bytes."""
+    await store.create_run(run_rec())
+    rec = StepRecord(
+        "r1",
+        1,
+        "retrieve",
+        AWKWARD,
+        '{"fanout":["a","b"]}',
+        state=AWKWARD[::-1],
+        attempt=3,
+        error="TimeoutError: slow",
+        calls=b"\x00calls\xff",
+        events=b'[{"kind":"x"}]',
+        ts=1234.5678,
+    )
+    await store.save_step(rec)
+    assert list(await store.load_steps("r1")) == [rec]
+
+
+async def test_step_optional_fields_round_trip_as_none(store: Store) -> None:
+    """None delta, state, error, calls and events stay None (not empty bytes)."""
+    await store.create_run(run_rec())
+    rec = StepRecord("r1", 1, "n", None, '"stop"', ts=5.0)
+    await store.save_step(rec)
+    assert list(await store.load_steps("r1")) == [rec]
+
+
+async def test_empty_bytes_stay_empty_bytes(store: Store) -> None:
+    """b"" is stored as b"", distinct from None."""
+    await store.create_run(run_rec(initial=b""))
+    await store.save_step(step_rec(1, delta=b"", state=b"", calls=b"", events=b""))
+    [got] = await store.load_steps("r1")
+    assert (got.delta, got.state, got.calls, got.events) == (b"", b"", b"", b"")
+    run = await store.get_run("r1")
+    assert run is not None
+    assert run.initial == b""
+
+
+async def test_save_step_fills_zero_ts(store: Store) -> None:
+    """A step saved with ts=0 gets the commit time."""
+    await store.create_run(run_rec())
+    before = time.time()
+    await store.save_step(step_rec(1, ts=0.0))
+    [got] = await store.load_steps("r1")
+    assert before <= got.ts <= time.time()
+
+
+async def test_save_step_twice_raises_conflict_and_keeps_the_first(store: Store) -> None:
+    """A second write of the same (run, step) raises `StepConflictError` and changes nothing."""
+    await store.create_run(run_rec())
+    first = step_rec(1, node_id="first")
+    await store.save_step(first)
+    with pytest.raises(StepConflictError) as info:
+        await store.save_step(step_rec(1, node_id="second"))
+    assert (info.value.run_id, info.value.step) == ("r1", 1)
+    assert list(await store.load_steps("r1")) == [first]
+
+
+async def test_save_step_rewriting_an_older_step_conflicts(store: Store) -> None:
+    """Writing a step below the newest one conflicts too."""
+    await store.create_run(run_rec())
+    await add_steps(store, 3)
+    before = list(await store.load_steps("r1"))
+    with pytest.raises(StepConflictError):
+        await store.save_step(step_rec(2, node_id="late"))
+    assert list(await store.load_steps("r1")) == before
+
+
+@pytest.mark.parametrize("step", [0, -1, 2, 5])
+async def test_save_step_out_of_sequence_raises_conflict(store: Store, step: int) -> None:
+    """Steps are dense from 1: a gap (or a step below 1) raises `StepConflictError`, writing nothing."""
+    await store.create_run(run_rec())
+    with pytest.raises(StepConflictError) as info:
+        await store.save_step(step_rec(step))
+    assert (info.value.run_id, info.value.step) == ("r1", step)
+    assert list(await store.load_steps("r1", after=-10)) == []
+    latest = await store.load_latest("r1")
+    assert latest is not None
+    assert latest.last is None
+
+
+async def test_save_step_gap_after_existing_steps_raises_conflict(store: Store) -> None:
+    """Skipping a step after some were written raises `StepConflictError`, writing nothing."""
+    await store.create_run(run_rec())
+    await add_steps(store, 2)
+    with pytest.raises(StepConflictError):
+        await store.save_step(step_rec(4))
+    assert [s.step for s in await store.load_steps("r1")] == [1, 2]
+
+
+async def test_save_step_for_unknown_run_raises_conflict_and_invents_nothing(store: Store) -> None:
+    """A step of a run that does not exist raises `StepConflictError`; no run or step appears."""
+    with pytest.raises(StepConflictError) as info:
+        await store.save_step(step_rec(1, run_id="ghost"))
+    assert (info.value.run_id, info.value.step) == ("ghost", 1)
+    assert await store.get_run("ghost") is None
+    assert list(await store.load_steps("ghost")) == []
+    assert await store.load_latest("ghost") is None
+
+
+async def test_store_accepts_the_next_step_after_a_refused_one(store: Store) -> None:
+    """A refused write leaves the run writable at the right next step."""
+    await store.create_run(run_rec())
+    await add_steps(store, 1)
+    with pytest.raises(StepConflictError):
+        await store.save_step(step_rec(1))
+    await store.save_step(step_rec(2))
+    assert [s.step for s in await store.load_steps("r1")] == [1, 2]
+
+
+async def test_concurrent_writers_of_one_step_exactly_one_wins(store: Store) -> None:
+    """Of several tasks writing the same next step, exactly one succeeds; the rest conflict."""
+    await store.create_run(run_rec())
+    results = await asyncio.gather(
+        *(store.save_step(step_rec(1, node_id=f"w{i}")) for i in range(8)), return_exceptions=True
+    )
+    assert sum(r is None for r in results) == 1
+    assert all(isinstance(r, StepConflictError) for r in results if r is not None)
+    [got] = await store.load_steps("r1")
+    winner = results.index(None)
+    assert got.node_id == f"w{winner}"
+
+
+async def test_runs_do_not_see_each_others_steps(store: Store) -> None:
+    """Steps belong to their run only; each run counts its steps from 1."""
+    await store.create_run(run_rec("a"))
+    await store.create_run(run_rec("b"))
+    await add_steps(store, 3, "a")
+    await add_steps(store, 1, "b")
+    assert [(s.run_id, s.step) for s in await store.load_steps("a")] == [("a", 1), ("a", 2), ("a", 3)]
+    assert [(s.run_id, s.step) for s in await store.load_steps("b")] == [("b", 1)]
+
+
+async def test_load_steps_after_and_limit(store: Store) -> None:
+    """`load_steps` returns steps with step > after, in order, at most `limit`."""
+    await store.create_run(run_rec())
+    await add_steps(store, 5)
+    steps = list(await store.load_steps("r1"))
+    assert [s.step for s in steps] == [1, 2, 3, 4, 5]
+    assert [s.step for s in await store.load_steps("r1", after=2)] == [3, 4, 5]
+    assert [s.step for s in await store.load_steps("r1", after=2, limit=2)] == [3, 4]
+    assert [s.step for s in await store.load_steps("r1", limit=1)] == [1]
+    assert list(await store.load_steps("r1", limit=0)) == []
+    assert list(await store.load_steps("r1", after=5)) == []
+    assert list(await store.load_steps("r1", after=99)) == []
+    assert list(await store.load_steps("r1", after=3)) == steps[3:]
+
+
+async def test_load_steps_of_unknown_run_is_empty(store: Store) -> None:
+    """An unknown run has no steps."""
+    assert list(await store.load_steps("nope")) == []
+
+
+# ------------------------------------------------------------------------------------ load_latest
+
+
+async def test_load_latest_of_unknown_run_is_none(store: Store) -> None:
+    """An unknown run gives None."""
+    assert await store.load_latest("nope") is None
+
+
+async def test_load_latest_without_steps_is_the_initial_state(store: Store) -> None:
+    """Before any step: base is the initial state at step 0, no tail, no last step."""
+    run = run_rec(initial=AWKWARD, created_at=1.0, updated_at=1.0)
+    await store.create_run(run)
+    latest = await store.load_latest("r1")
+    assert latest is not None
+    assert latest.run == run
+    assert (latest.base_step, latest.base_state, latest.tail, latest.last) == (0, AWKWARD, (), None)
+    assert latest.last_step == 0
+
+
+async def test_load_latest_without_snapshots_folds_from_the_initial_state(store: Store) -> None:
+    """With no snapshot, base is the initial state and the tail is every step in order."""
+    await store.create_run(run_rec())
+    await add_steps(store, 4)
+    steps = tuple(await store.load_steps("r1"))
+    latest = await store.load_latest("r1")
+    assert latest is not None
+    assert (latest.base_step, latest.base_state) == (0, b'{"n":0}')
+    assert latest.tail == steps
+    assert latest.last == steps[-1]
+    assert latest.last_step == 4
+
+
+@pytest.mark.parametrize(
+    ("snapshots", "base"),
+    [({1}, 1), ({3}, 3), ({6}, 6), ({2, 4}, 4), ({1, 2, 3, 4, 5, 6}, 6), ({1, 5}, 5)],
+)
+async def test_load_latest_starts_at_the_newest_snapshot(
+    store: Store, snapshots: set[int], base: int
+) -> None:
+    """Base is the newest step carrying a state; the tail is the steps after it; last is step 6."""
+    await store.create_run(run_rec())
+    await add_steps(store, 6, snapshots=snapshots)
+    steps = tuple(await store.load_steps("r1"))
+    latest = await store.load_latest("r1")
+    assert latest is not None
+    assert (latest.base_step, latest.base_state) == (base, f"S{base}".encode())
+    assert latest.tail == steps[base:]
+    assert [s.step for s in latest.tail] == list(range(base + 1, 7))
+    assert latest.last == steps[-1]
+    assert latest.last_step == 6
+
+
+async def test_load_latest_sees_steps_written_after_a_previous_load(store: Store) -> None:
+    """load_latest reflects every committed step, including ones after an earlier call."""
+    await store.create_run(run_rec())
+    await add_steps(store, 2, snapshots={2})
+    await store.load_latest("r1")
+    await store.save_step(step_rec(3))
+    latest = await store.load_latest("r1")
+    assert latest is not None
+    assert (latest.base_step, [s.step for s in latest.tail], latest.last_step) == (2, [3], 3)
+
+
+# ------------------------------------------------------------------------------------ checkpoints
+
+
+async def test_checkpoint_round_trips(store: Store) -> None:
+    """A checkpoint comes back exactly as written."""
+    await store.create_run(run_rec())
+    cp = Checkpoint("r1", "before-judge", 3, AWKWARD, ts=77.5)
+    await store.save_checkpoint(cp)
+    assert await store.load_checkpoint("r1", "before-judge") == cp
+
+
+async def test_checkpoint_fills_zero_ts(store: Store) -> None:
+    """A checkpoint saved with ts=0 gets the save time."""
+    await store.create_run(run_rec())
+    before = time.time()
+    await store.save_checkpoint(Checkpoint("r1", "x", 0, b"s"))
+    got = await store.load_checkpoint("r1", "x")
+    assert got is not None
+    assert before <= got.ts <= time.time()
+
+
+async def test_checkpoint_save_replaces_by_label(store: Store) -> None:
+    """Saving a label again replaces it; other labels and runs are untouched."""
+    await store.create_run(run_rec("r1"))
+    await store.create_run(run_rec("r2"))
+    await store.save_checkpoint(Checkpoint("r1", "a", 1, b"one", ts=1.0))
+    await store.save_checkpoint(Checkpoint("r1", "b", 1, b"bee", ts=1.0))
+    await store.save_checkpoint(Checkpoint("r2", "a", 9, b"other", ts=1.0))
+    new = Checkpoint("r1", "a", 2, b"two", ts=2.0)
+    await store.save_checkpoint(new)
+    assert await store.load_checkpoint("r1", "a") == new
+    assert await store.load_checkpoint("r1", "b") == Checkpoint("r1", "b", 1, b"bee", ts=1.0)
+    assert await store.load_checkpoint("r2", "a") == Checkpoint("r2", "a", 9, b"other", ts=1.0)
+
+
+async def test_unknown_checkpoint_is_none(store: Store) -> None:
+    """An unknown label, or a label of an unknown run, gives None."""
+    await store.create_run(run_rec())
+    await store.save_checkpoint(Checkpoint("r1", "a", 1, b"s"))
+    assert await store.load_checkpoint("r1", "b") is None
+    assert await store.load_checkpoint("ghost", "a") is None
+
+
+async def test_checkpoint_for_unknown_run_raises_conflict(store: Store) -> None:
+    """A checkpoint of a run that does not exist raises `StepConflictError` and stores nothing."""
+    with pytest.raises(StepConflictError) as info:
+        await store.save_checkpoint(Checkpoint("ghost", "a", 1, b"s"))
+    assert info.value.run_id == "ghost"
+    assert await store.load_checkpoint("ghost", "a") is None
+    assert await store.get_run("ghost") is None
