@@ -22,6 +22,7 @@ unit: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+	$(BIN)/mypy --strict tests/typing
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -44,7 +44,7 @@ class Event:
     """Node that produced the event, or "" for run-level events."""
     msg: str = ""
     """Human-readable message."""
-    meta: Mapping[str, Any] = field(default=_EMPTY)
+    meta: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     """Structured details (JSON-compatible values)."""
     kind: EventKind | str = EventKind.CUSTOM
     """What the event reports; see `EventKind`."""

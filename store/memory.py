@@ -80,7 +80,7 @@ class MemoryStore:
                 step=rec.step,
             )
         if not rec.ts:
-            rec = replace(rec, ts=time.time())
+            rec = rec._replace(ts=time.time())
         r.steps.append(rec)
         if rec.state is not None:
             r.snapshot_index = len(r.steps) - 1

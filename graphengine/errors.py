@@ -1,0 +1,132 @@
+"""Errors raised by the engine.
+
+    GraphError                          root of every engine error
+    ├── GraphValidationError            the graph is malformed (found before the first step)
+    │   ├── DuplicateNodeError          a node id added twice
+    │   ├── UnknownNodeError            an edge, start or goto names a node that does not exist
+    │   └── NoStartNodeError            no start node was set
+    ├── StateValidationError            a state (initial, or decoded) fails the state type
+    ├── DeltaTypeError                  a node returned a delta that is not the state type
+    ├── NodeReturnTypeError             a node returned something that is not a NodeResult
+    ├── RunExistsError                  run() on an id already stored: use resume()
+    ├── RunNotFoundError                resume/get_state/history of an unknown run id
+    ├── GraphChangedError               resume with a graph whose fingerprint differs
+    ├── MaxStepsExceeded                the run hit Options.max_steps
+    └── NodeError                       a node failed after its retries (cause in __cause__)
+        └── NodeTimeoutError            ... by exceeding its timeout
+
+Store errors (`store.StoreError`, e.g. `CorruptRecordError` for an undecodable step row) pass
+through the engine unchanged. Every engine error carries `run_id`, `step` and `node_id` when
+they are known.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DeltaTypeError",
+    "DuplicateNodeError",
+    "GraphChangedError",
+    "GraphError",
+    "GraphValidationError",
+    "MaxStepsExceeded",
+    "NoStartNodeError",
+    "NodeError",
+    "NodeReturnTypeError",
+    "NodeTimeoutError",
+    "RunExistsError",
+    "RunNotFoundError",
+    "StateValidationError",
+    "UnknownNodeError",
+]
+
+
+class GraphError(Exception):
+    """Root of every engine error."""
+
+    def __init__(
+        self,
+        msg: str,
+        *,
+        run_id: str | None = None,
+        step: int | None = None,
+        node_id: str | None = None,
+    ) -> None:
+        super().__init__(msg)
+        self.run_id = run_id
+        """The run concerned, if any."""
+        self.step = step
+        """The step concerned, if any."""
+        self.node_id = node_id
+        """The node concerned, if any."""
+
+
+class GraphValidationError(GraphError):
+    """The graph is malformed; raised by `Engine.validate()` and before a run's first step."""
+
+
+class DuplicateNodeError(GraphValidationError):
+    """A node id was added twice."""
+
+
+class UnknownNodeError(GraphValidationError):
+    """An edge, the start, or a route names a node that is not in the graph."""
+
+
+class NoStartNodeError(GraphValidationError):
+    """No start node was set with `start_at`."""
+
+
+class StateValidationError(GraphError):
+    """A state does not validate against the engine's state type; the message has the field errors."""
+
+
+class DeltaTypeError(GraphError):
+    """A node returned a delta whose type is not the engine's state type."""
+
+
+class NodeReturnTypeError(GraphError):
+    """A node returned something other than a `NodeResult` (or None)."""
+
+
+class RunExistsError(GraphError):
+    """`run()` was called with an id that is already stored; use `resume()`."""
+
+
+class RunNotFoundError(GraphError):
+    """No run with this id is stored."""
+
+
+class GraphChangedError(GraphError):
+    """The graph's fingerprint differs from the one the run started with."""
+
+    def __init__(self, msg: str, *, run_id: str, stored: str, current: str) -> None:
+        super().__init__(msg, run_id=run_id)
+        self.stored = stored
+        """Fingerprint recorded by the run."""
+        self.current = current
+        """Fingerprint of the engine asked to continue it."""
+
+
+class MaxStepsExceeded(GraphError):
+    """The run reached `Options.max_steps` without stopping; resume with a higher limit to go on."""
+
+
+class NodeError(GraphError):
+    """A node raised (or returned `err`) on its last attempt; the original error is `__cause__`."""
+
+    def __init__(
+        self,
+        msg: str,
+        *,
+        run_id: str | None = None,
+        step: int | None = None,
+        node_id: str | None = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(msg, run_id=run_id, step=step, node_id=node_id)
+        self.attempts = attempts
+        """How many attempts were made."""
+
+
+class NodeTimeoutError(NodeError):
+    """A node exceeded its timeout on its last attempt."""

@@ -1,0 +1,61 @@
+"""Run options: limits, retries, timeouts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = ["NodeOptions", "Options"]
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOptions:
+    """Per-node overrides of `Options`; a field left None uses the engine's value."""
+
+    retries: int | None = None
+    """Extra attempts after a failure."""
+    timeout: float | None = None
+    """Seconds one attempt may take."""
+    backoff: float | None = None
+    """Base delay in seconds before the first retry (doubles each time)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Limits and failure handling for runs of an engine.
+
+    Retry delays are `backoff * 2**(attempt-1)`, capped at `max_backoff`, times a jitter in
+    [0.5, 1.0) drawn from a generator seeded by (`seed`, run id, step, attempt), so the same run
+    waits the same way every time.
+    """
+
+    max_steps: int = 1000
+    """Most steps a run may take in total; reaching it raises `MaxStepsExceeded`."""
+    retries: int = 0
+    """Extra attempts after a node fails (raises, returns `err`, or times out)."""
+    backoff: float = 0.0
+    """Base delay in seconds before the first retry."""
+    max_backoff: float = 30.0
+    """Upper bound of one retry delay."""
+    timeout: float | None = None
+    """Seconds one node attempt may take (None: no limit)."""
+    seed: int = 0
+    """Seed of the retry jitter."""
+    snapshot_every: int = 32
+    """Store a full state snapshot every this many steps (and at the end); deltas in between."""
+    node: dict[str, NodeOptions] = field(default_factory=dict)
+    """Per-node overrides by node id (also settable with `Engine.add(..., retries=, timeout=)`)."""
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1:
+            raise ValueError(f"max_steps must be >= 1, got {self.max_steps}")
+        if self.retries < 0:
+            raise ValueError(f"retries must be >= 0, got {self.retries}")
+        if self.snapshot_every < 1:
+            raise ValueError(f"snapshot_every must be >= 1, got {self.snapshot_every}")
+        if self.timeout is not None and self.timeout <= 0:
+            raise ValueError(f"timeout must be > 0, got {self.timeout}")
+
+    def with_(self, **changes: Any) -> Options:
+        """Return a copy with some fields changed."""
+        return replace(self, **changes)

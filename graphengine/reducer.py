@@ -1,0 +1,157 @@
+"""Reducers merge a node's delta into the state. Pure: they never mutate their inputs.
+
+The default reducer of a pydantic model merges only the fields the delta set explicitly
+(`model_fields_set`); a field annotated with a reducer (`Annotated[list[str], append]`, or any
+two-argument function such as `operator.add`) merges with it instead of being replaced.
+TypedDict and plain dict states merge key by key the same way.
+"""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, TypeAlias, TypeVar, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel
+from typing_extensions import is_typeddict
+
+__all__ = ["Reducer", "append", "default_reducer", "merge", "replace"]
+
+S = TypeVar("S")
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
+
+Reducer: TypeAlias = Callable[[S, S], S]
+"""`(previous state, delta) -> new state`; must be pure and deterministic."""
+
+
+def append(prev: list[T], delta: list[T]) -> list[T]:
+    """Field reducer: the delta's items are appended to the previous list."""
+    return [*prev, *delta]
+
+
+def merge(prev: Mapping[K, V], delta: Mapping[K, V]) -> dict[K, V]:
+    """Field reducer: the delta's keys are merged into the previous mapping."""
+    return {**prev, **delta}
+
+
+def replace(prev: T, delta: T) -> T:
+    """Field reducer: the delta's value replaces the previous one (the default behaviour)."""
+    return delta
+
+
+def _field_reducer(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
+    for m in metadata:
+        if callable(m) and not isinstance(m, type):
+            return typing.cast(Callable[[Any, Any], Any], m)
+    return None
+
+
+_setattr = object.__setattr__
+
+
+def _model_copier(tp: type[BaseModel]) -> Callable[[Any, dict[str, Any]], Any]:
+    """Return `(prev, update) -> new instance`, the same as `prev.model_copy(update=update)`.
+
+    For models without extra fields or private attributes this builds the instance directly,
+    which is about three times faster than `model_copy` and is on every step's path.
+    """
+    if tp.model_config.get("extra") == "allow" or tp.__private_attributes__:
+        return lambda prev, update: prev.model_copy(update=update)
+
+    def copy(prev: Any, update: dict[str, Any]) -> Any:
+        cls: Any = type(prev)
+        m = cls.__new__(cls)
+        d = prev.__dict__.copy()
+        d.update(update)
+        _setattr(m, "__dict__", d)
+        _setattr(m, "__pydantic_extra__", None)
+        _setattr(m, "__pydantic_fields_set__", prev.__pydantic_fields_set__ | update.keys())
+        _setattr(m, "__pydantic_private__", None)
+        return m
+
+    return copy
+
+
+def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
+    fields: dict[str, Callable[[Any, Any], Any]] = {}
+    for name, info in tp.model_fields.items():
+        r = _field_reducer(list(info.metadata))
+        if r is not None:
+            fields[name] = r
+    copy = _model_copier(tp)
+
+    if tp.model_config.get("extra") == "allow":
+        # Extra fields live outside __dict__; take the general, slower path.
+        def with_extra(prev: Any, delta: Any) -> Any:
+            fs = delta.__pydantic_fields_set__
+            if not fs:
+                return prev
+            update = {}
+            for k in fs:
+                r = fields.get(k)
+                v = getattr(delta, k)
+                update[k] = v if r is None or not hasattr(prev, k) else r(getattr(prev, k), v)
+            return prev.model_copy(update=update)
+
+        return with_extra
+
+    if not fields:
+
+        def plain(prev: Any, delta: Any) -> Any:
+            fs = delta.__pydantic_fields_set__
+            if not fs:
+                return prev
+            d = delta.__dict__
+            return copy(prev, {k: d[k] for k in fs})
+
+        return plain
+
+    def with_fields(prev: Any, delta: Any) -> Any:
+        fs = delta.__pydantic_fields_set__
+        if not fs:
+            return prev
+        d = delta.__dict__
+        p = prev.__dict__
+        update = {}
+        for k in fs:
+            r = fields.get(k)
+            update[k] = d[k] if r is None else r(p[k], d[k])
+        return copy(prev, update)
+
+    return with_fields
+
+
+def _dict_reducer(tp: Any) -> Reducer[Any]:
+    fields: dict[str, Callable[[Any, Any], Any]] = {}
+    try:
+        hints = get_type_hints(tp, include_extras=True)
+    except TypeError:
+        hints = {}
+    for name, hint in hints.items():
+        if get_origin(hint) is typing.Annotated:
+            r = _field_reducer(list(get_args(hint)[1:]))
+            if r is not None:
+                fields[name] = r
+
+    def reduce(prev: Any, delta: Any) -> Any:
+        out = dict(prev)
+        for k, v in delta.items():
+            r = fields.get(k)
+            out[k] = v if r is None or k not in out else r(out[k], v)
+        return out
+
+    return reduce
+
+
+def default_reducer(tp: Any) -> Reducer[Any] | None:
+    """Return the default reducer for a state type, or None if the type has none.
+
+    Pydantic models and TypedDict/dict states have one; other types need an explicit reducer.
+    """
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return _model_reducer(tp)
+    if is_typeddict(tp) or tp is dict or get_origin(tp) is dict:
+        return _dict_reducer(tp)
+    return None

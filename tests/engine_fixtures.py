@@ -1,0 +1,67 @@
+"""Shared graphs and state types for the engine tests."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel
+
+from graphengine import Context, Engine, NodeResult, Options, append, goto, stop
+from store import MemoryStore, Store
+
+
+class S(BaseModel):
+    """The seed's counter state."""
+
+    n: int = 0
+
+
+class Doc(BaseModel):
+    """A state with per-field reducers."""
+
+    items: Annotated[list[str], append] = []
+    total: Annotated[int, operator.add] = 0
+    label: str = ""
+
+
+def seed_reduce(prev: S, delta: S) -> S:
+    """The seed's explicit reducer."""
+    return prev.model_copy(update={"n": delta.n}) if delta.n else prev
+
+
+async def inc(ctx: Context, s: S) -> NodeResult[S]:
+    """Async node: add one."""
+    return NodeResult(delta=S(n=s.n + 1))
+
+
+def check(ctx: Context, s: S) -> NodeResult[S]:
+    """Sync node: loop until n reaches 3."""
+    return NodeResult(route=stop()) if s.n >= 3 else NodeResult(route=goto("inc"))
+
+
+def seed_engine(store: Store | None = None, **kw: Any) -> Engine[S]:
+    """The seed's small loop: inc -> check -> inc ... until n == 3."""
+    g = Engine(S, reducer=seed_reduce, store=store or MemoryStore(), options=Options(max_steps=10), **kw)
+    g.add("inc", inc)
+    g.add("check", check)
+    g.start_at("inc")
+    g.connect("inc", "check")
+    return g
+
+
+StoreFactory = Callable[[Path], Store]
+
+
+def memory_factory(tmp: Path) -> Store:
+    """A fresh MemoryStore."""
+    return MemoryStore()
+
+
+def sqlite_factory(tmp: Path) -> Store:
+    """A SQLiteStore on a real file."""
+    from store import SQLiteStore  # type: ignore[attr-defined]
+
+    return SQLiteStore(tmp / "runs.db")  # type: ignore[no-any-return]
