@@ -1,0 +1,440 @@
+"""Planner benchmark: ``python -m bench planner [options]``.
+
+Runs every problem of the shared set (``../shared/problems/*.json`` and ``ipc/*.json``, relative to
+the repository root) with each peer of :data:`bench.peers.PEERS`: this project's A*, langgoap's A*,
+pyperplan (astar + lmcut, gbf + hff) and Fast Downward (astar(lmcut())) on the PDDL translation.
+
+Each run is a fresh worker process (see :mod:`bench.peers.worker`) killed at ``--timeout`` plus a
+start-up allowance; a peer that times out on a problem is not run on it again. Times are medians
+over ``--repeat`` runs. Every plan is replayed by :mod:`bench.validate` and priced with the JSON
+costs, whatever the planner optimised. Output: one markdown table, then a summary against the
+targets of issue 17.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from bench.peers import ALIASES, PEERS, Outcome
+from bench.validate import check, is_optimal, load
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+"""The repository root: workers run from here so ``bench`` and ``goap`` import as in a checkout."""
+DEFAULT_PROBLEMS = REPO_ROOT.parent / "shared" / "problems"
+"""``../shared/problems`` next to the repository, as the issue places it."""
+
+
+@dataclass(slots=True)
+class Row:
+    """One planner on one problem: the runs' outcomes, judged by our validator."""
+
+    problem: str
+    family: str
+    peer: str
+    expect: str
+    optimal_cost: float | None
+    status: str = "error"
+    """found | no_plan | timeout | error | n/a, after judging (see :func:`judge`)."""
+    times: list[float] = field(default_factory=list)
+    """Measured seconds of every completed run."""
+    search_times: list[float] = field(default_factory=list)
+    """Search-only seconds, for peers that report them."""
+    nodes: int | None = None
+    cost: float | None = None
+    """Plan cost under the JSON costs (first run's plan)."""
+    length: int | None = None
+    valid: bool | None = None
+    """Every returned plan replayed to the goal (None: no plan returned)."""
+    optimal: bool | None = None
+    """Cost equals the proved optimum within 1e-6 (None: no plan or no optimum known)."""
+    correct: bool = False
+    """The answer is right: a valid plan when one exists, "no plan" when none does."""
+    note: str = ""
+
+    @property
+    def seconds(self) -> float | None:
+        """Median measured time, if any run completed."""
+        return statistics.median(self.times) if self.times else None
+
+    @property
+    def search_seconds(self) -> float | None:
+        """Median search-only time, if reported."""
+        return statistics.median(self.search_times) if self.search_times else None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How each worker is run."""
+
+    timeout: float
+    """Seconds a run may take (measured time) before it counts as a timeout."""
+    repeat: int
+    """Runs per (problem, peer); a timeout, error or n/a stops the repeats."""
+    startup: float
+    """Extra seconds a worker gets to start (interpreter, imports) before it is killed."""
+    memory_mb: int
+    """Address-space limit per worker in MiB (0: none), so a blow-up fails instead of swapping."""
+
+
+def discover(problems_dir: Path, only: str | None = None) -> list[Path]:
+    """Problem files of the set: ``*.json`` in ``problems_dir`` then in its ``ipc/`` folder.
+
+    Raises:
+        FileNotFoundError: the folder does not exist.
+    """
+    if not problems_dir.is_dir():
+        raise FileNotFoundError(f"problems folder {problems_dir} does not exist; pass --problems DIR")
+    files = sorted(problems_dir.glob("*.json")) + sorted((problems_dir / "ipc").glob("*.json"))
+    return [f for f in files if only is None or only in f.stem]
+
+
+def select_peers(spec: str) -> list[str]:
+    """Peer names from a comma list such as ``ours,fd,pyperplan``, in table order.
+
+    Raises:
+        ValueError: a name is neither a peer nor an alias.
+    """
+    wanted: set[str] = set()
+    for raw in spec.split(","):
+        name = raw.strip()
+        if not name:
+            continue
+        if name in ALIASES:
+            wanted.update(ALIASES[name])
+        elif name in PEERS:
+            wanted.add(name)
+        else:
+            known = ", ".join([*PEERS, *ALIASES])
+            raise ValueError(f"unknown planner {name!r}; choose from {known}")
+    return [name for name in PEERS if name in wanted]
+
+
+def _limit_memory(megabytes: int) -> None:
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def run_once(peer: str, problem: Path, settings: Settings) -> Outcome:
+    """One worker run of ``peer`` on ``problem``, killed (with its children) at the limit."""
+    with tempfile.TemporaryDirectory(prefix="bench-planner-") as workdir:
+        command = [sys.executable, "-m", "bench.peers.worker", peer, str(problem), workdir]
+        memory = settings.memory_mb
+        proc = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            # Own process group: Fast Downward's translator and search are grandchildren, and a
+            # timeout must kill them too.
+            start_new_session=True,
+            preexec_fn=(lambda: _limit_memory(memory)) if memory > 0 else None,
+            # pyperplan iterates over sets of strings: a fixed hash seed makes its plans (and
+            # everyone's timings) repeatable from run to run.
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        try:
+            out, err = proc.communicate(timeout=settings.timeout + settings.startup)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return Outcome("timeout", note=f"killed after {settings.timeout + settings.startup:.0f} s")
+    lines = out.strip().splitlines()
+    if not lines:
+        tail = " | ".join(err.strip().splitlines()[-2:])
+        return Outcome("error", note=f"worker exit {proc.returncode}: {tail}"[:300])
+    outcome = Outcome.from_json(json.loads(lines[-1]))
+    if outcome.seconds is not None and outcome.seconds > settings.timeout:
+        return Outcome("timeout", seconds=outcome.seconds, note=f"took {outcome.seconds:.1f} s")
+    return outcome
+
+
+def judge(row: Row, problem: dict[str, Any], outcomes: Sequence[Outcome]) -> None:
+    """Fill ``row`` from the runs' outcomes, replaying every returned plan with our validator."""
+    completed = [o for o in outcomes if o.status in ("found", "no_plan")]
+    row.times = [o.seconds for o in completed if o.seconds is not None]
+    row.search_times = [o.search_seconds for o in completed if o.search_seconds is not None]
+    last = outcomes[-1]
+    first = completed[0] if completed else last
+    row.nodes = first.nodes
+    notes = [o.note for o in outcomes if o.note]
+    if last.status in ("timeout", "error", "n/a"):
+        row.status = last.status
+    else:
+        row.status = first.status
+    plans = [o.plan for o in completed if o.status == "found" and o.plan is not None]
+    if plans:
+        results = [check(problem, p) for p in plans]
+        row.valid = all(r.valid for r in results)
+        row.cost = results[0].cost
+        row.length = len(plans[0])
+        row.optimal = is_optimal(row.cost, row.optimal_cost) if row.valid else False
+        notes.extend(r.message for r in results if not r.valid)
+        if any(p != plans[0] for p in plans):
+            notes.append("plans differ between runs")
+    statuses = {o.status for o in completed}
+    if len(statuses) > 1:
+        notes.append("answers differ between runs")
+    if row.status == "found":
+        row.correct = bool(row.valid)
+    elif row.status == "no_plan":
+        row.correct = row.expect == "no_plan"
+        if not row.correct:
+            notes.append("WRONG: says no plan")
+    row.note = "; ".join(dict.fromkeys(notes))
+
+
+def run_peer(peer: str, path: Path, problem: dict[str, Any], settings: Settings) -> Row:
+    """Run ``peer`` up to ``settings.repeat`` times on one problem and judge the result."""
+    row = Row(
+        problem=problem["name"],
+        family=problem["family"],
+        peer=peer,
+        expect=problem["expect"],
+        optimal_cost=problem["optimal_cost"],
+    )
+    outcomes: list[Outcome] = []
+    for _ in range(settings.repeat):
+        outcome = run_once(peer, path, settings)
+        outcomes.append(outcome)
+        if outcome.status not in ("found", "no_plan"):
+            break  # a peer that timed out (or cannot run) once is not run again
+    judge(row, problem, outcomes)
+    return row
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def _ms(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    ms = seconds * 1000
+    if ms < 10:
+        return f"{ms:.2f}"
+    if ms < 100:
+        return f"{ms:.1f}"
+    return f"{ms:.0f}"
+
+
+def _flag(value: bool | None) -> str:
+    return "" if value is None else ("yes" if value else "NO")
+
+
+def _cost(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def table(rows: Iterable[Row]) -> str:
+    """The markdown table, one line per (problem, peer)."""
+    lines = [
+        "| problem | planner | status | time ms (median) | search ms | cost | optimum | len | valid | optimal"
+        " | expanded | note |",
+        "|---|---|---|--:|--:|--:|--:|--:|---|---|--:|---|",
+    ]
+    for r in rows:
+        status = r.status if r.status != "found" else "plan"
+        if r.status == "no_plan" and r.correct:
+            status = "no plan (right)"
+        lines.append(
+            f"| {r.problem} | {r.peer} | {status} | {_ms(r.seconds)} | {_ms(r.search_seconds)} | {_cost(r.cost)}"
+            f" | {_cost(r.optimal_cost)} | {'' if r.length is None else r.length} | {_flag(r.valid)}"
+            f" | {_flag(r.optimal)} | {'' if r.nodes is None else r.nodes} | {r.note.replace('|', '/')} |"
+        )
+    return "\n".join(lines)
+
+
+def _solved(row: Row | None) -> bool:
+    return row is not None and row.correct and row.seconds is not None
+
+
+def summarise(rows: Sequence[Row]) -> dict[str, Any]:
+    """The summary numbers against the issue's targets (see :func:`summary_text`)."""
+    by: dict[tuple[str, str], Row] = {(r.problem, r.peer): r for r in rows}
+    problems = list(dict.fromkeys(r.problem for r in rows))
+    family = {r.problem: r.family for r in rows}
+    summary: dict[str, Any] = {}
+
+    ratios = []
+    for p in problems:
+        ours, peer = by.get((p, "ours")), by.get((p, "langgoap"))
+        if _solved(ours) and _solved(peer) and ours is not None and peer is not None:
+            ratios.append((peer.seconds or 0.0) / max(ours.seconds or 0.0, 1e-9))
+    summary["langgoap_over_ours_median"] = statistics.median(ratios) if ratios else None
+    summary["langgoap_over_ours_count"] = len(ratios)
+
+    for group, members in (
+        ("generated", [p for p in problems if not family[p].startswith("ipc-")]),
+        ("ipc", [p for p in problems if family[p].startswith("ipc-")]),
+    ):
+        compared = beaten = 0
+        for p in members:
+            ours, fd = by.get((p, "ours")), by.get((p, "fd"))
+            if fd is None or ours is None or fd.status == "n/a":
+                continue
+            compared += 1
+            if _solved(ours) and (not _solved(fd) or (ours.seconds or 0) < (fd.seconds or 0)):
+                beaten += 1
+        if compared:
+            summary[f"beats_fd_{group}"] = (beaten, compared)
+
+    ours_rows = [r for r in rows if r.peer == "ours"]
+    if ours_rows:
+        planful = [r for r in ours_rows if r.expect == "plan"]
+        summary["ours_optimal"] = (sum(1 for r in planful if r.correct and r.optimal), len(planful))
+        unsolvable = [r for r in ours_rows if r.expect == "no_plan"]
+        summary["ours_no_plan_right"] = (sum(1 for r in unsolvable if r.correct), len(unsolvable))
+        summary["ours_under_1s"] = (
+            sum(1 for r in ours_rows if _solved(r) and (r.seconds or 0) < 1.0),
+            len(ours_rows),
+        )
+        summary["ours_slowest"] = max(
+            ((r.seconds, r.problem) for r in ours_rows if r.seconds is not None), default=None
+        )
+    for peer in dict.fromkeys(r.peer for r in rows):
+        mine = [r for r in rows if r.peer == peer and r.status != "n/a"]
+        summary[f"solved_{peer}"] = (sum(1 for r in mine if r.correct), len(mine))
+        summary[f"optimal_{peer}"] = sum(1 for r in mine if r.optimal)
+    return summary
+
+
+def summary_text(summary: dict[str, Any]) -> str:
+    """The summary as markdown bullets."""
+    out = ["", "## Summary", ""]
+    ratio = summary.get("langgoap_over_ours_median")
+    if ratio is not None:
+        out.append(
+            f"- langgoap A* time / our time, median over the {summary['langgoap_over_ours_count']} problems both"
+            f" solve: **{ratio:.1f}x** (target >= 30x)"
+        )
+    for group, target in (("generated", "every one"), ("ipc", "within its time")):
+        if f"beats_fd_{group}" in summary:
+            beaten, compared = summary[f"beats_fd_{group}"]
+            out.append(
+                f"- faster than Fast Downward end to end on {group} problems: **{beaten}/{compared}** (target: {target})"
+            )
+    if "ours_optimal" in summary:
+        good, total = summary["ours_optimal"]
+        verdict = "all optimal" if good == total else "NOT all optimal"
+        out.append(f"- ours optimal on problems with a plan: **{good}/{total}** ({verdict})")
+        good, total = summary["ours_no_plan_right"]
+        out.append(f"- ours answers 'no plan' on unsolvable problems: **{good}/{total}**")
+        good, total = summary["ours_under_1s"]
+        out.append(f"- ours solved in < 1 s (plan() call): **{good}/{total}**")
+        if summary["ours_slowest"] is not None:
+            seconds, name = summary["ours_slowest"]
+            out.append(f"- ours slowest: {name} at {seconds * 1000:.1f} ms")
+    solved = [k for k in summary if k.startswith("solved_")]
+    if solved:
+        parts = []
+        for key in solved:
+            peer = key.removeprefix("solved_")
+            good, total = summary[key]
+            parts.append(f"{peer} {good}/{total} ({summary[f'optimal_{peer}']} optimal)")
+        out.append("- correctly answered (valid plan or right 'no plan'), excluding n/a: " + ", ".join(parts))
+    return "\n".join(out)
+
+
+def legend(peers: Sequence[str], settings: Settings) -> str:
+    """What each planner column means and how it was measured."""
+    out = [
+        "# Planner benchmark",
+        "",
+        f"Median of {settings.repeat} runs (a peer that times out is not re-run); timeout {settings.timeout:g} s per run;"
+        " every plan replayed by bench/validate.py and priced with the JSON costs.",
+        "",
+    ]
+    out.extend(f"- `{name}`: {PEERS[name].label}" for name in peers)
+    out.append(
+        "- PDDL peers get the STRIPS translation of bench/pddl.py; numeric problems are n/a for them;"
+        " Fast Downward costs are scaled to integers (rounded at x1e6 on cost-trap, noted per row)."
+    )
+    return "\n".join(out) + "\n"
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(prog="python -m bench planner", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--problems", type=Path, default=DEFAULT_PROBLEMS, help="problem folder (default ../shared/problems)"
+    )
+    parser.add_argument("--only", help="run only problems whose name contains this")
+    parser.add_argument(
+        "--planners", default=",".join(PEERS), help=f"comma list of {', '.join([*PEERS, *ALIASES])}"
+    )
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per problem and planner (default 3)")
+    parser.add_argument(
+        "--startup", type=float, default=20.0, help="extra seconds for a worker to start (default 20)"
+    )
+    parser.add_argument(
+        "--memory-mb", type=int, default=8192, help="address-space limit per worker, 0 = none"
+    )
+    parser.add_argument("--json", type=Path, help="also write rows and summary as JSON here")
+    parser.add_argument("--markdown", type=Path, help="also write the markdown report here")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    try:
+        args.peers = select_peers(args.planners)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return args
+
+
+def main(argv: Sequence[str], progress: TextIO = sys.stderr) -> int:
+    """Run the benchmark; the report goes to stdout, progress lines to ``progress``."""
+    args = parse_args(argv)
+    settings = Settings(args.timeout, args.repeat, args.startup, args.memory_mb)
+    try:
+        files = discover(args.problems, args.only)
+    except FileNotFoundError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    if not files:
+        print(f"no problem in {args.problems} matches {args.only!r}", file=sys.stderr)
+        return 2
+    rows: list[Row] = []
+    started = time.perf_counter()
+    for path in files:
+        problem = load(path)
+        for peer in args.peers:
+            row = run_peer(peer, path, problem, settings)
+            rows.append(row)
+            print(
+                f"[{time.perf_counter() - started:7.1f} s] {row.problem:32} {peer:16} {row.status:8}"
+                f" {_ms(row.seconds):>8} ms  {row.note[:60]}",
+                file=progress,
+                flush=True,
+            )
+    summary = summarise(rows)
+    report = legend(args.peers, settings) + "\n" + table(rows) + "\n" + summary_text(summary) + "\n"
+    print(report)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(report, encoding="utf-8")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "settings": asdict(settings),
+            "rows": [{**asdict(r), "seconds": r.seconds, "search_seconds": r.search_seconds} for r in rows],
+            "summary": summary,
+        }
+        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return 0

@@ -1,0 +1,170 @@
+"""The planner benchmark's runner, judging and report (``python -m bench planner``)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.__main__ import main as bench_main
+from bench.peers import Outcome, langgoap_astar, ours
+from bench.planner import Row, Settings, discover, judge, main, run_once, select_peers
+from bench.validate import check, is_optimal
+
+
+def house_problem() -> dict[str, Any]:
+    """A numeric task (FORMAT.md's extension): optimum 7.5 = gather, buy_axe, chop x3, build."""
+    return {
+        "name": "house",
+        "family": "numeric",
+        "description": "",
+        "initial": {"wood": 0, "gold": 3, "axe": False, "house": False},
+        "goal": {"house": True},
+        "actions": [
+            {"name": "chop", "preconditions": {"axe": True}, "effects": {"wood": {"add": 2}}, "cost": 1.0},
+            {"name": "gather", "preconditions": {}, "effects": {"wood": {"add": 1}}, "cost": 1.0},
+            {
+                "name": "buy_axe",
+                "preconditions": {"gold": {"op": ">=", "value": 2}},
+                "effects": {"axe": True, "gold": {"add": -2}},
+                "cost": 1.5,
+            },
+            {
+                "name": "build",
+                "preconditions": {"wood": {"op": ">=", "value": 7}},
+                "effects": {"house": True, "wood": {"add": -7}},
+                "cost": 2.0,
+            },
+        ],
+        "optimal_cost": 7.5,
+        "expect": "plan",
+    }
+
+
+def switch_problem(name: str = "switch", expect: str = "plan") -> dict[str, Any]:
+    """A two-step task; with ``expect="no_plan"`` its goal is made unreachable."""
+    goal = {"light": "on"} if expect == "plan" else {"light": "broken"}
+    return {
+        "name": name,
+        "family": "test",
+        "description": "",
+        "initial": {"light": "off", "power": False},
+        "goal": goal,
+        "actions": [
+            {"name": "plug", "preconditions": {}, "effects": {"power": True}, "cost": 1},
+            {"name": "flip", "preconditions": {"power": True}, "effects": {"light": "on"}, "cost": 0.5},
+        ],
+        "optimal_cost": 1.5 if expect == "plan" else None,
+        "expect": expect,
+    }
+
+
+@pytest.fixture
+def problems_dir(tmp_path: Path) -> Path:
+    """A problem folder shaped like ../shared/problems, with one task at the top and one in ipc/."""
+    (tmp_path / "ipc").mkdir()
+    (tmp_path / "switch.json").write_text(json.dumps(switch_problem()))
+    (tmp_path / "ipc" / "dark.json").write_text(json.dumps(switch_problem("dark", "no_plan")))
+    return tmp_path
+
+
+def test_discover_lists_top_level_then_ipc(problems_dir: Path) -> None:
+    """Problems come from the folder and its ipc/ subfolder, filtered by --only."""
+    assert [p.stem for p in discover(problems_dir)] == ["switch", "dark"]
+    assert [p.stem for p in discover(problems_dir, "dar")] == ["dark"]
+
+
+def test_planner_aliases_expand_in_table_order() -> None:
+    """``pyperplan`` stands for both pyperplan configurations; order follows the table."""
+    assert select_peers("fd,pyperplan") == ["pyperplan-astar", "pyperplan-gbf", "fd"]
+    with pytest.raises(ValueError, match="unknown planner 'lama'"):
+        select_peers("lama")
+
+
+def test_benchmark_prints_one_table_with_validated_rows(
+    problems_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An end-to-end run prints a row per (problem, planner) and the summary, and writes JSON."""
+    out_json = problems_dir / "out.json"
+    argv = ["planner", "--problems", str(problems_dir), "--planners", "fd,pyperplan-gbf", "--repeat", "1"]
+    assert bench_main([*argv, "--json", str(out_json)]) == 0
+    report = capsys.readouterr().out
+    assert "| switch | fd | plan |" in report
+    assert "| dark | fd | no plan (right) |" in report
+    assert "## Summary" in report
+    rows = json.loads(out_json.read_text())["rows"]
+    switch_fd = next(r for r in rows if r["problem"] == "switch" and r["peer"] == "fd")
+    assert switch_fd["valid"] is True
+    assert switch_fd["optimal"] is True
+
+
+def test_unknown_benchmark_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m bench`` names its benchmarks when asked for another."""
+    assert bench_main(["nonsense"]) == 2
+    assert "planner" in capsys.readouterr().err
+
+
+def test_missing_problem_folder_is_reported(tmp_path: Path) -> None:
+    """A wrong --problems folder ends with exit code 2, not a traceback."""
+    assert main(["--problems", str(tmp_path / "nowhere")], progress=io.StringIO()) == 2
+
+
+def test_worker_is_killed_at_the_time_limit(problems_dir: Path) -> None:
+    """A worker that has not answered within timeout + startup is killed and counted a timeout."""
+    outcome = run_once("fd", problems_dir / "switch.json", Settings(0.0, 1, 0.05, 0))
+    assert outcome.status == "timeout"
+
+
+def test_run_longer_than_timeout_counts_as_timeout(problems_dir: Path) -> None:
+    """A run that answers but measured more than the timeout is a timeout too."""
+    outcome = run_once("fd", problems_dir / "switch.json", Settings(1e-6, 1, 30.0, 0))
+    assert outcome.status == "timeout"
+
+
+def test_wrong_no_plan_is_flagged() -> None:
+    """Saying "no plan" on a solvable problem is an incorrect answer, and the note says so."""
+    row = Row("switch", "test", "x", "plan", 1.5)
+    judge(row, switch_problem(), [Outcome("no_plan", seconds=0.1)])
+    assert not row.correct
+    assert "WRONG" in row.note
+
+
+def test_invalid_plan_is_not_correct() -> None:
+    """A plan that does not replay is marked invalid, not optimal, with the validator's reason."""
+    row = Row("switch", "test", "x", "plan", 1.5)
+    judge(row, switch_problem(), [Outcome("found", ["flip"], seconds=0.1)])
+    assert row.valid is False
+    assert row.optimal is False
+    assert not row.correct
+    assert "step 0" in row.note
+
+
+def test_langgoap_numeric_encoding_finds_optimal_plan(tmp_path: Path) -> None:
+    """langgoap's derived-fact encoding of numeric conditions yields a valid optimal plan."""
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps(house_problem()))
+    outcome = langgoap_astar.run(path, tmp_path)
+    assert outcome.status == "found"
+    assert outcome.plan is not None
+    result = check(house_problem(), outcome.plan)
+    assert result.valid, result.message
+    assert is_optimal(result.cost, 7.5)
+
+
+def test_ours_plan_validates(tmp_path: Path) -> None:
+    """Our planner's plan on a numeric task replays under the benchmark's simulator at the optimum."""
+    goap = pytest.importorskip("goap")
+    if not hasattr(goap, "plan"):
+        pytest.skip("goap.plan is not available yet")
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps(house_problem()))
+    outcome = ours.run(path, tmp_path)
+    assert outcome.status == "found"
+    assert outcome.plan is not None
+    result = check(house_problem(), outcome.plan)
+    assert result.valid, result.message
+    assert is_optimal(result.cost, 7.5)
+    assert outcome.nodes is not None
