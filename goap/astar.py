@@ -1,0 +1,141 @@
+"""Best-first search over a compiled task: A*, weighted A* and greedy best-first.
+
+The open list holds ``(key, h, counter, g, state)``. ``key`` is ``g + w * h`` (A*: ``w = 1``;
+greedy: ``key = h``). Ties on ``key`` go to the smaller ``h`` (the node closer to the goal), then
+to the earlier insertion (the counter), so the same inputs always give the same plan.
+
+Heuristic values are computed lazily: a child enters the open list with the bound it inherits
+from its parent (``max(0, h(parent) - cost)``, admissible whenever ``h`` is) and is evaluated
+only when popped; if its real value raises its key, it goes back to the open list. Expensive
+heuristics like LM-cut then run only on states that are actually expanded. A state reached again
+more cheaply is reopened, so A* returns a least-cost plan whenever ``h`` is admissible.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from goap.compile import CompiledOp, State, Task
+from goap.heuristics import INF, Heuristic
+
+__all__ = ["SearchOutcome", "best_first"]
+
+_EPS = 1e-9
+_CLOCK_EVERY = 128
+"""Expansions between two clock reads (timeouts are checked this often)."""
+
+Canon = Callable[[State], tuple[State, Any]]
+"""Symmetry canonicalizer: ``state -> (representative, permutation)``."""
+
+
+@dataclass(slots=True)
+class SearchOutcome:
+    """Raw result of one search (the planner turns it into a PlanResult)."""
+
+    status: Literal["found", "no_plan", "budget_exhausted"]
+    path: list[tuple[CompiledOp, Any]]
+    """(operator applied to the parent representative, permutation of the child)."""
+    cost: float
+    expanded: int
+    generated: int
+    evaluated: int
+    reopened: int
+    initial_h: float
+
+
+def best_first(
+    task: Task,
+    h: Heuristic,
+    *,
+    weight: float = 1.0,
+    greedy: bool = False,
+    max_expansions: int | None = None,
+    deadline: float | None = None,
+    canon: Canon | None = None,
+) -> SearchOutcome:
+    """Run A* (``weight=1``), weighted A* or greedy best-first search from the initial state."""
+    start = task.initial
+    h0 = h(start)
+    evaluated = 1
+    if h0 == INF:
+        return SearchOutcome("no_plan", [], 0.0, 0, 0, evaluated, 0, h0)
+    hcache: dict[State, float] = {start: h0}
+    best_g: dict[State, float] = {start: 0.0}
+    parent: dict[State, tuple[State, CompiledOp, Any] | None] = {start: None}
+    closed: set[State] = set()
+    counter = 0
+    open_: list[tuple[float, float, int, float, State]] = [(h0 if greedy else weight * h0, h0, 0, 0.0, start)]
+    expanded = generated = reopened = 0
+    expand = task.expand
+    is_goal = task.is_goal
+    push = heapq.heappush
+    pop = heapq.heappop
+    limit = max_expansions if max_expansions is not None else -1
+    while open_:
+        key, hk, _, g, s = pop(open_)
+        if g > best_g[s] + _EPS:
+            continue  # a cheaper path to s was pushed later
+        if is_goal(s):
+            return SearchOutcome("found", _path(parent, s), g, expanded, generated, evaluated, reopened, h0)
+        hv = hcache.get(s)
+        if hv is None:
+            hv = h(s)
+            evaluated += 1
+            if hv < hk:
+                hv = hk  # pathmax: the inherited bound is admissible too
+            hcache[s] = hv
+            if hv == INF:
+                continue
+            nkey = hv if greedy else g + weight * hv
+            if nkey > key + _EPS:
+                counter += 1
+                push(open_, (nkey, hv, counter, g, s))
+                continue
+        elif hv == INF:
+            continue
+        if s in closed:
+            reopened += 1
+        closed.add(s)
+        expanded += 1
+        if expanded == limit:
+            return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
+        if deadline is not None and expanded % _CLOCK_EVERY == 0 and time.perf_counter() > deadline:
+            return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
+        for op, child, c in expand(s):
+            generated += 1
+            perm = None
+            if canon is not None:
+                child, perm = canon(child)
+            ng = g + c
+            old = best_g.get(child)
+            if old is not None and ng >= old - _EPS:
+                continue
+            best_g[child] = ng
+            parent[child] = (s, op, perm)
+            hc = hcache.get(child)
+            if hc is None:
+                hc = hv - c
+                if hc < 0.0:
+                    hc = 0.0
+            elif hc == INF:
+                continue
+            counter += 1
+            push(open_, (hc if greedy else ng + weight * hc, hc, counter, ng, child))
+    return SearchOutcome("no_plan", [], 0.0, expanded, generated, evaluated, reopened, h0)
+
+
+def _path(
+    parent: dict[State, tuple[State, CompiledOp, Any] | None], s: State
+) -> list[tuple[CompiledOp, Any]]:
+    out: list[tuple[CompiledOp, Any]] = []
+    link = parent[s]
+    while link is not None:
+        prev, op, perm = link
+        out.append((op, perm))
+        link = parent[prev]
+    out.reverse()
+    return out

@@ -1,0 +1,99 @@
+"""Goals: the conditions a plan must make true, alone (GoalSpec) or in groups (MultiGoal)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal
+
+from goap.actions import _check_fact_map
+from goap.conditions import holds
+from goap.errors import ModelError
+
+__all__ = ["GoalSpec", "MultiGoal"]
+
+
+def _empty() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class GoalSpec:
+    """The conditions that must hold at the end of a plan.
+
+    ``conditions`` maps a fact key to a plain value (equality) or a condition object
+    (:func:`goap.ge`, :func:`goap.in_`, ...); it is stored read-only.
+    """
+
+    conditions: Mapping[str, Any] = field(default_factory=_empty)
+    """Fact key -> plain value or condition object."""
+    name: str = ""
+    """Optional label used in explanations and logs."""
+    priority: int = 0
+    """Higher is more important; used by runtimes choosing the next goal."""
+    max_replans: int = 10
+    """Replanning budget for runtimes (0 disables the limit); planning ignores it."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.conditions, Mapping):
+            raise ModelError(f"goal conditions must be a mapping, got {type(self.conditions).__name__}")
+        _check_fact_map(f"goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
+        if not isinstance(self.conditions, MappingProxyType):
+            object.__setattr__(self, "conditions", MappingProxyType(dict(self.conditions)))
+        if self.max_replans < 0:
+            raise ModelError(f"max_replans must be >= 0, got {self.max_replans}")
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted(self.conditions))))
+
+    def satisfied_by(self, state: Mapping[str, Any]) -> bool:
+        """Whether every condition holds in ``state``."""
+        return all(holds(cond, state.get(key)) for key, cond in self.conditions.items())
+
+    @property
+    def label(self) -> str:
+        """The name, or a compact rendering of the conditions."""
+        return self.name or repr(dict(self.conditions))
+
+
+@dataclass(frozen=True, slots=True)
+class MultiGoal:
+    """Several goals planned together.
+
+    - ``mode="all"``: one plan for the conjunction of every goal's conditions (a key named by two
+      goals with different conditions is a :class:`goap.ModelError`).
+    - ``mode="sequential"``: goals are planned one after the other, in order, each from the state
+      the previous plan leaves; the plans are concatenated. Each piece is optimal for its goal;
+      the whole is not necessarily optimal for the conjunction, and a later goal may undo an
+      earlier one (that is what sequential means: the goals are milestones).
+    """
+
+    goals: tuple[GoalSpec, ...]
+    """The goals, in order."""
+    mode: Literal["sequential", "all"] = "sequential"
+    """How the goals combine (see the class docstring)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.goals, tuple):
+            object.__setattr__(self, "goals", tuple(self.goals))
+        if not self.goals:
+            raise ModelError("MultiGoal needs at least one GoalSpec")
+        for i, goal in enumerate(self.goals):
+            if not isinstance(goal, GoalSpec):
+                raise ModelError(f"MultiGoal.goals[{i}] must be a GoalSpec, got {type(goal).__name__}")
+        if self.mode not in ("sequential", "all"):
+            raise ModelError(f"MultiGoal.mode must be 'sequential' or 'all', got {self.mode!r}")
+
+    def conjunction(self) -> GoalSpec:
+        """One GoalSpec whose conditions are all the goals' conditions."""
+        merged: dict[str, Any] = {}
+        for goal in self.goals:
+            for key, cond in goal.conditions.items():
+                if key in merged and merged[key] != cond:
+                    raise ModelError(
+                        f"MultiGoal(mode='all'): goals disagree on {key!r}: {merged[key]!r} vs {cond!r}"
+                    )
+                merged[key] = cond
+        name = " & ".join(g.name for g in self.goals if g.name)
+        return GoalSpec(merged, name=name, priority=max(g.priority for g in self.goals))

@@ -1,0 +1,132 @@
+"""The delete relaxation every heuristic here works on, and the h^max fixpoint they share.
+
+The relaxed task has one fact per (finite fact, value) pair of the compiled task, plus ``TOP``
+(always true: the precondition of operators that have none) and ``GOAL`` (added by a zero-cost
+goal operator whose preconditions are the goal facts). A goal fact that allows several values
+gets its own auxiliary fact, reached by one zero-cost operator per allowed value.
+
+Numeric conditions and effects, run-time set conditions and state-dependent costs are relaxed
+away (numeric conditions count as true, costs use their ``min_cost`` lower bound): the relaxed
+task is easier than the real one, so every admissible heuristic on it stays admissible.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Protocol
+
+from goap.compile import State, Task
+
+__all__ = ["INF", "Heuristic", "RelaxedTask"]
+
+INF = float("inf")
+"""Heuristic value of a dead end (the goal is unreachable even in the relaxation)."""
+
+
+class Heuristic(Protocol):
+    """A goal-distance estimate: ``h(state) -> float`` (``INF`` for a proven dead end)."""
+
+    name: str
+    """Registry name, e.g. ``"lmcut"``."""
+    admissible: bool
+    """Whether it never overestimates the least remaining cost (then A* is optimal)."""
+
+    def __call__(self, state: State, /) -> float:
+        """The estimate for ``state``."""
+        ...
+
+
+class RelaxedTask:
+    """The delete relaxation of a compiled :class:`goap.compile.Task` (see the module docstring)."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        nf = task.nfacts
+        self.top = nf
+        nfacts = nf + 1
+        pres: list[tuple[int, ...]] = []
+        effs: list[tuple[int, ...]] = []
+        costs: list[float] = []
+        self.op_source: list[int] = []
+        """Compiled operator index of each relaxed operator (-1 for goal operators)."""
+        for op in task.ops:
+            if not op.eff:
+                continue  # only numeric effects: useless in the relaxation
+            pres.append(op.pre if op.pre else (self.top,))
+            effs.append(op.eff)
+            costs.append(op.cost)
+            self.op_source.append(op.index)
+        goal_pre: list[int] = []
+        for disj in task.goal_facts:
+            if len(disj) == 1:
+                goal_pre.append(disj[0])
+                continue
+            aux = nfacts
+            nfacts += 1
+            for f in disj:
+                pres.append((f,))
+                effs.append((aux,))
+                costs.append(0.0)
+                self.op_source.append(-1)
+            goal_pre.append(aux)
+        self.goal = nfacts
+        nfacts += 1
+        pres.append(tuple(goal_pre) if goal_pre else (self.top,))
+        effs.append((self.goal,))
+        costs.append(0.0)
+        self.op_source.append(-1)
+        self.nfacts = nfacts
+        self.pres = pres
+        self.effs = effs
+        self.costs = costs
+        self.pre_count = [len(p) for p in pres]
+        pre_of: list[list[int]] = [[] for _ in range(nfacts)]
+        achievers: list[list[int]] = [[] for _ in range(nfacts)]
+        for o, pre in enumerate(pres):
+            for f in pre:
+                pre_of[f].append(o)
+            for f in effs[o]:
+                achievers[f].append(o)
+        self.pre_of = tuple(tuple(x) for x in pre_of)
+        self.achievers = tuple(tuple(x) for x in achievers)
+        self.impossible = task.impossible
+
+    def init_facts(self, state: State) -> list[int]:
+        """The relaxed facts true in ``state`` (including ``TOP``)."""
+        facts = self.task.facts(state)
+        facts.append(self.top)
+        return facts
+
+    def hmax(self, init: list[int], cost: list[float]) -> tuple[list[float], list[int]]:
+        """h^max of every fact from ``init`` under operator costs ``cost``.
+
+        Returns ``(h, supporter)``: ``supporter[o]`` is the precondition of operator ``o`` with the
+        largest h^max (the last one settled), or -1 when ``o`` is unreachable. A generalized
+        Dijkstra: an operator fires when its last precondition is settled, in cost order.
+        """
+        h = [INF] * self.nfacts
+        unsat = self.pre_count[:]
+        supp = [-1] * len(unsat)
+        pre_of = self.pre_of
+        effs = self.effs
+        done = bytearray(self.nfacts)
+        heap = [(0.0, f) for f in init]
+        for f in init:
+            h[f] = 0.0
+        pop = heapq.heappop
+        push = heapq.heappush
+        while heap:
+            d, f = pop(heap)
+            if done[f]:
+                continue
+            done[f] = 1
+            for o in pre_of[f]:
+                unsat[o] -= 1
+                if unsat[o] == 0:
+                    supp[o] = f
+                    nd = d + cost[o]
+                    for e in effs[o]:
+                        if nd < h[e]:
+                            h[e] = nd
+                            push(heap, (nd, e))
+        return h, supp
