@@ -64,6 +64,11 @@ def best_first(
     if h0 == INF:
         return SearchOutcome("no_plan", [], 0.0, 0, 0, evaluated, 0, h0)
     hcache: dict[State, float] = {start: h0}
+    # incremental heuristics (LM-cut) hand their landmarks down to the children
+    incremental = canon is None and getattr(h, "incremental", False)
+    lms: dict[State, Any] = {}
+    if incremental:
+        h0, lms[start] = h.evaluate(start, ())  # type: ignore[attr-defined]
     best_g: dict[State, float] = {start: 0.0}
     parent: dict[State, tuple[State, CompiledOp, Any] | None] = {start: None}
     closed: set[State] = set()
@@ -83,7 +88,14 @@ def best_first(
             return SearchOutcome("found", _path(parent, s), g, expanded, generated, evaluated, reopened, h0)
         hv = hcache.get(s)
         if hv is None:
-            hv = h(s)
+            if incremental:
+                link = parent[s]
+                inherited: Any = ()
+                if link is not None and link[0] in lms:
+                    inherited = h.inherit(lms[link[0]], link[1])  # type: ignore[attr-defined]
+                hv, lms[s] = h.evaluate(s, inherited)  # type: ignore[attr-defined]
+            else:
+                hv = h(s)
             evaluated += 1
             if hv < hk:
                 hv = hk  # pathmax: the inherited bound is admissible too

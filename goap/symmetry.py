@@ -1,29 +1,325 @@
-"""Symmetry reduction (placeholder: no symmetry found yet)."""
+"""Symmetry reduction: interchangeable objects are folded into one search state.
+
+Objects are found by name. Every fact key and string value is split into alphanumeric tokens
+(``at_b3`` -> ``at``, ``b3``; ``(carry ball1 left)`` -> ``carry``, ``ball1``, ``left``). Swapping
+two tokens everywhere is a *candidate* symmetry; it is accepted only after checking, on the
+compiled task, that it maps every fact to a fact, the initial state to itself, the goal to itself
+and the set of operators (preconditions, effects, cost) to itself. Tokens that can be swapped
+pairwise with one representative form a class, and every permutation of a class is then a
+symmetry of the task (transpositions generate the symmetric group). Naming is only a way to
+guess; soundness comes from the check.
+
+Search runs on representatives: each generated state is mapped by a permutation to a canonical
+form (objects sorted by what is true of them), and the permutation is stored with the parent link.
+Symmetric states have the same optimal cost to the goal, so A* on representatives keeps the
+optimal cost. The plan found on representatives is turned back into a plan for the real states
+by composing the inverse permutations along the path and renaming each operator.
+
+Used only for tasks without numeric facts, run-time set conditions or state-dependent costs (a
+cost function may tell objects apart); otherwise no symmetry is used.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from goap.compile import CompiledOp, State, Task
 
 __all__ = ["Symmetry", "find_symmetry"]
 
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+_MAX_OPS = 20_000
+"""Larger tasks skip symmetry detection (its cost grows with operators x candidate tokens)."""
+
+_MAX_CHECKS = 2_000
+"""Most candidate swaps verified per task."""
+
+Perm = tuple[tuple[int, ...], ...]
+"""One permutation per class: ``perm[c][i]`` is the new position of object ``i`` of class ``c``."""
+
+
+def _rename(s: Any, mapping: dict[str, str]) -> Any:
+    if not isinstance(s, str):
+        return s
+    return _TOKEN.sub(lambda m: mapping.get(m.group(), m.group()), s)
+
+
+def _template(s: str, token: str) -> str:
+    """``s`` with ``token`` replaced by a placeholder (what the objects' facts have in common)."""
+    return _TOKEN.sub(lambda m: "\0" if m.group() == token else m.group(), s)
+
+
+class _Checker:
+    """Verifies candidate token permutations against the compiled task."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.names = [task.fact_name(f) for f in range(task.nfacts)]
+        self.index = {
+            (k, v if not isinstance(v, bool) else ("bool", v)): f for f, (k, v) in enumerate(self.names)
+        }
+        self.init = frozenset(task.facts(task.initial))
+        self.goal = frozenset(frozenset(d) for d in task.goal_facts)
+        self.sigs = [(frozenset(op.pre), frozenset(op.eff), op.cost) for op in task.ops]
+        self.sig_set = set(self.sigs)
+        self.facts_of: dict[str, set[int]] = {}
+        """Token -> facts whose key or value mention it."""
+        for f, (k, v) in enumerate(self.names):
+            toks = set(_TOKEN.findall(k))
+            if isinstance(v, str):
+                toks.update(_TOKEN.findall(v))
+            for t in toks:
+                self.facts_of.setdefault(t, set()).add(f)
+        self.ops_of: dict[str, set[int]] = {}
+        """Token -> operators with a fact that mentions it."""
+        fact_toks: dict[int, list[str]] = {}
+        for t, fs in self.facts_of.items():
+            for f in fs:
+                fact_toks.setdefault(f, []).append(t)
+        for o, (pre, eff, _) in enumerate(self.sigs):
+            for f in pre | eff:
+                for t in fact_toks.get(f, ()):
+                    self.ops_of.setdefault(t, set()).add(o)
+
+    def fact(self, f: int, mapping: dict[str, str]) -> int:
+        k, v = self.names[f]
+        key = _rename(k, mapping)
+        val = _rename(v, mapping)
+        return self.index.get((key, val if not isinstance(val, bool) else ("bool", val)), -1)
+
+    def swap_holds(self, a: str, b: str) -> bool:
+        """Whether swapping tokens ``a`` and ``b`` everywhere is a symmetry of the task.
+
+        Only facts and operators that mention ``a`` or ``b`` can change, so only they are checked.
+        """
+        mapping = {a: b, b: a}
+        moved: dict[int, int] = {}
+        for f in self.facts_of.get(a, set()) | self.facts_of.get(b, set()):
+            g = self.fact(f, mapping)
+            if g < 0:
+                return False
+            moved[f] = g
+
+        def m(f: int) -> int:
+            return moved.get(f, f)
+
+        if frozenset(m(f) for f in self.init) != self.init:
+            return False
+        if frozenset(frozenset(m(f) for f in d) for d in self.goal) != self.goal:
+            return False
+        for o in sorted(self.ops_of.get(a, set()) | self.ops_of.get(b, set())):
+            pre, eff, cost = self.sigs[o]
+            if (frozenset(m(f) for f in pre), frozenset(m(f) for f in eff), cost) not in self.sig_set:
+                return False
+        return True
+
+
+class _Class:
+    """Canonicalization data of one class of interchangeable objects."""
+
+    def __init__(self, task: Task, tokens: Sequence[str]) -> None:
+        self.tokens = tuple(tokens)
+        pos = {t: i for i, t in enumerate(tokens)}
+        nv = len(task.variables)
+        self.own = [-1] * nv
+        self.ktid = [-1] * nv
+        templates: dict[str, int] = {}
+        vtemplates: dict[str, int] = {}
+        self.tv: dict[tuple[int, int], int] = {}
+        # ref[v][x] = (object, value-template id) when value x of var v names an object of the class
+        self.ref: list[list[tuple[int, int] | None]] = []
+        self.vmap: dict[tuple[int, int, int], int] = {}
+        for vi, var in enumerate(task.variables):
+            toks = [t for t in _TOKEN.findall(var.name) if t in pos]
+            if len(toks) > 1:
+                raise ValueError("a key names two objects of one class")
+            if toks:
+                obj = pos[toks[0]]
+                tmpl = _template(var.name, toks[0])
+                tid = templates.setdefault(tmpl, len(templates))
+                self.own[vi] = obj
+                self.ktid[vi] = tid
+                self.tv[(tid, obj)] = vi
+            refs: list[tuple[int, int] | None] = []
+            for x, val in enumerate(var.domain):
+                vt = [t for t in _TOKEN.findall(val)] if isinstance(val, str) else []
+                vt = [t for t in vt if t in pos]
+                if len(vt) > 1:
+                    raise ValueError("a value names two objects of one class")
+                if vt:
+                    vtmpl = _template(val, vt[0])
+                    vtid = vtemplates.setdefault(vtmpl, len(vtemplates))
+                    refs.append((pos[vt[0]], vtid))
+                    self.vmap[(vi, vtid, pos[vt[0]])] = x
+                else:
+                    refs.append(None)
+            self.ref.append(refs)
+        n = len(tokens)
+        self.owned: list[list[int]] = [[] for _ in range(n)]
+        for vi in range(nv):
+            if self.own[vi] >= 0:
+                self.owned[self.own[vi]].append(vi)
+        shapes = {tuple(self.ktid[v] for v in sorted(lst, key=lambda v: self.ktid[v])) for lst in self.owned}
+        if len(shapes) != 1:
+            raise ValueError("objects of the class own different facts")
+        for lst in self.owned:
+            lst.sort(key=lambda v: self.ktid[v])
+        # referring vars are identified by template when owned by a class object (object-free code)
+        self.wcode = [(-1 - self.ktid[v]) if self.own[v] >= 0 else v for v in range(nv)]
+        self.n = n
+        self.identity = tuple(range(n))
+
+    def canon(self, vals: list[int]) -> tuple[list[int], tuple[int, ...]]:
+        n = self.n
+        ref = self.ref
+        sigs: list[list[Any]] = []
+        for i in range(n):
+            sig: list[Any] = []
+            for v in self.owned[i]:
+                x = vals[v]
+                r = ref[v][x]
+                sig.append(x if r is None else -1 - r[1])
+            sigs.append(sig)
+        for w, x in enumerate(vals):
+            r = ref[w][x]
+            if r is not None:
+                sigs[r[0]].append((self.wcode[w], r[1]))
+        order = sorted(range(n), key=lambda i: sigs[i])
+        newidx = [0] * n
+        for k, i in enumerate(order):
+            newidx[i] = k
+        perm = tuple(newidx)
+        if perm == self.identity:
+            return vals, perm
+        out = list(vals)
+        own = self.own
+        for v, x in enumerate(vals):
+            o = own[v]
+            tgt = v if o < 0 else self.tv[(self.ktid[v], newidx[o])]
+            r = ref[v][x]
+            out[tgt] = x if r is None else self.vmap[(tgt, r[1], newidx[r[0]])]
+        return out, perm
+
 
 class Symmetry:
-    """Folds interchangeable objects together."""
+    """Verified classes of interchangeable objects of one compiled task (see the module docstring)."""
 
-    classes: tuple[tuple[str, ...], ...] = ()
+    def __init__(self, task: Task, checker: _Checker, classes: Sequence[_Class]) -> None:
+        self._task = task
+        self._checker = checker
+        self._classes = tuple(classes)
+        self.classes: tuple[tuple[str, ...], ...] = tuple(c.tokens for c in classes)
+        """The object names of each class."""
+        self._varinfo = tuple((v.shift, v.mask) for v in task.variables)
+        self._by_sig: dict[tuple[frozenset[int], frozenset[int], float], CompiledOp] = {}
+        for op, sig in zip(task.ops, checker.sigs, strict=True):
+            self._by_sig.setdefault(sig, op)
+        self.canon: Callable[[State], tuple[State, Any]] = self._canon
+        """``canon(state) -> (representative, permutation)``."""
 
-    def canon(self, state: State) -> tuple[State, Any]:
-        """Representative of ``state`` and the permutation that maps it there."""
-        return state, None
+    def _canon(self, state: int) -> tuple[int, Perm | None]:
+        vals = [(state >> sh) & m for sh, m in self._varinfo]
+        perms = []
+        changed = False
+        for c in self._classes:
+            vals2, perm = c.canon(vals)
+            if vals2 is not vals:
+                changed = True
+                vals = vals2
+            perms.append(perm)
+        if not changed:
+            return state, None
+        p = 0
+        for (sh, _), x in zip(self._varinfo, vals, strict=True):
+            p |= x << sh
+        return p, tuple(perms)
 
-    def realize(self, path: list[tuple[CompiledOp, Any]]) -> list[CompiledOp]:
-        """Operators of the real plan for a path found in the folded space."""
-        return [op for op, _ in path]
+    def realize(self, path: Sequence[tuple[CompiledOp, Any]]) -> list[CompiledOp]:
+        """The operators of the real plan for a path found on representatives.
+
+        ``sigma`` maps an object of the representative space to the real object; after a step whose
+        child was mapped by ``pi``, ``sigma`` becomes ``sigma o pi^-1``.
+        """
+        sigma = [list(c.identity) for c in self._classes]
+        out: list[CompiledOp] = []
+        for op, perm in path:
+            mapping: dict[str, str] = {}
+            for c, s in zip(self._classes, sigma, strict=True):
+                for k, real in enumerate(s):
+                    if k != real:
+                        mapping[c.tokens[k]] = c.tokens[real]
+            if mapping:
+                ck = self._checker
+                pre, eff, cost = ck.sigs[op.index]
+                sig = (
+                    frozenset(ck.fact(f, mapping) for f in pre),
+                    frozenset(ck.fact(f, mapping) for f in eff),
+                    cost,
+                )
+                out.append(self._by_sig[sig])
+            else:
+                out.append(op)
+            if perm is not None:
+                new_sigma = []
+                for s, pc in zip(sigma, perm, strict=True):
+                    inv = [0] * len(pc)
+                    for i, k in enumerate(pc):
+                        inv[k] = i
+                    new_sigma.append([s[inv[k]] for k in range(len(pc))])
+                sigma = new_sigma
+        return out
 
 
 def find_symmetry(task: Task) -> Symmetry | None:
-    """Interchangeable objects of ``task``, or None."""
-    del task
-    return None
+    """Verified classes of interchangeable objects of ``task``, or None when there are none."""
+    if task.numeric or task.has_cost_functions or len(task.ops) > _MAX_OPS:
+        return None
+    if any(op.residual for op in task.ops) or not task.variables:
+        return None
+    checker = _Checker(task)
+    # candidate tokens: those in fact keys, grouped by a cheap invariant of how they are used
+    key_tokens = {t for v in task.variables for t in _TOKEN.findall(v.name)}
+    goal_facts = {f for d in checker.goal for f in d}
+    stats: dict[str, tuple[int, ...]] = {}
+    for t in key_tokens:
+        fs = checker.facts_of.get(t, set())
+        stats[t] = (
+            len(fs),
+            len(checker.ops_of.get(t, ())),
+            len(fs & checker.init),
+            len(fs & goal_facts),
+        )
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for t, st in stats.items():
+        groups.setdefault(st, []).append(t)
+    budget = _MAX_CHECKS
+    classes: list[_Class] = []
+    for _, toks_ in sorted(groups.items()):
+        if len(toks_) < 2:
+            continue
+        toks_.sort(key=lambda t: (len(t), t))
+        built: list[list[str]] = []
+        for t in toks_:
+            # only the last few classes are tried, so a group of unrelated tokens (a chain's
+            # steps) costs linear, not quadratic, work
+            for cls in built[-3:]:
+                if budget <= 0:
+                    break
+                budget -= 1
+                if checker.swap_holds(cls[0], t):
+                    cls.append(t)
+                    break
+            else:
+                built.append([t])
+        for cls in built:
+            if len(cls) < 2:
+                continue
+            try:
+                classes.append(_Class(task, cls))
+            except ValueError:
+                continue
+    if not classes:
+        return None
+    return Symmetry(task, checker, classes)

@@ -1,13 +1,23 @@
-"""LM-cut (Helmert and Domshlak 2009): the default admissible heuristic.
+"""LM-cut (Helmert and Domshlak 2009): the default admissible heuristic, computed incrementally.
 
 Repeat until the goal's h^max is 0: compute h^max with the current operator costs, build the
 justification graph (each operator's edge runs from its h^max supporter, its most expensive
 precondition, to each of its effects), take the *goal zone* (facts from which the goal is reached
 through zero-cost edges) and the cut of operators whose supporter is reachable from the state
 without entering the goal zone and that add a goal-zone fact. The cut is a disjunctive action
-landmark: every plan uses one of its operators. Add its cheapest cost to ``h`` and subtract that
-cost from every operator in the cut. The sum never exceeds the optimal cost (cost partitioning),
-so ``h`` is admissible; zero-cost operators simply never appear in a cut.
+landmark: every relaxed plan uses one of its operators. Add its cheapest cost ``m`` to ``h`` and
+subtract ``m`` from every operator in the cut. The landmarks and their ``m`` form a cost
+partitioning, so ``h`` never exceeds the optimal cost; zero-cost operators never enter a cut.
+
+Two incremental steps keep it affordable in Python:
+
+- after a cut, h^max is *updated* from the cut operators' effects (costs only fell, so values
+  only fall) instead of recomputed from scratch;
+- a child state inherits its parent's landmarks that do not contain the operator leading to it
+  (Pommerening and Helmert 2013): every plan from the child, prefixed by that operator, is a plan
+  from the parent, so each such landmark still holds. Their costs are pre-subtracted and the cut
+  loop continues from there, which turns long chains of unit landmarks from O(n^2) work per state
+  into O(n).
 
 State-dependent costs use their ``min_cost`` lower bound and numeric conditions are relaxed away
 (see :mod:`goap.heuristics.base`), which keeps admissibility.
@@ -16,13 +26,18 @@ State-dependent costs use their ``min_cost`` lower bound and numeric conditions 
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
+from typing import TypeAlias
 
-from goap.compile import State, Task
+from goap.compile import CompiledOp, State, Task
 from goap.heuristics.base import INF, RelaxedTask
 
-__all__ = ["LMCut"]
+__all__ = ["LMCut", "Landmarks"]
 
 _EPS = 1e-9
+
+Landmarks: TypeAlias = tuple[tuple[frozenset[int], float], ...]
+"""A cost partitioning: (relaxed operator ids of a landmark, the cost it was given)."""
 
 
 class LMCut:
@@ -30,27 +45,45 @@ class LMCut:
 
     name = "lmcut"
     admissible = True
+    incremental = True
+    """The search may pass a parent's landmarks to :meth:`evaluate`."""
 
     def __init__(self, task: Task) -> None:
         self._rt = RelaxedTask(task)
+        self._relaxed_of: dict[int, int] = {src: i for i, src in enumerate(self._rt.op_source) if src >= 0}
 
     def __call__(self, state: State) -> float:
         """The LM-cut value of ``state`` (``INF`` for a relaxed dead end)."""
+        return self.evaluate(state, ())[0]
+
+    def inherit(self, landmarks: Landmarks, op: CompiledOp) -> Landmarks:
+        """The parent's landmarks still valid after applying ``op``."""
+        r = self._relaxed_of.get(op.index, -1)
+        if r < 0:
+            return landmarks
+        return tuple(lm for lm in landmarks if r not in lm[0])
+
+    def evaluate(self, state: State, inherited: Landmarks) -> tuple[float, Landmarks]:
+        """LM-cut of ``state`` starting from ``inherited`` landmarks; returns (h, all landmarks)."""
         rt = self._rt
         if rt.impossible:
-            return INF
+            return INF, ()
         init = rt.init_facts(state)
         cost = rt.costs[:]
+        total = 0.0
+        for ops, m in inherited:
+            total += m
+            for o in ops:
+                cost[o] -= m
+        h, supp = rt.hmax(init, cost)
         goal = rt.goal
+        if h[goal] == INF:
+            return INF, ()
+        found: list[tuple[frozenset[int], float]] = list(inherited)
         nfacts = rt.nfacts
         achievers = rt.achievers
         effs = rt.effs
-        pres = rt.pres
         pre_of = rt.pre_of
-        h, supp = rt.hmax(init, cost)
-        if h[goal] == INF:
-            return INF
-        total = 0.0
         while h[goal] > _EPS:
             # goal zone: facts that reach the goal through zero-cost justification edges
             zone = bytearray(nfacts)
@@ -64,7 +97,7 @@ class LMCut:
                         if s >= 0 and not zone[s]:
                             zone[s] = 1
                             stack.append(s)
-            # forward from the state without entering the goal zone; edges leaving into it form the cut
+            # forward from the state without entering the goal zone; edges into it form the cut
             seen = bytearray(nfacts)
             stack = []
             for f in init:
@@ -72,11 +105,10 @@ class LMCut:
                     seen[f] = 1
                     stack.append(f)
             cut: list[int] = []
-            in_cut = bytearray(len(cost))
             while stack:
                 f = stack.pop()
                 for o in pre_of[f]:
-                    if supp[o] != f or in_cut[o]:
+                    if supp[o] != f:
                         continue
                     crossing = False
                     for e in effs[o]:
@@ -86,28 +118,57 @@ class LMCut:
                             seen[e] = 1
                             stack.append(e)
                     if crossing:
-                        in_cut[o] = 1
                         cut.append(o)
             m = min(cost[o] for o in cut)
             total += m
             for o in cut:
                 cost[o] -= m
-            h, supp = _hmax_update(rt, h, supp, cost, cut, pres, init)
-        return total
+            found.append((frozenset(cut), m))
+            _decrease(rt, h, supp, cost, cut)
+        return total, tuple(found)
 
 
-def _hmax_update(
-    rt: RelaxedTask,
-    h: list[float],
-    supp: list[int],
-    cost: list[float],
-    cut: list[int],
-    pres: list[tuple[int, ...]],
-    init: list[int],
-) -> tuple[list[float], list[int]]:
-    """h^max after the costs of ``cut`` dropped: recomputed from scratch (simple and exact)."""
-    del h, supp, cut, pres
-    return rt.hmax(init, cost)
+def _decrease(
+    rt: RelaxedTask, h: list[float], supp: list[int], cost: list[float], cut: Sequence[int]
+) -> None:
+    """Update h^max and supporters in place after the costs of ``cut`` fell.
 
-
-_ = heapq
+    Values only fall, so a Dijkstra-style propagation from the cut operators' effects reaches the
+    new fixpoint; operators whose preconditions fell get their supporter re-chosen.
+    """
+    pres = rt.pres
+    effs = rt.effs
+    pre_of = rt.pre_of
+    heap: list[tuple[float, int]] = []
+    for o in cut:
+        v = h[supp[o]] + cost[o]
+        for e in effs[o]:
+            if v < h[e] - _EPS:
+                h[e] = v
+                heap.append((v, e))
+    if not heap:
+        return
+    heapq.heapify(heap)
+    pop = heapq.heappop
+    push = heapq.heappush
+    while heap:
+        d, f = pop(heap)
+        if d > h[f]:
+            continue
+        for o in pre_of[f]:
+            s = supp[o]
+            if s < 0:
+                continue  # unreachable operators stay unreachable: costs do not change reachability
+            best = -1
+            bv = -1.0
+            for p in pres[o]:
+                hp = h[p]
+                if hp > bv:
+                    bv = hp
+                    best = p
+            supp[o] = best
+            v = bv + cost[o]
+            for e in effs[o]:
+                if v < h[e] - _EPS:
+                    h[e] = v
+                    push(heap, (v, e))
