@@ -16,8 +16,8 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
     S(n=3)
 """
 
-from .context import Context
-from .engine import Engine
+from .context import Context, InterruptSignal
+from .engine import Engine, Interrupt
 from .errors import (
     DeltaTypeError,
     DuplicateNodeError,
@@ -36,21 +36,27 @@ from .errors import (
 )
 from .graph import Edge
 from .history import StepView
+from .loop import FAN_OUT_NODE
 from .node import Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, merge, replace
 from .result import NodeResult
-from .routing import Next, NextKind, goto, stop
+from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
+from .subgraph import Subgraph
 
 __all__ = [
+    "Branch",
     "Context",
     "DeltaTypeError",
     "DuplicateNodeError",
     "Edge",
     "Engine",
+    "FAN_OUT_NODE",
     "GraphChangedError",
     "GraphError",
     "GraphValidationError",
+    "Interrupt",
+    "InterruptSignal",
     "MaxStepsExceeded",
     "Next",
     "NextKind",
@@ -69,11 +75,14 @@ __all__ = [
     "RunNotFoundError",
     "StateValidationError",
     "StepView",
+    "Subgraph",
     "SyncNode",
     "UnknownNodeError",
     "append",
     "default_reducer",
+    "fan_out",
     "goto",
+    "interrupt",
     "merge",
     "node",
     "replace",

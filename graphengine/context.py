@@ -10,7 +10,20 @@ from typing import Any
 
 from emit import Emitter, Event, EventKind, safe_emit
 
-__all__ = ["Context"]
+__all__ = ["Context", "InterruptSignal"]
+
+
+class InterruptSignal(BaseException):
+    """Raised by `Context.interrupt` to pause the run; the engine catches it.
+
+    A BaseException so that a node's `except Exception` does not swallow the pause.
+    """
+
+    def __init__(self, payload: Any) -> None:
+        super().__init__(payload)
+        self.payload = payload
+        """What the interrupt shows."""
+
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -35,6 +48,14 @@ class Context:
     """1 on the first try, 2 on the first retry, ..."""
     emitter: Emitter | None = None
     """Where `emit` sends events (None: dropped)."""
+    resume_input: Any = None
+    """The value passed to `resume(run_id, input=...)` when this execution continues an interrupt."""
+    resumed: bool = False
+    """Whether this execution continues an interrupt (then `resume_input` holds the answer)."""
+    branch: int | None = None
+    """Index of the fan-out branch this execution is, or None outside a fan-out."""
+    interrupted_at: int | None = None
+    """When this execution continues the node's own interrupt: the step at which it interrupted."""
 
     @property
     def idempotency_key(self) -> str:
@@ -44,6 +65,17 @@ class Context:
         by this value can be made to happen once.
         """
         return f"{self.run_id}:{self.step}:{self.node_id}"
+
+    def interrupt(self, payload: Any = None) -> Any:
+        """Pause the run for outside input, or return the input when the run was resumed with it.
+
+        The first time, this raises (do not catch it: it derives from BaseException): the run
+        stops with status `interrupted` and `payload` is stored. `resume(run_id, input=v)` runs
+        the node again from its start, and this call then returns `v`.
+        """
+        if self.resumed:
+            return self.resume_input
+        raise InterruptSignal(payload)
 
     def emit(
         self, msg: str, meta: Mapping[str, Any] | None = None, *, kind: EventKind | str = EventKind.CUSTOM

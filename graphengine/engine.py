@@ -1,16 +1,15 @@
-"""`Engine[S]`: wiring, validation and the step loop."""
+"""`Engine[S]`: wiring, validation and the public run API (the step loop is in `loop.py`)."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import random
 import time
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
-from typing import Any, Generic, TypeVar, cast
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast, overload
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing_extensions import is_typeddict
 
 from emit import Emitter, Event, EventKind, NullEmitter, safe_emit
 from store import (
@@ -27,46 +26,55 @@ from store import (
 )
 from store import RunExistsError as StoreRunExistsError
 
-from .context import Context
 from .errors import (
-    DeltaTypeError,
     DuplicateNodeError,
     GraphChangedError,
-    GraphError,
     GraphValidationError,
-    MaxStepsExceeded,
-    NodeError,
-    NodeReturnTypeError,
-    NodeTimeoutError,
     RunExistsError,
     RunNotFoundError,
     StateValidationError,
-    UnknownNodeError,
 )
-from .graph import CompiledGraph, CompiledNode, Edge, Wiring, compile_graph
+from .graph import CompiledGraph, Edge, NodeSpec, Wiring, compile_graph
 from .history import StepView
+from .loop import FAN_OUT_NODE, FirstHop, drive
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
-from .reducer import Reducer, default_reducer
-from .result import NodeResult
+from .reducer import Reducer, default_reducer, model_copier
+from .route_codec import RouteCodec
 from .routing import Next, NextKind, goto
+from .subgraph import Subgraph
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "Interrupt"]
 
 S = TypeVar("S")
+C = TypeVar("C")
 
-_EMPTY_RESULT: NodeResult[Any] = NodeResult()
-_NO_META: Mapping[str, Any] = MappingProxyType({})
+_NO_INPUT: Any = object()
 _GOTO = NextKind.GOTO
-_now = time.time
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """A paused run waiting for input."""
+
+    run_id: str
+    """The run."""
+    step: int
+    """The last committed step."""
+    node_id: str
+    """The node that will run on resume (and receive the input)."""
+    payload: Any
+    """What the node asked (None for an `interrupt_before` pause)."""
+    before: bool
+    """True when the run paused before `node_id` (`interrupt_before`), False when the node interrupted."""
 
 
 class Engine(Generic[S]):
     """A typed graph of nodes over one state type `S`, with durable, resumable runs.
 
-    Wire it with `add`, `start_at` and `connect`; the graph is validated before the first step
-    of the first run (or by `validate()`). One engine serves many concurrent runs: nothing
-    about a run lives on the engine object, only in the store.
+    Wire it with `add`, `start_at`, `connect` and `on_error`; the graph is validated before the
+    first step of the first run (or by `validate()`). One engine serves many concurrent runs:
+    nothing about a run lives on the engine object, only in the store.
 
     Every step is committed to the store before the next one starts: the node's delta, the
     resolved next hop and, every `Options.snapshot_every` steps and at the end, the full state.
@@ -85,10 +93,11 @@ class Engine(Generic[S]):
     ) -> None:
         self.state_type = state_type
         """The state type every node reads and every delta has."""
+        self._type_name = getattr(state_type, "__name__", str(state_type))
         r = reducer if reducer is not None else default_reducer(state_type)
         if r is None:
             raise GraphValidationError(
-                f"state type {getattr(state_type, '__name__', state_type)!r} has no default reducer; "
+                f"state type {self._type_name!r} has no default reducer; "
                 "pass reducer=... (a function (prev, delta) -> new state)"
             )
         self.reducer: Reducer[S] = r
@@ -104,40 +113,58 @@ class Engine(Generic[S]):
         self.codec: Codec[S] = codec if codec is not None else JsonCodec(state_type)
         """Encodes states and deltas for the store."""
         self._wiring: Wiring[S] = Wiring()
-        self._compiled: CompiledGraph[S] | None = None
+        self._compiled: tuple[CompiledGraph[S], RouteCodec[S]] | None = None
         self._is_state = _state_check(state_type)
+        self._copy_state: Callable[[S], S] = _state_copier(state_type)
+        self._error_delta: Callable[[str], S] | None = _error_delta(state_type)
 
     # ------------------------------------------------------------------ wiring
 
     def add(
         self,
         node_id: str,
-        node: NodeLike[S],
+        node: NodeLike[S] | Engine[Any],
         *,
         retries: int | None = None,
         timeout: float | None = None,
         backoff: float | None = None,
+        retry_on: tuple[type[BaseException], ...] | None = None,
         thread: bool = False,
+        interrupt_before: bool = False,
+        state_in: Callable[[S], Any] | None = None,
+        state_out: Callable[[S, Any], S] | None = None,
     ) -> Engine[S]:
         """Add a node under `node_id`; returns the engine for chaining.
 
-        `node` is a function of `(ctx, state)` (sync or async) or an object with such a `run`.
+        `node` is a function of `(ctx, state)` (sync or async), an object with such a `run`, or
+        another `Engine` (a subgraph; `state_in`/`state_out` map to and from its state type).
         Sync nodes run on the event loop; pass `thread=True` for one that blocks.
+        `interrupt_before=True` pauses the run before this node until `resume` is called.
         Raises `DuplicateNodeError` if the id is taken.
         """
-        if not isinstance(node_id, str) or not node_id:
-            raise GraphValidationError(f"node id must be a non-empty string, got {node_id!r}")
+        if not isinstance(node_id, str) or not node_id or node_id == FAN_OUT_NODE:
+            raise GraphValidationError(
+                f"node id must be a non-empty string other than {FAN_OUT_NODE!r}, got {node_id!r}"
+            )
         if node_id in self._wiring.nodes:
             raise DuplicateNodeError(f"node {node_id!r} was already added", node_id=node_id)
+        replaces = False
+        obj: Any = node
+        if isinstance(node, Engine):
+            if state_in is None and node.state_type is not self.state_type:
+                raise GraphValidationError(
+                    f"subgraph {node_id!r} has state type {node._type_name}, not {self._type_name}: "
+                    "pass state_in= and state_out= to map between them",
+                    node_id=node_id,
+                )
+            obj = Subgraph(node, state_in, state_out)
+            replaces = state_out is None
         try:
-            inv = make_invoker(node, thread=thread)
+            inv = make_invoker(obj, thread=thread)
         except TypeError as exc:
             raise GraphValidationError(f"node {node_id!r}: {exc}", node_id=node_id) from exc
-        self._wiring.nodes[node_id] = (
-            node,
-            inv,
-            NodeOptions(retries=retries, timeout=timeout, backoff=backoff),
-        )
+        opts = NodeOptions(retries=retries, timeout=timeout, backoff=backoff, retry_on=retry_on)
+        self._wiring.nodes[node_id] = NodeSpec(obj, inv, opts, interrupt_before, replaces)
         self._compiled = None
         return self
 
@@ -147,13 +174,57 @@ class Engine(Generic[S]):
         self._compiled = None
         return self
 
-    def connect(self, src: str, dst: str, when: Callable[[S], bool] | None = None) -> Engine[S]:
+    @overload
+    def connect(self, src: str, dst: str, when: Callable[[S], bool] | None = None) -> Engine[S]: ...
+
+    @overload
+    def connect(
+        self, src: str, dst: Sequence[str], when: Callable[[S], bool] | None = None, *, join: str
+    ) -> Engine[S]: ...
+
+    def connect(
+        self,
+        src: str,
+        dst: str | Sequence[str],
+        when: Callable[[S], bool] | None = None,
+        *,
+        join: str | None = None,
+    ) -> Engine[S]:
         """Add a static edge `src -> dst`, taken when `when(state)` holds (None: always).
 
         Used when a node's result has no `route`; edges are tried in declaration order and the
-        run stops when none holds. Unknown nodes are reported by `validate()`.
+        run stops when none holds. With a list of nodes as `dst` the edge is a fan-out to them,
+        and `join` (required) runs after their deltas are merged. Unknown nodes are reported by
+        `validate()`.
         """
-        self._wiring.edges.append(Edge(src, dst, when))
+        if isinstance(dst, str):
+            if join is not None:
+                raise GraphValidationError(
+                    f"connect({src!r}, {dst!r}): join= is only for a fan-out to several nodes"
+                )
+            self._wiring.edges.append(Edge(src, dst, when))
+        else:
+            branches = tuple(dst)
+            if not branches:
+                raise GraphValidationError(
+                    f"connect({src!r}, []): a fan-out needs at least one branch", node_id=src
+                )
+            if not join:
+                raise GraphValidationError(
+                    f"connect({src!r}, {list(branches)!r}): a fan-out needs a join node (join=...)",
+                    node_id=src,
+                )
+            self._wiring.edges.append(Edge(src, join, when, branches))
+        self._compiled = None
+        return self
+
+    def on_error(self, node_id: str | None, handler: str) -> Engine[S]:
+        """Route a node's failure (after its retries) to `handler`; `node_id=None` covers every node.
+
+        The failed step is committed with the error (and the state's `last_error` field set when
+        it has one) and the run goes on at `handler`; the run record keeps the last error.
+        """
+        self._wiring.error_routes[node_id] = handler
         self._compiled = None
         return self
 
@@ -164,7 +235,7 @@ class Engine(Generic[S]):
     @property
     def fingerprint(self) -> str:
         """Hash of the graph's shape, recorded by each run; changes refuse resume."""
-        return self._graph().fingerprint
+        return self._graph()[0].fingerprint
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -181,23 +252,25 @@ class Engine(Generic[S]):
         """The start node, if set."""
         return self._wiring.start
 
-    def _graph(self) -> CompiledGraph[S]:
-        g = self._compiled
-        if g is None:
-            g = self._compiled = compile_graph(self._wiring, self.options)
-        return g
+    def _graph(self) -> tuple[CompiledGraph[S], RouteCodec[S]]:
+        c = self._compiled
+        if c is None:
+            g = compile_graph(self._wiring, self.options)
+            c = self._compiled = (g, RouteCodec(self.codec, g.nodes))
+        return c
 
     # ------------------------------------------------------------------ runs
 
     async def run(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
-        """Start run `run_id` from `initial` and drive it to the end; returns the final state.
+        """Start run `run_id` from `initial` and drive it until it stops or pauses; returns the state.
 
+        An interrupt returns the state at that point (status `interrupted`; no exception).
         Raises `RunExistsError` if the id is stored (use `resume`), `StateValidationError` if
         `initial` does not validate, `GraphValidationError` for a malformed graph, `NodeError`
-        when a node fails after its retries, `MaxStepsExceeded` at the step limit. After a
-        failure every committed step is kept and `resume(run_id)` continues the run.
+        when a node fails after its retries with no error route, `MaxStepsExceeded` at the step
+        limit. After a failure every committed step is kept and `resume(run_id)` continues.
         """
-        g = self._graph()
+        g, rc = self._graph()
         state, encoded = self._validated(initial, run_id)
         now = time.time()
         rec = RunRecord(
@@ -214,38 +287,59 @@ class Engine(Generic[S]):
             raise RunExistsError(f"run {run_id!r} exists; use resume({run_id!r})", run_id=run_id) from exc
         if self.emitter is not None:
             self._emit(Event(run_id, 0, "", "run started", {"start": g.start}, kind=EventKind.RUN_START))
-        return await self._drive(g, run_id, state, 0, goto(g.start))
+        return await drive(self, g, rc, run_id, state, 0, goto(g.start))
 
     def run_sync(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
         """`run` for callers without an event loop (uses `asyncio.run`)."""
         return asyncio.run(self.run(run_id, initial))
 
-    async def resume(self, run_id: str) -> S:
-        """Continue run `run_id` from its last committed step; returns the final state.
+    async def resume(self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False) -> S:
+        """Continue run `run_id` from its last committed step; returns the state where it ends or pauses.
 
         A finished run returns its final state and runs nothing. A node whose step was
-        committed never runs again; the node that was running (or failed) runs again.
-        Raises `RunNotFoundError` for an unknown id, `GraphChangedError` if the graph's shape
-        differs from the run's, `CorruptRecordError` for a stored record that cannot be decoded.
+        committed never runs again; the node that was running (or failed) runs again. For an
+        interrupted run, `input` is handed to the node that paused (`ctx.resume_input`, or the
+        return value of `ctx.interrupt`). Raises `RunNotFoundError` for an unknown id,
+        `GraphChangedError` if the graph's shape differs from the run's (unless
+        `allow_graph_change`), `CorruptRecordError` for a stored record that cannot be decoded.
         """
-        g = self._graph()
+        g, rc = self._graph()
         latest = await self._latest(run_id)
         run = latest.run
-        if run.fingerprint and run.fingerprint != g.fingerprint:
+        if run.fingerprint and run.fingerprint != g.fingerprint and not allow_graph_change:
             raise GraphChangedError(
                 f"run {run_id!r} was started by a graph with fingerprint {run.fingerprint}, this engine's "
-                f"is {g.fingerprint}: nodes or edges changed since; resume it with the graph it started with",
+                f"is {g.fingerprint}: nodes or edges changed since; resume it with the graph it started with "
+                "or pass allow_graph_change=True",
                 run_id=run_id,
                 stored=run.fingerprint,
                 current=g.fingerprint,
             )
         state = self._fold(latest)
-        nxt = self._next_of(latest, g)
-        if nxt.kind is not _GOTO:
+        nxt = self._next_of(latest, g, rc)
+        has_input = input is not _NO_INPUT
+        paused = run.status is RunStatus.INTERRUPTED
+        # A routed error stays on the run record; a failure is what this resume retries.
+        keep_error = run.status is not RunStatus.FAILED
+        err, err_node = (run.error, run.error_node) if keep_error else (None, None)
+        interrupted_at = None
+        if nxt.kind is NextKind.INTERRUPT:
+            assert latest.last is not None
+            nxt = goto(latest.last.node_id)
+            interrupted_at = latest.last.step
+        elif nxt.kind is NextKind.STOP:
             if run.status is not RunStatus.DONE:
-                await self.store.set_status(run_id, RunStatus.DONE)
+                await self.store.set_status(run_id, RunStatus.DONE, error=err, error_node=err_node)
             return state
-        await self.store.set_status(run_id, RunStatus.RUNNING)
+        first = FirstHop(
+            resumed=has_input,
+            input=input if has_input else None,
+            approved=paused,
+            interrupted_at=interrupted_at,
+            error=err,
+            error_node=err_node,
+        )
+        await self.store.set_status(run_id, RunStatus.RUNNING, error=err, error_node=err_node)
         if self.emitter is not None:
             self._emit(
                 Event(
@@ -253,30 +347,44 @@ class Engine(Generic[S]):
                     latest.last_step,
                     "",
                     "run resumed",
-                    {"next": nxt.target, "status": str(run.status)},
+                    {"next": repr(nxt), "status": str(run.status)},
                     kind=EventKind.RUN_RESUME,
                 )
             )
-        return await self._drive(g, run_id, state, latest.last_step, nxt)
+        return await drive(self, g, rc, run_id, state, latest.last_step, nxt, first)
 
-    def resume_sync(self, run_id: str) -> S:
+    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT) -> S:
         """`resume` for callers without an event loop."""
-        return asyncio.run(self.resume(run_id))
+        return asyncio.run(self.resume(run_id, input=input))
 
     async def get_state(self, run_id: str) -> S:
         """The state after the run's last committed step (`RunNotFoundError` if unknown)."""
         return self._fold(await self._latest(run_id))
 
     async def get_run(self, run_id: str) -> RunRecord:
-        """The run's record: status, error, fingerprint (`RunNotFoundError` if unknown)."""
+        """The run's record: status, last error, fingerprint (`RunNotFoundError` if unknown)."""
         rec = await self.store.get_run(run_id)
         if rec is None:
             raise RunNotFoundError(f"no run {run_id!r} in the store", run_id=run_id)
         return rec
 
+    async def get_interrupt(self, run_id: str) -> Interrupt | None:
+        """What an interrupted run waits for (node, payload), or None if it is not interrupted."""
+        latest = await self._latest(run_id)
+        if latest.run.status is not RunStatus.INTERRUPTED:
+            return None
+        g, rc = self._graph()
+        nxt = self._next_of(latest, g, rc)
+        if nxt.kind is NextKind.INTERRUPT and latest.last is not None:
+            return Interrupt(run_id, latest.last_step, latest.last.node_id, nxt.payload, False)
+        if nxt.kind is _GOTO:
+            return Interrupt(run_id, latest.last_step, nxt.target, None, True)
+        return None
+
     async def history(self, run_id: str) -> list[StepView[S]]:
         """Every committed step of the run, decoded, with the state after each."""
         run = await self.get_run(run_id)
+        _, rc = self._graph()
         state = self._decode(run.initial, run_id, 0, "initial")
         out: list[StepView[S]] = []
         for rec in await self.store.load_steps(run_id):
@@ -291,7 +399,7 @@ class Engine(Generic[S]):
                     node_id=rec.node_id,
                     delta=delta,
                     state=state,
-                    route=self._route(rec),
+                    route=self._route(rec, rc),
                     attempt=rec.attempt,
                     error=rec.error,
                     ts=rec.ts,
@@ -315,182 +423,7 @@ class Engine(Generic[S]):
             raise RunNotFoundError(f"run {run_id!r} has no checkpoint {label!r}", run_id=run_id)
         return self._decode(cp.state, run_id, cp.step, f"checkpoint {label!r}")
 
-    # ------------------------------------------------------------------ the step loop
-
-    async def _drive(self, g: CompiledGraph[S], run_id: str, state: S, step: int, nxt: Next) -> S:
-        store = self.store
-        codec = self.codec
-        reducer = self.reducer
-        emitter = self.emitter
-        is_state = self._is_state
-        nodes = g.nodes
-        max_steps = self.options.max_steps
-        snap_every = self.options.snapshot_every
-        node_id = ""
-        try:
-            while nxt.kind is _GOTO:
-                node_id = nxt.target
-                node = nodes.get(node_id)
-                if node is None:
-                    raise UnknownNodeError(
-                        f"step {step} routed to unknown node {node_id!r}",
-                        run_id=run_id,
-                        step=step,
-                        node_id=node_id,
-                    )
-                if step >= max_steps:
-                    raise MaxStepsExceeded(
-                        f"run {run_id!r} reached max_steps={max_steps} before stopping (next node {node_id!r}); "
-                        "raise Options.max_steps and resume to go on",
-                        run_id=run_id,
-                        step=step,
-                        node_id=node_id,
-                    )
-                step += 1
-                if emitter is not None:
-                    t0 = time.perf_counter()
-                    self._emit(Event(run_id, step, node_id, "", _NO_META, kind=EventKind.NODE_START))
-                res, attempt = await self._execute(node, run_id, step, state)
-                delta = res.delta
-                if delta is None:
-                    delta_b = None
-                else:
-                    if not is_state(delta):
-                        raise DeltaTypeError(
-                            f"node {node_id!r} returned a delta of type {type(delta).__name__}, "
-                            f"expected {getattr(self.state_type, '__name__', self.state_type)}",
-                            run_id=run_id,
-                            step=step,
-                            node_id=node_id,
-                        )
-                    state = reducer(state, delta)
-                    delta_b = codec.encode_delta(delta)
-                route = res.route
-                if route is None:
-                    route = node.resolve(state)
-                elif route.kind is _GOTO and route.target not in nodes:
-                    raise UnknownNodeError(
-                        f"node {node_id!r} routed to unknown node {route.target!r}",
-                        run_id=run_id,
-                        step=step,
-                        node_id=node_id,
-                    )
-                final = route.kind is not _GOTO
-                await store.save_step(
-                    StepRecord(
-                        run_id,
-                        step,
-                        node_id,
-                        delta_b,
-                        g.encode_route(route),
-                        codec.encode(state) if final or step % snap_every == 0 else None,
-                        attempt,
-                        None,
-                        None,
-                        None,
-                        _now(),
-                    )
-                )
-                if emitter is not None:
-                    for ev in res.events:
-                        self._emit(ev)
-                    self._emit(
-                        Event(
-                            run_id,
-                            step,
-                            node_id,
-                            "",
-                            {
-                                "route": repr(route),
-                                "attempt": attempt,
-                                "ms": (time.perf_counter() - t0) * 1e3,
-                            },
-                            kind=EventKind.NODE_END,
-                        )
-                    )
-                nxt = route
-        except (GraphError, NodeError) as exc:
-            await self._fail(run_id, step, node_id, exc)
-            raise
-        except asyncio.CancelledError:
-            await asyncio.shield(self.store.set_status(run_id, RunStatus.CANCELLED))
-            raise
-        await store.set_status(run_id, RunStatus.DONE)
-        if emitter is not None:
-            self._emit(Event(run_id, step, "", "run finished", {"steps": step}, kind=EventKind.RUN_END))
-        return state
-
-    async def _execute(
-        self, node: CompiledNode[S], run_id: str, step: int, state: S
-    ) -> tuple[NodeResult[S], int]:
-        attempt = 1
-        call = node.call
-        while True:
-            ctx = Context(run_id, step, node.id, attempt, self.emitter)
-            try:
-                if node.timeout is None:
-                    res = call(ctx, state)
-                    if node.is_async:
-                        res = await res
-                else:
-                    async with asyncio.timeout(node.timeout):
-                        res = call(ctx, state)
-                        if node.is_async:
-                            res = await res
-                if res is None:
-                    return _EMPTY_RESULT, attempt
-                if not isinstance(res, NodeResult):
-                    if asyncio.iscoroutine(res):
-                        res.close()
-                    raise NodeReturnTypeError(
-                        f"node {node.id!r} returned {type(res).__name__}, expected NodeResult",
-                        run_id=run_id,
-                        step=step,
-                        node_id=node.id,
-                    )
-                if res.err is not None:
-                    raise res.err
-                return cast(NodeResult[S], res), attempt
-            except GraphError:
-                raise
-            except Exception as exc:
-                if attempt > node.retries:
-                    kind = NodeTimeoutError if isinstance(exc, TimeoutError) else NodeError
-                    what = (
-                        f"timed out after {node.timeout}s" if kind is NodeTimeoutError else f"raised {exc!r}"
-                    )
-                    raise kind(
-                        f"node {node.id!r} {what} at step {step} of run {run_id!r} "
-                        f"(attempt {attempt} of {node.retries + 1}); fix it and resume({run_id!r})",
-                        run_id=run_id,
-                        step=step,
-                        node_id=node.id,
-                        attempts=attempt,
-                    ) from exc
-                delay = self._backoff(node, run_id, step, attempt)
-                if self.emitter is not None:
-                    self._emit(
-                        Event(
-                            run_id,
-                            step,
-                            node.id,
-                            f"retrying after {exc!r}",
-                            {"attempt": attempt, "delay": delay, "error": repr(exc)},
-                            kind=EventKind.RETRY,
-                        )
-                    )
-                if delay > 0:
-                    await asyncio.sleep(delay)
-                attempt += 1
-
-    def _backoff(self, node: CompiledNode[S], run_id: str, step: int, attempt: int) -> float:
-        if node.backoff <= 0:
-            return 0.0
-        base = min(node.backoff * 2.0 ** (attempt - 1), self.options.max_backoff)
-        # Seeded from stable strings (not hash(), which is salted per process) so resumed and
-        # replayed runs wait the same way.
-        seed = hashlib.sha256(f"{self.options.seed}:{run_id}:{step}:{attempt}".encode()).digest()
-        return base * (0.5 + 0.5 * random.Random(seed).random())
+    # ------------------------------------------------------------------ helpers used by the loop
 
     async def _fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
         msg = f"{type(exc).__name__}: {exc}"
@@ -513,8 +446,7 @@ class Engine(Generic[S]):
             return self.codec.decode(encoded), encoded
         except (ValidationError, ValueError, TypeError) as exc:
             raise StateValidationError(
-                f"initial state of run {run_id!r} does not validate as "
-                f"{getattr(self.state_type, '__name__', self.state_type)}: {exc}",
+                f"initial state of run {run_id!r} does not validate as {self._type_name}: {exc}",
                 run_id=run_id,
             ) from exc
 
@@ -531,8 +463,7 @@ class Engine(Generic[S]):
             return self.codec.decode(data)
         except (ValidationError, ValueError, TypeError) as exc:
             raise CorruptRecordError(
-                f"run {run_id!r} step {step}: stored {what} does not decode as "
-                f"{getattr(self.state_type, '__name__', self.state_type)}: {exc}",
+                f"run {run_id!r} step {step}: stored {what} does not decode as {self._type_name}: {exc}",
                 run_id=run_id,
                 step=step,
                 field=what,
@@ -548,21 +479,21 @@ class Engine(Generic[S]):
                 state = self.reducer(state, self._decode(rec.delta, run_id, rec.step, "delta"))
         return state
 
-    def _route(self, rec: StepRecord) -> Next:
+    def _route(self, rec: StepRecord, rc: RouteCodec[S]) -> Next:
         try:
-            return Next.from_json(rec.route)
+            return rc.decode(rec.route)
         except (ValueError, TypeError) as exc:
             raise CorruptRecordError(
-                f"run {rec.run_id!r} step {rec.step}: stored route {rec.route!r} is not a route: {exc}",
+                f"run {rec.run_id!r} step {rec.step}: stored route {rec.route[:80]!r} is not a route: {exc}",
                 run_id=rec.run_id,
                 step=rec.step,
                 field="route",
             ) from exc
 
-    def _next_of(self, latest: Latest, g: CompiledGraph[S]) -> Next:
+    def _next_of(self, latest: Latest, g: CompiledGraph[S], rc: RouteCodec[S]) -> Next:
         if latest.last is None:
             return goto(g.start)
-        return self._route(latest.last)
+        return self._route(latest.last, rc)
 
 
 def _state_check(tp: Any) -> Callable[[Any], bool]:
@@ -574,3 +505,24 @@ def _state_check(tp: Any) -> Callable[[Any], bool]:
             pass
     # TypedDict and other non-class types: deltas are dicts.
     return lambda x: isinstance(x, dict)
+
+
+def _state_copier(tp: Any) -> Callable[[Any], Any]:
+    """Shallow copy of a state, for fan-out branches (each gets its own top-level container)."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        copy = model_copier(tp)
+        return lambda s: copy(s, {})
+    if is_typeddict(tp) or tp is dict:
+        return dict
+    return lambda s: s
+
+
+def _error_delta(tp: Any) -> Callable[[str], Any] | None:
+    """A delta that sets the state's `last_error` field, if the type has one."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        if "last_error" not in tp.model_fields:
+            return None
+        return lambda msg: tp.model_construct(_fields_set={"last_error"}, last_error=msg)
+    if is_typeddict(tp) and "last_error" in getattr(tp, "__annotations__", {}):
+        return lambda msg: {"last_error": msg}
+    return None

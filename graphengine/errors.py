@@ -122,10 +122,13 @@ class NodeError(GraphError):
         step: int | None = None,
         node_id: str | None = None,
         attempts: int = 1,
+        branch: int | None = None,
     ) -> None:
         super().__init__(msg, run_id=run_id, step=step, node_id=node_id)
         self.attempts = attempts
         """How many attempts were made."""
+        self.branch = branch
+        """Index of the failing fan-out branch, when a branch failed."""
 
 
 class NodeTimeoutError(NodeError):

@@ -1,8 +1,8 @@
 """The graph's wiring and its compiled, validated form.
 
-`Wiring` collects what `Engine.add/start_at/connect` declare; `compile_graph` validates it and
-builds the tables the step loop uses (decide once, run many): each node's invoker, limits and
-static-edge resolution, and the precomputed JSON of every route a step can store.
+`Wiring` collects what `Engine.add/start_at/connect/fan_out/on_error` declare; `compile_graph`
+validates it and builds the tables the step loop uses (decide once, run many): each node's
+invoker, limits, error route and static routing.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from .errors import NoStartNodeError, UnknownNodeError
+from .errors import GraphValidationError, NoStartNodeError, UnknownNodeError
 from .node import Invoker
 from .options import NodeOptions, Options
-from .routing import STOP, Next, NextKind, goto
+from .routing import STOP, Branch, Next, NextKind, goto
 
-__all__ = ["CompiledGraph", "CompiledNode", "Edge", "Wiring", "compile_graph"]
+__all__ = ["CompiledGraph", "CompiledNode", "Edge", "NodeSpec", "Wiring", "compile_graph", "fingerprint"]
 
 S = TypeVar("S")
 
@@ -33,18 +33,34 @@ class Edge(Generic[S]):
     """Node the edge enters."""
     when: Callable[[S], bool] | None = None
     """Predicate on the state after the merge; edges are tried in declaration order."""
+    branches: tuple[str, ...] = ()
+    """For a static fan-out edge: the branch nodes (then `dst` is the join)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSpec:
+    """What was declared about one node."""
+
+    obj: Any
+    invoker: Invoker
+    options: NodeOptions
+    interrupt_before: bool = False
+    replaces_state: bool = False
+    """The node's delta is a whole new state (a subgraph of the same type without a mapping)."""
 
 
 @dataclass(slots=True)
 class Wiring(Generic[S]):
     """Mutable declarations of a graph, before validation."""
 
-    nodes: dict[str, tuple[Any, Invoker, NodeOptions]] = field(default_factory=dict)
-    """Node id -> (the object given, its invoker, its options), in insertion order."""
+    nodes: dict[str, NodeSpec] = field(default_factory=dict)
+    """Node id -> its declaration, in insertion order."""
     edges: list[Edge[S]] = field(default_factory=list)
     """Static edges in declaration order."""
     start: str | None = None
     """The start node."""
+    error_routes: dict[str | None, str] = field(default_factory=dict)
+    """Failing node id (None: any node) -> handler node."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +73,10 @@ class CompiledNode(Generic[S]):
     retries: int
     timeout: float | None
     backoff: float
+    retry_on: tuple[type[BaseException], ...]
+    interrupt_before: bool
+    replaces_state: bool
+    error_route: str | None
     # Static routing: either a constant hop, or predicates tried in order.
     fixed: Next | None
     branches: tuple[tuple[Callable[[S], bool] | None, Next], ...]
@@ -78,13 +98,6 @@ class CompiledGraph(Generic[S]):
     nodes: dict[str, CompiledNode[S]]
     start: str
     fingerprint: str
-    route_json: dict[Next, str]
-    """JSON of every static route, so storing a step formats nothing."""
-
-    def encode_route(self, nxt: Next) -> str:
-        """JSON text of a route, from the table when precomputed."""
-        s = self.route_json.get(nxt)
-        return s if s is not None else nxt.to_json()
 
 
 def _describe(fn: Callable[..., Any] | None) -> str:
@@ -94,7 +107,7 @@ def _describe(fn: Callable[..., Any] | None) -> str:
 
 
 def fingerprint(wiring: Wiring[Any]) -> str:
-    """A stable hash of the graph's shape: node ids, start and edges (with predicate names).
+    """A stable hash of the graph's shape: node ids, start, edges (with predicate names), error routes.
 
     Node implementations are not part of it (fixing a bug in a node must not strand its runs);
     adding, removing or rewiring nodes changes it.
@@ -102,16 +115,25 @@ def fingerprint(wiring: Wiring[Any]) -> str:
     doc = {
         "nodes": sorted(wiring.nodes),
         "start": wiring.start,
-        "edges": [[e.src, e.dst, _describe(e.when)] for e in wiring.edges],
+        "edges": [[e.src, e.dst, _describe(e.when), list(e.branches)] for e in wiring.edges],
+        "errors": sorted([k or "*", v] for k, v in wiring.error_routes.items()),
+        "before": sorted(k for k, v in wiring.nodes.items() if v.interrupt_before),
     }
     raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
+def _require(wiring: Wiring[Any], node_id: str, what: str) -> None:
+    if node_id not in wiring.nodes:
+        raise UnknownNodeError(
+            f"{what} names unknown node {node_id!r}; add it with add({node_id!r}, ...)", node_id=node_id
+        )
+
+
 def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
     """Validate the wiring and build the run tables.
 
-    Raises `NoStartNodeError` or `UnknownNodeError` naming the culprit.
+    Raises `NoStartNodeError`, `UnknownNodeError` or `GraphValidationError` naming the culprit.
     """
     if wiring.start is None:
         raise NoStartNodeError("no start node: call start_at(node_id) before running")
@@ -121,50 +143,57 @@ def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
             node_id=wiring.start,
         )
     for e in wiring.edges:
-        for end in (e.src, e.dst):
-            if end not in wiring.nodes:
-                raise UnknownNodeError(
-                    f"edge {e.src!r} -> {e.dst!r} names unknown node {end!r}; add it with add({end!r}, ...)",
-                    node_id=end,
-                )
-    route_json: dict[Next, str] = {STOP: STOP.to_json()}
-    for nid in wiring.nodes:
-        route_json[goto(nid)] = goto(nid).to_json()
+        _require(wiring, e.src, f"edge {e.src!r} -> {e.dst!r}")
+        if e.branches:
+            _require(wiring, e.dst, f"fan-out from {e.src!r}: join")
+            for b in e.branches:
+                _require(wiring, b, f"fan-out from {e.src!r}: branch")
+        else:
+            _require(wiring, e.dst, f"edge {e.src!r} -> {e.dst!r}")
+    for src, handler in wiring.error_routes.items():
+        if src is not None:
+            _require(wiring, src, f"on_error({src!r}, {handler!r})")
+        _require(wiring, handler, f"on_error({src!r}, {handler!r}): handler")
 
     nodes: dict[str, CompiledNode[S]] = {}
-    for nid, (_obj, inv, nopts) in wiring.nodes.items():
+    for nid, spec in wiring.nodes.items():
         per = options.node.get(nid, NodeOptions())
-        out = [(e.when, goto(e.dst)) for e in wiring.edges if e.src == nid]
+        nopts = spec.options
+        out: list[tuple[Callable[[S], bool] | None, Next]] = []
+        for e in wiring.edges:
+            if e.src != nid:
+                continue
+            if e.branches:
+                out.append((e.when, Next(NextKind.FAN_OUT, e.dst, tuple(Branch(b) for b in e.branches))))
+            else:
+                out.append((e.when, goto(e.dst)))
         fixed: Next | None = None
         if not out:
             fixed = STOP
         elif out[0][0] is None:
             fixed = out[0][1]
+        retries = _first(nopts.retries, per.retries, options.retries)
+        if retries < 0:
+            raise GraphValidationError(f"node {nid!r}: retries must be >= 0, got {retries}", node_id=nid)
         nodes[nid] = CompiledNode(
             id=nid,
-            call=inv.call,
-            is_async=inv.is_async,
-            retries=_first(nopts.retries, per.retries, options.retries),
+            call=spec.invoker.call,
+            is_async=spec.invoker.is_async,
+            retries=retries,
             timeout=_first(nopts.timeout, per.timeout, options.timeout),
             backoff=_first(nopts.backoff, per.backoff, options.backoff),
+            retry_on=_first(nopts.retry_on, per.retry_on, options.retry_on),
+            interrupt_before=spec.interrupt_before,
+            replaces_state=spec.replaces_state,
+            error_route=wiring.error_routes.get(nid, wiring.error_routes.get(None)),
             fixed=fixed,
             branches=tuple(out),
         )
-    return CompiledGraph(
-        nodes=nodes, start=wiring.start, fingerprint=fingerprint(wiring), route_json=route_json
-    )
+    return CompiledGraph(nodes=nodes, start=wiring.start, fingerprint=fingerprint(wiring))
 
 
-T = TypeVar("T")
-
-
-def _first(*vals: T | None) -> Any:
+def _first(*vals: Any) -> Any:
     for v in vals:
         if v is not None:
             return v
     return None
-
-
-def is_goto(nxt: Next) -> bool:
-    """Whether a hop continues the run."""
-    return nxt.kind is NextKind.GOTO

@@ -18,6 +18,8 @@ class NodeOptions:
     """Seconds one attempt may take."""
     backoff: float | None = None
     """Base delay in seconds before the first retry (doubles each time)."""
+    retry_on: tuple[type[BaseException], ...] | None = None
+    """Exception types that are retried; others fail at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,10 @@ class Options:
     """Upper bound of one retry delay."""
     timeout: float | None = None
     """Seconds one node attempt may take (None: no limit)."""
+    retry_on: tuple[type[BaseException], ...] = (Exception,)
+    """Exception types that are retried; any other fails the node at once."""
+    max_concurrency: int = 100
+    """Most fan-out branches of one run executing at once."""
     seed: int = 0
     """Seed of the retry jitter."""
     snapshot_every: int = 32
@@ -53,6 +59,8 @@ class Options:
             raise ValueError(f"retries must be >= 0, got {self.retries}")
         if self.snapshot_every < 1:
             raise ValueError(f"snapshot_every must be >= 1, got {self.snapshot_every}")
+        if self.max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {self.max_concurrency}")
         if self.timeout is not None and self.timeout <= 0:
             raise ValueError(f"timeout must be > 0, got {self.timeout}")
 

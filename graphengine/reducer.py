@@ -51,7 +51,7 @@ def _field_reducer(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
 _setattr = object.__setattr__
 
 
-def _model_copier(tp: type[BaseModel]) -> Callable[[Any, dict[str, Any]], Any]:
+def model_copier(tp: type[BaseModel]) -> Callable[[Any, dict[str, Any]], Any]:
     """Return `(prev, update) -> new instance`, the same as `prev.model_copy(update=update)`.
 
     For models without extra fields or private attributes this builds the instance directly,
@@ -80,7 +80,7 @@ def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
         r = _field_reducer(list(info.metadata))
         if r is not None:
             fields[name] = r
-    copy = _model_copier(tp)
+    copy = model_copier(tp)
 
     if tp.model_config.get("extra") == "allow":
         # Extra fields live outside __dict__; take the general, slower path.

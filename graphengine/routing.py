@@ -6,12 +6,14 @@ resumed run continues exactly where the last committed step said.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-__all__ = ["Next", "NextKind", "goto", "stop"]
+__all__ = ["Branch", "Next", "NextKind", "fan_out", "goto", "interrupt", "stop"]
+
+S = TypeVar("S")
 
 
 class NextKind(StrEnum):
@@ -19,46 +21,48 @@ class NextKind(StrEnum):
 
     GOTO = "goto"
     STOP = "stop"
+    FAN_OUT = "fan_out"
+    INTERRUPT = "interrupt"
+
+
+@dataclass(frozen=True, slots=True)
+class Branch(Generic[S]):
+    """One branch of a fan-out: run `node` on `input` (None: the state before the fan-out)."""
+
+    node: str
+    """The node the branch runs."""
+    input: S | None = None
+    """The branch's own state (a map branch, like LangGraph's `Send`), or None."""
 
 
 @dataclass(frozen=True, slots=True)
 class Next:
-    """The next hop of a run: go to one node, or stop.
+    """The next hop of a run. Build it with `goto`, `stop`, `fan_out` or `interrupt`.
 
-    Build it with `goto(node_id)` or `stop()`. A `NodeResult` whose `route` is None follows the
-    static edges instead.
+    A `NodeResult` whose `route` is None follows the static edges instead.
     """
 
     kind: NextKind
     """What kind of hop this is."""
     target: str = ""
-    """Node to run next, for GOTO."""
-
-    def to_json(self) -> str:
-        """Encode as compact JSON text (what step records store)."""
-        if self.kind is NextKind.GOTO:
-            return json.dumps({"goto": self.target}, separators=(",", ":"))
-        return '{"stop":true}'
-
-    @staticmethod
-    def from_json(text: str) -> Next:
-        """Decode what `to_json` produced; `ValueError` on anything else."""
-        data: Any = json.loads(text)
-        if not isinstance(data, dict):
-            raise ValueError(f"route must be a JSON object, got {text!r}")
-        if "goto" in data and isinstance(data["goto"], str):
-            return Next(NextKind.GOTO, data["goto"])
-        if data.get("stop") is True:
-            return STOP
-        raise ValueError(f"unknown route {text!r}")
+    """GOTO: the node to run next. FAN_OUT: the join node."""
+    branches: tuple[Branch[Any], ...] = ()
+    """FAN_OUT: the branches, in the order their deltas are merged."""
+    payload: Any = None
+    """INTERRUPT: what the run shows whoever must answer it (JSON-compatible)."""
 
     def __repr__(self) -> str:
-        return f"goto({self.target!r})" if self.kind is NextKind.GOTO else "stop()"
+        k = self.kind
+        if k is NextKind.GOTO:
+            return f"goto({self.target!r})"
+        if k is NextKind.STOP:
+            return "stop()"
+        if k is NextKind.FAN_OUT:
+            return f"fan_out({[b.node for b in self.branches]!r}, join={self.target!r})"
+        return f"interrupt({self.payload!r})"
 
 
 STOP = Next(NextKind.STOP)
-
-
 _GOTOS: dict[str, Next] = {}
 
 
@@ -76,3 +80,22 @@ def goto(node_id: str) -> Next:
 def stop() -> Next:
     """End the run after this step."""
     return STOP
+
+
+def fan_out(branches: Iterable[str | Branch[Any]], *, join: str) -> Next:
+    """Run several branches concurrently, merge their deltas in this order, then run `join`.
+
+    `branches` holds node ids (each runs on a copy of the state before the fan-out) and/or
+    `Branch(node, input=...)` map branches. Raises `ValueError` when there is no branch or no join.
+    """
+    bs = tuple(b if isinstance(b, Branch) else Branch(b) for b in branches)
+    if not bs:
+        raise ValueError("fan_out needs at least one branch")
+    if not join:
+        raise ValueError("fan_out needs a join node: fan_out([...], join='merge')")
+    return Next(NextKind.FAN_OUT, join, bs)
+
+
+def interrupt(payload: Any = None) -> Next:
+    """Pause the run for outside input; `resume(run_id, input=...)` re-runs this node with it."""
+    return Next(NextKind.INTERRUPT, payload=payload)

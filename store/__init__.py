@@ -15,10 +15,11 @@ from .errors import (
 )
 from .memory import MemoryStore
 from .protocol import Store
-from .records import Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .sqlite import SQLiteStore
 
 __all__ = [
+    "BranchRecord",
     "Checkpoint",
     "Codec",
     "CorruptRecordError",

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from .errors import RunExistsError, StepConflictError
-from .records import Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 
 __all__ = ["MemoryStore"]
 
 
 class _Run:
-    __slots__ = ("checkpoints", "rec", "snapshot_index", "steps")
+    __slots__ = ("branches", "checkpoints", "rec", "snapshot_index", "steps")
 
     def __init__(self, rec: RunRecord) -> None:
         self.rec = rec
@@ -21,6 +21,7 @@ class _Run:
         # Position in `steps` of the newest record carrying a state snapshot (-1: none yet).
         self.snapshot_index = -1
         self.checkpoints: dict[str, Checkpoint] = {}
+        self.branches: dict[tuple[int, int], BranchRecord] = {}
 
 
 class MemoryStore:
@@ -110,6 +111,33 @@ class MemoryStore:
         # Steps are dense from 1, so `after` is also the list index of the first wanted step.
         out = r.steps[max(after, 0) :]
         return out[:limit] if limit is not None else list(out)
+
+    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
+        """Store landed branch results; all or nothing."""
+        now = time.time()
+        staged: list[tuple[_Run, tuple[int, int], BranchRecord]] = []
+        seen: set[tuple[str, int, int]] = set()
+        for rec in recs:
+            r = self._runs.get(rec.run_id)
+            key = (rec.step, rec.branch)
+            if r is None or key in r.branches or (rec.run_id, *key) in seen:
+                raise StepConflictError(
+                    f"branch {rec.branch} of step {rec.step} of run {rec.run_id!r} is already stored "
+                    "or the run does not exist",
+                    run_id=rec.run_id,
+                    step=rec.step,
+                )
+            seen.add((rec.run_id, *key))
+            staged.append((r, key, rec if rec.ts else rec._replace(ts=now)))
+        for r, key, rec in staged:
+            r.branches[key] = rec
+
+    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
+        """Return the branch results of one fan-out, in index order."""
+        r = self._runs.get(run_id)
+        if r is None:
+            return []
+        return sorted((b for (s, _), b in r.branches.items() if s == step), key=lambda b: b.branch)
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
         """Save or replace a labelled checkpoint."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from .records import Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 
 __all__ = ["Store"]
 
@@ -58,6 +58,17 @@ class Store(Protocol):
         self, run_id: str, *, after: int = 0, limit: int | None = None
     ) -> Sequence[StepRecord]:
         """Return the run's step records with `step > after`, in step order."""
+        ...
+
+    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
+        """Persist landed fan-out branch results, all in one transaction.
+
+        `StepConflictError` (and nothing written) if any (run, step, branch) is already stored.
+        """
+        ...
+
+    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
+        """Return the stored branch results of the fan-out at `step`, in branch order."""
         ...
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:

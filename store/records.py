@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-__all__ = ["Checkpoint", "Latest", "RunRecord", "RunStatus", "StepRecord"]
+__all__ = ["BranchRecord", "Checkpoint", "Latest", "RunRecord", "RunStatus", "StepRecord"]
 
 
 class RunStatus(StrEnum):
@@ -90,6 +90,29 @@ class StepRecord(NamedTuple):
     """Encoded events the node returned in its result."""
     ts: float = 0.0
     """Commit time, seconds since the epoch (not part of the deterministic content)."""
+
+
+class BranchRecord(NamedTuple):
+    """The result of one fan-out branch, persisted as soon as it lands.
+
+    When every branch of a fan-out has a record, the engine merges their deltas in `branch`
+    order and commits the fan-out step; after a crash, only branches without a record run again.
+    """
+
+    run_id: str
+    """The run the fan-out belongs to."""
+    step: int
+    """The step number of the fan-out (the step the merge will be committed as)."""
+    branch: int
+    """Position of the branch in the fan-out's declared order (0-based)."""
+    node_id: str
+    """The node the branch ran."""
+    delta: bytes | None
+    """Encoded delta the branch returned."""
+    attempt: int = 1
+    """Attempts the branch took."""
+    ts: float = 0.0
+    """Commit time."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -242,10 +242,12 @@ async def test_timeout_raises_node_timeout_error(store: Store) -> None:
 
 async def test_backoff_is_deterministic() -> None:
     """Retry delays depend only on seed, run, step and attempt."""
+    from graphengine.loop import backoff
+
     g = Engine(S, options=Options(backoff=1.0, seed=7)).add("a", inc).start_at("a")
-    node = g._graph().nodes["a"]
-    d1 = [g._backoff(node, "r", 3, k) for k in (1, 2, 3)]
-    d2 = [g._backoff(node, "r", 3, k) for k in (1, 2, 3)]
+    node = g._graph()[0].nodes["a"]
+    d1 = [backoff(g, node, "r", 3, k) for k in (1, 2, 3)]
+    d2 = [backoff(g, node, "r", 3, k) for k in (1, 2, 3)]
     assert d1 == d2
     assert 0.5 <= d1[0] < 1.0 and 1.0 <= d1[1] < 2.0 and 2.0 <= d1[2] < 4.0
 

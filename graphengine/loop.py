@@ -1,0 +1,558 @@
+"""The step loop: run a node, merge, route, commit; fan-outs; retries and error routes.
+
+Kept apart from `engine.py` (wiring and the public API) because it is the hot path: everything it
+can look up is looked up once per run, and each step does one store write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from pydantic_core import to_json
+
+from emit import Event, EventKind, safe_emit
+from store import BranchRecord, RunStatus, StepRecord
+
+from .context import Context, InterruptSignal
+from .errors import (
+    DeltaTypeError,
+    GraphError,
+    MaxStepsExceeded,
+    NodeError,
+    NodeReturnTypeError,
+    NodeTimeoutError,
+    UnknownNodeError,
+)
+from .graph import CompiledGraph, CompiledNode
+from .result import NodeResult
+from .route_codec import RouteCodec
+from .routing import Next, NextKind, goto, interrupt
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+__all__ = ["FAN_OUT_NODE", "FirstHop", "drive"]
+
+S = TypeVar("S")
+
+FAN_OUT_NODE = "__fan_out__"
+"""Node id of the step record that commits a fan-out's merged branches."""
+
+_EMPTY_RESULT: NodeResult[Any] = NodeResult()
+_NO_META: Mapping[str, Any] = MappingProxyType({})
+_GOTO = NextKind.GOTO
+_STOP = NextKind.STOP
+_FAN_OUT = NextKind.FAN_OUT
+_INTERRUPT = NextKind.INTERRUPT
+_now = time.time
+_FLUSH_MAX = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class FirstHop:
+    """How the first node of a `drive` call is treated (after a resume)."""
+
+    resumed: bool = False
+    """Hand `input` to the first node as the answer to its interrupt."""
+    input: Any = None
+    """The resume input."""
+    approved: bool = False
+    """Run the first node even if it is marked interrupt_before (the pause was answered)."""
+    interrupted_at: int | None = None
+    """When the first node continues its own interrupt: the step at which it interrupted."""
+    error: str | None = None
+    """The run's last routed error, kept on the run record until another replaces it."""
+    error_node: str | None = None
+    """The node of that error."""
+
+
+_FRESH = FirstHop()
+
+
+async def drive(
+    eng: Engine[S],
+    g: CompiledGraph[S],
+    rc: RouteCodec[S],
+    run_id: str,
+    state: S,
+    step: int,
+    nxt: Next,
+    first: FirstHop = _FRESH,
+) -> S:
+    """Drive a run from `nxt` until it stops, interrupts or fails; returns the state at that point."""
+    store = eng.store
+    codec = eng.codec
+    reducer = eng.reducer
+    emitter = eng.emitter
+    is_state = eng._is_state
+    nodes = g.nodes
+    max_steps = eng.options.max_steps
+    snap_every = eng.options.snapshot_every
+    resumed, resume_input, approved = first.resumed, first.input, first.approved
+    interrupted_at = first.interrupted_at
+    last_err = (first.error, first.error_node)
+    node_id = ""
+    t0 = 0.0
+    try:
+        while True:
+            kind = nxt.kind
+            if kind is _GOTO:
+                node_id = nxt.target
+                node = nodes.get(node_id)
+                if node is None:
+                    raise UnknownNodeError(
+                        f"step {step} routed to unknown node {node_id!r}",
+                        run_id=run_id,
+                        step=step,
+                        node_id=node_id,
+                    )
+                if node.interrupt_before and not approved:
+                    await store.set_status(
+                        run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1]
+                    )
+                    if emitter is not None:
+                        eng._emit(
+                            Event(
+                                run_id,
+                                step,
+                                node_id,
+                                "paused before node",
+                                {"before": True},
+                                kind=EventKind.INTERRUPT,
+                            )
+                        )
+                    return state
+                approved = False
+                if step >= max_steps:
+                    raise _max_steps(run_id, step, node_id, max_steps)
+                step += 1
+                if emitter is not None:
+                    t0 = time.perf_counter()
+                    eng._emit(Event(run_id, step, node_id, "", _NO_META, kind=EventKind.NODE_START))
+                calls_b = to_json({"input": resume_input}, fallback=str) if resumed else None
+                try:
+                    res, attempt = await execute(
+                        eng, node, run_id, step, state, resumed, resume_input, None, interrupted_at
+                    )
+                except NodeError as exc:
+                    if node.error_route is None:
+                        raise
+                    state, nxt, msg = await _route_error(
+                        eng, g, rc, run_id, step, node_id, state, exc, exc.attempts
+                    )
+                    last_err = (msg, node_id)
+                    resumed = False
+                    interrupted_at = None
+                    continue
+                resumed = False
+                interrupted_at = None
+                delta = res.delta
+                snapshot = False
+                if delta is None:
+                    delta_b = None
+                elif node.replaces_state:
+                    state = _checked(eng, delta, run_id, step, node_id)
+                    delta_b = None
+                    snapshot = True
+                else:
+                    if not is_state(delta):
+                        raise _wrong_delta(eng, delta, run_id, step, node_id)
+                    state = reducer(state, delta)
+                    delta_b = codec.encode_delta(delta)
+                route = res.route
+                if route is None:
+                    route = node.resolve(state)
+                elif route.kind is not _STOP:
+                    _check_route(route, nodes, run_id, step, node_id)
+                rk = route.kind
+                await store.save_step(
+                    StepRecord(
+                        run_id,
+                        step,
+                        node_id,
+                        delta_b,
+                        rc.encode(route),
+                        codec.encode(state)
+                        if snapshot or rk is not _GOTO or step % snap_every == 0
+                        else None,
+                        attempt,
+                        None,
+                        calls_b,
+                        None,
+                        _now(),
+                    )
+                )
+                if emitter is not None:
+                    for ev in res.events:
+                        eng._emit(ev)
+                    eng._emit(
+                        Event(
+                            run_id,
+                            step,
+                            node_id,
+                            "",
+                            {
+                                "route": repr(route),
+                                "attempt": attempt,
+                                "ms": (time.perf_counter() - t0) * 1e3,
+                            },
+                            kind=EventKind.NODE_END,
+                        )
+                    )
+                nxt = route
+                if rk is _INTERRUPT:
+                    await store.set_status(
+                        run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1]
+                    )
+                    if emitter is not None:
+                        eng._emit(
+                            Event(
+                                run_id,
+                                step,
+                                node_id,
+                                "interrupted",
+                                {"payload": route.payload},
+                                kind=EventKind.INTERRUPT,
+                            )
+                        )
+                    return state
+            elif kind is _FAN_OUT:
+                node_id = FAN_OUT_NODE
+                if step >= max_steps:
+                    raise _max_steps(run_id, step, node_id, max_steps)
+                step += 1
+                state, nxt, err = await _fan_out(eng, g, rc, run_id, step, state, nxt)
+                if err is not None:
+                    last_err = err
+            else:
+                break
+    except (GraphError, NodeError) as exc:
+        await eng._fail(run_id, step, node_id, exc)
+        raise
+    except asyncio.CancelledError:
+        await asyncio.shield(store.set_status(run_id, RunStatus.CANCELLED))
+        raise
+    await store.set_status(run_id, RunStatus.DONE, error=last_err[0], error_node=last_err[1])
+    if emitter is not None:
+        eng._emit(Event(run_id, step, "", "run finished", {"steps": step}, kind=EventKind.RUN_END))
+    return state
+
+
+def _max_steps(run_id: str, step: int, node_id: str, max_steps: int) -> MaxStepsExceeded:
+    return MaxStepsExceeded(
+        f"run {run_id!r} reached max_steps={max_steps} before stopping (next node {node_id!r}); "
+        "raise Options.max_steps and resume to go on",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+    )
+
+
+def _wrong_delta(eng: Engine[Any], delta: Any, run_id: str, step: int, node_id: str) -> DeltaTypeError:
+    return DeltaTypeError(
+        f"node {node_id!r} returned a delta of type {type(delta).__name__}, expected {eng._type_name}",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+    )
+
+
+def _checked(eng: Engine[S], value: Any, run_id: str, step: int, node_id: str) -> S:
+    if not eng._is_state(value):
+        raise _wrong_delta(eng, value, run_id, step, node_id)
+    return cast(S, value)
+
+
+def _check_route(route: Next, nodes: Mapping[str, Any], run_id: str, step: int, node_id: str) -> None:
+    k = route.kind
+    if k is _GOTO:
+        missing = [route.target] if route.target not in nodes else []
+    elif k is _FAN_OUT:
+        missing = [n for n in (route.target, *(b.node for b in route.branches)) if n not in nodes]
+    else:
+        return
+    if missing:
+        raise UnknownNodeError(
+            f"node {node_id!r} routed to unknown node {missing[0]!r} ({route!r})",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+        )
+
+
+async def execute(
+    eng: Engine[S],
+    node: CompiledNode[S],
+    run_id: str,
+    step: int,
+    state: S,
+    resumed: bool,
+    resume_input: Any,
+    branch: int | None,
+    interrupted_at: int | None = None,
+) -> tuple[NodeResult[S], int]:
+    """Run one node with its retries and timeout; returns its result and the attempts it took.
+
+    Raises `NodeError` (or `NodeTimeoutError`) after the last failed attempt, at once for an
+    exception outside `retry_on`; engine errors (a bad return value) are not retried.
+    """
+    attempt = 1
+    call = node.call
+    emitter = eng.emitter
+    while True:
+        ctx = Context(run_id, step, node.id, attempt, emitter, resume_input, resumed, branch, interrupted_at)
+        try:
+            if node.timeout is None:
+                res = call(ctx, state)
+                if node.is_async:
+                    res = await res
+            else:
+                async with asyncio.timeout(node.timeout):
+                    res = call(ctx, state)
+                    if node.is_async:
+                        res = await res
+            if res is None:
+                return _EMPTY_RESULT, attempt
+            if type(res) is not NodeResult and not isinstance(res, NodeResult):
+                if asyncio.iscoroutine(res):
+                    res.close()
+                raise NodeReturnTypeError(
+                    f"node {node.id!r} returned {type(res).__name__}, expected NodeResult",
+                    run_id=run_id,
+                    step=step,
+                    node_id=node.id,
+                )
+            if res.err is not None:
+                raise res.err
+            return cast(NodeResult[S], res), attempt
+        except InterruptSignal as sig:
+            return NodeResult(route=interrupt(sig.payload)), attempt
+        except GraphError:
+            raise
+        except Exception as exc:
+            retryable = isinstance(exc, node.retry_on)
+            if attempt > node.retries or not retryable:
+                timed_out = isinstance(exc, TimeoutError)
+                kind = NodeTimeoutError if timed_out else NodeError
+                what = f"timed out after {node.timeout}s" if timed_out else f"raised {exc!r}"
+                where = f"branch {branch} (node {node.id!r})" if branch is not None else f"node {node.id!r}"
+                why = "" if retryable else ", not retryable"
+                raise kind(
+                    f"{where} {what} at step {step} of run {run_id!r} "
+                    f"(attempt {attempt} of {node.retries + 1}{why}); fix it and resume({run_id!r})",
+                    run_id=run_id,
+                    step=step,
+                    node_id=node.id,
+                    attempts=attempt,
+                ) from exc
+            delay = backoff(eng, node, run_id, step, attempt, branch)
+            if emitter is not None:
+                safe_emit(
+                    emitter,
+                    Event(
+                        run_id,
+                        step,
+                        node.id,
+                        f"retrying after {exc!r}",
+                        {"attempt": attempt, "delay": delay, "error": repr(exc), "branch": branch},
+                        kind=EventKind.RETRY,
+                    ),
+                )
+            if delay > 0:
+                await asyncio.sleep(delay)
+            attempt += 1
+
+
+def backoff(
+    eng: Engine[Any], node: CompiledNode[Any], run_id: str, step: int, attempt: int, branch: int | None = None
+) -> float:
+    """Delay before retry `attempt + 1`: exponential, capped, with jitter seeded by the run's coordinates."""
+    if node.backoff <= 0:
+        return 0.0
+    base = min(node.backoff * 2.0 ** (attempt - 1), eng.options.max_backoff)
+    # Seeded from stable strings (not hash(), which is salted per process) so resumed and
+    # replayed runs wait the same way.
+    seed = hashlib.sha256(f"{eng.options.seed}:{run_id}:{step}:{branch}:{attempt}".encode()).digest()
+    return base * (0.5 + 0.5 * random.Random(seed).random())
+
+
+async def _route_error(
+    eng: Engine[S],
+    g: CompiledGraph[S],
+    rc: RouteCodec[S],
+    run_id: str,
+    step: int,
+    node_id: str,
+    state: S,
+    exc: NodeError,
+    attempts: int,
+) -> tuple[S, Next, str]:
+    """Commit a failed step that goes to its error route; the error is recorded on the step and the run."""
+    handler = g.nodes[node_id].error_route
+    assert handler is not None
+    cause = exc.__cause__ if exc.__cause__ is not None else exc
+    msg = f"{type(cause).__name__}: {cause}"
+    delta_b = None
+    if eng._error_delta is not None:
+        delta = eng._error_delta(msg)
+        state = eng.reducer(state, delta)
+        delta_b = eng.codec.encode_delta(delta)
+    route = goto(handler)
+    await eng.store.save_step(
+        StepRecord(
+            run_id,
+            step,
+            node_id,
+            delta_b,
+            rc.encode(route),
+            eng.codec.encode(state),
+            attempts,
+            msg,
+            None,
+            None,
+            _now(),
+        )
+    )
+    await eng.store.set_status(run_id, RunStatus.RUNNING, error=msg, error_node=node_id)
+    if eng.emitter is not None:
+        eng._emit(
+            Event(
+                run_id,
+                step,
+                node_id,
+                msg,
+                {"error": type(cause).__name__, "handler": handler},
+                kind=EventKind.ERROR,
+            )
+        )
+    return state, route, msg
+
+
+async def _fan_out(
+    eng: Engine[S], g: CompiledGraph[S], rc: RouteCodec[S], run_id: str, step: int, state: S, nxt: Next
+) -> tuple[S, Next, tuple[str, str] | None]:
+    """Run a fan-out's branches concurrently, persisting each result as it lands; merge in order; commit."""
+    store = eng.store
+    codec = eng.codec
+    nodes = g.nodes
+    emitter = eng.emitter
+    branches = nxt.branches
+    k = len(branches)
+    deltas: list[Any] = [None] * k
+    done: set[int] = set()
+    for rec in await store.load_branches(run_id, step):
+        done.add(rec.branch)
+        if rec.delta is not None:
+            deltas[rec.branch] = eng._decode(rec.delta, run_id, step, f"branch {rec.branch} delta")
+    pending = iter([i for i in range(k) if i not in done])
+    base = eng._copy_state
+    buf: list[BranchRecord] = []
+    flusher: asyncio.Task[None] | None = None
+    failure: list[tuple[int, BaseException]] = []
+
+    async def flush() -> None:
+        # Group commit: whatever landed while the previous write was in flight goes in one
+        # transaction (bounded, as stores cap the rows of one statement).
+        while buf:
+            batch = buf[:_FLUSH_MAX]
+            del buf[:_FLUSH_MAX]
+            await store.save_branches(batch)
+
+    async def worker() -> None:
+        nonlocal flusher
+        for i in pending:
+            if failure:
+                return
+            br = branches[i]
+            node = nodes[br.node]
+            bstate = br.input if br.input is not None else base(state)
+            try:
+                if emitter is not None:
+                    eng._emit(Event(run_id, step, br.node, "", {"branch": i}, kind=EventKind.NODE_START))
+                res, attempt = await execute(eng, node, run_id, step, bstate, False, None, i)
+                if res.route is not None and res.route.kind is _INTERRUPT:
+                    raise GraphError(
+                        f"branch {i} (node {br.node!r}) of the fan-out at step {step} interrupted; "
+                        "interrupts are not supported inside fan-out branches (use a subgraph or interrupt at the join)",
+                        run_id=run_id,
+                        step=step,
+                        node_id=br.node,
+                    )
+                d = res.delta
+                if d is not None:
+                    d = _checked(eng, d, run_id, step, br.node)
+                    deltas[i] = d
+                    delta_b: bytes | None = codec.encode_delta(d)
+                else:
+                    delta_b = None
+            except Exception as exc:
+                failure.append((i, exc))
+                return
+            buf.append(BranchRecord(run_id, step, i, br.node, delta_b, attempt, _now()))
+            if flusher is None or flusher.done():
+                flusher = asyncio.ensure_future(flush())
+            if emitter is not None:
+                eng._emit(
+                    Event(
+                        run_id, step, br.node, "", {"branch": i, "attempt": attempt}, kind=EventKind.NODE_END
+                    )
+                )
+
+    workers = min(eng.options.max_concurrency, k - len(done))
+    if workers == 1:
+        await worker()
+    elif workers > 1:
+        await asyncio.gather(*(worker() for _ in range(workers)))
+    while flusher is not None:
+        f, flusher = flusher, None
+        await f
+        if buf:
+            flusher = asyncio.ensure_future(flush())
+
+    join = goto(nxt.target)
+    if failure:
+        i, exc = min(failure, key=lambda f: f[0])
+        if isinstance(exc, GraphError) and not isinstance(exc, NodeError):
+            raise exc
+        bnode = nodes[branches[i].node]
+        err = NodeError(
+            f"fan-out at step {step} of run {run_id!r} failed: {exc}",
+            run_id=run_id,
+            step=step,
+            node_id=bnode.id,
+            attempts=getattr(exc, "attempts", 1),
+            branch=i,
+        )
+        err.__cause__ = exc.__cause__ if exc.__cause__ is not None else exc
+        if bnode.error_route is None:
+            raise err
+        state, route, msg = await _route_error(eng, g, rc, run_id, step, bnode.id, state, err, err.attempts)
+        return state, route, (msg, bnode.id)
+
+    reducer = eng.reducer
+    for d in deltas:
+        if d is not None:
+            state = reducer(state, d)
+    await store.save_step(
+        StepRecord(
+            run_id,
+            step,
+            FAN_OUT_NODE,
+            None,
+            rc.encode(join),
+            codec.encode(state),
+            1,
+            None,
+            None,
+            None,
+            _now(),
+        )
+    )
+    return state, join, None
