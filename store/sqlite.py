@@ -35,13 +35,13 @@ from typing import Any, Final, Literal
 import aiosqlite
 
 from .errors import CorruptRecordError, RunExistsError, StepConflictError, StoreError, StoreUnavailableError
-from .records import Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """Schema version this module writes (`PRAGMA user_version`); older files are migrated on open."""
 
 # _MIGRATIONS[v] takes a file from version v to v + 1. Append; never edit a released entry.
@@ -88,6 +88,20 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             PRIMARY KEY (run_id, label)
         )""",
     ),
+    # v2: results of fan-out branches, kept as each lands so a resumed fan-out reruns only
+    # the branches without one.
+    (
+        """CREATE TABLE branches (
+            run_id  TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            step    INTEGER NOT NULL,
+            branch  INTEGER NOT NULL,
+            node_id TEXT NOT NULL,
+            delta   BLOB,
+            attempt INTEGER NOT NULL,
+            ts      REAL NOT NULL,
+            PRIMARY KEY (run_id, step, branch)
+        )""",
+    ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
 
@@ -123,6 +137,13 @@ _SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
 SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?1)
 ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts"""
 _LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?"
+# save_branches writes all its records with ONE multi-row INSERT, so they commit together: a
+# taken (run, step, branch) or an unknown run (foreign key) fails the statement and writes none.
+_INSERT_BRANCHES: Final = "INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, ts) VALUES "
+_BRANCH_ROW: Final = "(?, ?, ?, ?, ?, ?, ?)"
+# SQLite's default SQLITE_MAX_VARIABLE_NUMBER (since 3.32) is 32766 bound values per statement.
+_MAX_BRANCHES: Final = 32766 // 7
+_LOAD_BRANCHES: Final = "SELECT run_id, step, branch, node_id, delta, attempt, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch"
 
 # How long to wait for a connection left behind by a closed event loop to shut down.
 _DISPOSE_TIMEOUT: Final = 2.0
@@ -155,7 +176,16 @@ _STEP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
     ("error", (str, _NONE)),
     ("calls", (bytes, _NONE)),
     ("events", (bytes, _NONE)),
-    ("ts", (float, int)),
+    ("ts", (float,)),  # REAL affinity stores integers as REAL, so only a float is sound
+)
+_BRANCH_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
+    ("run_id", (str,)),
+    ("step", (int,)),
+    ("branch", (int,)),
+    ("node_id", (str,)),
+    ("delta", (bytes, _NONE)),
+    ("attempt", (int,)),
+    ("ts", (float,)),
 )
 _CP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
     ("run_id", (str,)),
@@ -165,6 +195,12 @@ _CP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
     ("ts", (float, int)),
 )
 _STATUSES: Final = {s.value: s for s in RunStatus}
+
+# Step and branch records are NamedTuples whose field order is the column order above, so a
+# record is its own parameter tuple and a checked row is the record. Fail at import, not at the
+# first write, if the records and the columns ever drift apart.
+assert StepRecord._fields == tuple(name for name, _ in _STEP_TYPES), StepRecord._fields
+assert BranchRecord._fields == tuple(name for name, _ in _BRANCH_TYPES), BranchRecord._fields
 
 
 def _check(
@@ -202,9 +238,12 @@ def _run_from_row(row: Sequence[Any]) -> RunRecord:
 
 def _step_from_row(row: Sequence[Any]) -> StepRecord:
     _check(row, _STEP_TYPES, "step record", 1)
-    return StepRecord(
-        row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], float(row[10])
-    )
+    return StepRecord._make(row)
+
+
+def _branch_from_row(row: Sequence[Any]) -> BranchRecord:
+    _check(row, _BRANCH_TYPES, "branch record", 1)
+    return BranchRecord._make(row)
 
 
 def _checkpoint_from_row(row: Sequence[Any]) -> Checkpoint:
@@ -217,7 +256,7 @@ def _checkpoint_from_row(row: Sequence[Any]) -> Checkpoint:
 # (tests/test_store_sqlite.py fails if sqlite3 grows one that is missing). Each entry picks the
 # StoreError subclass from the SQLite result code and the operation that failed.
 
-_Op = Literal["open", "create_run", "save_step", "save_checkpoint", "read", "write"]
+_Op = Literal["open", "create_run", "save_step", "save_branches", "save_checkpoint", "read", "write"]
 
 # Primary result codes (the low byte of an extended code); see https://sqlite.org/rescode.html.
 _SQLITE_CORRUPT: Final = 11
@@ -235,6 +274,15 @@ _UNAVAILABLE_CODES: Final = frozenset(
         _SQLITE_NOTADB,  # the file is something else: this store cannot be opened on it
     }
 )
+_UNAVAILABLE_MESSAGES: Final = (
+    "database is locked",
+    "database table is locked",
+    "unable to open",
+    "disk i/o error",
+    "readonly database",
+    "file is not a database",
+    "database or disk is full",
+)
 # Extended codes of constraint failures that mean "that key is taken" (or its parent is missing),
 # as opposed to NOT NULL / CHECK failures, which mean a bad value was passed.
 _KEY_CONSTRAINTS: Final = frozenset(
@@ -251,10 +299,12 @@ def _code(exc: BaseException) -> int:
 
 
 def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
-    if _code(exc) in _KEY_CONSTRAINTS or _code(exc) == 0:
+    code = _code(exc)
+    # Without a code, only a key message means "taken"; NOT NULL / CHECK mean a bad value.
+    if code in _KEY_CONSTRAINTS or (code == 0 and ("UNIQUE" in str(exc) or "FOREIGN KEY" in str(exc))):
         if op == "create_run":
             return RunExistsError
-        if op in ("save_step", "save_checkpoint"):
+        if op in ("save_step", "save_branches", "save_checkpoint"):
             return StepConflictError
     return StoreError
 
@@ -265,10 +315,13 @@ def _by_code(exc: BaseException, op: _Op) -> type[StoreError]:
         return StoreUnavailableError
     if code == _SQLITE_CORRUPT:
         return CorruptRecordError
-    msg = str(exc)
+    msg = str(exc).lower()
     # Raised by Python's sqlite3 (no SQLite code) when a TEXT column holds invalid UTF-8.
-    if msg.startswith("Could not decode to UTF-8"):
+    if msg.startswith("could not decode to utf-8") or "malformed" in msg:
         return CorruptRecordError
+    # Exceptions without a result code (raised by hand or by older drivers): go by the message.
+    if code == 0 and any(m in msg for m in _UNAVAILABLE_MESSAGES):
+        return StoreUnavailableError
     if op == "open":
         return StoreUnavailableError
     return StoreError
@@ -392,8 +445,15 @@ class SQLiteStore:
             thread = getattr(conn, "_thread", None)
             if isinstance(thread, threading.Thread):
                 thread.daemon = True
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "open", where) from exc
+        try:
             await conn
         except _DRIVER_ERRORS as exc:
+            # aiosqlite stops its worker thread without waiting; that thread then answers on
+            # this loop, so wait for it here or it may find the loop closed and die noisily.
+            if isinstance(thread, threading.Thread) and thread.is_alive():
+                await asyncio.to_thread(thread.join, _DISPOSE_TIMEOUT)
             raise _translate(exc, "open", where) from exc
         try:
             await self._prepare(conn)
@@ -538,19 +598,8 @@ class SQLiteStore:
         conn = self._conn
         if conn is None or self._loop is not asyncio.get_running_loop():
             conn = await self._open_for_loop()
-        params = (
-            rec.run_id,
-            rec.step,
-            rec.node_id,
-            rec.delta,
-            rec.route,
-            rec.state,
-            rec.attempt,
-            rec.error,
-            rec.calls,
-            rec.events,
-            rec.ts or time.time(),
-        )
+        # The record is a NamedTuple in column order (checked at import): it is the parameter tuple.
+        params = rec if rec.ts else (*rec[:-1], time.time())
         try:
             cur = await conn.execute(_INSERT_STEP, params)
         except _DRIVER_ERRORS as exc:
@@ -598,6 +647,47 @@ class SQLiteStore:
             _LOAD_STEPS, (run_id, after, -1 if limit is None else max(limit, 0)), run_id=run_id
         )
         return [_step_from_row(r) for r in rows]
+
+    # ---------------------------------------------------------------- fan-out branches
+
+    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
+        """Store landed branch results in one statement, all or nothing. `StepConflictError`
+        (and nothing written) if a (run, step, branch) is taken or a run does not exist. A zero
+        `ts` becomes now. At most 4,681 records per call (SQLite's bound-parameter limit).
+        """
+        if not recs:
+            return
+        if len(recs) > _MAX_BRANCHES:
+            raise StoreError(
+                f"save_branches got {len(recs)} records; at most {_MAX_BRANCHES} fit in one atomic "
+                "write: save them in several calls",
+                run_id=recs[0].run_id,
+                step=recs[0].step,
+            )
+        conn = await self._db()
+        now = time.time()
+        params: list[Any] = []
+        for b in recs:
+            params += b if b.ts else (*b[:-1], now)
+        # Only the constant placeholder group is repeated into the text; values are all bound.
+        sql = _INSERT_BRANCHES + ", ".join([_BRANCH_ROW] * len(recs))
+        try:
+            await conn.execute(sql, params)
+        except _DRIVER_ERRORS as exc:
+            err = _translate(exc, "save_branches", repr(self), run_id=recs[0].run_id, step=recs[0].step)
+            if isinstance(err, StepConflictError):
+                err = StepConflictError(
+                    f"{self!r}: a branch of step {recs[0].step} of run {recs[0].run_id!r} is already "
+                    "stored, or the run does not exist; nothing was written",
+                    run_id=recs[0].run_id,
+                    step=recs[0].step,
+                )
+            raise err from exc
+
+    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
+        """Return the stored branch results of the fan-out at `step`, in branch order."""
+        rows = await self._fetchall(_LOAD_BRANCHES, (run_id, step), run_id=run_id)
+        return [_branch_from_row(r) for r in rows]
 
     # ---------------------------------------------------------------- checkpoints
 

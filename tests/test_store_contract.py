@@ -9,6 +9,7 @@ from collections.abc import Collection
 import pytest
 
 from store import (
+    BranchRecord,
     Checkpoint,
     RunExistsError,
     RunRecord,
@@ -372,6 +373,80 @@ async def test_load_latest_sees_steps_written_after_a_previous_load(store: Store
     latest = await store.load_latest("r1")
     assert latest is not None
     assert (latest.base_step, [s.step for s in latest.tail], latest.last_step) == (2, [3], 3)
+
+
+# ------------------------------------------------------------------------------------ branches
+
+
+def branch(n: int, step: int = 2, run_id: str = "r1", **kw: object) -> BranchRecord:
+    fields: dict[str, object] = {"node_id": f"b{n}", "delta": b"\x00d%d" % n, "ts": 50.0 + n} | kw
+    return BranchRecord(run_id, step, n, **fields)  # type: ignore[arg-type]
+
+
+async def test_branches_round_trip_in_branch_order(store: Store) -> None:
+    """Branch records come back exactly as written, ordered by branch number whatever the landing order."""
+    await store.create_run(run_rec())
+    b2, b0, b1 = branch(2, attempt=3), branch(0, delta=None), branch(1, delta=AWKWARD)
+    await store.save_branches([b2])
+    await store.save_branches([b0, b1])
+    assert list(await store.load_branches("r1", 2)) == [b0, b1, b2]
+
+
+async def test_branches_fill_zero_ts(store: Store) -> None:
+    """A branch saved with ts=0 gets the commit time."""
+    await store.create_run(run_rec())
+    before = time.time()
+    await store.save_branches([branch(0, ts=0.0)])
+    [got] = await store.load_branches("r1", 2)
+    assert before <= got.ts <= time.time()
+
+
+async def test_branches_of_other_steps_and_runs_are_separate(store: Store) -> None:
+    """`load_branches` returns only the fan-out at that step of that run."""
+    await store.create_run(run_rec("r1"))
+    await store.create_run(run_rec("r2"))
+    await store.save_branches([branch(0, step=2), branch(0, step=5), branch(0, step=2, run_id="r2")])
+    assert [(b.run_id, b.step) for b in await store.load_branches("r1", 2)] == [("r1", 2)]
+    assert [(b.run_id, b.step) for b in await store.load_branches("r1", 5)] == [("r1", 5)]
+    assert list(await store.load_branches("r1", 3)) == []
+
+
+async def test_branches_of_unknown_run_are_empty(store: Store) -> None:
+    """An unknown run has no branches."""
+    assert list(await store.load_branches("nope", 1)) == []
+
+
+async def test_saving_no_branches_is_a_no_op(store: Store) -> None:
+    """An empty batch writes nothing and raises nothing."""
+    await store.save_branches([])
+
+
+async def test_taken_branch_conflicts_and_the_batch_writes_nothing(store: Store) -> None:
+    """A batch holding an already stored (run, step, branch) raises `StepConflictError`; none of it is written."""
+    await store.create_run(run_rec())
+    first = branch(0)
+    await store.save_branches([first])
+    with pytest.raises(StepConflictError) as info:
+        await store.save_branches([branch(1), branch(0, node_id="again")])
+    assert (info.value.run_id, info.value.step) == ("r1", 2)
+    assert list(await store.load_branches("r1", 2)) == [first]
+
+
+async def test_duplicate_branch_within_a_batch_conflicts(store: Store) -> None:
+    """A batch naming one branch twice raises `StepConflictError` and writes nothing."""
+    await store.create_run(run_rec())
+    with pytest.raises(StepConflictError):
+        await store.save_branches([branch(0), branch(1), branch(0)])
+    assert list(await store.load_branches("r1", 2)) == []
+
+
+async def test_branches_of_unknown_run_conflict_and_write_nothing(store: Store) -> None:
+    """A batch with a branch of an unknown run raises `StepConflictError` and writes none of it."""
+    await store.create_run(run_rec())
+    with pytest.raises(StepConflictError):
+        await store.save_branches([branch(0), branch(1, run_id="ghost")])
+    assert list(await store.load_branches("r1", 2)) == []
+    assert await store.get_run("ghost") is None
 
 
 # ------------------------------------------------------------------------------------ checkpoints

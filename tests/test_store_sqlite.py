@@ -1,0 +1,539 @@
+"""What `SQLiteStore` promises beyond the store contract: a real file, its schema, crashes, loops."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import pytest
+
+import store.sqlite as sqlite_mod
+from store import (
+    BranchRecord,
+    Checkpoint,
+    CorruptRecordError,
+    RunRecord,
+    RunStatus,
+    SQLiteStore,
+    StepConflictError,
+    StepRecord,
+    StoreError,
+    StoreUnavailableError,
+)
+from store.sqlite import SCHEMA_VERSION
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_rec(run_id: str = "r1") -> RunRecord:
+    return RunRecord(run_id, RunStatus.RUNNING, b'{"n":0}', created_at=1.0, updated_at=1.0)
+
+
+def step_rec(step: int, run_id: str = "r1", state: bytes | None = None) -> StepRecord:
+    return StepRecord(run_id, step, "n", f'{{"n":{step}}}'.encode(), '"next"', state=state, ts=float(step))
+
+
+async def seeded(path: Path, steps: int = 3) -> None:
+    """Create run r1 with `steps` steps in the file at `path`, then close it."""
+    async with SQLiteStore(path) as s:
+        await s.create_run(run_rec())
+        for i in range(1, steps + 1):
+            await s.save_step(step_rec(i))
+
+
+def raw(path: Path) -> sqlite3.Connection:
+    """A plain stdlib connection in autocommit mode, for reaching under the store."""
+    return sqlite3.connect(path, isolation_level=None)
+
+
+def connection_thread(s: SQLiteStore) -> threading.Thread:
+    """The worker thread of the store's current aiosqlite connection."""
+    assert s._conn is not None
+    thread = s._conn._thread
+    assert isinstance(thread, threading.Thread)
+    return thread
+
+
+# ------------------------------------------------------------------------------------ construction
+
+
+def test_constructor_needs_no_event_loop_and_opens_nothing(tmp_path: Path) -> None:
+    """`SQLiteStore(path)` works outside any loop and creates no file until first use."""
+    s = SQLiteStore(tmp_path / "runs.db")
+    assert not (tmp_path / "runs.db").exists()
+    assert repr(s) == f"SQLiteStore({str(tmp_path / 'runs.db')!r})"
+
+
+def test_unknown_synchronous_setting_is_refused() -> None:
+    """A `synchronous` value outside OFF/NORMAL/FULL/EXTRA raises ValueError naming it."""
+    with pytest.raises(ValueError, match="'sometimes'"):
+        SQLiteStore("x.db", synchronous="sometimes")
+
+
+async def test_pragmas_are_applied(tmp_path: Path) -> None:
+    """The connection runs in WAL mode with the chosen `synchronous`, foreign keys on."""
+    async with SQLiteStore(tmp_path / "a.db", synchronous="full") as s:
+        conn = s._conn
+        assert conn is not None
+        assert list(await conn.execute_fetchall("PRAGMA journal_mode")) == [("wal",)]
+        assert list(await conn.execute_fetchall("PRAGMA synchronous")) == [(2,)]
+        assert list(await conn.execute_fetchall("PRAGMA foreign_keys")) == [(1,)]
+    # WAL is a property of the file: a plain connection sees it too.
+    with raw(tmp_path / "a.db") as c:
+        assert c.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+async def test_closed_store_refuses_use(tmp_path: Path) -> None:
+    """After `close()` every call raises `StoreUnavailableError`."""
+    s = SQLiteStore(tmp_path / "a.db")
+    await s.create_run(run_rec())
+    await s.close()
+    with pytest.raises(StoreUnavailableError, match="closed"):
+        await s.get_run("r1")
+    with pytest.raises(StoreUnavailableError):
+        await s.save_step(step_rec(1))
+    await s.close()  # closing twice is harmless
+
+
+# ------------------------------------------------------------------------------------ durability
+
+
+async def test_data_survives_close_and_reopen(tmp_path: Path) -> None:
+    """Runs, steps and checkpoints written before `close()` are all there after reopening."""
+    path = tmp_path / "runs.db"
+    async with SQLiteStore(path) as s:
+        await s.create_run(run_rec())
+        await s.save_step(step_rec(1))
+        await s.save_step(step_rec(2, state=b"S2"))
+        await s.save_step(step_rec(3))
+        await s.save_checkpoint(Checkpoint("r1", "mid", 2, b"S2", ts=9.0))
+        await s.set_status("r1", RunStatus.DONE)
+        before = (await s.get_run("r1"), list(await s.load_steps("r1")))
+    async with SQLiteStore(path) as s:
+        assert (await s.get_run("r1"), list(await s.load_steps("r1"))) == before
+        assert await s.load_checkpoint("r1", "mid") == Checkpoint("r1", "mid", 2, b"S2", ts=9.0)
+        latest = await s.load_latest("r1")
+        assert latest is not None
+        assert (latest.base_step, latest.last_step) == (2, 3)
+
+
+def test_store_moves_between_event_loops(tmp_path: Path) -> None:
+    """One store serves successive `asyncio.run` calls, reopening its connection for each loop."""
+    s = SQLiteStore(tmp_path / "runs.db")
+
+    async def first() -> None:
+        await s.create_run(run_rec())
+        await s.save_step(step_rec(1))
+
+    async def second() -> list[int]:
+        await s.save_step(step_rec(2))
+        return [r.step for r in await s.load_steps("r1")]
+
+    asyncio.run(first())
+    first_thread = connection_thread(s)
+    assert asyncio.run(second()) == [1, 2]
+    second_thread = connection_thread(s)
+    # The first loop's connection was closed when the second loop took over, not leaked.
+    assert second_thread is not first_thread
+    first_thread.join(timeout=5)
+    assert not first_thread.is_alive()
+    asyncio.run(s.close())
+    second_thread.join(timeout=5)
+    assert not second_thread.is_alive()
+
+
+async def test_concurrent_first_use_opens_one_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many tasks touching a fresh store at once share one connection."""
+    opened: list[object] = []
+    real_connect = aiosqlite.connect
+
+    def counting_connect(*args: Any, **kwargs: Any) -> aiosqlite.Connection:
+        opened.append(args)
+        return real_connect(*args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite, "connect", counting_connect)
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        pass
+    opened.clear()
+    s = SQLiteStore(tmp_path / "a.db")
+    assert await asyncio.gather(*(s.get_run(f"r{i}") for i in range(20))) == [None] * 20
+    assert len(opened) == 1
+    await s.close()
+
+
+async def test_concurrent_tasks_write_different_runs(tmp_path: Path) -> None:
+    """Tasks writing different runs at once interleave without losing or misplacing a step."""
+    async with SQLiteStore(tmp_path / "a.db") as s:
+
+        async def writer(run_id: str) -> None:
+            await s.create_run(run_rec(run_id))
+            for i in range(1, 31):
+                await s.save_step(step_rec(i, run_id))
+
+        await asyncio.gather(*(writer(f"r{k}") for k in range(12)))
+        for k in range(12):
+            steps = await s.load_steps(f"r{k}")
+            assert [(x.run_id, x.step) for x in steps] == [(f"r{k}", i) for i in range(1, 31)]
+
+
+async def test_load_latest_is_consistent_while_another_connection_writes(tmp_path: Path) -> None:
+    """Reads racing a writer on another connection always see a dense tail ending at `last`."""
+    path = tmp_path / "a.db"
+    async with SQLiteStore(path) as writer, SQLiteStore(path) as reader:
+        await writer.create_run(run_rec())
+        done = False
+
+        async def write() -> None:
+            nonlocal done
+            for i in range(1, 201):
+                await writer.save_step(step_rec(i, state=f"S{i}".encode() if i % 7 == 0 else None))
+            done = True
+
+        async def read() -> int:
+            seen = 0
+            while not done:
+                latest = await reader.load_latest("r1")
+                assert latest is not None
+                steps = [latest.base_step, *(t.step for t in latest.tail)]
+                assert steps == list(range(latest.base_step, latest.last_step + 1))
+                assert latest.base_step == 0 or latest.base_state == f"S{latest.base_step}".encode()
+                assert latest.last_step >= seen
+                seen = latest.last_step
+            return seen
+
+        _, _ = await asyncio.gather(write(), read())
+
+
+CRASH_WRITER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from store import RunRecord, RunStatus, SQLiteStore, StepRecord
+
+    async def main(path):
+        s = SQLiteStore(path)
+        await s.create_run(RunRecord("crash", RunStatus.RUNNING, b"{}"))
+        step = 0
+        while True:
+            step += 1
+            body = bytes([step % 251]) * (1000 + step % 3000)
+            state = body * 3 if step % 10 == 0 else None
+            await s.save_step(StepRecord("crash", step, "n", body, '"next"', state=state))
+            print(step, flush=True)
+
+    asyncio.run(main(sys.argv[1]))
+    """
+)
+
+
+@pytest.mark.slow
+async def test_steps_survive_sigkill_dense_and_whole(tmp_path: Path) -> None:
+    """A writer killed with SIGKILL leaves a dense prefix of whole steps, including every acknowledged one."""
+    path = tmp_path / "crash.db"
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", CRASH_WRITER, str(path), stdout=asyncio.subprocess.PIPE, env=env
+    )
+    assert proc.stdout is not None
+    acknowledged = 0
+    try:
+        async with asyncio.timeout(60):
+            while acknowledged < 300:
+                line = await proc.stdout.readline()
+                if not line:
+                    break
+                acknowledged = int(line)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        await proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert acknowledged >= 300, "the writer did not get going"
+
+    async with SQLiteStore(path) as s:
+        steps = await s.load_steps("crash")
+        assert [x.step for x in steps] == list(range(1, len(steps) + 1))
+        assert len(steps) >= acknowledged
+        for x in steps:
+            body = bytes([x.step % 251]) * (1000 + x.step % 3000)
+            assert x.delta == body
+            assert x.state == (body * 3 if x.step % 10 == 0 else None)
+        latest = await s.load_latest("crash")
+        assert latest is not None
+        assert latest.last_step == len(steps)
+        # And the run goes on where it stopped.
+        await s.save_step(StepRecord("crash", len(steps) + 1, "n", b"", '"stop"'))
+    with raw(path) as c:
+        assert c.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+# ------------------------------------------------------------------------------------ schema
+
+
+async def test_schema_version_is_recorded(tmp_path: Path) -> None:
+    """A new file carries the current schema version in `PRAGMA user_version`."""
+    await seeded(tmp_path / "a.db", steps=0)
+    with raw(tmp_path / "a.db") as c:
+        assert c.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        tables = {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"runs", "steps", "checkpoints"} <= tables
+
+
+async def test_older_schema_is_migrated_on_open(tmp_path: Path) -> None:
+    """A version-1 file gains the later tables on open and keeps its data."""
+    path = tmp_path / "v1.db"
+    with raw(path) as c:
+        for stmt in sqlite_mod._MIGRATIONS[0]:
+            c.execute(stmt)
+        c.execute("PRAGMA user_version = 1")
+        c.execute("INSERT INTO runs VALUES ('old', 'done', x'00', 'fp', 1, 1.0, 2.0, NULL, NULL, x'7b7d')")
+    async with SQLiteStore(path) as s:
+        assert await s.get_run("old") == RunRecord(
+            "old", RunStatus.DONE, b"\x00", "fp", 1, 1.0, 2.0, None, None, b"{}"
+        )
+        assert list(await s.load_branches("old", 1)) == []
+    with raw(path) as c:
+        assert c.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+
+
+async def test_newer_schema_version_is_refused(tmp_path: Path) -> None:
+    """A file written by a newer schema raises `StoreUnavailableError` naming both versions."""
+    await seeded(tmp_path / "a.db")
+    with raw(tmp_path / "a.db") as c:
+        c.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    s = SQLiteStore(tmp_path / "a.db")
+    with pytest.raises(StoreUnavailableError, match=rf"schema version {SCHEMA_VERSION + 5}.*upgrade"):
+        await s.get_run("r1")
+    with raw(tmp_path / "a.db") as c:  # and it left the file alone
+        assert c.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION + 5,)
+
+
+async def test_snapshot_lookup_uses_the_partial_index(tmp_path: Path) -> None:
+    """Finding the newest snapshot reads the partial index of snapshot steps, not the table."""
+    await seeded(tmp_path / "a.db")
+    with raw(tmp_path / "a.db") as c:
+        plan = c.execute("EXPLAIN QUERY PLAN " + sqlite_mod._LOAD_FROM_SNAPSHOT, ("r1",)).fetchall()
+    assert any("steps_snapshot" in row[-1] for row in plan), plan
+
+
+# ------------------------------------------------------------------------------------ hot path
+
+
+async def test_save_step_is_one_statement_and_one_thread_hop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`save_step` runs exactly one SQL statement (its own transaction) in one trip to the driver thread."""
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        await s.create_run(run_rec())
+        conn = s._conn
+        assert conn is not None
+        statements: list[str] = []
+        await conn.set_trace_callback(statements.append)
+        hops = 0
+        real_execute = conn._execute
+
+        async def counting(fn: Any, *args: Any, **kwargs: Any) -> Any:
+            nonlocal hops
+            hops += 1
+            return await real_execute(fn, *args, **kwargs)  # type: ignore[no-untyped-call]
+
+        monkeypatch.setattr(conn, "_execute", counting)
+        await s.save_step(step_rec(1))
+        assert hops == 1
+        assert len(statements) == 1
+        assert statements[0].lstrip().startswith("INSERT INTO steps")
+        assert not conn.in_transaction
+
+
+# ------------------------------------------------------------------------------------ errors
+
+
+def _corrupt(path: Path, sql: str) -> None:
+    with raw(path) as c:
+        c.execute(sql)
+
+
+@pytest.mark.parametrize(
+    ("sql", "field"),
+    [
+        ("UPDATE steps SET route = x'00ff' WHERE step = 2", "route"),
+        ("UPDATE steps SET delta = 'text, not bytes' WHERE step = 2", "delta"),
+        ("UPDATE steps SET attempt = 'many' WHERE step = 2", "attempt"),
+        ("UPDATE steps SET state = 42 WHERE step = 2", "state"),
+        ("UPDATE steps SET events = 'x' WHERE step = 2", "events"),
+    ],
+)
+async def test_step_row_with_wrong_types_is_corrupt(tmp_path: Path, sql: str, field: str) -> None:
+    """A step row holding a wrong type raises `CorruptRecordError` naming run, step and field."""
+    await seeded(tmp_path / "a.db")
+    _corrupt(tmp_path / "a.db", sql)
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        for load in (s.load_steps, s.load_latest):
+            with pytest.raises(CorruptRecordError) as info:
+                await load("r1")
+            assert (info.value.run_id, info.value.step, info.value.field) == ("r1", 2, field)
+            assert field in str(info.value)
+        # Steps before the bad one are still readable.
+        assert [x.step for x in await s.load_steps("r1", limit=1)] == [1]
+
+
+async def test_text_column_with_invalid_utf8_is_corrupt(tmp_path: Path) -> None:
+    """A TEXT column holding bytes that are not UTF-8 raises `CorruptRecordError`."""
+    await seeded(tmp_path / "a.db")
+    _corrupt(tmp_path / "a.db", "UPDATE steps SET node_id = CAST(x'ff00fe' AS TEXT) WHERE step = 2")
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        with pytest.raises(CorruptRecordError) as info:
+            await s.load_steps("r1")
+        assert info.value.run_id == "r1"
+        assert isinstance(info.value.__cause__, sqlite3.Error)
+
+
+@pytest.mark.parametrize(
+    ("sql", "field"),
+    [
+        ("UPDATE runs SET status = 'exploded'", "status"),
+        ("UPDATE runs SET initial = 'text'", "initial"),
+        ("UPDATE runs SET state_version = 1.5", "state_version"),
+    ],
+)
+async def test_run_row_with_wrong_values_is_corrupt(tmp_path: Path, sql: str, field: str) -> None:
+    """A run row holding a wrong type or an unknown status raises `CorruptRecordError` naming the field."""
+    await seeded(tmp_path / "a.db")
+    _corrupt(tmp_path / "a.db", sql)
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        for call in (s.get_run("r1"), s.load_latest("r1"), s.list_runs()):
+            with pytest.raises(CorruptRecordError) as info:
+                await call
+            assert (info.value.run_id, info.value.field) == ("r1", field)
+
+
+async def test_checkpoint_row_with_wrong_types_is_corrupt(tmp_path: Path) -> None:
+    """A checkpoint row holding a wrong type raises `CorruptRecordError` naming the field."""
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        await s.create_run(run_rec())
+        await s.save_checkpoint(Checkpoint("r1", "a", 1, b"s"))
+    _corrupt(tmp_path / "a.db", "UPDATE checkpoints SET state = 'text'")
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        with pytest.raises(CorruptRecordError) as info:
+            await s.load_checkpoint("r1", "a")
+        assert (info.value.run_id, info.value.field) == ("r1", "state")
+
+
+async def test_branch_row_with_wrong_types_is_corrupt(tmp_path: Path) -> None:
+    """A branch row holding a wrong type raises `CorruptRecordError` naming run, step and field."""
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        await s.create_run(run_rec())
+        await s.save_branches([BranchRecord("r1", 4, 0, "b", b"d")])
+    _corrupt(tmp_path / "a.db", "UPDATE branches SET delta = 'text'")
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        with pytest.raises(CorruptRecordError) as info:
+            await s.load_branches("r1", 4)
+        assert (info.value.run_id, info.value.step, info.value.field) == ("r1", 4, "delta")
+
+
+async def test_too_many_branches_for_one_statement_are_refused_whole(tmp_path: Path) -> None:
+    """A batch beyond SQLite's parameter limit raises `StoreError` up front and writes nothing."""
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        await s.create_run(run_rec())
+        with pytest.raises(StoreError, match="several calls"):
+            await s.save_branches([BranchRecord("r1", 1, i, "b", None) for i in range(5000)])
+        assert list(await s.load_branches("r1", 1)) == []
+        await s.save_branches([BranchRecord("r1", 1, i, "b", None) for i in range(4000)])
+        assert len(await s.load_branches("r1", 1)) == 4000
+
+
+async def test_file_that_is_not_a_database_is_unavailable(tmp_path: Path) -> None:
+    """Opening a file that is not SQLite raises `StoreUnavailableError` naming the path."""
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"this is not a database, just some text\n" * 100)
+    s = SQLiteStore(path)
+    with pytest.raises(StoreUnavailableError, match="notes.db") as info:
+        await s.get_run("r1")
+    assert isinstance(info.value.__cause__, sqlite3.DatabaseError)
+    assert "not a database" in str(info.value)
+    await s.close()
+
+
+async def test_unopenable_path_is_unavailable(tmp_path: Path) -> None:
+    """A path whose directory does not exist raises `StoreUnavailableError`."""
+    s = SQLiteStore(tmp_path / "missing" / "dir" / "a.db")
+    with pytest.raises(StoreUnavailableError) as info:
+        await s.get_run("r1")
+    assert isinstance(info.value.__cause__, sqlite3.Error)
+
+
+async def test_write_lock_held_past_busy_timeout_is_unavailable(tmp_path: Path) -> None:
+    """A write blocked by another connection's lock for longer than `busy_timeout` raises `StoreUnavailableError`."""
+    path = tmp_path / "a.db"
+    async with SQLiteStore(path, busy_timeout=0.05) as s:
+        await s.create_run(run_rec())
+        with raw(path) as other:
+            other.execute("BEGIN EXCLUSIVE")
+            with pytest.raises(StoreUnavailableError, match="locked") as info:
+                await s.save_step(step_rec(1))
+            assert (info.value.run_id, info.value.step) == ("r1", 1)
+            other.execute("ROLLBACK")
+        await s.save_step(step_rec(1))  # nothing was half-written; the step is still the next one
+        assert [x.step for x in await s.load_steps("r1")] == [1]
+
+
+async def test_step_conflict_message_names_the_next_step(tmp_path: Path) -> None:
+    """A refused step says which step the run expects next."""
+    await seeded(tmp_path / "a.db", steps=2)
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        with pytest.raises(StepConflictError, match="next step to write is 3"):
+            await s.save_step(step_rec(5))
+
+
+async def test_bad_value_is_a_store_error_not_a_conflict(tmp_path: Path) -> None:
+    """A value the schema refuses (NULL route) raises a plain `StoreError`, not `StepConflictError`."""
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        await s.create_run(run_rec())
+        bad = StepRecord("r1", 1, "n", None, None)  # type: ignore[arg-type]
+        with pytest.raises(StoreError, match="NOT NULL") as info:
+            await s.save_step(bad)
+        assert type(info.value) is StoreError
+        assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
+        assert list(await s.load_steps("r1")) == []
+
+
+def test_translation_table_covers_every_sqlite3_exception() -> None:
+    """Every exception class the sqlite3 module defines has an entry in the one translation table."""
+    classes = {
+        obj for obj in vars(sqlite3).values() if isinstance(obj, type) and issubclass(obj, BaseException)
+    }
+    assert classes, "sqlite3 defines no exceptions?"
+    missing = classes - set(sqlite_mod._TRANSLATE)
+    assert not missing, f"unmapped sqlite3 exceptions: {sorted(c.__name__ for c in missing)}"
+    for cls in classes:
+        err = sqlite_mod._translate(cls("boom"), "read", "SQLiteStore('x')", run_id="r", step=1)
+        assert isinstance(err, StoreError)
+        assert (err.run_id, err.step) == ("r", 1)
+
+
+@pytest.mark.parametrize(
+    ("exc", "op", "expected"),
+    [
+        (sqlite3.IntegrityError("UNIQUE constraint failed: runs.run_id"), "create_run", "RunExistsError"),
+        (sqlite3.IntegrityError("UNIQUE constraint failed: steps"), "save_step", "StepConflictError"),
+        (sqlite3.OperationalError("database is locked"), "read", "StoreUnavailableError"),
+        (sqlite3.DatabaseError("file is not a database"), "read", "StoreUnavailableError"),
+        (sqlite3.DatabaseError("database disk image is malformed"), "read", "CorruptRecordError"),
+        (sqlite3.OperationalError("no such table: steps"), "read", "StoreError"),
+        (sqlite3.IntegrityError("NOT NULL constraint failed: steps.route"), "save_step", "StoreError"),
+        (sqlite3.OperationalError("unable to open database file"), "open", "StoreUnavailableError"),
+        (sqlite3.ProgrammingError("Cannot operate on a closed database."), "read", "StoreUnavailableError"),
+        (sqlite3.OperationalError("Could not decode to UTF-8 column 'x'"), "read", "CorruptRecordError"),
+    ],
+)
+def test_translation_without_result_codes(exc: Exception, op: Any, expected: str) -> None:
+    """Exceptions lacking a SQLite result code are still classified by class, operation and message."""
+    assert type(sqlite_mod._translate(exc, op, "s")).__name__ == expected
