@@ -199,8 +199,12 @@ _STATUSES: Final = {s.value: s for s in RunStatus}
 # Step and branch records are NamedTuples whose field order is the column order above, so a
 # record is its own parameter tuple and a checked row is the record. Fail at import, not at the
 # first write, if the records and the columns ever drift apart.
-assert StepRecord._fields == tuple(name for name, _ in _STEP_TYPES), StepRecord._fields
-assert BranchRecord._fields == tuple(name for name, _ in _BRANCH_TYPES), BranchRecord._fields
+for _rec, _types in ((StepRecord, _STEP_TYPES), (BranchRecord, _BRANCH_TYPES)):
+    if _rec._fields != tuple(name for name, _ in _types):
+        raise ImportError(
+            f"store.sqlite: columns {[n for n, _ in _types]} do not match {_rec.__name__}._fields"
+        )
+del _rec, _types
 
 
 def _check(
