@@ -16,7 +16,8 @@ here, so the search never compares Python values.
   so admissibility holds).
 - **Pruning**: operators whose preconditions are not reachable in the delete relaxation are
   dropped (forward), then operators that produce no fact a goal or a relevant operator needs are
-  dropped (backward relevance), and facts nothing tests are projected away. Both keep every
+  dropped (backward relevance), and facts nothing tests are projected away. With state-dependent
+  costs only the forward step runs (a cost function may read any fact). Both keep every
   optimal plan, so optimality and completeness are unchanged.
 """
 
@@ -471,8 +472,12 @@ def compile_task(
                         for x in xs:
                             rel_fact[base[k] + x] = True
                     rel_num.update(k for k, _ in num_pre)
-        keep = [r for i, r in enumerate(raws) if relevant[i]]
         any_cost_fn = any(a.has_cost_function for a in actions)
+        if any_cost_fn:
+            # a cost function may read any fact, so an operator can matter just by changing a
+            # later cost: only forward pruning is safe
+            relevant = alive
+        keep = [r for i, r in enumerate(raws) if relevant[i]]
         if any_cost_fn:
             # a cost function may read any fact, so none is projected away
             kept_finite = finite_keys

@@ -1,0 +1,133 @@
+"""Property tests on generated small problems: plans are valid, optimal and respect the blacklist.
+
+Each generated problem mixes boolean facts, enumerated facts (with ne / in_ conditions) and a
+bounded numeric counter (add effects guarded so the state space stays finite), and is compared
+with a brute-force uniform-cost search. Hypothesis prints the failing example (and its seed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import hypothesis.strategies as st
+from hypothesis import HealthCheck, given, settings
+
+from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, add, ge, in_, le, lt, ne, plan
+from goap.testing import brute_force_optimum, simulate
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+COSTS = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5])
+ENUM = ["x", "y", "z"]
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> tuple[dict[str, Any], GoalSpec, list[ActionSpec]]:
+    """A small random problem: (initial, goal, actions)."""
+    nb = draw(st.integers(1, 3))
+    ne_ = draw(st.integers(0, 2))
+    numeric = draw(st.booleans())
+    init: dict[str, Any] = {f"b{i}": draw(st.booleans()) for i in range(nb)}
+    init.update({f"e{i}": draw(st.sampled_from(ENUM)) for i in range(ne_)})
+    if numeric:
+        init["n"] = draw(st.integers(0, 2))
+    keys = sorted(init)
+
+    def cond(k: str) -> Any:
+        if k.startswith("b"):
+            return draw(st.booleans())
+        if k.startswith("e"):
+            kind = draw(st.integers(0, 2))
+            if kind == 0:
+                return draw(st.sampled_from(ENUM))
+            if kind == 1:
+                return ne(draw(st.sampled_from(ENUM)))
+            return in_(draw(st.sets(st.sampled_from(ENUM), min_size=1, max_size=2)))
+        op = draw(st.sampled_from([ge, le, lambda v: v]))
+        return op(draw(st.integers(0, 4)))
+
+    actions: list[ActionSpec] = []
+    for i in range(draw(st.integers(1, 7))):
+        pre = {k: cond(k) for k in draw(st.sets(st.sampled_from(keys), max_size=2))}
+        eff: dict[str, Any] = {}
+        for k in draw(st.sets(st.sampled_from(keys), min_size=1, max_size=2)):
+            if k.startswith("b"):
+                eff[k] = draw(st.booleans())
+            elif k.startswith("e"):
+                eff[k] = draw(st.sampled_from(ENUM))
+            else:
+                amount = draw(st.sampled_from([-1, 1, 2]))
+                eff[k] = add(amount)
+                # keep the counter in a finite range so brute force terminates
+                pre[k] = lt(4) if amount > 0 else ge(1)
+        actions.append(ActionSpec(f"a{i}", pre, eff, cost=draw(COSTS)))
+    goal = {k: cond(k) for k in draw(st.sets(st.sampled_from(keys), min_size=1, max_size=3))}
+    return init, GoalSpec(goal), actions
+
+
+@SETTINGS
+@given(problems())
+def test_astar_matches_brute_force(problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]]) -> None:
+    """A* finds a plan exactly when one exists; it replays to the goal at the brute-force optimum."""
+    init, goal, actions = problem
+    best = brute_force_optimum(init, goal, actions)
+    res = plan(init, goal, actions)
+    if best is None:
+        assert res.status == "no_plan"
+        assert res.explanation is not None
+        return
+    assert res.status == "found"
+    assert res.plan is not None
+    ok, cost, _ = simulate(init, goal, res.plan.actions)
+    assert ok
+    assert abs(cost - res.plan.cost) < 1e-9
+    assert abs(sum(a.cost for a in res.plan.actions) - res.plan.cost) < 1e-9  # type: ignore[misc]
+    assert abs(res.plan.cost - best) < 1e-6
+
+
+@SETTINGS
+@given(problems(), st.data())
+def test_blacklisted_actions_never_appear(
+    problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]], data: st.DataObject
+) -> None:
+    """Blacklisted actions are never planned, and the plan is optimal among the others."""
+    init, goal, actions = problem
+    black = data.draw(st.sets(st.sampled_from([a.name for a in actions])))
+    res = plan(init, goal, actions, blacklist=black)
+    allowed = [a for a in actions if a.name not in black]
+    best = brute_force_optimum(init, goal, allowed)
+    if best is None:
+        assert res.status == "no_plan"
+        return
+    assert res.plan is not None
+    assert not set(res.plan.names) & black
+    assert abs(res.plan.cost - best) < 1e-6
+
+
+@SETTINGS
+@given(problems())
+def test_same_inputs_give_same_plan(problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]]) -> None:
+    """Planning twice gives the same result (deterministic tie-breaking)."""
+    init, goal, actions = problem
+    a = plan(init, goal, actions)
+    b = plan(init, goal, actions)
+    assert a.status == b.status
+    assert (a.plan.names if a.plan else None) == (b.plan.names if b.plan else None)
+
+
+@SETTINGS
+@given(problems())
+def test_heuristics_agree_on_the_optimum(problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]]) -> None:
+    """Every admissible heuristic gives the same optimal cost; inadmissible modes give valid plans."""
+    init, goal, actions = problem
+    ref = plan(init, goal, actions, AStar(heuristic="blind"))
+    for strat in (AStar(heuristic="hmax"), AStar(symmetry=False)):
+        res = plan(init, goal, actions, strat)
+        assert res.status == ref.status
+        if ref.plan is not None:
+            assert res.plan is not None
+            assert abs(res.plan.cost - ref.plan.cost) < 1e-6
+    for strat2 in (GreedyBestFirst(), AStar(heuristic="ff", weight=2.0)):
+        res = plan(init, goal, actions, strat2)
+        assert res.status == ref.status
+        if res.plan is not None:
+            assert simulate(init, goal, res.plan.actions)[0]
