@@ -16,7 +16,7 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
     S(n=3)
 """
 
-from .context import Context, InterruptSignal
+from .context import Context, InterruptSignal, Tool, ToolCallError
 from .engine import Engine, Interrupt
 from .errors import (
     DeltaTypeError,
@@ -40,6 +40,7 @@ from .loop import FAN_OUT_NODE
 from .node import Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, merge, replace
+from .replay import Divergence, ReplayReport
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
 from .subgraph import Subgraph
@@ -48,6 +49,7 @@ __all__ = [
     "Branch",
     "Context",
     "DeltaTypeError",
+    "Divergence",
     "DuplicateNodeError",
     "Edge",
     "Engine",
@@ -71,12 +73,15 @@ __all__ = [
     "NodeTimeoutError",
     "Options",
     "Reducer",
+    "ReplayReport",
     "RunExistsError",
     "RunNotFoundError",
     "StateValidationError",
     "StepView",
     "Subgraph",
     "SyncNode",
+    "Tool",
+    "ToolCallError",
     "UnknownNodeError",
     "append",
     "default_reducer",

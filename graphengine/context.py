@@ -2,15 +2,42 @@
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from emit import Emitter, Event, EventKind, safe_emit
 
-__all__ = ["Context", "InterruptSignal"]
+__all__ = ["Context", "InterruptSignal", "Tool", "ToolCallError"]
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A named side effect a node runs through `ctx.call`, so its result is recorded."""
+
+    name: str
+    """Stable name; replay checks that the same tool is called at the same position."""
+
+    async def call(self, ctx: Context, input: Any) -> Any:
+        """Perform the side effect and return a JSON-compatible result (or a pydantic model)."""
+        ...
+
+
+class ToolCallError(Exception):
+    """A tool call failed (live), or replay found a call that does not match the record."""
+
+    def __init__(self, msg: str, *, tool: str, error_type: str = "") -> None:
+        super().__init__(msg)
+        self.tool = tool
+        """The tool's name."""
+        self.error_type = error_type
+        """Type name of the original exception, when the tool raised."""
 
 
 class InterruptSignal(BaseException):
@@ -56,6 +83,10 @@ class Context:
     """Index of the fan-out branch this execution is, or None outside a fan-out."""
     interrupted_at: int | None = None
     """When this execution continues the node's own interrupt: the step at which it interrupted."""
+    recorded: Sequence[Mapping[str, Any]] | None = None
+    """During replay: the tool calls recorded for this step, served instead of calling tools."""
+    calls: list[dict[str, Any]] | None = None
+    """Tool calls made by this execution so far (filled by `call`), recorded with the step."""
 
     @property
     def idempotency_key(self) -> str:
@@ -76,6 +107,60 @@ class Context:
         if self.resumed:
             return self.resume_input
         raise InterruptSignal(payload)
+
+    async def call(
+        self, tool: Tool | Any, input: Any = None, *, name: str | None = None, output: Any = None
+    ) -> Any:
+        """Run a side effect and record its result with this step; replay serves it from the record.
+
+        `tool` is a `Tool` (`name` + `async call(ctx, input)`) or any callable of one argument,
+        sync or async. The result is stored as JSON and what the node receives is that JSON
+        value (validated into `output`, a type, when given), both live and on replay, so a
+        replayed node sees exactly what the live one saw. A raising tool is recorded too and
+        raises `ToolCallError` (live and on replay). Calls made by a failed attempt are not
+        recorded; key external effects on `idempotency_key`, as a node that was running when
+        its process died runs again.
+        """
+        tname = (
+            name
+            or getattr(tool, "name", None)
+            or getattr(tool, "__qualname__", None)
+            or type(tool).__qualname__
+        )
+        made = self.calls
+        if made is None:
+            made = self.calls = []
+        idx = len(made)
+        if self.recorded is not None:
+            if idx >= len(self.recorded) or self.recorded[idx].get("tool") != tname:
+                have = self.recorded[idx].get("tool") if idx < len(self.recorded) else "nothing"
+                raise ToolCallError(
+                    f"replay: step {self.step} node {self.node_id!r} calls {tname!r} as call #{idx + 1}, "
+                    f"the record has {have!r}",
+                    tool=tname,
+                )
+            entry = dict(self.recorded[idx])
+        else:
+            entry = {"tool": tname, "input": to_jsonable_python(input, fallback=str)}
+            try:
+                fn = getattr(tool, "call", None)
+                t: Any = tool
+                out = fn(self, input) if callable(fn) and not inspect.isfunction(t) else t(input)
+                if inspect.isawaitable(out):
+                    out = await out
+                entry["output"] = to_jsonable_python(out, fallback=str)
+            except Exception as exc:
+                entry["error"] = f"{type(exc).__name__}: {exc}"
+                entry["error_type"] = type(exc).__name__
+        made.append(entry)
+        if "error" in entry:
+            raise ToolCallError(
+                f"tool {tname!r} failed: {entry['error']}",
+                tool=tname,
+                error_type=str(entry.get("error_type", "")),
+            )
+        value = entry.get("output")
+        return TypeAdapter(output).validate_python(value) if output is not None else value
 
     def emit(
         self, msg: str, meta: Mapping[str, Any] | None = None, *, kind: EventKind | str = EventKind.CUSTOM

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,12 +35,13 @@ from .errors import (
     RunNotFoundError,
     StateValidationError,
 )
-from .graph import CompiledGraph, Edge, NodeSpec, Wiring, compile_graph
+from .graph import CompiledGraph, Edge, NodeSpec, Wiring, changes, compile_graph
 from .history import StepView
 from .loop import FAN_OUT_NODE, FirstHop, drive
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
 from .reducer import Reducer, default_reducer, model_copier
+from .replay import ReplayReport, replay_run
 from .route_codec import RouteCodec
 from .routing import Next, NextKind, goto
 from .subgraph import Subgraph
@@ -280,6 +282,7 @@ class Engine(Generic[S]):
             fingerprint=g.fingerprint,
             created_at=now,
             updated_at=now,
+            meta=_dumps({"graph": g.description}),
         )
         try:
             await self.store.create_run(rec)
@@ -287,7 +290,7 @@ class Engine(Generic[S]):
             raise RunExistsError(f"run {run_id!r} exists; use resume({run_id!r})", run_id=run_id) from exc
         if self.emitter is not None:
             self._emit(Event(run_id, 0, "", "run started", {"start": g.start}, kind=EventKind.RUN_START))
-        return await drive(self, g, rc, run_id, state, 0, goto(g.start))
+        return await drive(self, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
 
     def run_sync(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
         """`run` for callers without an event loop (uses `asyncio.run`)."""
@@ -306,15 +309,7 @@ class Engine(Generic[S]):
         g, rc = self._graph()
         latest = await self._latest(run_id)
         run = latest.run
-        if run.fingerprint and run.fingerprint != g.fingerprint and not allow_graph_change:
-            raise GraphChangedError(
-                f"run {run_id!r} was started by a graph with fingerprint {run.fingerprint}, this engine's "
-                f"is {g.fingerprint}: nodes or edges changed since; resume it with the graph it started with "
-                "or pass allow_graph_change=True",
-                run_id=run_id,
-                stored=run.fingerprint,
-                current=g.fingerprint,
-            )
+        self._check_fingerprint(run, g, allow_graph_change)
         state = self._fold(latest)
         nxt = self._next_of(latest, g, rc)
         has_input = input is not _NO_INPUT
@@ -338,6 +333,9 @@ class Engine(Generic[S]):
             interrupted_at=interrupted_at,
             error=err,
             error_node=err_node,
+            snap_size=len(latest.base_state),
+            since_bytes=sum(len(r.delta) for r in latest.tail if r.delta is not None),
+            since_steps=len(latest.tail),
         )
         await self.store.set_status(run_id, RunStatus.RUNNING, error=err, error_node=err_node)
         if self.emitter is not None:
@@ -423,6 +421,79 @@ class Engine(Generic[S]):
             raise RunNotFoundError(f"run {run_id!r} has no checkpoint {label!r}", run_id=run_id)
         return self._decode(cp.state, run_id, cp.step, f"checkpoint {label!r}")
 
+    save_checkpoint = checkpoint
+    """The seed's name for `checkpoint`."""
+
+    async def replay(self, run_id: str, *, allow_graph_change: bool = False) -> ReplayReport:
+        """Re-execute every recorded step against its recorded input and compare; writes nothing.
+
+        Tool calls (`ctx.call`) are served from the record and never made; resume inputs are
+        the recorded ones. `report.ok` is True when every step's delta and route match;
+        otherwise `report.divergences` lists what differs at the first diverging step (field
+        path, recorded value, replayed value). Raises `GraphChangedError` for a changed graph.
+        """
+        return await replay_run(self, run_id, allow_graph_change=allow_graph_change)
+
+    async def fork(
+        self,
+        run_id: str,
+        new_run_id: str,
+        *,
+        at_step: int | None = None,
+        at_label: str | None = None,
+        patch: S | None = None,
+    ) -> S:
+        """Start `new_run_id` from the state of `run_id` at a past step (time travel) and run it.
+
+        Give `at_step` (0: the initial state; default: the latest step) or `at_label` (a
+        checkpoint). `patch`, a delta, is merged into that state first. The new run continues
+        where the source's step said to go next; the source run is not touched. Returns what
+        `run` returns.
+        """
+        g, rc = self._graph()
+        src = await self.get_run(run_id)
+        if at_label is not None:
+            if at_step is not None:
+                raise GraphValidationError("fork takes at_step or at_label, not both")
+            cp = await self.store.load_checkpoint(run_id, at_label)
+            if cp is None:
+                raise RunNotFoundError(f"run {run_id!r} has no checkpoint {at_label!r}", run_id=run_id)
+            at_step = cp.step
+        steps = list(await self.store.load_steps(run_id))
+        if at_step is None:
+            at_step = len(steps)
+        if not 0 <= at_step <= len(steps):
+            raise GraphValidationError(
+                f"run {run_id!r} has steps 0..{len(steps)}; cannot fork at step {at_step}", run_id=run_id
+            )
+        state = self._decode(src.initial, run_id, 0, "initial")
+        for rec in steps[:at_step]:
+            if rec.state is not None:
+                state = self._decode(rec.state, run_id, rec.step, "state")
+            elif rec.delta is not None:
+                state = self.reducer(state, self._decode(rec.delta, run_id, rec.step, "delta"))
+        nxt = self._route(steps[at_step - 1], rc) if at_step else self._start_of(src, g, rc)
+        if nxt.kind is NextKind.INTERRUPT:
+            nxt = goto(steps[at_step - 1].node_id)
+        if patch is not None:
+            if not self._is_state(patch):
+                raise StateValidationError(
+                    f"fork patch must be a {self._type_name}, got {type(patch).__name__}"
+                )
+            state = self.reducer(state, patch)
+        state, encoded = self._validated(state, new_run_id)
+        now = time.time()
+        meta = {"graph": g.description, "forked_from": run_id, "at_step": at_step, "start": rc.encode(nxt)}
+        new = RunRecord(new_run_id, RunStatus.RUNNING, encoded, g.fingerprint, 1, now, now, meta=_dumps(meta))
+        try:
+            await self.store.create_run(new)
+        except StoreRunExistsError as exc:
+            raise RunExistsError(f"run {new_run_id!r} exists; fork into a new id", run_id=new_run_id) from exc
+        if nxt.kind is NextKind.STOP:
+            await self.store.set_status(new_run_id, RunStatus.DONE)
+            return state
+        return await drive(self, g, rc, new_run_id, state, 0, nxt, FirstHop(snap_size=len(encoded)))
+
     # ------------------------------------------------------------------ helpers used by the loop
 
     async def _fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
@@ -492,8 +563,50 @@ class Engine(Generic[S]):
 
     def _next_of(self, latest: Latest, g: CompiledGraph[S], rc: RouteCodec[S]) -> Next:
         if latest.last is None:
-            return goto(g.start)
+            return self._start_of(latest.run, g, rc)
         return self._route(latest.last, rc)
+
+    def _start_of(self, run: RunRecord, g: CompiledGraph[S], rc: RouteCodec[S]) -> Next:
+        """The first hop of a run: the start node, or where a fork said to continue."""
+        meta = _meta(run)
+        start = meta.get("start")
+        if isinstance(start, str):
+            try:
+                return rc.decode(start)
+            except (ValueError, TypeError) as exc:
+                raise CorruptRecordError(
+                    f"run {run.run_id!r}: stored fork start {start[:80]!r} is not a route: {exc}",
+                    run_id=run.run_id,
+                    field="meta",
+                ) from exc
+        return goto(g.start)
+
+    def _check_fingerprint(self, run: RunRecord, g: CompiledGraph[S], allow: bool) -> None:
+        if not run.fingerprint or run.fingerprint == g.fingerprint or allow:
+            return
+        old = _meta(run).get("graph")
+        what = "; ".join(changes(old, g.description)) if isinstance(old, dict) else "nodes or edges changed"
+        raise GraphChangedError(
+            f"run {run.run_id!r} was started by a graph with fingerprint {run.fingerprint}, this engine's is "
+            f"{g.fingerprint} ({what}); resume it with the graph it started with, or pass allow_graph_change=True",
+            run_id=run.run_id,
+            stored=run.fingerprint,
+            current=g.fingerprint,
+        )
+
+
+def _dumps(doc: Any) -> bytes:
+    return json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+
+
+def _meta(run: RunRecord) -> dict[str, Any]:
+    try:
+        meta = json.loads(run.meta or b"{}")
+    except ValueError as exc:
+        raise CorruptRecordError(
+            f"run {run.run_id!r}: stored meta is not JSON: {exc}", run_id=run.run_id, field="meta"
+        ) from exc
+    return meta if isinstance(meta, dict) else {}
 
 
 def _state_check(tp: Any) -> Callable[[Any], bool]:

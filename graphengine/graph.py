@@ -18,7 +18,17 @@ from .node import Invoker
 from .options import NodeOptions, Options
 from .routing import STOP, Branch, Next, NextKind, goto
 
-__all__ = ["CompiledGraph", "CompiledNode", "Edge", "NodeSpec", "Wiring", "compile_graph", "fingerprint"]
+__all__ = [
+    "CompiledGraph",
+    "CompiledNode",
+    "Edge",
+    "NodeSpec",
+    "Wiring",
+    "changes",
+    "compile_graph",
+    "describe",
+    "fingerprint",
+]
 
 S = TypeVar("S")
 
@@ -98,6 +108,7 @@ class CompiledGraph(Generic[S]):
     nodes: dict[str, CompiledNode[S]]
     start: str
     fingerprint: str
+    description: dict[str, Any]
 
 
 def _describe(fn: Callable[..., Any] | None) -> str:
@@ -106,21 +117,65 @@ def _describe(fn: Callable[..., Any] | None) -> str:
     return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
 
 
-def fingerprint(wiring: Wiring[Any]) -> str:
-    """A stable hash of the graph's shape: node ids, start, edges (with predicate names), error routes.
+def _code_identity(obj: Any) -> str:
+    """Which code implements a node: its function's or class's qualified name.
 
-    Node implementations are not part of it (fixing a bug in a node must not strand its runs);
-    adding, removing or rewiring nodes changes it.
+    Editing a node's body keeps the identity (a bug fix must not strand runs); swapping in
+    another function or class changes it. A subgraph is identified by its own fingerprint.
     """
-    doc = {
-        "nodes": sorted(wiring.nodes),
+    from .subgraph import Subgraph
+
+    if isinstance(obj, Subgraph):
+        return f"subgraph:{obj.engine.fingerprint}"
+    target = obj if callable(obj) and not hasattr(obj, "run") else type(obj)
+    if hasattr(obj, "fn") and callable(obj.fn):  # NodeFunc
+        target = obj.fn
+    return (
+        f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', type(target).__qualname__)}"
+    )
+
+
+def describe(wiring: Wiring[Any]) -> dict[str, Any]:
+    """The graph's shape as JSON-ready data: what the fingerprint hashes and runs record."""
+    return {
+        "nodes": {k: _code_identity(v.obj) for k, v in sorted(wiring.nodes.items())},
         "start": wiring.start,
         "edges": [[e.src, e.dst, _describe(e.when), list(e.branches)] for e in wiring.edges],
         "errors": sorted([k or "*", v] for k, v in wiring.error_routes.items()),
         "before": sorted(k for k, v in wiring.nodes.items() if v.interrupt_before),
     }
-    raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
+
+
+def fingerprint_of(desc: dict[str, Any]) -> str:
+    """A stable hash of a graph description."""
+    raw = json.dumps(desc, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def fingerprint(wiring: Wiring[Any]) -> str:
+    """A stable hash of the graph's shape: node ids and code identity, start, edges (with
+    predicate names), error routes and interrupt_before marks."""
+    return fingerprint_of(describe(wiring))
+
+
+def changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Human-readable differences between two graph descriptions."""
+    out: list[str] = []
+    on, nn = old.get("nodes", {}), new.get("nodes", {})
+    out += [f"node {k!r} removed" for k in on if k not in nn]
+    out += [f"node {k!r} added" for k in nn if k not in on]
+    out += [f"node {k!r} now runs {nn[k]} (was {on[k]})" for k in on if k in nn and on[k] != nn[k]]
+    if old.get("start") != new.get("start"):
+        out.append(f"start changed from {old.get('start')!r} to {new.get('start')!r}")
+    oe = [tuple(map(str, e)) for e in old.get("edges", [])]
+    ne = [tuple(map(str, e)) for e in new.get("edges", [])]
+    out += [f"edge {e[0]!r} -> {e[1]!r} removed" for e in oe if e not in ne]
+    out += [f"edge {e[0]!r} -> {e[1]!r} added" for e in ne if e not in oe]
+    if old.get("errors") != new.get("errors"):
+        out.append(f"error routes changed from {old.get('errors')} to {new.get('errors')}")
+    if old.get("before") != new.get("before"):
+        out.append(f"interrupt_before nodes changed from {old.get('before')} to {new.get('before')}")
+    return out or ["the graph description differs"]
 
 
 def _require(wiring: Wiring[Any], node_id: str, what: str) -> None:
@@ -189,7 +244,8 @@ def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
             fixed=fixed,
             branches=tuple(out),
         )
-    return CompiledGraph(nodes=nodes, start=wiring.start, fingerprint=fingerprint(wiring))
+    desc = describe(wiring)
+    return CompiledGraph(nodes=nodes, start=wiring.start, fingerprint=fingerprint_of(desc), description=desc)
 
 
 def _first(*vals: Any) -> Any:

@@ -52,6 +52,7 @@ _STOP = NextKind.STOP
 _FAN_OUT = NextKind.FAN_OUT
 _INTERRUPT = NextKind.INTERRUPT
 _now = time.time
+_SAME: Any = object()
 _FLUSH_MAX = 1000
 
 
@@ -71,6 +72,12 @@ class FirstHop:
     """The run's last routed error, kept on the run record until another replaces it."""
     error_node: str | None = None
     """The node of that error."""
+    snap_size: int = 0
+    """Encoded size of the newest snapshot (or initial state)."""
+    since_bytes: int = 0
+    """Delta bytes stored since that snapshot."""
+    since_steps: int = 0
+    """Steps stored since that snapshot."""
 
 
 _FRESH = FirstHop()
@@ -95,6 +102,8 @@ async def drive(
     nodes = g.nodes
     max_steps = eng.options.max_steps
     snap_every = eng.options.snapshot_every
+    snap_ratio = eng.options.snapshot_ratio
+    snap_size, since_bytes, since_steps = first.snap_size, first.since_bytes, first.since_steps
     resumed, resume_input, approved = first.resumed, first.input, first.approved
     interrupted_at = first.interrupted_at
     last_err = (first.error, first.error_node)
@@ -136,9 +145,8 @@ async def drive(
                 if emitter is not None:
                     t0 = time.perf_counter()
                     eng._emit(Event(run_id, step, node_id, "", _NO_META, kind=EventKind.NODE_START))
-                calls_b = to_json({"input": resume_input}, fallback=str) if resumed else None
                 try:
-                    res, attempt = await execute(
+                    res, attempt, ctx = await execute(
                         eng, node, run_id, step, state, resumed, resume_input, None, interrupted_at
                     )
                 except NodeError as exc:
@@ -148,9 +156,15 @@ async def drive(
                         eng, g, rc, run_id, step, node_id, state, exc, exc.attempts
                     )
                     last_err = (msg, node_id)
+                    snap_size, since_bytes, since_steps = (
+                        len(codec.encode(state)),
+                        0,
+                        0,
+                    )  # that step stored one
                     resumed = False
                     interrupted_at = None
                     continue
+                calls_b = record_calls(ctx, resumed)
                 resumed = False
                 interrupted_at = None
                 delta = res.delta
@@ -172,6 +186,20 @@ async def drive(
                 elif route.kind is not _STOP:
                     _check_route(route, nodes, run_id, step, node_id)
                 rk = route.kind
+                since_steps += 1
+                if delta_b is not None:
+                    since_bytes += len(delta_b)
+                if (
+                    snapshot
+                    or rk is not _GOTO
+                    or since_steps >= snap_every
+                    or since_bytes > snap_ratio * snap_size
+                ):
+                    state_b: bytes | None = codec.encode(state)
+                    snap_size = len(state_b)  # type: ignore[arg-type]
+                    since_bytes = since_steps = 0
+                else:
+                    state_b = None
                 await store.save_step(
                     StepRecord(
                         run_id,
@@ -179,9 +207,7 @@ async def drive(
                         node_id,
                         delta_b,
                         rc.encode(route),
-                        codec.encode(state)
-                        if snapshot or rk is not _GOTO or step % snap_every == 0
-                        else None,
+                        state_b,
                         attempt,
                         None,
                         calls_b,
@@ -229,6 +255,7 @@ async def drive(
                     raise _max_steps(run_id, step, node_id, max_steps)
                 step += 1
                 state, nxt, err = await _fan_out(eng, g, rc, run_id, step, state, nxt)
+                snap_size, since_bytes, since_steps = len(codec.encode(state)), 0, 0  # that step stored one
                 if err is not None:
                     last_err = err
             else:
@@ -243,6 +270,18 @@ async def drive(
     if emitter is not None:
         eng._emit(Event(run_id, step, "", "run finished", {"steps": step}, kind=EventKind.RUN_END))
     return state
+
+
+def record_calls(ctx: Context, resumed: bool) -> bytes | None:
+    """The JSON a step stores of its outside inputs: the resume input and the tool calls."""
+    if not resumed and not ctx.calls:
+        return None
+    doc: dict[str, Any] = {}
+    if resumed:
+        doc["input"] = ctx.resume_input
+    if ctx.calls:
+        doc["calls"] = ctx.calls
+    return to_json(doc, fallback=str)
 
 
 def _max_steps(run_id: str, step: int, node_id: str, max_steps: int) -> MaxStepsExceeded:
@@ -297,7 +336,9 @@ async def execute(
     resume_input: Any,
     branch: int | None,
     interrupted_at: int | None = None,
-) -> tuple[NodeResult[S], int]:
+    recorded: Any = None,
+    emitter: Any = _SAME,
+) -> tuple[NodeResult[S], int, Context]:
     """Run one node with its retries and timeout; returns its result and the attempts it took.
 
     Raises `NodeError` (or `NodeTimeoutError`) after the last failed attempt, at once for an
@@ -305,9 +346,12 @@ async def execute(
     """
     attempt = 1
     call = node.call
-    emitter = eng.emitter
+    if emitter is _SAME:
+        emitter = eng.emitter
     while True:
-        ctx = Context(run_id, step, node.id, attempt, emitter, resume_input, resumed, branch, interrupted_at)
+        ctx = Context(
+            run_id, step, node.id, attempt, emitter, resume_input, resumed, branch, interrupted_at, recorded
+        )
         try:
             if node.timeout is None:
                 res = call(ctx, state)
@@ -319,7 +363,7 @@ async def execute(
                     if node.is_async:
                         res = await res
             if res is None:
-                return _EMPTY_RESULT, attempt
+                return _EMPTY_RESULT, attempt, ctx
             if type(res) is not NodeResult and not isinstance(res, NodeResult):
                 if asyncio.iscoroutine(res):
                     res.close()
@@ -331,9 +375,9 @@ async def execute(
                 )
             if res.err is not None:
                 raise res.err
-            return cast(NodeResult[S], res), attempt
+            return cast(NodeResult[S], res), attempt, ctx
         except InterruptSignal as sig:
-            return NodeResult(route=interrupt(sig.payload)), attempt
+            return NodeResult(route=interrupt(sig.payload)), attempt, ctx
         except GraphError:
             raise
         except Exception as exc:
@@ -476,7 +520,7 @@ async def _fan_out(
             try:
                 if emitter is not None:
                     eng._emit(Event(run_id, step, br.node, "", {"branch": i}, kind=EventKind.NODE_START))
-                res, attempt = await execute(eng, node, run_id, step, bstate, False, None, i)
+                res, attempt, bctx = await execute(eng, node, run_id, step, bstate, False, None, i)
                 if res.route is not None and res.route.kind is _INTERRUPT:
                     raise GraphError(
                         f"branch {i} (node {br.node!r}) of the fan-out at step {step} interrupted; "
@@ -495,7 +539,9 @@ async def _fan_out(
             except Exception as exc:
                 failure.append((i, exc))
                 return
-            buf.append(BranchRecord(run_id, step, i, br.node, delta_b, attempt, _now()))
+            buf.append(
+                BranchRecord(run_id, step, i, br.node, delta_b, attempt, record_calls(bctx, False), _now())
+            )
             if flusher is None or flusher.done():
                 flusher = asyncio.ensure_future(flush())
             if emitter is not None:

@@ -47,8 +47,15 @@ class Options:
     """Most fan-out branches of one run executing at once."""
     seed: int = 0
     """Seed of the retry jitter."""
-    snapshot_every: int = 32
-    """Store a full state snapshot every this many steps (and at the end); deltas in between."""
+    snapshot_every: int = 500
+    """Most steps between two full state snapshots; deltas in between (a snapshot is also stored at the end)."""
+    snapshot_ratio: float = 2.0
+    """Also snapshot once the deltas stored since the last snapshot outweigh it this many times.
+
+    Snapshots then cost at most 1/ratio of the delta bytes, so bytes stored per step stay flat
+    however large the unchanged part of the state is, and rebuilding the latest state folds a
+    bounded number of deltas.
+    """
     node: dict[str, NodeOptions] = field(default_factory=dict)
     """Per-node overrides by node id (also settable with `Engine.add(..., retries=, timeout=)`)."""
 
@@ -57,6 +64,8 @@ class Options:
             raise ValueError(f"max_steps must be >= 1, got {self.max_steps}")
         if self.retries < 0:
             raise ValueError(f"retries must be >= 0, got {self.retries}")
+        if self.snapshot_ratio <= 0:
+            raise ValueError(f"snapshot_ratio must be > 0, got {self.snapshot_ratio}")
         if self.snapshot_every < 1:
             raise ValueError(f"snapshot_every must be >= 1, got {self.snapshot_every}")
         if self.max_concurrency < 1:

@@ -17,6 +17,7 @@ from .memory import MemoryStore
 from .protocol import Store
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .sqlite import SQLiteStore
+from .transfer import RunTransfer, export_run, import_run
 
 __all__ = [
     "BranchRecord",
@@ -30,10 +31,13 @@ __all__ = [
     "RunExistsError",
     "RunRecord",
     "RunStatus",
+    "RunTransfer",
     "SQLiteStore",
     "StepConflictError",
     "StepRecord",
     "Store",
     "StoreError",
     "StoreUnavailableError",
+    "export_run",
+    "import_run",
 ]

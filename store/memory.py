@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from .errors import RunExistsError, StepConflictError
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .transfer import RunTransfer
 
 __all__ = ["MemoryStore"]
 
@@ -24,7 +25,7 @@ class _Run:
         self.branches: dict[tuple[int, int], BranchRecord] = {}
 
 
-class MemoryStore:
+class MemoryStore(RunTransfer):
     """Keeps everything in dicts; holds encoded bytes like every other store, so a state that
     would not survive a real store fails here too. Not shared between processes.
 

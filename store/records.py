@@ -111,6 +111,8 @@ class BranchRecord(NamedTuple):
     """Encoded delta the branch returned."""
     attempt: int = 1
     """Attempts the branch took."""
+    calls: bytes | None = None
+    """Encoded recorded tool calls of the branch (`ctx.call`), for replay."""
     ts: float = 0.0
     """Commit time."""
 

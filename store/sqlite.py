@@ -36,6 +36,7 @@ import aiosqlite
 
 from .errors import CorruptRecordError, RunExistsError, StepConflictError, StoreError, StoreUnavailableError
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .transfer import RunTransfer
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -98,6 +99,7 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             node_id TEXT NOT NULL,
             delta   BLOB,
             attempt INTEGER NOT NULL,
+            calls   BLOB,
             ts      REAL NOT NULL,
             PRIMARY KEY (run_id, step, branch)
         )""",
@@ -139,11 +141,13 @@ ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded
 _LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?"
 # save_branches writes all its records with ONE multi-row INSERT, so they commit together: a
 # taken (run, step, branch) or an unknown run (foreign key) fails the statement and writes none.
-_INSERT_BRANCHES: Final = "INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, ts) VALUES "
-_BRANCH_ROW: Final = "(?, ?, ?, ?, ?, ?, ?)"
+_INSERT_BRANCHES: Final = (
+    "INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts) VALUES "
+)
+_BRANCH_ROW: Final = "(?, ?, ?, ?, ?, ?, ?, ?)"
 # SQLite's default SQLITE_MAX_VARIABLE_NUMBER (since 3.32) is 32766 bound values per statement.
-_MAX_BRANCHES: Final = 32766 // 7
-_LOAD_BRANCHES: Final = "SELECT run_id, step, branch, node_id, delta, attempt, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch"
+_MAX_BRANCHES: Final = 32766 // 8
+_LOAD_BRANCHES: Final = "SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch"
 
 # How long to wait for a connection left behind by a closed event loop to shut down.
 _DISPOSE_TIMEOUT: Final = 2.0
@@ -185,6 +189,7 @@ _BRANCH_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
     ("node_id", (str,)),
     ("delta", (bytes, _NONE)),
     ("attempt", (int,)),
+    ("calls", (bytes, _NONE)),
     ("ts", (float,)),
 )
 _CP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
@@ -375,7 +380,7 @@ def _translate(
 _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
 
 
-class SQLiteStore:
+class SQLiteStore(RunTransfer):
     """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
 
     `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use

@@ -1,0 +1,187 @@
+"""Deterministic replay: re-execute a recorded run and report where it diverges.
+
+Each recorded step's node runs again on the state the record says it saw, with `ctx.call`
+served from the recorded results and the recorded resume input; its delta and route are compared
+with the record, value by value. Replay writes nothing and calls no tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .errors import GraphError, NodeError
+from .loop import FAN_OUT_NODE, execute
+from .routing import Next, NextKind
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+__all__ = ["Divergence", "ReplayReport", "diff_values", "replay_run"]
+
+S = TypeVar("S")
+_MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """One value that differs between the record and the replay."""
+
+    step: int
+    """The step whose replay differs."""
+    node_id: str
+    """The node of that step."""
+    field: str
+    """What differs: "delta", "route", "error" or "call"."""
+    path: str
+    """Where inside it, e.g. "items[3]" or "" for the whole value."""
+    recorded: Any
+    """The value in the record (JSON form; `<missing>` when absent)."""
+    replayed: Any
+    """The value the replay produced."""
+    branch: int | None = None
+    """The fan-out branch, for a branch's delta."""
+
+    def __str__(self) -> str:
+        where = f"step {self.step} node {self.node_id!r}" + (
+            f" branch {self.branch}" if self.branch is not None else ""
+        )
+        at = f"{self.field}.{self.path}" if self.path else self.field
+        return f"{where}: {at}: recorded {self.recorded!r}, replayed {self.replayed!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    """The outcome of `Engine.replay`: `ok`, or the divergences of the first diverging step."""
+
+    run_id: str
+    """The replayed run."""
+    steps: int
+    """Steps compared."""
+    divergences: tuple[Divergence, ...] = field(default=())
+    """Differences of the first step that diverged (empty when the replay is clean)."""
+
+    @property
+    def ok(self) -> bool:
+        """True when every step replayed to the recorded delta and route."""
+        return not self.divergences
+
+    def __str__(self) -> str:
+        if self.ok:
+            return f"run {self.run_id!r}: {self.steps} steps replayed, no divergence"
+        lines = [f"run {self.run_id!r} diverges at step {self.divergences[0].step}:"]
+        lines += [f"  {d}" for d in self.divergences]
+        return "\n".join(lines)
+
+
+def diff_values(recorded: Any, replayed: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """Yield (path, recorded, replayed) for every leaf where two JSON-like values differ."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for k in list(recorded) + [k for k in replayed if k not in recorded]:
+            sub = f"{path}.{k}" if path else str(k)
+            yield from diff_values(recorded.get(k, _MISSING), replayed.get(k, _MISSING), sub)
+    elif isinstance(recorded, list) and isinstance(replayed, list) and len(recorded) == len(replayed):
+        for i, (a, b) in enumerate(zip(recorded, replayed, strict=True)):
+            yield from diff_values(a, b, f"{path}[{i}]")
+    elif recorded != replayed or type(recorded) is not type(replayed):
+        yield path, recorded, replayed
+
+
+def _json(data: bytes | str | None) -> Any:
+    return None if data is None else json.loads(data)
+
+
+async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = False) -> ReplayReport:
+    """Re-execute every recorded step of `run_id` and compare; see `Engine.replay`."""
+    g, rc = eng._graph()
+    run = await eng.get_run(run_id)
+    eng._check_fingerprint(run, g, allow_graph_change)
+    state = eng._decode(run.initial, run_id, 0, "initial")
+    prev: Next = eng._start_of(run, g, rc)
+    steps = await eng.store.load_steps(run_id)
+    for rec in steps:
+        divs: list[Divergence] = []
+        if rec.node_id == FAN_OUT_NODE:
+            if prev.kind is not NextKind.FAN_OUT:
+                raise GraphError(
+                    f"run {run_id!r} step {rec.step}: a fan-out record follows {prev!r}", run_id=run_id
+                )
+            recorded = {b.branch: b for b in await eng.store.load_branches(run_id, rec.step)}
+            for i, br in enumerate(prev.branches):
+                bstate = br.input if br.input is not None else eng._copy_state(state)
+                got = recorded.get(i)
+                bcalls = (_json(got.calls) or {}).get("calls", []) if got is not None else []
+                try:
+                    res, _, _ = await execute(
+                        eng, g.nodes[br.node], run_id, rec.step, bstate, False, None, i, None, bcalls, None
+                    )
+                    replayed = None if res.delta is None else json.loads(eng.codec.encode_delta(res.delta))
+                except Exception as exc:
+                    replayed = {"error": f"{type(exc).__name__}: {exc}"}
+                want = _json(got.delta) if got is not None else _MISSING
+                for path, a, b in diff_values(want, replayed):
+                    divs.append(Divergence(rec.step, br.node, "delta", path, a, b, branch=i))
+        else:
+            node = g.nodes.get(rec.node_id)
+            if node is None:
+                raise GraphError(
+                    f"run {run_id!r} step {rec.step}: node {rec.node_id!r} is not in the graph", run_id=run_id
+                )
+            calls = _json(rec.calls) or {}
+            resumed = "input" in calls
+            try:
+                res, _, ctx = await execute(
+                    eng,
+                    node,
+                    run_id,
+                    rec.step,
+                    state,
+                    resumed,
+                    calls.get("input"),
+                    None,
+                    None,
+                    calls.get("calls", []),
+                    None,
+                )
+                failed: str | None = None
+            except NodeError as exc:
+                cause = exc.__cause__ if exc.__cause__ is not None else exc
+                failed = f"{type(cause).__name__}: {cause}"
+            if rec.error is not None or failed is not None:
+                if (rec.error is None) != (failed is None):
+                    divs.append(Divergence(rec.step, rec.node_id, "error", "", rec.error, failed))
+            else:
+                if res.delta is None:
+                    replayed_delta = None
+                elif node.replaces_state:
+                    replayed_delta = json.loads(eng.codec.encode(res.delta))
+                else:
+                    replayed_delta = json.loads(eng.codec.encode_delta(res.delta))
+                recorded_delta = _json(rec.delta) if not node.replaces_state else _json(rec.state)
+                for path, a, b in diff_values(recorded_delta, replayed_delta):
+                    divs.append(Divergence(rec.step, rec.node_id, "delta", path, a, b))
+                n_rec = len(calls.get("calls", []))
+                n_made = len(ctx.calls or [])
+                if n_made != n_rec:
+                    divs.append(Divergence(rec.step, rec.node_id, "call", "count", n_rec, n_made))
+                if not divs:
+                    after = _advance(eng, state, rec)
+                    route = res.route if res.route is not None else node.resolve(after)
+                    for path, a, b in diff_values(json.loads(rec.route), json.loads(rc.encode(route))):
+                        divs.append(Divergence(rec.step, rec.node_id, "route", path, a, b))
+        if divs:
+            return ReplayReport(run_id, rec.step, tuple(divs))
+        state = _advance(eng, state, rec)
+        prev = eng._route(rec, rc)
+    return ReplayReport(run_id, len(steps))
+
+
+def _advance(eng: Engine[S], state: S, rec: Any) -> S:
+    """The state after a recorded step, from the record (so later steps see what the run saw)."""
+    if rec.state is not None:
+        return eng._decode(rec.state, rec.run_id, rec.step, "state")
+    if rec.delta is not None:
+        return eng.reducer(state, eng._decode(rec.delta, rec.run_id, rec.step, "delta"))
+    return state
