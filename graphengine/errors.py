@@ -15,6 +15,9 @@
     └── NodeError                       a node failed after its retries (cause in __cause__)
         └── NodeTimeoutError            ... by exceeding its timeout
 
+`ToolCallError` (from `ctx.call`) is raised to the node, like an exception of its own code, so
+retries and error routes apply to it; it is not part of this tree.
+
 Store errors (`store.StoreError`, e.g. `CorruptRecordError` for an undecodable step row) pass
 through the engine unchanged. Every engine error carries `run_id`, `step` and `node_id` when
 they are known.
