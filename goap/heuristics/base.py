@@ -90,12 +90,49 @@ class RelaxedTask:
         self.pre_of = tuple(tuple(x) for x in pre_of)
         self.achievers = tuple(tuple(x) for x in achievers)
         self.impossible = task.impossible
+        self.integral = all(float(c).is_integer() for c in costs)
+        """Whether every cost is a whole number (then h^max uses a bucket queue, no heap)."""
 
     def init_facts(self, state: State) -> list[int]:
         """The relaxed facts true in ``state`` (including ``TOP``)."""
         facts = self.task.facts(state)
         facts.append(self.top)
         return facts
+
+    def hmax_buckets(self, init: list[int], cost: list[float]) -> tuple[list[float], list[int]]:
+        """:meth:`hmax` for whole-number costs: Dial's bucket queue instead of a binary heap.
+
+        Same result; cheaper because values are small integers and no tuples are allocated.
+        """
+        h = [INF] * self.nfacts
+        unsat = self.pre_count[:]
+        supp = [-1] * len(unsat)
+        pre_of = self.pre_of
+        effs = self.effs
+        done = bytearray(self.nfacts)
+        for f in init:
+            h[f] = 0.0
+        buckets: list[list[int]] = [list(init)]
+        d = 0
+        while d < len(buckets):
+            # the list may grow while it is walked (zero-cost operators push into bucket d)
+            for f in buckets[d]:
+                if done[f]:
+                    continue
+                done[f] = 1
+                for o in pre_of[f]:
+                    unsat[o] -= 1
+                    if not unsat[o]:
+                        supp[o] = f
+                        nd = d + int(cost[o])
+                        for e in effs[o]:
+                            if nd < h[e]:
+                                h[e] = nd
+                                while len(buckets) <= nd:
+                                    buckets.append([])
+                                buckets[nd].append(e)
+            d += 1
+        return h, supp
 
     def hmax(self, init: list[int], cost: list[float]) -> tuple[list[float], list[int]]:
         """h^max of every fact from ``init`` under operator costs ``cost``.

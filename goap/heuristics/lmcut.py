@@ -75,7 +75,7 @@ class LMCut:
             total += m
             for o in ops:
                 cost[o] -= m
-        h, supp = rt.hmax(init, cost)
+        h, supp = rt.hmax_buckets(init, cost) if rt.integral else rt.hmax(init, cost)
         goal = rt.goal
         if h[goal] == INF:
             return INF, ()
