@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from engine_fixtures import Doc, S, StoreFactory, check, inc, memory_factory, seed_engine, sqlite_factory
+from engine_fixtures import Doc, S, check, inc, seed_engine
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
@@ -25,15 +24,6 @@ from graphengine import (
     stop,
 )
 from store import MemoryStore, RunStatus, Store
-
-
-@pytest.fixture(params=[memory_factory, sqlite_factory], ids=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """Every engine test runs on the in-memory store and on a real SQLite file."""
-    factory: StoreFactory = request.param
-    s = factory(tmp_path)
-    yield s
-    await s.close()
 
 
 async def test_seed_loop_counts_to_three(store: Store) -> None:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import random
 import time
-from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from engine_fixtures import StoreFactory, memory_factory, sqlite_factory
 from pydantic import BaseModel
 
 from graphengine import (
@@ -36,15 +34,6 @@ class R(BaseModel):
     n: int = 0
     note: str = ""
     last_error: str = ""
-
-
-@pytest.fixture(params=[memory_factory, sqlite_factory], ids=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """Durability tests run on the in-memory store and on a real SQLite file."""
-    factory: StoreFactory = request.param
-    s = factory(tmp_path)
-    yield s
-    await s.close()
 
 
 class Counter:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from engine_fixtures import StoreFactory, memory_factory, sqlite_factory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -38,15 +37,6 @@ class F(BaseModel):
     log: Annotated[list[str], append] = []
     item: int = 0
     last_error: str = ""
-
-
-@pytest.fixture(params=[memory_factory, sqlite_factory], ids=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    """Flow tests run on the in-memory store and on a real SQLite file."""
-    factory: StoreFactory = request.param
-    s = factory(tmp_path)
-    yield s
-    await s.close()
 
 
 def tag(name: str, delay: float = 0.0) -> Any:
