@@ -59,16 +59,17 @@ def best_first(
 ) -> SearchOutcome:
     """Run A* (``weight=1``), weighted A* or greedy best-first search from the initial state."""
     start = task.initial
-    h0 = h(start)
-    evaluated = 1
-    if h0 == INF:
-        return SearchOutcome("no_plan", [], 0.0, 0, 0, evaluated, 0, h0)
-    hcache: dict[State, float] = {start: h0}
     # incremental heuristics (LM-cut) hand their landmarks down to the children
     incremental = canon is None and getattr(h, "incremental", False)
     lms: dict[State, Any] = {}
     if incremental:
         h0, lms[start] = h.evaluate(start, ())  # type: ignore[attr-defined]
+    else:
+        h0 = h(start)
+    evaluated = 1
+    if h0 == INF:
+        return SearchOutcome("no_plan", [], 0.0, 0, 0, evaluated, 0, h0)
+    hcache: dict[State, float] = {start: h0}
     best_g: dict[State, float] = {start: 0.0}
     parent: dict[State, tuple[State, CompiledOp, Any] | None] = {start: None}
     closed: set[State] = set()
