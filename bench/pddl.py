@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,7 +202,7 @@ def to_pddl(problem: JsonProblem, *, action_costs: bool = True) -> PddlTask:
             if fact(key, value) not in emitted:
                 emitted.append(fact(key, value))
 
-    def deletable(key: str, new: Fact, where: Sequence[Fact]) -> list[Fact]:
+    def deletable(key: str, new: Fact, where: Collection[Fact]) -> list[Fact]:
         return [f for f in can_hold.get(key, []) if f != new and f in where]
 
     # Fast Downward groups mutually exclusive facts into one variable; deleting a fact that the

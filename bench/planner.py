@@ -154,14 +154,14 @@ def run_once(peer: str, problem: Path, settings: Settings) -> Outcome:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-            return Outcome("timeout", note=f"killed after {settings.timeout + settings.startup:.0f} s")
+            return Outcome("timeout", note=f"> {settings.timeout:g} s (killed)")
     lines = out.strip().splitlines()
     if not lines:
         tail = " | ".join(err.strip().splitlines()[-2:])
         return Outcome("error", note=f"worker exit {proc.returncode}: {tail}"[:300])
     outcome = Outcome.from_json(json.loads(lines[-1]))
     if outcome.seconds is not None and outcome.seconds > settings.timeout:
-        return Outcome("timeout", seconds=outcome.seconds, note=f"took {outcome.seconds:.1f} s")
+        return Outcome("timeout", note=f"> {settings.timeout:g} s (took {outcome.seconds:.1f} s)")
     return outcome
 
 
@@ -307,10 +307,10 @@ def summarise(rows: Sequence[Row]) -> dict[str, Any]:
         summary["ours_slowest"] = max(
             ((r.seconds, r.problem) for r in ours_rows if r.seconds is not None), default=None
         )
-    for peer in dict.fromkeys(r.peer for r in rows):
-        mine = [r for r in rows if r.peer == peer and r.status != "n/a"]
-        summary[f"solved_{peer}"] = (sum(1 for r in mine if r.correct), len(mine))
-        summary[f"optimal_{peer}"] = sum(1 for r in mine if r.optimal)
+    for name in dict.fromkeys(r.peer for r in rows):
+        mine = [r for r in rows if r.peer == name and r.status != "n/a"]
+        summary[f"solved_{name}"] = (sum(1 for r in mine if r.correct), len(mine))
+        summary[f"optimal_{name}"] = sum(1 for r in mine if r.optimal)
     return summary
 
 
@@ -321,7 +321,7 @@ def summary_text(summary: dict[str, Any]) -> str:
     if ratio is not None:
         out.append(
             f"- langgoap A* time / our time, median over the {summary['langgoap_over_ours_count']} problems both"
-            f" solve: **{ratio:.1f}x** (target >= 30x)"
+            f" answer correctly: **{ratio:.1f}x** (target >= 30x)"
         )
     for group, target in (("generated", "every one"), ("ipc", "within its time")):
         if f"beats_fd_{group}" in summary:
@@ -336,7 +336,7 @@ def summary_text(summary: dict[str, Any]) -> str:
         good, total = summary["ours_no_plan_right"]
         out.append(f"- ours answers 'no plan' on unsolvable problems: **{good}/{total}**")
         good, total = summary["ours_under_1s"]
-        out.append(f"- ours solved in < 1 s (plan() call): **{good}/{total}**")
+        out.append(f"- ours answered correctly in < 1 s (plan() call): **{good}/{total}**")
         if summary["ours_slowest"] is not None:
             seconds, name = summary["ours_slowest"]
             out.append(f"- ours slowest: {name} at {seconds * 1000:.1f} ms")
