@@ -16,37 +16,69 @@ from goap.conditions import Add, Compare, OneOf, add, eq, ge, gt, in_, le, lt, n
 from goap.errors import ModelError, PlanningError, ProblemFormatError
 from goap.explain import NoPlanExplanation, UnreachableCondition
 from goap.goals import GoalSpec, MultiGoal
+from goap.graph import GoapGraph
 from goap.heuristics import HEURISTICS
+from goap.history import ActionRecord, ExecutionHistory, MemoryExecutionHistory, StoreExecutionHistory
+from goap.nodes import GoapConfig
 from goap.planner import plan
 from goap.problem import Problem, load_problem, problem_from_dict
 from goap.result import Plan, PlanResult, SearchStats
+from goap.serialize import goal_from_dict, goal_to_dict
+from goap.state import ActionOutcome, GoapState, GoapStatus, ReplanReason
 from goap.strategies import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
+from goap.tracing import LoggingTracer, MultiTracer, NullTracer, PlanningTracer
+from goap.transitions import (
+    DeterministicTransitionModel,
+    DivergencePolicy,
+    TransitionModel,
+    assert_expected_matches_declared,
+)
 
 __all__ = [
     "AStar",
+    "ActionOutcome",
+    "ActionRecord",
     "ActionSpec",
     "Add",
     "Compare",
     "CostFunction",
+    "DeterministicTransitionModel",
+    "DivergencePolicy",
+    "ExecutionHistory",
     "GoalSpec",
+    "GoapConfig",
+    "GoapGraph",
+    "GoapState",
+    "GoapStatus",
     "GreedyBestFirst",
     "HEURISTICS",
+    "LoggingTracer",
+    "MemoryExecutionHistory",
     "ModelError",
     "MultiGoal",
+    "MultiTracer",
     "NoPlanExplanation",
+    "NullTracer",
     "OneOf",
     "Plan",
     "PlanResult",
     "PlanningError",
     "PlanningStrategy",
+    "PlanningTracer",
     "Problem",
     "ProblemFormatError",
+    "ReplanReason",
     "STRATEGIES",
     "SearchStats",
+    "StoreExecutionHistory",
+    "TransitionModel",
     "UnreachableCondition",
     "add",
+    "assert_expected_matches_declared",
     "eq",
     "ge",
+    "goal_from_dict",
+    "goal_to_dict",
     "gt",
     "in_",
     "le",

@@ -375,7 +375,8 @@ async def execute(
                 )
             if res.err is not None:
                 raise res.err
-            return cast(NodeResult[S], res), attempt, ctx
+            # A string type: no typing subscription per step.
+            return cast("NodeResult[S]", res), attempt, ctx
         except InterruptSignal as sig:
             return NodeResult(route=interrupt(sig.payload)), attempt, ctx
         except GraphError:

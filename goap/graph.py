@@ -1,0 +1,95 @@
+"""`GoapGraph`: a GOAP agent as an ordinary `Engine[GoapState]` (planner -> executor -> observer)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from emit import Emitter
+from goap.actions import ActionSpec
+from goap.errors import ModelError
+from goap.goals import GoalSpec, MultiGoal
+from goap.nodes import Executor, GoapConfig, Observer, Planner
+from goap.state import GoapState
+from goap.strategies import AStar, PlanningStrategy
+from goap.tracing import NullTracer
+from goap.transitions import TransitionModel
+from graphengine import Engine, Options, ReplayReport
+from store import Store
+
+__all__ = ["GoapGraph"]
+
+
+class GoapGraph:
+    """Builds the GOAP engine: nodes `planner`, `executor`, `observer` over `GoapState`.
+
+        graph = GoapGraph(actions, max_replans=3, store=SQLiteStore("runs.db"))
+        final = await graph.run("deploy-42", world_state={...}, goal=GoalSpec({...}))
+
+    `graph.engine` is the underlying `Engine[GoapState]`: resume, replay, fork, history,
+    emitters and every other engine feature apply to GOAP runs unchanged. Terminal statuses
+    are explicit in `final.status`: achieved, no_plan, max_replans_exceeded, budget_exhausted,
+    failed.
+    """
+
+    def __init__(
+        self,
+        actions: Iterable[ActionSpec],
+        *,
+        max_replans: int | None = 3,
+        store: Store | None = None,
+        emitter: Emitter | None = None,
+        strategy: PlanningStrategy | None = None,
+        transition_model: TransitionModel | None = None,
+        replan_every_action: bool = False,
+        blacklist_after: int = 2,
+        time_budget: float | None = None,
+        seed: int = 0,
+        tracer: Any = None,
+        options: Options | None = None,
+    ) -> None:
+        acts = list(actions)
+        by_name: dict[str, ActionSpec] = {}
+        for a in acts:
+            if a.name in by_name:
+                raise ModelError(f"two actions are named {a.name!r}")
+            by_name[a.name] = a
+        self.config = GoapConfig(
+            actions=by_name,
+            strategy=strategy or AStar(),
+            max_replans=max_replans,
+            replan_every_action=replan_every_action,
+            blacklist_after=blacklist_after,
+            time_budget=time_budget,
+            transition_model=transition_model,
+            seed=seed,
+            tracer=tracer if tracer is not None else NullTracer(),
+        )
+        """The settings the nodes share."""
+        opts = options or Options(max_steps=10_000)
+        self.engine: Engine[GoapState] = Engine(GoapState, store=store, emitter=emitter, options=opts)
+        """The engine running GOAP runs."""
+        self.engine.add("planner", Planner(self.config))
+        self.engine.add("executor", Executor(self.config))
+        self.engine.add("observer", Observer(self.config))
+        self.engine.start_at("planner")
+
+    @property
+    def actions(self) -> Mapping[str, ActionSpec]:
+        """The actions by name."""
+        return self.config.actions
+
+    async def run(
+        self, run_id: str, world_state: Mapping[str, Any], goal: GoalSpec | MultiGoal | Mapping[str, Any]
+    ) -> GoapState:
+        """Plan and act until the goal holds or a terminal status is reached; returns the final state."""
+        g = goal if isinstance(goal, GoalSpec | MultiGoal) else GoalSpec(dict(goal))
+        return await self.engine.run(run_id, GoapState(world_state=dict(world_state), goal=g))
+
+    async def resume(self, run_id: str, **kwargs: Any) -> GoapState:
+        """Continue a run after a crash, failure or interrupt (see `Engine.resume`)."""
+        return await self.engine.resume(run_id, **kwargs)
+
+    async def replay(self, run_id: str) -> ReplayReport:
+        """Re-execute a recorded run (actions served from the record) and compare (see `Engine.replay`)."""
+        return await self.engine.replay(run_id)

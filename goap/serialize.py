@@ -1,0 +1,64 @@
+"""JSON forms of goals and conditions, so goals can live in a durable `GoapState`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from goap.conditions import Compare, OneOf, condition_to_json
+from goap.errors import ModelError
+from goap.goals import GoalSpec, MultiGoal
+
+__all__ = ["condition_from_json", "goal_from_dict", "goal_to_dict"]
+
+_OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+
+
+def condition_from_json(value: Any) -> Any:
+    """Inverse of `condition_to_json`: `{"op": ">=", "value": 5}`, `{"in": [...]}` or a plain value."""
+    if isinstance(value, Mapping):
+        if set(value) == {"op", "value"} and value["op"] in _OPS:
+            return Compare(value["op"], value["value"])
+        if set(value) == {"in"} and isinstance(value["in"], list):
+            return OneOf(frozenset(value["in"]))
+        raise ModelError(f"not a condition: {dict(value)!r}")
+    return value
+
+
+def _goal(g: GoalSpec) -> dict[str, Any]:
+    return {
+        "conditions": {k: condition_to_json(v) for k, v in g.conditions.items()},
+        "name": g.name,
+        "priority": g.priority,
+        "max_replans": g.max_replans,
+    }
+
+
+def goal_to_dict(goal: GoalSpec | MultiGoal) -> dict[str, Any]:
+    """A JSON-ready dict for a goal or multi-goal."""
+    if isinstance(goal, MultiGoal):
+        return {"multi": [_goal(g) for g in goal.goals], "mode": goal.mode}
+    return _goal(goal)
+
+
+def _goal_from(d: Mapping[str, Any]) -> GoalSpec:
+    conds = d.get("conditions", {})
+    if not isinstance(conds, Mapping):
+        raise ModelError(f"goal conditions must be an object, got {conds!r}")
+    return GoalSpec(
+        {k: condition_from_json(v) for k, v in conds.items()},
+        name=str(d.get("name", "")),
+        priority=int(d.get("priority", 0)),
+        max_replans=int(d.get("max_replans", 10)),
+    )
+
+
+def goal_from_dict(data: Any) -> GoalSpec | MultiGoal:
+    """Rebuild a goal from `goal_to_dict` output (GoalSpec/MultiGoal pass through)."""
+    if isinstance(data, GoalSpec | MultiGoal):
+        return data
+    if not isinstance(data, Mapping):
+        raise ModelError(f"a goal must be an object, got {type(data).__name__}")
+    if "multi" in data:
+        return MultiGoal(tuple(_goal_from(g) for g in data["multi"]), mode=data.get("mode", "sequential"))
+    return _goal_from(data)
