@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench crash-test clean
+.PHONY: demo demo-research test lint typecheck unit bench crash-test clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -15,6 +15,9 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
+	$(BIN)/python -m examples.release
+
+demo-research: $(STAMP)
 	$(BIN)/python -m examples.research
 
 unit: $(STAMP)
@@ -33,6 +36,9 @@ test: unit typecheck lint
 bench: $(STAMP)
 	$(BIN)/python -m bench engine
 	$(BIN)/python -m bench planner
+
+crash-test: $(STAMP)
+	CRASH_RUNS=300 $(BIN)/python -m pytest -q tests/test_crash_sigkill.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
