@@ -76,18 +76,29 @@ def _now(_: object) -> float:
     return time.time()
 
 
-class Planner:
-    """Plans from the current world state for the current goal, skipping blacklisted actions."""
-
+class _Node:
     def __init__(self, cfg: GoapConfig) -> None:
         self.cfg = cfg
+
+    def tracer(self, ctx: Context) -> Any:
+        # A replay re-executes nodes to compare them; it must not report the run a second time.
+        return _SILENT if ctx.replaying else self.cfg.tracer
+
+
+_SILENT = NullTracer()
+
+
+class Planner(_Node):
+    """Plans from the current world state for the current goal, skipping blacklisted actions."""
 
     async def run(self, ctx: Context, s: GoapState) -> NodeResult[GoapState]:
         """Set `plan` (and go execute it) or end the run with status `no_plan`."""
         cfg = self.cfg
         started = s.wall_clock_started_at if s.wall_clock_started_at is not None else await _clock(ctx)
         goal = current_goal(s)
-        await call_tracer(cfg.tracer, "plan_start", goal, dict(s.world_state), type(cfg.strategy).__name__)
+        await call_tracer(
+            self.tracer(ctx), "plan_start", goal, dict(s.world_state), type(cfg.strategy).__name__
+        )
         t0 = time.perf_counter()
         # Planning is CPU-bound and deterministic: run it off the event loop.
         result = await asyncio.to_thread(
@@ -112,7 +123,7 @@ class Planner:
             },
         )
         if result.plan is None:
-            await call_tracer(cfg.tracer, "plan_failed", result.status, ms)
+            await call_tracer(self.tracer(ctx), "plan_failed", result.status, ms)
             status = "budget_exhausted" if result.status == "budget_exhausted" else "no_plan"
             return NodeResult(
                 delta=GoapState(
@@ -124,9 +135,9 @@ class Planner:
                 ),
                 route=stop(),
             )
-        await call_tracer(cfg.tracer, "plan_complete", result.plan, ms)
+        await call_tracer(self.tracer(ctx), "plan_complete", result.plan, ms)
         if s.plans_made:
-            await call_tracer(cfg.tracer, "replan", s.replan_reason or "", result.plan)
+            await call_tracer(self.tracer(ctx), "replan", s.replan_reason or "", result.plan)
         return NodeResult(
             delta=GoapState(
                 status="executing",
@@ -156,11 +167,11 @@ class _ActionCall:
         return out
 
 
-class Executor:
+class Executor(_Node):
     """Runs the plan's next action; a raising `execute` is an action failure, never a crash."""
 
     def __init__(self, cfg: GoapConfig) -> None:
-        self.cfg = cfg
+        super().__init__(cfg)
         self.model: TransitionModel = cfg.transition_model or DeterministicTransitionModel()
 
     async def run(self, ctx: Context, s: GoapState) -> NodeResult[GoapState]:
@@ -173,7 +184,7 @@ class Executor:
             return NodeResult(delta=GoapState(status="failed"), route=stop())
         world = dict(s.world_state)
         expected = dict(self.model.expected(world, action))
-        await call_tracer(cfg.tracer, "action_start", action, world)
+        await call_tracer(self.tracer(ctx), "action_start", action, world)
         error: str | None = None
         new_world: dict[str, Any] | None = None
         if not action.applicable(world):
@@ -201,9 +212,10 @@ class Executor:
                     error = None
                     break
                 except ToolCallError as exc:
-                    error = str(exc)
+                    # "tool 'action:x' failed: TimeoutError: ..." -> "TimeoutError: ..."
+                    error = str(exc).split(" failed: ", 1)[-1]
                     if attempt < attempts:
-                        await call_tracer(cfg.tracer, "action_retry", action, attempt, exc, 0.0)
+                        await call_tracer(self.tracer(ctx), "action_retry", action, attempt, exc, 0.0)
         if error is not None or new_world is None:
             fails = s.action_failure_counts.get(name, 0) + 1
             counts = {**s.action_failure_counts, name: fails}
@@ -221,7 +233,7 @@ class Executor:
             note = f"[{name}] failed ({error}); " + (
                 "blacklisted: plan around it" if name in black else "retry later or plan around it"
             )
-            await call_tracer(cfg.tracer, "action_complete", outcome)
+            await call_tracer(self.tracer(ctx), "action_complete", outcome)
             return NodeResult(
                 delta=GoapState(
                     execution_history=[outcome],
@@ -241,7 +253,7 @@ class Executor:
             effects=changed,
             subgoal=s.current_subgoal_index,
         )
-        await call_tracer(cfg.tracer, "action_complete", outcome)
+        await call_tracer(self.tracer(ctx), "action_complete", outcome)
         return NodeResult(
             delta=GoapState(
                 world_state=new_world,
@@ -253,11 +265,11 @@ class Executor:
         )
 
 
-class Observer:
+class Observer(_Node):
     """Checks the goal and the world, then continues, replans (with a reason), advances or ends."""
 
     def __init__(self, cfg: GoapConfig) -> None:
-        self.cfg = cfg
+        super().__init__(cfg)
         self.model: TransitionModel = cfg.transition_model or DeterministicTransitionModel()
 
     def _deviates(self, s: GoapState) -> bool:
@@ -305,7 +317,7 @@ class Observer:
                     ),
                     route=goto("planner"),
                 )
-            await call_tracer(cfg.tracer, "goal_achieved", dict(s.world_state))
+            await call_tracer(self.tracer(ctx), "goal_achieved", dict(s.world_state))
             return NodeResult(delta=GoapState(status="achieved", expected_world_state=None), route=stop())
         if (
             cfg.time_budget is not None

@@ -97,6 +97,11 @@ class Context:
         """
         return f"{self.run_id}:{self.step}:{self.node_id}"
 
+    @property
+    def replaying(self) -> bool:
+        """Whether this execution is a replay (tools are served from the record; skip observers)."""
+        return self.recorded is not None
+
     def interrupt(self, payload: Any = None) -> Any:
         """Pause the run for outside input, or return the input when the run was resumed with it.
 

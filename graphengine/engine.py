@@ -302,7 +302,8 @@ class Engine(Generic[S]):
         A finished run returns its final state and runs nothing. A node whose step was
         committed never runs again; the node that was running (or failed) runs again. For an
         interrupted run, `input` is handed to the node that paused (`ctx.resume_input`, or the
-        return value of `ctx.interrupt`). Raises `RunNotFoundError` for an unknown id,
+        return value of `ctx.interrupt`); without `input` a run waiting on a node's interrupt
+        keeps waiting and its state is returned (pass `input=None` to continue with no value). Raises `RunNotFoundError` for an unknown id,
         `GraphChangedError` if the graph's shape differs from the run's (unless
         `allow_graph_change`), `CorruptRecordError` for a stored record that cannot be decoded.
         """
@@ -320,6 +321,13 @@ class Engine(Generic[S]):
         interrupted_at = None
         if nxt.kind is NextKind.INTERRUPT:
             assert latest.last is not None
+            if not has_input:
+                # Still waiting: the answer is what continues an interrupt. (Deciding from the
+                # last step, not the run status, keeps this right after a crash that lost the
+                # status write.) Pass input=None to continue without a value.
+                if run.status is not RunStatus.INTERRUPTED:
+                    await self.store.set_status(run_id, RunStatus.INTERRUPTED, error=err, error_node=err_node)
+                return state
             nxt = goto(latest.last.node_id)
             interrupted_at = latest.last.step
         elif nxt.kind is NextKind.STOP:
@@ -369,13 +377,13 @@ class Engine(Generic[S]):
     async def get_interrupt(self, run_id: str) -> Interrupt | None:
         """What an interrupted run waits for (node, payload), or None if it is not interrupted."""
         latest = await self._latest(run_id)
-        if latest.run.status is not RunStatus.INTERRUPTED:
-            return None
         g, rc = self._graph()
         nxt = self._next_of(latest, g, rc)
+        # A committed interrupt step is pending whatever the status says: the status write
+        # after it may have been lost to a crash, or a resume with input may have died.
         if nxt.kind is NextKind.INTERRUPT and latest.last is not None:
             return Interrupt(run_id, latest.last_step, latest.last.node_id, nxt.payload, False)
-        if nxt.kind is _GOTO:
+        if latest.run.status is RunStatus.INTERRUPTED and nxt.kind is _GOTO:
             return Interrupt(run_id, latest.last_step, nxt.target, None, True)
         return None
 

@@ -265,6 +265,8 @@ async def drive(
         raise
     except asyncio.CancelledError:
         await asyncio.shield(store.set_status(run_id, RunStatus.CANCELLED))
+        if emitter is not None:  # so emitters can end what they opened (spans, streams)
+            eng._emit(Event(run_id, step, "", "cancelled", {"status": "cancelled"}, kind=EventKind.RUN_END))
         raise
     await store.set_status(run_id, RunStatus.DONE, error=last_err[0], error_node=last_err[1])
     if emitter is not None:
@@ -450,6 +452,9 @@ async def _route_error(
         state = eng.reducer(state, delta)
         delta_b = eng.codec.encode_delta(delta)
     route = goto(handler)
+    # The run record first: if the process dies before the step commits, the step is redone
+    # (deterministically failing again), so the record never lags behind a committed error step.
+    await eng.store.set_status(run_id, RunStatus.RUNNING, error=msg, error_node=node_id)
     await eng.store.save_step(
         StepRecord(
             run_id,
@@ -465,7 +470,6 @@ async def _route_error(
             _now(),
         )
     )
-    await eng.store.set_status(run_id, RunStatus.RUNNING, error=msg, error_node=node_id)
     if eng.emitter is not None:
         eng._emit(
             Event(
@@ -539,6 +543,17 @@ async def _fan_out(
                     delta_b = None
             except Exception as exc:
                 failure.append((i, exc))
+                if emitter is not None:  # each failed branch reports itself (the join reports the first)
+                    eng._emit(
+                        Event(
+                            run_id,
+                            step,
+                            br.node,
+                            str(exc),
+                            {"branch": i, "error": type(exc.__cause__ or exc).__name__},
+                            kind=EventKind.ERROR,
+                        )
+                    )
                 return
             buf.append(
                 BranchRecord(run_id, step, i, br.node, delta_b, attempt, record_calls(bctx, False), _now())

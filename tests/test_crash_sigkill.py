@@ -430,13 +430,6 @@ def test_kill_right_after_a_commit_then_resume_gives_the_uninterrupted_record(
     assert not found, "\n".join(found)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="engine bug: the pause lives in the run status, a write separate from the step; after a kill "
-    "the committed interrupt is not reported by get_interrupt and resume() re-runs the node, "
-    "committing a second interrupt step",
-)
 @pytest.mark.parametrize("window", ["after-interrupt-commit", "in-answering-node"])
 def test_pending_interrupt_survives_a_kill_for_a_driver_using_get_interrupt(
     reference: Reference, tmp_path: Path, window: str
@@ -451,12 +444,6 @@ def test_pending_interrupt_survives_a_kill_for_a_driver_using_get_interrupt(
     assert not found, "\n".join(found)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="engine bug: a routed error is written to the run record after its step commits, in a "
-    "separate write; a kill in between leaves the run's last error at the previous one for good",
-)
 def test_run_record_keeps_the_last_routed_error_after_a_kill(reference: Reference, tmp_path: Path) -> None:
     """Killed between the last routed error's step and its status write, the run ends with that error."""
     step = _step_of(reference.record, "last-error")

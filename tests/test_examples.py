@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from examples import research
+from examples import release, research
 
 
 async def test_research_demo_runs_on_sqlite_and_resumes(
@@ -23,3 +23,22 @@ async def test_research_demo_runs_on_sqlite_and_resumes(
     again = await research.main(["--db", db, "--run-id", "demo"])
     assert again == final
     assert "(resumed)" in capsys.readouterr().out
+
+
+async def test_release_demo_shows_failure_replan_blacklist_and_success(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The main demo fails to sign twice, replans (action_failed), blacklists sign_hsm and ships; replay is clean."""
+    db = str(tmp_path / "rel.db")
+    final = await release.main(["--db", db, "--run-id", "rel"])
+    out = capsys.readouterr().out
+    assert final.status == "achieved"
+    assert final.blacklisted_actions == ["sign_hsm"]
+    assert final.replan_reason == "action_failed"
+    assert out.count("FAIL sign_hsm") == 2
+    assert "replanned because: action_failed" in out
+    assert "no divergence" in out
+    assert "resume:" in out and "replay:" in out
+    again = await release.main(["--db", db, "--run-id", "rel"])
+    assert again == final
+    assert "resuming run 'rel'" in capsys.readouterr().out
