@@ -1,12 +1,16 @@
 """Persistence for graphengine runs: the `Store` protocol, its records, codecs and backends.
 
-`MemoryStore` (tests), `SQLiteStore` (aiosqlite; the embedded default). Stores keep encoded
-state and never decode it; `JsonCodec` is the default codec the engine uses.
+`MemoryStore` (tests), `SQLiteStore` (aiosqlite; the embedded default), `PostgresStore`
+(asyncpg; many processes on many machines, with leases and fencing) and (soon) MySQL. Stores keep
+encoded state and never decode it; `JsonCodec` is the default codec the engine uses. Server
+drivers are imported on first use, so importing `store` never needs them.
 """
 
+from ._lease import Lease
 from .codec import Codec, JsonCodec
 from .errors import (
     CorruptRecordError,
+    LeaseLostError,
     MissingDriverError,
     RunExistsError,
     StepConflictError,
@@ -14,7 +18,8 @@ from .errors import (
     StoreUnavailableError,
 )
 from .memory import MemoryStore
-from .protocol import Store
+from .postgres import PostgresStore
+from .protocol import LeaseStore, Store
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .sqlite import SQLiteStore
 from .transfer import RunTransfer, export_run, import_run
@@ -26,8 +31,12 @@ __all__ = [
     "CorruptRecordError",
     "JsonCodec",
     "Latest",
+    "Lease",
+    "LeaseLostError",
+    "LeaseStore",
     "MemoryStore",
     "MissingDriverError",
+    "PostgresStore",
     "RunExistsError",
     "RunRecord",
     "RunStatus",

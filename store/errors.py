@@ -3,6 +3,7 @@
     StoreError                      anything a store could not do
     ├── RunExistsError              create_run with an id already stored
     ├── StepConflictError           save_step for a (run, step) already stored (two writers)
+    ├── LeaseLostError              a write by a worker whose lease on the run expired or was taken over
     ├── CorruptRecordError          a stored row could not be decoded
     ├── StoreUnavailableError       the backend cannot be reached or opened
     └── MissingDriverError          an optional driver package is not installed
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 __all__ = [
     "CorruptRecordError",
+    "LeaseLostError",
     "MissingDriverError",
     "RunExistsError",
     "StepConflictError",
@@ -39,6 +41,16 @@ class RunExistsError(StoreError):
 
 class StepConflictError(StoreError):
     """A step record with this (run id, step) is already stored: another writer got there first."""
+
+
+class LeaseLostError(StoreError):
+    """The writer's lease on the run expired or another worker claimed the run (fencing).
+
+    Raised by stores that support leases (`LeaseStore`) when a write is conditioned on a fencing
+    token that is no longer current, or when a writer without the lease writes to a run another
+    worker holds. Nothing was written; the worker must stop driving the run: its new owner
+    resumes it from the last committed step.
+    """
 
 
 class CorruptRecordError(StoreError):

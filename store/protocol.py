@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from ._lease import Lease
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 
-__all__ = ["Store"]
+__all__ = ["LeaseStore", "Store"]
 
 
 @runtime_checkable
@@ -81,4 +82,37 @@ class Store(Protocol):
 
     async def close(self) -> None:
         """Release connections; the store may not be used afterwards."""
+        ...
+
+
+@runtime_checkable
+class LeaseStore(Store, Protocol):
+    """A `Store` whose runs can be owned by one worker at a time, with fencing (optional extension).
+
+    Contract (checked by `tests/test_store_leases.py` against every backend that has it):
+    - `claim` gives a run to a worker until the lease expires (database clock), with a fencing
+      token greater than any earlier claim's. It fails (None) while another worker's lease is live.
+    - While this store object holds a lease on a run (from `claim` until `release`), its writes to
+      that run (`save_step`, `save_branches`, `set_status`) are conditioned, in the same
+      statement, on the token being current and the lease unexpired; otherwise they write
+      nothing and raise `LeaseLostError`.
+    - A store that holds no lease on a run may not write its steps, branches or status while
+      another worker's lease on it is live (`LeaseLostError`); once the lease expired or was
+      released, it writes as usual. Checkpoints (caller-chosen labels) are not fenced.
+    """
+
+    async def claim(self, run_id: str, worker: str, ttl: float) -> Lease | None:
+        """Own `run_id` for `ttl` seconds with a new token; None if another worker's lease is live.
+
+        Claiming a run this worker already holds takes a new token (the old one is fenced off).
+        Raises `StoreError` for an unknown run.
+        """
+        ...
+
+    async def renew(self, lease: Lease, ttl: float) -> Lease:
+        """Extend a live lease to `ttl` seconds from now; `LeaseLostError` if it expired or was taken."""
+        ...
+
+    async def release(self, lease: Lease) -> None:
+        """Give the run up (its writes are no longer fenced here); no effect if the lease was lost."""
         ...

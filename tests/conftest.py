@@ -9,15 +9,20 @@ report a backend as passing when it did not run.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
+import socket
+import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
-from store import MemoryStore, SQLiteStore, Store
+from store import MemoryStore, PostgresStore, SQLiteStore, Store
 
 
 @dataclass(frozen=True)
@@ -45,10 +50,63 @@ async def _sqlite(tmp_path: Path) -> AsyncIterator[Store]:
         yield s
 
 
+POSTGRES_DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+"""The PostgreSQL server tests use; each test gets a schema of its own in it."""
+MYSQL_DSN = os.environ.get("GRAPHENGINE_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
+"""The MySQL/MariaDB server tests use; each test gets a database of its own on it."""
+
+
+@functools.cache
+def _server_unavailable(dsn: str, driver: str, extra: str) -> str | None:
+    """Why a server backend cannot run here: its driver is missing or nothing listens at `dsn`."""
+    if importlib.util.find_spec(driver) is None:
+        return f"driver {driver!r} is not installed (pip install 'graphengine[{extra}]')"
+    url = urlsplit(dsn)
+    try:
+        socket.create_connection((url.hostname or "127.0.0.1", url.port or 0), timeout=2).close()
+    except OSError as exc:
+        return f"no server at {url.hostname}:{url.port}: {exc}"
+    return None
+
+
+def unique_name(prefix: str) -> str:
+    """A schema/database name no other test (or test process) uses."""
+    return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+@asynccontextmanager
+async def postgres_store(schema: str | None = None) -> AsyncIterator[PostgresStore]:
+    """A `PostgresStore` in a fresh schema of its own, dropped afterwards."""
+    import asyncpg
+
+    schema = schema or unique_name("t")
+    try:
+        async with PostgresStore(POSTGRES_DSN, schema=schema, min_size=1, max_size=4) as s:
+            yield s
+    finally:
+        conn = await asyncpg.connect(POSTGRES_DSN)
+        try:
+            # The name is ours (unique_name), not user text; identifiers cannot be bound.
+            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        finally:
+            await conn.close()
+
+
+@asynccontextmanager
+async def _postgres(tmp_path: Path) -> AsyncIterator[Store]:
+    async with postgres_store() as s:
+        yield s
+
+
 STORE_BACKENDS: list[StoreBackend] = [
     StoreBackend("memory", _memory),
     StoreBackend("sqlite", _sqlite),
-    # StoreBackend("postgres", _postgres, server=True, unavailable=_postgres_unavailable),
+    StoreBackend(
+        "postgres",
+        _postgres,
+        server=True,
+        unavailable=lambda: _server_unavailable(POSTGRES_DSN, "asyncpg", "postgres"),
+    ),
 ]
 
 

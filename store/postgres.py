@@ -1,0 +1,817 @@
+"""`PostgresStore`: the scale-out store, one PostgreSQL database shared by many processes.
+
+Decisions a caller should know:
+
+- asyncpg, imported on first use (`pip install 'graphengine[postgres]'`; without it,
+  `MissingDriverError`). A connection pool (`min_size`..`max_size`) is opened lazily inside the
+  running event loop and reopened when the store is used from another loop.
+- Tables live in their own schema (`schema="graphengine"` by default, created if missing), found
+  through the connections' `search_path`, so statements are plain literals and two deployments
+  (or two tests) can share a database without seeing each other.
+- The schema is versioned (`schema_version` table); migrations run on open inside one
+  transaction holding a transaction-scoped advisory lock, so processes opening a fresh database
+  together do not race. A database written by a newer graphengine is refused
+  (`StoreUnavailableError`).
+- Column types: encoded states, deltas, calls and events are `bytea`, because the contract is
+  a byte-for-byte round trip and the codec's bytes need not be JSON; the fields the records
+  declare to be JSON text (`route`, run `meta`) are `json` columns (validated by the server),
+  not `jsonb`, because `json` keeps the text verbatim and `jsonb` would re-serialize it. Run
+  ids sort byte-wise (`COLLATE "C"`), like every other backend.
+- Autocommit: every write is ONE statement and therefore one transaction. `save_step` is an
+  `INSERT ... SELECT` that checks, in the same statement, that the run exists, that the step is
+  exactly the next one and (see leases) that the writer may write; `save_branches` inserts the
+  whole batch from arrays (`unnest`) in one statement.
+- Leases and fencing (`LeaseStore`): `claim` gives a run to a worker for a time (database
+  clock) with a fencing token; while this store holds it, every step, branch and status write
+  to the run is conditioned on that token in the same statement and locks the run row in share
+  mode, so a claim by another worker and a stale write are serialized: the write either commits
+  before the claim (and the new owner sees it) or fails with `LeaseLostError`.
+- Driver exceptions are translated in ONE table keyed by SQLSTATE class and client exception
+  name (`_TRANSLATE`, checked complete by `tests/test_store_postgres.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from collections.abc import Callable, Sequence
+from types import ModuleType, TracebackType
+from typing import Any, Final, Literal
+
+from ._lease import Lease
+from .errors import (
+    CorruptRecordError,
+    LeaseLostError,
+    MissingDriverError,
+    RunExistsError,
+    StepConflictError,
+    StoreError,
+    StoreUnavailableError,
+)
+from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .transfer import RunTransfer
+
+__all__ = ["SCHEMA_VERSION", "PostgresStore"]
+
+SCHEMA_VERSION: Final = 1
+"""Schema version this module writes; older databases are migrated on open."""
+
+# _MIGRATIONS[v] takes a schema from version v to v + 1. Append; never edit a released entry.
+_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+    (
+        """CREATE TABLE runs (
+            run_id        text COLLATE "C" PRIMARY KEY,
+            status        text NOT NULL,
+            initial       bytea NOT NULL,
+            fingerprint   text NOT NULL,
+            state_version integer NOT NULL,
+            created_at    double precision NOT NULL,
+            updated_at    double precision NOT NULL,
+            error         text,
+            error_node    text,
+            meta          json NOT NULL,
+            -- Lease: who owns the run until when, and the fencing token of the newest claim.
+            lease_owner   text,
+            lease_token   bigint NOT NULL DEFAULT 0,
+            lease_expires timestamptz
+        )""",
+        "CREATE INDEX runs_created ON runs (created_at DESC, run_id DESC)",
+        "CREATE INDEX runs_status_created ON runs (status, created_at DESC, run_id DESC)",
+        """CREATE TABLE steps (
+            run_id   text COLLATE "C" NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            step     integer NOT NULL,
+            node_id  text NOT NULL,
+            delta    bytea,
+            route    json NOT NULL,
+            state    bytea,
+            attempt  integer NOT NULL,
+            error    text,
+            calls    bytea,
+            events   bytea,
+            ts       double precision NOT NULL,
+            PRIMARY KEY (run_id, step)
+        )""",
+        # Resume asks "newest step with a snapshot"; this index holds only those steps.
+        "CREATE INDEX steps_snapshot ON steps (run_id, step) WHERE state IS NOT NULL",
+        """CREATE TABLE checkpoints (
+            run_id text COLLATE "C" NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            label  text NOT NULL,
+            step   integer NOT NULL,
+            state  bytea NOT NULL,
+            ts     double precision NOT NULL,
+            PRIMARY KEY (run_id, label)
+        )""",
+        """CREATE TABLE branches (
+            run_id  text COLLATE "C" NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            step    integer NOT NULL,
+            branch  integer NOT NULL,
+            node_id text NOT NULL,
+            delta   bytea,
+            attempt integer NOT NULL,
+            calls   bytea,
+            ts      double precision NOT NULL,
+            PRIMARY KEY (run_id, step, branch)
+        )""",
+    ),
+)
+assert len(_MIGRATIONS) == SCHEMA_VERSION
+
+_SCHEMA_NAME: Final = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+# Statements are plain literals (no string building anywhere), every value a bound parameter.
+# Casts in SELECT lists fix the parameter types the server would otherwise guess as text.
+
+_CREATE_SCHEMA: Final = "SELECT format('CREATE SCHEMA IF NOT EXISTS %I', $1::text)"
+# Transaction-scoped, so it is released by COMMIT/ROLLBACK even if this process dies.
+_MIGRATION_LOCK: Final = "SELECT pg_advisory_xact_lock(hashtext('graphengine.store:' || $1::text))"
+_VERSION_TABLE: Final = "CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)"
+_GET_VERSION: Final = "SELECT coalesce(max(version), 0) FROM schema_version"
+_SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES ($1)"
+
+_INSERT_RUN: Final = "INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::json)"
+_GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs WHERE run_id = $1"
+_LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs ORDER BY created_at DESC, run_id DESC LIMIT $1"
+_LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs WHERE status = $1 ORDER BY created_at DESC, run_id DESC LIMIT $2"
+# Without a lease: refused (0 rows) while another worker's lease on the run is live.
+_SET_STATUS: Final = """UPDATE runs SET status = $1, error = $2, error_node = $3, updated_at = $4
+WHERE run_id = $5 AND (lease_expires IS NULL OR lease_expires <= now())"""
+_SET_STATUS_FENCED: Final = """UPDATE runs SET status = $1, error = $2, error_node = $3, updated_at = $4
+WHERE run_id = $5 AND lease_token = $6 AND lease_expires > now()"""
+
+# The hot path: one statement, one transaction. It inserts nothing ("INSERT 0 0") unless the
+# run exists (and may be written by this writer) and $2 is exactly the step after the newest
+# stored one; both checks are primary-key lookups. Refusals are explained on a cold path. Two
+# writers of the same next step both pass the check; the primary key lets one commit.
+_INSERT_STEP: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+SELECT $1::text, $2::integer, $3::text, $4::bytea, $5::text::json, $6::bytea, $7::integer, $8::text, $9::bytea, $10::bytea, $11::float8
+WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = $1), 0) = $2 - 1
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND (lease_expires IS NULL OR lease_expires <= now()))"""
+# FOR SHARE makes a concurrent claim (an UPDATE of the row) and this write wait for each
+# other; read committed then re-checks the token on the claimed row, so a stale token never
+# commits a step after another worker's claim.
+_INSERT_STEP_FENCED: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+SELECT $1::text, $2::integer, $3::text, $4::bytea, $5::text::json, $6::bytea, $7::integer, $8::text, $9::bytea, $10::bytea, $11::float8
+WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = $1), 0) = $2 - 1
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND lease_token = $12 AND lease_expires > now() FOR SHARE)"""
+# Why a write was refused (cold path): does the run exist, its lease, its newest step.
+_WRITE_STATE: Final = """SELECT lease_owner, lease_token, lease_expires > now(), extract(epoch FROM lease_expires)::float8,
+    (SELECT max(step) FROM steps WHERE run_id = $1)
+FROM runs WHERE run_id = $1"""
+# The newest snapshot and everything after it in ONE statement (one consistent snapshot of the
+# table even while other connections append). Without a snapshot the base is 0: every step.
+_LOAD_FROM_SNAPSHOT: Final = """SELECT run_id, step, node_id, delta, route::text, state, attempt, error, calls, events, ts FROM steps
+WHERE run_id = $1 AND step >= coalesce(
+    (SELECT step FROM steps WHERE run_id = $1 AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
+ORDER BY step"""
+_LOAD_STEPS: Final = "SELECT run_id, step, node_id, delta, route::text, state, attempt, error, calls, events, ts FROM steps WHERE run_id = $1 AND step > $2 ORDER BY step LIMIT $3"
+
+# One multi-row INSERT from arrays, so a batch commits whole: a taken (run, step, branch) or
+# an unknown run (foreign key) fails the statement and writes none of it.
+_INSERT_BRANCHES: Final = """INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts)
+SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::bytea[], $6::integer[], $7::bytea[], $8::float8[])
+WHERE NOT EXISTS (SELECT 1 FROM runs WHERE run_id = ANY($1::text[]) AND lease_expires > now())"""
+# A fenced batch belongs to one run ($9) and carries its token ($10); see _INSERT_STEP_FENCED.
+_INSERT_BRANCHES_FENCED: Final = """INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts)
+SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::bytea[], $6::integer[], $7::bytea[], $8::float8[])
+WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $9 AND lease_token = $10 AND lease_expires > now() FOR SHARE)"""
+_LOAD_BRANCHES: Final = "SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = $1 AND step = $2 ORDER BY branch"
+
+_SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
+SELECT $1::text, $2::text, $3::integer, $4::bytea, $5::float8 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $1)
+ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts"""
+_LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = $1 AND label = $2"
+
+# Leases. The token only ever grows, so a token from any earlier claim is stale forever.
+_CLAIM: Final = """UPDATE runs SET lease_owner = $2, lease_token = lease_token + 1,
+    lease_expires = now() + make_interval(secs => $3)
+WHERE run_id = $1 AND (lease_expires IS NULL OR lease_expires <= now() OR lease_owner = $2)
+RETURNING lease_token, extract(epoch FROM lease_expires)::float8"""
+_RENEW: Final = """UPDATE runs SET lease_expires = now() + make_interval(secs => $3)
+WHERE run_id = $1 AND lease_token = $2 AND lease_expires > now()
+RETURNING extract(epoch FROM lease_expires)::float8"""
+_RELEASE: Final = """UPDATE runs SET lease_owner = NULL, lease_expires = NULL
+WHERE run_id = $1 AND lease_token = $2"""
+
+_STATUSES: Final = {s.value: s for s in RunStatus}
+
+
+def _run_from_row(row: Sequence[Any]) -> RunRecord:
+    status = _STATUSES.get(row[1])
+    if status is None:
+        raise CorruptRecordError(
+            f"run record of run {row[0]!r} is corrupt: field 'status' holds unknown status {row[1]!r}",
+            run_id=row[0],
+            field="status",
+        )
+    return RunRecord(row[0], status, row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9].encode())
+
+
+def _meta_text(run: RunRecord) -> str:
+    try:
+        return run.meta.decode()
+    except UnicodeDecodeError as exc:
+        raise StoreError(
+            f"run {run.run_id!r}: meta is not UTF-8 JSON text ({exc}); PostgresStore keeps it in a json column",
+            run_id=run.run_id,
+        ) from exc
+
+
+# --------------------------------------------------------------------------------------------
+# Driver exceptions -> StoreError. ONE table: server errors are keyed by their SQLSTATE class
+# (the first two characters of `sqlstate`), client-side errors by exception class name (walked
+# up the MRO). tests/test_store_postgres.py fails if asyncpg defines a SQLSTATE class or a
+# client exception that has no entry. Each entry picks the StoreError subclass from the
+# exception and the operation that failed.
+
+_Op = Literal["open", "create_run", "save_step", "save_branches", "save_checkpoint", "read", "write", "lease"]
+_Pick = Callable[[BaseException, _Op], type[StoreError]]
+
+_UNIQUE: Final = "23505"
+_FOREIGN_KEY: Final = "23503"
+
+
+def _always(kind: type[StoreError]) -> _Pick:
+    return lambda exc, op: kind
+
+
+def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
+    # Only "that key is taken" / "its parent is missing" are conflicts; NOT NULL, CHECK and
+    # exclusion violations mean a bad value was passed.
+    if getattr(exc, "sqlstate", "") in (_UNIQUE, _FOREIGN_KEY):
+        if op == "create_run":
+            return RunExistsError
+        if op in ("save_step", "save_branches", "save_checkpoint"):
+            return StepConflictError
+    return StoreError
+
+
+def _internal(exc: BaseException, op: _Op) -> type[StoreError]:
+    # XX001 data_corrupted, XX002 index_corrupted; XX000 is a server bug.
+    return CorruptRecordError if getattr(exc, "sqlstate", "") in ("XX001", "XX002") else StoreError
+
+
+def _unavailable_on_open(exc: BaseException, op: _Op) -> type[StoreError]:
+    # A missing table or schema at open means the database is not ours (or not set up);
+    # later, it is a bug or someone dropped our tables: either way the store cannot go on.
+    return StoreUnavailableError
+
+
+_UNAVAILABLE: Final = _always(StoreUnavailableError)
+_ERROR: Final = _always(StoreError)
+
+_TRANSLATE: Final[dict[str, _Pick]] = {
+    # ---- server errors, by SQLSTATE class (https://www.postgresql.org/docs/current/errcodes-appendix.html)
+    "03": _ERROR,  # SQL statement not yet complete
+    "08": _UNAVAILABLE,  # connection exception
+    "09": _ERROR,  # triggered action exception
+    "0A": _ERROR,  # feature not supported
+    "0B": _ERROR,  # invalid transaction initiation
+    "0F": _ERROR,  # locator exception
+    "0L": _UNAVAILABLE,  # invalid grantor
+    "0P": _UNAVAILABLE,  # invalid role specification
+    "0Z": _ERROR,  # diagnostics exception
+    "10": _ERROR,  # XQuery error
+    "20": _ERROR,  # case not found
+    "21": _ERROR,  # cardinality violation
+    "22": _ERROR,  # data exception: a value the column cannot hold (bad JSON, out of range, ...)
+    "23": _integrity,  # integrity constraint violation
+    "24": _ERROR,  # invalid cursor state
+    "25": _ERROR,  # invalid transaction state (read-only transaction, ...)
+    "26": _ERROR,  # invalid SQL statement name
+    "27": _ERROR,  # triggered data change violation
+    "28": _UNAVAILABLE,  # invalid authorization specification (bad password, no such role)
+    "2B": _ERROR,  # dependent privilege descriptors still exist
+    "2D": _ERROR,  # invalid transaction termination
+    "2F": _ERROR,  # SQL routine exception
+    "34": _ERROR,  # invalid cursor name
+    "38": _ERROR,  # external routine exception
+    "39": _ERROR,  # external routine invocation exception
+    "3B": _ERROR,  # savepoint exception
+    "3D": _UNAVAILABLE,  # invalid catalog name: the database does not exist
+    "3F": _unavailable_on_open,  # invalid schema name
+    "40": _UNAVAILABLE,  # transaction rollback (serialization failure, deadlock): retry later
+    "42": _ERROR,  # syntax error or access rule violation (undefined table: a bug or a dropped table)
+    "44": _ERROR,  # WITH CHECK OPTION violation
+    "53": _UNAVAILABLE,  # insufficient resources (disk full, out of memory, too many connections)
+    "54": _ERROR,  # program limit exceeded (a value too large to index, ...)
+    "55": _UNAVAILABLE,  # object not in prerequisite state (lock not available, ...)
+    "57": _UNAVAILABLE,  # operator intervention (shutdown, statement timeout, cancel)
+    "58": _UNAVAILABLE,  # system error (I/O error)
+    "72": _UNAVAILABLE,  # snapshot too old
+    "F0": _UNAVAILABLE,  # configuration file error
+    "HV": _ERROR,  # foreign data wrapper error
+    "P0": _ERROR,  # PL/pgSQL error
+    "XX": _internal,  # internal error
+    # ---- client-side errors, by class name (no SQLSTATE)
+    "PostgresError": _ERROR,  # a server error with an unknown SQLSTATE class
+    "InterfaceError": _ERROR,  # misuse of the driver (e.g. a parameter of the wrong type)
+    "ConnectionDoesNotExistError": _UNAVAILABLE,  # the connection was closed under us
+    "ClientConfigurationError": _UNAVAILABLE,  # a bad DSN or connection option
+    "UnsupportedClientFeatureError": _ERROR,
+    "UnsupportedServerFeatureError": _UNAVAILABLE,
+    "InternalClientError": _ERROR,
+    "ProtocolError": _UNAVAILABLE,  # the server spoke gibberish: not a usable connection
+    "OutdatedSchemaCacheError": _ERROR,
+    "TargetServerAttributeNotMatched": _UNAVAILABLE,
+    "OSError": _UNAVAILABLE,  # cannot connect (refused, unreachable), broken pipe
+    "TimeoutError": _UNAVAILABLE,  # connect or command timeout
+}
+
+
+def _pick(exc: BaseException) -> _Pick:
+    state = getattr(exc, "sqlstate", None)
+    if isinstance(state, str) and state[:2] in _TRANSLATE:
+        return _TRANSLATE[state[:2]]
+    for cls in type(exc).__mro__:
+        pick = _TRANSLATE.get(cls.__name__)
+        if pick is not None:
+            return pick
+    return _ERROR
+
+
+def _translate(
+    exc: BaseException, op: _Op, where: str, *, run_id: str | None = None, step: int | None = None
+) -> StoreError:
+    """Turn a driver exception into the `StoreError` subclass the table picks (caller adds `from exc`)."""
+    kind = _pick(exc)(exc, op)
+    if op == "open" and kind is StoreError:
+        kind = StoreUnavailableError
+    what = f"run {run_id!r} already exists" if kind is RunExistsError else f"{op} failed"
+    msg = f"{where}: {what}: {type(exc).__name__}: {exc}"
+    if kind is CorruptRecordError:
+        return CorruptRecordError(msg, run_id=run_id, step=step, field="")
+    return kind(msg, run_id=run_id, step=step)
+
+
+def _driver() -> ModuleType:
+    """asyncpg, imported on first use so the extra is needed only by those who use this store."""
+    try:
+        import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type information
+    except ImportError as exc:
+        raise MissingDriverError(
+            "PostgresStore needs the asyncpg driver: pip install 'graphengine[postgres]'"
+        ) from exc
+    mod: ModuleType = asyncpg
+    return mod
+
+
+# Exceptions the driver raises besides its own (connection failures surface as OSError).
+_OTHER_ERRORS: Final = (OSError, TimeoutError)
+
+
+def _terminate(pool: Any) -> None:
+    """Drop a pool's connections without a goodbye (best effort: every write is committed)."""
+    # RuntimeError: its connections belong to an event loop that is closed; they cannot be told
+    # anything, and their sockets go with the garbage collector.
+    with contextlib.suppress(RuntimeError):
+        pool.terminate()
+
+
+class PostgresStore(RunTransfer):
+    """A `Store` (and `LeaseStore`) in a PostgreSQL database, shared by many processes and machines.
+
+    `PostgresStore("postgresql://user@host:5432/db")` needs no event loop and connects on first
+    use. Use `async with PostgresStore(dsn) as store:` or `await store.close()` to release the
+    pool; a closed store raises `StoreUnavailableError`. Errors: `RunExistsError`,
+    `StepConflictError` (a step that is not the next one of an existing run), `LeaseLostError`
+    (a write under a lost lease, or to a run another worker holds), `StoreUnavailableError`
+    (cannot connect, the server went away, a schema newer than this code), `MissingDriverError`.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str = "graphengine",
+        min_size: int = 1,
+        max_size: int = 10,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        if not _SCHEMA_NAME.fullmatch(schema):
+            raise ValueError(f"schema={schema!r}; expected a lower-case SQL identifier ([a-z_][a-z0-9_]*)")
+        if not 0 <= min_size <= max_size or max_size < 1:
+            raise ValueError(
+                f"min_size={min_size}, max_size={max_size}; expected 0 <= min_size <= max_size, max_size >= 1"
+            )
+        self.dsn = dsn
+        """Where the database is (a libpq-style URL)."""
+        self.schema = schema
+        """The PostgreSQL schema holding this store's tables."""
+        self.min_size = min_size
+        """Connections the pool keeps open."""
+        self.max_size = max_size
+        """Most connections the pool opens (the most statements in flight at once)."""
+        self.connect_timeout = connect_timeout
+        """Seconds to wait for a connection before `StoreUnavailableError`."""
+        self._pool: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
+        self._lock: asyncio.Lock | None = None
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+        self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
+        # Fencing tokens of the leases this store object holds, by run id (see LeaseStore).
+        self._held: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        # Never show the DSN: it may hold a password.
+        return f"PostgresStore(schema={self.schema!r})"
+
+    # ---------------------------------------------------------------- connection management
+
+    async def _db(self) -> Any:
+        """The pool for the running loop, opened (or reopened) on first use in it."""
+        pool = self._pool
+        if pool is not None and self._loop is asyncio.get_running_loop():
+            return pool
+        return await self._open_for_loop()
+
+    async def _open_for_loop(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock_loop is not loop:
+            self._lock, self._lock_loop = asyncio.Lock(), loop
+        async with self._lock:
+            if self._closed:
+                raise StoreUnavailableError(f"{self!r} is closed")
+            if self._pool is not None and self._loop is loop:
+                return self._pool  # another task opened it while we waited
+            old, self._pool, self._loop = self._pool, None, None
+            if old is not None:
+                _terminate(old)
+            pool = await self._connect()
+            self._pool, self._loop = pool, loop
+            return pool
+
+    async def _connect(self) -> Any:
+        asyncpg = _driver()
+        self._errors = (asyncpg.PostgresError, asyncpg.InterfaceError, *_OTHER_ERRORS)
+        where = repr(self)
+        try:
+            # Create the schema first, on a plain connection: search_path must name an existing
+            # schema for the pool's connections to find (and create) the tables in it.
+            conn = await asyncpg.connect(self.dsn, timeout=self.connect_timeout)
+            try:
+                ddl = await conn.fetchval(_CREATE_SCHEMA, self.schema)
+                async with conn.transaction():
+                    # CREATE SCHEMA IF NOT EXISTS can still race on the catalog's unique index.
+                    await conn.execute(_MIGRATION_LOCK, self.schema)
+                    await conn.execute(ddl)
+            finally:
+                await conn.close()
+            pool = await asyncpg.create_pool(
+                self.dsn,
+                min_size=self.min_size,
+                max_size=self.max_size,
+                timeout=self.connect_timeout,
+                server_settings={"search_path": self.schema},
+            )
+        except self._errors as exc:
+            raise _translate(exc, "open", where) from exc
+        try:
+            async with pool.acquire() as conn:
+                await self._migrate(conn)
+        except BaseException as exc:
+            _terminate(pool)
+            if isinstance(exc, self._errors):
+                raise _translate(exc, "open", where) from exc
+            raise
+        return pool
+
+    async def _migrate(self, conn: Any) -> None:
+        async with conn.transaction():
+            # Everyone opening the store takes the lock, so a second process waits for the
+            # first to finish migrating and then finds the new version.
+            await conn.execute(_MIGRATION_LOCK, self.schema)
+            await conn.execute(_VERSION_TABLE)
+            version = int(await conn.fetchval(_GET_VERSION))
+            if version > SCHEMA_VERSION:
+                raise StoreUnavailableError(
+                    f"{self!r} has schema version {version}, newer than the {SCHEMA_VERSION} this "
+                    "graphengine understands; upgrade graphengine to open it"
+                )
+            for v in range(version, SCHEMA_VERSION):
+                for stmt in _MIGRATIONS[v]:
+                    await conn.execute(stmt)
+                await conn.execute(_SET_VERSION, v + 1)
+
+    async def close(self) -> None:
+        """Close the pool; the store may not be used afterwards (`StoreUnavailableError`)."""
+        self._closed = True
+        pool, loop, self._pool, self._loop = self._pool, self._loop, None, None
+        if pool is None:
+            return
+        if loop is asyncio.get_running_loop():
+            try:
+                await asyncio.wait_for(pool.close(), self.connect_timeout)
+                return
+            except self._errors:
+                pass  # closing is best effort: every write was already committed
+        _terminate(pool)
+
+    async def __aenter__(self) -> PostgresStore:
+        """Connect now, so a bad DSN fails here rather than at the first write."""
+        await self._db()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def _fetch(self, sql: str, *args: Any, run_id: str | None = None) -> list[Any]:
+        pool = await self._db()
+        try:
+            return list(await pool.fetch(sql, *args))
+        except self._errors as exc:
+            raise _translate(exc, "read", repr(self), run_id=run_id) from exc
+
+    async def _execute(
+        self, op: _Op, sql: str, *args: Any, run_id: str | None = None, step: int | None = None
+    ) -> str:
+        pool = self._pool
+        if pool is None or self._loop is not asyncio.get_running_loop():
+            pool = await self._open_for_loop()
+        try:
+            status: str = await pool.execute(sql, *args)
+        except self._errors as exc:
+            raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
+        return status
+
+    # ---------------------------------------------------------------- runs
+
+    async def create_run(self, run: RunRecord) -> None:
+        """Store a new run; `RunExistsError` if the id is taken. Zero timestamps become now.
+
+        `meta` must be UTF-8 JSON text (it is a json column); anything else is a `StoreError`.
+        """
+        now = time.time()
+        await self._execute(
+            "create_run",
+            _INSERT_RUN,
+            run.run_id,
+            run.status.value,
+            run.initial,
+            run.fingerprint,
+            run.state_version,
+            run.created_at or now,
+            run.updated_at or now,
+            run.error,
+            run.error_node,
+            _meta_text(run),
+            run_id=run.run_id,
+        )
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        """Return the run record, or None."""
+        rows = await self._fetch(_GET_RUN, run_id, run_id=run_id)
+        return _run_from_row(rows[0]) if rows else None
+
+    async def set_status(
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        error: str | None = None,
+        error_node: str | None = None,
+    ) -> None:
+        """Change a run's status, error and `updated_at`; an unknown run is left alone.
+
+        `LeaseLostError` (nothing changed) if this store's lease on the run was lost, or if it
+        holds none and another worker's lease is live.
+        """
+        token = self._held.get(run_id)
+        if token is None:
+            done = await self._execute(
+                "write", _SET_STATUS, status.value, error, error_node, time.time(), run_id, run_id=run_id
+            )
+        else:
+            done = await self._execute(
+                "write",
+                _SET_STATUS_FENCED,
+                status.value,
+                error,
+                error_node,
+                time.time(),
+                run_id,
+                token,
+                run_id=run_id,
+            )
+        if done == "UPDATE 0":
+            await self._refuse(run_id, None, token, "status")
+
+    async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
+        """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
+        if status is None:
+            rows = await self._fetch(_LIST_RUNS, max(limit, 0))
+        else:
+            rows = await self._fetch(_LIST_RUNS_BY_STATUS, status.value, max(limit, 0))
+        return [_run_from_row(r) for r in rows]
+
+    # ---------------------------------------------------------------- steps
+
+    async def save_step(self, rec: StepRecord) -> None:
+        """Append a step record in one statement (one transaction); `StepConflictError` unless it
+        is the next step of an existing run, `LeaseLostError` if the writer may not write the run
+        (see the class docstring); either way nothing was written. A zero `ts` becomes now.
+        """
+        params = rec if rec.ts else (*rec[:-1], time.time())
+        token = self._held.get(rec.run_id)
+        if token is None:
+            done = await self._execute("save_step", _INSERT_STEP, *params, run_id=rec.run_id, step=rec.step)
+        else:
+            done = await self._execute(
+                "save_step", _INSERT_STEP_FENCED, *params, token, run_id=rec.run_id, step=rec.step
+            )
+        if done != "INSERT 0 1":
+            await self._refuse(rec.run_id, rec.step, token, "step")
+
+    async def _refuse(
+        self, run_id: str, step: int | None, token: int | None, what: Literal["step", "status", "other"]
+    ) -> None:
+        """Explain why a conditioned write changed nothing (cold path, so it may take another read).
+
+        Raises `LeaseLostError` when a lease stopped it, `StepConflictError` for a step that is not
+        the next one or a step of an unknown run; returns when nothing needs explaining.
+        """
+        rows = await self._fetch(_WRITE_STATE, run_id, run_id=run_id)
+        if not rows:
+            if what != "step":
+                return
+            raise StepConflictError(f"run {run_id!r} does not exist", run_id=run_id, step=step)
+        owner, current, live, expires, last = rows[0]
+        if token is not None and (current != token or not live):
+            why = "expired" if current == token else f"was taken over by {owner!r} (token {current})"
+            raise LeaseLostError(
+                f"{self!r}: the lease on run {run_id!r} with token {token} {why}; nothing was written "
+                "and the run's new owner resumes it",
+                run_id=run_id,
+                step=step,
+            )
+        if token is None and live:
+            raise LeaseLostError(
+                f"{self!r}: run {run_id!r} is leased by {owner!r} until {expires:.3f} (database clock); "
+                "only its owner may write it",
+                run_id=run_id,
+                step=step,
+            )
+        if what != "step":
+            return  # raced with a lease that has since ended: nothing left to explain
+        nxt = (last or 0) + 1
+        raise StepConflictError(
+            f"step {step} of run {run_id!r} conflicts: the next step to write is {nxt}",
+            run_id=run_id,
+            step=step,
+        )
+
+    async def load_latest(self, run_id: str) -> Latest | None:
+        """Return the run, its newest snapshot and the steps after it (two reads, each consistent)."""
+        run = await self.get_run(run_id)
+        if run is None:
+            return None
+        # Steps are append-only, so the run row read a moment earlier stays valid for them.
+        steps = [StepRecord._make(r) for r in await self._fetch(_LOAD_FROM_SNAPSHOT, run_id, run_id=run_id)]
+        if not steps:
+            return Latest(run=run, base_step=0, base_state=run.initial)
+        first = steps[0]
+        if first.state is not None:
+            # Only the snapshot step itself can come first with a state (see _LOAD_FROM_SNAPSHOT).
+            return Latest(
+                run=run, base_step=first.step, base_state=first.state, tail=tuple(steps[1:]), last=steps[-1]
+            )
+        return Latest(run=run, base_step=0, base_state=run.initial, tail=tuple(steps), last=steps[-1])
+
+    async def load_steps(
+        self, run_id: str, *, after: int = 0, limit: int | None = None
+    ) -> Sequence[StepRecord]:
+        """Return step records with `step > after`, in order, at most `limit` of them."""
+        # LIMIT NULL means no limit in PostgreSQL.
+        rows = await self._fetch(
+            _LOAD_STEPS, run_id, after, None if limit is None else max(limit, 0), run_id=run_id
+        )
+        return [StepRecord._make(r) for r in rows]
+
+    # ---------------------------------------------------------------- fan-out branches
+
+    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
+        """Store landed branch results in one statement, all or nothing. `StepConflictError`
+        (and nothing written) if a (run, step, branch) is taken or a run does not exist;
+        `LeaseLostError` as for `save_step`. A zero `ts` becomes now.
+        """
+        if not recs:
+            return
+        now = time.time()
+        cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
+        for b in recs:
+            for col, value in zip(cols, b if b.ts else (*b[:-1], now), strict=True):
+                col.append(value)
+        first = recs[0]
+        runs = set(cols[0])
+        held = [r for r in runs if r in self._held]
+        if held and len(runs) > 1:
+            raise StoreError(
+                f"{self!r}: save_branches got records of {len(runs)} runs, one of them leased here; "
+                "save a leased run's branches in a call of their own",
+                run_id=first.run_id,
+                step=first.step,
+            )
+        token = self._held.get(first.run_id) if held else None
+        try:
+            if token is None:
+                done = await self._execute(
+                    "save_branches", _INSERT_BRANCHES, *cols, run_id=first.run_id, step=first.step
+                )
+            else:
+                done = await self._execute(
+                    "save_branches",
+                    _INSERT_BRANCHES_FENCED,
+                    *cols,
+                    first.run_id,
+                    token,
+                    run_id=first.run_id,
+                    step=first.step,
+                )
+        except StepConflictError as exc:
+            raise StepConflictError(
+                f"{self!r}: a branch of step {first.step} of run {first.run_id!r} is already "
+                "stored, or the run does not exist; nothing was written",
+                run_id=first.run_id,
+                step=first.step,
+            ) from exc.__cause__
+        if done == "INSERT 0 0":
+            # Refused by the lease condition: find the run whose lease stopped the batch.
+            for run_id in sorted(runs):
+                await self._refuse(run_id, first.step, token, "other")
+            raise LeaseLostError(  # the lease ended between the write and the explanation
+                f"{self!r}: branches of run {first.run_id!r} were refused by a lease",
+                run_id=first.run_id,
+                step=first.step,
+            )
+
+    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
+        """Return the stored branch results of the fan-out at `step`, in branch order."""
+        rows = await self._fetch(_LOAD_BRANCHES, run_id, step, run_id=run_id)
+        return [BranchRecord._make(r) for r in rows]
+
+    # ---------------------------------------------------------------- checkpoints
+
+    async def save_checkpoint(self, cp: Checkpoint) -> None:
+        """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
+        the run does not exist. A zero `ts` becomes now.
+        """
+        done = await self._execute(
+            "save_checkpoint",
+            _SAVE_CP,
+            cp.run_id,
+            cp.label,
+            cp.step,
+            cp.state,
+            cp.ts or time.time(),
+            run_id=cp.run_id,
+            step=cp.step,
+        )
+        if done != "INSERT 0 1":
+            raise StepConflictError(f"run {cp.run_id!r} does not exist", run_id=cp.run_id, step=cp.step)
+
+    async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
+        """Return the checkpoint with this label, or None."""
+        rows = await self._fetch(_LOAD_CP, run_id, label, run_id=run_id)
+        return Checkpoint(*rows[0]) if rows else None
+
+    # ---------------------------------------------------------------- leases (LeaseStore)
+
+    async def claim(self, run_id: str, worker: str, ttl: float) -> Lease | None:
+        """Own `run_id` for `ttl` seconds with a new fencing token; None while another worker's
+        lease is live. From now on this store's writes to the run are fenced by the token.
+        Raises `StoreError` for an unknown run.
+        """
+        rows = await self._fetch_write(_CLAIM, run_id, worker, float(ttl), run_id=run_id)
+        if not rows:
+            if await self.get_run(run_id) is None:
+                raise StoreError(f"cannot claim run {run_id!r}: it does not exist", run_id=run_id)
+            return None
+        token, expires = rows[0]
+        self._held[run_id] = token
+        return Lease(run_id, worker, token, expires)
+
+    async def renew(self, lease: Lease, ttl: float) -> Lease:
+        """Extend a live lease to `ttl` seconds from now; `LeaseLostError` if it expired or was taken."""
+        rows = await self._fetch_write(_RENEW, lease.run_id, lease.token, float(ttl), run_id=lease.run_id)
+        if not rows:
+            await self._refuse(lease.run_id, None, lease.token, "other")
+            raise LeaseLostError(f"{self!r}: the lease on run {lease.run_id!r} is gone", run_id=lease.run_id)
+        return lease._replace(expires_at=rows[0][0])
+
+    async def release(self, lease: Lease) -> None:
+        """Give the run up; its writes are no longer fenced here. No effect if the lease was lost."""
+        if self._held.get(lease.run_id) == lease.token:
+            del self._held[lease.run_id]
+        await self._execute("lease", _RELEASE, lease.run_id, lease.token, run_id=lease.run_id)
+
+    async def _fetch_write(self, sql: str, *args: Any, run_id: str) -> list[Any]:
+        pool = await self._db()
+        try:
+            return list(await pool.fetch(sql, *args))
+        except self._errors as exc:
+            raise _translate(exc, "lease", repr(self), run_id=run_id) from exc
