@@ -12,6 +12,7 @@
     ├── RunNotFoundError                resume/get_state/history of an unknown run id
     ├── GraphChangedError               resume with a graph whose fingerprint differs
     ├── MaxStepsExceeded                the run hit Options.max_steps
+    ├── UnsupportedFeature              an adapter cannot carry a feature of a graph (names the node)
     └── NodeError                       a node failed after its retries (cause in __cause__)
         └── NodeTimeoutError            ... by exceeding its timeout
 
@@ -40,6 +41,7 @@ __all__ = [
     "RunNotFoundError",
     "StateValidationError",
     "UnknownNodeError",
+    "UnsupportedFeature",
 ]
 
 
@@ -112,6 +114,19 @@ class GraphChangedError(GraphError):
 
 class MaxStepsExceeded(GraphError):
     """The run reached `Options.max_steps` without stopping; resume with a higher limit to go on."""
+
+
+class UnsupportedFeature(GraphError):
+    """An adapter (e.g. `graphengine.adapters.langgraph`) cannot carry a feature of a graph.
+
+    `node_id` names the node concerned (when there is one) and `feature` the construct; the
+    message says what to change.
+    """
+
+    def __init__(self, msg: str, *, feature: str, node_id: str | None = None) -> None:
+        super().__init__(msg, node_id=node_id)
+        self.feature = feature
+        """The construct that cannot be carried (e.g. "parallel edges", "retry_policy")."""
 
 
 class NodeError(GraphError):
