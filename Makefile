@@ -14,8 +14,10 @@ $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# OTEL=1: also print OpenTelemetry spans (GRAPHENGINE_OTEL=console) of the research demo.
 demo: $(STAMP)
-	$(BIN)/python -m examples.release
+	$(if $(OTEL),GRAPHENGINE_OTEL=console )$(BIN)/python -m examples.release
+	$(if $(OTEL),GRAPHENGINE_OTEL=console $(BIN)/python -m examples.research)
 
 demo-research: $(STAMP)
 	$(BIN)/python -m examples.research

@@ -4,13 +4,17 @@ Runs on the embedded default store (SQLite, a real file) and prints every commit
 Retrieval is a keyword search over a tiny built-in corpus so the demo needs no network or model;
 swap `retrieve` and `answer` for real tools and the graph stays the same.
 
-    python -m examples.research [--db PATH] [--run-id ID] [--question TEXT]
+    python -m examples.research [--db PATH] [--run-id ID] [--question TEXT] [--otel]
+
+`--otel` (or GRAPHENGINE_OTEL=console, what `make demo OTEL=1` sets) also prints the run's
+OpenTelemetry spans to the console.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import time
 from pathlib import Path
@@ -18,7 +22,7 @@ from typing import Annotated
 
 from pydantic import BaseModel
 
-from emit import LogEmitter
+from emit import Emitter, LogEmitter, MultiEmitter, OTelEmitter
 from graphengine import Context, Engine, NodeResult, Options, append, goto, stop
 from store import SQLiteStore
 
@@ -117,10 +121,14 @@ def judge(ctx: Context, s: Research) -> NodeResult[Research]:
     )
 
 
-def build(store: SQLiteStore, *, verbose: bool = False) -> Engine[Research]:
+def build(store: SQLiteStore, *, verbose: bool = False, emitter: Emitter | None = None) -> Engine[Research]:
     """The research graph: plan -> retrieve -> answer -> judge (-> plan ...)."""
+    emitters = ([LogEmitter()] if verbose else []) + ([emitter] if emitter is not None else [])
     g = Engine(
-        Research, store=store, emitter=LogEmitter() if verbose else None, options=Options(max_steps=50)
+        Research,
+        store=store,
+        emitter=MultiEmitter(emitters) if emitters else None,
+        options=Options(max_steps=50),
     )
     g.add("plan", plan).add("retrieve", retrieve).add("answer", answer).add("judge", judge)
     g.start_at("plan")
@@ -135,10 +143,12 @@ async def main(argv: list[str] | None = None) -> Research:
     p.add_argument("--run-id", default=f"research-{int(time.time())}")
     p.add_argument("--question", default="How does replay work after a crash with WAL and fsync?")
     p.add_argument("-v", "--verbose", action="store_true", help="log every event")
+    p.add_argument("--otel", action="store_true", help="print OpenTelemetry spans to the console")
     args = p.parse_args(argv)
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
     async with SQLiteStore(args.db) as store:
-        g = build(store, verbose=args.verbose)
+        otel = args.otel or os.environ.get("GRAPHENGINE_OTEL") == "console"
+        g = build(store, verbose=args.verbose, emitter=OTelEmitter.console() if otel else None)
         known = await store.get_run(args.run_id)
         final = await (
             g.resume(args.run_id) if known else g.run(args.run_id, Research(question=args.question))

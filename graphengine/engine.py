@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar, cast, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -44,7 +45,9 @@ from .reducer import Reducer, default_reducer, model_copier
 from .replay import ReplayReport, replay_run
 from .route_codec import RouteCodec
 from .routing import Next, NextKind, goto
+from .stream import RunStream, stream_resume, stream_run
 from .subgraph import Subgraph
+from .viz import RunPath, render, to_dot, to_mermaid
 
 __all__ = ["Engine", "Interrupt"]
 
@@ -362,6 +365,37 @@ class Engine(Generic[S]):
     def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT) -> S:
         """`resume` for callers without an event loop."""
         return asyncio.run(self.resume(run_id, input=input))
+
+    def stream(
+        self, run_id: str, initial: S | Mapping[str, Any], *, states: bool = False, max_buffer: int = 1024
+    ) -> RunStream[S]:
+        """`run`, yielding the run's events as they happen: `async for ev in g.stream(...)`.
+
+        Deltas ride on `node_end` events, `states=True` adds the state after each step; the
+        buffering policy, ordering and isolation are described in `graphengine.stream`.
+        """
+        return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer)
+
+    def stream_resume(
+        self, run_id: str, *, input: Any = _NO_INPUT, states: bool = False, max_buffer: int = 1024
+    ) -> RunStream[S]:
+        """`resume`, yielding the run's events as they happen (see `stream`)."""
+        kw = {} if input is _NO_INPUT else {"input": input}
+        return stream_resume(self, run_id, states=states, max_buffer=max_buffer, **kw)
+
+    def to_dot(self, *, highlight: RunPath | None = None) -> str:
+        """The graph as Graphviz DOT; `highlight=await graphengine.viz.run_path(g, run_id)` marks a run."""
+        return to_dot(self, highlight=highlight)
+
+    def to_mermaid(self, *, highlight: RunPath | None = None) -> str:
+        """The graph as a Mermaid flowchart (see `to_dot`)."""
+        return to_mermaid(self, highlight=highlight)
+
+    def render(
+        self, path: str | Path, *, format: str | None = None, highlight: RunPath | None = None
+    ) -> Path:
+        """Draw the graph to a file through Graphviz `dot` (`RenderError` naming the fix if it is missing)."""
+        return render(self, path, format=format, highlight=highlight)
 
     async def get_state(self, run_id: str) -> S:
         """The state after the run's last committed step (`RunNotFoundError` if unknown)."""
