@@ -1,9 +1,10 @@
 """Persistence for graphengine runs: the `Store` protocol, its records, codecs and backends.
 
 `MemoryStore` (tests), `SQLiteStore` (aiosqlite; the embedded default), `PostgresStore`
-(asyncpg; many processes on many machines, with leases and fencing) and (soon) MySQL. Stores keep
-encoded state and never decode it; `JsonCodec` is the default codec the engine uses. Server
-drivers are imported on first use, so importing `store` never needs them.
+(asyncpg) and `MySQLStore` (asyncmy; MySQL, MariaDB, Aurora MySQL), the last two shared by many
+processes on many machines, with leases and fencing (`LeaseStore`). Stores keep encoded state
+and never decode it; `JsonCodec` is the default codec the engine uses. Server drivers are
+imported on first use, so importing `store` never needs them.
 """
 
 from ._lease import Lease
@@ -18,6 +19,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .memory import MemoryStore
+from .mysql import MySQLStore
 from .postgres import PostgresStore
 from .protocol import LeaseStore, Store
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
@@ -36,7 +38,11 @@ __all__ = [
     "LeaseStore",
     "MemoryStore",
     "MissingDriverError",
+    "MySQLStore",
     "PostgresStore",
+    "PruneMixin",
+    "PrunePolicy",
+    "PruneReport",
     "RunExistsError",
     "RunRecord",
     "RunStatus",
@@ -49,4 +55,5 @@ __all__ = [
     "StoreUnavailableError",
     "export_run",
     "import_run",
+    "prune",
 ]

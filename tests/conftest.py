@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from store import MemoryStore, PostgresStore, SQLiteStore, Store
+from store import MemoryStore, MySQLStore, PostgresStore, SQLiteStore, Store
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,44 @@ async def _postgres(tmp_path: Path) -> AsyncIterator[Store]:
         yield s
 
 
+@asynccontextmanager
+async def mysql_store(database: str | None = None) -> AsyncIterator[MySQLStore]:
+    """A `MySQLStore` in a fresh database of its own, dropped afterwards."""
+    import asyncmy
+
+    database = database or unique_name("t")
+    url = urlsplit(MYSQL_DSN)
+    server = {
+        "host": url.hostname,
+        "port": url.port or 3306,
+        "user": url.username or "root",
+        "password": url.password or "",
+    }
+    conn = await asyncmy.connect(**server)
+    try:
+        async with conn.cursor() as cur:
+            # The name is ours (unique_name), not user text; identifiers cannot be bound.
+            await cur.execute(f"CREATE DATABASE {database}")
+    finally:
+        conn.close()
+    try:
+        async with MySQLStore(url._replace(path=f"/{database}").geturl(), max_size=4) as s:
+            yield s
+    finally:
+        conn = await asyncmy.connect(**server)
+        try:
+            async with conn.cursor() as cur:
+                await cur.execute(f"DROP DATABASE IF EXISTS {database}")
+        finally:
+            conn.close()
+
+
+@asynccontextmanager
+async def _mysql(tmp_path: Path) -> AsyncIterator[Store]:
+    async with mysql_store() as s:
+        yield s
+
+
 STORE_BACKENDS: list[StoreBackend] = [
     StoreBackend("memory", _memory),
     StoreBackend("sqlite", _sqlite),
@@ -106,6 +144,12 @@ STORE_BACKENDS: list[StoreBackend] = [
         _postgres,
         server=True,
         unavailable=lambda: _server_unavailable(POSTGRES_DSN, "asyncpg", "postgres"),
+    ),
+    StoreBackend(
+        "mysql",
+        _mysql,
+        server=True,
+        unavailable=lambda: _server_unavailable(MYSQL_DSN, "asyncmy", "mysql"),
     ),
 ]
 
