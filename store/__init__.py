@@ -40,9 +40,6 @@ __all__ = [
     "MissingDriverError",
     "MySQLStore",
     "PostgresStore",
-    "PruneMixin",
-    "PrunePolicy",
-    "PruneReport",
     "RunExistsError",
     "RunRecord",
     "RunStatus",
@@ -55,5 +52,4 @@ __all__ = [
     "StoreUnavailableError",
     "export_run",
     "import_run",
-    "prune",
 ]
