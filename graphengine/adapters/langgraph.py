@@ -120,12 +120,20 @@ class EngineStateChannel(BaseChannel[Any, Any, bytes]):
     checkpoint is the codec's encoding of the state.
     """
 
-    __slots__ = ("engine", "value")
+    __slots__ = ("decode_delta", "engine", "value")
 
-    def __init__(self, engine: Engine[Any], typ: Any = Any, key: str = "") -> None:
+    def __init__(
+        self,
+        engine: Engine[Any],
+        typ: Any = Any,
+        key: str = "",
+        decode_delta: Callable[[bytes], Any] | None = None,
+    ) -> None:
         super().__init__(typ, key)
         self.engine = engine
         """The engine whose codec and reducer the channel uses."""
+        self.decode_delta: Callable[[bytes], Any] = decode_delta or delta_decoder(engine)
+        """Decodes an encoded delta (partial for TypedDict states)."""
         self.value: Any = _MISSING
 
     @property
@@ -140,7 +148,7 @@ class EngineStateChannel(BaseChannel[Any, Any, bytes]):
 
     def copy(self) -> EngineStateChannel:
         """A channel sharing the (immutable) state."""
-        new = EngineStateChannel(self.engine, self.typ, self.key)
+        new = EngineStateChannel(self.engine, self.typ, self.key, self.decode_delta)
         new.value = self.value
         return new
 
@@ -152,7 +160,7 @@ class EngineStateChannel(BaseChannel[Any, Any, bytes]):
 
     def from_checkpoint(self, checkpoint: Any) -> EngineStateChannel:
         """A channel holding the state decoded from `checkpoint` (empty when missing)."""
-        new = EngineStateChannel(self.engine, self.typ, self.key)
+        new = EngineStateChannel(self.engine, self.typ, self.key, self.decode_delta)
         if isinstance(checkpoint, bytes | bytearray):
             new.value = self.engine.codec.decode(bytes(checkpoint))
         return new
@@ -173,6 +181,7 @@ class EngineStateChannel(BaseChannel[Any, Any, bytes]):
             return False
         eng = self.engine
         codec = eng.codec
+        decode = self.decode_delta
         reducer = eng.reducer
         branches: list[tuple[int, bytes | None]] = []
         failed: tuple[int, bytes | None] | None = None
@@ -181,7 +190,7 @@ class EngineStateChannel(BaseChannel[Any, Any, bytes]):
             if isinstance(v, bytes):
                 tag, body = v[:1], v[1:]
                 if tag == _MERGE:
-                    state = reducer(state, codec.decode(body))
+                    state = reducer(state, decode(body))
                 elif tag == _REPLACE:
                     state = codec.decode(body)
                 else:
@@ -197,13 +206,34 @@ class EngineStateChannel(BaseChannel[Any, Any, bytes]):
                 state, _ = eng._validated(v, "langgraph")
         if failed is not None:
             if failed[1] is not None:
-                state = reducer(state, codec.decode(failed[1]))
+                state = reducer(state, decode(failed[1]))
         else:
             for _, d in sorted(branches, key=lambda e: e[0]):
                 if d is not None:
-                    state = reducer(state, codec.decode(d))
+                    state = reducer(state, decode(d))
         self.value = state
         return True
+
+
+def delta_decoder(engine: Engine[Any]) -> Callable[[bytes], Any]:
+    """How the adapted graph decodes a delta the engine's codec encoded.
+
+    The codec decodes full states; a TypedDict delta sets only some keys, so for TypedDict
+    states (with the default `JsonCodec`) deltas are validated against the same TypedDict made
+    `total=False`. Other states (pydantic models, custom codecs) use the codec as it is.
+    """
+    from pydantic import TypeAdapter
+    from typing_extensions import TypedDict as TD
+    from typing_extensions import get_type_hints, is_typeddict
+
+    from store import JsonCodec
+
+    tp = engine.state_type
+    if is_typeddict(tp) and isinstance(engine.codec, JsonCodec):
+        hints = get_type_hints(tp, include_extras=True)
+        partial = TD(f"{tp.__name__}Delta", hints, total=False)  # type: ignore[misc]
+        return TypeAdapter(partial).validate_json
+    return engine.codec.decode
 
 
 class ControlChannel(BaseChannel[Any, Any, Any]):

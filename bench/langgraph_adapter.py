@@ -1,0 +1,198 @@
+"""LangGraph adapter benchmarks: the adapted graph's step rate, and `GraphEngineSaver`'s cost per step.
+
+``python -m bench.langgraph_adapter [--steps N] [--repeat R] [--grow-steps N]`` prints two tables:
+
+1. `adapter_rows`: the 2-node loop of ``bench/engine.py`` (``inc`` async, ``check`` sync) run
+   (a) natively on `Engine` + `MemoryStore`, (b) as ``to_langgraph(engine)`` with ``ainvoke``
+   and no checkpointer, and (c) as the hand-written LangGraph graph of ``bench/engine.py``.
+   Steps/s are engine steps (one node execution each); median of ``repeat`` fresh runs.
+2. `saver_rows`: a LangGraph graph whose state grows by one 100-byte list item per step next to
+   an unchanged 10 kB field, run ``grow_steps`` steps with ``durability="sync"`` on
+   `AsyncSqliteSaver` and on `GraphEngineSaver` over `SQLiteCheckpointTable` (and over
+   `MemoryCheckpointTable`, time only). µs per step is wall time over steps; bytes per step
+   is the SQLite file (after ``wal_checkpoint(TRUNCATE)`` and ``VACUUM``) over steps.
+
+`adapter_rows` is the row ``python -m bench engine`` can add ("ours via to_langgraph").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
+
+from bench.engine import Counter, _lg_config, item, langgraph_loop, measure_file, our_engine, target_of
+from store import MemoryStore
+
+BLOB_BYTES = 10_000
+"""Size of the unchanged field of the growing state."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """One variant of the loop: median µs per step and steps per second."""
+
+    label: str
+    steps: int
+    us_per_step: float
+
+    @property
+    def steps_per_s(self) -> float:
+        """Steps per second."""
+        return 1e6 / self.us_per_step
+
+
+async def _median(run: Callable[[], Awaitable[float]], repeat: int) -> float:
+    return statistics.median([await run() for _ in range(repeat)])
+
+
+async def adapter_rows(steps: int = 2000, repeat: int = 5) -> list[Rate]:
+    """Steps/s of the 2-node loop: native engine, the same engine through `to_langgraph`, hand-written LangGraph."""
+    from graphengine.adapters.langgraph import to_langgraph
+
+    target = target_of(steps)
+
+    async def native() -> float:
+        g = our_engine(MemoryStore(), steps)
+        t0 = time.perf_counter()
+        final = await g.run("bench", Counter())
+        dt = time.perf_counter() - t0
+        assert final.n == target
+        return dt * 1e6 / steps
+
+    async def adapted() -> float:
+        app = to_langgraph(our_engine(MemoryStore(), steps))
+        t0 = time.perf_counter()
+        out = await app.ainvoke({"state": Counter()})
+        dt = time.perf_counter() - t0
+        assert out["state"].n == target
+        return dt * 1e6 / steps
+
+    async def hand_written() -> float:
+        app = langgraph_loop(steps)
+        t0 = time.perf_counter()
+        out = await app.ainvoke({"n": 0}, _lg_config(steps))
+        dt = time.perf_counter() - t0
+        assert out["n"] == target
+        return dt * 1e6 / steps
+
+    return [
+        Rate("ours: Engine + MemoryStore", steps, await _median(native, repeat)),
+        Rate("ours via to_langgraph (ainvoke, no checkpointer)", steps, await _median(adapted, repeat)),
+        Rate("LangGraph StateGraph (ainvoke, no checkpointer)", steps, await _median(hand_written, repeat)),
+    ]
+
+
+class Grow(TypedDict):
+    """The growing state: one item more per step, and a 10 kB field that never changes."""
+
+    items: Annotated[list[str], lambda a, b: [*a, *b]]
+    blob: str
+
+
+def _growing_graph(steps: int, checkpointer: Any) -> Any:
+    from langgraph.graph import END, START, StateGraph
+
+    def add(s: Grow) -> dict[str, list[str]]:
+        return {"items": [item(len(s["items"]) + 1)]}
+
+    def route(s: Grow) -> str:
+        return END if len(s["items"]) >= steps else "add"
+
+    b: Any = StateGraph(Grow)
+    b.add_node("add", add)
+    b.add_edge(START, "add")
+    b.add_conditional_edges("add", route, {"add": "add", END: END})
+    return b.compile(checkpointer=checkpointer)
+
+
+@dataclass(frozen=True, slots=True)
+class SaverCost:
+    """One checkpointer on the growing-state run."""
+
+    label: str
+    steps: int
+    us_per_step: float
+    bytes_per_step: float | None
+    """File bytes over steps (None for an in-memory table)."""
+
+
+async def _grow_run(steps: int, saver: Any) -> float:
+    app = _growing_graph(steps, saver)
+    t0 = time.perf_counter()
+    out = await app.ainvoke(
+        {"items": [], "blob": "b" * BLOB_BYTES},
+        {"configurable": {"thread_id": "bench"}, "recursion_limit": steps + 10},
+        durability="sync",
+    )
+    dt = time.perf_counter() - t0
+    assert len(out["items"]) == steps
+    return dt * 1e6 / steps
+
+
+async def saver_rows(grow_steps: int = 1000, tmp: Path | None = None) -> list[SaverCost]:
+    """µs and bytes per step of `AsyncSqliteSaver` and `GraphEngineSaver` on the growing state."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from graphengine.adapters.langgraph_saver import GraphEngineSaver
+    from store.lg_memory import MemoryCheckpointTable
+    from store.lg_sqlite import SQLiteCheckpointTable
+
+    with tempfile.TemporaryDirectory() as d:
+        base = tmp or Path(d)
+        out: list[SaverCost] = []
+        p1 = base / "lg.db"
+        async with AsyncSqliteSaver.from_conn_string(str(p1)) as saver:
+            us = await _grow_run(grow_steps, saver)
+        size, _, _ = measure_file(p1, {})
+        out.append(SaverCost("LangGraph AsyncSqliteSaver", grow_steps, us, size / grow_steps))
+        p2 = base / "ours.db"
+        async with SQLiteCheckpointTable(p2) as table:
+            us = await _grow_run(grow_steps, GraphEngineSaver(table))
+        size, _, _ = measure_file(p2, {})
+        out.append(SaverCost("GraphEngineSaver(SQLiteCheckpointTable)", grow_steps, us, size / grow_steps))
+        us = await _grow_run(grow_steps, GraphEngineSaver(MemoryCheckpointTable()))
+        out.append(SaverCost("GraphEngineSaver(MemoryCheckpointTable)", grow_steps, us, None))
+        return out
+
+
+def render(rates: list[Rate], costs: list[SaverCost]) -> str:
+    """Both tables as text."""
+    lines = [f"{'2-node loop':55} {'steps':>6} {'µs/step':>9} {'steps/s':>9}"]
+    lines += [f"{r.label:55} {r.steps:>6} {r.us_per_step:>9.1f} {r.steps_per_s:>9.0f}" for r in rates]
+    lines += [
+        "",
+        f"{'growing state (+100 B/step, 10 kB unchanged)':55} {'steps':>6} {'µs/step':>9} {'B/step':>9}",
+    ]
+    for c in costs:
+        b = f"{c.bytes_per_step:>9.0f}" if c.bytes_per_step is not None else f"{'-':>9}"
+        lines.append(f"{c.label:55} {c.steps:>6} {c.us_per_step:>9.1f} {b}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run both measurements and print the tables."""
+    ap = argparse.ArgumentParser(prog="python -m bench.langgraph_adapter", description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--grow-steps", type=int, default=1000)
+    a = ap.parse_args(argv)
+
+    async def go() -> str:
+        return render(await adapter_rows(a.steps, a.repeat), await saver_rows(a.grow_steps))
+
+    print(asyncio.run(go()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
