@@ -176,6 +176,13 @@ _SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
 SELECT %s, %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
 ON DUPLICATE KEY UPDATE step = VALUES(step), state = VALUES(state), ts = VALUES(ts)"""
 _LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = %s AND label = %s"
+# Retention. MySQL has no data-modifying CTEs, so delete_steps_before is one transaction.
+_SET_META: Final = "UPDATE runs SET meta = %s, updated_at = %s WHERE run_id = %s"
+_DELETE_RUN: Final = "DELETE FROM runs WHERE run_id = %s"
+_SNAPSHOT_AT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = %s AND step = %s FOR UPDATE"
+_HAS_STEPS: Final = "SELECT 1 FROM steps WHERE run_id = %s LIMIT 1"
+_DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = %s AND step < %s"
+_DELETE_STEPS_BEFORE: Final = "DELETE FROM steps WHERE run_id = %s AND step < %s"
 # LAST_INSERT_ID(expr) hands the new token back to this connection without a second round trip.
 _CLAIM: Final = """UPDATE runs SET lease_owner = %s, lease_token = LAST_INSERT_ID(lease_token + 1),
     lease_expires = UNIX_TIMESTAMP(NOW(6)) + %s
@@ -727,6 +734,50 @@ class MySQLStore(RunTransfer):
         """Return the checkpoint with this label, or None."""
         rows = await self._fetch("read", _LOAD_CP, (run_id, label), run_id=run_id)
         return Checkpoint(*rows[0]) if rows else None
+
+    # ---------------------------------------------------------------- retention
+
+    async def update_meta(self, run_id: str, meta: bytes) -> None:
+        """Replace the run's encoded JSON metadata (UTF-8 JSON text). Unknown run: no effect."""
+        text = _meta_text(RunRecord(run_id, RunStatus.RUNNING, b"", meta=meta))
+        await self._execute("write", _SET_META, (text, time.time(), run_id), run_id=run_id)
+
+    async def delete_run(self, run_id: str) -> bool:
+        """Delete a run with its steps, branch results and checkpoints; False if it did not exist."""
+        return await self._execute("write", _DELETE_RUN, (run_id,), run_id=run_id) > 0
+
+    async def delete_steps_before(self, run_id: str, step: int) -> int:
+        """Delete the run's steps and branch results below `step` in one transaction; returns how
+        many steps went. `StoreError` (nothing deleted) if `step` carries no state snapshot.
+        """
+        pool = await self._db()
+        try:
+            async with pool.acquire() as conn:
+                await conn.begin()
+                try:
+                    async with conn.cursor() as cur:
+                        await cur.execute(_SNAPSHOT_AT, (run_id, step))
+                        row = await cur.fetchone()
+                        if not row or not row[0]:
+                            await cur.execute(_HAS_STEPS, (run_id,))
+                            if await cur.fetchone() is None:
+                                await conn.rollback()
+                                return 0
+                            raise StoreError(
+                                f"run {run_id!r}: step {step} has no state snapshot; deleting the steps "
+                                "before it would leave the run unrebuildable",
+                                run_id=run_id,
+                                step=step,
+                            )
+                        await cur.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
+                        n: int = await cur.execute(_DELETE_STEPS_BEFORE, (run_id, step))
+                    await conn.commit()
+                    return n
+                except BaseException:
+                    await conn.rollback()
+                    raise
+        except self._errors as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id, step=step) from exc
 
     # ---------------------------------------------------------------- leases (LeaseStore)
 

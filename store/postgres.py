@@ -183,6 +183,15 @@ SELECT $1::text, $2::text, $3::integer, $4::bytea, $5::float8 WHERE EXISTS (SELE
 ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts"""
 _LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = $1 AND label = $2"
 
+# Retention (update_meta, delete_run, delete_steps_before). Deleting history below a step is
+# ONE statement: both deletes run only if that step carries a snapshot (the run stays rebuildable).
+_SET_META: Final = "UPDATE runs SET meta = $1::text::json, updated_at = $2 WHERE run_id = $3"
+_DELETE_RUN: Final = "DELETE FROM runs WHERE run_id = $1"
+_DELETE_STEPS_BEFORE: Final = """WITH snap AS (SELECT 1 FROM steps WHERE run_id = $1 AND step = $2 AND state IS NOT NULL),
+gone_branches AS (DELETE FROM branches WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap)),
+gone AS (DELETE FROM steps WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap) RETURNING 1)
+SELECT (SELECT count(*) FROM gone), EXISTS (SELECT 1 FROM snap), EXISTS (SELECT 1 FROM steps WHERE run_id = $1)"""
+
 # Leases. The token only ever grows, so a token from any earlier claim is stale forever.
 _CLAIM: Final = """UPDATE runs SET lease_owner = $2, lease_token = lease_token + 1,
     lease_expires = now() + make_interval(secs => $3)
@@ -778,6 +787,34 @@ class PostgresStore(RunTransfer):
         """Return the checkpoint with this label, or None."""
         rows = await self._fetch(_LOAD_CP, run_id, label, run_id=run_id)
         return Checkpoint(*rows[0]) if rows else None
+
+    # ---------------------------------------------------------------- retention
+
+    async def update_meta(self, run_id: str, meta: bytes) -> None:
+        """Replace the run's encoded JSON metadata (UTF-8 JSON text). Unknown run: no effect."""
+        text = _meta_text(RunRecord(run_id, RunStatus.RUNNING, b"", meta=meta))
+        await self._execute("write", _SET_META, text, time.time(), run_id, run_id=run_id)
+
+    async def delete_run(self, run_id: str) -> bool:
+        """Delete a run with its steps, branch results and checkpoints; False if it did not exist."""
+        done = await self._execute("write", _DELETE_RUN, run_id, run_id=run_id)
+        return done != "DELETE 0"
+
+    async def delete_steps_before(self, run_id: str, step: int) -> int:
+        """Delete the run's steps and branch results below `step` in one statement; returns how
+        many steps went. `StoreError` (nothing deleted) if `step` carries no state snapshot.
+        """
+        [(count, has_snapshot, has_steps)] = await self._fetch_write(
+            _DELETE_STEPS_BEFORE, run_id, step, run_id=run_id
+        )
+        if not has_snapshot and has_steps:
+            raise StoreError(
+                f"run {run_id!r}: step {step} has no state snapshot; deleting the steps before it would "
+                "leave the run unrebuildable",
+                run_id=run_id,
+                step=step,
+            )
+        return int(count)
 
     # ---------------------------------------------------------------- leases (LeaseStore)
 
