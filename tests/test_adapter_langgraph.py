@@ -413,3 +413,12 @@ def test_importing_graphengine_adapters_does_not_import_langgraph() -> None:
 
     code = "import sys, graphengine.adapters\nassert 'langgraph' not in sys.modules\n"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_invoking_twice_without_a_thread_runs_subgraphs_afresh() -> None:
+    """Two thread-less invocations of one adapted graph do not share subgraph child runs."""
+    graph = to_langgraph(subgraph_engine())
+    first = graph.invoke({"state": F()})
+    second = graph.invoke({"state": F(log=["again"])})
+    assert first["state"].log == ["outer", "sub", "inner"]
+    assert second["state"].log == ["again", "outer", "sub", "inner"]

@@ -38,7 +38,9 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   `"{thread_id}/{node}/{step}"`); interrupts inside them pause and resume the adapted graph.
 - `Options.max_steps` becomes the graph's `recursion_limit` (LangGraph raises its own
   `GraphRecursionError` at the limit); the run id a node sees (`ctx.run_id`) is the
-  `thread_id` of the LangGraph config (`"langgraph"` without one), `ctx.step` LangGraph's step.
+  `thread_id` of the LangGraph config (a fresh id per node execution without one), `ctx.step`
+  LangGraph's step. Child runs of subgraphs are keyed by thread and step: reuse a thread id
+  only with a checkpointer (whose steps keep counting), as LangGraph intends.
 
 What is not carried: the engine's store, emitter spans, replay and fork (LangGraph's
 checkpointer and time travel take their place); node ids containing LangGraph's reserved
@@ -62,6 +64,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import threading
+import uuid
 from collections.abc import Callable, Coroutine, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, TypeVar, cast
 
@@ -354,7 +357,9 @@ class _Adapted:
     async def step(self, node: CompiledNode[Any], inp: Any, config: RunnableConfig) -> Any:
         """Run one engine node for LangGraph and translate its result into a `Command`."""
         conf = config.get("configurable") or {}
-        run_id = str(conf.get("thread_id", "langgraph"))
+        tid = conf.get("thread_id")
+        # Without a thread there is nothing to resume: a fresh id keeps subgraph child runs apart.
+        run_id = str(tid) if tid is not None else f"langgraph-{uuid.uuid4().hex}"
         meta = config.get("metadata") or {}
         step = int(meta.get("langgraph_step", 0))
         if "ge_branch" in inp:
