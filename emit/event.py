@@ -25,6 +25,7 @@ class EventKind(StrEnum):
     RETRY = "retry"
     ERROR = "error"
     INTERRUPT = "interrupt"
+    WARNING = "warning"
     CUSTOM = "custom"
 
 

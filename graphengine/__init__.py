@@ -19,6 +19,7 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
 from .context import Context, InterruptSignal, Tool, ToolCallError
 from .engine import Engine, Interrupt
 from .errors import (
+    BudgetExceededError,
     DeltaTypeError,
     DuplicateNodeError,
     GraphChangedError,
@@ -31,11 +32,12 @@ from .errors import (
     NoStartNodeError,
     RunExistsError,
     RunNotFoundError,
+    SchemaVersionError,
     StateValidationError,
     UnknownNodeError,
 )
 from .graph import Edge
-from .history import StepView
+from .history import StepView, field_sizes
 from .loop import FAN_OUT_NODE
 from .node import Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
@@ -44,9 +46,11 @@ from .replay import Divergence, ReplayReport
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
 from .subgraph import Subgraph
+from .versions import Migration, VersionMap
 
 __all__ = [
     "Branch",
+    "BudgetExceededError",
     "Context",
     "DeltaTypeError",
     "Divergence",
@@ -60,6 +64,7 @@ __all__ = [
     "Interrupt",
     "InterruptSignal",
     "MaxStepsExceeded",
+    "Migration",
     "Next",
     "NextKind",
     "NoStartNodeError",
@@ -76,6 +81,7 @@ __all__ = [
     "ReplayReport",
     "RunExistsError",
     "RunNotFoundError",
+    "SchemaVersionError",
     "StateValidationError",
     "StepView",
     "Subgraph",
@@ -83,9 +89,11 @@ __all__ = [
     "Tool",
     "ToolCallError",
     "UnknownNodeError",
+    "VersionMap",
     "append",
     "default_reducer",
     "fan_out",
+    "field_sizes",
     "goto",
     "interrupt",
     "merge",

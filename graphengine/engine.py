@@ -37,7 +37,7 @@ from .errors import (
     StateValidationError,
 )
 from .graph import CompiledGraph, Edge, NodeSpec, Wiring, changes, compile_graph
-from .history import StepView
+from .history import StepView, field_sizes
 from .loop import FAN_OUT_NODE, FirstHop, drive
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
@@ -47,6 +47,7 @@ from .route_codec import RouteCodec
 from .routing import Next, NextKind, goto
 from .stream import RunStream, stream_resume, stream_run
 from .subgraph import Subgraph
+from .versions import Migration, VersionMap, migrate_bytes
 from .viz import RunPath, render, to_dot, to_mermaid
 
 __all__ = ["Engine", "Interrupt"]
@@ -95,6 +96,8 @@ class Engine(Generic[S]):
         emitter: Emitter | None = None,
         options: Options | None = None,
         codec: Codec[S] | None = None,
+        state_version: int | None = None,
+        migrations: Mapping[int, Migration] | None = None,
     ) -> None:
         self.state_type = state_type
         """The state type every node reads and every delta has."""
@@ -117,6 +120,16 @@ class Engine(Generic[S]):
         """Limits and failure handling."""
         self.codec: Codec[S] = codec if codec is not None else JsonCodec(state_type)
         """Encodes states and deltas for the store."""
+        self.state_version: int = int(
+            state_version if state_version is not None else getattr(state_type, "__state_version__", 1)
+        )
+        """Version of the state schema; runs record it, older runs are migrated on resume."""
+        self.migrations: Mapping[int, Migration] = dict(
+            migrations if migrations is not None else getattr(state_type, "__migrations__", {})
+        )
+        """`{v: up_v_to_v_plus_1}` functions over JSON-like data."""
+        if self.state_version < 1:
+            raise GraphValidationError(f"state_version must be >= 1, got {self.state_version}")
         self._wiring: Wiring[S] = Wiring()
         self._compiled: tuple[CompiledGraph[S], RouteCodec[S]] | None = None
         self._is_state = _state_check(state_type)
@@ -283,6 +296,7 @@ class Engine(Generic[S]):
             status=RunStatus.RUNNING,
             initial=encoded,
             fingerprint=g.fingerprint,
+            state_version=self.state_version,
             created_at=now,
             updated_at=now,
             meta=_dumps({"graph": g.description}),
@@ -337,6 +351,23 @@ class Engine(Generic[S]):
             if run.status is not RunStatus.DONE:
                 await self.store.set_status(run_id, RunStatus.DONE, error=err, error_node=err_node)
             return state
+        vm = self._versions(run)
+        forced_snapshot = False
+        if vm is not None and vm.at(latest.last_step + 1) != self.state_version:
+            meta = _meta(run)
+            ups = list(meta.get("migrations", []))
+            ups.append(
+                {
+                    "from": vm.at(latest.last_step + 1),
+                    "to": self.state_version,
+                    "at_step": latest.last_step,
+                    "ts": time.time(),
+                }
+            )
+            meta["migrations"] = ups
+            await self.store.update_meta(run_id, _dumps(meta))
+            vm = VersionMap.of(run_id, run.state_version, meta)
+            forced_snapshot = True  # the first new step stores the state in the new version
         first = FirstHop(
             resumed=has_input,
             input=input if has_input else None,
@@ -346,7 +377,8 @@ class Engine(Generic[S]):
             error_node=err_node,
             snap_size=len(latest.base_state),
             since_bytes=sum(len(r.delta) for r in latest.tail if r.delta is not None),
-            since_steps=len(latest.tail),
+            since_steps=self.options.snapshot_every if forced_snapshot else len(latest.tail),
+            versions=vm,
         )
         await self.store.set_status(run_id, RunStatus.RUNNING, error=err, error_node=err_node)
         if self.emitter is not None:
@@ -425,12 +457,13 @@ class Engine(Generic[S]):
         """Every committed step of the run, decoded, with the state after each."""
         run = await self.get_run(run_id)
         _, rc = self._graph()
-        state = self._decode(run.initial, run_id, 0, "initial")
+        vm = self._versions(run)
+        state = self._decode(run.initial, run_id, 0, "initial", vm)
         out: list[StepView[S]] = []
         for rec in await self.store.load_steps(run_id):
-            delta = None if rec.delta is None else self._decode(rec.delta, run_id, rec.step, "delta")
+            delta = None if rec.delta is None else self._decode(rec.delta, run_id, rec.step, "delta", vm)
             if rec.state is not None:
-                state = self._decode(rec.state, run_id, rec.step, "state")
+                state = self._decode(rec.state, run_id, rec.step, "state", vm)
             elif delta is not None:
                 state = self.reducer(state, delta)
             out.append(
@@ -443,6 +476,7 @@ class Engine(Generic[S]):
                     attempt=rec.attempt,
                     error=rec.error,
                     ts=rec.ts,
+                    sizes=field_sizes(rec.delta),
                 )
             )
         return out
@@ -461,7 +495,8 @@ class Engine(Generic[S]):
         cp = await self.store.load_checkpoint(run_id, label)
         if cp is None:
             raise RunNotFoundError(f"run {run_id!r} has no checkpoint {label!r}", run_id=run_id)
-        return self._decode(cp.state, run_id, cp.step, f"checkpoint {label!r}")
+        run = await self.get_run(run_id)
+        return self._decode(cp.state, run_id, cp.step, f"checkpoint {label!r}", self._versions(run))
 
     save_checkpoint = checkpoint
     """The seed's name for `checkpoint`."""
@@ -508,12 +543,13 @@ class Engine(Generic[S]):
             raise GraphValidationError(
                 f"run {run_id!r} has steps 0..{len(steps)}; cannot fork at step {at_step}", run_id=run_id
             )
-        state = self._decode(src.initial, run_id, 0, "initial")
+        vm = self._versions(src)
+        state = self._decode(src.initial, run_id, 0, "initial", vm)
         for rec in steps[:at_step]:
             if rec.state is not None:
-                state = self._decode(rec.state, run_id, rec.step, "state")
+                state = self._decode(rec.state, run_id, rec.step, "state", vm)
             elif rec.delta is not None:
-                state = self.reducer(state, self._decode(rec.delta, run_id, rec.step, "delta"))
+                state = self.reducer(state, self._decode(rec.delta, run_id, rec.step, "delta", vm))
         nxt = self._route(steps[at_step - 1], rc) if at_step else self._start_of(src, g, rc)
         if nxt.kind is NextKind.INTERRUPT:
             nxt = goto(steps[at_step - 1].node_id)
@@ -526,7 +562,16 @@ class Engine(Generic[S]):
         state, encoded = self._validated(state, new_run_id)
         now = time.time()
         meta = {"graph": g.description, "forked_from": run_id, "at_step": at_step, "start": rc.encode(nxt)}
-        new = RunRecord(new_run_id, RunStatus.RUNNING, encoded, g.fingerprint, 1, now, now, meta=_dumps(meta))
+        new = RunRecord(
+            new_run_id,
+            RunStatus.RUNNING,
+            encoded,
+            g.fingerprint,
+            self.state_version,
+            now,
+            now,
+            meta=_dumps(meta),
+        )
         try:
             await self.store.create_run(new)
         except StoreRunExistsError as exc:
@@ -571,7 +616,28 @@ class Engine(Generic[S]):
             )
         return latest
 
-    def _decode(self, data: bytes, run_id: str, step: int, what: str) -> S:
+    def _versions(self, run: RunRecord) -> VersionMap | None:
+        """The run's per-step versions, or None when everything it stored is current."""
+        meta = _meta(run)
+        if run.state_version == self.state_version and not meta.get("migrations"):
+            return None
+        return VersionMap.of(run.run_id, run.state_version, meta)
+
+    def _decode(self, data: bytes, run_id: str, step: int, what: str, vm: VersionMap | None = None) -> S:
+        if vm is not None:
+            v = vm.at(step)
+            if v != self.state_version:
+                try:
+                    data = migrate_bytes(
+                        data, v, self.state_version, self.migrations, run_id=run_id, step=step
+                    )
+                except ValueError as exc:
+                    raise CorruptRecordError(
+                        f"run {run_id!r} step {step}: stored {what} is not JSON: {exc}",
+                        run_id=run_id,
+                        step=step,
+                        field=what,
+                    ) from exc
         try:
             return self.codec.decode(data)
         except (ValidationError, ValueError, TypeError) as exc:
@@ -584,12 +650,13 @@ class Engine(Generic[S]):
 
     def _fold(self, latest: Latest) -> S:
         run_id = latest.run.run_id
+        vm = self._versions(latest.run)
         state = self._decode(
-            latest.base_state, run_id, latest.base_step, "state" if latest.base_step else "initial"
+            latest.base_state, run_id, latest.base_step, "state" if latest.base_step else "initial", vm
         )
         for rec in latest.tail:
             if rec.delta is not None:
-                state = self.reducer(state, self._decode(rec.delta, run_id, rec.step, "delta"))
+                state = self.reducer(state, self._decode(rec.delta, run_id, rec.step, "delta", vm))
         return state
 
     def _route(self, rec: StepRecord, rc: RouteCodec[S]) -> Next:

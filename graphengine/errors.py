@@ -11,6 +11,8 @@
     ├── RunExistsError                  run() on an id already stored: use resume()
     ├── RunNotFoundError                resume/get_state/history of an unknown run id
     ├── GraphChangedError               resume with a graph whose fingerprint differs
+    ├── SchemaVersionError              a stored state version with no migration path to the engine's
+    ├── BudgetExceededError             a state field passed its size budget (strict budgets)
     ├── MaxStepsExceeded                the run hit Options.max_steps
     ├── UnsupportedFeature              an adapter cannot carry a feature of a graph (names the node)
     └── NodeError                       a node failed after its retries (cause in __cause__)
@@ -27,6 +29,7 @@ they are known.
 from __future__ import annotations
 
 __all__ = [
+    "BudgetExceededError",
     "DeltaTypeError",
     "DuplicateNodeError",
     "GraphChangedError",
@@ -39,6 +42,7 @@ __all__ = [
     "NodeTimeoutError",
     "RunExistsError",
     "RunNotFoundError",
+    "SchemaVersionError",
     "StateValidationError",
     "UnknownNodeError",
     "UnsupportedFeature",
@@ -110,6 +114,35 @@ class GraphChangedError(GraphError):
         """Fingerprint recorded by the run."""
         self.current = current
         """Fingerprint of the engine asked to continue it."""
+
+
+class SchemaVersionError(GraphError):
+    """A run's stored state version cannot be brought to the engine's (missing migration, or newer).
+
+    Separate from `GraphChangedError`: this is about the state type, that is about the nodes.
+    """
+
+    def __init__(self, msg: str, *, run_id: str, step: int | None = None, stored: int, current: int) -> None:
+        super().__init__(msg, run_id=run_id, step=step)
+        self.stored = stored
+        """The version the run's data was written in."""
+        self.current = current
+        """The engine's version."""
+
+
+class BudgetExceededError(GraphError):
+    """A state field's encoded size passed its budget under `Options(strict_budgets=True)`."""
+
+    def __init__(
+        self, msg: str, *, run_id: str, step: int, node_id: str, field: str, size: int, budget: int
+    ) -> None:
+        super().__init__(msg, run_id=run_id, step=step, node_id=node_id)
+        self.field = field
+        """The field."""
+        self.size = size
+        """Its encoded size in bytes."""
+        self.budget = budget
+        """Its budget in bytes."""
 
 
 class MaxStepsExceeded(GraphError):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from .routing import Next
 
-__all__ = ["StepView"]
+__all__ = ["StepView", "field_sizes"]
 
 S = TypeVar("S")
 
@@ -32,3 +33,18 @@ class StepView(Generic[S]):
     """A routed error, if any."""
     ts: float
     """Commit time."""
+    sizes: dict[str, int] = field(default_factory=dict)
+    """Encoded size in bytes of each field the delta set (what the step added to storage)."""
+
+
+def field_sizes(delta: bytes | None) -> dict[str, int]:
+    """Encoded size of each top-level field of an encoded (JSON object) delta."""
+    if not delta:
+        return {}
+    try:
+        doc = json.loads(delta)
+    except ValueError:
+        return {}
+    if not isinstance(doc, dict):
+        return {"": len(delta)}
+    return {k: len(json.dumps(v, separators=(",", ":"), ensure_ascii=False).encode()) for k, v in doc.items()}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import random
 import time
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from store import BranchRecord, RunStatus, StepRecord
 
 from .context import Context, InterruptSignal
 from .errors import (
+    BudgetExceededError,
     DeltaTypeError,
     GraphError,
     MaxStepsExceeded,
@@ -52,6 +54,7 @@ _STOP = NextKind.STOP
 _FAN_OUT = NextKind.FAN_OUT
 _INTERRUPT = NextKind.INTERRUPT
 _now = time.time
+_log = logging.getLogger("graphengine")
 _SAME: Any = object()
 _FLUSH_MAX = 1000
 
@@ -78,6 +81,8 @@ class FirstHop:
     """Delta bytes stored since that snapshot."""
     since_steps: int = 0
     """Steps stored since that snapshot."""
+    versions: Any = None
+    """The run's `VersionMap` when some of its stored values predate the engine's state version."""
 
 
 _FRESH = FirstHop()
@@ -104,6 +109,8 @@ async def drive(
     snap_every = eng.options.snapshot_every
     snap_ratio = eng.options.snapshot_ratio
     snap_size, since_bytes, since_steps = first.snap_size, first.since_bytes, first.since_steps
+    budgets = eng.options.field_budgets
+    sizes: dict[str, int] = {}
     resumed, resume_input, approved = first.resumed, first.input, first.approved
     interrupted_at = first.interrupted_at
     last_err = (first.error, first.error_node)
@@ -180,6 +187,8 @@ async def drive(
                         raise _wrong_delta(eng, delta, run_id, step, node_id)
                     state = reducer(state, delta)
                     delta_b = codec.encode_delta(delta)
+                if budgets and delta is not None:
+                    _check_budgets(eng, budgets, sizes, delta, state, run_id, step, node_id)
                 route = res.route
                 if route is None:
                     route = node.resolve(state)
@@ -254,7 +263,7 @@ async def drive(
                 if step >= max_steps:
                     raise _max_steps(run_id, step, node_id, max_steps)
                 step += 1
-                state, nxt, err = await _fan_out(eng, g, rc, run_id, step, state, nxt)
+                state, nxt, err = await _fan_out(eng, g, rc, run_id, step, state, nxt, first.versions)
                 snap_size, since_bytes, since_steps = len(codec.encode(state)), 0, 0  # that step stored one
                 if err is not None:
                     last_err = err
@@ -272,6 +281,48 @@ async def drive(
     if emitter is not None:
         eng._emit(Event(run_id, step, "", "run finished", {"steps": step}, kind=EventKind.RUN_END))
     return state
+
+
+def _check_budgets(
+    eng: Engine[Any],
+    budgets: Mapping[str, int],
+    sizes: dict[str, int],
+    delta: Any,
+    state: Any,
+    run_id: str,
+    step: int,
+    node_id: str,
+) -> None:
+    """Measure the budgeted fields this delta touched; warn (or fail, strict) when one passes its budget."""
+    touched = delta.__pydantic_fields_set__ if hasattr(delta, "__pydantic_fields_set__") else delta.keys()
+    for name in touched:
+        budget = budgets.get(name)
+        if budget is None:
+            continue
+        value = state[name] if isinstance(state, dict) else getattr(state, name)
+        size = len(to_json(value, fallback=str))
+        before = sizes.get(name)
+        sizes[name] = size
+        if size <= budget:
+            continue
+        msg = f"field {name!r} is {size} bytes encoded, over its budget of {budget} (step {step}, node {node_id!r})"
+        if eng.options.strict_budgets:
+            raise BudgetExceededError(
+                msg, run_id=run_id, step=step, node_id=node_id, field=name, size=size, budget=budget
+            )
+        if before is None or before <= budget:  # warn when crossing, not on every later step
+            _log.warning("run %r: %s", run_id, msg)
+            if eng.emitter is not None:
+                eng._emit(
+                    Event(
+                        run_id,
+                        step,
+                        node_id,
+                        msg,
+                        {"field": name, "size": size, "budget": budget},
+                        kind=EventKind.WARNING,
+                    )
+                )
 
 
 def record_calls(ctx: Context, resumed: bool) -> bytes | None:
@@ -485,7 +536,14 @@ async def _route_error(
 
 
 async def _fan_out(
-    eng: Engine[S], g: CompiledGraph[S], rc: RouteCodec[S], run_id: str, step: int, state: S, nxt: Next
+    eng: Engine[S],
+    g: CompiledGraph[S],
+    rc: RouteCodec[S],
+    run_id: str,
+    step: int,
+    state: S,
+    nxt: Next,
+    versions: Any = None,
 ) -> tuple[S, Next, tuple[str, str] | None]:
     """Run a fan-out's branches concurrently, persisting each result as it lands; merge in order; commit."""
     store = eng.store
@@ -499,7 +557,7 @@ async def _fan_out(
     for rec in await store.load_branches(run_id, step):
         done.add(rec.branch)
         if rec.delta is not None:
-            deltas[rec.branch] = eng._decode(rec.delta, run_id, step, f"branch {rec.branch} delta")
+            deltas[rec.branch] = eng._decode(rec.delta, run_id, step, f"branch {rec.branch} delta", versions)
     pending = iter([i for i in range(k) if i not in done])
     base = eng._copy_state
     buf: list[BranchRecord] = []

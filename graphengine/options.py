@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -56,6 +57,10 @@ class Options:
     however large the unchanged part of the state is, and rebuilding the latest state folds a
     bounded number of deltas.
     """
+    field_budgets: Mapping[str, int] = field(default_factory=dict)
+    """Encoded-size budget in bytes per state field; passing one emits a `warning` event."""
+    strict_budgets: bool = False
+    """Fail the step (`BudgetExceededError`, nothing committed) instead of warning."""
     node: dict[str, NodeOptions] = field(default_factory=dict)
     """Per-node overrides by node id (also settable with `Engine.add(..., retries=, timeout=)`)."""
 

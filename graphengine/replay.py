@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .errors import GraphError, NodeError
 from .loop import FAN_OUT_NODE, execute
 from .routing import Next, NextKind
+from .versions import VersionMap, migrate
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -98,7 +99,15 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
     g, rc = eng._graph()
     run = await eng.get_run(run_id)
     eng._check_fingerprint(run, g, allow_graph_change)
-    state = eng._decode(run.initial, run_id, 0, "initial")
+    vm = eng._versions(run)
+    state = eng._decode(run.initial, run_id, 0, "initial", vm)
+
+    def as_recorded(data: bytes | str | None, step: int) -> Any:
+        doc = _json(data)
+        if vm is not None and vm.at(step) != eng.state_version:
+            doc = migrate(doc, vm.at(step), eng.state_version, eng.migrations, run_id=run_id, step=step)
+        return doc
+
     prev: Next = eng._start_of(run, g, rc)
     steps = await eng.store.load_steps(run_id)
     for rec in steps:
@@ -120,7 +129,7 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
                     replayed = None if res.delta is None else json.loads(eng.codec.encode_delta(res.delta))
                 except Exception as exc:
                     replayed = {"error": f"{type(exc).__name__}: {exc}"}
-                want = _json(got.delta) if got is not None else _MISSING
+                want = as_recorded(got.delta, rec.step) if got is not None else _MISSING
                 for path, a, b in diff_values(want, replayed):
                     divs.append(Divergence(rec.step, br.node, "delta", path, a, b, branch=i))
         else:
@@ -159,7 +168,7 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
                     replayed_delta = json.loads(eng.codec.encode(res.delta))
                 else:
                     replayed_delta = json.loads(eng.codec.encode_delta(res.delta))
-                recorded_delta = _json(rec.delta) if not node.replaces_state else _json(rec.state)
+                recorded_delta = as_recorded(rec.delta if not node.replaces_state else rec.state, rec.step)
                 for path, a, b in diff_values(recorded_delta, replayed_delta):
                     divs.append(Divergence(rec.step, rec.node_id, "delta", path, a, b))
                 n_rec = len(calls.get("calls", []))
@@ -167,21 +176,21 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
                 if n_made != n_rec:
                     divs.append(Divergence(rec.step, rec.node_id, "call", "count", n_rec, n_made))
                 if not divs:
-                    after = _advance(eng, state, rec)
+                    after = _advance(eng, state, rec, vm)
                     route = res.route if res.route is not None else node.resolve(after)
                     for path, a, b in diff_values(json.loads(rec.route), json.loads(rc.encode(route))):
                         divs.append(Divergence(rec.step, rec.node_id, "route", path, a, b))
         if divs:
             return ReplayReport(run_id, rec.step, tuple(divs))
-        state = _advance(eng, state, rec)
+        state = _advance(eng, state, rec, vm)
         prev = eng._route(rec, rc)
     return ReplayReport(run_id, len(steps))
 
 
-def _advance(eng: Engine[S], state: S, rec: Any) -> S:
+def _advance(eng: Engine[S], state: S, rec: Any, vm: VersionMap | None) -> S:
     """The state after a recorded step, from the record (so later steps see what the run saw)."""
     if rec.state is not None:
-        return eng._decode(rec.state, rec.run_id, rec.step, "state")
+        return eng._decode(rec.state, rec.run_id, rec.step, "state", vm)
     if rec.delta is not None:
-        return eng.reducer(state, eng._decode(rec.delta, rec.run_id, rec.step, "delta"))
+        return eng.reducer(state, eng._decode(rec.delta, rec.run_id, rec.step, "delta", vm))
     return state

@@ -22,9 +22,11 @@ from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
 from .protocol import LeaseStore, Store
+from .prune import PruneMixin, PrunePolicy, PruneReport, prune
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .sqlite import SQLiteStore
 from .transfer import RunTransfer, export_run, import_run
+from .url import open_store, register_scheme
 
 __all__ = [
     "BranchRecord",
@@ -40,6 +42,9 @@ __all__ = [
     "MissingDriverError",
     "MySQLStore",
     "PostgresStore",
+    "PruneMixin",
+    "PrunePolicy",
+    "PruneReport",
     "RunExistsError",
     "RunRecord",
     "RunStatus",
@@ -52,4 +57,7 @@ __all__ = [
     "StoreUnavailableError",
     "export_run",
     "import_run",
+    "open_store",
+    "prune",
+    "register_scheme",
 ]

@@ -6,7 +6,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .errors import RunExistsError, StepConflictError
+from .errors import RunExistsError, StepConflictError, StoreError
+from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .transfer import RunTransfer
 
@@ -25,7 +26,7 @@ class _Run:
         self.branches: dict[tuple[int, int], BranchRecord] = {}
 
 
-class MemoryStore(RunTransfer):
+class MemoryStore(RunTransfer, PruneMixin):
     """Keeps everything in dicts; holds encoded bytes like every other store, so a state that
     would not survive a real store fails here too. Not shared between processes.
 
@@ -107,11 +108,40 @@ class MemoryStore(RunTransfer):
     ) -> Sequence[StepRecord]:
         """Return step records with `step > after`, in order."""
         r = self._runs.get(run_id)
-        if r is None:
+        if r is None or not r.steps:
             return []
-        # Steps are dense from 1, so `after` is also the list index of the first wanted step.
-        out = r.steps[max(after, 0) :]
+        # Steps are dense from the first kept one (earlier ones may have been pruned).
+        out = r.steps[max(after - r.steps[0].step + 1, 0) :]
         return out[:limit] if limit is not None else list(out)
+
+    async def update_meta(self, run_id: str, meta: bytes) -> None:
+        """Replace the run's metadata."""
+        r = self._runs.get(run_id)
+        if r is not None:
+            r.rec = replace(r.rec, meta=meta, updated_at=time.time())
+
+    async def delete_run(self, run_id: str) -> bool:
+        """Delete a run and everything it owns."""
+        return self._runs.pop(run_id, None) is not None
+
+    async def delete_steps_before(self, run_id: str, step: int) -> int:
+        """Delete steps below `step`, which must carry a snapshot."""
+        r = self._runs.get(run_id)
+        if r is None or not r.steps:
+            return 0
+        keep = [i for i, rec in enumerate(r.steps) if rec.step == step]
+        if not keep or r.steps[keep[0]].state is None:
+            raise StoreError(
+                f"run {run_id!r}: step {step} has no state snapshot; deleting the steps before it would "
+                "leave the run unrebuildable",
+                run_id=run_id,
+                step=step,
+            )
+        i = keep[0]
+        r.steps = r.steps[i:]
+        r.snapshot_index -= i
+        r.branches = {k: v for k, v in r.branches.items() if k[0] >= step}
+        return i
 
     async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
         """Store landed branch results; all or nothing."""

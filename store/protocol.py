@@ -80,6 +80,22 @@ class Store(Protocol):
         """Return the checkpoint with this label, or None."""
         ...
 
+    async def update_meta(self, run_id: str, meta: bytes) -> None:
+        """Replace the run's encoded JSON metadata. Unknown run: no effect."""
+        ...
+
+    async def delete_run(self, run_id: str) -> bool:
+        """Delete a run with its steps, branch results and checkpoints; False if it did not exist."""
+        ...
+
+    async def delete_steps_before(self, run_id: str, step: int) -> int:
+        """Delete the run's steps (and branch results) numbered below `step`, in one transaction.
+
+        `step` must carry a state snapshot (so the run's state stays rebuildable), else
+        `StoreError` and nothing is deleted. Returns how many step records were removed.
+        """
+        ...
+
     async def close(self) -> None:
         """Release connections; the store may not be used afterwards."""
         ...

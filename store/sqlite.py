@@ -35,6 +35,7 @@ from typing import Any, Final, Literal
 import aiosqlite
 
 from .errors import CorruptRecordError, RunExistsError, StepConflictError, StoreError, StoreUnavailableError
+from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .transfer import RunTransfer
 
@@ -115,6 +116,11 @@ _SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 _INSERT_RUN: Final = "INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?"
 _SET_STATUS: Final = "UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?"
+_SET_META: Final = "UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?"
+_DELETE_RUN: Final = "DELETE FROM runs WHERE run_id = ?"
+_HAS_SNAPSHOT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = ? AND step = ?"
+_DELETE_STEPS_BEFORE: Final = "DELETE FROM steps WHERE run_id = ? AND step < ?"
+_DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = ? AND step < ?"
 _LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?"
 _LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?"
 # The hot path. One statement = one implicit transaction in autocommit mode. It inserts nothing
@@ -380,7 +386,7 @@ def _translate(
 _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
 
 
-class SQLiteStore(RunTransfer):
+class SQLiteStore(RunTransfer, PruneMixin):
     """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
 
     `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use
@@ -589,6 +595,51 @@ class SQLiteStore(RunTransfer):
             await conn.execute(_SET_STATUS, (status.value, error, error_node, time.time(), run_id))
         except _DRIVER_ERRORS as exc:
             raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+
+    async def update_meta(self, run_id: str, meta: bytes) -> None:
+        """Replace the run's metadata; an unknown run is left alone."""
+        conn = await self._db()
+        try:
+            await conn.execute(_SET_META, (meta, time.time(), run_id))
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+
+    async def delete_run(self, run_id: str) -> bool:
+        """Delete a run; its steps, branches and checkpoints go with it (foreign-key cascade)."""
+        conn = await self._db()
+        try:
+            cur = await conn.execute(_DELETE_RUN, (run_id,))
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+        return cur.rowcount == 1
+
+    async def delete_steps_before(self, run_id: str, step: int) -> int:
+        """Delete steps and branch results below `step` (which must carry a snapshot), atomically."""
+        conn = await self._db()
+        try:
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                rows = list(await (await conn.execute(_HAS_SNAPSHOT, (run_id, step))).fetchall())
+                if not rows or not rows[0][0]:
+                    await conn.execute("ROLLBACK")
+                    if not rows and not await self._fetchall(_GET_RUN, (run_id,)):
+                        return 0
+                    raise StoreError(
+                        f"run {run_id!r}: step {step} has no state snapshot; deleting the steps before "
+                        "it would leave the run unrebuildable",
+                        run_id=run_id,
+                        step=step,
+                    )
+                cur = await conn.execute(_DELETE_STEPS_BEFORE, (run_id, step))
+                await conn.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
+                await conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    await conn.execute("ROLLBACK")
+                raise
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id, step=step) from exc
+        return int(cur.rowcount)
 
     async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
         """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
