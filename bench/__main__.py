@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"engine": "bench.engine", "planner": "bench.planner"}
+BENCHMARKS = {"engine": "bench.engine", "planner": "bench.planner", "scale": "bench.scale"}
 """Benchmark name -> module exposing ``main(argv: list[str]) -> int``."""
 
 

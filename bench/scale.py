@@ -1,0 +1,234 @@
+"""``python -m bench scale``: graphengine on PostgreSQL, one run and many worker processes.
+
+Two sections, on the PostgreSQL server at ``--dsn`` (default: the test server):
+
+one run, a commit per step
+    steps/s of one run of a 2-node loop (``inc`` adds 1, ``check`` loops back until the counter
+    reaches ``steps / 2``), on (a) our `Engine` with `PostgresStore` and (b) LangGraph with
+    ``AsyncPostgresSaver`` (langgraph-checkpoint-postgres) and ``durability="sync"``, both
+    committing each step before the next starts. Median of ``--repeat`` runs, setup untimed.
+
+worker processes
+    ``--runs`` runs of the same loop are created up front; 1, 2 and 4 processes then each try to
+    claim every run (a lease with a fencing token, `PostgresStore.claim`) and drive the ones they
+    get with ``resume``, ``--concurrency`` runs at a time per process. Reported: total steps/s
+    from the first claim to the last release. The processes share the machine with the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing as mp
+import os
+import statistics
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+
+from graphengine import Context, Engine, NodeResult, Options, goto, stop
+from store import PostgresStore, RunRecord, RunStatus
+
+DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+class Counter(BaseModel):
+    """The loop's state."""
+
+    n: int = 0
+
+
+class LGCounter(TypedDict):
+    """LangGraph's state for the same loop."""
+
+    n: int
+
+
+async def inc(ctx: Context, s: Counter) -> NodeResult[Counter]:
+    """Add one."""
+    return NodeResult(delta=Counter(n=s.n + 1))
+
+
+def make_check(target: int) -> Callable[[Context, Counter], NodeResult[Counter]]:
+    """Loop back to ``inc`` until the counter reaches ``target``."""
+
+    def check(ctx: Context, s: Counter) -> NodeResult[Counter]:
+        return NodeResult(route=stop()) if s.n >= target else NodeResult(route=goto("inc"))
+
+    return check
+
+
+def engine(store: Any, steps: int) -> Engine[Counter]:
+    """The loop on our engine, compiled before any timing."""
+    g = Engine(Counter, store=store, options=Options(max_steps=steps + 2))
+    g.add("inc", inc).add("check", make_check(steps // 2)).start_at("inc").connect("inc", "check")
+    g.validate()
+    return g
+
+
+async def drop_schema(schema: str) -> None:
+    """Remove a benchmark schema (our name, not user text: identifiers cannot be bound)."""
+    import asyncpg  # type: ignore[import-untyped]
+
+    conn = await asyncpg.connect(DSN)
+    try:
+        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    finally:
+        await conn.close()
+
+
+# ------------------------------------------------------------------------------ one run
+
+
+async def ours_one_run(steps: int) -> float:
+    """Seconds for one run of ``steps`` steps on `PostgresStore`."""
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    try:
+        async with PostgresStore(DSN, schema=schema, max_size=2) as store:
+            g = engine(store, steps)
+            t0 = time.perf_counter()
+            final = await g.run("bench", Counter())
+            dt = time.perf_counter() - t0
+            assert final.n == steps // 2
+            return dt
+    finally:
+        await drop_schema(schema)
+
+
+async def langgraph_one_run(steps: int) -> float:
+    """Seconds for one run of ``steps`` steps on LangGraph's `AsyncPostgresSaver`, durability="sync"."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.graph import END, START, StateGraph
+
+    target = steps // 2
+
+    async def lg_inc(s: LGCounter) -> dict[str, int]:
+        return {"n": s["n"] + 1}
+
+    def lg_check(s: LGCounter) -> dict[str, int]:
+        return {}
+
+    def route(s: LGCounter) -> str:
+        return END if s["n"] >= target else "inc"
+
+    b: Any = StateGraph(LGCounter)
+    b.add_node("inc", lg_inc)
+    b.add_node("check", lg_check)
+    b.add_edge(START, "inc")
+    b.add_edge("inc", "check")
+    b.add_conditional_edges("check", route, {"inc": "inc", END: END})
+    async with AsyncPostgresSaver.from_conn_string(DSN) as saver:
+        await saver.setup()
+        app = b.compile(checkpointer=saver)
+        cfg = {"recursion_limit": steps + 10, "configurable": {"thread_id": uuid.uuid4().hex}}
+        t0 = time.perf_counter()
+        out = await app.ainvoke({"n": 0}, cfg, durability="sync")
+        dt = time.perf_counter() - t0
+        assert out["n"] == target
+        return dt
+
+
+# ------------------------------------------------------------------------------ workers
+
+
+async def _worker(schema: str, runs: int, steps: int, concurrency: int, offset: int) -> int:
+    """Claim and drive every run this process can get; returns the steps it committed."""
+    async with PostgresStore(DSN, schema=schema, max_size=concurrency + 1) as store:
+        g = engine(store, steps)
+        me = f"{os.getpid()}"
+        order = [f"r{(i + offset) % runs}" for i in range(runs)]
+        done = 0
+
+        async def lane(ids: list[str]) -> None:
+            nonlocal done
+            for run_id in ids:
+                lease = await store.claim(run_id, me, 60.0)
+                if lease is None:
+                    continue
+                try:
+                    rec = await store.get_run(run_id)
+                    if rec is not None and rec.status is RunStatus.RUNNING:
+                        # The runs were created by the benchmark, not by Engine.run: accept
+                        # their empty graph fingerprint.
+                        await g.resume(run_id, allow_graph_change=True)
+                        done += steps
+                finally:
+                    await store.release(lease)
+
+        await asyncio.gather(*(lane(order[i::concurrency]) for i in range(concurrency)))
+        return done
+
+
+def _worker_main(args: tuple[str, int, int, int, int]) -> int:
+    return asyncio.run(_worker(*args))
+
+
+async def _create_runs(schema: str, runs: int) -> None:
+    async with PostgresStore(DSN, schema=schema) as store:
+        initial = Counter().model_dump_json().encode()
+        for i in range(runs):
+            await store.create_run(RunRecord(f"r{i}", RunStatus.RUNNING, initial))
+
+
+def workers_throughput(procs: int, runs: int, steps: int, concurrency: int) -> tuple[float, int]:
+    """(steps/s, steps committed) of ``procs`` processes sharing ``runs`` runs."""
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_create_runs(schema, runs))
+    try:
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(procs) as pool:
+            # Warm the processes (imports, first connection) outside the timing.
+            pool.map(int, range(procs))
+            t0 = time.perf_counter()
+            counts = pool.map(
+                _worker_main, [(schema, runs, steps, concurrency, i * runs // procs) for i in range(procs)]
+            )
+            dt = time.perf_counter() - t0
+        total = sum(counts)
+        assert total == runs * steps, (total, runs * steps)
+        return total / dt, total
+    finally:
+        asyncio.run(drop_schema(schema))
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark and print its report."""
+    p = argparse.ArgumentParser(prog="python -m bench scale", description=__doc__.split("\n")[0])
+    p.add_argument("--steps", type=int, default=400, help="steps of the one-run loop")
+    p.add_argument("--repeat", type=int, default=5, help="runs per one-run variant (median)")
+    p.add_argument("--runs", type=int, default=200, help="runs shared by the worker processes")
+    p.add_argument("--run-steps", type=int, default=20, help="steps of each worker run")
+    p.add_argument("--concurrency", type=int, default=8, help="runs driven at once per process")
+    p.add_argument("--workers", default="1,2,4", help="process counts to measure")
+    a = p.parse_args(argv)
+
+    print(f"PostgreSQL at {DSN.split('@')[-1]}, {os.cpu_count()} CPUs\n")
+    print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat}):")
+    ours = statistics.median(asyncio.run(ours_one_run(a.steps)) for _ in range(a.repeat))
+    try:
+        lg: float | None = statistics.median(asyncio.run(langgraph_one_run(a.steps)) for _ in range(a.repeat))
+    except ImportError as exc:
+        lg = None
+        print(f"  LangGraph AsyncPostgresSaver: not installed ({exc})")
+    print(
+        f"  (a) graphengine + PostgresStore           {a.steps / ours:9.0f} steps/s  {ours / a.steps * 1e6:7.0f} µs/step"
+    )
+    if lg is not None:
+        print(
+            f"  (b) LangGraph + AsyncPostgresSaver (sync) {a.steps / lg:9.0f} steps/s  {lg / a.steps * 1e6:7.0f} µs/step"
+        )
+        print(f"  ours / LangGraph: {lg / ours:.1f}x")
+    print(
+        f"\nworker processes: {a.runs} runs x {a.run_steps} steps, claimed with leases, "
+        f"{a.concurrency} runs at a time per process:"
+    )
+    base = None
+    for n in (int(x) for x in a.workers.split(",")):
+        rate, total = workers_throughput(n, a.runs, a.run_steps, a.concurrency)
+        base = base or rate
+        print(f"  {n} process(es): {rate:9.0f} steps/s  ({total} steps, x{rate / base:.2f} of 1 process)")
+    return 0
