@@ -132,9 +132,13 @@ async def test_a_failure_is_yielded_then_raised() -> None:
 
     g = Engine(Acc).add("bad", bad).start_at("bad")
     seen: list[str] = []
-    with pytest.raises(NodeError, match="bad input"):
+
+    async def read() -> None:
         async for e in g.stream("r", Acc()):
             seen.append(str(e.kind))
+
+    with pytest.raises(NodeError, match="bad input"):
+        await read()
     assert seen[-1] == "error"
 
 
@@ -191,7 +195,9 @@ async def test_stream_on_sqlite_matches_history(tmp_path: Path) -> None:
     """On a real SQLite store, the streamed states are the states `history` returns."""
     async with SQLiteStore(tmp_path / "s.db") as store:
         g = counter(store, upto=4)
-        streamed = [e.meta["state"] for e in await g.stream("r", Acc(), states=True).collect() if e.kind == STEP]
+        streamed = [
+            e.meta["state"] for e in await g.stream("r", Acc(), states=True).collect() if e.kind == STEP
+        ]
         assert streamed == [v.state for v in await g.history("r")]
 
 

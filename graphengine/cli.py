@@ -1,0 +1,571 @@
+"""The `graphengine` command: inspect, resume, replay, draw and export runs in a store.
+
+    graphengine runs    --store sqlite:///runs.db [--status S] [--limit N] [--json]
+    graphengine show    RUN --store URL [--step K [--engine MODULE:ENGINE]] [--json]
+    graphengine history RUN --store URL [--json]
+    graphengine export  RUN --store URL [-o FILE]
+    graphengine resume  MODULE:ENGINE RUN [--store URL] [--input JSON] [--json]
+    graphengine replay  MODULE:ENGINE RUN [--store URL] [--json]
+    graphengine render  MODULE:ENGINE [-o FILE] [--format dot|mermaid|png|svg|pdf] [--run RUN --store URL]
+
+`--store` may come before or after the subcommand, or from `GRAPHENGINE_STORE`. `MODULE:ENGINE`
+names an `Engine` (used with the `--store` store when one is given) or a function returning one,
+called with the store when it takes an argument (`examples.research:build`).
+
+Exit codes: 0 success; 1 a replay diverged or a resumed run failed (the report or the error is
+printed); 2 a usage mistake (unknown run, bad URL, bad MODULE:ENGINE, bad JSON), as one line on
+stderr, never a traceback (`GRAPHENGINE_DEBUG=1` shows it). Tables use `rich` when it is
+installed and stdout is a terminal (`pip install graphengine[cli]`), plain aligned text otherwise;
+`--json` output is for programs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import importlib
+import inspect
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Coroutine, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from store import MemoryStore, RunStatus, Store, StoreError, export_run, open_store
+
+from .engine import Engine
+from .errors import GraphError, NodeError
+from .loop import FAN_OUT_NODE
+from .viz import RenderError, run_path, to_dot, to_mermaid
+from .viz import render as render_file
+
+__all__ = ["CliError", "main"]
+
+_PROG = "graphengine"
+
+
+class CliError(Exception):
+    """A user mistake the command reports as one line (exit code 2)."""
+
+
+# ---------------------------------------------------------------------- output
+
+
+def _rich_console() -> Any:
+    if os.environ.get("GRAPHENGINE_PLAIN") or not sys.stdout.isatty():
+        return None
+    try:
+        from rich.console import Console
+    except ImportError:
+        return None
+    return Console()
+
+
+def _table(title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Print rows as a table: rich on a terminal, aligned plain text otherwise."""
+    console = _rich_console()
+    cells = [["" if v is None else str(v) for v in r] for r in rows]
+    if console is not None:
+        from rich.table import Table
+
+        table = Table(title=title or None)
+        for h in headers:
+            table.add_column(h, overflow="fold")
+        for r in cells:
+            table.add_row(*r)
+        console.print(table)
+        return
+    if title:
+        print(title)
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    print("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
+    for r in cells:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+
+
+def _write(path: str, text: str) -> None:
+    Path(path).write_text(text, encoding="utf-8")
+
+
+def _json_out(doc: Any) -> None:
+    print(json.dumps(doc, indent=2, default=str, ensure_ascii=False))
+
+
+def _time(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S") if ts else ""
+
+
+def _short(text: str | None, n: int = 60) -> str:
+    if not text:
+        return ""
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _bytes_json(data: bytes | None) -> Any:
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return f"<{len(data)} bytes, not JSON>"
+
+
+def _route_text(route: str) -> str:
+    try:
+        r = json.loads(route)
+    except ValueError:
+        return route
+    if not isinstance(r, dict):
+        return route
+    if "goto" in r:
+        return f"goto {r['goto']}"
+    if r.get("stop"):
+        return "stop"
+    if r.get("interrupt"):
+        return "interrupt" + (f" {json.dumps(r.get('payload'))}" if r.get("payload") is not None else "")
+    if "fan_out" in r:
+        return f"fan_out [{', '.join(str(b.get('node')) for b in r['fan_out'])}] -> {r.get('join')}"
+    return route
+
+
+# ---------------------------------------------------------------------- loading
+
+
+def _store(args: argparse.Namespace, *, required: bool = True) -> Store | None:
+    url = args.store or args.store_main or os.environ.get("GRAPHENGINE_STORE")
+    if not url:
+        if required:
+            raise CliError(
+                "no store: pass --store URL (e.g. --store sqlite:///runs.db) or set GRAPHENGINE_STORE"
+            )
+        return None
+    return open_store(url, create=False)
+
+
+def _load_engine(spec: str, store: Store | None) -> Engine[Any]:
+    """The engine `MODULE:ENGINE` names, using `store` when one is given."""
+    mod_name, sep, attr = spec.partition(":")
+    if not sep or not mod_name or not attr:
+        raise CliError(f"{spec!r} is not MODULE:ENGINE (e.g. examples.research:build)")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj: Any = importlib.import_module(mod_name)
+    except ImportError as exc:
+        raise CliError(f"cannot import module {mod_name!r} (from {spec!r}): {exc}") from exc
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise CliError(f"module {mod_name!r} has no attribute {attr!r}") from None
+    if isinstance(obj, Engine):
+        if store is None:
+            return obj
+        eng = copy.copy(obj)  # an engine holds nothing per run; this one writes to the CLI's store
+        eng.store = store
+        return eng
+    if callable(obj):
+        try:
+            params = [
+                p
+                for p in inspect.signature(obj).parameters.values()
+                if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            ]
+        except (TypeError, ValueError):
+            params = []
+        if params and store is None:
+            raise CliError(f"{spec} needs a store: pass --store URL")
+        eng = obj(store) if params else obj()
+        if isinstance(eng, Engine):
+            return eng
+        raise CliError(f"{spec} returned {type(eng).__name__}, not an Engine")
+    raise CliError(f"{spec} is a {type(obj).__name__}, not an Engine or a function returning one")
+
+
+async def _run(store: Store, run_id: str) -> Any:
+    rec = await store.get_run(run_id)
+    if rec is None:
+        raise CliError(f"no run {run_id!r} in the store")
+    return rec
+
+
+# ---------------------------------------------------------------------- commands
+
+
+async def cmd_runs(args: argparse.Namespace) -> int:
+    """List runs, newest first."""
+    store = _store(args)
+    assert store is not None
+    try:
+        status = RunStatus(args.status) if args.status else None
+    except ValueError:
+        raise CliError(
+            f"unknown status {args.status!r}; one of {', '.join(s.value for s in RunStatus)}"
+        ) from None
+    try:
+        runs = await store.list_runs(status=status, limit=args.limit)
+    finally:
+        await store.close()
+    if args.json:
+        _json_out(
+            [
+                {
+                    "run_id": r.run_id,
+                    "status": str(r.status),
+                    "created_at": r.created_at,
+                    "updated_at": r.updated_at,
+                    "error": r.error,
+                    "error_node": r.error_node,
+                }
+                for r in runs
+            ]
+        )
+        return 0
+    rows = [
+        (r.run_id, str(r.status), _time(r.created_at), _time(r.updated_at), _short(r.error, 50)) for r in runs
+    ]
+    _table("", ["RUN", "STATUS", "CREATED", "UPDATED", "ERROR"], rows)
+    return 0
+
+
+def _step_rows(steps: Sequence[Any]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            s.step,
+            s.node_id,
+            _route_text(s.route),
+            s.attempt,
+            _short(json.dumps(_bytes_json(s.delta)) if s.delta is not None else "", 50),
+            "yes" if s.state is not None else "",
+            _short(s.error, 40),
+        )
+        for s in steps
+    ]
+
+
+_STEP_HEADERS = ["STEP", "NODE", "ROUTE", "ATTEMPT", "DELTA", "SNAPSHOT", "ERROR"]
+
+
+async def cmd_show(args: argparse.Namespace) -> int:
+    """A run's steps as a table, or its state at one step."""
+    store = _store(args)
+    assert store is not None
+    try:
+        run = await _run(store, args.run)
+        steps = list(await store.load_steps(args.run))
+        if args.step is None:
+            if args.json:
+                _json_out({"run": _run_doc(run), "steps": [_step_doc(s) for s in steps]})
+                return 0
+            where = f" at {run.error_node}" if run.error_node else ""
+            title = f"run {run.run_id}: {run.status}, {len(steps)} steps" + (
+                f", error{where}: {_short(run.error, 80)}" if run.error else ""
+            )
+            _table(title, _STEP_HEADERS, _step_rows(steps))
+            return 0
+        k = args.step
+        if not 0 <= k <= len(steps):
+            raise CliError(f"run {args.run!r} has steps 0..{len(steps)}; no step {k}")
+        state = await _state_at(store, args, run, steps, k)
+    finally:
+        await store.close()
+    _json_out(state)
+    return 0
+
+
+async def _state_at(store: Store, args: argparse.Namespace, run: Any, steps: list[Any], k: int) -> Any:
+    if k == 0:
+        return _bytes_json(run.initial)
+    rec = steps[k - 1]
+    if rec.state is not None:
+        return _bytes_json(rec.state)
+    if args.engine is None:
+        snap = max((s.step for s in steps[:k] if s.state is not None), default=0)
+        raise CliError(
+            f"step {k} of run {args.run!r} has no stored snapshot (nearest: step {snap}); "
+            "pass --engine MODULE:ENGINE so its reducer can rebuild the state"
+        )
+    eng = _load_engine(args.engine, store)
+    view = (await eng.history(args.run))[k - 1]
+    return json.loads(eng.codec.encode(view.state))
+
+
+def _run_doc(r: Any) -> dict[str, Any]:
+    return {
+        "run_id": r.run_id,
+        "status": str(r.status),
+        "fingerprint": r.fingerprint,
+        "created_at": r.created_at,
+        "updated_at": r.updated_at,
+        "error": r.error,
+        "error_node": r.error_node,
+    }
+
+
+def _step_doc(s: Any) -> dict[str, Any]:
+    return {
+        "step": s.step,
+        "node_id": s.node_id,
+        "route": _bytes_json(s.route.encode()),
+        "attempt": s.attempt,
+        "delta": _bytes_json(s.delta),
+        "state": _bytes_json(s.state),
+        "error": s.error,
+        "calls": _bytes_json(s.calls),
+        "ts": s.ts,
+    }
+
+
+async def cmd_history(args: argparse.Namespace) -> int:
+    """Every committed step of a run (deltas, snapshots, routes)."""
+    store = _store(args)
+    assert store is not None
+    try:
+        await _run(store, args.run)
+        steps = list(await store.load_steps(args.run))
+        branches = {
+            s.step: await store.load_branches(args.run, s.step) for s in steps if s.node_id == FAN_OUT_NODE
+        }
+    finally:
+        await store.close()
+    if args.json:
+        docs = []
+        for s in steps:
+            d = _step_doc(s)
+            if s.step in branches:
+                d["branches"] = [
+                    {
+                        "branch": b.branch,
+                        "node_id": b.node_id,
+                        "delta": _bytes_json(b.delta),
+                        "attempt": b.attempt,
+                    }
+                    for b in branches[s.step]
+                ]
+            docs.append(d)
+        _json_out(docs)
+        return 0
+    _table(f"run {args.run}", _STEP_HEADERS, _step_rows(steps))
+    return 0
+
+
+async def cmd_export(args: argparse.Namespace) -> int:
+    """A run as JSON lines (the format `store.import_run` reads)."""
+    store = _store(args)
+    assert store is not None
+    try:
+        try:
+            lines = await export_run(store, args.run)
+        except StoreError as exc:
+            raise CliError(str(exc)) from exc
+    finally:
+        await store.close()
+    text = "".join(line + "\n" for line in lines)
+    if args.output:
+        await asyncio.to_thread(_write, args.output, text)
+        print(f"exported {len(lines)} lines of run {args.run!r} to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+async def cmd_resume(args: argparse.Namespace) -> int:
+    """Resume a run with an engine, showing progress; prints where it ended."""
+    store = _store(args, required=False)
+    try:
+        eng = _load_engine(args.engine, store)
+        kw: dict[str, Any] = {}
+        if args.input is not None:
+            try:
+                kw["input"] = json.loads(args.input)
+            except ValueError as exc:
+                raise CliError(f"--input is not JSON: {exc}") from exc
+        await eng.get_run(args.run)
+        stream = eng.stream_resume(args.run, **kw)
+        console = _rich_console()
+        try:
+            if console is not None:
+                from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+                with Progress(
+                    SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
+                ) as progress:
+                    task = progress.add_task(f"resuming {args.run}", total=None)
+                    async for ev in stream:
+                        if ev.kind == "node_start":
+                            progress.update(task, description=f"{args.run}: step {ev.step} {ev.node_id}")
+            else:
+                async for _ in stream:
+                    pass
+        except NodeError as exc:
+            print(f"{_PROG}: run {args.run!r} failed: {exc}", file=sys.stderr)
+            return 1
+        run = await eng.get_run(args.run)
+        state = json.loads(eng.codec.encode(stream.result)) if stream.result is not None else None
+        pending = await eng.get_interrupt(args.run)
+    finally:
+        if store is not None:
+            await store.close()
+    if args.json:
+        _json_out({"run_id": args.run, "status": str(run.status), "state": state})
+        return 0
+    print(f"run {args.run}: {run.status}")
+    if pending is not None:
+        what = "before" if pending.before else "at"
+        print(
+            f"waiting {what} {pending.node_id}"
+            + (f": {json.dumps(pending.payload)}" if pending.payload else "")
+        )
+    _json_out(state)
+    return 0
+
+
+async def cmd_replay(args: argparse.Namespace) -> int:
+    """Re-execute a run against its record; exit 1 on divergence."""
+    store = _store(args, required=False)
+    try:
+        eng = _load_engine(args.engine, store)
+        console = _rich_console()
+        if console is not None:
+            with console.status(f"replaying {args.run}"):
+                report = await eng.replay(args.run)
+        else:
+            report = await eng.replay(args.run)
+    finally:
+        if store is not None:
+            await store.close()
+    if args.json:
+        _json_out(
+            {
+                "run_id": report.run_id,
+                "ok": report.ok,
+                "steps": report.steps,
+                "divergences": [
+                    {
+                        "step": d.step,
+                        "node_id": d.node_id,
+                        "field": d.field,
+                        "path": d.path,
+                        "recorded": d.recorded,
+                        "replayed": d.replayed,
+                        "branch": d.branch,
+                    }
+                    for d in report.divergences
+                ],
+            }
+        )
+    else:
+        print(report)
+    return 0 if report.ok else 1
+
+
+async def cmd_render(args: argparse.Namespace) -> int:
+    """Draw an engine's graph (optionally with a run's path) as DOT, Mermaid or an image."""
+    store = _store(args, required=args.run is not None)
+    try:
+        # Drawing needs no store; a factory that takes one gets an empty in-memory store.
+        eng = _load_engine(args.engine, store if store is not None else MemoryStore())
+        path = await run_path(eng, args.run) if args.run is not None else None
+    finally:
+        if store is not None:
+            await store.close()
+    fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "dot") or "dot"
+    fmt = {"mmd": "mermaid", "gv": "dot"}.get(fmt, fmt)
+    if fmt in ("dot", "mermaid"):
+        text = to_dot(eng, highlight=path) if fmt == "dot" else to_mermaid(eng, highlight=path)
+        if args.output:
+            await asyncio.to_thread(_write, args.output, text)
+        else:
+            sys.stdout.write(text)
+        return 0
+    if not args.output:
+        raise CliError(f"--format {fmt} writes a binary image: pass -o FILE")
+    await asyncio.to_thread(render_file, eng, args.output, format=fmt, highlight=path)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the `graphengine` command."""
+    p = argparse.ArgumentParser(
+        prog=_PROG, description="Inspect, resume, replay, draw and export graphengine runs."
+    )
+    p.add_argument("--store", dest="store_main", metavar="URL", help="store URL, e.g. sqlite:///runs.db")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", metavar="URL", help="store URL (default: $GRAPHENGINE_STORE)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(
+        name: str, fn: Callable[[argparse.Namespace], Coroutine[Any, Any, int]], help: str
+    ) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, parents=[common], help=help, description=help)
+        sp.set_defaults(func=fn)
+        return sp
+
+    sp = add("runs", cmd_runs, "list runs with their status, newest first")
+    sp.add_argument("--status", help="only runs with this status")
+    sp.add_argument("--limit", type=int, default=100)
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("show", cmd_show, "a run's steps as a table, or its state at one step")
+    sp.add_argument("run", metavar="RUN")
+    sp.add_argument("--step", type=int, metavar="K", help="print the state after step K (0: initial)")
+    sp.add_argument("--engine", metavar="MODULE:ENGINE", help="rebuild states between snapshots")
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("history", cmd_history, "every committed step of a run")
+    sp.add_argument("run", metavar="RUN")
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("export", cmd_export, "a run as JSON lines")
+    sp.add_argument("run", metavar="RUN")
+    sp.add_argument("-o", "--output", metavar="FILE")
+
+    sp = add("resume", cmd_resume, "resume a run with an engine")
+    sp.add_argument("engine", metavar="MODULE:ENGINE")
+    sp.add_argument("run", metavar="RUN")
+    sp.add_argument("--input", metavar="JSON", help="answer to the run's interrupt, as JSON")
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("replay", cmd_replay, "re-execute a run and report divergences (exit 1 if any)")
+    sp.add_argument("engine", metavar="MODULE:ENGINE")
+    sp.add_argument("run", metavar="RUN")
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("render", cmd_render, "draw an engine's graph")
+    sp.add_argument("engine", metavar="MODULE:ENGINE")
+    sp.add_argument("-o", "--output", metavar="FILE")
+    sp.add_argument("--format", choices=["dot", "mermaid", "png", "svg", "pdf"])
+    sp.add_argument("--run", metavar="RUN", help="highlight this run's path (needs --store)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit code (see the module docstring)."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(asyncio.run(args.func(args)))
+    except NodeError as exc:
+        print(f"{_PROG}: run failed: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader went away (`graphengine export RUN | head`): not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except (CliError, GraphError, StoreError, RenderError, OSError, ValueError) as exc:
+        if os.environ.get("GRAPHENGINE_DEBUG"):
+            traceback.print_exc()
+        print(f"{_PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{_PROG}: interrupted", file=sys.stderr)
+        return 130
