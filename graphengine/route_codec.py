@@ -27,18 +27,16 @@ class RouteCodec(Generic[S]):
 
     def __init__(self, codec: Codec[S], node_ids: Iterable[str]) -> None:
         self._codec = codec
-        self._table: dict[Next, str] = {STOP: '{"stop":true}'}
-        for nid in node_ids:
-            self._table[goto(nid)] = _dumps({"goto": nid})
+        # Keyed by node id, not by `Next`: a str caches its hash, while hashing the frozen
+        # dataclass (kind, target, branches, payload) runs Python code on every step.
+        self._goto: dict[str, str] = {nid: _dumps({"goto": nid}) for nid in node_ids}
 
     def encode(self, nxt: Next) -> str:
         """JSON text of a route."""
-        s = self._table.get(nxt) if nxt.kind is NextKind.GOTO or nxt.kind is NextKind.STOP else None
-        if s is not None:
-            return s
         k = nxt.kind
         if k is NextKind.GOTO:
-            return _dumps({"goto": nxt.target})
+            s = self._goto.get(nxt.target)
+            return s if s is not None else _dumps({"goto": nxt.target})
         if k is NextKind.STOP:
             return '{"stop":true}'
         if k is NextKind.INTERRUPT:
