@@ -93,3 +93,20 @@ class GoapGraph:
     async def replay(self, run_id: str) -> ReplayReport:
         """Re-execute a recorded run (actions served from the record) and compare (see `Engine.replay`)."""
         return await self.engine.replay(run_id)
+
+    def to_langgraph(self, checkpointer: Any = None) -> Any:
+        """This agent as a compiled LangGraph graph (`CompiledStateGraph`) of planner, executor and observer.
+
+            app = graph.to_langgraph(checkpointer=InMemorySaver())
+            out = await app.ainvoke({"state": GoapState(world_state=w, goal=g)}, config)
+            final: GoapState = out["state"]
+
+        A thin call of `graphengine.adapters.langgraph.to_langgraph(self.engine, checkpointer)`:
+        the nodes are the engine's, so tracer hooks, replanning, blacklisting and the final state
+        are the engine's too (the engine's store and replay are replaced by LangGraph's
+        checkpointer). Imports LangGraph on first call; without it raises `ImportError` naming
+        the extra (`pip install 'graphengine[langgraph]'`).
+        """
+        from graphengine.adapters.langgraph import to_langgraph
+
+        return to_langgraph(self.engine, checkpointer=checkpointer)
