@@ -10,6 +10,7 @@ from goap.actions import ActionSpec
 from goap.errors import ModelError
 from goap.goals import GoalSpec, MultiGoal
 from goap.nodes import Executor, GoapConfig, Observer, Planner
+from goap.otel import GoapTelemetry
 from goap.state import GoapState
 from goap.strategies import AStar, PlanningStrategy
 from goap.tracing import NullTracer
@@ -64,6 +65,7 @@ class GoapGraph:
             transition_model=transition_model,
             seed=seed,
             tracer=tracer if tracer is not None else NullTracer(),
+            telemetry=GoapTelemetry(getattr(emitter, "tracer", None) if _is_otel(emitter) else None),
         )
         """The settings the nodes share."""
         opts = options or Options(max_steps=10_000)
@@ -110,3 +112,8 @@ class GoapGraph:
         from graphengine.adapters.langgraph import to_langgraph
 
         return to_langgraph(self.engine, checkpointer=checkpointer)
+
+
+def _is_otel(emitter: object) -> bool:
+    """Whether the emitter is the engine's OTelEmitter (its tracer then makes GOAP's spans too)."""
+    return type(emitter).__name__ == "OTelEmitter" and hasattr(emitter, "tracer")

@@ -15,9 +15,12 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
+from opentelemetry.trace import Status, StatusCode
+
 from goap.actions import ActionSpec
 from goap.conditions import holds
 from goap.goals import GoalSpec, MultiGoal
+from goap.otel import GoapTelemetry
 from goap.planner import plan as make_plan
 from goap.state import ActionOutcome, GoapState, ReplanReason
 from goap.strategies import AStar, PlanningStrategy
@@ -50,6 +53,8 @@ class GoapConfig:
     """Seed of the per-step rng handed to `TransitionModel.sample`."""
     tracer: Any = field(default_factory=NullTracer)
     """A `PlanningTracer`."""
+    telemetry: GoapTelemetry = field(default_factory=GoapTelemetry)
+    """OpenTelemetry spans and metrics of planning rounds and actions."""
 
 
 def current_goal(s: GoapState) -> GoalSpec:
@@ -99,17 +104,27 @@ class Planner(_Node):
         await call_tracer(
             self.tracer(ctx), "plan_start", goal, dict(s.world_state), type(cfg.strategy).__name__
         )
-        t0 = time.perf_counter()
-        # Planning is CPU-bound and deterministic: run it off the event loop.
-        result = await asyncio.to_thread(
-            make_plan,
-            s.world_state,
-            goal,
-            list(cfg.actions.values()),
-            cfg.strategy,
-            blacklist=s.blacklisted_actions,
-        )
-        ms = (time.perf_counter() - t0) * 1e3
+        tel = cfg.telemetry
+        with tel.tracer.start_as_current_span("goap.plan") as span:
+            t0 = time.perf_counter()
+            # Planning is CPU-bound and deterministic: run it off the event loop.
+            result = await asyncio.to_thread(
+                make_plan,
+                s.world_state,
+                goal,
+                list(cfg.actions.values()),
+                cfg.strategy,
+                blacklist=s.blacklisted_actions,
+            )
+            ms = (time.perf_counter() - t0) * 1e3
+            if span.is_recording():
+                span.set_attributes(
+                    GoapTelemetry.plan_attributes(result, replan_reason=s.replan_reason, ms=ms)
+                )
+            labels = {"goap.plan.status": result.status, "goap.plan.strategy": result.strategy or ""}
+            tel.planning_time.record(ms / 1e3, labels)
+            tel.plans.add(1, labels)
+            tel.nodes_expanded.add(result.stats.expanded, labels)
         ctx.emit(
             "planned",
             {
@@ -193,6 +208,14 @@ class Executor(_Node):
                 f"{k}={world.get(k)!r}" for k in unmet
             )
         else:
+            span = cfg.telemetry.tracer.start_span(
+                f"execute_tool {name}",
+                attributes={
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": name,
+                    "gen_ai.tool.type": "function",
+                },
+            )
             attempts = 1 + max(action.max_retries, 0)
             for attempt in range(1, attempts + 1):
                 try:
@@ -216,6 +239,10 @@ class Executor(_Node):
                     error = str(exc).split(" failed: ", 1)[-1]
                     if attempt < attempts:
                         await call_tracer(self.tracer(ctx), "action_retry", action, attempt, exc, 0.0)
+            if error is not None:
+                span.set_status(Status(StatusCode.ERROR, error))
+                span.set_attribute("error.type", error.split(":", 1)[0])
+            span.end()
         if error is not None or new_world is None:
             fails = s.action_failure_counts.get(name, 0) + 1
             counts = {**s.action_failure_counts, name: fails}
