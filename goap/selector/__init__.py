@@ -1,0 +1,65 @@
+"""The GOAP-lite slot selector: deterministic next-state choice for conversational goal segments.
+
+A :class:`GoalSegment` owns a :class:`SlotContract` (target, required and confirmed slots), member
+:class:`StateDef`\\ s (what each collects or repairs, preconditions, effects, declared order and
+cost), an ``exit_target`` and a ``fallback_state``. Each conversation keeps a :class:`SlotLedger`;
+:func:`choose_next` applies the turn's :class:`SlotObservation`\\ s to it and returns a
+:class:`Decision` with a reason string (``"goap_lite: collect phone via ask_phone"``), pure and
+deterministic, in the order its docstring lists. :func:`load_segments` lints segments at load
+time and lists every problem; :class:`SelectorRouter` plugs the selector into an engine as a
+node's router behind the dual gate (``selector="goap_lite"`` and ``GRAPHENGINE_GOAP_SELECTOR=1``
+or ``enabled=True``). :mod:`goap.selector.booking` is the seed's booking flow.
+
+>>> from goap.selector import GoalSegment, SelectorContext, SlotContract, StateDef, choose_next
+>>> seg = GoalSegment("s", SlotContract(("phone",)), (StateDef("ask_phone", collects=("phone",)),),
+...                   exit_target="done", fallback_state="human")
+>>> choose_next(seg, SelectorContext()).reason
+'goap_lite: collect phone via ask_phone'
+"""
+
+from goap.selector._choose import (
+    Decision,
+    DecisionKind,
+    SelectorContext,
+    apply_observations,
+    choose_next,
+    ledger_facts,
+)
+from goap.selector._errors import LintProblem, SegmentLintError, SelectorError
+from goap.selector._lint import lint_segments, load_segments
+from goap.selector._model import (
+    GoalSegment,
+    SelectorKind,
+    SlotContract,
+    SlotEntry,
+    SlotLedger,
+    SlotObservation,
+    SlotValue,
+    StateDef,
+)
+from goap.selector._router import ENV_FLAG, SelectorRouter, selector_enabled
+
+__all__ = [
+    "Decision",
+    "DecisionKind",
+    "ENV_FLAG",
+    "GoalSegment",
+    "LintProblem",
+    "SegmentLintError",
+    "SelectorContext",
+    "SelectorError",
+    "SelectorKind",
+    "SelectorRouter",
+    "SlotContract",
+    "SlotEntry",
+    "SlotLedger",
+    "SlotObservation",
+    "SlotValue",
+    "StateDef",
+    "apply_observations",
+    "choose_next",
+    "ledger_facts",
+    "lint_segments",
+    "load_segments",
+    "selector_enabled",
+]
