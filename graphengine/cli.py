@@ -35,10 +35,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from store import MemoryStore, RunStatus, Store, StoreError, export_run, open_store
+from store import MemoryStore, PrunePolicy, RunStatus, Store, StoreError, export_run, open_store, prune
 
 from .engine import Engine
 from .errors import GraphError, NodeError
+from .history import field_sizes
 from .loop import FAN_OUT_NODE
 from .viz import RenderError, run_path, to_dot, to_mermaid
 from .viz import render as render_file
@@ -258,6 +259,17 @@ async def cmd_show(args: argparse.Namespace) -> int:
     try:
         run = await _run(store, args.run)
         steps = list(await store.load_steps(args.run))
+        if args.sizes:
+            growth = _field_growth(steps)
+            if args.json:
+                _json_out({"run": args.run, "fields": growth})
+                return 0
+            _table(
+                f"run {run.run_id}: bytes stored per field, fastest growing first",
+                ["FIELD", "TOTAL BYTES", "STEPS", "MEAN PER STEP", "LARGEST"],
+                [(g["field"], g["total"], g["steps"], round(g["mean"], 1), g["max"]) for g in growth],
+            )
+            return 0
         if args.step is None:
             if args.json:
                 _json_out({"run": _run_doc(run), "steps": [_step_doc(s) for s in steps]})
@@ -275,6 +287,49 @@ async def cmd_show(args: argparse.Namespace) -> int:
     finally:
         await store.close()
     _json_out(state)
+    return 0
+
+
+def _field_growth(steps: Sequence[Any]) -> list[dict[str, Any]]:
+    """Per field of the deltas: total encoded bytes, steps that set it, mean and largest; biggest first."""
+    acc: dict[str, list[int]] = {}
+    for s in steps:
+        for name, size in field_sizes(s.delta).items():
+            acc.setdefault(name, []).append(size)
+    rows = [
+        {"field": k, "total": sum(v), "steps": len(v), "mean": sum(v) / len(v), "max": max(v)}
+        for k, v in acc.items()
+    ]
+    return sorted(rows, key=lambda r: (-r["total"], r["field"]))
+
+
+async def cmd_prune(args: argparse.Namespace) -> int:
+    """Delete (or compact) finished runs by policy; running, interrupted and resumable runs are kept."""
+    store = _store(args)
+    assert store is not None
+    try:
+        policy = PrunePolicy(
+            keep_last=args.keep_last, keep_newer_than=args.keep_newer_than, compact=args.compact
+        )
+        report = await prune(store, policy, dry_run=args.dry_run)
+    finally:
+        await store.close()
+    if args.json:
+        _json_out(
+            {
+                "dry_run": report.dry_run,
+                "deleted": list(report.deleted),
+                "compacted": list(report.compacted),
+                "steps_removed": report.steps_removed,
+                "kept": list(report.kept),
+            }
+        )
+        return 0
+    verb = "would " if report.dry_run else ""
+    print(f"{verb}delete {len(report.deleted)} run(s): {', '.join(report.deleted) or '-'}")
+    if policy.compact:
+        print(f"{verb}compact {len(report.compacted)} run(s), removing {report.steps_removed} step record(s)")
+    print(f"kept {len(report.kept)} finished run(s) by policy; unfinished runs are never touched")
     return 0
 
 
@@ -518,6 +573,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("show", cmd_show, "a run's steps as a table, or its state at one step")
     sp.add_argument("run", metavar="RUN")
     sp.add_argument("--step", type=int, metavar="K", help="print the state after step K (0: initial)")
+    sp.add_argument(
+        "--sizes", action="store_true", help="bytes stored per state field, fastest growing first"
+    )
     sp.add_argument("--engine", metavar="MODULE:ENGINE", help="rebuild states between snapshots")
     sp.add_argument("--json", action="store_true")
 
@@ -545,6 +603,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output", metavar="FILE")
     sp.add_argument("--format", choices=["dot", "mermaid", "png", "svg", "pdf"])
     sp.add_argument("--run", metavar="RUN", help="highlight this run's path (needs --store)")
+    sp = add(
+        "prune", cmd_prune, "delete or compact finished runs by policy (never running or resumable ones)"
+    )
+    sp.add_argument("--keep-last", type=int, metavar="N", help="keep the N newest runs")
+    sp.add_argument(
+        "--keep-newer-than", type=float, metavar="SECONDS", help="keep runs updated this recently"
+    )
+    sp.add_argument("--compact", action="store_true", help="keep final states and summaries, drop histories")
+    sp.add_argument("--dry-run", action="store_true", help="show what would be removed, change nothing")
+    sp.add_argument("--json", action="store_true")
     return p
 
 
