@@ -313,6 +313,18 @@ class Engine(Generic[S]):
         """`run` for callers without an event loop (uses `asyncio.run`)."""
         return asyncio.run(self.run(run_id, initial))
 
+    async def submit(self, run_id: str, initial: S | Mapping[str, Any], *, queue: Any = None) -> int:
+        """Store run `run_id` from `initial` and queue it for a worker (`graphengine worker`); returns the job id.
+
+        `queue` is an open `graphengine.workers.RunQueue`, a PostgreSQL DSN, or None (then
+        `$GRAPHENGINE_QUEUE_DSN` or this engine's `PostgresStore`). Raises what `run` raises
+        before its first step (`RunExistsError`, `StateValidationError`, `GraphValidationError`);
+        the run is driven by a worker, see `graphengine.workers`.
+        """
+        from .workers import submit
+
+        return await submit(self, run_id, initial, queue=queue)
+
     async def resume(self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False) -> S:
         """Continue run `run_id` from its last committed step; returns the state where it ends or pauses.
 

@@ -4,6 +4,8 @@
     sqlite:////var/lib/runs.db   SQLiteStore on /var/lib/runs.db (four slashes: absolute path)
     memory://                    MemoryStore (lives as long as the process)
     postgresql://user@host/db    PostgresStore (the URL is its DSN; `pip install graphengine[postgres]`)
+    postgresql://h/db?schema=s   PostgresStore with its tables in schema `s` (default: graphengine)
+    mysql://user@host/db         MySQLStore (MySQL, MariaDB, Aurora MySQL; `pip install graphengine[mysql]`)
 
 A backend adds its scheme with one `register_scheme(name, opener)` call (or one entry in
 `_OPENERS` below); openers import their driver lazily, so a URL for a backend whose extra is
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import cast
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from .errors import StoreUnavailableError
 from .memory import MemoryStore
@@ -50,7 +52,23 @@ def _memory(url: str, create: bool) -> Store:
 def _postgres(url: str, create: bool) -> Store:
     from .postgres import PostgresStore
 
-    return cast(Store, PostgresStore(url))
+    # `schema` is ours, not libpq's: take it out of the DSN the driver sees.
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    schemas = [v for k, v in query if k == "schema"]
+    if not schemas:
+        return cast(Store, PostgresStore(url))
+    dsn = urlunsplit(parts._replace(query=urlencode([(k, v) for k, v in query if k != "schema"])))
+    try:
+        return cast(Store, PostgresStore(dsn, schema=schemas[-1]))
+    except ValueError as exc:
+        raise StoreUnavailableError(f"bad PostgreSQL URL: {exc}") from exc
+
+
+def _mysql(url: str, create: bool) -> Store:
+    from .mysql import MySQLStore
+
+    return cast(Store, MySQLStore(url))
 
 
 _OPENERS: dict[str, Opener] = {
@@ -58,6 +76,7 @@ _OPENERS: dict[str, Opener] = {
     "memory": _memory,
     "postgres": _postgres,
     "postgresql": _postgres,
+    "mysql": _mysql,
 }
 
 
