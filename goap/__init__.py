@@ -19,6 +19,7 @@ from goap.goals import GoalSpec, MultiGoal
 from goap.graph import GoapGraph
 from goap.heuristics import HEURISTICS
 from goap.history import ActionRecord, ExecutionHistory, MemoryExecutionHistory, StoreExecutionHistory
+from goap.interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
 from goap.nodes import GoapConfig
 from goap.planner import plan
 from goap.problem import Problem, load_problem, problem_from_dict
@@ -40,11 +41,14 @@ __all__ = [
     "ActionRecord",
     "ActionSpec",
     "Add",
+    "AmbiguousGoalError",
     "Compare",
     "CostFunction",
     "DeterministicTransitionModel",
     "DivergencePolicy",
     "ExecutionHistory",
+    "GoalInterpretationError",
+    "GoalInterpreter",
     "GoalSpec",
     "GoapConfig",
     "GoapGraph",
@@ -87,5 +91,6 @@ __all__ = [
     "ne",
     "plan",
     "problem_from_dict",
+    "run_nl",
     "sub",
 ]

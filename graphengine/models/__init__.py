@@ -1,0 +1,66 @@
+"""Chat models: the `ChatModel` protocol, its records, and adapters for real servers.
+
+    from graphengine.models import Message, OpenAIChatModel, chat
+
+    model = OpenAIChatModel("qwen2.5", base_url="http://127.0.0.1:8000/v1")   # vLLM, llama.cpp, LM Studio
+    out = await model.chat([Message.user("hi")])
+
+Inside a node, ask through :func:`chat` (``ctx.call`` underneath) so the answer is recorded and
+replay never calls the model again. Adapters talking HTTP need the ``http`` extra (httpx); the
+LangChain bridge needs the ``langchain`` extra. Importing this package imports neither:
+they are loaded when an adapter is first used. Test doubles live in `graphengine.models.testing`.
+"""
+
+from ._http import RetryPolicy
+from .chat import (
+    ChatModel,
+    ChatOut,
+    ChatRequest,
+    Message,
+    ModelTool,
+    Role,
+    ToolCall,
+    ToolSpec,
+    chat,
+    model_id,
+)
+from .errors import (
+    BadResponseError,
+    ChatModelError,
+    MissingExtraError,
+    ModelAuthError,
+    ModelConnectionError,
+    ModelHTTPError,
+    ModelRateLimitError,
+    ModelTimeoutError,
+    Redactor,
+)
+from .langchain import LangChainChatModel
+from .ollama import OllamaChatModel
+from .openai import OpenAIChatModel
+
+__all__ = [
+    "BadResponseError",
+    "ChatModel",
+    "ChatModelError",
+    "ChatOut",
+    "ChatRequest",
+    "LangChainChatModel",
+    "Message",
+    "MissingExtraError",
+    "ModelAuthError",
+    "ModelConnectionError",
+    "ModelHTTPError",
+    "ModelRateLimitError",
+    "ModelTimeoutError",
+    "ModelTool",
+    "OllamaChatModel",
+    "OpenAIChatModel",
+    "Redactor",
+    "RetryPolicy",
+    "Role",
+    "ToolCall",
+    "ToolSpec",
+    "chat",
+    "model_id",
+]

@@ -1,0 +1,186 @@
+"""Models inside graphs: a plan -> retrieve -> answer -> judge agent whose nodes ask the model through
+ctx.call, run against a real local OpenAI-compatible server and offline with a scripted model, and
+replayed with no server at all."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from pydantic import BaseModel
+
+from emit import MemoryEmitter
+from graphengine import Context, Engine, NodeResult, ToolCallError, goto, stop
+from graphengine.models import ChatModel, ChatOut, Message, OpenAIChatModel, ToolCall, chat
+from graphengine.models.testing import LocalChatServer, ScriptedChatModel, openai_reply
+from graphengine.testing import assert_replays
+from graphengine.tools import run_tool_calls, tool
+from store import MemoryStore
+
+KEY = "sk-graph-SECRET-9876543210"
+
+CORPUS = {
+    "goap": "GOAP plans sequences of actions toward a goal.",
+    "a*": "A* finds least-cost paths with an admissible heuristic.",
+}
+
+
+@tool
+def search(query: str) -> list[str]:
+    """Look up documents matching a query."""
+    return [doc for key, doc in CORPUS.items() if key in query.lower()]
+
+
+class Agent(BaseModel):
+    """State of the agent graph."""
+
+    question: str = ""
+    plan: list[str] = []
+    docs: list[str] = []
+    answer: str = ""
+    verdict: str = ""
+    rounds: int = 0
+
+
+def build(model: ChatModel, store: MemoryStore, emitter: MemoryEmitter | None = None) -> Engine[Agent]:
+    """The seed's plan -> retrieve -> answer -> judge workflow over any ChatModel."""
+
+    async def plan(ctx: Context, s: Agent) -> NodeResult[Agent]:
+        out = await chat(
+            ctx, model, [Message.system("List search queries, one per line."), Message.user(s.question)]
+        )
+        return NodeResult(delta=Agent(plan=[q.strip() for q in out.text.splitlines() if q.strip()]))
+
+    async def retrieve(ctx: Context, s: Agent) -> NodeResult[Agent]:
+        msgs = [Message.system("Call search for each query."), Message.user("\n".join(s.plan))]
+        out = await chat(ctx, model, msgs, [search.spec])
+        results = await run_tool_calls(ctx, [search], out.tool_calls)
+        docs = [d for m in results for d in search_results(m.content)]
+        return NodeResult(delta=Agent(docs=docs))
+
+    async def answer(ctx: Context, s: Agent) -> NodeResult[Agent]:
+        msgs = [
+            Message.system("Answer from the documents."),
+            Message.user(s.question + "\n" + "\n".join(s.docs)),
+        ]
+        if s.verdict:
+            msgs.append(Message.user(f"Your previous answer was judged: {s.verdict}"))
+        out = await chat(ctx, model, msgs)
+        return NodeResult(delta=Agent(answer=out.text, rounds=s.rounds + 1))
+
+    async def judge(ctx: Context, s: Agent) -> NodeResult[Agent]:
+        out = await chat(ctx, model, [Message.system("Reply PASS or FAIL: reason."), Message.user(s.answer)])
+        verdict = out.text.strip()
+        done = verdict.startswith("PASS") or s.rounds >= 3
+        return NodeResult(delta=Agent(verdict=verdict), route=stop() if done else goto("answer"))
+
+    eng = Engine(Agent, store=store, emitter=emitter)
+    for name, fn in (("plan", plan), ("retrieve", retrieve), ("answer", answer), ("judge", judge)):
+        eng.add(name, fn)
+    eng.start_at("plan").connect("plan", "retrieve").connect("retrieve", "answer").connect("answer", "judge")
+    return eng
+
+
+def search_results(content: str) -> list[str]:
+    """Decode a search tool message (a JSON list)."""
+    value = json.loads(content)
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+SCRIPT = [
+    "goap\nA* search",
+    ChatOut(
+        tool_calls=(
+            ToolCall(id="c1", name="search", arguments={"query": "goap"}),
+            ToolCall(id="c2", name="search", arguments={"query": "A* search"}),
+        )
+    ),
+    "GOAP uses A*.",
+    "FAIL: too short",
+    "GOAP plans action sequences with A*, least cost first.",
+    "PASS",
+]
+
+
+def _wire(item: str | ChatOut) -> dict[str, object]:
+    if isinstance(item, str):
+        return openai_reply(item)
+    return openai_reply(None, item.tool_calls)
+
+
+@pytest.fixture
+def srv() -> Iterator[LocalChatServer]:
+    """A local OpenAI-compatible server."""
+    with LocalChatServer() as s:
+        yield s
+
+
+def _check_final(final: Agent) -> None:
+    assert final.plan == ["goap", "A* search"]
+    assert final.docs == [CORPUS["goap"], CORPUS["a*"]]
+    assert final.answer == "GOAP plans action sequences with A*, least cost first."
+    assert (final.verdict, final.rounds) == ("PASS", 2)
+
+
+async def test_agent_runs_offline_with_a_scripted_model() -> None:
+    """The workflow runs with a deterministic local model and replays identically."""
+    model = ScriptedChatModel(*SCRIPT)
+    eng = build(model, MemoryStore())
+    _check_final(await eng.run("offline", Agent(question="How does GOAP plan?")))
+    assert len(model.calls) == 6
+    assert [t.name for t in model.calls[1][1]] == ["search"]
+    await assert_replays(eng, "offline")
+    assert len(model.calls) == 6
+
+
+async def test_agent_against_a_local_openai_server_replays_without_it(srv: LocalChatServer) -> None:
+    """Against a real OpenAI-compatible server the run records every answer; replay needs no server."""
+    for item in SCRIPT:
+        srv.reply(_wire(item))
+    store, emitter = MemoryStore(), MemoryEmitter()
+    model = OpenAIChatModel("test-model", base_url=srv.url + "/v1", api_key=KEY)
+    eng = build(model, store, emitter)
+    _check_final(await eng.run("live", Agent(question="How does GOAP plan?")))
+    assert len(srv.requests) == 6
+    assert srv.requests[1].json["tools"][0]["function"]["name"] == "search"
+    srv.close()
+
+    report = await assert_replays(eng, "live")
+    assert report.ok
+    assert len(srv.requests) == 6
+    steps = await store.load_steps("live")
+    assert KEY not in repr(steps)
+    assert KEY not in repr(emitter.events)
+    tools_called = [c["tool"] for st in steps for c in (json.loads(st.calls)["calls"] if st.calls else ())]
+    assert tools_called.count("chat") == 6
+    assert tools_called.count("search") == 2
+
+
+async def test_model_errors_reach_the_node_redacted(srv: LocalChatServer) -> None:
+    """A model failing inside a node raises ToolCallError (typed by error_type) whose text hides the key."""
+    srv.reply({"error": {"message": f"bad key {KEY}"}}, status=401)
+    model = OpenAIChatModel("m", base_url=srv.url + "/v1", api_key=KEY)
+
+    class S(BaseModel):
+        err: str = ""
+        kind: str = ""
+
+    async def node(ctx: Context, s: S) -> NodeResult[S]:
+        try:
+            await chat(ctx, model, [Message.user("hi")])
+        except ToolCallError as exc:
+            return NodeResult(delta=S(err=str(exc), kind=exc.error_type))
+        return NodeResult()
+
+    store = MemoryStore()
+    eng = Engine(S, store=store)
+    eng.add("ask", node)
+    eng.start_at("ask")
+    final = await eng.run("e", S())
+    assert final.kind == "ModelAuthError"
+    assert "***" in final.err
+    assert KEY not in final.err
+    assert KEY not in repr(await store.load_steps("e"))
+    srv.close()
+    await assert_replays(eng, "e")
