@@ -42,3 +42,16 @@ async def test_release_demo_shows_failure_replan_blacklist_and_success(
     again = await release.main(["--db", db, "--run-id", "rel"])
     assert again == final
     assert "resuming run 'rel'" in capsys.readouterr().out
+
+
+async def test_agent_example_runs_offline_and_replays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The LLM agent example runs on its scripted model by default and replays without it."""
+    from examples import agent
+
+    final = await agent.main(["--db", str(tmp_path / "a.db"), "--run-id", "a1"])
+    assert final.verdict == "PASS"
+    assert final.rounds == 2
+    out = capsys.readouterr().out
+    assert "no divergence" in out
