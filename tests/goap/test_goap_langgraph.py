@@ -20,7 +20,7 @@ from store.lg_memory import MemoryCheckpointTable
 
 W0 = {"source": False, "built": False, "signed": False, "published": False}
 GOAL = GoalSpec({"published": True})
-MODES = ("invoke", "ainvoke")
+MODES = ("invoke", "ainvoke", "astream")
 CHECKPOINTERS: dict[str, Callable[[], Any]] = {
     "none": lambda: None,
     "inmemory": InMemorySaver,
@@ -109,12 +109,22 @@ def on_engine(scenario: str) -> tuple[GoapState, CountingTracer, list[str]]:
 
 
 def on_langgraph(scenario: str, mode: str, checkpointer: str = "none") -> tuple[GoapState, CountingTracer]:
-    """The same run through the compiled LangGraph graph, by `invoke` or `ainvoke`."""
+    """The same run through the compiled LangGraph graph, by `invoke`, `ainvoke` or `astream` (last value)."""
     tracer = CountingTracer()
     app = _graph(scenario, tracer).to_langgraph(checkpointer=CHECKPOINTERS[checkpointer]())
     inp = {"state": GoapState(world_state=dict(W0), goal=GOAL)}
     cfg: Any = {"configurable": {"thread_id": "t"}}
-    out = app.invoke(inp, cfg) if mode == "invoke" else asyncio.run(app.ainvoke(inp, cfg))
+    if mode == "invoke":
+        out = app.invoke(inp, cfg)
+    elif mode == "ainvoke":
+        out = asyncio.run(app.ainvoke(inp, cfg))
+    else:
+
+        async def last_value() -> Any:
+            chunks = [c async for c in app.astream(inp, cfg, stream_mode="values")]
+            return chunks[-1]
+
+        out = asyncio.run(last_value())
     final = out["state"]
     assert isinstance(final, GoapState)
     return final, tracer
@@ -130,7 +140,7 @@ def test_to_langgraph_compiles_planner_executor_and_observer() -> None:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_tracer_hooks_fire_as_on_the_engine(scenario: str, mode: str) -> None:
-    """Through invoke and ainvoke the async hooks fire in the engine's order, and no sync hook fires too."""
+    """Through invoke, ainvoke and astream the async hooks fire in the engine's order, and no sync hook fires too."""
     _, on_eng, _ = on_engine(scenario)
     _, on_lg = on_langgraph(scenario, mode)
     assert on_lg.calls == on_eng.calls
