@@ -19,9 +19,24 @@ with a commit per step (all on a real file, WAL journal, ``PRAGMA synchronous=NO
 Each row is the median over ``--repeat`` runs of a fresh graph, store and file; setup (compiling
 the graph, opening the file, creating the schema) is outside the timing. LangGraph on SQLite is
 slow, so it runs ``--slow-steps`` steps; the table reports µs per step, which is what compares.
-A second section splits the SQLite step cost (a bare aiosqlite round trip, the same INSERT done
-in-thread with no hop) and a third measures bytes stored per step for a state that grows by one
-100-byte list item per step.
+A diagnostics group splits the SQLite step cost (a bare aiosqlite round trip, the same INSERT
+done in-thread with no hop).
+
+fan-out, K map branches + join (issue 18; ``--fanout 100,1000``, ``--skip-fanout``)
+    One run is ``split`` -> K map branches of ``work`` (async; each gets its own input, like
+    LangGraph's ``Send``, and appends one result) -> ``join``, timed from ``run`` to the final state
+    and reported per branch: (g) ours on `MemoryStore`, (h) ours on `SQLiteStore` (every branch
+    result persisted, group commit), (i) LangGraph ``Send`` without a checkpointer, (j) LangGraph
+    ``Send`` with ``AsyncSqliteSaver`` and ``durability="sync"``, (k) the floor: the same ``work``
+    calls under a bare ``asyncio.gather`` and one merge.
+LangGraph adapter (issue 22; ``--skip-adapter``)
+    The loop at ``--slow-steps`` steps through `bench.langgraph_adapter.adapter_rows`: (l) the native
+    engine, (m) the same engine compiled by ``to_langgraph``, (n) the hand-written LangGraph graph.
+
+A last section measures bytes stored per step on disk (issue 19) for a state with a
+``--blob-bytes`` field that never changes and a list growing by one 100-byte item per step, over
+``--grow-steps`` steps and, separately, half as many: the first half is the half run's file over
+its steps, the second half the growth of the file between the two runs.
 """
 
 from __future__ import annotations
@@ -37,7 +52,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -45,7 +60,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from graphengine import Context, Engine, NodeResult, Options, append, goto, stop
+from graphengine import Branch, Context, Engine, NodeResult, Options, append, fan_out, goto, stop
 from store import MemoryStore, RunRecord, RunStatus, SQLiteStore, StepRecord
 
 SYNCHRONOUS = "NORMAL"
@@ -53,6 +68,12 @@ SYNCHRONOUS = "NORMAL"
 
 ITEM_BYTES = 100
 """Size of the string appended per step in the bytes-per-step measurement."""
+
+BLOB_BYTES = 10_000
+"""Default size of the field that never changes in the bytes-per-step measurement."""
+
+FANOUT = (100, 1000)
+"""Default branch counts of the fan-out groups."""
 
 # ------------------------------------------------------------------------------- the work
 
@@ -64,9 +85,18 @@ class Counter(BaseModel):
 
 
 class Growing(BaseModel):
-    """A state that grows by one list item per step (bytes-per-step measurement)."""
+    """A state that grows by one list item per step next to a field that never changes (bytes per step)."""
 
     items: Annotated[list[str], append] = []
+    blob: str = ""
+    """Set once, in the initial state."""
+
+
+class Fan(BaseModel):
+    """A fan-out's state: each map branch gets its own ``item`` and appends one result to ``out``."""
+
+    item: int = 0
+    out: Annotated[list[int], append] = []
 
 
 class LGCounter(TypedDict):
@@ -79,6 +109,14 @@ class LGGrowing(TypedDict):
     """LangGraph's growing state; `operator.add` appends, like our `append`."""
 
     items: Annotated[list[str], operator.add]
+    blob: str
+
+
+class LGFan(TypedDict):
+    """LangGraph's fan-out state."""
+
+    item: int
+    out: Annotated[list[int], operator.add]
 
 
 async def inc(ctx: Context, s: Counter) -> NodeResult[Counter]:
@@ -105,6 +143,16 @@ def target_of(steps: int) -> int:
     return steps // 2
 
 
+async def work(ctx: Context, s: Fan) -> NodeResult[Fan]:
+    """A trivial map branch (async): append twice its item."""
+    return NodeResult(delta=Fan(out=[s.item * 2]))
+
+
+def checksum_of(k: int) -> int:
+    """``sum(out)`` after a fan-out of ``k`` branches: every branch landed exactly once."""
+    return k * (k - 1)
+
+
 # ------------------------------------------------------------------------------- results
 
 
@@ -121,10 +169,17 @@ class Row:
     """One variant's repetitions."""
 
     key: str
-    """Short id: a..f, or a diagnostic name."""
+    """Short id: a..n (fan-out rows end in their K), or a diagnostic name."""
     label: str
     group: str
     steps: int
+    """Steps per run (branches per fan-out for ``unit="branch"``)."""
+    ref: str = ""
+    """Key of the row the ratio column compares this one with ("": none)."""
+    unit: str = "step"
+    """What ``us_per_step`` is per: a step, or a fan-out branch."""
+    expect: int | None = None
+    """The final value every run must reach (None: the variant checks itself)."""
     us_per_step: list[float] = field(default_factory=list)
     finals: list[int] = field(default_factory=list)
     error: str = ""

@@ -102,7 +102,8 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
-_ATOM_KEY = re.compile(r"\(([^()\s]+)((?:\s+[^()\s]+)*)\)")
+# Canonical spelling only (single spaces), so two different keys never parse to the same atom.
+_ATOM_KEY = re.compile(r"\(([^()\s]+)((?: [^()\s]+)*)\)")
 
 
 class _Naming:
@@ -116,8 +117,8 @@ class _Naming:
       predicates, so the translator finds the domain's mutexes as it would on the IPC files;
     * any other key ``k`` becomes a unary predicate over value constants, ``(k3_on_a v1_table)``.
 
-    Prefixes with the arity keep predicates of one name but different arities apart, and every
-    name carries a counter, so distinct facts never share an atom even when their hints collide.
+    Every name carries a counter, so predicates of one name but different arities stay apart and
+    distinct facts never share an atom even when their hints collide.
     """
 
     def __init__(self) -> None:
