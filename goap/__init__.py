@@ -13,17 +13,33 @@ The default strategy is :class:`AStar` with the LM-cut heuristic: optimal (least
 
 from goap.actions import ActionSpec, CostFunction
 from goap.conditions import Add, Compare, OneOf, add, eq, ge, gt, in_, le, lt, ne, sub
+from goap.constraints import (
+    Capacity,
+    ConstrainedGoal,
+    ConstraintExplanation,
+    ConstraintSet,
+    ConstraintViolation,
+    Objective,
+    ResourceConstraint,
+    SolverReport,
+)
+from goap.csp import CspPipeline, pipeline_plan
 from goap.errors import ModelError, PlanningError, ProblemFormatError
 from goap.explain import NoPlanExplanation, UnreachableCondition
+from goap.features import ProblemFeatures, RoutingDecision, extract_features
 from goap.goals import GoalSpec, MultiGoal
 from goap.graph import GoapGraph
 from goap.heuristics import HEURISTICS
 from goap.history import ActionRecord, ExecutionHistory, MemoryExecutionHistory, StoreExecutionHistory
 from goap.interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
+from goap.mcts import Mcts
 from goap.nodes import GoapConfig
 from goap.planner import plan
 from goap.problem import Problem, load_problem, problem_from_dict
 from goap.result import Plan, PlanResult, SearchStats
+from goap.router import RuleBasedClassifier, StrategyClassifier, StrategyRouter
+from goap.schedule import Schedule, ScheduledAction, dependencies
+from goap.score import BendableScore, HardSoftScore, Score, SimpleScore
 from goap.serialize import goal_from_dict, goal_to_dict
 from goap.state import ActionOutcome, GoapState, GoapStatus, ReplanReason
 from goap.strategies import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
@@ -42,8 +58,15 @@ __all__ = [
     "ActionSpec",
     "Add",
     "AmbiguousGoalError",
+    "BendableScore",
+    "Capacity",
     "Compare",
+    "ConstrainedGoal",
+    "ConstraintExplanation",
+    "ConstraintSet",
+    "ConstraintViolation",
     "CostFunction",
+    "CspPipeline",
     "DeterministicTransitionModel",
     "DivergencePolicy",
     "ExecutionHistory",
@@ -56,13 +79,16 @@ __all__ = [
     "GoapStatus",
     "GreedyBestFirst",
     "HEURISTICS",
+    "HardSoftScore",
     "LoggingTracer",
+    "Mcts",
     "MemoryExecutionHistory",
     "ModelError",
     "MultiGoal",
     "MultiTracer",
     "NoPlanExplanation",
     "NullTracer",
+    "Objective",
     "OneOf",
     "Plan",
     "PlanResult",
@@ -70,16 +96,29 @@ __all__ = [
     "PlanningStrategy",
     "PlanningTracer",
     "Problem",
+    "ProblemFeatures",
     "ProblemFormatError",
     "ReplanReason",
+    "ResourceConstraint",
+    "RoutingDecision",
+    "RuleBasedClassifier",
     "STRATEGIES",
+    "Schedule",
+    "ScheduledAction",
+    "Score",
     "SearchStats",
+    "SimpleScore",
+    "SolverReport",
     "StoreExecutionHistory",
+    "StrategyClassifier",
+    "StrategyRouter",
     "TransitionModel",
     "UnreachableCondition",
     "add",
     "assert_expected_matches_declared",
+    "dependencies",
     "eq",
+    "extract_features",
     "ge",
     "goal_from_dict",
     "goal_to_dict",
@@ -89,6 +128,7 @@ __all__ = [
     "load_problem",
     "lt",
     "ne",
+    "pipeline_plan",
     "plan",
     "problem_from_dict",
     "run_nl",

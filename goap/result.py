@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from goap.actions import ActionSpec
 from goap.explain import NoPlanExplanation
+from goap.score import Score, SimpleScore
+
+if TYPE_CHECKING:
+    from goap.constraints import SolverReport
+    from goap.features import RoutingDecision
+    from goap.schedule import Schedule
 
 __all__ = ["Plan", "PlanResult", "SearchStats", "Status"]
 
@@ -23,6 +29,13 @@ class Plan:
     """The actions, in execution order."""
     cost: float
     """Sum of the actions' costs."""
+    quality: Score | None = None
+    """The score a scoring strategy (the CP-SAT pipeline) gave the plan; None: unscored."""
+
+    @property
+    def score(self) -> Score:
+        """``quality`` when set, else ``SimpleScore(-cost)``; ``min(plans, key=...)`` picks the best."""
+        return self.quality if self.quality is not None else SimpleScore(-self.cost)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -91,6 +104,14 @@ class PlanResult:
     """True when the plan is proven least-cost (A* with weight 1 and an admissible heuristic)."""
     strategy: str = ""
     """Description of the strategy that produced it, e.g. ``astar(lmcut)``."""
+    schedule: Schedule | None = None
+    """When each action runs (CP-SAT pipeline, when actions declare durations or capacities)."""
+    candidates: tuple[Plan, ...] = ()
+    """The scored candidate plans a selecting strategy chose from (the chosen one included)."""
+    solver: SolverReport | None = None
+    """What CP-SAT did and with which settings (CP-SAT pipeline)."""
+    routing: RoutingDecision | None = None
+    """Which strategy a router chose and why (:class:`goap.StrategyRouter`)."""
 
     @property
     def found(self) -> bool:

@@ -243,14 +243,33 @@ class GreedyBestFirst(_BestFirst):
             object.__setattr__(self, "blacklist", frozenset(self.blacklist))
 
 
+def _lazy(module: str, cls: str) -> Callable[[], PlanningStrategy]:
+    """A factory importing its strategy on first use (those modules import this one)."""
+
+    def make() -> PlanningStrategy:
+        import importlib
+
+        strategy: PlanningStrategy = getattr(importlib.import_module(module), cls)()
+        return strategy
+
+    make.__doc__ = f"A default-configured {module}.{cls}."
+    return make
+
+
 STRATEGIES: Mapping[str, Callable[[], PlanningStrategy]] = MappingProxyType(
     {
         "astar": AStar,
         "astar-blind": lambda: AStar(heuristic="blind"),
         "astar-hmax": lambda: AStar(heuristic="hmax"),
+        "csp-pipeline": _lazy("goap.csp", "CspPipeline"),
         "greedy": GreedyBestFirst,
         "greedy-add": lambda: GreedyBestFirst(heuristic="add"),
         "wastar": lambda: AStar(heuristic="ff", weight=2.0),
     }
 )
-"""Strategy name -> factory of a default-configured strategy."""
+"""Strategy name -> factory of a default-configured strategy.
+
+Every entry solves classical problems and reports its own name in ``PlanResult.strategy``.
+:class:`goap.Mcts` (for stochastic models; weak on long deterministic plans) and
+:class:`goap.StrategyRouter` (reports the strategy it chose) are used directly, not from here.
+"""

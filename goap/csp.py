@@ -1,0 +1,769 @@
+"""The CP-SAT two-phase pipeline: search proposes candidate plans, CP-SAT checks, schedules, picks.
+
+Phase 1 (search, constraints mostly ignored) collects diverse candidates, deduplicated by action
+sequence, at most ``max_candidates``:
+
+1. the least-cost plan (the inner strategy, A* by default);
+2. when some hard budget (a bound on a resource sum, ``cost`` or ``length``) is violated by it or
+   the top objective level is additive: the same search on a task where every budget is a
+   numeric fact the actions ``add()`` to, guarded by preconditions, and where each action costs
+   its contribution to the top level. With an optimal inner search this plan is optimal for the
+   top level over *every* plan within the budgets, and when that search proves there is no plan,
+   the hard budgets are infeasible for every plan (the explanation says "proven");
+3. one plan minimising each constrained or objective resource on its own;
+4. plans avoiding one action of an earlier candidate (diversity, as langgoap does).
+
+Phase 2 builds one CP-SAT model over all candidates: one ``BoolVar`` per candidate (exactly one is
+chosen), hard constraints as implications guarded by assumption literals (so an infeasible model
+yields the violated constraints as its core), soft constraints as weighted violation amounts, one
+fixed-size ``IntervalVar`` per action of every candidate with the precedence edges of
+:func:`goap.schedule.dependencies`, ``AddCumulative`` / ``AddNoOverlap`` for capacities, and the
+chosen plan's makespan. Objective levels are solved lexicographically (successive solves, each
+level fixed at its optimum before the next); then ties go to the earlier candidate, and every
+candidate's schedule is compacted (least makespan, earliest starts) so candidate scores are exact.
+
+Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) and recorded in
+``PlanResult.solver``. A time limit that ends a solve keeps the best solution found, with status
+``FEASIBLE`` (not ``OPTIMAL``) and ``time_limit_hit=True``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from goap.actions import ActionSpec
+from goap.conditions import add as add_effect
+from goap.conditions import ge, le
+from goap.constraints import (
+    RESERVED_METRICS,
+    Capacity,
+    ConstrainedGoal,
+    ConstraintExplanation,
+    ConstraintSet,
+    ConstraintViolation,
+    Objective,
+    ResourceConstraint,
+    SolverReport,
+    SolverStatus,
+)
+from goap.errors import ModelError
+from goap.goals import GoalSpec, MultiGoal
+from goap.result import Plan, PlanResult, SearchStats
+from goap.schedule import Schedule, ScheduledAction, dependencies
+from goap.score import BendableScore, HardSoftScore, Score
+from goap.strategies import AStar, PlanningStrategy
+
+__all__ = ["CspPipeline", "pipeline_plan"]
+
+_FACT = "__csp__"
+"""Prefix of the numeric facts that carry budgets through constrained search."""
+_WEIGHT_SCALE = 1000
+"""Objective weights are kept to 1/1000 in CP-SAT's integer arithmetic."""
+_EPS = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    plan: Plan
+    origin: str
+    metrics: dict[str, float]
+    durations: tuple[int, ...]
+    edges: tuple[tuple[int, int], ...]
+
+
+@dataclass(slots=True)
+class _Outcome:
+    status: SolverStatus
+    chosen: int
+    levels: tuple[float, ...]
+    makespans: list[int]
+    starts: list[list[int]]
+    core: list[str]
+    seconds: float
+    time_limit_hit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CspPipeline:
+    """A :class:`goap.PlanningStrategy`: search for candidates, then CP-SAT (see the module docstring).
+
+    Constraints come from the fields and, for a :class:`goap.ConstrainedGoal`, from the goal.
+    With no constraint, objective, capacity or duration at all it is the inner search plus a
+    ``SKIPPED`` solver report. Raises :class:`goap.ModelError` when an action declares a resource
+    named like a reserved metric (``cost``, ``length``, ``makespan``).
+
+    ``PlanResult.optimal`` is True only when the chosen plan is proven optimal over every plan,
+    not only over the candidates: one objective level, solved to ``OPTIMAL``, whose optimum
+    constrained search found. The status over the candidates is ``PlanResult.solver.status``.
+    """
+
+    constraints: tuple[ResourceConstraint, ...] = ()
+    """Hard and soft bounds on plan metrics."""
+    objectives: tuple[Objective, ...] = ()
+    """What to optimise; empty: plan cost, then makespan when actions have durations."""
+    capacities: tuple[Capacity, ...] = ()
+    """Renewable resources limiting parallel execution."""
+    search: PlanningStrategy = field(default_factory=AStar)
+    """Phase 1's strategy (optimal A* by default)."""
+    max_candidates: int = 8
+    """Most candidate plans phase 2 chooses from."""
+    seed: int = 0
+    """CP-SAT ``random_seed``."""
+    workers: int = 1
+    """CP-SAT ``num_workers``; 1 keeps the search deterministic (more may not replay)."""
+    time_limit: float | None = 10.0
+    """Seconds CP-SAT may take in total over its solves; None: unlimited."""
+    scale: int = 1000
+    """Fixed-point scale: metrics and durations are rounded to ``1/scale`` in CP-SAT."""
+    constrained_search: bool = True
+    """Run the budget-constrained search of phase 1 (see the module docstring)."""
+    blacklist: frozenset[str] = frozenset()
+    """Action names never to use."""
+
+    def __post_init__(self) -> None:
+        ConstraintSet(self.constraints, self.objectives, self.capacities)  # validates
+        for attr in ("constraints", "objectives", "capacities"):
+            object.__setattr__(self, attr, tuple(getattr(self, attr)))
+        if self.max_candidates < 1:
+            raise ModelError(f"max_candidates must be >= 1, got {self.max_candidates}")
+        if self.workers < 1:
+            raise ModelError(f"workers must be >= 1, got {self.workers}")
+        if self.scale < 1:
+            raise ModelError(f"scale must be >= 1, got {self.scale}")
+        if self.time_limit is not None and not (self.time_limit > 0 and math.isfinite(self.time_limit)):
+            raise ModelError(
+                f"time_limit must be a positive number of seconds or None, got {self.time_limit}"
+            )
+        if not isinstance(self.blacklist, frozenset):
+            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
+
+    @property
+    def name(self) -> str:
+        """``csp-pipeline(<inner strategy>)``."""
+        return f"csp-pipeline({self.search.name})"
+
+    def solve(
+        self,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+    ) -> PlanResult:
+        """Plan for ``goal`` under the constraints; see the class docstring."""
+        t0 = time.perf_counter()
+        black = self.blacklist | blacklist
+        cs = ConstraintSet(self.constraints, self.objectives, self.capacities)
+        if isinstance(goal, ConstrainedGoal):
+            cs = cs + goal.constraint_set
+        _check_reserved(actions)
+        usable = [a for a in actions if a.name not in black]
+        timed = any(a.duration for a in usable)
+        base = self.search.solve(initial, goal, actions, blacklist=black)
+        report = SolverReport("SKIPPED", self.seed, self.workers, self.time_limit)
+        if base.plan is None or (cs.empty and not timed):
+            return replace(base, strategy=self.name, solver=report, stats=_timed(base.stats, t0))
+        levels = _levels(cs, timed)
+        gen = _Generator(self, initial, goal, actions, black, cs, levels)
+        gen.add(base.plan, "search")
+        gen.stats = base.stats
+        exact = gen.run(base.optimal)
+        cands = gen.candidates
+        outcome = _solve_model(self, cands, cs, levels, timed)
+        stats = _timed(gen.stats, t0)
+        solver_report = SolverReport(
+            outcome.status,
+            self.seed,
+            self.workers,
+            self.time_limit,
+            seconds=outcome.seconds,
+            candidates=len(cands),
+            selected=outcome.chosen,
+            levels=outcome.levels,
+            time_limit_hit=outcome.time_limit_hit,
+        )
+        if outcome.status == "INFEASIBLE":
+            violations = _violations(cs, cands, outcome.core, gen.proven_infeasible, gen.compiled, self.scale)
+            why = ConstraintExplanation(
+                unreachable=(),
+                proof="exhaustive" if violations and all(v.proven for v in violations) else "relaxed",
+                expanded=stats.expanded,
+                goal=goal.label,
+                violations=violations,
+            )
+            solver_report = replace(solver_report, violations=violations)
+            return PlanResult("no_plan", None, why, stats, False, self.name, solver=solver_report)
+        if outcome.status == "UNKNOWN":
+            return PlanResult("budget_exhausted", None, None, stats, False, self.name, solver=solver_report)
+        scored = tuple(
+            replace(c.plan, quality=_score(cs, levels, c, outcome.makespans[i] / self.scale))
+            for i, c in enumerate(cands)
+        )
+        chosen = cands[outcome.chosen]
+        ms = outcome.makespans[outcome.chosen] / self.scale
+        metrics = {**chosen.metrics, "makespan": ms}
+        soft = tuple(
+            (c.label, v)
+            for c in cs.constraints
+            if c.level == "soft" and (v := c.violation(metrics.get(c.key, 0.0))) > 0
+        )
+        solver_report = replace(solver_report, metrics=tuple(sorted(metrics.items())), soft_violations=soft)
+        schedule = None
+        if timed or cs.capacities:
+            starts = outcome.starts[outcome.chosen]
+            schedule = Schedule(
+                tuple(
+                    ScheduledAction(
+                        j, a.name, starts[j] / self.scale, (starts[j] + chosen.durations[j]) / self.scale
+                    )
+                    for j, a in enumerate(chosen.plan.actions)
+                ),
+                ms,
+                chosen.edges,
+            )
+        optimal = exact and len(levels) == 1 and outcome.status == "OPTIMAL"
+        return PlanResult(
+            "found",
+            scored[outcome.chosen],
+            None,
+            stats,
+            optimal,
+            self.name,
+            schedule=schedule,
+            candidates=scored,
+            solver=solver_report,
+        )
+
+
+def pipeline_plan(
+    initial: Mapping[str, Any],
+    goal: GoalSpec | MultiGoal | Mapping[str, Any],
+    actions: Iterable[ActionSpec],
+    *,
+    constraints: Iterable[ResourceConstraint] = (),
+    objectives: Iterable[Objective] = (),
+    capacities: Iterable[Capacity] = (),
+    blacklist: Iterable[str] = (),
+    **settings: Any,
+) -> PlanResult:
+    """Plan with :class:`CspPipeline` (``settings`` are its other fields: ``seed``, ``time_limit``...).
+
+    Same contract as :func:`goap.plan`; an infeasible problem is ``status == "no_plan"`` with a
+    :class:`goap.ConstraintExplanation` naming the violated constraints.
+    """
+    from goap.planner import plan
+
+    strategy = CspPipeline(tuple(constraints), tuple(objectives), tuple(capacities), **settings)
+    return plan(initial, goal, actions, strategy, blacklist=blacklist)
+
+
+# ---------------------------------------------------------------------------------------------
+# phase 1: candidates
+
+
+def _check_reserved(actions: Sequence[ActionSpec]) -> None:
+    for a in actions:
+        if a.resources:
+            bad = RESERVED_METRICS & set(a.resources)
+            if bad:
+                raise ModelError(
+                    f"action {a.name!r}: resource {sorted(bad)[0]!r} is a reserved metric name; rename it"
+                )
+
+
+def _use(a: ActionSpec, key: str) -> float:
+    """An action's contribution to an additive metric (cost uses the static cost or min_cost)."""
+    if key == "length":
+        return 1.0
+    if key == "cost":
+        return float(a.cost) if isinstance(a.cost, int | float) else a.min_cost
+    return float(a.resources.get(key, 0.0)) if a.resources else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Level:
+    terms: tuple[tuple[str, float], ...]
+    """(metric, signed weight): minimise the sum of weight * metric."""
+    soft: tuple[ResourceConstraint, ...]
+    """Soft constraints whose weighted violation is added to this level."""
+
+    def additive(self, actions: Sequence[ActionSpec]) -> bool:
+        """Whether the level is a non-negative sum over actions (so search can optimise it)."""
+        if self.soft:
+            return False
+        for metric, w in self.terms:
+            if metric == "makespan" or w < 0:
+                return False
+            if metric == "cost" and any(a.has_cost_function for a in actions):
+                return False
+            if any(_use(a, metric) < 0 for a in actions):
+                return False
+        return True
+
+
+def _levels(cs: ConstraintSet, timed: bool) -> tuple[_Level, ...]:
+    objectives = cs.objectives or (Objective("cost", priority=1),) + (
+        (Objective("makespan", priority=0),) if timed else ()
+    )
+    prios = sorted({o.priority for o in objectives}, reverse=True)
+    soft = tuple(c for c in cs.constraints if c.level == "soft")
+    out = []
+    for k, p in enumerate(prios):
+        terms = tuple(
+            (o.metric, o.weight if o.direction == "minimize" else -o.weight)
+            for o in objectives
+            if o.priority == p
+        )
+        out.append(_Level(terms, soft if k == 0 else ()))
+    return tuple(out)
+
+
+def _canonical(steps: Sequence[ActionSpec], edges: Sequence[tuple[int, int]]) -> tuple[str, ...]:
+    """The topological order of the plan's partial order that takes the least name first."""
+    preds = [0] * len(steps)
+    succs: list[list[int]] = [[] for _ in steps]
+    for u, v in edges:
+        preds[v] += 1
+        succs[u].append(v)
+    ready = sorted((steps[i].name, i) for i in range(len(steps)) if preds[i] == 0)
+    out: list[str] = []
+    while ready:
+        name, i = ready.pop(0)
+        out.append(name)
+        for v in succs[i]:
+            preds[v] -= 1
+            if preds[v] == 0:
+                ready.append((steps[v].name, v))
+        ready.sort()
+    return tuple(out)
+
+
+def _critical_path(cand: _Candidate) -> int:
+    """Length of the longest precedence chain (a lower bound on any schedule's makespan)."""
+    finish = [0] * len(cand.durations)
+    for u, v in sorted(cand.edges, key=lambda e: e[1]):
+        finish[v] = max(finish[v], finish[u] + cand.durations[u])
+    return max((f + d for f, d in zip(finish, cand.durations, strict=True)), default=0)
+
+
+def _replay(initial: Mapping[str, Any], steps: Sequence[ActionSpec]) -> float:
+    state: dict[str, Any] = dict(initial)
+    cost = 0.0
+    for a in steps:
+        cost += a.cost_in(state)
+        state = a.apply(state)
+    return cost
+
+
+class _Generator:
+    """Collects deduplicated candidates (phase 1)."""
+
+    def __init__(
+        self,
+        owner: CspPipeline,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        black: frozenset[str],
+        cs: ConstraintSet,
+        levels: tuple[_Level, ...],
+    ) -> None:
+        self.owner = owner
+        self.initial = initial
+        self.goal = goal if type(goal) is GoalSpec else GoalSpec(goal.conditions, name=goal.name)
+        self.actions = tuple(actions)
+        self.by_name = {a.name: a for a in actions}
+        self.black = black
+        self.cs = cs
+        self.levels = levels
+        self.candidates: list[_Candidate] = []
+        self.seen: set[tuple[str, ...]] = set()
+        self.stats = SearchStats()
+        self.proven_infeasible = False
+        self.compiled: frozenset[str] = frozenset()
+        self.usable = [a for a in actions if a.name not in black]
+
+    @property
+    def full(self) -> bool:
+        return len(self.candidates) >= self.owner.max_candidates
+
+    def add(self, plan: Plan, origin: str) -> None:
+        steps = [self.by_name[n] for n in plan.names]
+        edges = dependencies(steps)
+        # two orders of independent actions are one partial-order plan: key on a canonical order
+        key = _canonical(steps, edges)
+        if key in self.seen or self.full:
+            return
+        self.seen.add(key)
+        cost = _replay(self.initial, steps)
+        metrics: dict[str, float] = {"cost": cost, "length": float(len(steps))}
+        for a in steps:
+            for res, use in (a.resources or {}).items():
+                metrics[res] = metrics.get(res, 0.0) + float(use)
+        scale = self.owner.scale
+        durations = tuple(round((a.duration or 0.0) * scale) for a in steps)
+        self.candidates.append(_Candidate(Plan(tuple(steps), cost), origin, metrics, durations, edges))
+
+    def _search(
+        self,
+        origin: str,
+        cost_of: Mapping[str, float] | None = None,
+        hard: Sequence[ResourceConstraint] = (),
+        extra_black: frozenset[str] = frozenset(),
+    ) -> str:
+        """One phase-1 search on a transformed task; returns its status."""
+        initial: dict[str, Any] = dict(self.initial)
+        conds: dict[str, Any] = dict(self.goal.conditions)
+        acts: list[ActionSpec] = []
+        for c in hard:
+            initial[_FACT + c.key] = 0.0
+            if c.min is not None:
+                conds[_FACT + c.key] = ge(c.min - 1e-6)
+        for a in self.actions:
+            pre = dict(a.preconditions)
+            eff = dict(a.effects)
+            for c in hard:
+                u = _use(a, c.key)
+                fact = _FACT + c.key
+                if u:
+                    eff[fact] = add_effect(u)
+                if c.max is not None:
+                    if all(_use(b, c.key) >= 0 for b in self.usable):
+                        # non-negative uses: prune as soon as the budget is spent
+                        if u > 0:
+                            pre[fact] = le(c.max - u + 1e-6)
+                    else:
+                        conds[fact] = le(c.max + 1e-6)
+            changes: dict[str, Any] = {}
+            if hard:
+                changes.update(preconditions=pre, effects=eff)
+            if cost_of is not None:
+                changes.update(cost=cost_of[a.name], min_cost=0.0)
+            acts.append(replace(a, **changes) if changes else a)
+        res = self.owner.search.solve(
+            initial, GoalSpec(conds, name=self.goal.name), acts, blacklist=self.black | extra_black
+        )
+        self.stats = self.stats + res.stats
+        if res.plan is not None:
+            self.add(res.plan, origin)
+        return res.status
+
+    def run(self, base_optimal: bool) -> bool:
+        """Collect candidates; True when one of them is optimal for the top level over every plan."""
+        base = self.candidates[0]
+        hard = [c for c in self.cs.constraints if c.level == "hard" and c.key != "makespan"]
+        hard = [c for c in hard if not (c.key == "cost" and any(a.has_cost_function for a in self.usable))]
+        self.compiled = frozenset(c.label for c in hard)
+        all_hard_compiled = (
+            len(hard) == sum(1 for c in self.cs.constraints if c.level == "hard") and not self.cs.capacities
+        )
+        top = self.levels[0]
+        additive = top.additive(self.usable)
+        base_ok = all(c.violation(base.metrics.get(c.key, 0.0)) == 0 for c in hard)
+        # the inner search already minimises cost: when the top level is cost alone, its plan is
+        # exact as soon as it fits the budgets
+        cost_top = additive and [m for m, _ in top.terms] == ["cost"]
+        exact = cost_top and base_optimal and base_ok and all_hard_compiled
+        if self.owner.constrained_search and ((hard and not base_ok) or (additive and not cost_top)):
+            cost_of = None if cost_top else {a.name: self._top_cost(a, top) for a in self.actions}
+            status = self._search("constrained", cost_of, hard)
+            if status == "no_plan" and hard:
+                self.proven_infeasible = True
+                self.compiled = frozenset(c.label for c in hard)
+            elif status == "found" and additive and all_hard_compiled:
+                exact = base_optimal  # same inner search, so the same optimality guarantee
+        if exact and len(self.levels) == 1:
+            return True
+        keys: list[str] = []
+        for c in self.cs.constraints:
+            if c.key not in ("cost", "makespan") and c.max is not None:
+                keys.append(c.key)
+        for o in self.cs.objectives:
+            if o.metric not in ("cost", "makespan") and o.direction == "minimize":
+                keys.append(o.metric)
+        for key in dict.fromkeys(keys):
+            if self.full:
+                break
+            if any(_use(a, key) < 0 for a in self.usable):
+                continue
+            self._search(f"min:{key}", {a.name: self._tie_cost(a, _use(a, key)) for a in self.actions})
+        tried: set[str] = set()
+        attempts = 0
+        i = 0
+        while not self.full and i < len(self.candidates) and attempts < 2 * self.owner.max_candidates:
+            for name in dict.fromkeys(self.candidates[i].plan.names):
+                if self.full or attempts >= 2 * self.owner.max_candidates:
+                    break
+                if name in tried:
+                    continue
+                tried.add(name)
+                attempts += 1
+                self._search(f"without:{name}", extra_black=frozenset({name}))
+            i += 1
+        return exact
+
+    @staticmethod
+    def _tie_cost(a: ActionSpec, primary: float) -> float:
+        # a small share of the real cost breaks ties toward cheap plans
+        return max(primary, 0.0) + 1e-6 * _use(a, "cost") + 1e-9
+
+    def _top_cost(self, a: ActionSpec, top: _Level) -> float:
+        return self._tie_cost(a, sum(w * _use(a, m) for m, w in top.terms))
+
+
+# ---------------------------------------------------------------------------------------------
+# phase 2: CP-SAT
+
+
+def _solve_model(
+    owner: CspPipeline,
+    cands: Sequence[_Candidate],
+    cs: ConstraintSet,
+    levels: tuple[_Level, ...],
+    timed: bool,
+) -> _Outcome:
+    from ortools.sat.python import cp_model
+
+    t0 = time.perf_counter()
+    scale = owner.scale
+    model = cp_model.CpModel()
+    n = len(cands)
+    sel = [model.new_bool_var(f"sel{i}") for i in range(n)]
+    model.add_exactly_one(sel)
+    starts: list[list[Any]] = []
+    spans: list[Any] = []
+    horizon = max([sum(c.durations) for c in cands] + [0])
+    assumptions: list[tuple[Any, str]] = []
+    cap_lits: dict[str, Any] = {}
+    for i, c in enumerate(cands):
+        h = sum(c.durations)
+        st = [model.new_int_var(0, h, f"s{i}_{j}") for j in range(len(c.durations))]
+        ivs = [model.new_fixed_size_interval_var(st[j], d, f"iv{i}_{j}") for j, d in enumerate(c.durations)]
+        for u, v in c.edges:
+            model.add(st[v] >= st[u] + c.durations[u])
+        span = model.new_int_var(0, h, f"ms{i}")
+        for j, d in enumerate(c.durations):
+            model.add(span >= st[j] + d)
+        for cap in cs.capacities:
+            limit = math.floor(cap.limit * scale + _EPS)
+            demands = [round(_use(a, cap.key) * scale) for a in c.plan.actions]
+            if any(d > limit for d in demands):
+                # this candidate can never run: one action alone needs more than the capacity
+                lit = cap_lits.get(cap.key)
+                if lit is None:
+                    lit = cap_lits[cap.key] = model.new_bool_var(f"cap_{cap.key}")
+                    assumptions.append((lit, "capacity:" + cap.key))
+                model.add_bool_or([lit.Not(), sel[i].Not()])
+                continue
+            used = [(ivs[j], d) for j, d in enumerate(demands) if d > 0 and c.durations[j] > 0]
+            if len(used) < 2:
+                continue
+            if all(d1 + d2 > limit for k, (_, d1) in enumerate(used) for _, d2 in used[k + 1 :]):
+                model.add_no_overlap([iv for iv, _ in used])  # no two may overlap: the stronger form
+            else:
+                model.add_cumulative([iv for iv, _ in used], [d for _, d in used], limit)
+        starts.append(st)
+        spans.append(span)
+    makespan = model.new_int_var(0, horizon, "makespan")
+    for i in range(n):
+        model.add(makespan == spans[i]).only_enforce_if(sel[i])
+    for rc in cs.constraints:
+        if rc.level != "hard":
+            continue
+        lit = model.new_bool_var(f"hard_{len(assumptions)}")
+        assumptions.append((lit, rc.label))
+        if rc.key == "makespan":
+            if rc.max is not None:
+                model.add(makespan <= math.floor(rc.max * scale + _EPS)).only_enforce_if(lit)
+            if rc.min is not None:
+                model.add(makespan >= math.ceil(rc.min * scale - _EPS)).only_enforce_if(lit)
+            continue
+        for i, cand in enumerate(cands):
+            if rc.violation(cand.metrics.get(rc.key, 0.0)) > 0:
+                model.add_bool_or([lit.Not(), sel[i].Not()])
+    model.add_assumptions([lit for lit, _ in assumptions])
+    exprs = [_level_expr(model, lev, cands, sel, makespan, scale) for lev in levels]
+    exprs.append(sum(i * sel[i] for i in range(n)))  # ties: the earlier candidate
+    tidy_weight = sum(len(c.durations) * sum(c.durations) for c in cands) + 1
+    exprs.append(tidy_weight * sum(spans) + sum(s for st in starts for s in st))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = owner.workers
+    solver.parameters.random_seed = owner.seed
+    deadline = None if owner.time_limit is None else t0 + owner.time_limit
+    status: SolverStatus = "OPTIMAL"
+    hit = False
+    values: list[float] = []
+    solution: tuple[int, list[int], list[list[int]]] | None = None
+    for k, expr in enumerate(exprs):
+        if deadline is not None:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                if solution is None:
+                    return _Outcome("UNKNOWN", -1, (), [], [], [], time.perf_counter() - t0, True)
+                hit = True
+                status = "FEASIBLE"
+                break
+            solver.parameters.max_time_in_seconds = left
+        model.minimize(expr)
+        code = solver.solve(model)
+        if code == cp_model.INFEASIBLE and k == 0:
+            by_index = {lit.index: (lit, label) for lit, label in assumptions}
+            found = solver.sufficient_assumptions_for_infeasibility()
+            core = [by_index[i] for i in found if i in by_index] or list(assumptions)
+            # CP-SAT's core is sufficient, not minimal: drop each literal whose removal keeps the
+            # model infeasible, so the explanation names only constraints that really conflict
+            k_drop = 0
+            while k_drop < len(core) and len(core) > 1:
+                trial = core[:k_drop] + core[k_drop + 1 :]
+                model.clear_assumptions()
+                model.add_assumptions([lit for lit, _ in trial])
+                if solver.solve(model) == cp_model.INFEASIBLE:
+                    core = trial
+                else:
+                    k_drop += 1
+            labels = list(dict.fromkeys(label for _, label in core))
+            return _Outcome("INFEASIBLE", -1, (), [], [], labels, time.perf_counter() - t0, False)
+        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            if solution is None:
+                return _Outcome("UNKNOWN", -1, (), [], [], [], time.perf_counter() - t0, True)
+            hit = True
+            status = "FEASIBLE"
+            break
+        if code == cp_model.FEASIBLE:
+            hit = True
+            status = "FEASIBLE"
+        best = round(solver.objective_value)
+        if k < len(levels):
+            values.append(best / (scale * _WEIGHT_SCALE))
+        solution = (
+            next(i for i in range(n) if solver.value(sel[i])),
+            [solver.value(s) for s in spans],
+            [[solver.value(s) for s in st] for st in starts],
+        )
+        if k == 0:
+            # later levels are solved with the hard constraints in force, not as assumptions
+            model.clear_assumptions()
+            for lit, _ in assumptions:
+                model.add(lit == 1)
+        model.add(expr <= best)
+    assert solution is not None
+    chosen, ms, st_values = solution
+    return _Outcome(status, chosen, tuple(values), ms, st_values, [], time.perf_counter() - t0, hit)
+
+
+def _metric_value(cand: _Candidate, metric: str, makespan: float) -> float:
+    return makespan if metric == "makespan" else cand.metrics.get(metric, 0.0)
+
+
+def _level_expr(
+    model: Any, level: _Level, cands: Sequence[_Candidate], sel: list[Any], makespan: Any, scale: int
+) -> Any:
+    """The level as an integer expression in units of ``1 / (scale * _WEIGHT_SCALE)``."""
+    unit = scale * _WEIGHT_SCALE
+    static = []
+    for cand in cands:
+        total = 0.0
+        for metric, w in level.terms:
+            if metric != "makespan":
+                total += w * cand.metrics.get(metric, 0.0)
+        for c in level.soft:
+            if c.key != "makespan":
+                total += c.weight * c.violation(cand.metrics.get(c.key, 0.0))
+        static.append(round(total * unit))
+    expr: Any = sum(static[i] * sel[i] for i in range(len(cands)))
+    for metric, w in level.terms:
+        if metric == "makespan":
+            expr += round(w * _WEIGHT_SCALE) * makespan
+    for c in level.soft:
+        if c.key != "makespan":
+            continue
+        w = round(c.weight * _WEIGHT_SCALE)
+        if c.max is not None:
+            over = model.new_int_var(0, max(makespan.proto.domain), f"over_{c.label}")
+            model.add(over >= makespan - math.floor(c.max * scale + _EPS))
+            expr += w * over
+        if c.min is not None:
+            under = model.new_int_var(0, math.ceil(c.min * scale), f"under_{c.label}")
+            model.add(under >= math.ceil(c.min * scale - _EPS) - makespan)
+            expr += w * under
+    return expr
+
+
+# ---------------------------------------------------------------------------------------------
+# reporting
+
+
+def _score(cs: ConstraintSet, levels: tuple[_Level, ...], cand: _Candidate, makespan: float) -> Score:
+    """The candidate's score: minus its hard violations, then minus each level's value."""
+    metrics = {**cand.metrics, "makespan": makespan}
+    hard = 0.0
+    for c in cs.constraints:
+        if c.level == "hard":
+            hard -= max(c.weight, 1e-6) * c.violation(metrics.get(c.key, 0.0))
+    for cap in cs.capacities:
+        excess = max((_use(a, cap.key) - cap.limit for a in cand.plan.actions), default=0.0)
+        hard -= max(excess, 0.0)
+    softs = []
+    for lev in levels:
+        value = sum(w * _metric_value(cand, m, makespan) for m, w in lev.terms)
+        value += sum(c.weight * c.violation(metrics.get(c.key, 0.0)) for c in lev.soft)
+        softs.append(-value)
+    hard = min(hard, 0.0)
+    if len(softs) == 1:
+        return HardSoftScore(hard, softs[0])
+    return BendableScore((hard,), tuple(softs))
+
+
+def _violations(
+    cs: ConstraintSet,
+    cands: Sequence[_Candidate],
+    core: Sequence[str],
+    proven: bool,
+    compiled: frozenset[str],
+    scale: int,
+) -> tuple[ConstraintViolation, ...]:
+    """One record per constraint label of CP-SAT's infeasibility core."""
+    hard = {c.label: c for c in cs.constraints if c.level == "hard"}
+    out: list[ConstraintViolation] = []
+    for label in core:
+        if label.startswith("capacity:"):
+            key = label.split(":", 1)[1]
+            cap = next(c for c in cs.capacities if c.key == key)
+            worst = [max((_use(a, key) for a in c.plan.actions), default=0.0) for c in cands]
+            best = min(range(len(cands)), key=lambda i: worst[i])
+            out.append(
+                ConstraintViolation(
+                    f"capacity {key} <= {cap.limit:g} (an action alone needs {worst[best]:g})",
+                    key,
+                    worst[best],
+                    cands[best].plan.names,
+                )
+            )
+            continue
+        c = hard[label]
+        if c.key == "makespan":
+            # precedence alone bounds the makespan from below; report the shortest such bound
+            bounds = [_critical_path(x) for x in cands]
+            best = min(range(len(cands)), key=lambda i: bounds[i])
+            out.append(ConstraintViolation(c.label, c.key, bounds[best] / scale, cands[best].plan.names))
+            continue
+        gaps = [c.violation(x.metrics.get(c.key, 0.0)) for x in cands]
+        best = min(range(len(cands)), key=lambda i: gaps[i])
+        out.append(
+            ConstraintViolation(
+                c.label,
+                c.key,
+                cands[best].metrics.get(c.key, 0.0),
+                cands[best].plan.names,
+                proven and c.label in compiled,
+            )
+        )
+    return tuple(out)
+
+
+def _timed(stats: SearchStats, t0: float) -> SearchStats:
+    return replace(stats, seconds=time.perf_counter() - t0)

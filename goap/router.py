@@ -1,0 +1,180 @@
+"""Strategy routing: pick a planning strategy per call from cheap problem features.
+
+:class:`StrategyRouter` is itself a :class:`goap.PlanningStrategy`, so ``GoapGraph(strategy=
+StrategyRouter())`` routes every (re)plan of a run. Routing is a pure function of the problem
+(:meth:`StrategyRouter.route`): the router keeps no state between calls, and the decision,
+with the rule that made it and the features it read, is in ``PlanResult.routing``.
+
+A classifier is any ``Callable[[ProblemFeatures], str]`` returning a registered strategy name.
+:class:`RuleBasedClassifier` applies these rules, first match wins:
+
+1. hard constraints, soft objectives or trajectory metrics (durations) -> ``"csp-pipeline"``;
+2. a risk-averse transition model (its divergence policy's kind) -> ``"mcts"``;
+3. a stochastic model and ``prefer_mcts_for_stochastic`` -> ``"mcts"``;
+4. high branching (``action_count >= branching_threshold``) and a deep horizon
+   (``horizon_estimate >= horizon_threshold``) -> ``"mcts"``;
+5. otherwise -> ``"astar"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Literal, TypeAlias
+
+from goap.actions import ActionSpec
+from goap.constraints import ConstraintSet
+from goap.csp import CspPipeline
+from goap.errors import ModelError
+from goap.features import ProblemFeatures, RoutingDecision, extract_features
+from goap.goals import GoalSpec
+from goap.mcts import Mcts
+from goap.result import PlanResult
+from goap.strategies import AStar, PlanningStrategy
+from goap.transitions import TransitionModel
+
+__all__ = ["RuleBasedClassifier", "StrategyClassifier", "StrategyRouter"]
+
+StrategyClassifier: TypeAlias = Callable[[ProblemFeatures], str]
+"""Maps problem features to a registered strategy name."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleBasedClassifier:
+    """The five rules of the module docstring, in order."""
+
+    branching_threshold: int = 30
+    """Rule 4: at least this many actions."""
+    horizon_threshold: int = 20
+    """Rule 4: ``horizon_estimate`` at least this."""
+    prefer_mcts_for_stochastic: bool = False
+    """Rule 3: send stochastic problems to MCTS (off by default: A* on expected effects plus
+    replanning is usually enough)."""
+
+    def __call__(self, features: ProblemFeatures) -> str:
+        """The strategy name for ``features``."""
+        return self.decide(features)[0]
+
+    def decide(self, f: ProblemFeatures) -> tuple[str, str]:
+        """``(strategy name, the rule that fired)``."""
+        if f.has_hard_constraints or f.has_soft_objectives or f.has_trajectory_metrics:
+            present = [
+                name
+                for name, flag in (
+                    ("hard constraints", f.has_hard_constraints),
+                    ("soft objectives", f.has_soft_objectives),
+                    ("trajectory metrics", f.has_trajectory_metrics),
+                )
+                if flag
+            ]
+            return "csp-pipeline", f"rule 1: {', '.join(present)} present"
+        if f.risk_profile == "risk-averse":
+            return "mcts", "rule 2: the transition model is risk-averse"
+        if f.is_stochastic and self.prefer_mcts_for_stochastic:
+            return "mcts", "rule 3: stochastic model and prefer_mcts_for_stochastic"
+        if f.action_count >= self.branching_threshold and f.horizon_estimate >= self.horizon_threshold:
+            return "mcts", (
+                f"rule 4: branching {f.action_count} >= {self.branching_threshold} and horizon "
+                f"{f.horizon_estimate} >= {self.horizon_threshold}"
+            )
+        return "astar", "rule 5: default"
+
+
+def _default_strategies() -> Mapping[str, PlanningStrategy]:
+    return MappingProxyType({"astar": AStar(), "csp-pipeline": CspPipeline(), "mcts": Mcts()})
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyRouter:
+    """A :class:`goap.PlanningStrategy` that delegates each call to the strategy a classifier names.
+
+    ``strategies`` defaults to A*, a default :class:`goap.CspPipeline` and :class:`goap.Mcts`;
+    when ``transition_model`` is given, the default MCTS samples from it. Constraints the
+    features see are those of every :class:`goap.CspPipeline` among ``strategies`` (and of a
+    :class:`goap.ConstrainedGoal`). An unknown name from the classifier raises
+    :class:`goap.ModelError` (``on_unknown="raise"``) or falls back to ``default``.
+    """
+
+    strategies: Mapping[str, PlanningStrategy] = field(default_factory=_default_strategies)
+    """Strategy name -> strategy."""
+    classifier: StrategyClassifier = field(default_factory=RuleBasedClassifier)
+    """Features -> strategy name."""
+    transition_model: TransitionModel | None = None
+    """Read for the ``is_stochastic`` and ``risk_profile`` features."""
+    default: str = "astar"
+    """Fallback name when ``on_unknown="default"``."""
+    on_unknown: Literal["raise", "default"] = "raise"
+    """What to do when the classifier names an unregistered strategy."""
+
+    def __post_init__(self) -> None:
+        strategies = dict(self.strategies)
+        if self.transition_model is not None and isinstance(strategies.get("mcts"), Mcts):
+            mcts = strategies["mcts"]
+            assert isinstance(mcts, Mcts)
+            if mcts.transition_model is None:
+                strategies["mcts"] = replace(mcts, transition_model=self.transition_model)
+        object.__setattr__(self, "strategies", MappingProxyType(strategies))
+        if self.on_unknown not in ("raise", "default"):
+            raise ModelError(f"on_unknown must be 'raise' or 'default', got {self.on_unknown!r}")
+        if self.on_unknown == "default" and self.default not in strategies:
+            raise ModelError(f"default {self.default!r} is not a registered strategy: {sorted(strategies)}")
+
+    @property
+    def name(self) -> str:
+        """``router(<registered names>)``."""
+        return f"router({', '.join(sorted(self.strategies))})"
+
+    def _constraints(self) -> ConstraintSet:
+        cs = ConstraintSet()
+        for s in self.strategies.values():
+            if isinstance(s, CspPipeline):
+                cs = cs + ConstraintSet(s.constraints, s.objectives, s.capacities)
+        return cs
+
+    def route(
+        self,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+    ) -> RoutingDecision:
+        """The routing decision for this problem (pure; nothing is planned)."""
+        features = extract_features(
+            initial,
+            goal,
+            actions,
+            constraints=self._constraints(),
+            transition_model=self.transition_model,
+            blacklist=blacklist,
+        )
+        clf = self.classifier
+        if isinstance(clf, RuleBasedClassifier):
+            name, reason = clf.decide(features)
+        else:
+            name = clf(features)
+            reason = f"classifier {getattr(clf, '__name__', type(clf).__name__)} chose {name!r}"
+        if name in self.strategies:
+            return RoutingDecision(name, reason, features)
+        if self.on_unknown == "raise":
+            raise ModelError(
+                f"the classifier chose {name!r}, which is not registered; choose one of "
+                f"{sorted(self.strategies)} or pass on_unknown='default'"
+            )
+        return RoutingDecision(
+            self.default, f"{reason}; not registered, fell back to {self.default!r}", features, requested=name
+        )
+
+    def solve(
+        self,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+    ) -> PlanResult:
+        """Route, then plan with the chosen strategy; ``PlanResult.routing`` says which and why."""
+        decision = self.route(initial, goal, actions, blacklist=blacklist)
+        result = self.strategies[decision.chosen].solve(initial, goal, actions, blacklist=blacklist)
+        return replace(result, routing=decision)
