@@ -44,6 +44,7 @@ from .errors import (
     StoreError,
     StoreUnavailableError,
 )
+from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .transfer import RunTransfer
 
@@ -346,7 +347,7 @@ def _parse_dsn(dsn: str) -> dict[str, Any]:
 _OTHER_ERRORS: Final = (OSError, TimeoutError)
 
 
-class MySQLStore(RunTransfer):
+class MySQLStore(RunTransfer, PruneMixin):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.

@@ -50,6 +50,7 @@ from .errors import (
     StoreError,
     StoreUnavailableError,
 )
+from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .transfer import RunTransfer
 
@@ -378,7 +379,7 @@ def _terminate(pool: Any) -> None:
         pool.terminate()
 
 
-class PostgresStore(RunTransfer):
+class PostgresStore(RunTransfer, PruneMixin):
     """A `Store` (and `LeaseStore`) in a PostgreSQL database, shared by many processes and machines.
 
     `PostgresStore("postgresql://user@host:5432/db")` needs no event loop and connects on first
