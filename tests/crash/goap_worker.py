@@ -78,4 +78,7 @@ async def drive(db: str, run_id: str, log: str | None) -> GoapState:
 
 
 if __name__ == "__main__":
+    # Imports are done: the parent starts its kill timer from here, so slow start-ups (a cold
+    # .pyc cache, a loaded machine) do not swallow the kills.
+    print("ready", flush=True)
     asyncio.run(drive(sys.argv[1], sys.argv[2], sys.argv[3]))

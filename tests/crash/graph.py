@@ -353,7 +353,9 @@ class Parsed:
 def read_side_log(path: str | Path) -> Parsed:
     """Parse a side log; raises `ValueError` naming the line for anything malformed."""
     out = Parsed()
-    for n, raw in enumerate(Path(path).read_text().splitlines(), 1):
+    # A child killed between its `ready` line and opening the log leaves no file: nothing ran.
+    text = Path(path).read_text() if Path(path).exists() else ""
+    for n, raw in enumerate(text.splitlines(), 1):
         parts = raw.split()
         try:
             kind, pid = parts[0], int(parts[1])

@@ -28,7 +28,10 @@ KILLS = int(os.environ.get("GOAP_CRASH_KILLS", "8"))
 
 
 def _spawn(db: Path, run_id: str, log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, str(WORKER), str(db), run_id, str(log)])
+    p = subprocess.Popen([sys.executable, str(WORKER), str(db), run_id, str(log)], stdout=subprocess.PIPE)
+    assert p.stdout is not None
+    assert p.stdout.readline() == b"ready\n", "worker did not start"
+    return p
 
 
 def _without_clock(delta: bytes | None) -> object:
@@ -65,7 +68,7 @@ def test_killed_goap_runs_resume_to_the_reference_without_repeating_committed_ac
         db, log, run_id = tmp_path / f"r{run}.db", tmp_path / f"r{run}.log", f"run{run}"
         for _ in range(3):
             p = _spawn(db, run_id, log)
-            time.sleep(rng.uniform(0.35, 0.85))
+            time.sleep(rng.uniform(0.0, 0.3))
             if p.poll() is None:
                 p.send_signal(signal.SIGKILL)
                 kills += 1
