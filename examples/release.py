@@ -3,8 +3,11 @@
 The agent must fetch, test, build, sign, publish and notify. Signing through the hardware
 security module (the cheap way) fails, seeded so every run tells the same story: the run shows
 a failure, a replan with its reason, the action blacklisted, and success through the slower
-local signing key. Every step is committed to SQLite, so the run can be resumed, inspected and
-replayed afterwards; the closing lines say how.
+local signing key. Publishing is guarded (a release-window guard that warns) and needs a
+person's approval: the run pauses before it with an engine interrupt, and this demo answers the
+form itself through `resume(run_id, input=...)` (saying so) so `make demo` runs unattended.
+Every step is committed to SQLite, so the run can be resumed, inspected and replayed afterwards;
+the closing lines say how, and the plan history shows every plan with why it was made.
 
     python -m examples.release [--db PATH] [--run-id ID] [--seed N] [--fail-rate P]
 """
@@ -21,6 +24,8 @@ from random import Random
 from typing import Any
 
 from goap import ActionOutcome, ActionSpec, GoalSpec, GoapGraph, GoapState
+from goap.approval import Approval
+from goap.guards import FunctionalGuard, GuardResult
 from store import SQLiteStore
 
 WORLD: dict[str, bool] = {
@@ -48,16 +53,42 @@ class Hsm:
         return {"signed": True, "signature": "hsm:3f9a"}
 
 
+class PublishApproval(Approval):
+    """The form a release manager fills in before publishing."""
+
+    channel: str = "stable"
+    """Where to publish (the approver may change it)."""
+
+
+def release_window(action: ActionSpec, world: Mapping[str, Any]) -> GuardResult:
+    """Warn (not block) when publishing during the Friday change freeze; the demo is always in it."""
+    return GuardResult(False, "publishing during the Friday change freeze", "warn")
+
+
+def publish(world: Mapping[str, Any], channel: str = "stable") -> dict[str, Any]:
+    """Publish to the approved channel."""
+    return {"published": True, "channel": channel}
+
+
 def actions(seed: int = 7, fail_rate: float = 0.6) -> list[ActionSpec]:
     """The release actions; `sign_hsm` is cheap but flaky, `sign_local` slower and reliable."""
     hsm = Hsm(seed, fail_rate)
+    window = FunctionalGuard("release_window", release_window)
     return [
         ActionSpec("fetch", {}, {"source": True}, execute=lambda w: {"source": True, "commit": "a1b2c3d"}),
         ActionSpec("test", {"source": True}, {"tested": True}, cost=3),
         ActionSpec("build", {"source": True, "tested": True}, {"built": True}, cost=2),
         ActionSpec("sign_hsm", {"built": True}, {"signed": True}, cost=1, execute=hsm.sign),
         ActionSpec("sign_local", {"built": True}, {"signed": True}, cost=4),
-        ActionSpec("publish", {"signed": True}, {"published": True}, cost=1),
+        ActionSpec(
+            "publish",
+            {"signed": True},
+            {"published": True},
+            cost=1,
+            execute=publish,
+            guards=(window,),
+            approval=PublishApproval,
+        ),
         ActionSpec("notify", {"published": True}, {"notified": True}, cost=1),
     ]
 
@@ -84,6 +115,8 @@ class Printer:
         """Print an action's outcome."""
         mark = "ok  " if result.success else "FAIL"
         self._p(f"{mark} {result.action}" + (f": {result.error}" if result.error else ""))
+        for warning in result.warnings:
+            self._p(f"guard warned: {warning}")
 
     def on_replan(self, reason: str, new_plan: Any) -> None:
         """Print why the agent replanned."""
@@ -127,8 +160,24 @@ async def main(argv: list[str] | None = None) -> GoapState:
             final = await graph.resume(args.run_id)
         else:
             final = await graph.run(args.run_id, WORLD, GOAL)
+        while (ask := await graph.pending_approval(args.run_id)) is not None:
+            # A person would answer here (e.g. from a web form); the demo approves by itself.
+            answer = {"approved": True, "reason": "demo auto-approval", "channel": "stable"}
+            print(f"paused for approval of {ask['action']!r} ({ask['form']}); auto-approving: {answer}")
+            final = await graph.resume(args.run_id, input=answer)
         for line in summary(final):
             print(line)
+        print("plan history:")
+        for v in await graph.plan_history(args.run_id):
+            change = f", change {v.cost_change:+g}" if v.cost_change is not None else ""
+            print(
+                f"  v{v.version} step {v.step} [{v.trigger}] {' -> '.join(v.plan)} (cost {v.cost:g}{change})"
+                + (
+                    f"; removed {v.removed}, added {v.added}"
+                    if v.version > 1 and (v.removed or v.added)
+                    else ""
+                )
+            )
         report = await graph.replay(args.run_id)
         print(f"replay: {report}")
         print("\nthis run is stored; next:")

@@ -7,10 +7,14 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from goap.conditions import Add, Compare, OneOf, Scalar, holds
 from goap.errors import ModelError
+from goap.qos import ActionQos
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ["ActionSpec", "CostFunction"]
 
@@ -79,6 +83,12 @@ class ActionSpec:
     """Retries the executor allows before blacklisting; planning ignores it."""
     metadata: Mapping[str, Any] | None = None
     """Free-form metadata (description, tags)."""
+    qos: ActionQos | None = None
+    """Retry and re-run policy (:class:`goap.ActionQos`); None: ``max_retries`` retries, re-runnable."""
+    guards: tuple[Any, ...] = ()
+    """Checks before/after this action (:class:`goap.Guard`); the graph's own guards run too."""
+    approval: type[BaseModel] | None = None
+    """A form (subclass of :class:`goap.Approval`) a person answers before the action runs."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -103,6 +113,20 @@ class ActionSpec:
             raise ModelError(f"{owner}: cost must be a finite number >= 0, got {cost!r}")
         if not (math.isfinite(self.min_cost) and self.min_cost >= 0):
             raise ModelError(f"{owner}: min_cost must be a finite number >= 0, got {self.min_cost!r}")
+        if self.qos is not None and not isinstance(self.qos, ActionQos):
+            raise ModelError(f"{owner}: qos must be an ActionQos, got {self.qos!r}")
+        if not isinstance(self.guards, tuple):
+            object.__setattr__(self, "guards", tuple(self.guards))
+        for g in self.guards:
+            if not (hasattr(g, "check") and hasattr(g, "name")):
+                raise ModelError(f"{owner}: guard {g!r} has no name and check (see goap.Guard)")
+        if self.approval is not None:
+            fields = getattr(self.approval, "model_fields", None)
+            if fields is None or "approved" not in fields:
+                raise ModelError(
+                    f"{owner}: approval must be a pydantic model with an 'approved' field "
+                    f"(subclass goap.Approval), got {self.approval!r}"
+                )
         for attr in ("resources", "metadata"):
             val = getattr(self, attr)
             if val is not None and not isinstance(val, MappingProxyType):

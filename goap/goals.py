@@ -11,7 +11,7 @@ from goap.actions import _check_fact_map
 from goap.conditions import holds
 from goap.errors import ModelError
 
-__all__ = ["GoalSpec", "MultiGoal"]
+__all__ = ["GoalSpec", "MultiGoal", "SoftGoal", "soft_score"]
 
 
 def _empty() -> Mapping[str, Any]:
@@ -67,11 +67,14 @@ class MultiGoal:
       the previous plan leaves; the plans are concatenated. Each piece is optimal for its goal;
       the whole is not necessarily optimal for the conjunction, and a later goal may undo an
       earlier one (that is what sequential means: the goals are milestones).
+    - ``mode="any"``: reaching one goal is enough; each is planned for and the cheapest plan
+      found wins (ties: the earlier goal). The runtime pursues that goal and ends achieved
+      as soon as any goal holds.
     """
 
     goals: tuple[GoalSpec, ...]
     """The goals, in order."""
-    mode: Literal["sequential", "all"] = "sequential"
+    mode: Literal["sequential", "all", "any"] = "sequential"
     """How the goals combine (see the class docstring)."""
 
     def __post_init__(self) -> None:
@@ -82,8 +85,8 @@ class MultiGoal:
         for i, goal in enumerate(self.goals):
             if not isinstance(goal, GoalSpec):
                 raise ModelError(f"MultiGoal.goals[{i}] must be a GoalSpec, got {type(goal).__name__}")
-        if self.mode not in ("sequential", "all"):
-            raise ModelError(f"MultiGoal.mode must be 'sequential' or 'all', got {self.mode!r}")
+        if self.mode not in ("sequential", "all", "any"):
+            raise ModelError(f"MultiGoal.mode must be 'sequential', 'all' or 'any', got {self.mode!r}")
 
     def conjunction(self) -> GoalSpec:
         """One GoalSpec whose conditions are all the goals' conditions."""
@@ -97,3 +100,47 @@ class MultiGoal:
                 merged[key] = cond
         name = " & ".join(g.name for g in self.goals if g.name)
         return GoalSpec(merged, name=name, priority=max(g.priority for g in self.goals))
+
+
+@dataclass(frozen=True, slots=True)
+class SoftGoal:
+    """Conditions worth reaching but not required: ``weight`` when they hold, ``-penalty`` when not.
+
+    Soft goals feed soft scores (:func:`soft_score`): :class:`goap.UtilityStrategy` chooses the
+    actions that raise it most per unit of cost, and a plan's soft score can rank plans that
+    all reach the hard goal.
+    """
+
+    conditions: Mapping[str, Any] = field(default_factory=_empty)
+    """Fact key -> plain value or condition object."""
+    weight: float = 1.0
+    """Reward when every condition holds (>= 0)."""
+    penalty: float = 0.0
+    """Cost when they do not all hold (>= 0)."""
+    name: str = ""
+    """Optional label."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.conditions, Mapping):
+            raise ModelError(f"soft goal conditions must be a mapping, got {type(self.conditions).__name__}")
+        _check_fact_map(f"soft goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
+        if not isinstance(self.conditions, MappingProxyType):
+            object.__setattr__(self, "conditions", MappingProxyType(dict(self.conditions)))
+        if not (self.weight >= 0 and self.penalty >= 0):
+            raise ModelError(f"soft goal weight and penalty must be >= 0, got {self.weight}, {self.penalty}")
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted(self.conditions)), self.weight, self.penalty))
+
+    def satisfied_by(self, state: Mapping[str, Any]) -> bool:
+        """Whether every condition holds in ``state``."""
+        return all(holds(cond, state.get(key)) for key, cond in self.conditions.items())
+
+    def value(self, state: Mapping[str, Any]) -> float:
+        """``weight`` when satisfied, else ``-penalty``."""
+        return self.weight if self.satisfied_by(state) else -self.penalty
+
+
+def soft_score(state: Mapping[str, Any], goals: tuple[SoftGoal, ...] | list[SoftGoal]) -> float:
+    """The sum of the soft goals' values in ``state``."""
+    return sum(g.value(state) for g in goals)

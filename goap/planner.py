@@ -12,7 +12,7 @@ from goap.goals import GoalSpec, MultiGoal
 from goap.result import Plan, PlanResult, SearchStats
 from goap.strategies import AStar, PlanningStrategy
 
-__all__ = ["plan"]
+__all__ = ["plan", "plan_any"]
 
 _DEFAULT = AStar()
 
@@ -46,9 +46,44 @@ def plan(
     if isinstance(goal, MultiGoal):
         if goal.mode == "all":
             return strat.solve(initial, goal.conjunction(), acts, blacklist=black)
+        if goal.mode == "any":
+            return plan_any(initial, goal, acts, strat, blacklist=black)[1]
         return _sequential(initial, goal, acts, strat, black)
     spec = goal if isinstance(goal, GoalSpec) else GoalSpec(goal)
     return strat.solve(initial, spec, acts, blacklist=black)
+
+
+def plan_any(
+    initial: Mapping[str, Any],
+    goal: MultiGoal,
+    actions: Sequence[ActionSpec],
+    strategy: PlanningStrategy,
+    *,
+    blacklist: frozenset[str] = frozenset(),
+) -> tuple[int | None, PlanResult]:
+    """Plan for each goal of a ``mode="any"`` MultiGoal; the cheapest found plan and its goal's index.
+
+    Ties go to the earlier goal. When no goal has a plan the index is None and the result is
+    ``budget_exhausted`` if any search ran out of budget (nothing is proven), else the first
+    goal's ``no_plan``.
+    """
+    t0 = time.perf_counter()
+    stats = SearchStats()
+    results: list[PlanResult] = []
+    for leg in goal.goals:
+        res = strategy.solve(initial, leg, actions, blacklist=blacklist)
+        stats = stats + res.stats
+        results.append(res)
+    found = [(r.plan.cost, i) for i, r in enumerate(results) if r.plan is not None]
+    if found:
+        _, best = min(found)
+        r = results[best]
+        return best, PlanResult("found", r.plan, None, _timed(stats, t0), r.optimal, r.strategy)
+    if any(r.status == "budget_exhausted" for r in results):
+        r = next(r for r in results if r.status == "budget_exhausted")
+        return None, PlanResult("budget_exhausted", None, None, _timed(stats, t0), r.optimal, r.strategy)
+    r = results[0]
+    return None, PlanResult(r.status, None, r.explanation, _timed(stats, t0), r.optimal, r.strategy)
 
 
 def _sequential(

@@ -7,15 +7,23 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from goap.goals import GoalSpec, MultiGoal
+from goap.lineage import PlanVersion
 from goap.serialize import goal_from_dict, goal_to_dict
 from graphengine import append
 
-__all__ = ["ActionOutcome", "GoapState", "GoapStatus", "ReplanReason"]
+__all__ = ["ActionOutcome", "GoapState", "GoapStatus", "PolicyEvent", "ReplanReason"]
 
 GoapStatus = Literal[
-    "planning", "executing", "achieved", "no_plan", "max_replans_exceeded", "budget_exhausted", "failed"
+    "planning",
+    "executing",
+    "achieved",
+    "no_plan",
+    "max_replans_exceeded",
+    "budget_exhausted",
+    "failed",
+    "terminated",
 ]
-"""Where a GOAP run is; the last five are terminal."""
+"""Where a GOAP run is; all but the first two are terminal (``terminated``: see ``termination``)."""
 
 ReplanReason = Literal[
     "action_failed",
@@ -24,6 +32,9 @@ ReplanReason = Literal[
     "plan_exhausted",
     "max_replans_exceeded",
     "subgoal_achieved",
+    "approval_rejected",
+    "stuck_resolved",
+    "sensor_change",
 ]
 """Why the observer sent the run back to the planner (or gave up)."""
 
@@ -55,6 +66,30 @@ class ActionOutcome(BaseModel):
     """What it changed in the world state (as observed)."""
     subgoal: int = 0
     """The sub-goal being pursued."""
+    executed: bool = True
+    """Whether ``execute`` was called (False: preconditions, a pre guard or single-use stopped it)."""
+    cost: float = 0.0
+    """The action's cost in the world it ran in (0 when it did not run)."""
+    guard: str | None = None
+    """The guard that blocked it, if one did."""
+    warnings: list[str] = []
+    """Messages of guards that warned."""
+
+
+class PolicyEvent(BaseModel):
+    """Something a policy did: a guard warned or blocked, a sensor failed, a handler rescued..."""
+
+    model_config = ConfigDict(frozen=True)
+
+    step: int
+    """The engine step."""
+    kind: str
+    """``guard_warn``, ``guard_block``, ``sensor_error``, ``stuck_resolved``, ``stuck_unresolved``,
+    ``approval_granted``, ``approval_rejected`` or ``terminated``."""
+    name: str
+    """The guard, sensor, handler, action or policy concerned."""
+    message: str = ""
+    """What happened."""
 
 
 class GoapState(BaseModel):
@@ -98,5 +133,17 @@ class GoapState(BaseModel):
     """What the last action was expected to produce (for deviation checks)."""
     plans_made: int = 0
     """How many plans this run has made (the first plan included)."""
+    plan_lineage: Annotated[list[PlanVersion], append] = []
+    """Every planning round of the run, in order (append-only; see `goap.lineage`)."""
+    policy_events: Annotated[list[PolicyEvent], append] = []
+    """What guards, sensors, stuck handlers, approvals and termination policies did (append-only)."""
+    pending_approval: dict[str, Any] | None = None
+    """The approval the run waits for: action, plan index, plan version and the form's schema."""
+    approval_granted: dict[str, Any] | None = None
+    """The approval given for the next action: action, plan index, plan version, arguments."""
+    termination: dict[str, Any] | None = None
+    """When a termination policy ended the run: ``{"policy", "reason", "error"}``."""
+    stuck_resolutions: int = 0
+    """How often stuck handlers rescued this run."""
     last_error: str = Field(default="", description="Last error routed by the engine, if any.")
     """Last error routed by the engine, if any."""

@@ -28,7 +28,7 @@ async def test_research_demo_runs_on_sqlite_and_resumes(
 async def test_release_demo_shows_failure_replan_blacklist_and_success(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The main demo fails to sign twice, replans (action_failed), blacklists sign_hsm and ships; replay is clean."""
+    """The demo fails to sign twice, replans, blacklists sign_hsm, warns, is auto-approved and ships; replays."""
     db = str(tmp_path / "rel.db")
     final = await release.main(["--db", db, "--run-id", "rel"])
     out = capsys.readouterr().out
@@ -38,6 +38,11 @@ async def test_release_demo_shows_failure_replan_blacklist_and_success(
     assert out.count("FAIL sign_hsm") == 2
     assert "replanned because: action_failed" in out
     assert "no divergence" in out
+    assert out.count("paused for approval of 'publish'") == 1 and "auto-approving" in out
+    assert "guard warned: release_window: publishing during the Friday change freeze" in out
+    assert final.world_state["channel"] == "stable"
+    assert [e.kind for e in final.policy_events] == ["approval_granted", "guard_warn"]
+    assert "plan history:" in out and "[failure]" in out
     assert "resume:" in out and "replay:" in out
     again = await release.main(["--db", db, "--run-id", "rel"])
     assert again == final

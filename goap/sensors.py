@@ -1,0 +1,102 @@
+"""Sensors: readings of the outside world merged into `world_state` before planning and observing.
+
+A sensor is a function ``fn(world) -> mapping`` (sync or async) or an object with a ``name`` and
+such a ``sense`` method. The planner reads every sensor before each planning round and the
+observer before each observation; the readings are merged into ``world_state`` (later sensors
+win on a shared key). Each reading goes through ``ctx.call``, so it is recorded with the step and
+a replay sees the same world. A failing sensor is recorded in ``GoapState.policy_events`` and its
+last reading (already in ``world_state``) is kept.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from graphengine import Context, ToolCallError
+
+__all__ = ["FunctionalSensor", "Sensor", "SensorReadings", "read_sensors"]
+
+
+@runtime_checkable
+class Sensor(Protocol):
+    """Something that reads facts about the world."""
+
+    @property
+    def name(self) -> str:
+        """Stable name, used in records and replay."""
+        ...
+
+    def sense(self, world: Mapping[str, Any]) -> Any:
+        """The facts read (a mapping), or an awaitable of them."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionalSensor:
+    """A sensor from a function of the current world (sync or async)."""
+
+    name: str
+    """Stable name."""
+    fn: Callable[[Mapping[str, Any]], Mapping[str, Any] | Awaitable[Mapping[str, Any]]]
+    """The reading."""
+
+    def sense(self, world: Mapping[str, Any]) -> Any:
+        """Call ``fn``."""
+        return self.fn(world)
+
+
+def as_sensor(obj: Any) -> Sensor:
+    """A `Sensor` for a sensor object or a plain function (named after it)."""
+    if hasattr(obj, "sense") and hasattr(obj, "name"):
+        return obj  # type: ignore[no-any-return]
+    if callable(obj):
+        return FunctionalSensor(getattr(obj, "__name__", type(obj).__name__), obj)
+    raise TypeError(f"not a sensor: {obj!r} (give a function of the world or an object with name and sense)")
+
+
+@dataclass(frozen=True, slots=True)
+class SensorReadings:
+    """What one round of sensing produced."""
+
+    world: dict[str, Any]
+    """The world with the readings merged."""
+    changed: dict[str, Any]
+    """Facts whose value the readings changed."""
+    errors: tuple[tuple[str, str], ...]
+    """(sensor name, error) of the sensors that failed."""
+
+
+class _Reading:
+    def __init__(self, sensor: Sensor, world: Mapping[str, Any]) -> None:
+        self.sensor = sensor
+        self.world = world
+        self.name = f"sensor:{sensor.name}"
+
+    async def call(self, ctx: Context, _: Any) -> Any:
+        # The world is not passed as the call's input: the input is recorded, and the world is
+        # already in the state.
+        out: Any = self.sensor.sense(dict(self.world))
+        if inspect.isawaitable(out):
+            out = await out
+        if not isinstance(out, Mapping):
+            raise TypeError(f"sensor {self.sensor.name!r} returned {type(out).__name__}, expected a mapping")
+        return dict(out)
+
+
+async def read_sensors(ctx: Context, sensors: Sequence[Sensor], world: Mapping[str, Any]) -> SensorReadings:
+    """Read every sensor in order through ``ctx.call``; failures are collected, never raised."""
+    merged = dict(world)
+    errors: list[tuple[str, str]] = []
+    for s in sensors:
+        try:
+            out = await ctx.call(_Reading(s, merged))
+        except ToolCallError as exc:
+            errors.append((s.name, str(exc).split(" failed: ", 1)[-1]))
+            continue
+        if isinstance(out, dict):
+            merged.update(out)
+    changed = {k: v for k, v in merged.items() if k not in world or world[k] != v}
+    return SensorReadings(merged, changed, tuple(errors))
