@@ -3,7 +3,9 @@
     python goap_crash_worker.py DB RUN_ID LOG
 
 Every action execution appends "pid step action" to LOG (O_APPEND, one write) before it
-returns; the worker first logs "start pid last_committed_step".
+returns; the worker first logs "start pid last_committed_step". With ``GOAP_HANG_AT=ACTION`` in
+the environment, executing ACTION logs "hang pid ACTION" and sleeps, so a test can SIGKILL the
+worker at a known point of the run.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ def graph(store: SQLiteStore, log: str | None) -> GoapGraph:
 
     def act(name: str, out: dict[str, Any], fail: bool = False) -> Any:
         def execute(world: Mapping[str, Any]) -> dict[str, Any]:
+            if fd is not None and os.environ.get("GOAP_HANG_AT") == name:
+                os.write(fd, f"hang {os.getpid()} {name}\n".encode())
+                time.sleep(60)
             time.sleep(0.004)
             if fd is not None:
                 os.write(fd, f"{os.getpid()} {name}\n".encode())
