@@ -53,11 +53,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from graphengine import Branch, Context, Engine, NodeResult, Options, append, fan_out, goto, stop
@@ -96,7 +96,9 @@ class Fan(BaseModel):
     """A fan-out's state: each map branch gets its own ``item`` and appends one result to ``out``."""
 
     item: int = 0
-    out: Annotated[list[int], append] = []
+    # A factory, not `= []`: pydantic deep-copies a mutable default on every construction, which
+    # would make building the K branch inputs cost more than running the branches.
+    out: Annotated[list[int], append] = Field(default_factory=list)
 
 
 class LGCounter(TypedDict):
@@ -418,6 +420,105 @@ def inline_insert(steps: int, tmp: Path) -> Awaitable[Timed]:
     return timed()
 
 
+# ------------------------------------------------------------------------------- (g)-(k) fan-out
+
+
+def our_fan_engine(store: Any, k: int) -> Engine[Fan]:
+    """``split`` -> ``k`` map branches of `work` -> ``join`` on our engine, validated before timing."""
+
+    def split(ctx: Context, s: Fan) -> NodeResult[Fan]:
+        return NodeResult(route=fan_out((Branch("work", Fan(item=i)) for i in range(k)), join="join"))
+
+    def join(ctx: Context, s: Fan) -> NodeResult[Fan]:
+        return NodeResult(route=stop())
+
+    g = Engine(Fan, store=store, options=Options(max_steps=10))
+    g.add("split", split).add("work", work).add("join", join).start_at("split")
+    g.validate()
+    return g
+
+
+async def _fan_run(g: Engine[Fan], k: int) -> Timed:
+    t0 = time.perf_counter()
+    final = await g.run("bench", Fan())
+    dt = time.perf_counter() - t0
+    if final.out != [2 * i for i in range(k)]:  # merged in declared branch order
+        raise AssertionError(f"fan-out results out of order or missing: {final.out[:10]}...")
+    return Timed(dt, sum(final.out))
+
+
+async def ours_fan_memory(k: int, tmp: Path) -> Timed:
+    """(g) Our fan-out on `MemoryStore`."""
+    return await _fan_run(our_fan_engine(MemoryStore(), k), k)
+
+
+async def ours_fan_sqlite(k: int, tmp: Path) -> Timed:
+    """(h) Our fan-out on `SQLiteStore`: every branch result is persisted (group commit) before the join."""
+    async with SQLiteStore(tmp / "fan.db", synchronous=SYNCHRONOUS) as store:
+        return await _fan_run(our_fan_engine(store, k), k)
+
+
+def langgraph_fan(k: int, checkpointer: Any = None) -> Any:
+    """The fan-out as a LangGraph graph: ``split`` sends ``k`` `Send("work", ...)`, then ``join``."""
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.types import Send
+
+    def split(s: LGFan) -> dict[str, Any]:
+        return {}
+
+    def send(s: LGFan) -> list[Any]:
+        return [Send("work", {"item": i, "out": []}) for i in range(k)]
+
+    async def lg_work(s: LGFan) -> dict[str, list[int]]:
+        return {"out": [s["item"] * 2]}
+
+    def join(s: LGFan) -> dict[str, Any]:
+        return {}
+
+    b: Any = StateGraph(LGFan)
+    b.add_node("split", split)
+    b.add_node("work", lg_work)
+    b.add_node("join", join)
+    b.add_edge(START, "split")
+    b.add_conditional_edges("split", send, ["work"])
+    b.add_edge("work", "join")
+    b.add_edge("join", END)
+    return b.compile(checkpointer=checkpointer)
+
+
+async def langgraph_fan_memory(k: int, tmp: Path) -> Timed:
+    """(i) LangGraph ``Send`` fan-out, no checkpointer."""
+    app = langgraph_fan(k)
+    t0 = time.perf_counter()
+    out = await app.ainvoke({"item": 0, "out": []})
+    return Timed(time.perf_counter() - t0, sum(out["out"]))
+
+
+async def langgraph_fan_sqlite(k: int, tmp: Path) -> Timed:
+    """(j) LangGraph ``Send`` fan-out with `AsyncSqliteSaver`, ``durability="sync"``."""
+    saver, conn = await open_langgraph_saver(tmp / "langgraph-fan.db")
+    try:
+        app = langgraph_fan(k, saver)
+        t0 = time.perf_counter()
+        out = await app.ainvoke({"item": 0, "out": []}, _lg_config(10, "bench"), durability="sync")
+        return Timed(time.perf_counter() - t0, sum(out["out"]))
+    finally:
+        await conn.close()
+
+
+async def gather_fan(k: int, tmp: Path) -> Timed:
+    """(k) The floor: build the inputs, ``asyncio.gather`` the same `work` calls, merge once."""
+    t0 = time.perf_counter()
+    ctx = Context("raw", 1, "work")
+    results = await asyncio.gather(*(work(ctx, Fan(item=i)) for i in range(k)))
+    out: list[int] = []
+    for r in results:
+        assert r.delta is not None
+        out += r.delta.out
+    final = Fan().model_copy(update={"out": out})
+    return Timed(time.perf_counter() - t0, sum(final.out))
+
+
 # ------------------------------------------------------------------------------- bytes per step
 
 
@@ -434,6 +535,22 @@ class Stored:
     parts: dict[str, int]
     """Bytes of the main columns (``sum(length(col))``), to show where the bytes are."""
     final_items: int
+    half_file_bytes: int = 0
+    """File bytes of the same run stopped at ``steps // 2`` (a separate run; 0: not measured)."""
+    empty_file_bytes: int = 0
+    """File bytes of the same store holding its schema and no run."""
+
+    @property
+    def halves(self) -> tuple[float, float] | None:
+        """(B/step over the first half, B/step over the second half), from the half and full runs.
+
+        The first half leaves out the empty schema's pages, which no step added.
+        """
+        h = self.steps // 2
+        if not self.half_file_bytes or h == 0:
+            return None
+        first = (self.half_file_bytes - self.empty_file_bytes) / h
+        return first, (self.file_bytes - self.half_file_bytes) / (self.steps - h)
 
 
 def measure_file(path: Path, parts_sql: dict[str, str]) -> tuple[int, int, dict[str, int]]:
@@ -452,8 +569,10 @@ def measure_file(path: Path, parts_sql: dict[str, str]) -> tuple[int, int, dict[
     return size, int(payload), parts
 
 
-async def ours_growing(steps: int, tmp: Path, snapshot_every: int | None = None) -> Stored:
-    """Our engine on SQLite, one node appending one item per step."""
+async def ours_growing(
+    steps: int, tmp: Path, snapshot_every: int | None = None, blob: int = BLOB_BYTES
+) -> Stored:
+    """Our engine on SQLite, one node appending one item per step next to a ``blob``-byte field."""
     path = tmp / "ours-grow.db"
     # None: the engine's default snapshot policy. Else a snapshot every `snapshot_every` steps and
     # at the end only, with the size trigger (snapshot_ratio) switched off.
@@ -470,7 +589,7 @@ async def ours_growing(steps: int, tmp: Path, snapshot_every: int | None = None)
     async with SQLiteStore(path, synchronous=SYNCHRONOUS) as store:
         g = Engine(Growing, store=store, options=opts)
         g.add("add", add).start_at("add")
-        final = await g.run("bench", Growing())
+        final = await g.run("bench", Growing(blob="b" * blob))
     file_bytes, payload, parts = measure_file(
         path,
         {
@@ -489,8 +608,20 @@ async def ours_growing(steps: int, tmp: Path, snapshot_every: int | None = None)
     return Stored(label, steps, file_bytes, payload, parts, len(final.items))
 
 
-async def langgraph_growing(steps: int, tmp: Path) -> Stored:
-    """LangGraph with `AsyncSqliteSaver`, one node appending one item per step."""
+async def empty_file(kind: str, tmp: Path) -> int:
+    """File bytes of a store of ``kind`` ("ours" or "langgraph") with its schema and nothing else."""
+    path = tmp / f"{kind}-empty.db"
+    if kind == "langgraph":
+        _, conn = await open_langgraph_saver(path)
+        await conn.close()
+    else:
+        async with SQLiteStore(path, synchronous=SYNCHRONOUS):
+            pass
+    return measure_file(path, {})[0]
+
+
+async def langgraph_growing(steps: int, tmp: Path, blob: int = BLOB_BYTES) -> Stored:
+    """LangGraph with `AsyncSqliteSaver`, one node appending one item per step next to a ``blob``-byte field."""
     from langgraph.graph import END, START, StateGraph
 
     path = tmp / "langgraph-grow.db"
@@ -508,7 +639,9 @@ async def langgraph_growing(steps: int, tmp: Path) -> Stored:
     saver, conn = await open_langgraph_saver(path)
     try:
         app = b.compile(checkpointer=saver)
-        out = await app.ainvoke({"items": []}, _lg_config(steps, "bench"), durability="sync")
+        out = await app.ainvoke(
+            {"items": [], "blob": "b" * blob}, _lg_config(steps, "bench"), durability="sync"
+        )
     finally:
         await conn.close()
     file_bytes, payload, parts = measure_file(
@@ -534,24 +667,89 @@ class Spec:
     fn: Variant
     slow: bool = False
     """Runs `--slow-steps` steps instead of `--steps`."""
+    ref: str = ""
+    """Key of the row the ratio column compares this one with."""
 
 
 MEMORY = "in memory"
 SQLITE = f"SQLite file, commit per step (WAL, synchronous={SYNCHRONOUS})"
 HOPS = "where a SQLite step goes (diagnostics)"
+ADAPTER = "LangGraph adapter (issue 22): the loop through to_langgraph, no checkpointer"
 
 SPECS: tuple[Spec, ...] = (
     Spec("a", "ours: Engine + MemoryStore", MEMORY, ours_memory),
-    Spec("b", "LangGraph StateGraph.ainvoke, no checkpointer", MEMORY, langgraph_memory),
-    Spec("c", "floor: raw loop (await + pydantic merge)", MEMORY, raw_memory),
+    Spec("b", "LangGraph StateGraph.ainvoke, no checkpointer", MEMORY, langgraph_memory, ref="a"),
+    Spec("c", "floor: raw loop (await + pydantic merge)", MEMORY, raw_memory, ref="a"),
     Spec("d", "ours: Engine + SQLiteStore", SQLITE, ours_sqlite),
-    Spec("e", 'LangGraph + AsyncSqliteSaver, durability="sync"', SQLITE, langgraph_sqlite, slow=True),
-    Spec("f", "floor: raw aiosqlite INSERT + commit per step", SQLITE, raw_aiosqlite),
+    Spec(
+        "e", 'LangGraph + AsyncSqliteSaver, durability="sync"', SQLITE, langgraph_sqlite, slow=True, ref="d"
+    ),
+    Spec("f", "floor: raw aiosqlite INSERT + commit per step", SQLITE, raw_aiosqlite, ref="d"),
     Spec("hop", "aiosqlite round trip, SELECT 1 (one hop)", HOPS, hop_select1),
     Spec("save", "ours: SQLiteStore.save_step alone (hop + our INSERT)", HOPS, save_step_alone),
     Spec("sql", "floor's INSERT, autocommit, sqlite3 in-thread (no hop)", HOPS, inline_insert),
 )
-"""Every timed row, in table order; ratios compare each row with the group's first row."""
+"""The loop's timed rows, in table order."""
+
+FAN_SPECS: tuple[Spec, ...] = (
+    Spec("g", "ours: Engine + MemoryStore", "", ours_fan_memory),
+    Spec("h", "ours: Engine + SQLiteStore, every branch persisted", "", ours_fan_sqlite),
+    Spec("i", "LangGraph Send, no checkpointer", "", langgraph_fan_memory, ref="g"),
+    Spec("j", 'LangGraph Send + AsyncSqliteSaver, durability="sync"', "", langgraph_fan_sqlite, ref="h"),
+    Spec("k", "floor: asyncio.gather of the same work calls + one merge", "", gather_fan, ref="g"),
+)
+"""The rows of one fan-out group; `fan_rows` gives them their K (key suffix, group, branches)."""
+
+ADAPTER_ROWS: tuple[tuple[str, str], ...] = (
+    ("l", ""),
+    ("m", "l"),
+    ("n", "l"),
+)
+"""Keys and ratio references of the three `bench.langgraph_adapter.adapter_rows` rows, in its order."""
+
+
+def fan_group(k: int) -> str:
+    """Title of the fan-out group with ``k`` branches."""
+    return f"fan-out (issue 18): split -> K={k:,} map branches (async work) -> join; µs per branch"
+
+
+def loop_rows(steps: int, slow_steps: int, keys: set[str] | None = None) -> list[tuple[Spec, Row]]:
+    """The loop's rows (with their specs), optionally only those with these keys."""
+    return [
+        (
+            s,
+            Row(
+                s.key,
+                s.label,
+                s.group,
+                slow_steps if s.slow else steps,
+                s.ref,
+                expect=target_of(slow_steps if s.slow else steps),
+            ),
+        )
+        for s in SPECS
+        if keys is None or s.key in keys
+    ]
+
+
+def fan_rows(ks: Sequence[int]) -> list[tuple[Spec, Row]]:
+    """One group of `FAN_SPECS` rows per branch count; keys are the spec key plus K (``g100``)."""
+    return [
+        (
+            s,
+            Row(
+                f"{s.key}{k}",
+                s.label,
+                fan_group(k),
+                k,
+                f"{s.ref}{k}" if s.ref else "",
+                unit="branch",
+                expect=checksum_of(k),
+            ),
+        )
+        for k in ks
+        for s in FAN_SPECS
+    ]
 
 
 @dataclass(slots=True)
@@ -565,29 +763,71 @@ class Report:
     rows: list[Row]
     stored: list[Stored]
     env: dict[str, str]
+    fanout: tuple[int, ...] = ()
+    blob_bytes: int = BLOB_BYTES
 
     def row(self, key: str) -> Row:
         """The row with this key."""
         return next(r for r in self.rows if r.key == key)
+
+    def get(self, key: str) -> Row | None:
+        """The row with this key, or None when it was not measured."""
+        return next((r for r in self.rows if r.key == key), None)
 
 
 def _missing_peer(exc: ImportError) -> str:
     return f"n/a: {exc.name or exc} not installed (pip install -e '.[dev]')"
 
 
+async def _adapter_rep(rows: list[Row], steps: int) -> None:
+    """One repetition of `bench.langgraph_adapter.adapter_rows` into the three adapter rows."""
+    if rows[0].error:
+        return
+    try:
+        from bench.langgraph_adapter import adapter_rows
+
+        rates = await adapter_rows(steps, 1)
+    except ImportError as exc:
+        for r in rows:
+            r.error = _missing_peer(exc)
+        return
+    except AssertionError as exc:  # adapter_rows checks every variant's final state
+        for r in rows:
+            r.error = f"wrong final state: {exc}"
+        return
+    for row, rate in zip(rows, rates, strict=True):
+        if not row.label:
+            row.label = rate.label
+        row.us_per_step.append(rate.us_per_step)
+
+
 async def measure(
-    steps: int, slow_steps: int, repeat: int, grow_steps: int, *, keys: set[str] | None = None
+    steps: int,
+    slow_steps: int,
+    repeat: int,
+    grow_steps: int,
+    *,
+    keys: set[str] | None = None,
+    fanout: Sequence[int] = (),
+    adapter: bool = False,
+    blob_bytes: int = BLOB_BYTES,
 ) -> Report:
-    """Run every variant ``repeat`` times (interleaved, so drift hits all rows alike)."""
-    specs = [s for s in SPECS if keys is None or s.key in keys]
-    rows = [Row(s.key, s.label, s.group, slow_steps if s.slow else steps) for s in specs]
+    """Run every variant ``repeat`` times (interleaved, so drift hits all rows alike).
+
+    ``keys`` picks loop rows (and ``"bytes"`` for the bytes section); ``fanout`` adds one fan-out
+    group per branch count; ``adapter`` adds the LangGraph adapter group.
+    """
+    timed = loop_rows(steps, slow_steps, keys) + fan_rows(fanout)
+    adapter_group = (
+        [Row(k, "", ADAPTER, slow_steps, ref, expect=None) for k, ref in ADAPTER_ROWS] if adapter else []
+    )
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as d:
         base = Path(d)
         for rep in range(repeat):
-            for spec, row in zip(specs, rows, strict=True):
+            for spec, row in timed:
                 if row.error:
                     continue
-                tmp = base / f"{spec.key}-{rep}"
+                tmp = base / f"{row.key}-{rep}"
                 tmp.mkdir()
                 try:
                     t = await spec.fn(row.steps, tmp)
@@ -596,25 +836,42 @@ async def measure(
                     continue
                 row.us_per_step.append(t.seconds / row.steps * 1e6)
                 row.finals.append(t.final)
+            if adapter_group:
+                await _adapter_rep(adapter_group, slow_steps)
         stored: list[Stored] = []
         if grow_steps > 0 and (keys is None or "bytes" in keys):
-            growers: tuple[tuple[str, Callable[[Path], Awaitable[Stored]]], ...] = (
-                ("ours", lambda p: ours_growing(grow_steps, p)),
-                ("ours-final-only", lambda p: ours_growing(grow_steps, p, snapshot_every=grow_steps)),
-                ("langgraph", lambda p: langgraph_growing(grow_steps, p)),
+            growers: tuple[tuple[str, Callable[[int, Path], Awaitable[Stored]]], ...] = (
+                ("ours", lambda n, p: ours_growing(n, p, blob=blob_bytes)),
+                (
+                    "ours-final-only",
+                    lambda n, p: ours_growing(n, p, snapshot_every=n, blob=blob_bytes),
+                ),
+                ("langgraph", lambda n, p: langgraph_growing(n, p, blob=blob_bytes)),
             )
             for name, grow in growers:
-                tmp = base / f"grow-{name}"
-                tmp.mkdir()
+                (base / f"grow-{name}").mkdir()
+                (base / f"grow-{name}-half").mkdir()
                 try:
-                    stored.append(await grow(tmp))
+                    full = await grow(grow_steps, base / f"grow-{name}")
+                    half = (
+                        await grow(grow_steps // 2, base / f"grow-{name}-half") if grow_steps >= 2 else None
+                    )
+                    empty = await empty_file(
+                        "langgraph" if name == "langgraph" else "ours", base / f"grow-{name}"
+                    )
                 except ImportError:
                     continue
-    return Report(steps, slow_steps, repeat, grow_steps, rows, stored, environment())
+                if half is not None:
+                    full = replace(full, half_file_bytes=half.file_bytes, empty_file_bytes=empty)
+                stored.append(full)
+    rows = [r for _, r in timed] + adapter_group
+    return Report(
+        steps, slow_steps, repeat, grow_steps, rows, stored, environment(), tuple(fanout), blob_bytes
+    )
 
 
 def environment() -> dict[str, str]:
-    """Versions that matter for the numbers."""
+    """Versions that matter for the numbers, and the load average when the run ended."""
     from importlib.metadata import PackageNotFoundError, version
 
     env = {
@@ -641,83 +898,131 @@ def _ratio(row: Row, ref: Row | None) -> str:
     return f"{m / r:.1f}x"
 
 
+_COUNT = {"step": "steps", "branch": "K"}
+
+
 def render(rep: Report) -> str:
     """The table, the targets and the bytes per step, as text."""
     out: list[str] = []
     e = rep.env
-    out.append(
-        f"graphengine engine benchmark: 2-node loop (inc async, check sync); median of {rep.repeat} runs"
-    )
+    out.append(f"graphengine engine benchmark; median of {rep.repeat} runs, interleaved")
     out.append("  " + ", ".join(f"{k} {v}" for k, v in e.items()))
-    out.append("  ratio = row's µs/step / ours' µs/step in the same group (>1: slower than ours)")
+    out.append("  ratio = row's µs / the µs of the row named after it, in the same run (>1: slower than it)")
     w = max(len(r.label) for r in rep.rows) if rep.rows else 10
-    head = f"  {'':5} {'variant':{w}} {'steps':>7} {'µs/step':>9} {'steps/s':>10} {'ratio':>7}  {'min-max µs':>15}"
+    kw = max((len(r.key) for r in rep.rows), default=1) + 1
     group = ""
-    ref: Row | None = None
     for row in rep.rows:
         if row.group != group:
             group = row.group
-            ref = row if row.key in ("a", "d") else None
+            u = row.unit
             out.append("")
             out.append(f"{group}")
-            out.append(head)
+            out.append(
+                f"  {'':{kw}} {'variant':{w}} {_COUNT[u]:>7} {'µs/' + u:>10} {u + 'es/s' if u == 'branch' else u + 's/s':>11} "
+                f"{'ratio':>10}  {'min-max µs':>17}"
+            )
         m = row.median_us
         if m is None:
-            out.append(f"  {row.key + ')':5} {row.label:{w}} {row.steps:>7} {row.error or 'n/a'}")
+            out.append(f"  {row.key + ')':{kw}} {row.label:{w}} {row.steps:>7} {row.error or 'n/a'}")
             continue
         spread = f"{min(row.us_per_step):.1f}-{max(row.us_per_step):.1f}"
+        ref = rep.get(row.ref) if row.ref else None
+        ratio = _ratio(row, ref)
+        ratio = f"{ratio} {row.ref}" if ratio else ""
         out.append(
-            f"  {row.key + ')':5} {row.label:{w}} {row.steps:>7} {m:>9.1f} {1e6 / m:>10,.0f} "
-            f"{_ratio(row, ref):>7}  {spread:>15}"
+            f"  {row.key + ')':{kw}} {row.label:{w}} {row.steps:>7} {m:>10.1f} {1e6 / m:>11,.0f} "
+            f"{ratio:>10}  {spread:>17}"
         )
     out.append("")
-    out.append("targets (issue 16)")
+    out.append("targets (issue 16: loop; issue 18: fan-out; issue 19: storage)")
     for ok, text in targets(rep):
         out.append(f"  [{'ok' if ok else ('MISS' if ok is False else 'n/a')}] {text}")
     if rep.stored:
         out.append("")
         out.append(
-            f"bytes stored per step: one node appending one {ITEM_BYTES}-byte string per step, "
-            f"{rep.grow_steps} steps, SQLite"
+            f"bytes stored per step (issue 19): one node appending one {ITEM_BYTES}-byte string per step next to "
+            f"a {rep.blob_bytes:,}-byte field that never changes, {rep.grow_steps} steps, SQLite"
         )
         out.append(
             "  file = database size after wal_checkpoint(TRUNCATE) + VACUUM; "
             "payload = sum(payload) over all tables and indexes (dbstat)"
         )
+        out.append(
+            f"  1st half = (file of a separate {rep.grow_steps // 2}-step run - the empty schema's file) / its "
+            "steps; 2nd half = (full file - that file) / the remaining steps"
+        )
         lg = next((s for s in rep.stored if s.label.startswith("LangGraph")), None)
         ws = max(len(x.label) for x in rep.stored)
         out.append(
-            f"  {'variant':{ws}} {'file B/step':>12} {'payload B/step':>15} {'LG/ours':>8}  where the bytes are"
+            f"  {'variant':{ws}} {'file B/step':>12} {'1st half':>9} {'2nd half':>9} {'payload B/step':>15} "
+            f"{'LG/ours':>8}  where the bytes are"
         )
         for s in rep.stored:
             fb, pb = s.file_bytes / s.steps, s.payload_bytes / s.steps
-            ratio = "" if lg is None or s is lg else f"{lg.payload_bytes / s.payload_bytes:.0f}x"
+            ratio = "" if lg is None or s is lg else f"{lg.file_bytes / s.file_bytes:.0f}x"
+            h = s.halves
+            h1, h2 = (f"{h[0]:,.0f}", f"{h[1]:,.0f}") if h else ("", "")
             parts = ", ".join(f"{k} {v / s.steps:,.0f}" for k, v in s.parts.items())
-            out.append(f"  {s.label:{ws}} {fb:>12,.0f} {pb:>15,.0f} {ratio:>8}  {parts} B/step")
+            out.append(
+                f"  {s.label:{ws}} {fb:>12,.0f} {h1:>9} {h2:>9} {pb:>15,.0f} {ratio:>8}  {parts} B/step"
+            )
     return "\n".join(out)
 
 
-def targets(rep: Report) -> list[tuple[bool | None, str]]:
-    """Each target of the issue with whether this run met it."""
-    a, b, c, d, ee, f = (rep.row(k) if any(r.key == k for r in rep.rows) else None for k in "abcdef")
+FLAT = 1.5
+"""Storage is "flat" when the second half of the run costs at most this many times the first."""
 
-    def med(r: Row | None) -> float | None:
+
+def targets(rep: Report) -> list[tuple[bool | None, str]]:
+    """Each target of the issues with whether this run met it."""
+
+    def med(key: str) -> float | None:
+        r = rep.get(key)
         return None if r is None else r.median_us
 
     res: list[tuple[bool | None, str]] = []
-    am, bm, dm, em, fm = med(a), med(b), med(d), med(ee), med(f)
+    am, bm, dm, em, fm = (med(k) for k in "abdef")
     if am is not None:
-        res.append((am <= 10, f"in memory <= 10 µs/step: {am:.1f}"))
+        res.append((am <= 10, f"loop in memory <= 10 µs/step: {am:.1f}"))
     if am is not None and bm is not None:
-        res.append((bm / am >= 30, f"in memory >= 30x LangGraph ainvoke: {bm / am:.1f}x"))
+        res.append((bm / am >= 30, f"loop in memory >= 30x LangGraph ainvoke: {bm / am:.1f}x"))
     if dm is not None:
-        res.append((dm <= 100, f"SQLite <= 100 µs/step: {dm:.1f}"))
+        res.append((dm <= 100, f"loop on SQLite <= 100 µs/step: {dm:.1f}"))
     if dm is not None and em is not None:
-        res.append((em / dm >= 10, f"SQLite >= 10x LangGraph AsyncSqliteSaver: {em / dm:.1f}x"))
+        res.append((em / dm >= 10, f"loop on SQLite >= 10x LangGraph AsyncSqliteSaver: {em / dm:.1f}x"))
     if dm is not None and fm is not None:
-        res.append((dm < fm, f"SQLite faster than the raw aiosqlite floor: {dm:.1f} vs {fm:.1f} µs/step"))
+        res.append(
+            (dm < fm, f"loop on SQLite faster than the raw aiosqlite floor: {dm:.1f} vs {fm:.1f} µs/step")
+        )
+    for k in rep.fanout:
+        gm, hm, im, jm, km = (med(f"{x}{k}") for x in "ghijk")
+        if gm is not None:
+            floor = f" (gather floor {km:.1f})" if km is not None else ""
+            res.append((gm <= 15, f"fan-out K={k} in memory <= 15 µs/branch: {gm:.1f}{floor}"))
+        if gm is not None and im is not None:
+            res.append((im / gm >= 15, f"fan-out K={k} in memory >= 15x LangGraph Send: {im / gm:.1f}x"))
+        if hm is not None:
+            res.append((hm <= 60, f"fan-out K={k} on SQLite <= 60 µs/branch: {hm:.1f}"))
+        if hm is not None and jm is not None:
+            res.append(
+                (
+                    jm / hm >= 10,
+                    f"fan-out K={k} on SQLite >= 10x LangGraph Send + AsyncSqliteSaver: {jm / hm:.1f}x",
+                )
+            )
     ours = next((x for x in rep.stored if x.label.startswith("ours") and "default" in x.label), None)
     if ours is not None:
+        fb = ours.file_bytes / ours.steps
+        res.append((fb <= 300, f"storage: ours <= 300 B/step on disk over {ours.steps} steps: {fb:,.0f}"))
+        h = ours.halves
+        if h is not None:
+            res.append(
+                (
+                    h[1] <= FLAT * h[0],
+                    f"storage flat as the run grows: 2nd half {h[1]:,.0f} vs 1st half {h[0]:,.0f} B/step "
+                    f"(bound: {FLAT:g}x)",
+                )
+            )
         delta, snap = ours.parts["deltas"] / ours.steps, ours.parts["snapshots"] / ours.steps
         # The end snapshot is one per run, not per step; what must stay flat is the rest.
         res.append(
@@ -727,7 +1032,6 @@ def targets(rep: Report) -> list[tuple[bool | None, str]]:
                 f"{delta:,.0f} B/step, mid-run snapshots {snap:,.0f} B/step (bound: 2x deltas)",
             )
         )
-    del c
     return res
 
 
@@ -738,6 +1042,8 @@ def to_json(rep: Report) -> dict[str, Any]:
         "slow_steps": rep.slow_steps,
         "repeat": rep.repeat,
         "grow_steps": rep.grow_steps,
+        "blob_bytes": rep.blob_bytes,
+        "fanout": list(rep.fanout),
         "synchronous": SYNCHRONOUS,
         "env": rep.env,
         "rows": [
@@ -746,6 +1052,8 @@ def to_json(rep: Report) -> dict[str, Any]:
                 "label": r.label,
                 "group": r.group,
                 "steps": r.steps,
+                "unit": r.unit,
+                "ref": r.ref,
                 "median_us_per_step": r.median_us,
                 "us_per_step": r.us_per_step,
                 "finals": r.finals,
@@ -753,9 +1061,19 @@ def to_json(rep: Report) -> dict[str, Any]:
             }
             for r in rep.rows
         ],
-        "stored": [asdict(s) for s in rep.stored],
+        "stored": [{**asdict(s), "halves": s.halves} for s in rep.stored],
         "targets": [{"met": ok, "target": text} for ok, text in targets(rep)],
     }
+
+
+def _branch_counts(text: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected branch counts like 100,1000, got {text!r}") from None
+    if any(k < 1 for k in ks):
+        raise argparse.ArgumentTypeError(f"branch counts must be >= 1, got {text!r}")
+    return ks
 
 
 def main(argv: list[str]) -> int:
@@ -766,12 +1084,27 @@ def main(argv: list[str]) -> int:
         "--slow-steps",
         type=int,
         default=None,
-        help="steps for LangGraph + AsyncSqliteSaver (default: min(steps, 2000))",
+        help="steps for LangGraph + AsyncSqliteSaver and the adapter group (default: min(steps, 2000))",
     )
     p.add_argument("--repeat", type=int, default=3, help="runs per variant; the median is shown (default 3)")
     p.add_argument(
         "--grow-steps", type=int, default=1000, help="steps of the bytes-per-step run (0: skip; default 1000)"
     )
+    p.add_argument(
+        "--blob-bytes",
+        type=int,
+        default=BLOB_BYTES,
+        help=f"size of the unchanged field in the bytes-per-step run (default {BLOB_BYTES})",
+    )
+    p.add_argument(
+        "--fanout",
+        type=_branch_counts,
+        default=FANOUT,
+        metavar="K,K",
+        help="branch counts of the fan-out groups (default 100,1000)",
+    )
+    p.add_argument("--skip-fanout", action="store_true", help="leave out the fan-out groups")
+    p.add_argument("--skip-adapter", action="store_true", help="leave out the LangGraph adapter group")
     p.add_argument("--json", type=Path, default=None, metavar="FILE", help="also write the results as JSON")
     a = p.parse_args(argv)
     slow = a.slow_steps if a.slow_steps is not None else min(a.steps, 2000)
@@ -780,8 +1113,20 @@ def main(argv: list[str]) -> int:
             p.error(f"{name} must be an even number >= 2, got {v}")
     if a.repeat < 1:
         p.error("--repeat must be >= 1")
-    rep = asyncio.run(measure(a.steps, slow, a.repeat, a.grow_steps))
-    bad = [r for r in rep.rows if r.finals and any(x != target_of(r.steps) for x in r.finals)]
+    if a.blob_bytes < 0:
+        p.error("--blob-bytes must be >= 0")
+    rep = asyncio.run(
+        measure(
+            a.steps,
+            slow,
+            a.repeat,
+            a.grow_steps,
+            fanout=() if a.skip_fanout else a.fanout,
+            adapter=not a.skip_adapter,
+            blob_bytes=a.blob_bytes,
+        )
+    )
+    bad = [r for r in rep.rows if r.expect is not None and any(x != r.expect for x in r.finals)]
     print(render(rep))
     if a.json is not None:
         a.json.write_text(json.dumps(to_json(rep), indent=2) + "\n")
