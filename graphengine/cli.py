@@ -7,6 +7,7 @@
     graphengine resume  MODULE:ENGINE RUN [--store URL] [--input JSON] [--json]
     graphengine replay  MODULE:ENGINE RUN [--store URL] [--json]
     graphengine render  MODULE:ENGINE [-o FILE] [--format dot|mermaid|png|svg|pdf] [--run RUN --store URL]
+    graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
 
 `--store` may come before or after the subcommand, or from `GRAPHENGINE_STORE`. `MODULE:ENGINE`
 names an `Engine` (used with the `--store` store when one is given) or a function returning one,
@@ -429,6 +430,25 @@ async def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+async def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve an engine's HTTP API and inspector until SIGINT/SIGTERM (see `graphengine.server`)."""
+    try:
+        import uvicorn
+
+        from .server import create_app, token_from_env
+    except ImportError as exc:
+        raise CliError(f"serve needs the server extra: pip install graphengine[server] ({exc})") from exc
+    store = _store(args)
+    assert store is not None
+    try:
+        app = create_app(_load_engine(args.engine, store), token=token_from_env(args.token_env))
+        config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
+        await uvicorn.Server(config).serve()
+    finally:
+        await store.close()
+    return 0
+
+
 async def cmd_resume(args: argparse.Namespace) -> int:
     """Resume a run with an engine, showing progress; prints where it ended."""
     store = _store(args, required=False)
@@ -586,6 +606,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("export", cmd_export, "a run as JSON lines")
     sp.add_argument("run", metavar="RUN")
     sp.add_argument("-o", "--output", metavar="FILE")
+
+    sp = add("serve", cmd_serve, "serve an engine's HTTP API and run inspector (extra: server)")
+    sp.add_argument("engine", metavar="MODULE:ENGINE")
+    sp.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free port)")
+    sp.add_argument(
+        "--token-env",
+        default="GRAPHENGINE_TOKEN",
+        metavar="VAR",
+        help="environment variable holding the bearer token; when set, every route requires it",
+    )
+    sp.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
     sp = add("resume", cmd_resume, "resume a run with an engine")
     sp.add_argument("engine", metavar="MODULE:ENGINE")
