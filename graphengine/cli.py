@@ -438,8 +438,10 @@ async def cmd_serve(args: argparse.Namespace) -> int:
         from .server import create_app, token_from_env
     except ImportError as exc:
         raise CliError(f"serve needs the server extra: pip install graphengine[server] ({exc})") from exc
-    store = _store(args)
-    assert store is not None
+    url = args.store or args.store_main or os.environ.get("GRAPHENGINE_STORE")
+    if not url:
+        raise CliError("no store: pass --store URL (e.g. --store sqlite:///runs.db) or set GRAPHENGINE_STORE")
+    store = open_store(url)  # serve starts runs: unlike the inspecting commands, it may create the database
     try:
         app = create_app(_load_engine(args.engine, store), token=token_from_env(args.token_env))
         config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
