@@ -12,6 +12,8 @@ The default strategy is :class:`AStar` with the LM-cut heuristic: optimal (least
 """
 
 from goap.actions import ActionSpec, CostFunction
+from goap.anytime import AnytimeStrategy
+from goap.approval import Approval
 from goap.conditions import Add, Compare, OneOf, add, eq, ge, gt, in_, le, lt, ne, sub
 from goap.constraints import (
     Capacity,
@@ -27,22 +29,41 @@ from goap.csp import CspPipeline, pipeline_plan
 from goap.errors import ModelError, PlanningError, ProblemFormatError
 from goap.explain import NoPlanExplanation, UnreachableCondition
 from goap.features import ProblemFeatures, RoutingDecision, extract_features
-from goap.goals import GoalSpec, MultiGoal
-from goap.graph import GoapGraph
+from goap.goals import GoalSpec, MultiGoal, SoftGoal, soft_score
+from goap.graph import GoapGraph, GoapReplayReport
+from goap.guards import FunctionalGuard, Guard, GuardResult
 from goap.heuristics import HEURISTICS
 from goap.history import ActionRecord, ExecutionHistory, MemoryExecutionHistory, StoreExecutionHistory
 from goap.interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
+from goap.lineage import PlanDivergence, PlanVersion
 from goap.mcts import Mcts
 from goap.nodes import GoapConfig
 from goap.planner import plan
 from goap.problem import Problem, load_problem, problem_from_dict
+from goap.qos import ActionQos
+from goap.reflexion import Reflection, ReflexionTracer
+from goap.repair import RepairStrategy
 from goap.result import Plan, PlanResult, SearchStats
 from goap.router import RuleBasedClassifier, StrategyClassifier, StrategyRouter
 from goap.schedule import Schedule, ScheduledAction, dependencies
 from goap.score import BendableScore, HardSoftScore, Score, SimpleScore
+from goap.sensors import FunctionalSensor, Sensor
 from goap.serialize import goal_from_dict, goal_to_dict
-from goap.state import ActionOutcome, GoapState, GoapStatus, ReplanReason
+from goap.state import ActionOutcome, GoapState, GoapStatus, PolicyEvent, ReplanReason
 from goap.strategies import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
+from goap.stuck import FunctionalStuckHandler, StuckHandler, StuckResolution
+from goap.termination import (
+    AllOf,
+    FirstOf,
+    MaxActions,
+    MaxCost,
+    MaxLLMCalls,
+    MaxTokens,
+    MaxWallClock,
+    OnStuck,
+    Termination,
+    TerminationPolicy,
+)
 from goap.tracing import LoggingTracer, MultiTracer, NullTracer, PlanningTracer
 from goap.transitions import (
     DeterministicTransitionModel,
@@ -50,14 +71,19 @@ from goap.transitions import (
     TransitionModel,
     assert_expected_matches_declared,
 )
+from goap.utility import UtilityStrategy
 
 __all__ = [
     "AStar",
     "ActionOutcome",
+    "ActionQos",
     "ActionRecord",
     "ActionSpec",
     "Add",
+    "AllOf",
     "AmbiguousGoalError",
+    "AnytimeStrategy",
+    "Approval",
     "BendableScore",
     "Capacity",
     "Compare",
@@ -70,17 +96,29 @@ __all__ = [
     "DeterministicTransitionModel",
     "DivergencePolicy",
     "ExecutionHistory",
+    "FirstOf",
+    "FunctionalGuard",
+    "FunctionalSensor",
+    "FunctionalStuckHandler",
     "GoalInterpretationError",
     "GoalInterpreter",
     "GoalSpec",
     "GoapConfig",
     "GoapGraph",
+    "GoapReplayReport",
     "GoapState",
     "GoapStatus",
     "GreedyBestFirst",
+    "Guard",
+    "GuardResult",
     "HEURISTICS",
     "HardSoftScore",
     "LoggingTracer",
+    "MaxActions",
+    "MaxCost",
+    "MaxLLMCalls",
+    "MaxTokens",
+    "MaxWallClock",
     "Mcts",
     "MemoryExecutionHistory",
     "ModelError",
@@ -89,15 +127,22 @@ __all__ = [
     "NoPlanExplanation",
     "NullTracer",
     "Objective",
+    "OnStuck",
     "OneOf",
     "Plan",
+    "PlanDivergence",
     "PlanResult",
+    "PlanVersion",
     "PlanningError",
     "PlanningStrategy",
     "PlanningTracer",
+    "PolicyEvent",
     "Problem",
     "ProblemFeatures",
     "ProblemFormatError",
+    "Reflection",
+    "ReflexionTracer",
+    "RepairStrategy",
     "ReplanReason",
     "ResourceConstraint",
     "RoutingDecision",
@@ -107,13 +152,20 @@ __all__ = [
     "ScheduledAction",
     "Score",
     "SearchStats",
+    "Sensor",
     "SimpleScore",
+    "SoftGoal",
     "SolverReport",
     "StoreExecutionHistory",
     "StrategyClassifier",
     "StrategyRouter",
+    "StuckHandler",
+    "StuckResolution",
+    "Termination",
+    "TerminationPolicy",
     "TransitionModel",
     "UnreachableCondition",
+    "UtilityStrategy",
     "add",
     "assert_expected_matches_declared",
     "dependencies",
@@ -132,5 +184,6 @@ __all__ = [
     "plan",
     "problem_from_dict",
     "run_nl",
+    "soft_score",
     "sub",
 ]

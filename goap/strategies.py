@@ -261,15 +261,18 @@ STRATEGIES: Mapping[str, Callable[[], PlanningStrategy]] = MappingProxyType(
         "astar": AStar,
         "astar-blind": lambda: AStar(heuristic="blind"),
         "astar-hmax": lambda: AStar(heuristic="hmax"),
+        "anytime": _lazy("goap.anytime", "AnytimeStrategy"),
         "csp-pipeline": _lazy("goap.csp", "CspPipeline"),
         "greedy": GreedyBestFirst,
         "greedy-add": lambda: GreedyBestFirst(heuristic="add"),
+        "repair": _lazy("goap.repair", "RepairStrategy"),
         "wastar": lambda: AStar(heuristic="ff", weight=2.0),
     }
 )
 """Strategy name -> factory of a default-configured strategy.
 
 Every entry solves classical problems and reports its own name in ``PlanResult.strategy``.
-:class:`goap.Mcts` (for stochastic models; weak on long deterministic plans) and
-:class:`goap.StrategyRouter` (reports the strategy it chose) are used directly, not from here.
+:class:`goap.Mcts` (for stochastic models; weak on long deterministic plans),
+:class:`goap.UtilityStrategy` (greedy value, no fixed goal) and :class:`goap.StrategyRouter`
+(reports the strategy it chose) are used directly, not from here.
 """
