@@ -59,8 +59,9 @@ def best_first(
 ) -> SearchOutcome:
     """Run A* (``weight=1``), weighted A* or greedy best-first search from the initial state."""
     start = task.initial
-    # incremental heuristics (LM-cut) hand their landmarks down to the children
-    incremental = canon is None and getattr(h, "incremental", False)
+    # incremental heuristics (LM-cut) hand their landmarks down to the children (not across a
+    # symmetry fold: a child stored as a permuted representative starts afresh)
+    incremental = getattr(h, "incremental", False)
     lms: dict[State, Any] = {}
     if incremental:
         h0, lms[start] = h.evaluate(start, ())  # type: ignore[attr-defined]
@@ -92,7 +93,7 @@ def best_first(
             if incremental:
                 link = parent[s]
                 inherited: Any = ()
-                if link is not None and link[0] in lms:
+                if link is not None and link[2] is None and link[0] in lms:
                     inherited = h.inherit(lms[link[0]], link[1])  # type: ignore[attr-defined]
                 hv, lms[s] = h.evaluate(s, inherited)  # type: ignore[attr-defined]
             else:

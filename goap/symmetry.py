@@ -40,10 +40,8 @@ Perm = tuple[tuple[int, ...], ...]
 """One permutation per class: ``perm[c][i]`` is the new position of object ``i`` of class ``c``."""
 
 
-def _rename(s: Any, mapping: dict[str, str]) -> Any:
-    if not isinstance(s, str):
-        return s
-    return _TOKEN.sub(lambda m: mapping.get(m.group(), m.group()), s)
+_SPLIT = re.compile(r"([A-Za-z0-9]+)")
+"""Splits a string into separators (even positions) and tokens (odd positions)."""
 
 
 def _template(s: str, token: str) -> str:
@@ -62,6 +60,7 @@ class _Checker:
         }
         self.init = frozenset(task.facts(task.initial))
         self.goal = frozenset(frozenset(d) for d in task.goal_facts)
+        self.goal_facts = frozenset(f for d in task.goal_facts for f in d)
         self.sigs = [(frozenset(op.pre), frozenset(op.eff), op.cost) for op in task.ops]
         self.sig_set = set(self.sigs)
         self.facts_of: dict[str, set[int]] = {}
@@ -72,6 +71,8 @@ class _Checker:
                 toks.update(_TOKEN.findall(v))
             for t in toks:
                 self.facts_of.setdefault(t, set()).add(f)
+        self._parts: dict[int, tuple[list[str], list[str] | None, Any]] = {}
+        """Fact -> (key split into separators and tokens, the same for a string value, the value)."""
         self.ops_of: dict[str, set[int]] = {}
         """Token -> operators with a fact that mentions it."""
         fact_toks: dict[int, list[str]] = {}
@@ -84,10 +85,19 @@ class _Checker:
                     self.ops_of.setdefault(t, set()).add(o)
 
     def fact(self, f: int, mapping: dict[str, str]) -> int:
-        k, v = self.names[f]
-        key = _rename(k, mapping)
-        val = _rename(v, mapping)
-        return self.index.get((key, val if not isinstance(val, bool) else ("bool", val)), -1)
+        parts = self._parts.get(f)
+        if parts is None:
+            k, v = self.names[f]
+            parts = self._parts[f] = (
+                _SPLIT.split(k),
+                _SPLIT.split(v) if isinstance(v, str) else None,
+                ("bool", v) if isinstance(v, bool) else v,
+            )
+        kp, vp, plain = parts
+        get = mapping.get
+        key = "".join([get(x, x) for x in kp])
+        val = plain if vp is None else "".join([get(x, x) for x in vp])
+        return self.index.get((key, val), -1)
 
     def swap_holds(self, a: str, b: str) -> bool:
         """Whether swapping tokens ``a`` and ``b`` everywhere is a symmetry of the task.
@@ -105,9 +115,14 @@ class _Checker:
         def m(f: int) -> int:
             return moved.get(f, f)
 
-        if frozenset(m(f) for f in self.init) != self.init:
+        # the swap is an involution, so it maps the moved facts onto themselves one to one: the
+        # initial state is invariant iff every moved initial fact lands on an initial fact
+        init = self.init
+        if any(g not in init for f, g in moved.items() if f in init):
             return False
-        if frozenset(frozenset(m(f) for f in d) for d in self.goal) != self.goal:
+        if not self.goal_facts.isdisjoint(moved) and (
+            frozenset(frozenset(m(f) for f in d) for d in self.goal) != self.goal
+        ):
             return False
         for o in sorted(self.ops_of.get(a, set()) | self.ops_of.get(b, set())):
             pre, eff, cost = self.sigs[o]
@@ -170,36 +185,43 @@ class _Class:
         self.wcode = [(-1 - self.ktid[v]) if self.own[v] >= 0 else v for v in range(nv)]
         self.n = n
         self.identity = tuple(range(n))
+        self.refvars = tuple(w for w in range(nv) if any(r is not None for r in self.ref[w]))
+        """Variables with some value that names an object of the class."""
+        self.sig_parts = tuple(
+            tuple((v, tuple(x if r is None else -1 - r[1] for x, r in enumerate(self.ref[v]))) for v in lst)
+            for lst in self.owned
+        )
+        """Per object: (owned var, value -> signature entry) in template order."""
 
     def canon(self, vals: list[int]) -> tuple[list[int], tuple[int, ...]]:
         n = self.n
         ref = self.ref
-        sigs: list[list[Any]] = []
-        for i in range(n):
-            sig: list[Any] = []
-            for v in self.owned[i]:
-                x = vals[v]
-                r = ref[v][x]
-                sig.append(x if r is None else -1 - r[1])
-            sigs.append(sig)
-        for w, x in enumerate(vals):
-            r = ref[w][x]
+        sigs: list[list[Any]] = [[code[vals[v]] for v, code in parts] for parts in self.sig_parts]
+        wcode = self.wcode
+        for w in self.refvars:
+            r = ref[w][vals[w]]
             if r is not None:
-                sigs[r[0]].append((self.wcode[w], r[1]))
-        order = sorted(range(n), key=lambda i: sigs[i])
+                sigs[r[0]].append((wcode[w], r[1]))
+        for i in range(1, n):
+            if sigs[i] < sigs[i - 1]:
+                break
+        else:
+            return vals, self.identity  # already in canonical order (a stable sort keeps it)
+        order = sorted(range(n), key=sigs.__getitem__)
         newidx = [0] * n
         for k, i in enumerate(order):
             newidx[i] = k
         perm = tuple(newidx)
-        if perm == self.identity:
-            return vals, perm
         out = list(vals)
         own = self.own
+        ktid = self.ktid
+        tv = self.tv
+        vmap = self.vmap
         for v, x in enumerate(vals):
             o = own[v]
-            tgt = v if o < 0 else self.tv[(self.ktid[v], newidx[o])]
+            tgt = v if o < 0 else tv[(ktid[v], newidx[o])]
             r = ref[v][x]
-            out[tgt] = x if r is None else self.vmap[(tgt, r[1], newidx[r[0]])]
+            out[tgt] = x if r is None else vmap[(tgt, r[1], newidx[r[0]])]
         return out, perm
 
 
@@ -216,10 +238,19 @@ class Symmetry:
         self._by_sig: dict[tuple[frozenset[int], frozenset[int], float], CompiledOp] = {}
         for op, sig in zip(task.ops, checker.sigs, strict=True):
             self._by_sig.setdefault(sig, op)
+        self._memo: dict[int, tuple[int, Perm | None]] = {}
+        """Canonical forms already computed (one search generates most states many times)."""
         self.canon: Callable[[State], tuple[State, Any]] = self._canon
         """``canon(state) -> (representative, permutation)``."""
 
     def _canon(self, state: int) -> tuple[int, Perm | None]:
+        hit = self._memo.get(state)
+        if hit is not None:
+            return hit
+        res = self._memo[state] = self._canon_new(state)
+        return res
+
+    def _canon_new(self, state: int) -> tuple[int, Perm | None]:
         vals = [(state >> sh) & m for sh, m in self._varinfo]
         perms = []
         changed = False
@@ -281,7 +312,7 @@ def find_symmetry(task: Task) -> Symmetry | None:
     checker = _Checker(task)
     # candidate tokens: those in fact keys, grouped by a cheap invariant of how they are used
     key_tokens = {t for v in task.variables for t in _TOKEN.findall(v.name)}
-    goal_facts = {f for d in checker.goal for f in d}
+    goal_facts = checker.goal_facts
     stats: dict[str, tuple[int, ...]] = {}
     for t in key_tokens:
         fs = checker.facts_of.get(t, set())
