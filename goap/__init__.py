@@ -34,6 +34,7 @@ from goap.graph import GoapGraph, GoapReplayReport
 from goap.guards import FunctionalGuard, Guard, GuardResult
 from goap.heuristics import HEURISTICS
 from goap.history import ActionRecord, ExecutionHistory, MemoryExecutionHistory, StoreExecutionHistory
+from goap.infeasibility import Infeasibility, InfeasibleConstraint, explain_infeasibility
 from goap.interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
 from goap.lineage import PlanDivergence, PlanVersion
 from goap.mcts import Mcts
@@ -113,6 +114,8 @@ __all__ = [
     "GuardResult",
     "HEURISTICS",
     "HardSoftScore",
+    "Infeasibility",
+    "InfeasibleConstraint",
     "LoggingTracer",
     "MaxActions",
     "MaxCost",
@@ -170,6 +173,7 @@ __all__ = [
     "assert_expected_matches_declared",
     "dependencies",
     "eq",
+    "explain_infeasibility",
     "extract_features",
     "ge",
     "goal_from_dict",
