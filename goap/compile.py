@@ -365,7 +365,14 @@ def compile_task(
         nf += len(domains[k])
     dom_values: dict[str, list[Any]] = {k: list(d) for k, d in domains.items()}
 
+    plain_types = (str, int, float, bool, type(None))
+
     def allowed(k: str, cond: object) -> list[int]:
+        if type(cond) in plain_types:
+            # a plain value means equality: one dict lookup instead of a scan of the domain
+            i = domains[k].get(cond)
+            if i is not None and dom_values[k][i] == cond:
+                return [i]
         return [i for i, v in enumerate(dom_values[k]) if holds(cond, v)]
 
     # ---- ground every action: (action, eq pre facts, residual fact sets, num pre, eff facts, num eff)
@@ -428,50 +435,97 @@ def compile_task(
         else:
             goal_allowed[k] = tuple(allowed(k, cond))
 
-    # ---- forward relaxed reachability (numeric conditions count as satisfiable)
+    # ---- forward relaxed reachability (numeric conditions count as satisfiable), linear:
+    # each operator waits for a count of condition units (an equality fact, or a set condition
+    # satisfied by any of its facts); reaching a fact settles its units and fires the operators
     n_raw = len(raws)
     if prune:
         reached = [False] * nf
-        for k in finite_keys:
-            reached[base[k]] = True  # value index 0 is the initial value
         alive = [False] * n_raw
-        changed = True
-        while changed:
-            changed = False
-            for i, (_a, pre, multi, _np, eff, _ne) in enumerate(raws):
-                if alive[i]:
-                    continue
-                if all(reached[base[k] + x] for k, x in pre.items()) and all(
-                    any(reached[base[k] + x] for x in xs) for k, xs in multi.items()
-                ):
-                    alive[i] = True
-                    changed = True
-                    for k, x in eff.items():
-                        reached[base[k] + x] = True
-        # ---- backward relevance
+        waiting = [0] * n_raw
+        unit_ops: list[list[int]] = []
+        fact_units: dict[int, list[int]] = {}
+        for i, (_a, pre, multi, _np, _eff, _ne) in enumerate(raws):
+            waiting[i] = len(pre) + len(multi)
+            for k, x in pre.items():
+                fact_units.setdefault(base[k] + x, []).append(len(unit_ops))
+                unit_ops.append([i])
+            for k, xs in multi.items():
+                u = len(unit_ops)
+                unit_ops.append([i])
+                for x in xs:
+                    fact_units.setdefault(base[k] + x, []).append(u)
+        unit_done = [False] * len(unit_ops)
+        queue = [base[k] for k in finite_keys]  # value index 0 is the initial value
+        for f in queue:
+            reached[f] = True
+        fire = [i for i in range(n_raw) if not waiting[i]]
+        while queue or fire:
+            while fire:
+                i = fire.pop()
+                alive[i] = True
+                for k, x in raws[i][4].items():
+                    f = base[k] + x
+                    if not reached[f]:
+                        reached[f] = True
+                        queue.append(f)
+            if queue:
+                f = queue.pop()
+                for u in fact_units.get(f, ()):
+                    if unit_done[u]:
+                        continue
+                    unit_done[u] = True
+                    for i in unit_ops[u]:
+                        waiting[i] -= 1
+                        if not waiting[i]:
+                            fire.append(i)
+        # ---- backward relevance, linear: a worklist of relevant facts and numeric keys
+        producers: dict[int, list[int]] = {}
+        num_producers: dict[str, list[int]] = {}
+        for i, (_a, _pre, _multi, _np, eff, num_eff) in enumerate(raws):
+            if not alive[i]:
+                continue
+            for k, x in eff.items():
+                producers.setdefault(base[k] + x, []).append(i)
+            for k, _, _ in num_eff:
+                num_producers.setdefault(k, []).append(i)
         rel_fact = [False] * nf
-        rel_num: set[str] = {k for k, _ in num_goal}
+        rel_num: set[str] = set()
+        relevant = [False] * n_raw
+        fact_work: list[int] = []
+        num_work: list[str] = []
+        for k, _ in num_goal:
+            if k not in rel_num:
+                rel_num.add(k)
+                num_work.append(k)
         for k, xs in goal_allowed.items():
             for x in xs:
-                rel_fact[base[k] + x] = True
-        relevant = [False] * n_raw
-        changed = True
-        while changed:
-            changed = False
-            for i, (_a, pre, multi, num_pre, eff, num_eff) in enumerate(raws):
-                if relevant[i] or not alive[i]:
+                f = base[k] + x
+                if not rel_fact[f]:
+                    rel_fact[f] = True
+                    fact_work.append(f)
+        while fact_work or num_work:
+            users = producers.get(fact_work.pop(), ()) if fact_work else num_producers.get(num_work.pop(), ())
+            for i in users:
+                if relevant[i]:
                     continue
-                if any(rel_fact[base[k] + x] for k, x in eff.items()) or any(
-                    k in rel_num for k, _, _ in num_eff
-                ):
-                    relevant[i] = True
-                    changed = True
-                    for k, x in pre.items():
-                        rel_fact[base[k] + x] = True
-                    for k, xs in multi.items():
-                        for x in xs:
-                            rel_fact[base[k] + x] = True
-                    rel_num.update(k for k, _ in num_pre)
+                relevant[i] = True
+                _a, pre, multi, num_pre, _eff, _ne = raws[i]
+                for k, x in pre.items():
+                    f = base[k] + x
+                    if not rel_fact[f]:
+                        rel_fact[f] = True
+                        fact_work.append(f)
+                for k, xs in multi.items():
+                    for x in xs:
+                        f = base[k] + x
+                        if not rel_fact[f]:
+                            rel_fact[f] = True
+                            fact_work.append(f)
+                for k, _ in num_pre:
+                    if k not in rel_num:
+                        rel_num.add(k)
+                        num_work.append(k)
         any_cost_fn = any(a.has_cost_function for a in actions)
         if any_cost_fn:
             # a cost function may read any fact, so an operator can matter just by changing a
