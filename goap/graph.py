@@ -194,6 +194,18 @@ class GoapGraph:
             return report
         return GoapReplayReport(report, *await self._replan(run_id))
 
+    async def run_nl(
+        self, run_id: str, request: str, *, model: Any, world_state: Mapping[str, Any], **kwargs: Any
+    ) -> GoapState:
+        """Turn a natural-language `request` into a goal with `model`, then run toward it.
+
+        See `goap.interpreter.run_nl`: the goal is stored in the run's initial state, so resume
+        and replay never ask the model again.
+        """
+        from goap.interpreter import run_nl
+
+        return await run_nl(self, run_id, request, model=model, world_state=world_state, **kwargs)
+
     def to_langgraph(self, checkpointer: Any = None) -> Any:
         """This agent as a compiled LangGraph graph (`CompiledStateGraph`) of planner, executor and observer.
 

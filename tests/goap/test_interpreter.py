@@ -270,3 +270,12 @@ async def test_every_tool_call_of_an_invalid_answer_is_answered() -> None:
     ]
     assert "at least one condition" in retry[3].content
     assert retry[4].content.startswith("ignored")
+
+
+async def test_goap_graph_run_nl_method() -> None:
+    """GoapGraph.run_nl is the method form of run_nl."""
+    model = ScriptedChatModel(goal(("wood", ">=", 4)))
+    graph = GoapGraph(ACTIONS, store=MemoryStore())
+    final = await graph.run_nl("nl3", "four pieces of wood", model=model, world_state=WORLD)
+    assert final.status == "achieved"
+    assert final.world_state["wood"] >= 4
