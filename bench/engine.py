@@ -160,10 +160,22 @@ def checksum_of(k: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Timed:
-    """One timed run: wall seconds and the final counter it reached."""
+    """One timed run: wall seconds, the final counter it reached, and the CPU seconds it used."""
 
     seconds: float
     final: int
+    cpu: float | None = None
+    """Process CPU seconds (every thread: aiosqlite's and LangGraph's executors too); None: not measured."""
+
+
+def _clock() -> tuple[float, float]:
+    """Start a timing: (wall, process CPU)."""
+    return time.perf_counter(), time.process_time()
+
+
+def _since(t0: tuple[float, float], final: int) -> Timed:
+    """The `Timed` of a run started at ``t0`` that reached ``final``."""
+    return Timed(time.perf_counter() - t0[0], final, time.process_time() - t0[1])
 
 
 @dataclass(slots=True)
@@ -183,6 +195,8 @@ class Row:
     expect: int | None = None
     """The final value every run must reach (None: the variant checks itself)."""
     us_per_step: list[float] = field(default_factory=list)
+    cpu_us_per_step: list[float] = field(default_factory=list)
+    """Process CPU µs per step of each repetition (the machine's load inflates wall time, this less)."""
     finals: list[int] = field(default_factory=list)
     error: str = ""
 
@@ -190,6 +204,12 @@ class Row:
     def median_us(self) -> float | None:
         """Median µs per step over the repetitions (None when the variant failed)."""
         return statistics.median(self.us_per_step) if self.us_per_step and not self.error else None
+
+    @property
+    def median_cpu_us(self) -> float | None:
+        """Median process CPU µs per step (None when not measured)."""
+        c = self.cpu_us_per_step
+        return statistics.median(c) if c and not self.error else None
 
 
 Variant = Callable[[int, Path], Awaitable[Timed]]
@@ -211,18 +231,18 @@ def our_engine(store: Any, steps: int) -> Engine[Counter]:
 async def ours_memory(steps: int, tmp: Path) -> Timed:
     """(a) Our engine on `MemoryStore`."""
     g = our_engine(MemoryStore(), steps)
-    t0 = time.perf_counter()
+    t0 = _clock()
     final = await g.run("bench", Counter())
-    return Timed(time.perf_counter() - t0, final.n)
+    return _since(t0, final.n)
 
 
 async def ours_sqlite(steps: int, tmp: Path) -> Timed:
     """(d) Our engine on `SQLiteStore` (WAL, synchronous=NORMAL, one autocommit INSERT per step)."""
     async with SQLiteStore(tmp / "ours.db", synchronous=SYNCHRONOUS) as store:
         g = our_engine(store, steps)
-        t0 = time.perf_counter()
+        t0 = _clock()
         final = await g.run("bench", Counter())
-        return Timed(time.perf_counter() - t0, final.n)
+        return _since(t0, final.n)
 
 
 # ------------------------------------------------------------------------------- (b) (e) LangGraph
@@ -262,9 +282,9 @@ def _lg_config(steps: int, thread: str | None = None) -> dict[str, Any]:
 async def langgraph_memory(steps: int, tmp: Path) -> Timed:
     """(b) LangGraph ``ainvoke`` without a checkpointer."""
     app = langgraph_loop(steps)
-    t0 = time.perf_counter()
+    t0 = _clock()
     out = await app.ainvoke({"n": 0}, _lg_config(steps))
-    return Timed(time.perf_counter() - t0, out["n"])
+    return _since(t0, out["n"])
 
 
 async def open_langgraph_saver(path: Path) -> tuple[Any, Any]:
@@ -285,9 +305,9 @@ async def langgraph_sqlite(steps: int, tmp: Path) -> Timed:
     saver, conn = await open_langgraph_saver(tmp / "langgraph.db")
     try:
         app = langgraph_loop(steps, saver)
-        t0 = time.perf_counter()
+        t0 = _clock()
         out = await app.ainvoke({"n": 0}, _lg_config(steps, "bench"), durability="sync")
-        return Timed(time.perf_counter() - t0, out["n"])
+        return _since(t0, out["n"])
     finally:
         await conn.close()
 
@@ -306,7 +326,7 @@ _ROUTE_STOP = '{"stop":true}'
 async def raw_memory(steps: int, tmp: Path) -> Timed:
     """(c) The floor: the same node calls and a pydantic merge in a bare loop."""
     check = make_check(target_of(steps))
-    t0 = time.perf_counter()
+    t0 = _clock()
     s = Counter()
     ctx = Context("raw", 0, "inc")
     while True:
@@ -315,7 +335,7 @@ async def raw_memory(steps: int, tmp: Path) -> Timed:
         s = s.model_copy(update={"n": d.n})
         if check(ctx, s).route == stop():
             break
-    return Timed(time.perf_counter() - t0, s.n)
+    return _since(t0, s.n)
 
 
 async def open_floor_db(path: Path) -> Any:
@@ -335,7 +355,7 @@ async def raw_aiosqlite(steps: int, tmp: Path) -> Timed:
     check = make_check(target_of(steps))
     conn = await open_floor_db(tmp / "floor.db")
     try:
-        t0 = time.perf_counter()
+        t0 = _clock()
         s = Counter()
         ctx = Context("raw", 0, "inc")
         step = 0
@@ -358,7 +378,7 @@ async def raw_aiosqlite(steps: int, tmp: Path) -> Timed:
             await conn.commit()
             if done:
                 break
-        return Timed(time.perf_counter() - t0, s.n)
+        return _since(t0, s.n)
     finally:
         await conn.close()
 
@@ -370,10 +390,10 @@ async def hop_select1(steps: int, tmp: Path) -> Timed:
     """One aiosqlite round trip doing (almost) nothing: ``SELECT 1`` per step (the hop cost)."""
     conn = await open_floor_db(tmp / "hop.db")
     try:
-        t0 = time.perf_counter()
+        t0 = _clock()
         for _ in range(steps):
             await conn.execute("SELECT 1")
-        return Timed(time.perf_counter() - t0, target_of(steps))
+        return _since(t0, target_of(steps))
     finally:
         await conn.close()
 
@@ -383,7 +403,7 @@ async def save_step_alone(steps: int, tmp: Path) -> Timed:
     async with SQLiteStore(tmp / "save.db", synchronous=SYNCHRONOUS) as store:
         await store.create_run(RunRecord(run_id="bench", status=RunStatus.RUNNING, initial=b"{}"))
         delta = Counter(n=1).model_dump_json(exclude_unset=True).encode()
-        t0 = time.perf_counter()
+        t0 = _clock()
         for step in range(1, steps + 1):
             await store.save_step(
                 StepRecord(
@@ -396,7 +416,7 @@ async def save_step_alone(steps: int, tmp: Path) -> Timed:
                     ts=time.time(),
                 )
             )
-        return Timed(time.perf_counter() - t0, target_of(steps))
+        return _since(t0, target_of(steps))
 
 
 def inline_insert(steps: int, tmp: Path) -> Awaitable[Timed]:
@@ -410,10 +430,10 @@ def inline_insert(steps: int, tmp: Path) -> Awaitable[Timed]:
             conn.execute(f"PRAGMA synchronous={SYNCHRONOUS}")
             conn.execute(_FLOOR_SCHEMA)
             delta = Counter(n=1).model_dump_json().encode()
-            t0 = time.perf_counter()
+            t0 = _clock()
             for step in range(1, steps + 1):
                 conn.execute(_FLOOR_INSERT, ("raw", step, "inc", delta, _ROUTE_CHECK, time.time()))
-            return Timed(time.perf_counter() - t0, target_of(steps))
+            return _since(t0, target_of(steps))
         finally:
             conn.close()
 
@@ -439,12 +459,12 @@ def our_fan_engine(store: Any, k: int) -> Engine[Fan]:
 
 
 async def _fan_run(g: Engine[Fan], k: int) -> Timed:
-    t0 = time.perf_counter()
+    t0 = _clock()
     final = await g.run("bench", Fan())
-    dt = time.perf_counter() - t0
+    t = _since(t0, sum(final.out))
     if final.out != [2 * i for i in range(k)]:  # merged in declared branch order
         raise AssertionError(f"fan-out results out of order or missing: {final.out[:10]}...")
-    return Timed(dt, sum(final.out))
+    return t
 
 
 async def ours_fan_memory(k: int, tmp: Path) -> Timed:
@@ -489,9 +509,9 @@ def langgraph_fan(k: int, checkpointer: Any = None) -> Any:
 async def langgraph_fan_memory(k: int, tmp: Path) -> Timed:
     """(i) LangGraph ``Send`` fan-out, no checkpointer."""
     app = langgraph_fan(k)
-    t0 = time.perf_counter()
+    t0 = _clock()
     out = await app.ainvoke({"item": 0, "out": []})
-    return Timed(time.perf_counter() - t0, sum(out["out"]))
+    return _since(t0, sum(out["out"]))
 
 
 async def langgraph_fan_sqlite(k: int, tmp: Path) -> Timed:
@@ -499,16 +519,16 @@ async def langgraph_fan_sqlite(k: int, tmp: Path) -> Timed:
     saver, conn = await open_langgraph_saver(tmp / "langgraph-fan.db")
     try:
         app = langgraph_fan(k, saver)
-        t0 = time.perf_counter()
+        t0 = _clock()
         out = await app.ainvoke({"item": 0, "out": []}, _lg_config(10, "bench"), durability="sync")
-        return Timed(time.perf_counter() - t0, sum(out["out"]))
+        return _since(t0, sum(out["out"]))
     finally:
         await conn.close()
 
 
 async def gather_fan(k: int, tmp: Path) -> Timed:
     """(k) The floor: build the inputs, ``asyncio.gather`` the same `work` calls, merge once."""
-    t0 = time.perf_counter()
+    t0 = _clock()
     ctx = Context("raw", 1, "work")
     results = await asyncio.gather(*(work(ctx, Fan(item=i)) for i in range(k)))
     out: list[int] = []
@@ -516,7 +536,7 @@ async def gather_fan(k: int, tmp: Path) -> Timed:
         assert r.delta is not None
         out += r.delta.out
     final = Fan().model_copy(update={"out": out})
-    return Timed(time.perf_counter() - t0, sum(final.out))
+    return _since(t0, sum(final.out))
 
 
 # ------------------------------------------------------------------------------- bytes per step
@@ -835,6 +855,8 @@ async def measure(
                     row.error = _missing_peer(exc)
                     continue
                 row.us_per_step.append(t.seconds / row.steps * 1e6)
+                if t.cpu is not None:
+                    row.cpu_us_per_step.append(t.cpu / row.steps * 1e6)
                 row.finals.append(t.final)
             if adapter_group:
                 await _adapter_rep(adapter_group, slow_steps)
@@ -898,6 +920,11 @@ def _ratio(row: Row, ref: Row | None) -> str:
     return f"{m / r:.1f}x"
 
 
+def _cpu(row: Row) -> str:
+    c = row.median_cpu_us
+    return "" if c is None else f"{c:.1f}"
+
+
 _COUNT = {"step": "steps", "branch": "K"}
 
 
@@ -907,7 +934,12 @@ def render(rep: Report) -> str:
     e = rep.env
     out.append(f"graphengine engine benchmark; median of {rep.repeat} runs, interleaved")
     out.append("  " + ", ".join(f"{k} {v}" for k, v in e.items()))
-    out.append("  ratio = row's µs / the µs of the row named after it, in the same run (>1: slower than it)")
+    out.append(
+        "  µs = wall time; ratio = row's µs / the µs of the row named after it, in the same run (>1: slower)"
+    )
+    out.append(
+        "  cpu µs = median process CPU time, all threads (a loaded machine inflates it less than wall time)"
+    )
     w = max(len(r.label) for r in rep.rows) if rep.rows else 10
     kw = max((len(r.key) for r in rep.rows), default=1) + 1
     group = ""
@@ -919,7 +951,7 @@ def render(rep: Report) -> str:
             out.append(f"{group}")
             out.append(
                 f"  {'':{kw}} {'variant':{w}} {_COUNT[u]:>7} {'µs/' + u:>10} {u + 'es/s' if u == 'branch' else u + 's/s':>11} "
-                f"{'ratio':>10}  {'min-max µs':>17}"
+                f"{'ratio':>10}  {'min-max µs':>17} {'cpu µs':>8}"
             )
         m = row.median_us
         if m is None:
@@ -931,7 +963,7 @@ def render(rep: Report) -> str:
         ratio = f"{ratio} {row.ref}" if ratio else ""
         out.append(
             f"  {row.key + ')':{kw}} {row.label:{w}} {row.steps:>7} {m:>10.1f} {1e6 / m:>11,.0f} "
-            f"{ratio:>10}  {spread:>17}"
+            f"{ratio:>10}  {spread:>17} {_cpu(row):>8}"
         )
     out.append("")
     out.append("targets (issue 16: loop; issue 18: fan-out; issue 19: storage)")
@@ -980,14 +1012,19 @@ def targets(rep: Report) -> list[tuple[bool | None, str]]:
         r = rep.get(key)
         return None if r is None else r.median_us
 
+    def cpu(key: str) -> str:
+        r = rep.get(key)
+        c = None if r is None else r.median_cpu_us
+        return "" if c is None else f" (cpu {c:.1f})"
+
     res: list[tuple[bool | None, str]] = []
     am, bm, dm, em, fm = (med(k) for k in "abdef")
     if am is not None:
-        res.append((am <= 10, f"loop in memory <= 10 µs/step: {am:.1f}"))
+        res.append((am <= 10, f"loop in memory <= 10 µs/step: {am:.1f}{cpu('a')}"))
     if am is not None and bm is not None:
         res.append((bm / am >= 30, f"loop in memory >= 30x LangGraph ainvoke: {bm / am:.1f}x"))
     if dm is not None:
-        res.append((dm <= 100, f"loop on SQLite <= 100 µs/step: {dm:.1f}"))
+        res.append((dm <= 100, f"loop on SQLite <= 100 µs/step: {dm:.1f}{cpu('d')}"))
     if dm is not None and em is not None:
         res.append((em / dm >= 10, f"loop on SQLite >= 10x LangGraph AsyncSqliteSaver: {em / dm:.1f}x"))
     if dm is not None and fm is not None:
@@ -997,12 +1034,12 @@ def targets(rep: Report) -> list[tuple[bool | None, str]]:
     for k in rep.fanout:
         gm, hm, im, jm, km = (med(f"{x}{k}") for x in "ghijk")
         if gm is not None:
-            floor = f" (gather floor {km:.1f})" if km is not None else ""
-            res.append((gm <= 15, f"fan-out K={k} in memory <= 15 µs/branch: {gm:.1f}{floor}"))
+            floor = f", gather floor {km:.1f}{cpu(f'k{k}')}" if km is not None else ""
+            res.append((gm <= 15, f"fan-out K={k} in memory <= 15 µs/branch: {gm:.1f}{cpu(f'g{k}')}{floor}"))
         if gm is not None and im is not None:
             res.append((im / gm >= 15, f"fan-out K={k} in memory >= 15x LangGraph Send: {im / gm:.1f}x"))
         if hm is not None:
-            res.append((hm <= 60, f"fan-out K={k} on SQLite <= 60 µs/branch: {hm:.1f}"))
+            res.append((hm <= 60, f"fan-out K={k} on SQLite <= 60 µs/branch: {hm:.1f}{cpu(f'h{k}')}"))
         if hm is not None and jm is not None:
             res.append(
                 (
@@ -1056,6 +1093,8 @@ def to_json(rep: Report) -> dict[str, Any]:
                 "ref": r.ref,
                 "median_us_per_step": r.median_us,
                 "us_per_step": r.us_per_step,
+                "median_cpu_us_per_step": r.median_cpu_us,
+                "cpu_us_per_step": r.cpu_us_per_step,
                 "finals": r.finals,
                 "error": r.error,
             }

@@ -27,6 +27,7 @@ async def test_every_variant_reaches_the_same_final_state() -> None:
         assert row.finals == [be.target_of(STEPS)], row.key
         assert row.median_us is not None
         assert row.median_us > 0
+        assert row.median_cpu_us is not None, row.key
     assert [s.final_items for s in rep.stored] == [GROW] * 3
     assert all(s.payload_bytes > 0 and s.file_bytes > 0 for s in rep.stored)
 
