@@ -167,29 +167,56 @@ class Reachability:
         """Names of the relaxed-applicable actions."""
         for k, v in initial.items():
             self.values[k] = {v}
-        pending = list(actions)
-        changed = True
-        while changed and pending:
-            changed = False
-            rest = []
-            for a in pending:
-                if all(self.can_hold(k, c) for k, c in a.preconditions.items()):
-                    self.applicable.add(a.name)
-                    changed = True
-                    for k, e in a.effects.items():
-                        if isinstance(e, Add):
-                            self.unbounded.add(k)
-                        else:
-                            self.values.setdefault(k, {None}).add(e)
+        # linear fixpoint: each action waits for its preconditions not yet satisfiable; a key that
+        # gains a value (or becomes unbounded) re-tests only the conditions waiting on it
+        acts = list(actions)
+        waiting = [0] * len(acts)
+        watch: dict[str, list[tuple[int, object]]] = {}
+        ready: list[int] = []
+        for i, a in enumerate(acts):
+            n = 0
+            for k, c in a.preconditions.items():
+                if not self.can_hold(k, c):
+                    n += 1
+                    watch.setdefault(k, []).append((i, c))
+            waiting[i] = n
+            if not n:
+                ready.append(i)
+        ready.reverse()
+        while ready:
+            a = acts[ready.pop()]
+            self.applicable.add(a.name)
+            for k, e in a.effects.items():
+                if isinstance(e, Add):
+                    if k in self.unbounded:
+                        continue
+                    self.unbounded.add(k)
+                    fresh = watch.pop(k, [])
                 else:
-                    rest.append(a)
-            pending = rest
+                    vals = self.values.setdefault(k, {None})
+                    if e in vals and _plain(e):
+                        continue
+                    vals.add(e)
+                    conds = None if k in self.unbounded else watch.get(k)
+                    if not conds:
+                        continue
+                    fresh = [ic for ic in conds if holds(ic[1], e)]
+                    if not fresh:
+                        continue
+                    watch[k] = [ic for ic in conds if not holds(ic[1], e)]
+                for i, _ in fresh:
+                    waiting[i] -= 1
+                    if not waiting[i]:
+                        ready.append(i)
 
     def can_hold(self, key: str, cond: object) -> bool:
         """Whether some reachable value of ``key`` satisfies ``cond``."""
         if key in self.unbounded:
             return True
-        return any(holds(cond, v) for v in self.values.get(key, (None,)))
+        vals = self.values.get(key, (None,))
+        if _plain(cond) and cond in vals:
+            return True  # a plain value means equality: a set lookup finds it
+        return any(holds(cond, v) for v in vals)
 
 
 def explain_unreachable(
@@ -252,3 +279,10 @@ def explain_unreachable(
 
 
 _MISSING = object()
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _plain(value: object) -> bool:
+    """Whether ``value`` is a plain scalar whose equality agrees with hashing (not NaN)."""
+    return type(value) in _PLAIN and value == value
