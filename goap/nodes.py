@@ -31,6 +31,7 @@ from goap.goals import GoalSpec, MultiGoal
 from goap.guards import run_check
 from goap.lineage import PlanVersion, plan_diff, trigger_of
 from goap.otel import GoapTelemetry
+from goap.parallel import BatchCall, independent_batch
 from goap.planner import plan as make_plan
 from goap.planner import plan_any
 from goap.qos import ActionQos, ActionRetry, RetryableActionError, qos_of
@@ -45,6 +46,8 @@ from goap.termination import RunView, Termination, needs_clock
 from goap.tracing import NullTracer, call_tracer
 from goap.transitions import DeterministicTransitionModel, TransitionModel
 from graphengine import Context, Next, NodeResult, ToolCallError, goto, interrupt, stop
+
+_BATCH_MAX = 16  # the most actions a parallel batch runs (goap.parallel)
 
 __all__ = ["ApprovalStep", "Executor", "GoapConfig", "Observer", "Planner", "current_goal"]
 
@@ -85,6 +88,8 @@ class GoapConfig:
     """Writes the failure notes of `reflection_context` (None: the executor's default note)."""
     max_stuck_resolutions: int = 3
     """How often stuck handlers may rescue one run."""
+    parallel: bool = False
+    """Run consecutive independent plain actions of a plan concurrently (see `goap.parallel`)."""
     telemetry: GoapTelemetry = field(default_factory=GoapTelemetry)
     """OpenTelemetry spans and metrics of planning rounds and actions."""
 
@@ -536,6 +541,10 @@ class Executor(_Node):
         if action is None:
             ctx.emit(f"plan names unknown action {name!r}", {"action": name})
             return NodeResult(delta=GoapState(status="failed"), route=stop())
+        if cfg.parallel and ctx.attempt == 1:
+            batch = independent_batch(cfg.actions, s)
+            if batch:
+                return await self._run_batch(ctx, s, batch)
         if action.approval is not None and not _granted(
             s.approval_granted, name, s.current_step, s.plans_made
         ):
@@ -629,6 +638,75 @@ class Executor(_Node):
                 expected_world_state=None if qos.read_only else {k: expected.get(k) for k in action.effects},
                 approval_granted=None,
                 policy_events=events,
+            ),
+            route=goto("observer"),
+        )
+
+    async def _run_batch(self, ctx: Context, s: GoapState, batch: list[ActionSpec]) -> NodeResult[GoapState]:
+        """Execute independent actions together; record each outcome in plan order."""
+        cfg = self.cfg
+        world = dict(s.world_state)
+        for a in batch:
+            await call_tracer(self.tracer(ctx), "action_start", a, world)
+        results = await ctx.call(BatchCall(batch), world)
+        new_world = dict(world)
+        expected: dict[str, Any] = {}
+        outcomes: list[ActionOutcome] = []
+        counts = dict(s.action_failure_counts)
+        black = list(s.blacklisted_actions)
+        notes: list[str] = []
+        for i, (a, res) in enumerate(zip(batch, results, strict=True)):
+            index = s.current_step + i
+            if "error" in res:
+                counts[a.name] = counts.get(a.name, 0) + 1
+                if cfg.blacklist_after and counts[a.name] >= cfg.blacklist_after and a.name not in black:
+                    black.append(a.name)
+                outcome = ActionOutcome(
+                    action=a.name,
+                    success=False,
+                    step=ctx.step,
+                    plan_index=index,
+                    error=res["error"],
+                    subgoal=s.current_subgoal_index,
+                )
+                notes.append(
+                    f"[{a.name}] failed ({res['error']}); "
+                    + ("blacklisted: plan around it" if a.name in black else "retry later or plan around it")
+                )
+            else:
+                out = res.get("out")
+                if out is not None:
+                    after = {**world, **out}
+                else:
+                    rng = Random(f"{cfg.seed}:{ctx.step}:{i}")
+                    after = dict(self.model.sample(world, a, rng))
+                changed = {k: v for k, v in after.items() if k not in world or world[k] != v}
+                new_world.update(changed)
+                exp = self.model.expected(world, a)
+                expected.update({k: exp.get(k) for k in a.effects})
+                outcome = ActionOutcome(
+                    action=a.name,
+                    success=True,
+                    step=ctx.step,
+                    plan_index=index,
+                    effects=changed,
+                    subgoal=s.current_subgoal_index,
+                )
+            outcomes.append(outcome)
+            await call_tracer(self.tracer(ctx), "action_complete", outcome)
+        ctx.emit(
+            "parallel actions",
+            {"actions": [a.name for a in batch], "failed": [o.action for o in outcomes if not o.success]},
+        )
+        return NodeResult(
+            delta=GoapState(
+                world_state=new_world,
+                current_step=s.current_step + len(batch),
+                execution_history=outcomes,
+                action_failure_counts=counts,
+                blacklisted_actions=black,
+                reflection_context=notes,
+                expected_world_state=expected or None,
             ),
             route=goto("observer"),
         )
@@ -782,7 +860,11 @@ class Observer(_Node):
             return NodeResult(delta=GoapState(**base, status="budget_exhausted"), route=stop())
         last = s.execution_history[-1] if s.execution_history else None
         reason: ReplanReason | None = None
-        if last is not None and not last.success and last.step == ctx.step - 1:
+        if (
+            last is not None
+            and last.step == ctx.step - 1
+            and any(not o.success for o in s.execution_history[-_BATCH_MAX:] if o.step == last.step)
+        ):
             reason = "action_failed"
         elif self._deviates(view):
             reason = "state_deviation"
