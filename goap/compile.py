@@ -24,6 +24,8 @@ here, so the search never compares Python values.
 from __future__ import annotations
 
 import itertools
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -316,6 +318,30 @@ def _is_number(v: object) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
+_CACHE_SIZE = 32
+"""Most compiled tasks kept by :func:`compile_task` (least recently used ones are dropped)."""
+
+_cache: OrderedDict[tuple[Any, ...], tuple[tuple[ActionSpec, ...], Task]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cache_key(
+    initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec], prune: bool
+) -> tuple[Any, ...] | None:
+    # types are part of the key: 1, 1.0 and True are equal but compile to different domains
+    try:
+        key = (
+            prune,
+            tuple(map(id, actions)),
+            tuple([(k, type(v), v) for k, v in initial.items()]),
+            tuple([(k, type(c), c) for k, c in goal.items()]),
+        )
+        hash(key)
+    except TypeError:
+        return None  # an unhashable value or condition: no caching
+    return key
+
+
 def compile_task(
     initial: Mapping[str, Any],
     goal: Mapping[str, Any],
@@ -325,9 +351,36 @@ def compile_task(
 ) -> Task:
     """Compile a planning call into a :class:`Task`.
 
+    A Task is read-only, so the last :data:`_CACHE_SIZE` compilations are kept and a repeated call
+    (the same ActionSpec objects, in the same order, with equal initial state and goal) returns
+    the cached one: re-planning with an unchanged action set and state skips compilation. The
+    cache is keyed by the actions' identity (they are frozen) and holds them, so an id is never
+    reused while its entry lives; it is safe under concurrent planning (a lock guards it).
+
     Raises :class:`goap.ModelError` for duplicate action names or a numeric effect on a fact that
     is not a number in ``initial``.
     """
+    key = _cache_key(initial, goal, actions, prune)
+    if key is not None:
+        with _cache_lock:
+            hit = _cache.get(key)
+            if hit is not None:
+                _cache.move_to_end(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], actions, strict=True)):
+            return hit[1]
+    task = _compile(initial, goal, actions, prune)
+    if key is not None:
+        with _cache_lock:
+            _cache[key] = (tuple(actions), task)
+            _cache.move_to_end(key)
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return task
+
+
+def _compile(
+    initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec], prune: bool
+) -> Task:
     seen: set[str] = set()
     for a in actions:
         if a.name in seen:
