@@ -9,7 +9,12 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"engine": "bench.engine", "planner": "bench.planner", "scale": "bench.scale"}
+BENCHMARKS = {
+    "engine": "bench.engine",
+    "planner": "bench.planner",
+    "scale": "bench.scale",
+    "strategies": "bench.strategies",
+}
 """Benchmark name -> module exposing ``main(argv: list[str]) -> int``."""
 
 

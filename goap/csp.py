@@ -121,6 +121,8 @@ class CspPipeline:
     """Fixed-point scale: metrics and durations are rounded to ``1/scale`` in CP-SAT."""
     constrained_search: bool = True
     """Run the budget-constrained search of phase 1 (see the module docstring)."""
+    constrained_expansions: int | None = 50_000
+    """Expansion budget of the constrained search when ``search`` is A* (None: A*'s own)."""
     blacklist: frozenset[str] = frozenset()
     """Action names never to use."""
 
@@ -414,6 +416,7 @@ class _Generator:
         cost_of: Mapping[str, float] | None = None,
         hard: Sequence[ResourceConstraint] = (),
         extra_black: frozenset[str] = frozenset(),
+        capped: bool = False,
     ) -> str:
         """One phase-1 search on a transformed task; returns its status."""
         initial: dict[str, Any] = dict(self.initial)
@@ -444,7 +447,13 @@ class _Generator:
             if cost_of is not None:
                 changes.update(cost=cost_of[a.name], min_cost=0.0)
             acts.append(replace(a, **changes) if changes else a)
-        res = self.owner.search.solve(
+        search = self.owner.search
+        cap = self.owner.constrained_expansions
+        if capped and isinstance(search, AStar) and cap is not None:
+            # numeric budget facts multiply the states; bound the exact search (unproven if hit)
+            limit = cap if search.max_expansions is None else min(cap, search.max_expansions)
+            search = replace(search, max_expansions=limit)
+        res = search.solve(
             initial, GoalSpec(conds, name=self.goal.name), acts, blacklist=self.black | extra_black
         )
         self.stats = self.stats + res.stats
@@ -468,9 +477,11 @@ class _Generator:
         # exact as soon as it fits the budgets
         cost_top = additive and [m for m, _ in top.terms] == ["cost"]
         exact = cost_top and base_optimal and base_ok and all_hard_compiled
+        if hard and not base_ok:
+            self._lagrangian(hard)
         if self.owner.constrained_search and ((hard and not base_ok) or (additive and not cost_top)):
             cost_of = None if cost_top else {a.name: self._top_cost(a, top) for a in self.actions}
-            status = self._search("constrained", cost_of, hard)
+            status = self._search("constrained", cost_of, hard, capped=True)
             if status == "no_plan" and hard:
                 self.proven_infeasible = True
                 self.compiled = frozenset(c.label for c in hard)
@@ -485,6 +496,9 @@ class _Generator:
         for o in self.cs.objectives:
             if o.metric not in ("cost", "makespan") and o.direction == "minimize":
                 keys.append(o.metric)
+        if any(m == "makespan" for m, w in top.terms if w > 0):
+            # total duration is the makespan of a plan run in sequence: a cheap proxy to minimise
+            self._search("min:duration", {a.name: self._tie_cost(a, a.duration or 0.0) for a in self.actions})
         for key in dict.fromkeys(keys):
             if self.full:
                 break
@@ -505,6 +519,28 @@ class _Generator:
                 self._search(f"without:{name}", extra_black=frozenset({name}))
             i += 1
         return exact
+
+    def _lagrangian(self, hard: Sequence[ResourceConstraint]) -> None:
+        """Price the budgets into the action costs, more each round, until a plan fits them.
+
+        Plain searches (no numeric facts), so each is as fast as the first one: a cheap way to a
+        feasible candidate before the exact constrained search, which may run out of budget.
+        """
+        scales = {c.label: max(abs(c.max if c.max is not None else c.min or 1.0), 1e-9) for c in hard}
+        for lam in (0.5, 2.0, 8.0, 32.0):
+            if self.full:
+                return
+            cost_of = {
+                a.name: _use(a, "cost")
+                + lam * sum(max(_use(a, c.key), 0.0) / scales[c.label] for c in hard if c.max is not None)
+                + 1e-9
+                for a in self.actions
+            }
+            before = len(self.candidates)
+            self._search(f"lagrangian:{lam:g}", cost_of)
+            fresh = self.candidates[before:]
+            if any(all(c.violation(x.metrics.get(c.key, 0.0)) == 0 for c in hard) for x in fresh):
+                return
 
     @staticmethod
     def _tie_cost(a: ActionSpec, primary: float) -> float:
