@@ -65,6 +65,7 @@ from goap.termination import (
     Termination,
     TerminationPolicy,
 )
+from goap.tool import GoapTool, goap_tool
 from goap.tracing import LoggingTracer, MultiTracer, NullTracer, PlanningTracer
 from goap.transitions import (
     DeterministicTransitionModel,
@@ -73,6 +74,7 @@ from goap.transitions import (
     assert_expected_matches_declared,
 )
 from goap.utility import UtilityStrategy
+from goap.visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
 
 __all__ = [
     "AStar",
@@ -109,6 +111,7 @@ __all__ = [
     "GoapReplayReport",
     "GoapState",
     "GoapStatus",
+    "GoapTool",
     "GreedyBestFirst",
     "Guard",
     "GuardResult",
@@ -178,6 +181,7 @@ __all__ = [
     "ge",
     "goal_from_dict",
     "goal_to_dict",
+    "goap_tool",
     "gt",
     "in_",
     "le",
@@ -186,6 +190,9 @@ __all__ = [
     "ne",
     "pipeline_plan",
     "plan",
+    "plan_to_dot",
+    "plan_to_gantt",
+    "plan_to_mermaid",
     "problem_from_dict",
     "run_nl",
     "soft_score",

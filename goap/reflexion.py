@@ -4,8 +4,8 @@ Given to ``GoapGraph(tracer=ReflexionTracer())`` (or ``reflexion=``), it replace
 default failure note: after each failure the executor asks it for a suggestion through
 ``ctx.call`` (so the note is recorded and a replay serves it), appends the note to
 ``GoapState.reflection_context`` and the tracer keeps it in `reflections` too. The suggestion
-is a template unless a ``model`` is given: any callable ``model(prompt) -> str`` (sync or async),
-which is where a graphengine ``ChatModel`` plugs in once that lands.
+is a template unless a ``model`` is given: a graphengine ``ChatModel`` (its answer's text is the
+suggestion) or any callable ``model(prompt) -> str`` (sync or async).
 """
 
 from __future__ import annotations
@@ -49,12 +49,12 @@ class ReflexionTracer(NullTracer):
 
     def __init__(
         self,
-        model: Callable[[str], str | Awaitable[str]] | None = None,
+        model: Any = None,
         *,
         max_reflections: int = 100,
     ) -> None:
-        self.model = model
-        """Writes suggestions from a prompt (None: a template)."""
+        self.model: Callable[[str], str | Awaitable[str]] | Any = model
+        """Writes suggestions from a prompt: a ``ChatModel`` or a callable (None: a template)."""
         self.max_reflections = max_reflections
         """How many reflections `reflections` keeps (oldest dropped first)."""
         self.reflections: list[Reflection] = []
@@ -72,9 +72,15 @@ class ReflexionTracer(NullTracer):
         if self.model is None:
             suggestion = self.template(action, error)
         else:
-            out: Any = self.model(_PROMPT.format(action=action, error=error, world=dict(world)))
-            if inspect.isawaitable(out):
-                out = await out
+            prompt = _PROMPT.format(action=action, error=error, world=dict(world))
+            if hasattr(self.model, "chat"):
+                from graphengine.models import Message
+
+                out: Any = (await self.model.chat([Message.user(prompt)])).text
+            else:
+                out = self.model(prompt)
+                if inspect.isawaitable(out):
+                    out = await out
             suggestion = " ".join(str(out).split()) or self.template(action, error)
         r = Reflection(action, error, suggestion)
         self.reflections.append(r)
