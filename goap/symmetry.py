@@ -33,6 +33,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+")
 _MAX_OPS = 20_000
 """Larger tasks skip symmetry detection (its cost grows with operators x candidate tokens)."""
 
+_MIN_OPS = 16
+"""Smaller tasks skip symmetry detection: their whole search costs less than the detection."""
+
 _MAX_CHECKS = 2_000
 """Most candidate swaps verified per task."""
 
@@ -305,7 +308,7 @@ class Symmetry:
 
 def find_symmetry(task: Task) -> Symmetry | None:
     """Verified classes of interchangeable objects of ``task``, or None when there are none."""
-    if task.numeric or task.has_cost_functions or len(task.ops) > _MAX_OPS:
+    if task.numeric or task.has_cost_functions or not _MIN_OPS <= len(task.ops) <= _MAX_OPS:
         return None
     if any(op.residual for op in task.ops) or not task.variables:
         return None
