@@ -629,7 +629,28 @@ async def _fan_out(
     if workers == 1:
         await worker()
     elif workers > 1:
-        await asyncio.gather(*(worker() for _ in range(workers)))
+        # One worker runs in this task; the others are started by a callback on the loop's next
+        # turn, that is only once this worker has yielded (a branch awaited). Branches that never
+        # await then all run here, in order, without creating workers - 1 tasks that would find
+        # nothing left to do; branches that do await get the full `max_concurrency` one tick later.
+        helpers: list[asyncio.Future[None]] = []
+
+        def spawn() -> None:
+            helpers.extend(asyncio.ensure_future(worker()) for _ in range(workers - 1))
+
+        handle = asyncio.get_running_loop().call_soon(spawn)
+        try:
+            await worker()
+        except BaseException:  # cancelled: take the helpers down with us, as gather would
+            handle.cancel()
+            for h in helpers:
+                h.cancel()
+            if helpers:
+                await asyncio.gather(*helpers, return_exceptions=True)
+            raise
+        handle.cancel()
+        if helpers:
+            await asyncio.gather(*helpers)
     while flusher is not None:
         f, flusher = flusher, None
         await f
