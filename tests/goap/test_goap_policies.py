@@ -320,3 +320,69 @@ def test_guard_and_approval_fields_are_validated() -> None:
         ActionSpec("a", approval=NoDecision)
     with pytest.raises(ModelError, match="guard"):
         ActionSpec("a", guards=(object(),))
+
+
+async def test_idempotent_actions_retry_any_exception_after_a_backoff(store: Store) -> None:
+    """idempotent=True retries whatever the exception; the executor waits the QoS backoff before the retry."""
+    import time
+
+    hsm = Flaky(1, ValueError("glitch"), {"signed": True})
+    qos = ActionQos(attempts=2, idempotent=True, backoff=0.05)
+    g = GoapGraph(
+        actions(sign_hsm=ActionSpec("sign_hsm", {"built": True}, {"signed": True}, execute=hsm, qos=qos)),
+        store=store,
+    )
+    t0 = time.perf_counter()
+    final = await g.run("r", W0, GOAL)
+    assert final.status == "achieved" and hsm.calls == 2 and final.plans_made == 1
+    assert time.perf_counter() - t0 >= 0.05
+    assert qos.delay(1) == 0.05 and qos.delay(2) == 0.1
+
+
+async def test_max_wall_clock_reads_the_recorded_clock(store: Store) -> None:
+    """MaxWallClock(0) fires at the first observation; the replay decides the same from the recorded clock."""
+    from goap.termination import MaxWallClock
+
+    g = GoapGraph(actions(), store=store, termination=MaxWallClock(0))
+    final = await g.run("r", W0, GOAL)
+    assert final.status == "terminated" and final.termination is not None
+    assert final.termination["policy"] == "MaxWallClock" and len(final.execution_history) == 1
+    await assert_replays(g.engine, "r")
+
+
+async def test_stuck_handler_rescues_a_spent_replan_budget(store: Store) -> None:
+    """When the replan budget is spent, a handler's state update lets the run replan and finish."""
+
+    def hsm_back(state: Any, reason: str) -> StuckResolution | None:
+        return StuckResolution("HSM rebooted", {"hsm_ok": True}) if reason == "max_replans_exceeded" else None
+
+    def sign(world: Mapping[str, Any]) -> dict[str, Any]:
+        if not world.get("hsm_ok"):
+            raise RuntimeError("HSM offline")
+        return {"signed": True}
+
+    acts = [
+        ActionSpec("build", {}, {"built": True}),
+        ActionSpec("sign_hsm", {"built": True}, {"signed": True}, execute=sign),
+        ActionSpec("publish", {"signed": True}, {"published": True}),
+    ]
+    g = GoapGraph(
+        acts,
+        store=store,
+        max_replans=1,
+        blacklist_after=0,
+        stuck_handlers=[FunctionalStuckHandler("reboot", hsm_back)],
+    )
+    final = await g.run("r", W0, GOAL)
+    assert final.status == "achieved" and final.stuck_resolutions == 1
+    assert [v.trigger for v in final.plan_lineage] == ["initial", "failure", "stuck_handler"]
+    assert final.plan_lineage[-1].detail == "reboot: HSM rebooted"
+
+
+async def test_llm_budget_policies_read_world_counters(store: Store) -> None:
+    """MaxLLMCalls and MaxTokens fire on the counters the actions keep in the world."""
+    from goap.termination import MaxLLMCalls
+
+    g = GoapGraph(actions(), store=store, termination=FirstOf(MaxTokens(10_000), MaxLLMCalls(3)))
+    final = await g.run("r", {**W0, "llm_call_count": 3}, GOAL)
+    assert final.termination is not None and final.termination["policy"] == "MaxLLMCalls"
