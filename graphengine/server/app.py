@@ -49,8 +49,10 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Query, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -622,7 +624,10 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
         docs_url=None,
         redoc_url=None,
         lifespan=lifespan,
-        responses={401: {"model": Problem, "description": "Missing or wrong token"}} if token else None,
+        responses={
+            400: {"model": Problem, "description": "A request body that cannot be parsed"},
+            **({401: {"model": Problem, "description": "Missing or wrong token"}} if token else {}),
+        },
     )
     app.state.runs = runs
     app.state.engine = engine
@@ -639,6 +644,24 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
             return JSONResponse({"detail": _field_errors(cause)}, status_code=422)
         return JSONResponse({"detail": str(exc)}, status_code=422)
 
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette's Allow names only the first route matching the path (GET and POST
+            # /api/runs are two routes): list every method served at this path.
+            methods = sorted(
+                {
+                    m
+                    for r in app.router.routes
+                    if isinstance(r, APIRoute) and r.path_regex.match(request.url.path)
+                    for m in r.methods or ()
+                }
+            )
+            headers["allow"] = ", ".join(methods)
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(GraphError, on_error)
     app.add_exception_handler(CorruptRecordError, on_error)
     app.add_exception_handler(StateValidationError, on_state_error)
