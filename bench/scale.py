@@ -13,6 +13,14 @@ worker processes
     claim every run (a lease with a fencing token, `PostgresStore.claim`) and drive the ones they
     get with ``resume``, ``--concurrency`` runs at a time per process. Reported: total steps/s
     from the first claim to the last release. The processes share the machine with the server.
+
+queued runs through ``graphengine worker``
+    the same ``--runs`` runs submitted with `Engine.submit` to a procrastinate queue (on the same
+    server), then served by 1, 2 and 4 ``graphengine worker bench.scale:worker_engine`` processes
+    (``--concurrency`` jobs each, leases renewed in the background). Reported: steps/s from the
+    first committed step to the last (worker start-up and submission untimed), and the time
+    the database spent per committed step (``pg_stat_statements`` is not needed: the figure is
+    wall time x processes / steps, i.e. what one step costs a process).
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ import asyncio
 import multiprocessing as mp
 import os
 import statistics
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -195,6 +205,77 @@ def workers_throughput(procs: int, runs: int, steps: int, concurrency: int) -> t
         asyncio.run(drop_schema(schema))
 
 
+# ------------------------------------------------------------------------------ queued workers
+
+RUN_STEPS_ENV = "GRAPHENGINE_BENCH_RUN_STEPS"
+
+
+def worker_engine(store: Any) -> Engine[Counter]:
+    """The loop served by ``graphengine worker bench.scale:worker_engine`` (steps from the environment)."""
+    return engine(store, int(os.environ.get(RUN_STEPS_ENV, "20")))
+
+
+async def _submit_all(schema: str, runs: int, steps: int) -> None:
+    from graphengine.workers import RunQueue
+
+    async with PostgresStore(DSN, schema=schema, max_size=2) as store, RunQueue(DSN, queue=schema) as q:
+        g = engine(store, steps)
+        for i in range(runs):
+            await g.submit(f"r{i}", Counter(), queue=q)
+
+
+async def _progress(schema: str) -> tuple[int, int, float, float]:
+    """(runs done, steps committed, first step's ts, last step's ts) of the benchmark schema."""
+    import asyncpg
+
+    conn = await asyncpg.connect(DSN)
+    try:
+        done = await conn.fetchval(f"SELECT count(*) FROM {schema}.runs WHERE status = 'done'")
+        n, lo, hi = await conn.fetchrow(f"SELECT count(*), min(ts), max(ts) FROM {schema}.steps")
+        return int(done), int(n), float(lo or 0.0), float(hi or 0.0)
+    finally:
+        await conn.close()
+
+
+async def _drop_queue(queue: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(DSN)
+    try:
+        await conn.execute("DELETE FROM procrastinate_jobs WHERE queue_name = $1", queue)
+    finally:
+        await conn.close()
+
+
+def queued_throughput(procs: int, runs: int, steps: int, concurrency: int) -> tuple[float, int]:
+    """(steps/s, steps committed) of ``procs`` ``graphengine worker`` processes serving ``runs`` submitted runs."""
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_submit_all(schema, runs, steps))
+    env = dict(os.environ, **{RUN_STEPS_ENV: str(steps)})
+    cmd = [sys.executable, "-m", "graphengine", "worker", "bench.scale:worker_engine"]
+    cmd += ["--store", f"{DSN}?schema={schema}", "--queue", schema, "--concurrency", str(concurrency)]
+    cmd += ["--log-level", "WARNING"]
+    workers = [subprocess.Popen(cmd, env=env) for _ in range(procs)]
+    try:
+        deadline = time.monotonic() + 600
+        while True:
+            done, n, lo, hi = asyncio.run(_progress(schema))
+            if done == runs:
+                break
+            if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
+                raise RuntimeError(f"workers stopped or timed out with {done}/{runs} runs done")
+            time.sleep(0.2)
+        assert n == runs * steps, (n, runs * steps)
+        return n / (hi - lo), n
+    finally:
+        for w in workers:
+            w.terminate()
+        for w in workers:
+            w.wait()
+        asyncio.run(_drop_queue(schema))
+        asyncio.run(drop_schema(schema))
+
+
 def main(argv: list[str]) -> int:
     """Run the benchmark and print its report."""
     p = argparse.ArgumentParser(prog="python -m bench scale", description=__doc__.split("\n")[0])
@@ -204,31 +285,55 @@ def main(argv: list[str]) -> int:
     p.add_argument("--run-steps", type=int, default=20, help="steps of each worker run")
     p.add_argument("--concurrency", type=int, default=8, help="runs driven at once per process")
     p.add_argument("--workers", default="1,2,4", help="process counts to measure")
+    p.add_argument(
+        "--sections",
+        default="one,claim,queue",
+        help="what to measure: one run, claiming processes, queued workers",
+    )
     a = p.parse_args(argv)
 
+    sections = set(a.sections.split(","))
+    counts = [int(x) for x in a.workers.split(",")]
     print(f"PostgreSQL at {DSN.split('@')[-1]}, {os.cpu_count()} CPUs\n")
-    print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat}):")
-    ours = statistics.median(asyncio.run(ours_one_run(a.steps)) for _ in range(a.repeat))
-    try:
-        lg: float | None = statistics.median(asyncio.run(langgraph_one_run(a.steps)) for _ in range(a.repeat))
-    except ImportError as exc:
-        lg = None
-        print(f"  LangGraph AsyncPostgresSaver: not installed ({exc})")
-    print(
-        f"  (a) graphengine + PostgresStore           {a.steps / ours:9.0f} steps/s  {ours / a.steps * 1e6:7.0f} µs/step"
-    )
-    if lg is not None:
+    if "one" in sections:
+        print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat}):")
+        ours = statistics.median(asyncio.run(ours_one_run(a.steps)) for _ in range(a.repeat))
+        try:
+            lg: float | None = statistics.median(
+                asyncio.run(langgraph_one_run(a.steps)) for _ in range(a.repeat)
+            )
+        except ImportError as exc:
+            lg = None
+            print(f"  LangGraph AsyncPostgresSaver: not installed ({exc})")
         print(
-            f"  (b) LangGraph + AsyncPostgresSaver (sync) {a.steps / lg:9.0f} steps/s  {lg / a.steps * 1e6:7.0f} µs/step"
+            f"  (a) graphengine + PostgresStore           {a.steps / ours:9.0f} steps/s  {ours / a.steps * 1e6:7.0f} µs/step"
         )
-        print(f"  ours / LangGraph: {lg / ours:.1f}x")
-    print(
-        f"\nworker processes: {a.runs} runs x {a.run_steps} steps, claimed with leases, "
-        f"{a.concurrency} runs at a time per process:"
-    )
-    base = None
-    for n in (int(x) for x in a.workers.split(",")):
-        rate, total = workers_throughput(n, a.runs, a.run_steps, a.concurrency)
-        base = base or rate
-        print(f"  {n} process(es): {rate:9.0f} steps/s  ({total} steps, x{rate / base:.2f} of 1 process)")
+        if lg is not None:
+            print(
+                f"  (b) LangGraph + AsyncPostgresSaver (sync) {a.steps / lg:9.0f} steps/s  {lg / a.steps * 1e6:7.0f} µs/step"
+            )
+            print(f"  ours / LangGraph: {lg / ours:.1f}x")
+    if "claim" in sections:
+        print(
+            f"\nworker processes: {a.runs} runs x {a.run_steps} steps, claimed with leases, "
+            f"{a.concurrency} runs at a time per process:"
+        )
+        base = None
+        for n in counts:
+            rate, total = workers_throughput(n, a.runs, a.run_steps, a.concurrency)
+            base = base or rate
+            print(f"  {n} process(es): {rate:9.0f} steps/s  ({total} steps, x{rate / base:.2f} of 1 process)")
+    if "queue" in sections:
+        print(
+            f"\nqueued runs (Engine.submit -> procrastinate -> graphengine worker): {a.runs} runs x "
+            f"{a.run_steps} steps, {a.concurrency} jobs at a time per worker:"
+        )
+        qbase = None
+        for n in counts:
+            rate, total = queued_throughput(n, a.runs, a.run_steps, a.concurrency)
+            qbase = qbase or rate
+            print(
+                f"  {n} worker(s): {rate:9.0f} steps/s  ({total} steps, x{rate / qbase:.2f} of 1 worker, "
+                f"{n / rate * 1e6:6.0f} µs of a process per step)"
+            )
     return 0

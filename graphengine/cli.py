@@ -8,6 +8,7 @@
     graphengine replay  MODULE:ENGINE RUN [--store URL] [--json]
     graphengine render  MODULE:ENGINE [-o FILE] [--format dot|mermaid|png|svg|pdf] [--run RUN --store URL]
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
+    graphengine worker  MODULE:ENGINE --store URL [--queue-dsn DSN] [--concurrency N] [--ttl S]
 
 `--store` may come before or after the subcommand, or from `GRAPHENGINE_STORE`. `MODULE:ENGINE`
 names an `Engine` (used with the `--store` store when one is given) or a function returning one,
@@ -570,6 +571,37 @@ async def cmd_render(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- parser
 
 
+async def cmd_worker(args: argparse.Namespace) -> int:
+    """Serve queued runs of an engine until SIGINT/SIGTERM (see `graphengine.workers`)."""
+    import logging
+
+    from .workers import serve
+
+    logging.basicConfig(
+        level=getattr(logging, args.log_level),
+        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
+    )
+    if args.log_level != "DEBUG":
+        logging.getLogger("procrastinate").setLevel(logging.WARNING)  # a line per job otherwise
+    store = _store(args)
+    assert store is not None
+    try:
+        eng = _load_engine(args.engine, store)
+        await serve(
+            eng,
+            queue_dsn=args.queue_dsn,
+            queue=args.queue,
+            concurrency=args.concurrency,
+            ttl=args.ttl,
+            stalled_after=args.stalled_after,
+        )
+    except TypeError as exc:  # a store without leases
+        raise CliError(str(exc)) from exc
+    finally:
+        await store.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `graphengine` command."""
     p = argparse.ArgumentParser(
@@ -637,6 +669,20 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("-o", "--output", metavar="FILE")
     sp.add_argument("--format", choices=["dot", "mermaid", "png", "svg", "pdf"])
     sp.add_argument("--run", metavar="RUN", help="highlight this run's path (needs --store)")
+    sp = add("worker", cmd_worker, "serve queued runs of an engine (procrastinate queue on PostgreSQL)")
+    sp.add_argument("engine", metavar="MODULE:ENGINE")
+    sp.add_argument(
+        "--queue-dsn",
+        metavar="DSN",
+        help="PostgreSQL of the queue (default: $GRAPHENGINE_QUEUE_DSN or the store's)",
+    )
+    sp.add_argument("--queue", default="graphengine", help="procrastinate queue to serve")
+    sp.add_argument("--concurrency", type=int, default=8, metavar="N", help="runs driven at once")
+    sp.add_argument("--ttl", type=float, default=30.0, metavar="S", help="lease length in seconds")
+    sp.add_argument(
+        "--stalled-after", type=float, metavar="S", help="re-queue jobs of workers silent this long (2 x ttl)"
+    )
+    sp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     sp = add(
         "prune", cmd_prune, "delete or compact finished runs by policy (never running or resumable ones)"
     )

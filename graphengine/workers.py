@@ -120,7 +120,12 @@ class RunQueue:
         """Size of the psycopg pool the queue uses."""
         pc = _procrastinate()
         self.app: App = pc.App(
-            connector=pc.PsycopgConnector(conninfo=dsn, min_size=1, max_size=max_connections)
+            # Autocommit: every procrastinate query is one statement, and a worker paused between
+            # a statement and its COMMIT would otherwise keep the job rows it touched locked (a
+            # fetched job nobody else can take, a row the stalled-job reaper waits on) until it wakes.
+            connector=pc.PsycopgConnector(
+                conninfo=dsn, min_size=1, max_size=max_connections, configure=_autocommit
+            )
         )
         """The procrastinate `App` (for procrastinate's own API: `app.job_manager`, ...)."""
         self.app.task(
@@ -265,6 +270,11 @@ class RunQueue:
                 await reaper
 
 
+async def _autocommit(conn: Any) -> None:
+    """Pool hook: put a new psycopg connection of the queue in autocommit mode."""
+    await conn.set_autocommit(True)
+
+
 async def _drive_job(context: JobContext, run_id: str) -> str:
     """The procrastinate task: drive one run under a lease (see the module docstring)."""
     runner = context.additional_context.get(_RUNNER_KEY)
@@ -363,23 +373,26 @@ class _Runner:
         while True:
             await asyncio.sleep(self.ttl / 2)
             try:
-                stalled: list[Job] = list(
-                    await jm.get_stalled_jobs(
-                        queue=self.queue.queue, task_name=TASK_NAME, seconds_since_heartbeat=stalled_after
-                    )
-                )
-                for job in stalled:
-                    run_id = job.task_kwargs.get("run_id")
-                    if isinstance(run_id, str):
-                        # The lock makes racing reapers queue one replacement per stalled job.
-                        await self.queue.enqueue(run_id, lock=f"graphengine.stalled.{job.id}")
-                        log.warning(
-                            "job %s of run %r stalled (its worker is silent); re-queued", job.id, run_id
-                        )
-                    with contextlib.suppress(Exception):  # another reaper, or the worker woke up
-                        await jm.finish_job(job, status=failed, delete_job=False)
+                async with asyncio.timeout(self.ttl * 2):  # a wedged query must not end the reaping
+                    await self._reap_once(jm, failed, stalled_after)
             except Exception:
                 log.exception("looking for stalled jobs failed; trying again")
+
+    async def _reap_once(self, jm: Any, failed: Any, stalled_after: float) -> None:
+        """One pass: each stalled job of this queue gets one replacement, and is marked failed."""
+        stalled: list[Job] = list(
+            await jm.get_stalled_jobs(
+                queue=self.queue.queue, task_name=TASK_NAME, seconds_since_heartbeat=stalled_after
+            )
+        )
+        for job in stalled:
+            run_id = job.task_kwargs.get("run_id")
+            if isinstance(run_id, str):
+                # The lock makes racing reapers queue one replacement per stalled job.
+                await self.queue.enqueue(run_id, lock=f"graphengine.stalled.{job.id}")
+                log.warning("job %s of run %r stalled (its worker is silent); re-queued", job.id, run_id)
+            with contextlib.suppress(Exception):  # another reaper, or the worker woke up
+                await jm.finish_job(job, status=failed, delete_job=False)
 
 
 def _queue_dsn(engine: Engine[Any], dsn: str | None) -> str:
@@ -423,8 +436,12 @@ async def serve(
     """Serve runs of `engine` from the queue until stopped (`RunQueue.serve`); what `graphengine worker` runs.
 
     The queue is on `queue_dsn`, `$GRAPHENGINE_QUEUE_DSN`, or the engine's `PostgresStore`'s
-    database; `ValueError` if there is none.
+    database; `ValueError` if there is none, `TypeError` if `engine.store` has no leases.
     """
+    if not isinstance(engine.store, LeaseStore):
+        raise TypeError(
+            f"workers need a store with leases (PostgresStore or MySQLStore), not {type(engine.store).__name__}"
+        )
     rq = RunQueue(_queue_dsn(engine, queue_dsn), queue=queue, max_connections=4)
     try:
         await rq.serve(
