@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
+from types import SimpleNamespace
 from typing import Any
 
 from opentelemetry.trace import Status, StatusCode
@@ -165,6 +166,29 @@ def solve(
         "seconds": result.stats.seconds,
         "explanation": result.explanation.to_dict() if result.explanation is not None else None,
         "goal_index": goal_index,
+        "routing": _routing_doc(getattr(result, "routing", None)),
+        "solver": _solver_doc(getattr(result, "solver", None)),
+    }
+
+
+def _routing_doc(routing: Any) -> dict[str, Any] | None:
+    """What a StrategyRouter chose and why (kept with the recorded round for telemetry)."""
+    if routing is None:
+        return None
+    return {"chosen": str(routing.chosen), "reason": str(routing.reason)}
+
+
+def _solver_doc(solver: Any) -> dict[str, Any] | None:
+    """The CP-SAT report of a refined round (status, objective levels, time, seed)."""
+    if solver is None:
+        return None
+    return {
+        "status": str(solver.status),
+        "seconds": float(solver.seconds),
+        "seed": int(solver.seed),
+        "candidates": int(solver.candidates),
+        "time_limit_hit": bool(solver.time_limit_hit),
+        "levels": [float(v) for v in solver.levels],
     }
 
 
@@ -456,6 +480,9 @@ class _ResultView:
         )
         why = doc["explanation"]
         self.explanation = None if why is None else _Explained(why)
+        r, sv = doc.get("routing"), doc.get("solver")
+        self.routing = None if r is None else SimpleNamespace(**r)
+        self.solver = None if sv is None else SimpleNamespace(**sv)
 
 
 @dataclass(frozen=True, slots=True)

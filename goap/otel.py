@@ -50,12 +50,19 @@ class GoapTelemetry:
             attrs["goap.plan.length"] = len(result.plan)
             attrs["goap.plan.cost"] = float(result.plan.cost)
             attrs["goap.plan.actions"] = list(result.plan.names)
-        for name in ("router_reason", "cpsat_status", "objective", "solve_seconds"):
-            value = getattr(result, name, None)
-            if value is not None:
-                attrs[f"goap.plan.{name}"] = (
-                    value if isinstance(value, str | int | float | bool) else str(value)
-                )
+        routing = getattr(result, "routing", None)
+        if routing is not None:  # StrategyRouter: what it chose and why
+            attrs["goap.router.chosen"] = str(routing.chosen)
+            attrs["goap.router.reason"] = str(routing.reason)
+        solver = getattr(result, "solver", None)
+        if solver is not None:  # CP-SAT refinement
+            attrs["goap.cpsat.status"] = str(solver.status)
+            attrs["goap.cpsat.seconds"] = float(solver.seconds)
+            attrs["goap.cpsat.seed"] = int(solver.seed)
+            attrs["goap.cpsat.candidates"] = int(solver.candidates)
+            attrs["goap.cpsat.time_limit_hit"] = bool(solver.time_limit_hit)
+            if solver.levels:
+                attrs["goap.cpsat.objective"] = [float(v) for v in solver.levels]
         if result.explanation is not None:
             attrs["goap.plan.explanation"] = str(result.explanation.to_dict())
         return attrs

@@ -78,3 +78,22 @@ def test_planning_metrics_are_recorded() -> None:
     names = {m.name for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics}
     assert {"goap.planning.duration", "goap.plans", "goap.search.expanded"} <= names
     assert isinstance(g.config.telemetry, GoapTelemetry)
+
+
+async def test_router_choice_and_cpsat_results_are_span_attributes() -> None:
+    """A routed, CP-SAT-refined planning round reports the chosen strategy, why, and the solver's status."""
+    from goap import CspPipeline, StrategyRouter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    acts = [ActionSpec("build", {}, {"built": True}, resources={"budget": 1})]
+    router = StrategyRouter(strategies={"csp-pipeline": CspPipeline(), "astar": CspPipeline()})
+    g = GoapGraph(acts, emitter=OTelEmitter(provider), strategy=router)
+    final = await g.run("r", {"built": False}, GoalSpec({"built": True}))
+    assert final.status == "achieved"
+    (plan_span,) = [s for s in exporter.get_finished_spans() if s.name == "goap.plan"]
+    attrs = plan_span.attributes or {}
+    assert attrs["goap.router.chosen"] in {"csp-pipeline", "astar"}
+    assert attrs["goap.router.reason"]
+    assert attrs["goap.cpsat.status"] in {"OPTIMAL", "FEASIBLE", "SKIPPED"}  # SKIPPED: no constraints to refine
