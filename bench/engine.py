@@ -137,7 +137,7 @@ def make_check(target: int) -> Callable[[Context, Counter], NodeResult[Counter]]
 
 def item(i: int) -> str:
     """The ``i``-th appended string, exactly `ITEM_BYTES` long and distinct from the others."""
-    return f"{i:08d}".ljust(ITEM_BYTES, "x")
+    return f"{i:08d}".ljust(ITEM_BYTES, "x")[: max(ITEM_BYTES, 8)]
 
 
 def target_of(steps: int) -> int:
@@ -1136,6 +1136,13 @@ def main(argv: list[str]) -> int:
         help=f"size of the unchanged field in the bytes-per-step run (default {BLOB_BYTES})",
     )
     p.add_argument(
+        "--item-bytes",
+        type=int,
+        default=ITEM_BYTES,
+        help=f"size of the item appended per step in the bytes-per-step run (default {ITEM_BYTES}; "
+        "12 matches the issue's LangGraph reference of ~16.7 kB/step)",
+    )
+    p.add_argument(
         "--fanout",
         type=_branch_counts,
         default=FANOUT,
@@ -1154,6 +1161,9 @@ def main(argv: list[str]) -> int:
         p.error("--repeat must be >= 1")
     if a.blob_bytes < 0:
         p.error("--blob-bytes must be >= 0")
+    if a.item_bytes < 8:
+        p.error("--item-bytes must be >= 8")
+    globals()["ITEM_BYTES"] = a.item_bytes  # item() reads the module constant
     rep = asyncio.run(
         measure(
             a.steps,
