@@ -24,7 +24,7 @@ PAGE = r"""<!doctype html>
   header { display:flex; align-items:center; gap:16px; padding:10px 18px; background:#1d2330; color:#fff; }
   header h1 { font-size:16px; margin:0; font-weight:600; }
   header .sub { color:#aab4c3; font-size:13px; }
-  main { display:grid; grid-template-columns: 330px 1fr; gap:14px; padding:14px; align-items:start; }
+  main { display:grid; grid-template-columns: 330px minmax(0, 1fr); gap:14px; padding:14px; align-items:start; }
   .card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:12px 14px; margin-bottom:14px; }
   .card h2 { font-size:13px; text-transform:uppercase; letter-spacing:.04em; color:var(--muted); margin:0 0 10px; }
   table { border-collapse:collapse; width:100%; }
@@ -50,7 +50,7 @@ PAGE = r"""<!doctype html>
   .muted { color:var(--muted); } .err { color:var(--bad); } .mono { font-family: ui-monospace, Menlo, monospace; }
   #graph { overflow:auto; text-align:center; }
   #graph svg { max-width:100%; height:auto; }
-  .grid2 { display:grid; grid-template-columns: 1fr 1fr; gap:14px; }
+  .grid2 { display:grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap:14px; }
   .sizes span { display:inline-block; margin-right:6px; }
   #interrupt { border-color: var(--warn); }
   #msg { min-height:18px; }
