@@ -678,8 +678,12 @@ async def _fan_out(
         return state, route, (msg, bnode.id)
 
     reducer = eng.reducer
-    for d in deltas:
-        if d is not None:
+    present = [d for d in deltas if d is not None]
+    many = getattr(reducer, "many", None)
+    if many is not None and present:
+        state = many(state, present)  # one copy for all branches (default model reducer)
+    else:
+        for d in present:
             state = reducer(state, d)
     await store.save_step(
         StepRecord(

@@ -9,7 +9,7 @@ TypedDict and plain dict states merge key by key the same way.
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel
@@ -120,6 +120,30 @@ def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
             update[k] = d[k] if r is None else r(p[k], d[k])
         return copy(prev, update)
 
+    def many(prev: Any, deltas: Sequence[Any]) -> Any:
+        """Merge deltas in order, as repeated `with_fields` would, in one copy.
+
+        `append` fields gather their items and concatenate once, so merging K fan-out branches
+        costs O(K) instead of copying a growing list K times; other reducers apply in order.
+        """
+        p = prev.__dict__
+        update: dict[str, Any] = {}
+        gathered: dict[str, list[Any]] = {}
+        for delta in deltas:
+            d = delta.__dict__
+            for k in delta.__pydantic_fields_set__:
+                r = fields.get(k)
+                if r is None:
+                    update[k] = d[k]
+                elif r is append:
+                    gathered.setdefault(k, []).extend(d[k])
+                else:
+                    update[k] = r(update[k] if k in update else p[k], d[k])
+        for k, items in gathered.items():
+            update[k] = [*p[k], *items]
+        return copy(prev, update) if update else prev
+
+    with_fields.many = many  # type: ignore[attr-defined]
     return with_fields
 
 

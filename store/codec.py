@@ -40,17 +40,19 @@ class JsonCodec(Generic[S]):
         """The type encoded."""
         self._adapter: TypeAdapter[S] = TypeAdapter(tp)
         self._is_model = isinstance(tp, type) and issubclass(tp, BaseModel)
+        self._serializer: Any = getattr(tp, "__pydantic_serializer__", None) if self._is_model else None
 
     def encode(self, value: S) -> bytes:
         """Encode a full value."""
         if self._is_model:
-            return value.model_dump_json().encode()  # type: ignore[attr-defined,no-any-return]
+            return self._serializer.to_json(value)  # type: ignore[no-any-return]
         return self._adapter.dump_json(value)
 
     def encode_delta(self, value: S) -> bytes:
         """Encode only the fields the delta set explicitly."""
         if self._is_model:
-            return value.model_dump_json(exclude_unset=True).encode()  # type: ignore[attr-defined,no-any-return]
+            # The model's serializer directly: skips model_dump_json's wrapper and a str round trip.
+            return self._serializer.to_json(value, exclude_unset=True)  # type: ignore[no-any-return]
         return self._adapter.dump_json(value, exclude_unset=True)
 
     def decode(self, data: bytes) -> S:

@@ -344,3 +344,27 @@ async def test_models_with_extra_fields_merge_correctly() -> None:
     out = await g.run("r", Extra())
     assert out.n == 5
     assert out.model_extra == {"note": "x"}
+
+
+def test_batched_merge_equals_merging_one_delta_after_another() -> None:
+    """The default reducer's many() (used to merge fan-out branches) gives the sequential result."""
+    import operator
+    from typing import Annotated
+
+    from graphengine import append, default_reducer
+
+    class M(BaseModel):
+        items: Annotated[list[int], append] = []
+        total: Annotated[int, operator.add] = 0
+        last: str = ""
+
+    r = default_reducer(M)
+    assert r is not None
+    prev = M(items=[0], total=1, last="p")
+    deltas = [M(items=[1, 2], total=2), M(last="x"), M(items=[3], last="y"), M(total=5)]
+    seq = prev
+    for d in deltas:
+        seq = r(seq, d)
+    assert r.many(prev, deltas) == seq  # type: ignore[attr-defined]
+    assert r.many(prev, deltas).model_fields_set == seq.model_fields_set  # type: ignore[attr-defined]
+    assert prev == M(items=[0], total=1, last="p")
