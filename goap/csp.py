@@ -29,6 +29,7 @@ Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) a
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -64,6 +65,8 @@ _FACT = "__csp__"
 _WEIGHT_SCALE = 1000
 """Objective weights are kept to 1/1000 in CP-SAT's integer arithmetic."""
 _EPS = 1e-9
+_EXACT_LIMIT = 2**53
+"""Largest weighted objective (in magnitude) the levels are merged into: exact in a double too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -566,7 +569,7 @@ def _solve_model(
 
     t0 = time.perf_counter()
     scale = owner.scale
-    model = cp_model.CpModel()
+    model = _model_class()()
     n = len(cands)
     sel = [model.new_bool_var(f"sel{i}") for i in range(n)]
     model.add_exactly_one(sel)
@@ -622,10 +625,31 @@ def _solve_model(
             if rc.violation(cand.metrics.get(rc.key, 0.0)) > 0:
                 model.add_bool_or([lit.Not(), sel[i].Not()])
     model.add_assumptions([lit for lit, _ in assumptions])
-    exprs = [_level_expr(model, lev, cands, sel, makespan, scale) for lev in levels]
-    exprs.append(sum(i * sel[i] for i in range(n)))  # ties: the earlier candidate
-    tidy_weight = sum(len(c.durations) * sum(c.durations) for c in cands) + 1
-    exprs.append(tidy_weight * sum(spans) + sum(s for st in starts for s in st))
+    bounded = [_level_expr(model, lev, cands, sel, makespan, scale, horizon) for lev in levels]
+    level_exprs = [e for e, _ in bounded]
+    tie = sum(i * sel[i] for i in range(n))  # ties: the earlier candidate
+    # the levels and the tie-break as one weighted sum when it stays exact: each term is
+    # multiplied by the number of values every later term can take, so the weighted optimum is
+    # the lexicographic one; one solve instead of one per level (else: one solve per level)
+    ranges = [hi - lo + 1 for _, (lo, hi) in bounded]
+    mults = [1] * len(levels)
+    m = n
+    for k in range(len(levels) - 1, -1, -1):
+        mults[k] = m
+        m *= ranges[k]
+    magnitude = n + sum(mults[k] * max(abs(lo), abs(hi)) for k, (_, (lo, hi)) in enumerate(bounded))
+    groups: list[tuple[Any, list[int]]]
+    if magnitude < _EXACT_LIMIT:
+        groups = [(sum(mults[k] * e for k, e in enumerate(level_exprs)) + tie, list(range(len(levels))))]
+    else:
+        groups = [(e, [k]) for k, e in enumerate(level_exprs)] + [(tie, [])]
+    # compaction (least makespan, earliest starts of every candidate): without capacities and
+    # with no level rewarding a later end, each candidate's earliest-start schedule is the
+    # unique optimum and no level gets worse with it, so it is computed, not solved for
+    asap = _asap_only(cs, levels)
+    if not asap:
+        tidy_weight = sum(len(c.durations) * sum(c.durations) for c in cands) + 1
+        groups.append((tidy_weight * sum(spans) + sum(s for st in starts for s in st), []))
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = owner.workers
     solver.parameters.random_seed = owner.seed
@@ -634,7 +658,8 @@ def _solve_model(
     hit = False
     values: list[float] = []
     solution: tuple[int, list[int], list[list[int]]] | None = None
-    for k, expr in enumerate(exprs):
+    unit = scale * _WEIGHT_SCALE
+    for k, (expr, reported) in enumerate(groups):
         if deadline is not None:
             left = deadline - time.perf_counter()
             if left <= 0:
@@ -673,22 +698,63 @@ def _solve_model(
             hit = True
             status = "FEASIBLE"
         best = round(solver.objective_value)
-        if k < len(levels):
-            values.append(best / (scale * _WEIGHT_SCALE))
-        solution = (
-            next(i for i in range(n) if solver.value(sel[i])),
-            [solver.value(s) for s in spans],
-            [[solver.value(s) for s in st] for st in starts],
-        )
+        values.extend(solver.value(level_exprs[j]) / unit for j in reported)
+        chosen = next(i for i in range(n) if solver.value(sel[i]))
+        if asap:
+            solution = (chosen, [], [])
+        else:
+            solution = (
+                chosen,
+                [solver.value(s) for s in spans],
+                [[solver.value(s) for s in st] for st in starts],
+            )
         if k == 0:
             # later levels are solved with the hard constraints in force, not as assumptions
             model.clear_assumptions()
             for lit, _ in assumptions:
                 model.add(lit == 1)
-        model.add(expr <= best)
+        if k + 1 < len(groups):
+            model.add(expr <= best)
     assert solution is not None
     chosen, ms, st_values = solution
+    if asap:
+        st_values = [_earliest_starts(c) for c in cands]
+        ms = [
+            max((s + d for s, d in zip(st, c.durations, strict=True)), default=0)
+            for st, c in zip(st_values, cands, strict=True)
+        ]
     return _Outcome(status, chosen, tuple(values), ms, st_values, [], time.perf_counter() - t0, hit)
+
+
+@functools.cache
+def _model_class() -> Any:
+    """``CpModel`` without the camelCase aliases it attaches to every instance (unused here, and
+    the larger part of building a small model)."""
+    from ortools.sat.python import cp_model
+
+    return type("_CpModel", (cp_model.CpModel,), {"_add_pre_pep8_methods": lambda self: None})
+
+
+def _asap_only(cs: ConstraintSet, levels: Sequence[_Level]) -> bool:
+    """Whether the earliest-start schedule of every candidate is optimal at every level.
+
+    True without capacities (precedence alone: earliest starts are each as early as any schedule
+    allows, so every makespan is least too) when nothing prefers a later end: no level maximises
+    the makespan and no constraint bounds it from below.
+    """
+    if cs.capacities:
+        return False
+    if any(c.key == "makespan" and c.min is not None for c in cs.constraints):
+        return False
+    return not any(m == "makespan" and w < 0 for lev in levels for m, w in lev.terms)
+
+
+def _earliest_starts(cand: _Candidate) -> list[int]:
+    """Each action's earliest start under the candidate's precedence edges."""
+    start = [0] * len(cand.durations)
+    for u, v in sorted(cand.edges, key=lambda e: e[1]):
+        start[v] = max(start[v], start[u] + cand.durations[u])
+    return start
 
 
 def _metric_value(cand: _Candidate, metric: str, makespan: float) -> float:
@@ -696,9 +762,16 @@ def _metric_value(cand: _Candidate, metric: str, makespan: float) -> float:
 
 
 def _level_expr(
-    model: Any, level: _Level, cands: Sequence[_Candidate], sel: list[Any], makespan: Any, scale: int
-) -> Any:
-    """The level as an integer expression in units of ``1 / (scale * _WEIGHT_SCALE)``."""
+    model: Any,
+    level: _Level,
+    cands: Sequence[_Candidate],
+    sel: list[Any],
+    makespan: Any,
+    scale: int,
+    horizon: int,
+) -> tuple[Any, tuple[int, int]]:
+    """The level as an integer expression in units of ``1 / (scale * _WEIGHT_SCALE)``, with
+    bounds on its value over the whole model (any candidate, any makespan up to ``horizon``)."""
     unit = scale * _WEIGHT_SCALE
     static = []
     for cand in cands:
@@ -711,22 +784,29 @@ def _level_expr(
                 total += c.weight * c.violation(cand.metrics.get(c.key, 0.0))
         static.append(round(total * unit))
     expr: Any = sum(static[i] * sel[i] for i in range(len(cands)))
+    lo, hi = min(static), max(static)
     for metric, w in level.terms:
         if metric == "makespan":
-            expr += round(w * _WEIGHT_SCALE) * makespan
+            coef = round(w * _WEIGHT_SCALE)
+            expr += coef * makespan
+            lo += min(0, coef * horizon)
+            hi += max(0, coef * horizon)
     for c in level.soft:
         if c.key != "makespan":
             continue
         w = round(c.weight * _WEIGHT_SCALE)
         if c.max is not None:
-            over = model.new_int_var(0, max(makespan.proto.domain), f"over_{c.label}")
+            over = model.new_int_var(0, horizon, f"over_{c.label}")
             model.add(over >= makespan - math.floor(c.max * scale + _EPS))
             expr += w * over
+            hi += w * horizon
         if c.min is not None:
-            under = model.new_int_var(0, math.ceil(c.min * scale), f"under_{c.label}")
+            ub = math.ceil(c.min * scale)
+            under = model.new_int_var(0, ub, f"under_{c.label}")
             model.add(under >= math.ceil(c.min * scale - _EPS) - makespan)
             expr += w * under
-    return expr
+            hi += w * ub
+    return expr, (lo, hi)
 
 
 # ---------------------------------------------------------------------------------------------
