@@ -18,9 +18,11 @@ chosen), hard constraints as implications guarded by assumption literals (so an 
 yields the violated constraints as its core), soft constraints as weighted violation amounts, one
 fixed-size ``IntervalVar`` per action of every candidate with the precedence edges of
 :func:`goap.schedule.dependencies`, ``AddCumulative`` / ``AddNoOverlap`` for capacities, and the
-chosen plan's makespan. Objective levels are solved lexicographically (successive solves, each
-level fixed at its optimum before the next); then ties go to the earlier candidate, and every
-candidate's schedule is compacted (least makespan, earliest starts) so candidate scores are exact.
+chosen plan's makespan. Objective levels are solved lexicographically, then ties go to the earlier
+candidate: one solve of a weighted sum when each level's bounds keep it exact (below 2**53), else
+successive solves, each level fixed at its optimum before the next. Every candidate's schedule is
+then compacted (least makespan, earliest starts) so candidate scores are exact: by one more solve
+with capacities, or computed (earliest starts under precedence) when that is provably the optimum.
 
 Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) and recorded in
 ``PlanResult.solver``. A time limit that ends a solve keeps the best solution found, with status
