@@ -349,9 +349,8 @@ async def test_models_with_extra_fields_merge_correctly() -> None:
 def test_batched_merge_equals_merging_one_delta_after_another() -> None:
     """The default reducer's many() (used to merge fan-out branches) gives the sequential result."""
     import operator
-    from typing import Annotated
 
-    from graphengine import append, default_reducer
+    from graphengine import default_reducer
 
     class M(BaseModel):
         items: Annotated[list[int], append] = []
