@@ -5,10 +5,11 @@ from __future__ import annotations
 import glob
 import sys
 import time
+from pathlib import Path
 
 from goap import AStar, load_problem, plan
 
-ROOT = "/work/shared/problems"
+ROOT = str(Path(__file__).resolve().parents[3] / "shared" / "problems")  # ../shared beside the repo
 
 
 def main() -> None:

@@ -96,4 +96,8 @@ async def test_router_choice_and_cpsat_results_are_span_attributes() -> None:
     attrs = plan_span.attributes or {}
     assert attrs["goap.router.chosen"] in {"csp-pipeline", "astar"}
     assert attrs["goap.router.reason"]
-    assert attrs["goap.cpsat.status"] in {"OPTIMAL", "FEASIBLE", "SKIPPED"}  # SKIPPED: no constraints to refine
+    assert attrs["goap.cpsat.status"] in {
+        "OPTIMAL",
+        "FEASIBLE",
+        "SKIPPED",
+    }  # SKIPPED: no constraints to refine

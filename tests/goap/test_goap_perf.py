@@ -13,7 +13,7 @@ import pytest
 from goap import ActionSpec, AStar, GoalSpec, load_problem, plan
 from goap.compile import _CACHE_SIZE, compile_task
 
-PROBLEMS = Path(os.environ.get("GOAP_PROBLEMS", "/work/shared/problems"))
+PROBLEMS = Path(os.environ.get("GOAP_PROBLEMS", Path(__file__).resolve().parents[3] / "shared" / "problems"))
 
 
 def _chain(n: int) -> tuple[dict[str, Any], list[ActionSpec]]:

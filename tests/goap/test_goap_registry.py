@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,7 @@ from goap import HEURISTICS, STRATEGIES, AStar, GreedyBestFirst, load_problem, p
 from goap.compile import compile_task
 from goap.testing import simulate
 
-PROBLEMS = os.environ.get("GOAP_PROBLEMS", "/work/shared/problems")
+PROBLEMS = os.environ.get("GOAP_PROBLEMS", str(Path(__file__).resolve().parents[3] / "shared" / "problems"))
 SMALL = [
     f
     for f in sorted(glob.glob(f"{PROBLEMS}/*.json"))
