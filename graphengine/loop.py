@@ -159,15 +159,11 @@ async def drive(
                 except NodeError as exc:
                     if node.error_route is None:
                         raise
-                    state, nxt, msg = await _route_error(
+                    state, nxt, msg, snap_size = await _route_error(
                         eng, g, rc, run_id, step, node_id, state, exc, exc.attempts
                     )
                     last_err = (msg, node_id)
-                    snap_size, since_bytes, since_steps = (
-                        len(codec.encode(state)),
-                        0,
-                        0,
-                    )  # that step stored one
+                    since_bytes = since_steps = 0  # that step stored a snapshot
                     resumed = False
                     interrupted_at = None
                     continue
@@ -263,8 +259,10 @@ async def drive(
                 if step >= max_steps:
                     raise _max_steps(run_id, step, node_id, max_steps)
                 step += 1
-                state, nxt, err = await _fan_out(eng, g, rc, run_id, step, state, nxt, first.versions)
-                snap_size, since_bytes, since_steps = len(codec.encode(state)), 0, 0  # that step stored one
+                state, nxt, err, snap_size = await _fan_out(
+                    eng, g, rc, run_id, step, state, nxt, first.versions
+                )
+                since_bytes = since_steps = 0  # that step stored a snapshot
                 if err is not None:
                     last_err = err
             else:
@@ -491,8 +489,11 @@ async def _route_error(
     state: S,
     exc: NodeError,
     attempts: int,
-) -> tuple[S, Next, str]:
-    """Commit a failed step that goes to its error route; the error is recorded on the step and the run."""
+) -> tuple[S, Next, str, int]:
+    """Commit a failed step that goes to its error route; the error is recorded on the step and the run.
+
+    Returns the new state, the route, the error message and the size of the snapshot it stored.
+    """
     handler = g.nodes[node_id].error_route
     assert handler is not None
     cause = exc.__cause__ if exc.__cause__ is not None else exc
@@ -503,6 +504,7 @@ async def _route_error(
         state = eng.reducer(state, delta)
         delta_b = eng.codec.encode_delta(delta)
     route = goto(handler)
+    state_b = eng.codec.encode(state)
     # The run record first: if the process dies before the step commits, the step is redone
     # (deterministically failing again), so the record never lags behind a committed error step.
     await eng.store.set_status(run_id, RunStatus.RUNNING, error=msg, error_node=node_id)
@@ -513,7 +515,7 @@ async def _route_error(
             node_id,
             delta_b,
             rc.encode(route),
-            eng.codec.encode(state),
+            state_b,
             attempts,
             msg,
             None,
@@ -532,7 +534,7 @@ async def _route_error(
                 kind=EventKind.ERROR,
             )
         )
-    return state, route, msg
+    return state, route, msg, len(state_b)
 
 
 async def _fan_out(
@@ -544,8 +546,12 @@ async def _fan_out(
     state: S,
     nxt: Next,
     versions: Any = None,
-) -> tuple[S, Next, tuple[str, str] | None]:
-    """Run a fan-out's branches concurrently, persisting each result as it lands; merge in order; commit."""
+) -> tuple[S, Next, tuple[str, str] | None, int]:
+    """Run a fan-out's branches concurrently, persisting each result as it lands; merge in order; commit.
+
+    Returns the state, the next hop, the routed error (if a branch failed into an error route)
+    and the size of the snapshot the commit stored.
+    """
     store = eng.store
     codec = eng.codec
     nodes = g.nodes
@@ -674,8 +680,10 @@ async def _fan_out(
         err.__cause__ = exc.__cause__ if exc.__cause__ is not None else exc
         if bnode.error_route is None:
             raise err
-        state, route, msg = await _route_error(eng, g, rc, run_id, step, bnode.id, state, err, err.attempts)
-        return state, route, (msg, bnode.id)
+        state, route, msg, snap = await _route_error(
+            eng, g, rc, run_id, step, bnode.id, state, err, err.attempts
+        )
+        return state, route, (msg, bnode.id), snap
 
     reducer = eng.reducer
     present = [d for d in deltas if d is not None]
@@ -685,6 +693,7 @@ async def _fan_out(
     else:
         for d in present:
             state = reducer(state, d)
+    state_b = codec.encode(state)
     await store.save_step(
         StepRecord(
             run_id,
@@ -692,7 +701,7 @@ async def _fan_out(
             FAN_OUT_NODE,
             None,
             rc.encode(join),
-            codec.encode(state),
+            state_b,
             1,
             None,
             None,
@@ -700,4 +709,4 @@ async def _fan_out(
             _now(),
         )
     )
-    return state, join, None
+    return state, join, None, len(state_b)
