@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from emit import Emitter
 from graphengine import Context, Engine, NodeResult, goto, stop
 from graphengine.models import ChatModel, ChatOut, Message, ToolCall, chat
 from graphengine.models.testing import ScriptedChatModel
@@ -50,7 +51,7 @@ class Agent(BaseModel):
     rounds: int = 0
 
 
-def build(model: ChatModel, store: Store) -> Engine[Agent]:
+def build(model: ChatModel, store: Store, emitter: Emitter | None = None) -> Engine[Agent]:
     """The plan -> retrieve -> answer -> judge workflow over any ChatModel."""
 
     async def plan(ctx: Context, s: Agent) -> NodeResult[Agent]:
@@ -88,7 +89,7 @@ def build(model: ChatModel, store: Store) -> Engine[Agent]:
             route=stop() if verdict.startswith("PASS") or s.rounds >= 3 else goto("answer"),
         )
 
-    eng = Engine(Agent, store=store)
+    eng = Engine(Agent, store=store, emitter=emitter)
     for name, fn in (("plan", plan), ("retrieve", retrieve), ("answer", answer), ("judge", judge)):
         eng.add(name, fn)
     eng.start_at("plan").connect("plan", "retrieve").connect("retrieve", "answer").connect("answer", "judge")

@@ -11,83 +11,16 @@ import pytest
 from pydantic import BaseModel
 
 from emit import MemoryEmitter
-from graphengine import Context, Engine, NodeResult, ToolCallError, goto, stop
-from graphengine.models import ChatModel, ChatOut, Message, OpenAIChatModel, ToolCall, chat
+from examples.agent import CORPUS, Agent, build
+from graphengine import Context, Engine, NodeResult, ToolCallError
+from graphengine.models import ChatOut, Message, OpenAIChatModel, ToolCall, chat
 from graphengine.models.testing import LocalChatServer, ScriptedChatModel, openai_reply
 from graphengine.testing import assert_replays
-from graphengine.tools import run_tool_calls, tool
 from store import MemoryStore
 
 KEY = "sk-graph-SECRET-9876543210"
 
-CORPUS = {
-    "goap": "GOAP plans sequences of actions toward a goal.",
-    "a*": "A* finds least-cost paths with an admissible heuristic.",
-}
-
-
-@tool
-def search(query: str) -> list[str]:
-    """Look up documents matching a query."""
-    return [doc for key, doc in CORPUS.items() if key in query.lower()]
-
-
-class Agent(BaseModel):
-    """State of the agent graph."""
-
-    question: str = ""
-    plan: list[str] = []
-    docs: list[str] = []
-    answer: str = ""
-    verdict: str = ""
-    rounds: int = 0
-
-
-def build(model: ChatModel, store: MemoryStore, emitter: MemoryEmitter | None = None) -> Engine[Agent]:
-    """The seed's plan -> retrieve -> answer -> judge workflow over any ChatModel."""
-
-    async def plan(ctx: Context, s: Agent) -> NodeResult[Agent]:
-        out = await chat(
-            ctx, model, [Message.system("List search queries, one per line."), Message.user(s.question)]
-        )
-        return NodeResult(delta=Agent(plan=[q.strip() for q in out.text.splitlines() if q.strip()]))
-
-    async def retrieve(ctx: Context, s: Agent) -> NodeResult[Agent]:
-        msgs = [Message.system("Call search for each query."), Message.user("\n".join(s.plan))]
-        out = await chat(ctx, model, msgs, [search.spec])
-        results = await run_tool_calls(ctx, [search], out.tool_calls)
-        docs = [d for m in results for d in search_results(m.content)]
-        return NodeResult(delta=Agent(docs=docs))
-
-    async def answer(ctx: Context, s: Agent) -> NodeResult[Agent]:
-        msgs = [
-            Message.system("Answer from the documents."),
-            Message.user(s.question + "\n" + "\n".join(s.docs)),
-        ]
-        if s.verdict:
-            msgs.append(Message.user(f"Your previous answer was judged: {s.verdict}"))
-        out = await chat(ctx, model, msgs)
-        return NodeResult(delta=Agent(answer=out.text, rounds=s.rounds + 1))
-
-    async def judge(ctx: Context, s: Agent) -> NodeResult[Agent]:
-        out = await chat(ctx, model, [Message.system("Reply PASS or FAIL: reason."), Message.user(s.answer)])
-        verdict = out.text.strip()
-        done = verdict.startswith("PASS") or s.rounds >= 3
-        return NodeResult(delta=Agent(verdict=verdict), route=stop() if done else goto("answer"))
-
-    eng = Engine(Agent, store=store, emitter=emitter)
-    for name, fn in (("plan", plan), ("retrieve", retrieve), ("answer", answer), ("judge", judge)):
-        eng.add(name, fn)
-    eng.start_at("plan").connect("plan", "retrieve").connect("retrieve", "answer").connect("answer", "judge")
-    return eng
-
-
-def search_results(content: str) -> list[str]:
-    """Decode a search tool message (a JSON list)."""
-    value = json.loads(content)
-    return [str(v) for v in value] if isinstance(value, list) else []
-
-
+# The agent under test is the shipped example, so the example is what these tests prove.
 SCRIPT = [
     "goap\nA* search",
     ChatOut(
