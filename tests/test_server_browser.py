@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import re
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_process import serve
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install graphengine[server])")
 pytest.importorskip("uvicorn", reason="the server extra is not installed (pip install graphengine[server])")
@@ -117,63 +114,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     gate = tmp / "gate"
     gate.mkdir()
     (tmp / "browserapp.py").write_text(APP)
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp}",
-        "GRAPHENGINE_TOKEN": TOKEN,
-        "BROWSER_TEST_GATE": str(gate),
-    }
-    env.pop("GRAPHENGINE_STORE", None)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "graphengine",
-            "serve",
-            "browserapp:build",
-            "--store",
-            "sqlite:///runs.db",
-            "--port",
-            "0",
-        ],
-        cwd=tmp,
-        env=env,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-
-    def pump() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            lines.put(line)
-
-    threading.Thread(target=pump, daemon=True).start()
-    url = None
-    seen: list[str] = []
-    deadline = time.monotonic() + 30
-    while url is None and time.monotonic() < deadline and proc.poll() is None:
+    env = {"GRAPHENGINE_TOKEN": TOKEN, "BROWSER_TEST_GATE": str(gate)}
+    with serve(tmp, "browserapp:build", env) as (proc, url):
         try:
-            line = lines.get(timeout=0.5)
-        except queue.Empty:
-            continue
-        seen.append(line)
-        m = re.search(r"Uvicorn running on (http://127\.0\.0\.1:\d+)", line)
-        if m:
-            url = m.group(1)
-    if url is None:
-        proc.kill()
-        pytest.fail("graphengine serve did not start:\n" + "".join(seen))
-    try:
-        yield Server(proc, url, gate)
-    finally:
-        (gate / "open").touch()  # let a held run finish, so shutdown has nothing to wait for
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+            yield Server(proc, url, gate)
+        finally:
+            (gate / "open").touch()  # let a held run finish, so shutdown has nothing to wait for
 
 
 @pytest.fixture

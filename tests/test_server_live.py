@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import re
 import shutil
 import subprocess
-import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_process import serve
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install graphengine[server])")
 pytest.importorskip("uvicorn", reason="the server extra is not installed (pip install graphengine[server])")
@@ -41,57 +37,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """`graphengine serve srvapp:build` on a SQLite file, port 0 (the OS picks), token required."""
     tmp = tmp_path_factory.mktemp("serve")
     (tmp / "srvapp.py").write_text(APP)
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp}", "GRAPHENGINE_TOKEN": TOKEN}
-    env.pop("GRAPHENGINE_STORE", None)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "graphengine",
-            "serve",
-            "srvapp:build",
-            "--store",
-            "sqlite:///runs.db",
-            "--port",
-            "0",
-        ],
-        cwd=tmp,
-        env=env,
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-
-    def pump() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            lines.put(line)
-
-    threading.Thread(target=pump, daemon=True).start()
-    url = None
-    seen: list[str] = []
-    deadline = time.monotonic() + 30
-    while url is None and time.monotonic() < deadline and proc.poll() is None:
-        try:
-            line = lines.get(timeout=0.5)
-        except queue.Empty:
-            continue
-        seen.append(line)
-        m = re.search(r"Uvicorn running on (http://127\.0\.0\.1:\d+)", line)
-        if m:
-            url = m.group(1)
-    if url is None:
-        proc.kill()
-        pytest.fail("graphengine serve did not start:\n" + "".join(seen))
-    try:
+    with serve(tmp, "srvapp:build", {"GRAPHENGINE_TOKEN": TOKEN}) as (proc, url):
         yield Server(proc, url, tmp)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def test_real_server_refuses_requests_without_the_token(server: Server) -> None:
