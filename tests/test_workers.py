@@ -14,8 +14,9 @@ runs) before SIGCONTing it, and checks from the store and the side log every nod
 3. the stopped worker, once continued, was refused by the store (`LeaseLostError`, logged) and
    another worker finished the runs it held.
 
-Workers need PostgreSQL for the queue (procrastinate); the store contract on MySQL is in
-`tests/test_store_leases.py`. Under CI=true an unavailable server fails these tests.
+The main test runs twice: with the store on PostgreSQL, and with the store on MySQL/MariaDB
+(`MySQLStore`) while the queue stays on PostgreSQL, because procrastinate keeps its queue in
+PostgreSQL only. Under CI=true an unavailable server fails these tests.
 """
 
 from __future__ import annotations
@@ -32,14 +33,15 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
-from conftest import POSTGRES_DSN, _server_unavailable, unique_name
+from conftest import MYSQL_DSN, POSTGRES_DSN, _server_unavailable, mysql_store, unique_name
 from test_workers_graph import WState, build
 
 from graphengine import RunExistsError
 from graphengine.workers import RunQueue
-from store import MemoryStore, PostgresStore, RunStatus
+from store import LeaseStore, MemoryStore, MySQLStore, PostgresStore, RunStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 200
@@ -50,50 +52,66 @@ CONCURRENCY = 4
 TRACE = re.compile(r"(\w+)@(\d+):(-|\d+)#(-?\d+)")
 
 
-def _require_postgres() -> None:
+def _require_servers(store: str = "postgres") -> None:
     reason = _server_unavailable(POSTGRES_DSN, "asyncpg", "postgres")
+    if reason is None and store == "mysql":
+        reason = _server_unavailable(MYSQL_DSN, "asyncmy", "mysql")
     if reason is None:
         for mod in ("procrastinate", "psycopg"):
             if importlib.util.find_spec(mod) is None:
                 reason = f"{mod} is not installed (pip install 'graphengine[workers]')"
     if reason is not None:
         if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"workers need PostgreSQL under CI: {reason}")
-        pytest.skip(f"workers need PostgreSQL: {reason}")
+            pytest.fail(f"workers need PostgreSQL (and MySQL for its store) under CI: {reason}")
+        pytest.skip(f"workers need PostgreSQL (and MySQL for its store): {reason}")
 
 
 @dataclass
 class Setup:
-    """A store schema and a queue of the test's own."""
+    """A store (schema or database) and a queue of the test's own."""
 
-    schema: str
     queue: str
-    store: PostgresStore
+    store: PostgresStore | MySQLStore
     tmp: Path
 
     @property
     def store_url(self) -> str:
-        return f"{POSTGRES_DSN}?schema={self.schema}"
+        if isinstance(self.store, PostgresStore):
+            return f"{POSTGRES_DSN}?schema={self.store.schema}"
+        return urlsplit(MYSQL_DSN)._replace(path=f"/{self.store.database}").geturl()
 
 
-@pytest.fixture
-async def setup(tmp_path: Path) -> AsyncIterator[Setup]:
-    """An empty store schema and queue name, both removed afterwards."""
-    _require_postgres()
+async def _drop_queue(queue: str, schema: str | None) -> None:
+    """Remove the test's jobs from procrastinate's tables (and its PostgreSQL store schema)."""
     import asyncpg  # type: ignore[import-untyped]
 
-    schema = unique_name("workers")
-    async with PostgresStore(POSTGRES_DSN, schema=schema, max_size=4) as store:
-        try:
-            yield Setup(schema, schema, store, tmp_path)
-        finally:
-            conn = await asyncpg.connect(POSTGRES_DSN)
+    conn = await asyncpg.connect(POSTGRES_DSN)
+    try:
+        if schema is not None:
+            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        if await conn.fetchval("SELECT to_regclass('procrastinate_jobs') IS NOT NULL"):
+            await conn.execute("DELETE FROM procrastinate_jobs WHERE queue_name = $1", queue)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(params=["postgres", "mysql"])
+async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Setup]:
+    """An empty store (PostgreSQL schema or MySQL database) and queue name, removed afterwards."""
+    _require_servers(request.param)
+    queue = unique_name("workers")
+    if request.param == "mysql":
+        async with mysql_store() as my:
             try:
-                await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-                if await conn.fetchval("SELECT to_regclass('procrastinate_jobs') IS NOT NULL"):
-                    await conn.execute("DELETE FROM procrastinate_jobs WHERE queue_name = $1", schema)
+                yield Setup(queue, my, tmp_path)
             finally:
-                await conn.close()
+                await _drop_queue(queue, None)
+        return
+    async with PostgresStore(POSTGRES_DSN, schema=queue, max_size=4) as pg:
+        try:
+            yield Setup(queue, pg, tmp_path)
+        finally:
+            await _drop_queue(queue, queue)
 
 
 def _spawn(s: Setup, n: int, side: Path) -> tuple[subprocess.Popen[bytes], Path]:
@@ -105,7 +123,18 @@ def _spawn(s: Setup, n: int, side: Path) -> tuple[subprocess.Popen[bytes], Path]
         GRAPHENGINE_TEST_SIDE_LOG=str(side),
     )
     cmd = [sys.executable, "-m", "graphengine", "worker", "test_workers_graph:build"]
-    cmd += ["--store", s.store_url, "--queue", s.queue, "--ttl", str(TTL), "--concurrency", str(CONCURRENCY)]
+    cmd += [
+        "--store",
+        s.store_url,
+        "--queue-dsn",
+        POSTGRES_DSN,
+        "--queue",
+        s.queue,
+        "--ttl",
+        str(TTL),
+        "--concurrency",
+        str(CONCURRENCY),
+    ]
     with err.open("wb") as fh:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=fh)
     return proc, err
@@ -135,7 +164,7 @@ def _read_side(path: Path) -> list[Exec]:
     return out
 
 
-async def _done(store: PostgresStore) -> int:
+async def _done(store: LeaseStore) -> int:
     return len(await store.list_runs(status=RunStatus.DONE, limit=RUNS * 2))
 
 
