@@ -6,7 +6,11 @@ one run, a commit per step
     steps/s of one run of a 2-node loop (``inc`` adds 1, ``check`` loops back until the counter
     reaches ``steps / 2``), on (a) our `Engine` with `PostgresStore` and (b) LangGraph with
     ``AsyncPostgresSaver`` (langgraph-checkpoint-postgres) and ``durability="sync"``, both
-    committing each step before the next starts. Median of ``--repeat`` runs, setup untimed.
+    committing each step before the next starts; (c) the floor: the driver alone (asyncpg) doing
+    one autocommitted INSERT of a step-sized row per step. (d) and (e): our `MySQLStore` and the
+    asyncmy floor on the MariaDB server at ``$GRAPHENGINE_TEST_MYSQL`` (LangGraph ships no MySQL
+    saver). The variants take turns, one run each per round, so load on the shared machine falls on
+    all of them alike; median of ``--repeat`` rounds, setup untimed.
 
 worker processes
     ``--runs`` runs of the same loop are created up front; 1, 2 and 4 processes then each try to
@@ -44,6 +48,7 @@ from graphengine import Context, Engine, NodeResult, Options, goto, stop
 from store import PostgresStore, RunRecord, RunStatus
 
 DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+MYSQL_DSN = os.environ.get("GRAPHENGINE_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
 
 
 class Counter(BaseModel):
@@ -140,6 +145,130 @@ async def langgraph_one_run(steps: int) -> float:
         dt = time.perf_counter() - t0
         assert out["n"] == target
         return dt
+
+
+_FLOOR_TABLE = "CREATE TABLE steps (run_id varchar(64) NOT NULL, step integer NOT NULL, node_id text NOT NULL, delta {blob}, route text NOT NULL, ts double precision NOT NULL, PRIMARY KEY (run_id, step))"
+
+
+async def floor_postgres(steps: int) -> float:
+    """Seconds for ``steps`` autocommitted single-row INSERTs of a step's size through asyncpg."""
+    import asyncpg
+
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    conn = await asyncpg.connect(DSN)
+    try:
+        await conn.execute(f"CREATE SCHEMA {schema}")
+        await conn.execute(f"SET search_path TO {schema}")
+        await conn.execute(_FLOOR_TABLE.format(blob="bytea"))
+        insert = "INSERT INTO steps VALUES ($1, $2, $3, $4, $5, $6)"
+        delta = Counter(n=1).model_dump_json().encode()
+        t0 = time.perf_counter()
+        for step in range(1, steps + 1):
+            await conn.execute(insert, "bench", step, "inc", delta, '"check"', time.time())
+        return time.perf_counter() - t0
+    finally:
+        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        await conn.close()
+
+
+def _mysql_server() -> dict[str, Any]:
+    from urllib.parse import urlsplit
+
+    url = urlsplit(MYSQL_DSN)
+    return {
+        "host": url.hostname,
+        "port": url.port or 3306,
+        "user": url.username or "root",
+        "password": url.password or "",
+    }
+
+
+async def _mysql_database(create: bool) -> str:
+    """A fresh benchmark database on the MySQL server (create) or the name to drop."""
+    import asyncmy  # type: ignore[import-untyped]
+
+    name = f"bench_{uuid.uuid4().hex[:12]}"
+    conn = await asyncmy.connect(**_mysql_server())
+    try:
+        async with conn.cursor() as cur:
+            await cur.execute(f"CREATE DATABASE {name}")
+    finally:
+        conn.close()
+    return name
+
+
+async def _drop_mysql_database(name: str) -> None:
+    import asyncmy
+
+    conn = await asyncmy.connect(**_mysql_server())
+    try:
+        async with conn.cursor() as cur:
+            await cur.execute(f"DROP DATABASE IF EXISTS {name}")
+    finally:
+        conn.close()
+
+
+async def ours_one_run_mysql(steps: int) -> float:
+    """Seconds for one run of ``steps`` steps on `MySQLStore`."""
+    from urllib.parse import urlsplit
+
+    from store import MySQLStore
+
+    db = await _mysql_database(True)
+    try:
+        async with MySQLStore(urlsplit(MYSQL_DSN)._replace(path=f"/{db}").geturl(), max_size=2) as store:
+            g = engine(store, steps)
+            t0 = time.perf_counter()
+            final = await g.run("bench", Counter())
+            dt = time.perf_counter() - t0
+            assert final.n == steps // 2
+            return dt
+    finally:
+        await _drop_mysql_database(db)
+
+
+async def floor_mysql(steps: int) -> float:
+    """Seconds for ``steps`` autocommitted single-row INSERTs of a step's size through asyncmy."""
+    import asyncmy
+
+    db = await _mysql_database(True)
+    conn = await asyncmy.connect(**_mysql_server(), db=db, autocommit=True)
+    try:
+        async with conn.cursor() as cur:
+            await cur.execute(_FLOOR_TABLE.format(blob="longblob"))
+            insert = "INSERT INTO steps VALUES (%s, %s, %s, %s, %s, %s)"
+            delta = Counter(n=1).model_dump_json().encode()
+            t0 = time.perf_counter()
+            for step in range(1, steps + 1):
+                await cur.execute(insert, ("bench", step, "inc", delta, '"check"', time.time()))
+            return time.perf_counter() - t0
+    finally:
+        conn.close()
+        await _drop_mysql_database(db)
+
+
+def one_run_rows(steps: int, repeat: int) -> dict[str, float | None]:
+    """Median seconds per variant of the one-run section, the variants taking turns each round."""
+    variants: dict[str, Callable[[int], Any]] = {
+        "ours-pg": ours_one_run,
+        "langgraph-pg": langgraph_one_run,
+        "floor-pg": floor_postgres,
+        "ours-mysql": ours_one_run_mysql,
+        "floor-mysql": floor_mysql,
+    }
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    missing: dict[str, str] = {}
+    for _ in range(repeat):
+        for key, fn in variants.items():
+            if key in missing:
+                continue
+            try:
+                times[key].append(asyncio.run(fn(steps)))
+            except (ImportError, OSError) as exc:
+                missing[key] = f"{type(exc).__name__}: {exc}"
+    for key, why in missing.items():
+        print(f"  {key}: not measured ({why})")
+    return {k: statistics.median(v) if v else None for k, v in times.items()}
 
 
 # ------------------------------------------------------------------------------ workers
@@ -296,23 +425,26 @@ def main(argv: list[str]) -> int:
     counts = [int(x) for x in a.workers.split(",")]
     print(f"PostgreSQL at {DSN.split('@')[-1]}, {os.cpu_count()} CPUs\n")
     if "one" in sections:
-        print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat}):")
-        ours = statistics.median(asyncio.run(ours_one_run(a.steps)) for _ in range(a.repeat))
-        try:
-            lg: float | None = statistics.median(
-                asyncio.run(langgraph_one_run(a.steps)) for _ in range(a.repeat)
-            )
-        except ImportError as exc:
-            lg = None
-            print(f"  LangGraph AsyncPostgresSaver: not installed ({exc})")
-        print(
-            f"  (a) graphengine + PostgresStore           {a.steps / ours:9.0f} steps/s  {ours / a.steps * 1e6:7.0f} µs/step"
-        )
-        if lg is not None:
-            print(
-                f"  (b) LangGraph + AsyncPostgresSaver (sync) {a.steps / lg:9.0f} steps/s  {lg / a.steps * 1e6:7.0f} µs/step"
-            )
-            print(f"  ours / LangGraph: {lg / ours:.1f}x")
+        print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat} rounds):")
+        t = one_run_rows(a.steps, a.repeat)
+        labels = {
+            "ours-pg": "(a) graphengine + PostgresStore",
+            "langgraph-pg": "(b) LangGraph + AsyncPostgresSaver (sync)",
+            "floor-pg": "(c) floor: asyncpg, one INSERT per step",
+            "ours-mysql": "(d) graphengine + MySQLStore",
+            "floor-mysql": "(e) floor: asyncmy, one INSERT per step",
+        }
+        for key, label in labels.items():
+            sec = t[key]
+            if sec is not None:
+                print(f"  {label:44} {a.steps / sec:7.0f} steps/s  {sec / a.steps * 1e6:7.0f} µs/step")
+        ours, lg = t["ours-pg"], t["langgraph-pg"]
+        if ours is not None and lg is not None:
+            print(f"  ours / LangGraph on PostgreSQL: {lg / ours:.1f}x (target >= 3x)")
+        for db in ("pg", "mysql"):
+            o, f = t[f"ours-{db}"], t[f"floor-{db}"]
+            if o is not None and f is not None:
+                print(f"  ours / raw driver floor on {db}: {o / f:.2f}x the floor's time")
     if "claim" in sections:
         print(
             f"\nworker processes: {a.runs} runs x {a.run_steps} steps, claimed with leases, "

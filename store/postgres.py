@@ -26,6 +26,10 @@ Decisions a caller should know:
   to the run is conditioned on that token in the same statement and locks the run row in share
   mode, so a claim by another worker and a stale write are serialized: the write either commits
   before the claim (and the new owner sees it) or fails with `LeaseLostError`.
+- Pooled connections carry no session state (no SET, LISTEN, cursors or session advisory
+  locks; search_path is a startup setting), so returning one to the pool sends nothing to the
+  server: asyncpg's default reset query (`RESET ALL`, `UNLISTEN *`, ...) would be a second round
+  trip on every statement. A connection returned inside a transaction is still rolled back.
 - Driver exceptions are translated in ONE table keyed by SQLSTATE class and client exception
   name (`_TRANSLATE`, checked complete by `tests/test_store_postgres.py`).
 """
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -367,6 +372,17 @@ def _driver() -> ModuleType:
     return mod
 
 
+@functools.cache
+def _connection_class() -> type:
+    """asyncpg's connection without the reset query on release (see the module docstring)."""
+
+    class _StatelessConnection(_driver().Connection):  # type: ignore[misc]  # untyped driver
+        def get_reset_query(self) -> str:
+            return ""
+
+    return _StatelessConnection
+
+
 # Exceptions the driver raises besides its own (connection failures surface as OSError).
 _OTHER_ERRORS: Final = (OSError, TimeoutError)
 
@@ -476,6 +492,7 @@ class PostgresStore(RunTransfer, PruneMixin):
                 max_size=self.max_size,
                 timeout=self.connect_timeout,
                 server_settings={"search_path": self.schema},
+                connection_class=_connection_class(),
             )
         except self._errors as exc:
             raise _translate(exc, "open", where) from exc

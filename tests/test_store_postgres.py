@@ -205,3 +205,21 @@ async def test_a_route_that_is_not_json_is_a_store_error_not_a_conflict() -> Non
             await s.save_step(StepRecord("r", 1, "n", None, "not json", ts=1.0))
         assert not isinstance(info.value, StepConflictError)
         assert list(await s.load_steps("r")) == []
+
+
+async def test_pool_returns_connections_without_a_reset_round_trip_but_rolls_back_open_work() -> None:
+    """Releasing a pooled connection sends no reset query (one round trip per write), yet work
+    left in an open transaction by an interrupted caller is rolled back, not leaked to the next user."""
+    async with postgres_store() as s:
+        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
+        pool = await s._db()
+        conn = await pool.acquire()
+        assert conn.get_reset_query() == ""
+        tx = conn.transaction()
+        await tx.start()
+        await conn.execute("UPDATE runs SET status = 'failed' WHERE run_id = 'r'")
+        await pool.release(conn)  # as if the caller were cancelled mid-transaction
+        async with pool.acquire() as again:
+            assert not again.is_in_transaction()
+        run = await s.get_run("r")
+        assert run is not None and run.status is RunStatus.RUNNING
