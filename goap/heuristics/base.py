@@ -22,6 +22,9 @@ __all__ = ["INF", "Heuristic", "RelaxedTask"]
 INF = float("inf")
 """Heuristic value of a dead end (the goal is unreachable even in the relaxation)."""
 
+_MAX_BUCKET_COST = 1000
+"""Largest whole-number cost for which h^max uses buckets (one per value up to the largest h)."""
+
 
 class Heuristic(Protocol):
     """A goal-distance estimate: ``h(state) -> float`` (``INF`` for a proven dead end)."""
@@ -90,8 +93,8 @@ class RelaxedTask:
         self.pre_of = tuple(tuple(x) for x in pre_of)
         self.achievers = tuple(tuple(x) for x in achievers)
         self.impossible = task.impossible
-        self.integral = all(float(c).is_integer() for c in costs)
-        """Whether every cost is a whole number (then h^max uses a bucket queue, no heap)."""
+        self.integral = all(float(c).is_integer() and 0 <= c <= _MAX_BUCKET_COST for c in costs)
+        """Whether every cost is a small whole number (then h^max uses a bucket queue, no heap)."""
 
     def init_facts(self, state: State) -> list[int]:
         """The relaxed facts true in ``state`` (including ``TOP``)."""

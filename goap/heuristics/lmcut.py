@@ -21,18 +21,34 @@ Two incremental steps keep it affordable in Python:
 
 State-dependent costs use their ``min_cost`` lower bound and numeric conditions are relaxed away
 (see :mod:`goap.heuristics.base`), which keeps admissibility.
+
+The per-state computation runs in the optional C extension :mod:`goap._lmcut` when it is built
+(``pip install -e .`` builds it); it follows this module step for step, so h values, landmarks
+and plans are the same. Without it, or with ``GOAP_PURE_PYTHON=1`` in the environment, the
+pure-Python code below runs. Landmarks are opaque to the search: tuples here, bytes in C.
 """
 
 from __future__ import annotations
 
 import heapq
+import os
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from goap.compile import CompiledOp, State, Task
 from goap.heuristics.base import INF, RelaxedTask
 
-__all__ = ["LMCut", "Landmarks"]
+__all__ = ["ACCELERATED", "LMCut", "Landmarks"]
+
+_core: Any = None
+if os.environ.get("GOAP_PURE_PYTHON", "") != "1":
+    try:
+        from goap import _lmcut as _core
+    except ImportError:  # the extension was not built: the pure-Python code below runs
+        _core = None
+
+ACCELERATED: bool = _core is not None
+"""Whether LM-cut runs in the C extension by default (built, and ``GOAP_PURE_PYTHON`` unset)."""
 
 _EPS = 1e-9
 
@@ -48,9 +64,44 @@ class LMCut:
     incremental = True
     """The search may pass a parent's landmarks to :meth:`evaluate`."""
 
-    def __init__(self, task: Task) -> None:
-        self._rt = RelaxedTask(task)
-        self._relaxed_of: dict[int, int] = {src: i for i, src in enumerate(self._rt.op_source) if src >= 0}
+    def __init__(self, task: Task, *, accelerated: bool | None = None) -> None:
+        """Precompute the relaxed task; ``accelerated`` (default :data:`ACCELERATED`) picks the C core.
+
+        Raises ``ImportError`` when ``accelerated=True`` but the extension is not available.
+        """
+        rt = self._rt = RelaxedTask(task)
+        self._relaxed_of: dict[int, int] = {src: i for i, src in enumerate(rt.op_source) if src >= 0}
+        use_c = ACCELERATED if accelerated is None else accelerated
+        if use_c and _core is None:
+            raise ImportError("goap._lmcut is not built; reinstall with: pip install -e .")
+        self.accelerated = use_c
+        """Whether :meth:`evaluate` runs in the C extension."""
+        if use_c:
+            relaxed_of = [-1] * len(task.ops)
+            for r, src in enumerate(rt.op_source):
+                if src >= 0:
+                    relaxed_of[src] = r
+            core = _core.Core(
+                nfacts=rt.nfacts,
+                pres=rt.pres,
+                effs=rt.effs,
+                costs=rt.costs,
+                goal=rt.goal,
+                top=rt.top,
+                varinfo=task._varinfo,
+                relaxed_of=relaxed_of,
+                integral=rt.integral,
+                impossible=rt.impossible,
+                numeric=task.numeric,
+            )
+            self.evaluate = core.evaluate  # type: ignore[method-assign]
+            core_inherit = core.inherit
+
+            def inherit(landmarks: Any, op: CompiledOp) -> Any:
+                return core_inherit(landmarks, op.index) if landmarks else landmarks
+
+            self.inherit = inherit  # type: ignore[method-assign]
+            self._core = core
 
     def __call__(self, state: State) -> float:
         """The LM-cut value of ``state`` (``INF`` for a relaxed dead end)."""

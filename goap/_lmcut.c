@@ -1,0 +1,898 @@
+/* Optional C accelerator of goap.heuristics.lmcut: the per-state LM-cut computation.
+ *
+ * It mirrors the pure-Python implementation step for step (same h^max tie-breaking: Dial buckets
+ * walked in insertion order for whole-number costs, a (value, fact) binary heap otherwise; same
+ * incremental h^max update after each cut), so both give the same h value and the same landmarks
+ * on every state. Landmarks travel as bytes: records of (double m, int32 n, int32 op[n]).
+ *
+ * Every input is checked (operator and fact ids in range, well-formed landmark bytes); bad input
+ * raises ValueError/TypeError, never a crash. The GIL is held throughout, so one Core may be shared
+ * by threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define EPS 1e-9
+#define HDR ((Py_ssize_t)(sizeof(double) + sizeof(int32_t)))
+
+typedef struct {
+    double d;
+    int f;
+} HeapItem;
+
+typedef struct {
+    PyObject_HEAD
+    int ready, nfacts, nops, goal, top, nvars, ncompiled, integral, impossible, numeric;
+    int *pre_start, *pre_list, *eff_start, *eff_list;
+    int *preof_start, *preof_list, *ach_start, *ach_list;
+    int *pre_count;
+    double *base_cost;
+    int *var_base, *var_shift, *var_width;
+    int *relaxed_of;
+    int max_shift;
+    /* scratch */
+    double *h, *cost;
+    int *unsat, *supp, *stack, *cut, *init;
+    unsigned char *done, *zone, *seen;
+    HeapItem *heap;
+    Py_ssize_t heap_len, heap_cap;
+    /* Dial buckets: linked lists over a node pool */
+    int *bhead, *btail, nbuckets;
+    int *node_fact, *node_next, nnodes, node_cap;
+    /* output buffer */
+    char *out;
+    Py_ssize_t out_len, out_cap;
+} Core;
+
+static void core_free_arrays(Core *c) {
+    void *ptrs[] = {c->pre_start, c->pre_list, c->eff_start, c->eff_list, c->preof_start, c->preof_list,
+                    c->ach_start, c->ach_list, c->pre_count, c->base_cost, c->var_base, c->var_shift,
+                    c->var_width, c->relaxed_of, c->h, c->cost, c->unsat, c->supp, c->stack, c->cut,
+                    c->init, c->done, c->zone, c->seen, c->heap, c->bhead, c->btail, c->node_fact,
+                    c->node_next, c->out};
+    for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) PyMem_Free(ptrs[i]);
+}
+
+static void Core_dealloc(Core *self) {
+    core_free_arrays(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static int heap_push(Core *c, double d, int f) {
+    if (c->heap_len == c->heap_cap) {
+        Py_ssize_t cap = c->heap_cap ? 2 * c->heap_cap : 64;
+        HeapItem *p = PyMem_Realloc(c->heap, (size_t)cap * sizeof(HeapItem));
+        if (!p) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->heap = p;
+        c->heap_cap = cap;
+    }
+    HeapItem *hp = c->heap;
+    Py_ssize_t i = c->heap_len++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) >> 1;
+        if (hp[parent].d < d || (hp[parent].d == d && hp[parent].f <= f)) break;
+        hp[i] = hp[parent];
+        i = parent;
+    }
+    hp[i].d = d;
+    hp[i].f = f;
+    return 0;
+}
+
+static inline int item_less(HeapItem a, HeapItem b) { return a.d < b.d || (a.d == b.d && a.f < b.f); }
+
+static HeapItem heap_pop(Core *c) {
+    HeapItem *hp = c->heap;
+    HeapItem top = hp[0];
+    HeapItem last = hp[--c->heap_len];
+    Py_ssize_t n = c->heap_len, i = 0;
+    for (;;) {
+        Py_ssize_t l = 2 * i + 1;
+        if (l >= n) break;
+        Py_ssize_t m = l;
+        if (l + 1 < n && item_less(hp[l + 1], hp[l])) m = l + 1;
+        if (!item_less(hp[m], last)) break;
+        hp[i] = hp[m];
+        i = m;
+    }
+    if (n > 0) hp[i] = last;
+    return top;
+}
+
+static int bucket_push(Core *c, long d, int f) {
+    if (d >= c->nbuckets) {
+        long nb = c->nbuckets ? c->nbuckets : 16;
+        while (nb <= d) nb *= 2;
+        if (nb > INT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "h^max value too large for the bucket queue");
+            return -1;
+        }
+        int *h = PyMem_Realloc(c->bhead, (size_t)nb * sizeof(int));
+        if (!h) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->bhead = h;
+        int *t = PyMem_Realloc(c->btail, (size_t)nb * sizeof(int));
+        if (!t) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->btail = t;
+        for (long i = c->nbuckets; i < nb; i++) c->bhead[i] = c->btail[i] = -1;
+        c->nbuckets = (int)nb;
+    }
+    if (c->nnodes == c->node_cap) {
+        int cap = c->node_cap ? 2 * c->node_cap : 256;
+        int *nf = PyMem_Realloc(c->node_fact, (size_t)cap * sizeof(int));
+        if (!nf) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->node_fact = nf;
+        int *nn = PyMem_Realloc(c->node_next, (size_t)cap * sizeof(int));
+        if (!nn) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->node_next = nn;
+        c->node_cap = cap;
+    }
+    int node = c->nnodes++;
+    c->node_fact[node] = f;
+    c->node_next[node] = -1;
+    if (c->btail[d] < 0)
+        c->bhead[d] = node;
+    else
+        c->node_next[c->btail[d]] = node;
+    c->btail[d] = node;
+    return 0;
+}
+
+/* h^max from the init facts under c->cost; fills c->h and c->supp. */
+static int hmax(Core *c, int ninit) {
+    int nf = c->nfacts, no = c->nops;
+    double *h = c->h;
+    for (int i = 0; i < nf; i++) h[i] = INFINITY;
+    memcpy(c->unsat, c->pre_count, (size_t)no * sizeof(int));
+    for (int o = 0; o < no; o++) c->supp[o] = -1;
+    memset(c->done, 0, (size_t)nf);
+    for (int i = 0; i < ninit; i++) h[c->init[i]] = 0.0;
+    if (c->integral) {
+        long maxd = 0;
+        c->nnodes = 0;
+        for (int d = 0; d < c->nbuckets; d++) c->bhead[d] = c->btail[d] = -1;
+        for (int i = 0; i < ninit; i++)
+            if (bucket_push(c, 0, c->init[i]) < 0) return -1;
+        for (long d = 0; d <= maxd; d++) {
+            /* the list may grow while it is walked (zero-cost operators push into bucket d) */
+            for (int node = c->bhead[d]; node >= 0; node = c->node_next[node]) {
+                int f = c->node_fact[node];
+                if (c->done[f]) continue;
+                c->done[f] = 1;
+                for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
+                    int o = c->preof_list[k];
+                    if (--c->unsat[o] == 0) {
+                        c->supp[o] = f;
+                        double co = c->cost[o];
+                        long nd = d + (co > 0.0 ? (long)co : 0);
+                        for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
+                            int e = c->eff_list[j];
+                            if ((double)nd < h[e]) {
+                                h[e] = (double)nd;
+                                if (bucket_push(c, nd, e) < 0) return -1;
+                                if (nd > maxd) maxd = nd;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+    c->heap_len = 0;
+    for (int i = 0; i < ninit; i++)
+        if (heap_push(c, 0.0, c->init[i]) < 0) return -1;
+    while (c->heap_len) {
+        HeapItem it = heap_pop(c);
+        int f = it.f;
+        if (c->done[f]) continue;
+        c->done[f] = 1;
+        for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
+            int o = c->preof_list[k];
+            if (--c->unsat[o] == 0) {
+                c->supp[o] = f;
+                double nd = it.d + c->cost[o];
+                for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
+                    int e = c->eff_list[j];
+                    if (nd < h[e]) {
+                        h[e] = nd;
+                        if (heap_push(c, nd, e) < 0) return -1;
+                    }
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* Update h^max and supporters after the costs of the cut fell (values only fall). */
+static int decrease(Core *c, int ncut) {
+    double *h = c->h;
+    c->heap_len = 0;
+    for (int i = 0; i < ncut; i++) {
+        int o = c->cut[i];
+        double v = h[c->supp[o]] + c->cost[o];
+        for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
+            int e = c->eff_list[j];
+            if (v < h[e] - EPS) {
+                h[e] = v;
+                if (heap_push(c, v, e) < 0) return -1;
+            }
+        }
+    }
+    while (c->heap_len) {
+        HeapItem it = heap_pop(c);
+        int f = it.f;
+        if (it.d > h[f]) continue;
+        for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
+            int o = c->preof_list[k];
+            if (c->supp[o] < 0) continue;
+            int best = -1;
+            double bv = -1.0;
+            for (int j = c->pre_start[o]; j < c->pre_start[o + 1]; j++) {
+                int p = c->pre_list[j];
+                if (h[p] > bv) {
+                    bv = h[p];
+                    best = p;
+                }
+            }
+            c->supp[o] = best;
+            double v = bv + c->cost[o];
+            for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
+                int e = c->eff_list[j];
+                if (v < h[e] - EPS) {
+                    h[e] = v;
+                    if (heap_push(c, v, e) < 0) return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int out_reserve(Core *c, Py_ssize_t extra) {
+    if (c->out_len + extra <= c->out_cap) return 0;
+    Py_ssize_t cap = c->out_cap ? c->out_cap : 256;
+    while (cap < c->out_len + extra) cap *= 2;
+    char *p = PyMem_Realloc(c->out, (size_t)cap);
+    if (!p) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    c->out = p;
+    c->out_cap = cap;
+    return 0;
+}
+
+/* Reads the init facts of a packed state into c->init; returns their count or -1. */
+static int read_state(Core *c, PyObject *state) {
+    PyObject *packed = state;
+    if (c->numeric) {
+        if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != 2) {
+            PyErr_SetString(PyExc_TypeError, "a numeric task's state must be a (packed, numbers) tuple");
+            return -1;
+        }
+        packed = PyTuple_GET_ITEM(state, 0);
+    }
+    if (!PyLong_Check(packed)) {
+        PyErr_SetString(PyExc_TypeError, "the packed state must be an int");
+        return -1;
+    }
+    int n = c->nvars;
+    if (c->max_shift <= 64) {
+        unsigned long long p = PyLong_AsUnsignedLongLong(packed);
+        if (p == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "the packed state does not fit the task's encoding");
+            return -1;
+        }
+        for (int v = 0; v < n; v++) {
+            int w = c->var_width[v];
+            unsigned long long x = w ? (p >> c->var_shift[v]) & ((1ULL << w) - 1ULL) : 0ULL;
+            c->init[v] = c->var_base[v] + (int)x;
+        }
+    } else {
+        Py_ssize_t nbytes = (c->max_shift + 7) / 8;
+        PyObject *b = PyObject_CallMethod(packed, "to_bytes", "ns", nbytes, "little");
+        if (!b) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "the packed state does not fit the task's encoding");
+            return -1;
+        }
+        const unsigned char *bytes = (const unsigned char *)PyBytes_AS_STRING(b);
+        for (int v = 0; v < n; v++) {
+            int sh = c->var_shift[v], w = c->var_width[v];
+            unsigned long x = 0;
+            for (int i = 0; i < w; i++) {
+                int bit = sh + i;
+                x |= (unsigned long)((bytes[bit >> 3] >> (bit & 7)) & 1) << i;
+            }
+            c->init[v] = c->var_base[v] + (int)x;
+        }
+        Py_DECREF(b);
+    }
+    for (int v = 0; v < n; v++) {
+        int lim = v + 1 < n ? c->var_base[v + 1] : c->top;
+        if (c->init[v] >= lim) {
+            PyErr_SetString(PyExc_ValueError, "the packed state holds a value outside a domain");
+            return -1;
+        }
+    }
+    c->init[n] = c->top;
+    return n + 1;
+}
+
+/* ---------------------------------------------------------------- methods */
+
+static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "evaluate(state, inherited) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *inherited = args[1];
+    const char *lm = NULL;
+    Py_ssize_t lmlen = 0;
+    if (PyBytes_Check(inherited)) {
+        lm = PyBytes_AS_STRING(inherited);
+        lmlen = PyBytes_GET_SIZE(inherited);
+    } else if (!(PyTuple_Check(inherited) && PyTuple_GET_SIZE(inherited) == 0)) {
+        PyErr_SetString(PyExc_TypeError, "inherited landmarks must be bytes from evaluate() or ()");
+        return NULL;
+    }
+    if (c->impossible) return Py_BuildValue("(dy#)", INFINITY, "", (Py_ssize_t)0);
+    int ninit = read_state(c, args[0]);
+    if (ninit < 0) return NULL;
+    memcpy(c->cost, c->base_cost, (size_t)c->nops * sizeof(double));
+    double total = 0.0;
+    Py_ssize_t pos = 0;
+    while (pos < lmlen) {
+        double m;
+        int32_t n;
+        if (lmlen - pos < HDR) goto bad_lm;
+        memcpy(&m, lm + pos, sizeof(double));
+        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
+        pos += HDR;
+        if (n < 0 || (lmlen - pos) / (Py_ssize_t)sizeof(int32_t) < n || !(m >= 0.0) || !isfinite(m)) goto bad_lm;
+        total += m;
+        for (int32_t i = 0; i < n; i++) {
+            int32_t o;
+            memcpy(&o, lm + pos + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
+            if (o < 0 || o >= c->nops) goto bad_lm;
+            c->cost[o] -= m;
+        }
+        pos += (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
+    }
+    if (hmax(c, ninit) < 0) return NULL;
+    double *h = c->h;
+    int goal = c->goal;
+    if (h[goal] == INFINITY) return Py_BuildValue("(dy#)", INFINITY, "", (Py_ssize_t)0);
+    c->out_len = 0;
+    if (out_reserve(c, lmlen) < 0) return NULL;
+    if (lmlen) memcpy(c->out, lm, (size_t)lmlen);
+    c->out_len = lmlen;
+    int nf = c->nfacts;
+    while (h[goal] > EPS) {
+        unsigned char *zone = c->zone, *seen = c->seen;
+        int *stack = c->stack;
+        memset(zone, 0, (size_t)nf);
+        zone[goal] = 1;
+        int sp = 0;
+        stack[sp++] = goal;
+        while (sp) {
+            int f = stack[--sp];
+            for (int k = c->ach_start[f]; k < c->ach_start[f + 1]; k++) {
+                int o = c->ach_list[k];
+                if (c->cost[o] <= EPS) {
+                    int s = c->supp[o];
+                    if (s >= 0 && !zone[s]) {
+                        zone[s] = 1;
+                        stack[sp++] = s;
+                    }
+                }
+            }
+        }
+        memset(seen, 0, (size_t)nf);
+        sp = 0;
+        for (int i = 0; i < ninit; i++) {
+            int f = c->init[i];
+            if (!seen[f]) {
+                seen[f] = 1;
+                stack[sp++] = f;
+            }
+        }
+        int ncut = 0;
+        while (sp) {
+            int f = stack[--sp];
+            for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
+                int o = c->preof_list[k];
+                if (c->supp[o] != f) continue;
+                int crossing = 0;
+                for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
+                    int e = c->eff_list[j];
+                    if (zone[e])
+                        crossing = 1;
+                    else if (!seen[e]) {
+                        seen[e] = 1;
+                        stack[sp++] = e;
+                    }
+                }
+                if (crossing) c->cut[ncut++] = o;
+            }
+        }
+        if (ncut == 0) {
+            PyErr_SetString(PyExc_RuntimeError, "internal error: LM-cut found an empty cut");
+            return NULL;
+        }
+        double m = c->cost[c->cut[0]];
+        for (int i = 1; i < ncut; i++)
+            if (c->cost[c->cut[i]] < m) m = c->cost[c->cut[i]];
+        total += m;
+        for (int i = 0; i < ncut; i++) c->cost[c->cut[i]] -= m;
+        Py_ssize_t rec = HDR + (Py_ssize_t)ncut * (Py_ssize_t)sizeof(int32_t);
+        if (out_reserve(c, rec) < 0) return NULL;
+        int32_t n32 = ncut;
+        memcpy(c->out + c->out_len, &m, sizeof(double));
+        memcpy(c->out + c->out_len + sizeof(double), &n32, sizeof(int32_t));
+        for (int i = 0; i < ncut; i++) {
+            int32_t o = c->cut[i];
+            memcpy(c->out + c->out_len + HDR + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), &o, sizeof(int32_t));
+        }
+        c->out_len += rec;
+        if (decrease(c, ncut) < 0) return NULL;
+    }
+    PyObject *hv = PyFloat_FromDouble(total);
+    if (!hv) return NULL;
+    PyObject *lms;
+    if (c->out_len == lmlen && PyBytes_Check(inherited)) {
+        Py_INCREF(inherited);
+        lms = inherited;
+    } else {
+        lms = PyBytes_FromStringAndSize(c->out, c->out_len);
+        if (!lms) {
+            Py_DECREF(hv);
+            return NULL;
+        }
+    }
+    PyObject *res = PyTuple_Pack(2, hv, lms);
+    Py_DECREF(hv);
+    Py_DECREF(lms);
+    return res;
+bad_lm:
+    PyErr_SetString(PyExc_ValueError, "malformed landmarks (not produced by this Core's evaluate())");
+    return NULL;
+}
+
+static PyObject *Core_inherit(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "inherit(landmarks: bytes, op_index: int)");
+        return NULL;
+    }
+    PyObject *lmobj = args[0];
+    long op = PyLong_AsLong(args[1]);
+    if (op == -1 && PyErr_Occurred()) return NULL;
+    if (op < 0 || op >= c->ncompiled) {
+        PyErr_Format(PyExc_ValueError, "operator index %ld out of range", op);
+        return NULL;
+    }
+    int r = c->relaxed_of[op];
+    if (r < 0) {
+        Py_INCREF(lmobj);
+        return lmobj;
+    }
+    const char *lm = PyBytes_AS_STRING(lmobj);
+    Py_ssize_t lmlen = PyBytes_GET_SIZE(lmobj);
+    c->out_len = 0;
+    if (out_reserve(c, lmlen) < 0) return NULL;
+    Py_ssize_t pos = 0;
+    int dropped = 0;
+    while (pos < lmlen) {
+        int32_t n;
+        if (lmlen - pos < HDR) goto bad;
+        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
+        if (n < 0 || (lmlen - pos - HDR) / (Py_ssize_t)sizeof(int32_t) < n) goto bad;
+        Py_ssize_t rec = HDR + (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
+        int has = 0;
+        for (int32_t i = 0; i < n; i++) {
+            int32_t o;
+            memcpy(&o, lm + pos + HDR + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
+            if (o == r) {
+                has = 1;
+                break;
+            }
+        }
+        if (has)
+            dropped = 1;
+        else {
+            memcpy(c->out + c->out_len, lm + pos, (size_t)rec);
+            c->out_len += rec;
+        }
+        pos += rec;
+    }
+    if (!dropped) {
+        Py_INCREF(lmobj);
+        return lmobj;
+    }
+    return PyBytes_FromStringAndSize(c->out, c->out_len);
+bad:
+    PyErr_SetString(PyExc_ValueError, "malformed landmarks (not produced by this Core's evaluate())");
+    return NULL;
+}
+
+static PyObject *Core_decode(Core *c, PyObject *arg) {
+    if (!PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "decode(landmarks: bytes)");
+        return NULL;
+    }
+    const char *lm = PyBytes_AS_STRING(arg);
+    Py_ssize_t lmlen = PyBytes_GET_SIZE(arg), pos = 0;
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    while (pos < lmlen) {
+        double m;
+        int32_t n;
+        if (lmlen - pos < HDR) goto bad;
+        memcpy(&m, lm + pos, sizeof(double));
+        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
+        pos += HDR;
+        if (n < 0 || (lmlen - pos) / (Py_ssize_t)sizeof(int32_t) < n) goto bad;
+        PyObject *ops = PyList_New(n);
+        if (!ops) goto fail;
+        for (int32_t i = 0; i < n; i++) {
+            int32_t o;
+            memcpy(&o, lm + pos + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
+            PyObject *x = PyLong_FromLong(o);
+            if (!x) {
+                Py_DECREF(ops);
+                goto fail;
+            }
+            PyList_SET_ITEM(ops, i, x);
+        }
+        pos += (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
+        PyObject *item = Py_BuildValue("(Nd)", ops, m);
+        if (!item || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            goto fail;
+        }
+        Py_DECREF(item);
+    }
+    return out;
+bad:
+    PyErr_SetString(PyExc_ValueError, "malformed landmarks");
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- construction */
+
+/* Flattens a sequence of int sequences into start/list arrays, checking every id < limit. */
+static int flatten(PyObject *seq, Py_ssize_t count, int limit, int **start, int **list, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != count) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd entries", what, count);
+        Py_DECREF(fast);
+        return -1;
+    }
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t n = PyObject_Length(PySequence_Fast_GET_ITEM(fast, i));
+        if (n < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        total += n;
+    }
+    if (total > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s: too many entries", what);
+        Py_DECREF(fast);
+        return -1;
+    }
+    *start = PyMem_Calloc((size_t)count + 1, sizeof(int));
+    *list = PyMem_Calloc((size_t)total + 1, sizeof(int));
+    if (!*start || !*list) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int k = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        (*start)[i] = k;
+        PyObject *inner = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i), what);
+        if (!inner) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(inner); j++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(inner, j));
+            if (v == -1 && PyErr_Occurred()) {
+                Py_DECREF(inner);
+                Py_DECREF(fast);
+                return -1;
+            }
+            if (v < 0 || v >= limit || k >= total) {
+                PyErr_Format(PyExc_ValueError, "%s: id %ld out of range", what, v);
+                Py_DECREF(inner);
+                Py_DECREF(fast);
+                return -1;
+            }
+            (*list)[k++] = (int)v;
+        }
+        Py_DECREF(inner);
+    }
+    (*start)[count] = k;
+    Py_DECREF(fast);
+    return 0;
+}
+
+/* Inverse adjacency: for each fact, the operators listing it (in operator order). */
+static int invert(int nops, int nfacts, const int *start, const int *list, int **istart, int **ilist) {
+    *istart = PyMem_Calloc((size_t)nfacts + 1, sizeof(int));
+    *ilist = PyMem_Calloc((size_t)start[nops] + 1, sizeof(int));
+    int *fill = PyMem_Calloc((size_t)nfacts + 1, sizeof(int));
+    if (!*istart || !*ilist || !fill) {
+        PyMem_Free(fill);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int k = 0; k < start[nops]; k++) (*istart)[list[k] + 1]++;
+    for (int f = 0; f < nfacts; f++) (*istart)[f + 1] += (*istart)[f];
+    for (int o = 0; o < nops; o++)
+        for (int k = start[o]; k < start[o + 1]; k++) {
+            int f = list[k];
+            (*ilist)[(*istart)[f] + fill[f]++] = o;
+        }
+    PyMem_Free(fill);
+    return 0;
+}
+
+static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"nfacts", "pres", "effs", "costs", "goal", "top", "varinfo",
+                             "relaxed_of", "integral", "impossible", "numeric", NULL};
+    int nfacts, goal, top, integral, impossible, numeric;
+    PyObject *pres, *effs, *costs, *varinfo, *relaxed_of;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOOiiOOppp", kwlist, &nfacts, &pres, &effs, &costs, &goal,
+                                     &top, &varinfo, &relaxed_of, &integral, &impossible, &numeric))
+        return -1;
+    if (self->pre_start) {
+        PyErr_SetString(PyExc_RuntimeError, "Core is already initialised");
+        return -1;
+    }
+    if (nfacts <= 0 || goal < 0 || goal >= nfacts || top < 0 || top >= nfacts) {
+        PyErr_SetString(PyExc_ValueError, "nfacts, goal and top must describe facts of the task");
+        return -1;
+    }
+    Py_ssize_t nops = PyObject_Length(pres);
+    if (nops < 0) return -1;
+    if (nops > INT32_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "too many operators");
+        return -1;
+    }
+    self->nfacts = nfacts;
+    self->nops = (int)nops;
+    self->goal = goal;
+    self->top = top;
+    self->integral = integral;
+    self->impossible = impossible;
+    self->numeric = numeric;
+    if (flatten(pres, nops, nfacts, &self->pre_start, &self->pre_list, "pres") < 0) return -1;
+    if (flatten(effs, nops, nfacts, &self->eff_start, &self->eff_list, "effs") < 0) return -1;
+    for (int o = 0; o < nops; o++)
+        if (self->pre_start[o + 1] == self->pre_start[o]) {
+            PyErr_SetString(PyExc_ValueError, "pres: every operator needs a precondition (TOP if none)");
+            return -1;
+        }
+    if (invert((int)nops, nfacts, self->pre_start, self->pre_list, &self->preof_start, &self->preof_list) < 0)
+        return -1;
+    if (invert((int)nops, nfacts, self->eff_start, self->eff_list, &self->ach_start, &self->ach_list) < 0)
+        return -1;
+    self->pre_count = PyMem_Calloc((size_t)nops + 1, sizeof(int));
+    self->base_cost = PyMem_Calloc((size_t)nops + 1, sizeof(double));
+    if (!self->pre_count || !self->base_cost) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int o = 0; o < nops; o++) self->pre_count[o] = self->pre_start[o + 1] - self->pre_start[o];
+    PyObject *fast = PySequence_Fast(costs, "costs");
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != nops) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "costs: one per operator");
+        return -1;
+    }
+    for (Py_ssize_t o = 0; o < nops; o++) {
+        double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, o));
+        if (v == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (!(v >= 0.0) || !isfinite(v) || (integral && (v != floor(v) || v > 1e6))) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "costs must be finite, >= 0 (and whole, <= 1e6, when integral)");
+            return -1;
+        }
+        self->base_cost[o] = v;
+    }
+    Py_DECREF(fast);
+    /* variables: (base, shift, mask) */
+    fast = PySequence_Fast(varinfo, "varinfo");
+    if (!fast) return -1;
+    Py_ssize_t nv = PySequence_Fast_GET_SIZE(fast);
+    if (nv >= top + 1 || nv > INT32_MAX / 2) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "varinfo: more variables than facts");
+        return -1;
+    }
+    self->nvars = (int)nv;
+    self->var_base = PyMem_Calloc((size_t)nv + 1, sizeof(int));
+    self->var_shift = PyMem_Calloc((size_t)nv + 1, sizeof(int));
+    self->var_width = PyMem_Calloc((size_t)nv + 1, sizeof(int));
+    if (!self->var_base || !self->var_shift || !self->var_width) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->max_shift = 0;
+    for (Py_ssize_t v = 0; v < nv; v++) {
+        long b, s, m;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, v), "lll", &b, &s, &m)) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        int w = 0;
+        while (w < 31 && (m >> w)) w++;
+        if (b < 0 || b >= top || s < 0 || s > (1L << 26) || m < 0 || m != (1L << w) - 1 ||
+            (v > 0 && b <= self->var_base[v - 1])) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "varinfo: bad (base, shift, mask)");
+            return -1;
+        }
+        self->var_base[v] = (int)b;
+        self->var_shift[v] = (int)s;
+        self->var_width[v] = w;
+        if (s + w > self->max_shift) self->max_shift = (int)(s + w);
+    }
+    Py_DECREF(fast);
+    fast = PySequence_Fast(relaxed_of, "relaxed_of");
+    if (!fast) return -1;
+    Py_ssize_t nc = PySequence_Fast_GET_SIZE(fast);
+    self->ncompiled = (int)nc;
+    self->relaxed_of = PyMem_Calloc((size_t)nc + 1, sizeof(int));
+    if (!self->relaxed_of) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nc; i++) {
+        long r = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if ((r == -1 && PyErr_Occurred()) || r < -1 || r >= nops) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "relaxed_of: id out of range");
+            return -1;
+        }
+        self->relaxed_of[i] = (int)r;
+    }
+    Py_DECREF(fast);
+    size_t nf = (size_t)nfacts, no = (size_t)nops;
+    self->h = PyMem_Calloc(nf + 1, sizeof(double));
+    self->cost = PyMem_Calloc(no + 1, sizeof(double));
+    self->unsat = PyMem_Calloc(no + 1, sizeof(int));
+    self->supp = PyMem_Calloc(no + 1, sizeof(int));
+    self->stack = PyMem_Calloc(nf + 1, sizeof(int));
+    self->cut = PyMem_Calloc(no + 1, sizeof(int));
+    self->init = PyMem_Calloc((size_t)nv + 2, sizeof(int));
+    self->done = PyMem_Calloc(nf + 1, 1);
+    self->zone = PyMem_Calloc(nf + 1, 1);
+    self->seen = PyMem_Calloc(nf + 1, 1);
+    if (!self->h || !self->cost || !self->unsat || !self->supp || !self->stack || !self->cut || !self->init ||
+        !self->done || !self->zone || !self->seen) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->ready = 1;
+    return 0;
+}
+
+static PyObject *Core_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    Core *self = (Core *)type->tp_alloc(type, 0); /* zero-filled: every pointer starts NULL */
+    return (PyObject *)self;
+}
+
+static PyObject *Core_call_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    /* h only: evaluate(state, ())[0] */
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "h(state) takes 1 argument");
+        return NULL;
+    }
+    PyObject *a[2] = {args[0], PyTuple_New(0)};
+    if (!a[1]) return NULL;
+    PyObject *r = Core_evaluate(c, a, 2);
+    Py_DECREF(a[1]);
+    if (!r) return NULL;
+    PyObject *h = PyTuple_GET_ITEM(r, 0);
+    Py_INCREF(h);
+    Py_DECREF(r);
+    return h;
+}
+
+static PyObject *Core_guarded_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (!c->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Core is not initialised");
+        return NULL;
+    }
+    return Core_evaluate(c, args, nargs);
+}
+
+static PyObject *Core_guarded_inherit(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (!c->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Core is not initialised");
+        return NULL;
+    }
+    return Core_inherit(c, args, nargs);
+}
+
+static PyObject *Core_guarded_value(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (!c->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Core is not initialised");
+        return NULL;
+    }
+    return Core_call_evaluate(c, args, nargs);
+}
+
+static PyMethodDef Core_methods[] = {
+    {"evaluate", (PyCFunction)(void (*)(void))Core_guarded_evaluate, METH_FASTCALL,
+     "evaluate(state, inherited) -> (h, landmarks): LM-cut of a packed state from inherited landmarks."},
+    {"inherit", (PyCFunction)(void (*)(void))Core_guarded_inherit, METH_FASTCALL,
+     "inherit(landmarks, op_index) -> landmarks without those containing the compiled operator."},
+    {"value", (PyCFunction)(void (*)(void))Core_guarded_value, METH_FASTCALL,
+     "value(state) -> h: LM-cut of a packed state from scratch."},
+    {"decode", (PyCFunction)Core_decode, METH_O,
+     "decode(landmarks) -> [(relaxed operator ids, cost), ...] (for tests and debugging)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "goap._lmcut.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "LM-cut over a relaxed task given as integer arrays (see goap.heuristics.lmcut).",
+    .tp_methods = Core_methods,
+    .tp_init = (initproc)Core_init,
+    .tp_new = Core_new,
+};
+
+static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "goap._lmcut",
+                                       "C accelerator of the LM-cut heuristic.", -1, NULL, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__lmcut(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
