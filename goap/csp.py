@@ -23,6 +23,9 @@ candidate: one solve of a weighted sum when each level's bounds keep it exact (b
 successive solves, each level fixed at its optimum before the next. Every candidate's schedule is
 then compacted (least makespan, earliest starts) so candidate scores are exact: by one more solve
 with capacities, or computed (earliest starts under precedence) when that is provably the optimum.
+In that case each candidate's makespan is a constant known before the model is built, so the model
+holds no interval, start or span variable: only the selection literals, the hard constraints and
+the levels as sums over the literals (same choice, levels and schedule, far less to presolve).
 
 Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) and recorded in
 ``PlanResult.solver``. A time limit that ends a solve keeps the best solution found, with status
@@ -566,7 +569,14 @@ def _solve_model(
     cs: ConstraintSet,
     levels: tuple[_Level, ...],
     timed: bool,
+    *,
+    compact: bool = True,
 ) -> _Outcome:
+    """Choose a candidate and schedule it (see the module docstring).
+
+    ``compact=False`` keeps interval, start and span variables even where every candidate's
+    schedule is computed (the tests check both models give the same outcome).
+    """
     from ortools.sat.python import cp_model
 
     t0 = time.perf_counter()
@@ -580,7 +590,22 @@ def _solve_model(
     horizon = max([sum(c.durations) for c in cands] + [0])
     assumptions: list[tuple[Any, str]] = []
     cap_lits: dict[str, Any] = {}
+    # without capacities, and with no level rewarding a later end, each candidate's earliest-start
+    # schedule is its unique least-makespan schedule and no level gets worse with it: every
+    # candidate's makespan is then a constant, computed here, and the model is the selection alone
+    # (no interval, start or span variables)
+    asap = _asap_only(cs, levels)
+    fixed: list[int] | None = None
+    asap_starts: list[list[int]] = []
+    if asap and compact:
+        asap_starts = [_earliest_starts(c) for c in cands]
+        fixed = [
+            max((s + d for s, d in zip(st, c.durations, strict=True)), default=0)
+            for st, c in zip(asap_starts, cands, strict=True)
+        ]
     for i, c in enumerate(cands):
+        if fixed is not None:
+            continue
         h = sum(c.durations)
         st = [model.new_int_var(0, h, f"s{i}_{j}") for j in range(len(c.durations))]
         ivs = [model.new_fixed_size_interval_var(st[j], d, f"iv{i}_{j}") for j, d in enumerate(c.durations)]
@@ -609,25 +634,34 @@ def _solve_model(
                 model.add_cumulative([iv for iv, _ in used], [d for _, d in used], limit)
         starts.append(st)
         spans.append(span)
-    makespan = model.new_int_var(0, horizon, "makespan")
-    for i in range(n):
-        model.add(makespan == spans[i]).only_enforce_if(sel[i])
+    makespan: Any = None
+    if fixed is None:
+        makespan = model.new_int_var(0, horizon, "makespan")
+        for i in range(n):
+            model.add(makespan == spans[i]).only_enforce_if(sel[i])
     for rc in cs.constraints:
         if rc.level != "hard":
             continue
         lit = model.new_bool_var(f"hard_{len(assumptions)}")
         assumptions.append((lit, rc.label))
         if rc.key == "makespan":
-            if rc.max is not None:
-                model.add(makespan <= math.floor(rc.max * scale + _EPS)).only_enforce_if(lit)
-            if rc.min is not None:
-                model.add(makespan >= math.ceil(rc.min * scale - _EPS)).only_enforce_if(lit)
+            hi_ms = None if rc.max is None else math.floor(rc.max * scale + _EPS)
+            lo_ms = None if rc.min is None else math.ceil(rc.min * scale - _EPS)
+            if fixed is not None:
+                for i, ms_i in enumerate(fixed):
+                    if (hi_ms is not None and ms_i > hi_ms) or (lo_ms is not None and ms_i < lo_ms):
+                        model.add_bool_or([lit.Not(), sel[i].Not()])
+                continue
+            if hi_ms is not None:
+                model.add(makespan <= hi_ms).only_enforce_if(lit)
+            if lo_ms is not None:
+                model.add(makespan >= lo_ms).only_enforce_if(lit)
             continue
         for i, cand in enumerate(cands):
             if rc.violation(cand.metrics.get(rc.key, 0.0)) > 0:
                 model.add_bool_or([lit.Not(), sel[i].Not()])
     model.add_assumptions([lit for lit, _ in assumptions])
-    bounded = [_level_expr(model, lev, cands, sel, makespan, scale, horizon) for lev in levels]
+    bounded = [_level_expr(model, lev, cands, sel, makespan, scale, horizon, fixed) for lev in levels]
     level_exprs = [e for e, _ in bounded]
     tie = sum(i * sel[i] for i in range(n))  # ties: the earlier candidate
     # the levels and the tie-break as one weighted sum when it stays exact: each term is
@@ -645,10 +679,8 @@ def _solve_model(
         groups = [(sum(mults[k] * e for k, e in enumerate(level_exprs)) + tie, list(range(len(levels))))]
     else:
         groups = [(e, [k]) for k, e in enumerate(level_exprs)] + [(tie, [])]
-    # compaction (least makespan, earliest starts of every candidate): without capacities and
-    # with no level rewarding a later end, each candidate's earliest-start schedule is the
-    # unique optimum and no level gets worse with it, so it is computed, not solved for
-    asap = _asap_only(cs, levels)
+    # compaction (least makespan, earliest starts of every candidate): solved for, unless the
+    # earliest starts were computed above
     if not asap:
         tidy_weight = sum(len(c.durations) * sum(c.durations) for c in cands) + 1
         groups.append((tidy_weight * sum(spans) + sum(s for st in starts for s in st), []))
@@ -719,7 +751,9 @@ def _solve_model(
             model.add(expr <= best)
     assert solution is not None
     chosen, ms, st_values = solution
-    if asap:
+    if fixed is not None:
+        st_values, ms = asap_starts, fixed
+    elif asap:
         st_values = [_earliest_starts(c) for c in cands]
         ms = [
             max((s + d for s, d in zip(st, c.durations, strict=True)), default=0)
@@ -771,12 +805,18 @@ def _level_expr(
     makespan: Any,
     scale: int,
     horizon: int,
+    fixed: Sequence[int] | None = None,
 ) -> tuple[Any, tuple[int, int]]:
     """The level as an integer expression in units of ``1 / (scale * _WEIGHT_SCALE)``, with
-    bounds on its value over the whole model (any candidate, any makespan up to ``horizon``)."""
+    bounds on its value over the whole model (any candidate, any makespan up to ``horizon``).
+
+    With ``fixed`` (each candidate's makespan, when it is a constant) the makespan terms are folded
+    into each candidate's constant, rounded as the variable terms would be, so the level is a sum
+    over the selection literals alone.
+    """
     unit = scale * _WEIGHT_SCALE
     static = []
-    for cand in cands:
+    for i, cand in enumerate(cands):
         total = 0.0
         for metric, w in level.terms:
             if metric != "makespan":
@@ -784,9 +824,14 @@ def _level_expr(
         for c in level.soft:
             if c.key != "makespan":
                 total += c.weight * c.violation(cand.metrics.get(c.key, 0.0))
-        static.append(round(total * unit))
+        value = round(total * unit)
+        if fixed is not None:
+            value += _fixed_makespan_terms(level, fixed[i], scale)
+        static.append(value)
     expr: Any = sum(static[i] * sel[i] for i in range(len(cands)))
     lo, hi = min(static), max(static)
+    if fixed is not None:
+        return expr, (lo, hi)
     for metric, w in level.terms:
         if metric == "makespan":
             coef = round(w * _WEIGHT_SCALE)
@@ -809,6 +854,24 @@ def _level_expr(
             expr += w * under
             hi += w * ub
     return expr, (lo, hi)
+
+
+def _fixed_makespan_terms(level: _Level, makespan: int, scale: int) -> int:
+    """The level's makespan terms for a known makespan, in the units of :func:`_level_expr`:
+    what its variables (weighted makespan, soft overrun and underrun) take at their optimum."""
+    value = 0
+    for metric, w in level.terms:
+        if metric == "makespan":
+            value += round(w * _WEIGHT_SCALE) * makespan
+    for c in level.soft:
+        if c.key != "makespan":
+            continue
+        w = round(c.weight * _WEIGHT_SCALE)
+        if c.max is not None:
+            value += w * max(0, makespan - math.floor(c.max * scale + _EPS))
+        if c.min is not None:
+            value += w * max(0, math.ceil(c.min * scale - _EPS) - makespan)
+    return value
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,138 @@
+"""The CP-SAT pipeline's shortcuts give the same answers as the work they skip.
+
+Each shortcut is checked against the long way on the benchmark's problems (``bench.strategies``)
+and on generated ones: the compact selection model against the model with interval, start and
+span variables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import goap.csp as csp
+from bench.strategies import FAMILIES, ours_actions
+from goap import (
+    ActionSpec,
+    Capacity,
+    CspPipeline,
+    GoalSpec,
+    Objective,
+    ResourceConstraint,
+    plan,
+)
+
+Problem = tuple[list[ActionSpec], GoalSpec, list[ResourceConstraint], list[Objective], list[Capacity]]
+
+
+@contextmanager
+def both_models() -> Iterator[list[int]]:
+    """Solve every phase-2 model compact and full, and fail on any difference in the outcome."""
+    calls: list[int] = []
+    solve = csp._solve_model
+
+    def check(*args: Any) -> Any:
+        compact = solve(*args)
+        full = solve(*args, compact=False)
+        assert replace(compact, seconds=0.0) == replace(full, seconds=0.0)
+        calls.append(len(args[1]))
+        return compact
+
+    with mock.patch.object(csp, "_solve_model", check):
+        yield calls
+
+
+def bench_problems() -> list[Any]:
+    out = []
+    for family in FAMILIES.values():
+        for k in (2, 3, 6):
+            p = family(k)
+            problem = (ours_actions(p), GoalSpec(p.goal), p.constraints, p.objectives, [])
+            out.append(pytest.param(problem, id=p.name))
+    return out
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> Problem:
+    """Layered tasks with two ways to reach each fact, and a random mix of constraints."""
+    n = draw(st.integers(2, 6))
+    acts = []
+    for i in range(n):
+        needs = draw(st.sets(st.integers(0, i - 1), max_size=2)) if i else set()
+        for alt in range(draw(st.integers(1, 2))):
+            acts.append(
+                ActionSpec(
+                    f"a{i}_{alt}",
+                    {f"f{j}": True for j in sorted(needs)},
+                    {f"f{i}": True},
+                    cost=draw(st.integers(1, 4)),
+                    resources={"usd": draw(st.integers(0, 5)), "gpu": draw(st.integers(0, 1))},
+                    duration=draw(st.sampled_from([0, 1, 2, 3, 5])),
+                )
+            )
+    extra = draw(st.sets(st.integers(0, n - 2), max_size=2))
+    goal = GoalSpec({f"f{n - 1}": True, **{f"f{i}": True for i in sorted(extra)}})
+    constraints = draw(
+        st.lists(
+            st.one_of(
+                st.builds(ResourceConstraint, st.just("usd"), max=st.integers(0, 12)),
+                st.builds(
+                    ResourceConstraint,
+                    st.just("usd"),
+                    max=st.integers(0, 12),
+                    level=st.just("soft"),
+                    weight=st.sampled_from([0.5, 1.0, 3.0]),
+                ),
+                st.builds(ResourceConstraint, st.just("makespan"), max=st.integers(1, 12)),
+                st.builds(
+                    ResourceConstraint, st.just("makespan"), max=st.integers(1, 12), level=st.just("soft")
+                ),
+                st.builds(ResourceConstraint, st.just("cost"), max=st.integers(2, 14)),
+            ),
+            max_size=2,
+        )
+    )
+    objectives = draw(
+        st.sampled_from(
+            [
+                [],
+                [Objective("usd")],
+                [Objective("makespan", priority=1), Objective("cost")],
+                [Objective("makespan")],
+                [Objective("cost"), Objective("usd", weight=0.5)],
+                [Objective("usd", priority=2), Objective("makespan", priority=1), Objective("cost")],
+                [Objective("length")],
+            ]
+        )
+    )
+    capacities = draw(st.sampled_from([[], [Capacity("gpu", 1)]]))
+    return acts, goal, constraints, objectives, capacities
+
+
+def solve(problem: Problem) -> None:
+    acts, goal, constraints, objectives, capacities = problem
+    strategy = CspPipeline(tuple(constraints), tuple(objectives), tuple(capacities))
+    plan({}, goal, acts, strategy)
+
+
+@pytest.mark.parametrize("problem", bench_problems())
+def test_compact_model_matches_the_full_model_on_benchmark_problems(problem: Problem) -> None:
+    """On every benchmark problem the selection-only model picks, scores and schedules as the full one."""
+    with both_models() as calls:
+        solve(problem)
+    assert calls
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems())
+def test_compact_model_matches_the_full_model_on_generated_problems(problem: Problem) -> None:
+    """On generated problems the selection-only model's outcome equals the full model's."""
+    with both_models():
+        solve(problem)
