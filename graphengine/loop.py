@@ -389,13 +389,14 @@ async def execute(
     interrupted_at: int | None = None,
     recorded: Any = None,
     emitter: Any = _SAME,
+    attempt: int = 1,
 ) -> tuple[NodeResult[S], int, Context]:
     """Run one node with its retries and timeout; returns its result and the attempts it took.
 
     Raises `NodeError` (or `NodeTimeoutError`) after the last failed attempt, at once for an
     exception outside `retry_on`; engine errors (a bad return value) are not retried.
+    `attempt` > 1 continues the retries of a caller that made the earlier attempts itself.
     """
-    attempt = 1
     call = node.call
     if emitter is _SAME:
         emitter = eng.emitter
@@ -413,57 +414,77 @@ async def execute(
                     res = call(ctx, state)
                     if node.is_async:
                         res = await res
-            if res is None:
-                return _EMPTY_RESULT, attempt, ctx
-            if type(res) is not NodeResult and not isinstance(res, NodeResult):
-                if asyncio.iscoroutine(res):
-                    res.close()
-                raise NodeReturnTypeError(
-                    f"node {node.id!r} returned {type(res).__name__}, expected NodeResult",
-                    run_id=run_id,
-                    step=step,
-                    node_id=node.id,
-                )
-            if res.err is not None:
-                raise res.err
-            # A string type: no typing subscription per step.
-            return cast("NodeResult[S]", res), attempt, ctx
+            return _outcome(node, res, run_id, step), attempt, ctx
         except InterruptSignal as sig:
             return NodeResult(route=interrupt(sig.payload)), attempt, ctx
         except GraphError:
             raise
         except Exception as exc:
-            retryable = isinstance(exc, node.retry_on)
-            if attempt > node.retries or not retryable:
-                timed_out = isinstance(exc, TimeoutError)
-                kind = NodeTimeoutError if timed_out else NodeError
-                what = f"timed out after {node.timeout}s" if timed_out else f"raised {exc!r}"
-                where = f"branch {branch} (node {node.id!r})" if branch is not None else f"node {node.id!r}"
-                why = "" if retryable else ", not retryable"
-                raise kind(
-                    f"{where} {what} at step {step} of run {run_id!r} "
-                    f"(attempt {attempt} of {node.retries + 1}{why}); fix it and resume({run_id!r})",
-                    run_id=run_id,
-                    step=step,
-                    node_id=node.id,
-                    attempts=attempt,
-                ) from exc
-            delay = backoff(eng, node, run_id, step, attempt, branch)
-            if emitter is not None:
-                safe_emit(
-                    emitter,
-                    Event(
-                        run_id,
-                        step,
-                        node.id,
-                        f"retrying after {exc!r}",
-                        {"attempt": attempt, "delay": delay, "error": repr(exc), "branch": branch},
-                        kind=EventKind.RETRY,
-                    ),
-                )
-            if delay > 0:
-                await asyncio.sleep(delay)
-            attempt += 1
+            delay = _retry_delay(eng, node, exc, attempt, run_id, step, branch, emitter)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        attempt += 1
+
+
+def _outcome(node: CompiledNode[S], res: Any, run_id: str, step: int) -> NodeResult[S]:
+    """What a node returned, checked: its `NodeResult`; raises its `err`, or for a wrong type."""
+    if res is None:
+        return _EMPTY_RESULT
+    if type(res) is not NodeResult and not isinstance(res, NodeResult):
+        if asyncio.iscoroutine(res):
+            res.close()
+        raise NodeReturnTypeError(
+            f"node {node.id!r} returned {type(res).__name__}, expected NodeResult",
+            run_id=run_id,
+            step=step,
+            node_id=node.id,
+        )
+    if res.err is not None:
+        raise res.err
+    # A string type: no typing subscription per step.
+    return cast("NodeResult[S]", res)
+
+
+def _retry_delay(
+    eng: Engine[Any],
+    node: CompiledNode[Any],
+    exc: Exception,
+    attempt: int,
+    run_id: str,
+    step: int,
+    branch: int | None,
+    emitter: Any,
+) -> float:
+    """Attempt `attempt` raised `exc`: the delay before the next one, or the `NodeError` raised."""
+    retryable = isinstance(exc, node.retry_on)
+    if attempt > node.retries or not retryable:
+        timed_out = isinstance(exc, TimeoutError)
+        kind = NodeTimeoutError if timed_out else NodeError
+        what = f"timed out after {node.timeout}s" if timed_out else f"raised {exc!r}"
+        where = f"branch {branch} (node {node.id!r})" if branch is not None else f"node {node.id!r}"
+        why = "" if retryable else ", not retryable"
+        raise kind(
+            f"{where} {what} at step {step} of run {run_id!r} "
+            f"(attempt {attempt} of {node.retries + 1}{why}); fix it and resume({run_id!r})",
+            run_id=run_id,
+            step=step,
+            node_id=node.id,
+            attempts=attempt,
+        ) from exc
+    delay = backoff(eng, node, run_id, step, attempt, branch)
+    if emitter is not None:
+        safe_emit(
+            emitter,
+            Event(
+                run_id,
+                step,
+                node.id,
+                f"retrying after {exc!r}",
+                {"attempt": attempt, "delay": delay, "error": repr(exc), "branch": branch},
+                kind=EventKind.RETRY,
+            ),
+        )
+    return delay
 
 
 def backoff(
@@ -553,7 +574,6 @@ async def _fan_out(
     and the size of the snapshot the commit stored.
     """
     store = eng.store
-    codec = eng.codec
     nodes = g.nodes
     emitter = eng.emitter
     branches = nxt.branches
@@ -566,8 +586,12 @@ async def _fan_out(
             deltas[rec.branch] = eng._decode(rec.delta, run_id, step, f"branch {rec.branch} delta", versions)
     pending = iter([i for i in range(k) if i not in done])
     base = eng._copy_state
+    is_state = eng._is_state
+    encode_delta = eng.codec.encode_delta
+    loop = asyncio.get_running_loop()
     buf: list[BranchRecord] = []
     flusher: asyncio.Task[None] | None = None
+    flush_soon: asyncio.Handle | None = None
     failure: list[tuple[int, BaseException]] = []
 
     async def flush() -> None:
@@ -578,31 +602,67 @@ async def _fan_out(
             del buf[:_FLUSH_MAX]
             await store.save_branches(batch)
 
+    def start_flush() -> None:
+        # Runs only once the loop turns, that is once a branch awaited: landed results are then
+        # written while the others run. Branches that never await all land before this could
+        # run, and are written after them in one batch without a task or a loop turn.
+        nonlocal flusher, flush_soon
+        flush_soon = None
+        flusher = loop.create_task(flush())
+
     async def worker() -> None:
-        nonlocal flusher
+        nonlocal flush_soon
         for i in pending:
             if failure:
                 return
             br = branches[i]
-            node = nodes[br.node]
-            bstate = br.input if br.input is not None else base(state)
+            nid = br.node
+            node = nodes[nid]
+            bstate = br.input
+            if bstate is None:
+                bstate = base(state)
             try:
                 if emitter is not None:
-                    eng._emit(Event(run_id, step, br.node, "", {"branch": i}, kind=EventKind.NODE_START))
-                res, attempt, bctx = await execute(eng, node, run_id, step, bstate, False, None, i)
-                if res.route is not None and res.route.kind is _INTERRUPT:
+                    eng._emit(Event(run_id, step, nid, "", {"branch": i}, kind=EventKind.NODE_START))
+                if node.timeout is None:
+                    # The first attempt inline, as `execute` would make it: no coroutine or result
+                    # tuple of its own per branch. Retries continue in `execute`.
+                    attempt = 1
+                    bctx = Context(run_id, step, nid, 1, emitter, None, False, i, None, None)
+                    try:
+                        res = node.call(bctx, bstate)
+                        if node.is_async:
+                            res = await res
+                        if type(res) is not NodeResult or res.err is not None:
+                            res = _outcome(node, res, run_id, step)
+                    except InterruptSignal as sig:
+                        res = NodeResult(route=interrupt(sig.payload))
+                    except GraphError:
+                        raise
+                    except Exception as exc:
+                        delay = _retry_delay(eng, node, exc, 1, run_id, step, i, emitter)
+                        if delay > 0:
+                            await asyncio.sleep(delay)
+                        res, attempt, bctx = await execute(
+                            eng, node, run_id, step, bstate, False, None, i, attempt=2
+                        )
+                else:
+                    res, attempt, bctx = await execute(eng, node, run_id, step, bstate, False, None, i)
+                route = res.route
+                if route is not None and route.kind is _INTERRUPT:
                     raise GraphError(
-                        f"branch {i} (node {br.node!r}) of the fan-out at step {step} interrupted; "
+                        f"branch {i} (node {nid!r}) of the fan-out at step {step} interrupted; "
                         "interrupts are not supported inside fan-out branches (use a subgraph or interrupt at the join)",
                         run_id=run_id,
                         step=step,
-                        node_id=br.node,
+                        node_id=nid,
                     )
                 d = res.delta
                 if d is not None:
-                    d = _checked(eng, d, run_id, step, br.node)
+                    if not is_state(d):
+                        raise _wrong_delta(eng, d, run_id, step, nid)
                     deltas[i] = d
-                    delta_b: bytes | None = codec.encode_delta(d)
+                    delta_b: bytes | None = encode_delta(d)
                 else:
                     delta_b = None
             except Exception as exc:
@@ -612,7 +672,7 @@ async def _fan_out(
                         Event(
                             run_id,
                             step,
-                            br.node,
+                            nid,
                             str(exc),
                             {"branch": i, "error": type(exc.__cause__ or exc).__name__},
                             kind=EventKind.ERROR,
@@ -620,48 +680,62 @@ async def _fan_out(
                     )
                 return
             buf.append(
-                BranchRecord(run_id, step, i, br.node, delta_b, attempt, record_calls(bctx, False), _now())
+                BranchRecord(run_id, step, i, nid, delta_b, attempt, record_calls(bctx, False), _now())
             )
-            if flusher is None or flusher.done():
-                flusher = asyncio.ensure_future(flush())
+            if flush_soon is None and (flusher is None or flusher.done()):
+                flush_soon = loop.call_soon(start_flush)
             if emitter is not None:
                 eng._emit(
-                    Event(
-                        run_id, step, br.node, "", {"branch": i, "attempt": attempt}, kind=EventKind.NODE_END
-                    )
+                    Event(run_id, step, nid, "", {"branch": i, "attempt": attempt}, kind=EventKind.NODE_END)
                 )
 
-    workers = min(eng.options.max_concurrency, k - len(done))
-    if workers == 1:
-        await worker()
-    elif workers > 1:
-        # One worker runs in this task; the others are started by a callback on the loop's next
-        # turn, that is only once this worker has yielded (a branch awaited). Branches that never
-        # await then all run here, in order, without creating workers - 1 tasks that would find
-        # nothing left to do; branches that do await get the full `max_concurrency` one tick later.
-        helpers: list[asyncio.Future[None]] = []
-
-        def spawn() -> None:
-            helpers.extend(asyncio.ensure_future(worker()) for _ in range(workers - 1))
-
-        handle = asyncio.get_running_loop().call_soon(spawn)
-        try:
-            await worker()
-        except BaseException:  # cancelled: take the helpers down with us, as gather would
-            handle.cancel()
-            for h in helpers:
-                h.cancel()
-            if helpers:
-                await asyncio.gather(*helpers, return_exceptions=True)
-            raise
-        handle.cancel()
-        if helpers:
-            await asyncio.gather(*helpers)
-    while flusher is not None:
-        f, flusher = flusher, None
-        await f
+    async def drain() -> None:
+        nonlocal flush_soon
+        if flush_soon is not None:  # nothing awaited since the last landing: write it here
+            flush_soon.cancel()
+            flush_soon = None
+        if flusher is not None:
+            await flusher
         if buf:
-            flusher = asyncio.ensure_future(flush())
+            await flush()
+
+    workers = min(eng.options.max_concurrency, k - len(done))
+    helpers: list[asyncio.Future[None]] = []
+    handle: asyncio.Handle | None = None
+
+    def spawn() -> None:
+        helpers.extend(asyncio.ensure_future(worker()) for _ in range(workers - 1))
+
+    try:
+        if workers == 1:
+            await worker()
+        elif workers > 1:
+            # One worker runs in this task; the others are started by a callback on the loop's
+            # next turn, that is only once this worker has yielded (a branch awaited). Branches
+            # that never await then all run here, in order, without creating workers - 1 tasks
+            # that would find nothing left to do; branches that do await get the full
+            # `max_concurrency` one tick later.
+            handle = loop.call_soon(spawn)
+            await worker()
+            handle.cancel()
+            if helpers:
+                await asyncio.gather(*helpers)
+    except BaseException:  # cancelled: take the helpers down with us, as gather would
+        if handle is not None:
+            handle.cancel()
+        for h in helpers:
+            h.cancel()
+        if helpers:
+            await asyncio.gather(*helpers, return_exceptions=True)
+        # Keep what landed, so that resume re-runs only the branches that had not finished.
+        try:
+            await asyncio.shield(drain())
+        except Exception as lost:
+            _log.warning(
+                "run %r: landed branches of step %d not stored on cancellation: %r", run_id, step, lost
+            )
+        raise
+    await drain()
 
     join = goto(nxt.target)
     if failure:
@@ -686,6 +760,7 @@ async def _fan_out(
         return state, route, (msg, bnode.id), snap
 
     reducer = eng.reducer
+    codec = eng.codec
     present = [d for d in deltas if d is not None]
     many = getattr(reducer, "many", None)
     if many is not None and present:

@@ -22,6 +22,10 @@ S = TypeVar("S")
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
+def _branch_head(node: str) -> bytes:
+    return ('{"node":' + _dumps(node) + ',"input":').encode()
+
+
 class RouteCodec(Generic[S]):
     """Encodes and decodes `Next` values for one graph and state type."""
 
@@ -29,7 +33,11 @@ class RouteCodec(Generic[S]):
         self._codec = codec
         # Keyed by node id, not by `Next`: a str caches its hash, while hashing the frozen
         # dataclass (kind, target, branches, payload) runs Python code on every step.
-        self._goto: dict[str, str] = {nid: _dumps({"goto": nid}) for nid in node_ids}
+        ids = list(node_ids)
+        self._goto: dict[str, str] = {nid: _dumps({"goto": nid}) for nid in ids}
+        # Each map branch's JSON starts with its node; bytes, so the encoded inputs are joined
+        # as the codec returns them and the whole route is decoded to text once.
+        self._input_head: dict[str, bytes] = {nid: _branch_head(nid) for nid in ids}
 
     def encode(self, nxt: Next) -> str:
         """JSON text of a route."""
@@ -41,15 +49,19 @@ class RouteCodec(Generic[S]):
             return '{"stop":true}'
         if k is NextKind.INTERRUPT:
             return _dumps({"interrupt": True, "payload": to_jsonable_python(nxt.payload, fallback=str)})
-        parts = []
+        heads = self._input_head
+        enc = self._codec.encode
+        parts: list[bytes] = []
+        add = parts.append
         for b in nxt.branches:
             if b.input is None:
-                parts.append(_dumps({"node": b.node}))
+                add(_dumps({"node": b.node}).encode())
             else:
-                parts.append(
-                    '{"node":' + _dumps(b.node) + ',"input":' + self._codec.encode(b.input).decode() + "}"
-                )
-        return '{"fan_out":[' + ",".join(parts) + '],"join":' + _dumps(nxt.target) + "}"
+                head = heads.get(b.node)
+                add((head if head is not None else _branch_head(b.node)) + enc(b.input) + b"}")
+        return (
+            b'{"fan_out":[' + b",".join(parts) + b'],"join":' + _dumps(nxt.target).encode() + b"}"
+        ).decode()
 
     def decode(self, text: str) -> Next:
         """Parse what `encode` produced; `ValueError` on anything else."""
