@@ -110,6 +110,7 @@ class Task:
         pruned: int,
         dropped_keys: Mapping[str, Any],
         impossible: bool = False,
+        relaxed_reachable: bool = False,
     ) -> None:
         self.variables: tuple[_Var, ...] = tuple(variables)
         """The kept finite facts, sorted by key."""
@@ -125,6 +126,9 @@ class Task:
         """Number of (finite fact, value) pairs; fact ids are ``var.base + value_index``."""
         self.impossible = impossible
         """Whether some goal fact has no value that satisfies it (the goal can never hold)."""
+        self.relaxed_reachable = relaxed_reachable
+        """Whether compilation proved every goal condition reachable in the delete relaxation, for a
+        task without numeric facts: then :func:`goap.explain.explain_unreachable` finds nothing."""
         self.numeric = bool(self.num_names)
         """Whether states carry numeric facts (then a state is ``(packed, nums)``)."""
         self.has_cost_functions = any(op.cost_fn is not None for op in self.ops)
@@ -441,6 +445,14 @@ def _compile(
             if k in numeric_keys:
                 num_pre.append((k, cond))
                 continue
+            if type(cond) in plain_types:
+                # the common case inline: equality with a plain value is one dict lookup
+                dk = domains[k]
+                i = dk.get(cond)
+                if i is not None and dom_values[k][i] == cond:
+                    if len(dk) > 1:
+                        eq_pre[k] = i
+                    continue
             ok = allowed(k, cond)
             if not ok:
                 dead = True
@@ -463,6 +475,11 @@ def _compile(
                     num_eff.append((k, False, e))
             else:
                 eff[k] = domains[k][e]
+        if not multi:
+            e2 = {k: x for k, x in eff.items() if eq_pre.get(k) != x}
+            if e2 or num_eff:  # otherwise a self-loop: it changes nothing
+                raws.append((a, eq_pre, multi, num_pre, e2, num_eff))
+            continue
         # split set conditions into equality operators when the product stays small
         split_keys = sorted(multi)
         size = 1
@@ -532,6 +549,10 @@ def _compile(
                         waiting[i] -= 1
                         if not waiting[i]:
                             fire.append(i)
+        # no numeric facts: this is exactly the reachability explain_unreachable computes
+        relaxed_reachable = not numeric_keys and all(
+            any(reached[base[k] + x] for x in xs) for k, xs in goal_allowed.items()
+        )
         # ---- backward relevance, linear: a worklist of relevant facts and numeric keys
         producers: dict[int, list[int]] = {}
         num_producers: dict[str, list[int]] = {}
@@ -596,6 +617,7 @@ def _compile(
         keep = raws
         kept_finite = finite_keys
         kept_num = num_keys
+        relaxed_reachable = False
 
     # ---- final encoding
     variables: list[_Var] = []
@@ -610,54 +632,52 @@ def _compile(
         shift += bits
         fbase += len(values)
     nindex = {k: i for i, k in enumerate(kept_num)}
+    # key -> (bits of the fact, shift, base fact id)
+    vbits = {v.name: (v.mask << v.shift, v.shift, v.base) for v in variables}
     ops: list[CompiledOp] = []
     for a, pre, multi, num_pre, eff, num_eff in keep:
         pmask = pval = emask = evalue = 0
         pre_f: list[int] = []
         for k, x in sorted(pre.items()):
-            if k not in vindex:
+            vb = vbits.get(k)
+            if vb is None:
                 continue
-            v = variables[vindex[k]]
-            pmask |= v.mask << v.shift
-            pval |= x << v.shift
-            pre_f.append(v.base + x)
+            pmask |= vb[0]
+            pval |= x << vb[1]
+            pre_f.append(vb[2] + x)
         eff_f: list[int] = []
         for k, x in sorted(eff.items()):
-            if k not in vindex:
+            vb = vbits.get(k)
+            if vb is None:
                 continue
-            v = variables[vindex[k]]
-            emask |= v.mask << v.shift
-            evalue |= x << v.shift
+            emask |= vb[0]
+            evalue |= x << vb[1]
             if pre.get(k) != x:
-                eff_f.append(v.base + x)
-        residual = []
-        residual_facts = []
-        for k, xs in sorted(multi.items()):
-            v = variables[vindex[k]]
-            residual.append((v.shift, v.mask, frozenset(xs)))
-            residual_facts.append(tuple(v.base + x for x in xs))
-        n_pre = tuple((nindex[k], c) for k, c in num_pre if k in nindex)
-        n_eff = tuple((nindex[k], ia, float(amt)) for k, ia, amt in num_eff if k in nindex)
-        cost_fn = None if isinstance(a.cost, int | float) else a.cost
-        cost = float(a.cost) if isinstance(a.cost, int | float) else float(a.min_cost)
-        ops.append(
-            CompiledOp(
-                index=len(ops),
-                action=a,
-                pre=tuple(pre_f),
-                eff=tuple(eff_f),
-                pre_mask=pmask,
-                pre_val=pval,
-                keep=~emask,
-                eff_val=evalue,
-                cost=cost,
-                cost_fn=cost_fn,
-                residual=tuple(residual),
-                residual_facts=tuple(residual_facts),
-                num_pre=n_pre,
-                num_eff=n_eff,
-            )
+                eff_f.append(vb[2] + x)
+        residual: tuple[tuple[int, int, frozenset[int]], ...] = ()
+        residual_facts: tuple[tuple[int, ...], ...] = ()
+        if multi:
+            rs = []
+            rf = []
+            for k, xs in sorted(multi.items()):
+                v = variables[vindex[k]]
+                rs.append((v.shift, v.mask, frozenset(xs)))
+                rf.append(tuple(v.base + x for x in xs))
+            residual, residual_facts = tuple(rs), tuple(rf)
+        n_pre = tuple([(nindex[k], c) for k, c in num_pre if k in nindex]) if num_pre else ()
+        n_eff = (
+            tuple([(nindex[k], ia, float(amt)) for k, ia, amt in num_eff if k in nindex]) if num_eff else ()
         )
+        acost = a.cost
+        if isinstance(acost, int | float):
+            cost_fn = None
+            cost = float(acost)
+        else:
+            cost_fn = acost
+            cost = float(a.min_cost)
+        # positional: the fields in declaration order (keywords cost more per operator)
+        fields = (len(ops), a, tuple(pre_f), tuple(eff_f), pmask, pval, ~emask, evalue, cost, cost_fn)
+        ops.append(CompiledOp(*fields, residual, residual_facts, n_pre, n_eff))
     init_nums = tuple(initial[k] for k in kept_num)
     goal_sets = [(vindex[k], frozenset(xs)) for k, xs in sorted(goal_allowed.items()) if k in vindex]
     impossible = any(not xs for xs in goal_allowed.values())
@@ -675,4 +695,5 @@ def _compile(
         len(raws) - len(ops),
         dropped,
         impossible,
+        relaxed_reachable,
     )

@@ -95,12 +95,19 @@ class _BestFirst:
         deadline = None if self.timeout is None else t0 + self.timeout
         black = self.blacklist | blacklist
         conds = goal.conditions
-        why = explain_unreachable(initial, conds, actions, black, goal.label)
-        if why is not None:
-            stats = SearchStats(seconds=time.perf_counter() - t0)
-            return PlanResult("no_plan", None, why, stats, self.optimal, self.name)
         usable = [a for a in actions if a.name not in black]
-        task = compile_task(initial, conds, usable)
+        try:
+            task: Task | None = compile_task(initial, conds, usable)
+        except ModelError:
+            task = None  # an unreachable goal is still answered "no plan" first, as before
+        # compilation proves relaxed reachability of most goals on its own: then there is nothing to explain
+        if task is None or not task.relaxed_reachable:
+            why = explain_unreachable(initial, conds, actions, black, goal.label)
+            if why is not None:
+                stats = SearchStats(seconds=time.perf_counter() - t0)
+                return PlanResult("no_plan", None, why, stats, self.optimal, self.name)
+            if task is None:
+                task = compile_task(initial, conds, usable)  # raises the ModelError again
         sym: Symmetry | None = find_symmetry(task) if self.symmetry else None
         h = HEURISTICS[self.heuristic](task)
         out = best_first(

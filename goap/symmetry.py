@@ -39,6 +39,10 @@ _MIN_OPS = 16
 _MAX_CHECKS = 2_000
 """Most candidate swaps verified per task."""
 
+_MAX_MISSES = 8
+"""Tokens in a row that join no class before the rest of their group is given up (only fewer
+symmetries are found: soundness never depends on it)."""
+
 Perm = tuple[tuple[int, ...], ...]
 """One permutation per class: ``perm[c][i]`` is the new position of object ``i`` of class ``c``."""
 
@@ -335,18 +339,23 @@ def find_symmetry(task: Task) -> Symmetry | None:
             continue
         toks_.sort(key=lambda t: (len(t), t))
         built: list[list[str]] = []
+        misses = 0
         for t in toks_:
-            # only the last few classes are tried, so a group of unrelated tokens (a chain's
-            # steps) costs linear, not quadratic, work
+            if misses >= _MAX_MISSES:
+                break  # a group of unrelated tokens (a chain's steps): stop paying for checks
+            # only the last few classes are tried, so a group of unrelated tokens costs linear,
+            # not quadratic, work
             for cls in built[-3:]:
                 if budget <= 0:
                     break
                 budget -= 1
                 if checker.swap_holds(cls[0], t):
                     cls.append(t)
+                    misses = 0
                     break
             else:
                 built.append([t])
+                misses += 1
         for cls in built:
             if len(cls) < 2:
                 continue
