@@ -13,6 +13,10 @@ sequence, at most ``max_candidates``:
 3. one plan minimising each constrained or objective resource on its own;
 4. plans avoiding one action of an earlier candidate (diversity, as langgoap does).
 
+Searches 3 and 4 stop early once the best candidate so far is proven unbeatable: its objective
+levels are at lower bounds over every plan (see ``_Settle``), so phase 2 would choose it whatever
+else was found; the chosen plan, its levels and schedule are the same, the candidate list shorter.
+
 Phase 2 builds one CP-SAT model over all candidates: one ``BoolVar`` per candidate (exactly one is
 chosen), hard constraints as implications guarded by assumption literals (so an infeasible model
 yields the violated constraints as its core), soft constraints as weighted violation amounts, one
@@ -42,8 +46,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from goap.actions import ActionSpec
+from goap.conditions import Add, ge, holds, le
 from goap.conditions import add as add_effect
-from goap.conditions import ge, le
 from goap.constraints import (
     RESERVED_METRICS,
     Capacity,
@@ -70,6 +74,9 @@ _FACT = "__csp__"
 _WEIGHT_SCALE = 1000
 """Objective weights are kept to 1/1000 in CP-SAT's integer arithmetic."""
 _EPS = 1e-9
+_COST_MARGIN = 1e-7
+"""Taken off an optimal search's cost before it bounds other plans' costs (A* compares path costs
+to 1e-9); far below the model's resolution of ``1 / (scale * _WEIGHT_SCALE)``."""
 _EXACT_LIMIT = 2**53
 """Largest weighted objective (in magnitude) the levels are merged into: exact in a double too."""
 
@@ -133,6 +140,9 @@ class CspPipeline:
     """Expansion budget of the constrained search when ``search`` is A* (None: A*'s own)."""
     blacklist: frozenset[str] = frozenset()
     """Action names never to use."""
+    settle: bool = True
+    """End phase 1 early once a candidate is proven unbeatable (see :class:`_Settle`); the chosen
+    plan, its schedule and levels are the same either way, only fewer candidates are listed."""
 
     def __post_init__(self) -> None:
         ConstraintSet(self.constraints, self.objectives, self.capacities)  # validates
@@ -504,14 +514,20 @@ class _Generator:
         for o in self.cs.objectives:
             if o.metric not in ("cost", "makespan") and o.direction == "minimize":
                 keys.append(o.metric)
+        # the searches below only add candidates; they stop once no plan can beat the best one
+        settle = _Settle(self, base_optimal) if self.owner.settle else None
         if any(m == "makespan" for m, w in top.terms if w > 0):
             # total duration is the makespan of a plan run in sequence: a cheap proxy to minimise
+            if settle is not None and settle.done():
+                return exact
             self._search("min:duration", {a.name: self._tie_cost(a, a.duration or 0.0) for a in self.actions})
         for key in dict.fromkeys(keys):
             if self.full:
                 break
             if any(_use(a, key) < 0 for a in self.usable):
                 continue
+            if settle is not None and settle.done():
+                return exact
             self._search(f"min:{key}", {a.name: self._tie_cost(a, _use(a, key)) for a in self.actions})
         tried: set[str] = set()
         attempts = 0
@@ -522,6 +538,8 @@ class _Generator:
                     break
                 if name in tried:
                     continue
+                if settle is not None and settle.done():
+                    return exact
                 tried.add(name)
                 attempts += 1
                 self._search(f"without:{name}", extra_black=frozenset({name}))
@@ -557,6 +575,224 @@ class _Generator:
 
     def _top_cost(self, a: ActionSpec, top: _Level) -> float:
         return self._tie_cost(a, sum(w * _use(a, m) for m, w in top.terms))
+
+
+class _Settle:
+    """Whether phase 1 may stop: the best candidate so far is proven unbeatable by any plan.
+
+    Phase 2 chooses the lexicographically least level values, ties going to the earlier candidate,
+    and candidates are only ever appended. So once the best feasible candidate's values are at a
+    lower bound over *every* plan, level by level, no further candidate can be chosen instead of
+    it, and the remaining diversity searches are skipped: the chosen plan, its levels and its
+    schedule stay the same (only ``PlanResult.candidates`` is shorter).
+
+    Applies only where phase 2's choice is computed exactly here: no capacity and nothing
+    rewarding a later end (each candidate's makespan is its earliest-start one, as in the compact
+    model). The values are the model's own integers (:func:`_level_expr`); the bounds are the same
+    expressions evaluated at a lower bound of each metric (non-negative weights only, so IEEE
+    rounding keeps them below every plan's value):
+
+    - ``cost``: the inner search's optimal cost (optimal search, no state-dependent costs);
+    - a resource: 0 when no action uses a negative amount;
+    - ``makespan``: h^max over durations (:func:`_makespan_bound`), a critical-path lower bound
+      under the precedence edges of :func:`goap.dependencies`;
+    - after a top level that is the makespan alone, met at ``M``: a plan meeting it too runs no
+      action longer than ``M``, so ``cost`` is bounded by an optimal search without those actions.
+    """
+
+    def __init__(self, gen: _Generator, base_optimal: bool) -> None:
+        self.gen = gen
+        owner = gen.owner
+        self.scale = owner.scale
+        usable = gen.usable
+        self.enabled = _asap_only(gen.cs, gen.levels) and all(
+            w >= 0 for lev in gen.levels for _, w in lev.terms
+        )
+        static_cost = not any(a.has_cost_function for a in usable)
+        self.exact_cost = base_optimal and static_cost
+        # less a margin for the search's float tolerance on path costs
+        self.cost_lb: float | None = (
+            gen.candidates[0].metrics["cost"] - _COST_MARGIN if self.exact_cost else None
+        )
+        self.nonneg: dict[str, bool] = {}
+        self.durations = {a.name: round((a.duration or 0.0) * self.scale) for a in usable}
+        self._ms_lb: int | None = None
+        self._ms_done = False
+        self._restricted: dict[int, float | None] = {}
+        self.hard = [c for c in gen.cs.constraints if c.level == "hard"]
+        self.settled = False
+
+    def done(self) -> bool:
+        if not self.enabled:
+            return False
+        if not self.settled:
+            self.settled = self._check()
+        return self.settled
+
+    def _check(self) -> bool:
+        gen = self.gen
+        best: tuple[tuple[int, ...], int] | None = None
+        for c in gen.candidates:
+            ms = _critical_path(c)
+            if not self._feasible(c, ms):
+                continue
+            values = tuple(self._value(lev, c.metrics, ms) for lev in gen.levels)
+            if best is None or values < best[0]:
+                best = (values, ms)
+        if best is None:
+            return False
+        values, ms = best
+        restrict: int | None = None
+        for k, lev in enumerate(gen.levels):
+            bound = self._bound(lev, restrict)
+            if bound is None or values[k] > bound:
+                return False
+            if k == 0 and _makespan_only(lev):
+                restrict = ms  # a plan as good at the top has this makespan: no longer action
+        return True
+
+    def _feasible(self, c: _Candidate, ms: int) -> bool:
+        for rc in self.hard:
+            if rc.key == "makespan":
+                if rc.max is not None and ms > math.floor(rc.max * self.scale + _EPS):
+                    return False
+                if rc.min is not None and ms < math.ceil(rc.min * self.scale - _EPS):
+                    return False
+            elif rc.violation(c.metrics.get(rc.key, 0.0)) > 0:
+                return False
+        return True
+
+    def _value(self, level: _Level, metrics: Mapping[str, float], ms: int) -> int:
+        # the same arithmetic, in the same order, as _level_expr
+        total = 0.0
+        for metric, w in level.terms:
+            if metric != "makespan":
+                total += w * metrics.get(metric, 0.0)
+        for c in level.soft:
+            if c.key != "makespan":
+                total += c.weight * c.violation(metrics.get(c.key, 0.0))
+        return round(total * self.scale * _WEIGHT_SCALE) + _fixed_makespan_terms(level, ms, self.scale)
+
+    def _bound(self, level: _Level, restrict: int | None) -> int | None:
+        """A lower bound on the level's value over every plan (every plan with no action
+        longer than ``restrict``), or None when none is known."""
+        lows: dict[str, float] = {}
+        for metric in [m for m, _ in level.terms] + [c.key for c in level.soft]:
+            if metric in lows or metric == "makespan":
+                continue
+            low = self._metric_bound(metric, restrict)
+            if low is None:
+                if any(m == metric for m, _ in level.terms):
+                    return None
+                continue  # a soft constraint on it then contributes at least 0
+            lows[metric] = low
+        soft = []
+        for c in level.soft:
+            if c.key == "makespan" or c.key not in lows:
+                continue
+            low = lows[c.key]
+            # the violation grows with the metric above ``max``; below ``min`` it shrinks
+            if c.min is None or low >= c.min:
+                soft.append(c)
+        ms_low = 0
+        if any(m == "makespan" for m, _ in level.terms) or any(c.key == "makespan" for c in level.soft):
+            bound_ms = self._makespan_lb()
+            if bound_ms is None:
+                return None
+            ms_low = bound_ms
+        bounded = _Level(level.terms, tuple(soft) + tuple(c for c in level.soft if c.key == "makespan"))
+        return self._value(bounded, lows, ms_low)
+
+    def _metric_bound(self, metric: str, restrict: int | None) -> float | None:
+        if metric == "cost":
+            if restrict is not None:
+                return self._restricted_cost(restrict)
+            return self.cost_lb
+        if metric == "length":
+            return 0.0
+        ok = self.nonneg.get(metric)
+        if ok is None:
+            ok = self.nonneg[metric] = all(_use(a, metric) >= 0 for a in self.gen.usable)
+        return 0.0 if ok else None
+
+    def _makespan_lb(self) -> int | None:
+        if not self._ms_done:
+            self._ms_done = True
+            gen = self.gen
+            self._ms_lb = _makespan_bound(gen.initial, gen.goal.conditions, gen.usable, self.scale)
+        return self._ms_lb
+
+    def _restricted_cost(self, limit: int) -> float | None:
+        if limit in self._restricted:
+            return self._restricted[limit]
+        gen = self.gen
+        cost: float | None = None
+        if self.exact_cost:
+            longer = frozenset(n for n, d in self.durations.items() if d > limit)
+            res = gen.owner.search.solve(gen.initial, gen.goal, gen.actions, blacklist=gen.black | longer)
+            gen.stats = gen.stats + res.stats
+            if res.optimal and res.plan is not None:
+                cost = _replay(gen.initial, res.plan.actions) - _COST_MARGIN
+        self._restricted[limit] = cost
+        return cost
+
+
+def _makespan_only(level: _Level) -> bool:
+    """Whether the level is the makespan alone, with a weight that survives CP-SAT's rounding."""
+    return (
+        len(level.terms) == 1
+        and level.terms[0][0] == "makespan"
+        and not level.soft
+        and round(level.terms[0][1] * _WEIGHT_SCALE) > 0
+    )
+
+
+def _makespan_bound(
+    initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec], scale: int
+) -> int | None:
+    """A lower bound on the makespan of every plan, in ``1/scale`` units: h^max over durations.
+
+    A fact value written by a plain effect is ready no earlier than the cheapest way to write it:
+    an action's duration after its latest-ready precondition. By :func:`goap.dependencies`, an
+    action starts after the last plain writer of each fact it reads, so by induction over the plan
+    every action ends no earlier than the bound of what it writes, and the plan no earlier than
+    the bound of its goal. Conditions that hold initially, or on facts changed by ``add()``, cost
+    0 (a relaxation). None when some duration is negative or the goal looks unreachable.
+    """
+    durs = [round((a.duration or 0.0) * scale) for a in actions]
+    if any(d < 0 for d in durs):
+        return None
+    numeric = {k for a in actions for k, e in a.effects.items() if isinstance(e, Add)}
+    ready: dict[str, list[tuple[Any, int]]] = {}
+
+    def when(key: str, cond: object) -> float:
+        if key in numeric or holds(cond, initial.get(key)):
+            return 0
+        return min((t for v, t in ready.get(key, ()) if holds(cond, v)), default=math.inf)
+
+    changed = True
+    while changed:
+        changed = False
+        for a, d in zip(actions, durs, strict=True):
+            start = max((when(k, c) for k, c in a.preconditions.items()), default=0)
+            if start == math.inf:
+                continue
+            end = int(start) + d
+            for k, v in a.effects.items():
+                if k in numeric:
+                    continue
+                values = ready.setdefault(k, [])
+                for j, (x, t) in enumerate(values):
+                    if x == v and type(x) is type(v):
+                        if end < t:
+                            values[j] = (x, end)
+                            changed = True
+                        break
+                else:
+                    values.append((v, end))
+                    changed = True
+    bound = max((when(k, c) for k, c in goal.items()), default=0)
+    return None if bound == math.inf else int(bound)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Each shortcut is checked against the long way on the benchmark's problems (``bench.strategies``)
 and on generated ones: the compact selection model against the model with interval, start and
-span variables.
+span variables; phase 1 ending once a candidate is proven unbeatable (``settle``) against phase 1
+running every diversity search.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from goap import (
     CspPipeline,
     GoalSpec,
     Objective,
+    PlanResult,
     ResourceConstraint,
+    dependencies,
     plan,
 )
 
@@ -116,10 +119,28 @@ def problems(draw: st.DrawFn) -> Problem:
     return acts, goal, constraints, objectives, capacities
 
 
-def solve(problem: Problem) -> None:
+def solve(problem: Problem, **settings: Any) -> PlanResult:
     acts, goal, constraints, objectives, capacities = problem
-    strategy = CspPipeline(tuple(constraints), tuple(objectives), tuple(capacities))
-    plan({}, goal, acts, strategy)
+    strategy = CspPipeline(tuple(constraints), tuple(objectives), tuple(capacities), **settings)
+    return plan({}, goal, acts, strategy)
+
+
+def assert_same_choice(short: PlanResult, full: PlanResult) -> None:
+    """Same plan, score, schedule, levels and verdict; the short run's candidates lead the full run's."""
+    assert short.status == full.status and short.optimal == full.optimal
+    assert short.plan == full.plan and short.schedule == full.schedule
+    assert short.explanation == full.explanation
+    a, b = short.solver, full.solver
+    assert a is not None and b is not None
+    assert (a.status, a.selected, a.levels, a.metrics, a.soft_violations, a.violations) == (
+        b.status,
+        b.selected,
+        b.levels,
+        b.metrics,
+        b.soft_violations,
+        b.violations,
+    )
+    assert short.candidates == full.candidates[: len(short.candidates)]
 
 
 @pytest.mark.parametrize("problem", bench_problems())
@@ -136,3 +157,50 @@ def test_compact_model_matches_the_full_model_on_generated_problems(problem: Pro
     """On generated problems the selection-only model's outcome equals the full model's."""
     with both_models():
         solve(problem)
+
+
+@pytest.mark.parametrize("problem", bench_problems())
+def test_settled_phase_one_chooses_as_the_full_one_on_benchmark_problems(problem: Problem) -> None:
+    """Stopping the diversity searches at a proven-unbeatable candidate changes no benchmark answer."""
+    assert_same_choice(solve(problem), solve(problem, settle=False))
+
+
+@settings(max_examples=80, deadline=None)
+@given(problems())
+def test_settled_phase_one_chooses_as_the_full_one_on_generated_problems(problem: Problem) -> None:
+    """On generated problems the settled phase 1 leads to the same plan, schedule and levels."""
+    assert_same_choice(solve(problem), solve(problem, settle=False))
+
+
+def test_least_makespan_then_cost_settles_after_the_quick_plan() -> None:
+    """Least makespan then cost: the all-quick plan meets both bounds, so no diversity search runs."""
+    p = FAMILIES["deadline"](3)
+    problem = (ours_actions(p), GoalSpec(p.goal), p.constraints, p.objectives, [])
+    short, full = solve(problem), solve(problem, settle=False)
+    assert short.plan is not None and short.plan.names == ("quick0", "quick1", "quick2")
+    assert len(short.candidates) == 2 < len(full.candidates)
+    assert short.stats.expanded < full.stats.expanded
+
+
+def test_soft_budget_at_its_kink_does_not_settle() -> None:
+    """A soft budget whose optimum ties across its bound has no cheap proof: every search still runs."""
+    p = FAMILIES["soft"](3)
+    problem = (ours_actions(p), GoalSpec(p.goal), p.constraints, p.objectives, [])
+    assert solve(problem).candidates == solve(problem, settle=False).candidates
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems())
+def test_makespan_bound_is_below_every_candidates_makespan(problem: Problem) -> None:
+    """h^max over durations never exceeds the earliest-start makespan of a plan the pipeline found."""
+    acts, goal, _, _, _ = problem
+    res = solve(problem, settle=False)
+    bound = csp._makespan_bound({}, goal.conditions, acts, 1000)
+    assert bound is not None
+    for cand in res.candidates:
+        steps = list(cand.actions)
+        finish = [0.0] * len(steps)
+        for u, v in dependencies(steps):
+            finish[v] = max(finish[v], finish[u] + (steps[u].duration or 0.0))
+        makespan = max((f + (a.duration or 0.0) for f, a in zip(finish, steps, strict=True)), default=0.0)
+        assert bound <= round(makespan * 1000)
