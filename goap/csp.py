@@ -437,6 +437,9 @@ class _Generator:
         capped: bool = False,
     ) -> str:
         """One phase-1 search on a transformed task; returns its status."""
+        if not hard and cost_of is None:
+            # nothing to transform (the diversity searches): the user's own state, goal and actions
+            return self._run(origin, self.owner.search, self.initial, self.goal, self.actions, extra_black)
         initial: dict[str, Any] = dict(self.initial)
         conds: dict[str, Any] = dict(self.goal.conditions)
         acts: list[ActionSpec] = []
@@ -471,9 +474,18 @@ class _Generator:
             # numeric budget facts multiply the states; bound the exact search (unproven if hit)
             limit = cap if search.max_expansions is None else min(cap, search.max_expansions)
             search = replace(search, max_expansions=limit)
-        res = search.solve(
-            initial, GoalSpec(conds, name=self.goal.name), acts, blacklist=self.black | extra_black
-        )
+        return self._run(origin, search, initial, GoalSpec(conds, name=self.goal.name), acts, extra_black)
+
+    def _run(
+        self,
+        origin: str,
+        search: PlanningStrategy,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        extra_black: frozenset[str],
+    ) -> str:
+        res = search.solve(initial, goal, actions, blacklist=self.black | extra_black)
         self.stats = self.stats + res.stats
         if res.plan is not None:
             self.add(res.plan, origin)
