@@ -112,8 +112,17 @@ class _Checker:
         Only facts and operators that mention ``a`` or ``b`` can change, so only they are checked.
         """
         mapping = {a: b, b: a}
+        touched = self.facts_of.get(a, set()) | self.facts_of.get(b, set())
+        # fail fast on what usually tells objects apart: a moved goal or initial fact must land
+        # on a goal or initial fact (necessary for the full check below)
+        for f in touched & self.goal_facts:
+            if self.fact(f, mapping) not in self.goal_facts:
+                return False
+        for f in touched & self.init:
+            if self.fact(f, mapping) not in self.init:
+                return False
         moved: dict[int, int] = {}
-        for f in self.facts_of.get(a, set()) | self.facts_of.get(b, set()):
+        for f in touched:
             g = self.fact(f, mapping)
             if g < 0:
                 return False
