@@ -57,6 +57,8 @@ _now = time.time
 _log = logging.getLogger("graphengine")
 _SAME: Any = object()
 _FLUSH_MAX = 1000
+# Every field given: the NamedTuple's generated __new__ (a Python frame per branch) is not needed.
+_branch_record = tuple.__new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,6 +367,10 @@ def _check_route(route: Next, nodes: Mapping[str, Any], run_id: str, step: int, 
     if k is _GOTO:
         missing = [route.target] if route.target not in nodes else []
     elif k is _FAN_OUT:
+        # A set first: map fan-outs name one node many times.
+        named = {b.node for b in route.branches}
+        if route.target in nodes and named <= nodes.keys():
+            return
         missing = [n for n in (route.target, *(b.node for b in route.branches)) if n not in nodes]
     else:
         return
@@ -679,8 +685,9 @@ async def _fan_out(
                         )
                     )
                 return
+            calls_b = None if bctx.calls is None else record_calls(bctx, False)
             buf.append(
-                BranchRecord(run_id, step, i, nid, delta_b, attempt, record_calls(bctx, False), _now())
+                _branch_record(BranchRecord, (run_id, step, i, nid, delta_b, attempt, calls_b, _now()))
             )
             if flush_soon is None and (flusher is None or flusher.done()):
                 flush_soon = loop.call_soon(start_flush)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 __all__ = ["Branch", "Next", "NextKind", "fan_out", "goto", "interrupt", "stop"]
 
@@ -88,7 +88,14 @@ def fan_out(branches: Iterable[str | Branch[Any]], *, join: str) -> Next:
     `branches` holds node ids (each runs on a copy of the state before the fan-out) and/or
     `Branch(node, input=...)` map branches. Raises `ValueError` when there is no branch or no join.
     """
-    bs = tuple(b if isinstance(b, Branch) else Branch(b) for b in branches)
+    given = tuple(branches)
+    bs: tuple[Branch[Any], ...]
+    for b in given:
+        if type(b) is not Branch:  # convert only when some branch is given by name
+            bs = tuple(b if isinstance(b, Branch) else Branch(b) for b in given)
+            break
+    else:
+        bs = cast("tuple[Branch[Any], ...]", given)
     if not bs:
         raise ValueError("fan_out needs at least one branch")
     if not join:
