@@ -132,6 +132,7 @@ class Engine(Generic[S]):
             raise GraphValidationError(f"state_version must be >= 1, got {self.state_version}")
         self._wiring: Wiring[S] = Wiring()
         self._compiled: tuple[CompiledGraph[S], RouteCodec[S]] | None = None
+        self._run_meta: tuple[CompiledGraph[S], bytes] | None = None
         self._is_state = _state_check(state_type)
         self._copy_state: Callable[[S], S] = _state_copier(state_type)
         self._error_delta: Callable[[str], S] | None = _error_delta(state_type)
@@ -270,6 +271,13 @@ class Engine(Generic[S]):
         """The start node, if set."""
         return self._wiring.start
 
+    def _meta_of(self, g: CompiledGraph[S]) -> bytes:
+        """The meta a new run records: the graph's description, encoded once per compiled graph."""
+        m = self._run_meta
+        if m is None or m[0] is not g:
+            m = self._run_meta = (g, _dumps({"graph": g.description}))
+        return m[1]
+
     def _graph(self) -> tuple[CompiledGraph[S], RouteCodec[S]]:
         c = self._compiled
         if c is None:
@@ -299,7 +307,7 @@ class Engine(Generic[S]):
             state_version=self.state_version,
             created_at=now,
             updated_at=now,
-            meta=_dumps({"graph": g.description}),
+            meta=self._meta_of(g),
         )
         try:
             await self.store.create_run(rec)
