@@ -136,7 +136,10 @@ def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
                 if r is None:
                     update[k] = d[k]
                 elif r is append:
-                    gathered.setdefault(k, []).extend(d[k])
+                    items = gathered.get(k)
+                    if items is None:
+                        items = gathered[k] = []
+                    items += d[k]
                 else:
                     update[k] = r(update[k] if k in update else p[k], d[k])
         for k, items in gathered.items():

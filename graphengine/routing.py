@@ -34,6 +34,16 @@ class Branch(Generic[S]):
     input: S | None = None
     """The branch's own state (a map branch, like LangGraph's `Send`), or None."""
 
+    def __init__(self, node: str, input: S | None = None) -> None:
+        # Map fan-outs build one Branch per item: the slots are set directly, not through two
+        # object.__setattr__ calls as a frozen dataclass's generated __init__ does.
+        _set_node(self, node)
+        _set_input(self, input)
+
+
+_set_node = cast(Any, Branch).node.__set__
+_set_input = cast(Any, Branch).input.__set__
+
 
 @dataclass(frozen=True, slots=True)
 class Next:
