@@ -614,6 +614,8 @@ async def _fan_out(
         # run, and are written after them in one batch without a task or a loop turn.
         nonlocal flusher, flush_soon
         flush_soon = None
+        if flusher is not None and not flusher.cancelled() and flusher.exception() is not None:
+            return  # keep the failed write: `drain` raises its error, and resume re-runs what it lost
         flusher = loop.create_task(flush())
 
     async def worker() -> None:

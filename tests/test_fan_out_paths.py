@@ -237,3 +237,32 @@ async def test_cancelling_a_fan_out_cancels_its_waiting_helpers() -> None:
     await asyncio.sleep(0)
     assert all(t.done() for t in before if t is not asyncio.current_task())
     assert finished == []
+
+
+class FailingStore(MemoryStore):
+    """A `MemoryStore` whose first `save_branches` fails."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    async def save_branches(self, recs: Any) -> None:
+        """Fail once, then store as usual."""
+        if not self.failed:
+            self.failed = True
+            raise OSError("disk full")
+        await super().save_branches(recs)
+
+
+@pytest.mark.parametrize("awaits", [False, True])
+async def test_a_failed_branch_write_fails_the_fan_out(awaits: bool) -> None:
+    """A store error writing landed branches is raised, even when later writes succeed."""
+
+    async def work(ctx: Context, s: M) -> NodeResult[M]:
+        if awaits:
+            await asyncio.sleep(0.001 * s.item)
+        return NodeResult(delta=M(out=[s.item]))
+
+    store = FailingStore()
+    with pytest.raises(OSError, match="disk full"):
+        await map_graph(store, work, 6).run("r", M())
