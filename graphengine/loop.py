@@ -578,6 +578,16 @@ async def _fan_out(
 
     Returns the state, the next hop, the routed error (if a branch failed into an error route)
     and the size of the snapshot the commit stored.
+
+    Branches start eagerly, in declared order, in this task: one that returns without awaiting
+    costs no task at all, and its record waits in the group-commit buffer. The first branch that
+    awaits lets the loop turn, which starts up to `max_concurrency - 1` helper workers and the
+    writer of what landed so far. Unlike `asyncio.gather`, branches do not each get a copy of the
+    context: those run here see and may change the run's contextvars, as a node outside a fan-out
+    does; those a helper runs share that helper's copy. A branch with a timeout runs through
+    `execute` (its timeout scope); others make their first attempt inline and go through
+    `execute` only for retries. Cancellation cancels the helpers and still writes the results
+    that landed, so resume re-runs only the rest.
     """
     store = eng.store
     nodes = g.nodes

@@ -97,6 +97,9 @@ def fan_out(branches: Iterable[str | Branch[Any]], *, join: str) -> Next:
 
     `branches` holds node ids (each runs on a copy of the state before the fan-out) and/or
     `Branch(node, input=...)` map branches. Raises `ValueError` when there is no branch or no join.
+    At most `Options.max_concurrency` branches run at once. Branches that return without awaiting
+    run one after another in the run's own task (no task per branch), so they see the run's
+    contextvars rather than a copy each as under `asyncio.gather`.
     """
     given = tuple(branches)
     bs: tuple[Branch[Any], ...]
