@@ -57,8 +57,9 @@ _now = time.time
 _log = logging.getLogger("graphengine")
 _SAME: Any = object()
 _FLUSH_MAX = 1000
-# Every field given: the NamedTuple's generated __new__ (a Python frame per branch) is not needed.
-_branch_record = tuple.__new__
+# Every field given: the NamedTuple's generated __new__ (a Python frame per branch) is not needed,
+# as long as the record has exactly the fields the fan-out fills in.
+_branch_record: Any = tuple.__new__ if len(BranchRecord._fields) == 8 else (lambda cls, values: cls(*values))
 
 
 @dataclass(frozen=True, slots=True)
