@@ -146,6 +146,17 @@ class MemoryStore(RunTransfer, PruneMixin):
     async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
         """Store landed branch results; all or nothing."""
         now = time.time()
+        if recs:
+            # The engine's batches hold one run's branches: check them all at once, then insert.
+            run_id = recs[0].run_id
+            first = self._runs.get(run_id)
+            if first is not None and all(rec.run_id == run_id for rec in recs):
+                have = first.branches
+                keys = [(rec.step, rec.branch) for rec in recs]
+                if len(set(keys)) == len(keys) and have.keys().isdisjoint(keys):
+                    for key, rec in zip(keys, recs, strict=True):
+                        have[key] = rec if rec.ts else rec._replace(ts=now)
+                    return
         staged: list[tuple[_Run, tuple[int, int], BranchRecord]] = []
         seen: set[tuple[str, int, int]] = set()
         for rec in recs:
