@@ -10,10 +10,14 @@ sequence, at most ``max_candidates``:
    its contribution to the top level. With an optimal inner search this plan is optimal for the
    top level over *every* plan within the budgets, and when that search proves there is no plan,
    the hard budgets are infeasible for every plan (the explanation says "proven");
-3. one plan minimising each constrained or objective resource on its own;
-4. plans avoiding one action of an earlier candidate (diversity, as langgoap does).
+3. when the top level is a weighted sum of additive metrics plus soft constraints' violations:
+   better plans by a search priced on the sum with each violation replaced by its constraint's
+   metric, under a budget on the sum alone just below the best value, until that search proves
+   no plan better (see ``_Generator._descend``);
+4. one plan minimising each constrained or objective resource on its own;
+5. plans avoiding one action of an earlier candidate (diversity, as langgoap does).
 
-Searches 3 and 4 stop early once the best candidate so far is proven unbeatable: its objective
+Searches 4 and 5 stop early once the best candidate so far is proven unbeatable: its objective
 levels are at lower bounds over every plan (see ``_Settle``), so phase 2 would choose it whatever
 else was found; the chosen plan, its levels and schedule are the same, the candidate list shorter.
 
@@ -71,6 +75,8 @@ __all__ = ["CspPipeline", "pipeline_plan"]
 
 _FACT = "__csp__"
 """Prefix of the numeric facts that carry budgets through constrained search."""
+_BOUND = _FACT + "bound"
+"""The numeric fact of :meth:`_Generator._descend`'s budget (see :meth:`_Generator._task`)."""
 _WEIGHT_SCALE = 1000
 """Objective weights are kept to 1/1000 in CP-SAT's integer arithmetic."""
 _EPS = 1e-9
@@ -440,6 +446,22 @@ class _Generator:
         if not hard and cost_of is None:
             # nothing to transform (the diversity searches): the user's own state, goal and actions
             return self._run(origin, self.owner.search, self.initial, self.goal, self.actions, extra_black)
+        search, initial, goal, acts = self._task(cost_of, hard, capped=capped)
+        return self._run(origin, search, initial, goal, acts, extra_black)
+
+    def _task(
+        self,
+        cost_of: Mapping[str, float] | None,
+        hard: Sequence[ResourceConstraint],
+        bound: Mapping[str, float] | None = None,
+        capped: bool = False,
+        once: frozenset[str] = frozenset(),
+    ) -> tuple[PlanningStrategy, dict[str, Any], GoalSpec, list[ActionSpec]]:
+        """The search, initial state, goal and actions of a transformed task: each action costs
+        ``cost_of``, each hard budget is a numeric fact guarded by preconditions, and ``bound``
+        (a non-negative amount per action) is one more such budget on the fact ``_BOUND``, which
+        never exceeds 0: the caller starts it at minus the budget, so one task serves any budget.
+        Actions named in ``once`` (one plain effect, see :meth:`_once`) run only while it is unset."""
         initial: dict[str, Any] = dict(self.initial)
         conds: dict[str, Any] = dict(self.goal.conditions)
         acts: list[ActionSpec] = []
@@ -447,9 +469,17 @@ class _Generator:
             initial[_FACT + c.key] = 0.0
             if c.min is not None:
                 conds[_FACT + c.key] = ge(c.min - 1e-6)
+        if bound is not None:
+            initial[_BOUND] = 0.0
         for a in self.actions:
             pre = dict(a.preconditions)
             eff = dict(a.effects)
+            if bound is not None and (u := bound[a.name]) > 0:
+                eff[_BOUND] = add_effect(u)
+                pre[_BOUND] = le(-u)
+            if a.name in once:
+                (key,) = a.effects
+                pre[key] = None
             for c in hard:
                 u = _use(a, c.key)
                 fact = _FACT + c.key
@@ -463,7 +493,7 @@ class _Generator:
                     else:
                         conds[fact] = le(c.max + 1e-6)
             changes: dict[str, Any] = {}
-            if hard:
+            if hard or bound is not None or once:
                 changes.update(preconditions=pre, effects=eff)
             if cost_of is not None:
                 changes.update(cost=cost_of[a.name], min_cost=0.0)
@@ -474,7 +504,7 @@ class _Generator:
             # numeric budget facts multiply the states; bound the exact search (unproven if hit)
             limit = cap if search.max_expansions is None else min(cap, search.max_expansions)
             search = replace(search, max_expansions=limit)
-        return self._run(origin, search, initial, GoalSpec(conds, name=self.goal.name), acts, extra_black)
+        return search, initial, GoalSpec(conds, name=self.goal.name), acts
 
     def _run(
         self,
@@ -526,8 +556,11 @@ class _Generator:
         for o in self.cs.objectives:
             if o.metric not in ("cost", "makespan") and o.direction == "minimize":
                 keys.append(o.metric)
+        judge = _Settle(self, base_optimal)
+        if self.owner.constrained_search and self._descend(judge, hard) and all_hard_compiled:
+            exact = True
         # the searches below only add candidates; they stop once no plan can beat the best one
-        settle = _Settle(self, base_optimal) if self.owner.settle else None
+        settle = judge if self.owner.settle else None
         if any(m == "makespan" for m, w in top.terms if w > 0):
             # total duration is the makespan of a plan run in sequence: a cheap proxy to minimise
             if settle is not None and settle.done():
@@ -580,6 +613,100 @@ class _Generator:
             if any(all(c.violation(x.metrics.get(c.key, 0.0)) == 0 for c in hard) for x in fresh):
                 return
 
+    def _descend(self, judge: _Settle, hard: Sequence[ResourceConstraint]) -> bool:
+        """Improve the best candidate at a soft-constrained top level until it is proven optimal.
+
+        The top level is ``base + sum(w_c * violation_c)``, ``base`` a non-negative weighted sum
+        of additive metrics: no search can price a violation per action, as it depends on the
+        whole plan's total. But for each soft ``c`` with a ``max``, ``violation_c >= u_c - max_c``
+        (``u_c`` its metric; ``- 1e-9``, the tolerance of :meth:`ResourceConstraint.violation`)
+        and ``violation_c >= 0``. So a plan of value at most ``T`` has ``base <= T`` and
+        ``base + sum(w_c * u_c) <= T + W`` with ``W = sum(w_c * (max_c + 1e-9))``. One optimal
+        search minimising ``base + sum(w_c * u_c)`` (a price per action) under the budget
+        ``base <= T`` (a numeric fact), with the compiled hard constraints, finds a least such
+        plan: when it costs more than ``T + W``, or no plan fits the budget, no plan is worth
+        ``T`` or less. ``T`` is set just below the best candidate's value ``v`` in the model's
+        integers (:func:`_level_expr`): a plan the model ranks better has a value that rounds to
+        at most ``v - 1``, so it is worth at most ``(v - 0.5) / unit``. Otherwise the plan found,
+        when feasible and better, is added and the search repeats from its value. The search
+        skips steps that change nothing (:meth:`_once`): dropping them from a plan keeps it a
+        plan, within the hard constraints, and lowers neither sum, so the least plan among those
+        without such steps is least among all.
+
+        Returns True when proven: no plan within the compiled hard constraints is better at the
+        top level than the best feasible candidate (so :class:`_Settle` may stop at it).
+        """
+        top = self.levels[0]
+        relax = judge.soft_prices(top)
+        if relax is None:
+            return False
+        base, price, offset = relax
+        unit = judge.scale * _WEIGHT_SCALE
+        once = self._once(hard)
+        search, start, goal, acts = self._task(price, hard, base, capped=True, once=once)
+        for _ in range(self.owner.max_candidates):
+            best = judge.best()
+            if best is None:
+                return False
+            value = best[0][0]
+            limit = (value - 0.5) / unit
+            # float sums differ in their last bits: the budget admits a hair more (every plan the
+            # model ranks better stays in); the optimal search's cost is trusted to _COST_MARGIN,
+            # as in the other bounds. Both stay below half a unit, the gap between ``limit`` and
+            # a plan tied with the best, so ties are left out of the budget and do not block the proof.
+            fuzz = 1e-12 * max(1.0, abs(limit) + abs(offset))
+            res = search.solve({**start, _BOUND: -(limit + fuzz)}, goal, acts, blacklist=self.black)
+            self.stats = self.stats + res.stats
+            if res.status == "no_plan":
+                judge.top_lb = value
+                return True
+            if res.plan is None or not res.optimal:
+                return False
+            steps = [self.by_name[n] for n in res.plan.names]
+            found = sum(price[a.name] for a in steps)
+            if found > limit + offset + _COST_MARGIN + fuzz:
+                judge.top_lb = value
+                return True
+            before = len(self.candidates)
+            self.add(res.plan, "soft:descent")
+            if len(self.candidates) == before:
+                return False
+            fresh = self.candidates[-1]
+            ms = _critical_path(fresh)
+            if not judge.feasible(fresh, ms) or judge.level_values(fresh, ms)[0] >= value:
+                return False
+        return False
+
+    def _once(self, hard: Sequence[ResourceConstraint]) -> frozenset[str]:
+        """Actions :meth:`_descend`'s search may skip once their one effect holds.
+
+        An action whose only effect sets ``key`` to ``v``, where every writer of ``key`` writes
+        ``v`` and ``key`` starts unset or at ``v``, changes nothing once ``key`` is set (it is
+        then ``v``): a plan without such a step reaches the same states, so it is a plan too, no
+        more costly on any non-negative sum, within every hard ``max`` on non-negative uses.
+        The search may then require ``key`` unset (a plain ``None`` precondition). Empty when a
+        hard constraint has a ``min`` or a negative use (removing a step could break it).
+        """
+        if any(c.min is not None or any(_use(a, c.key) < 0 for a in self.usable) for c in hard):
+            return frozenset()
+        writes: dict[str, set[tuple[type, Any]]] = {}
+        for a in self.actions:
+            for key, value in a.effects.items():
+                writes.setdefault(key, set()).add((type(value), value))
+        out = []
+        for a in self.actions:
+            if len(a.effects) != 1:
+                continue
+            ((key, value),) = a.effects.items()
+            if value is None or isinstance(value, Add) or key in a.preconditions:
+                continue
+            if writes[key] != {(type(value), value)}:
+                continue
+            start = self.initial.get(key)
+            if start is None or (type(start) is type(value) and start == value):
+                out.append(a.name)
+        return frozenset(out)
+
     @staticmethod
     def _tie_cost(a: ActionSpec, primary: float) -> float:
         # a small share of the real cost breaks ties toward cheap plans
@@ -609,7 +736,9 @@ class _Settle:
     - ``makespan``: h^max over durations (:func:`_makespan_bound`), a critical-path lower bound
       under the precedence edges of :func:`goap.dependencies`;
     - after a top level that is the makespan alone, met at ``M``: a plan meeting it too runs no
-      action longer than ``M``, so ``cost`` is bounded by an optimal search without those actions.
+      action longer than ``M``, so ``cost`` is bounded by an optimal search without those actions;
+    - a top level with soft constraints on additive metrics: the best candidate's own value, once
+      :meth:`_Generator._descend` has proven no feasible plan better (``top_lb``).
     """
 
     def __init__(self, gen: _Generator, base_optimal: bool) -> None:
@@ -633,6 +762,9 @@ class _Settle:
         self._restricted: dict[int, float | None] = {}
         self.hard = [c for c in gen.cs.constraints if c.level == "hard"]
         self.settled = False
+        self.top_lb: int | None = None
+        """A proven lower bound on the top level's value over every feasible plan (set by
+        :meth:`_Generator._descend`)."""
 
     def done(self) -> bool:
         if not self.enabled:
@@ -641,29 +773,69 @@ class _Settle:
             self.settled = self._check()
         return self.settled
 
-    def _check(self) -> bool:
-        gen = self.gen
+    def best(self) -> tuple[tuple[int, ...], int] | None:
+        """The least level values of a feasible candidate, and its makespan (None: none is)."""
         best: tuple[tuple[int, ...], int] | None = None
-        for c in gen.candidates:
+        for c in self.gen.candidates:
             ms = _critical_path(c)
-            if not self._feasible(c, ms):
+            if not self.feasible(c, ms):
                 continue
-            values = tuple(self._value(lev, c.metrics, ms) for lev in gen.levels)
+            values = self.level_values(c, ms)
             if best is None or values < best[0]:
                 best = (values, ms)
+        return best
+
+    def level_values(self, c: _Candidate, ms: int) -> tuple[int, ...]:
+        """The candidate's level values as the model computes them, at makespan ``ms``."""
+        return tuple(self._value(lev, c.metrics, ms) for lev in self.gen.levels)
+
+    def soft_prices(self, level: _Level) -> tuple[dict[str, float], dict[str, float], float] | None:
+        """For :meth:`_Generator._descend`: each action's share of the level's base (its weighted
+        metrics), its price (base plus each soft constraint's weight times its use) and
+        ``W = sum(w_c * (max_c + 1e-9))``; None when the level is not of that form (some
+        soft constraint on an additive metric with a ``max``; every weight, every use and the base
+        non-negative; static costs) or settling does not apply (see the class docstring).
+
+        Soft constraints on the makespan or with only a ``min`` are left out: their violation is
+        never negative, so the level without them is a lower bound of it.
+        """
+        usable = self.gen.usable
+        if not self.enabled or not level.soft or any(m == "makespan" for m, _ in level.terms):
+            return None
+        used = [c for c in level.soft if c.key != "makespan" and c.max is not None]
+        if not used:
+            return None
+        metrics = {m for m, _ in level.terms} | {c.key for c in used}
+        if "cost" in metrics and any(a.has_cost_function for a in usable):
+            return None
+        if any(_use(a, m) < 0 for a in usable for m in metrics):
+            return None
+        base = {a.name: sum(w * _use(a, m) for m, w in level.terms) for a in self.gen.actions}
+        price = {
+            a.name: base[a.name] + sum(c.weight * _use(a, c.key) for c in used) for a in self.gen.actions
+        }
+        offset = sum(c.weight * (c.max + 1e-9) for c in used if c.max is not None)
+        return base, price, offset
+
+    def _check(self) -> bool:
+        gen = self.gen
+        best = self.best()
         if best is None:
             return False
         values, ms = best
         restrict: int | None = None
         for k, lev in enumerate(gen.levels):
             bound = self._bound(lev, restrict)
+            if k == 0 and self.top_lb is not None:
+                bound = self.top_lb if bound is None else max(bound, self.top_lb)
             if bound is None or values[k] > bound:
                 return False
             if k == 0 and _makespan_only(lev):
                 restrict = ms  # a plan as good at the top has this makespan: no longer action
         return True
 
-    def _feasible(self, c: _Candidate, ms: int) -> bool:
+    def feasible(self, c: _Candidate, ms: int) -> bool:
+        """Whether the candidate meets every hard constraint at makespan ``ms``."""
         for rc in self.hard:
             if rc.key == "makespan":
                 if rc.max is not None and ms > math.floor(rc.max * self.scale + _EPS):

@@ -3,7 +3,8 @@
 Each shortcut is checked against the long way on the benchmark's problems (``bench.strategies``)
 and on generated ones: the compact selection model against the model with interval, start and
 span variables; phase 1 ending once a candidate is proven unbeatable (``settle``) against phase 1
-running every diversity search.
+running every diversity search; the budgeted descent's proof at a soft-constrained top level
+against every plan, enumerated.
 """
 
 from __future__ import annotations
@@ -98,8 +99,16 @@ def problems(draw: st.DrawFn) -> Problem:
                     ResourceConstraint, st.just("makespan"), max=st.integers(1, 12), level=st.just("soft")
                 ),
                 st.builds(ResourceConstraint, st.just("cost"), max=st.integers(2, 14)),
+                st.builds(
+                    ResourceConstraint,
+                    st.sampled_from(["cost", "length", "gpu"]),
+                    max=st.integers(0, 8),
+                    level=st.just("soft"),
+                    weight=st.sampled_from([0.5, 1.0, 2.0]),
+                ),
+                st.builds(ResourceConstraint, st.just("usd"), min=st.integers(1, 8), level=st.just("soft")),
             ),
-            max_size=2,
+            max_size=3,
         )
     )
     objectives = draw(
@@ -112,6 +121,7 @@ def problems(draw: st.DrawFn) -> Problem:
                 [Objective("cost"), Objective("usd", weight=0.5)],
                 [Objective("usd", priority=2), Objective("makespan", priority=1), Objective("cost")],
                 [Objective("length")],
+                [Objective("cost")],
             ]
         )
     )
@@ -182,11 +192,81 @@ def test_least_makespan_then_cost_settles_after_the_quick_plan() -> None:
     assert short.stats.expanded < full.stats.expanded
 
 
-def test_soft_budget_at_its_kink_does_not_settle() -> None:
-    """A soft budget whose optimum ties across its bound has no cheap proof: every search still runs."""
+def test_soft_budget_at_its_kink_settles_on_the_descent_proof() -> None:
+    """soft-3's optimum ties across its bound (3 local = 2 local + 1 API + 1 overrun = 6): one
+    budgeted search proves it, no diversity search runs, and the plan is reported optimal."""
     p = FAMILIES["soft"](3)
     problem = (ours_actions(p), GoalSpec(p.goal), p.constraints, p.objectives, [])
-    assert solve(problem).candidates == solve(problem, settle=False).candidates
+    short, full = solve(problem), solve(problem, settle=False)
+    assert short.plan is not None and short.plan.quality is not None
+    assert short.plan.quality.soft == -6.0 and short.optimal
+    assert len(short.candidates) == 2 < len(full.candidates)
+    assert short.stats.expanded < full.stats.expanded
+
+
+def test_soft_budget_descent_finds_a_better_plan_than_the_diversity_searches() -> None:
+    """soft-6: five local runs and one API run (cost 11, usd 10 within 12) beat six local runs
+    (12); the budgeted search finds them, which no least-cost or least-usd search does."""
+    p = FAMILIES["soft"](6)
+    problem = (ours_actions(p), GoalSpec(p.goal), p.constraints, p.objectives, [])
+    res = solve(problem)
+    assert res.plan is not None and res.plan.quality is not None
+    assert res.plan.quality.soft == -11.0 and res.optimal
+    assert sorted(n[:3] for n in res.plan.names) == ["api"] + ["loc"] * 5
+    res_without = solve(problem, constrained_search=False)
+    assert res_without.plan is not None and res_without.plan.quality is not None
+    assert res_without.plan.quality.soft == -12.0
+
+
+def subset_plans(acts: list[ActionSpec], goal: GoalSpec) -> Iterator[list[ActionSpec]]:
+    """Every plan of a layered task that runs each action at most once (set facts only grow, so
+    a set of actions is a plan when running each once its preconditions hold reaches the goal)."""
+    for mask in range(1, 1 << len(acts)):
+        chosen = [a for i, a in enumerate(acts) if mask >> i & 1]
+        state: dict[str, Any] = {}
+        order: list[ActionSpec] = []
+        left = list(chosen)
+        while left:
+            ready = [a for a in left if a.applicable(state)]
+            if not ready:
+                break
+            for a in ready:
+                state = a.apply(state)
+                order.append(a)
+                left.remove(a)
+        if not left and goal.satisfied_by(state):
+            yield order
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems())
+def test_descent_proof_holds_against_every_plan(problem: Problem) -> None:
+    """When the budgeted descent proves its best candidate, no plan within the hard budgets has a
+    lower top level (without its makespan terms, a lower bound of it), by exhaustive enumeration."""
+    proofs: list[tuple[csp._Settle, list[ResourceConstraint]]] = []
+    descend = csp._Generator._descend
+
+    def spy(gen: csp._Generator, judge: csp._Settle, hard: list[ResourceConstraint]) -> bool:
+        proven = descend(gen, judge, hard)
+        if proven:
+            proofs.append((judge, list(hard)))
+        return proven
+
+    with mock.patch.object(csp._Generator, "_descend", spy):
+        solve(problem)
+    acts, goal, _, _, _ = problem
+    for judge, hard in proofs:
+        assert judge.top_lb is not None
+        top = judge.gen.levels[0]
+        relaxed = csp._Level(top.terms, tuple(c for c in top.soft if c.key != "makespan"))
+        for steps in subset_plans(acts, goal):
+            metrics = {"cost": float(sum(a.cost_in({}) for a in steps)), "length": float(len(steps))}
+            for a in steps:
+                for key, use in (a.resources or {}).items():
+                    metrics[key] = metrics.get(key, 0.0) + use
+            if any(c.violation(metrics.get(c.key, 0.0)) > 0 for c in hard):
+                continue
+            assert judge._value(relaxed, metrics, 0) >= judge.top_lb, [a.name for a in steps]
 
 
 @settings(max_examples=60, deadline=None)
