@@ -119,7 +119,7 @@ class CspPipeline:
 
     ``PlanResult.optimal`` is True only when the chosen plan is proven optimal over every plan,
     not only over the candidates: one objective level, solved to ``OPTIMAL``, whose optimum
-    constrained search found. The status over the candidates is ``PlanResult.solver.status``.
+    constrained search found or, at a soft-constrained level, the budgeted descent proved. The status over the candidates is ``PlanResult.solver.status``.
     """
 
     constraints: tuple[ResourceConstraint, ...] = ()
@@ -644,7 +644,13 @@ class _Generator:
         unit = judge.scale * _WEIGHT_SCALE
         once = self._once(hard)
         search, start, goal, acts = self._task(price, hard, base, capped=True, once=once)
+        # the capped search's expansion budget is shared by all the rounds, not given to each
+        left = search.max_expansions if isinstance(search, AStar) else None
         for _ in range(self.owner.max_candidates):
+            if isinstance(search, AStar) and left is not None:
+                if left <= 0:
+                    return False
+                search = replace(search, max_expansions=left)
             best = judge.best()
             if best is None:
                 return False
@@ -657,10 +663,14 @@ class _Generator:
             fuzz = 1e-12 * max(1.0, abs(limit) + abs(offset))
             res = search.solve({**start, _BOUND: -(limit + fuzz)}, goal, acts, blacklist=self.black)
             self.stats = self.stats + res.stats
+            if left is not None:
+                left -= res.stats.expanded
+            if not res.optimal:
+                return False
             if res.status == "no_plan":
                 judge.top_lb = value
                 return True
-            if res.plan is None or not res.optimal:
+            if res.plan is None:
                 return False
             steps = [self.by_name[n] for n in res.plan.names]
             found = sum(price[a.name] for a in steps)

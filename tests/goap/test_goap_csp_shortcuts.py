@@ -284,3 +284,14 @@ def test_makespan_bound_is_below_every_candidates_makespan(problem: Problem) -> 
             finish[v] = max(finish[v], finish[u] + (steps[u].duration or 0.0))
         makespan = max((f + (a.duration or 0.0) for f, a in zip(finish, steps, strict=True)), default=0.0)
         assert bound <= round(makespan * 1000)
+
+
+def test_descent_out_of_expansions_proves_nothing() -> None:
+    """With the constrained searches' expansions spent, the descent stops unproven: every
+    diversity search runs, the choice is the full phase 1's and the plan is not called optimal."""
+    p = FAMILIES["soft"](3)
+    problem = (ours_actions(p), GoalSpec(p.goal), p.constraints, p.objectives, [])
+    short = solve(problem, constrained_expansions=2)
+    full = solve(problem, constrained_expansions=2, settle=False)
+    assert_same_choice(short, full)
+    assert short.candidates == full.candidates and not short.optimal
