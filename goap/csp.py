@@ -33,7 +33,9 @@ then compacted (least makespan, earliest starts) so candidate scores are exact: 
 with capacities, or computed (earliest starts under precedence) when that is provably the optimum.
 In that case each candidate's makespan is a constant known before the model is built, so the model
 holds no interval, start or span variable: only the selection literals, the hard constraints and
-the levels as sums over the literals (same choice, levels and schedule, far less to presolve).
+the levels as sums over the literals (same choice, levels and schedule, far less to presolve). Its
+optimum is then the feasible candidate with the least levels, computed without CP-SAT; the model
+is solved only when no candidate is feasible, for the violated constraints it names.
 
 Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) and recorded in
 ``PlanResult.solver``. A time limit that ends a solve keeps the best solution found, with status
@@ -1011,15 +1013,6 @@ def _solve_model(
 
     t0 = time.perf_counter()
     scale = owner.scale
-    model = _model_class()()
-    n = len(cands)
-    sel = [model.new_bool_var(f"sel{i}") for i in range(n)]
-    model.add_exactly_one(sel)
-    starts: list[list[Any]] = []
-    spans: list[Any] = []
-    horizon = max([sum(c.durations) for c in cands] + [0])
-    assumptions: list[tuple[Any, str]] = []
-    cap_lits: dict[str, Any] = {}
     # without capacities, and with no level rewarding a later end, each candidate's earliest-start
     # schedule is its unique least-makespan schedule and no level gets worse with it: every
     # candidate's makespan is then a constant, computed here, and the model is the selection alone
@@ -1033,6 +1026,19 @@ def _solve_model(
             max((s + d for s, d in zip(st, c.durations, strict=True)), default=0)
             for st, c in zip(asap_starts, cands, strict=True)
         ]
+        picked = _pick(cands, cs, levels, fixed, scale)
+        if picked is not None:
+            seconds = time.perf_counter() - t0
+            return _Outcome("OPTIMAL", picked[0], picked[1], fixed, asap_starts, [], seconds, False)
+    model = _model_class()()
+    n = len(cands)
+    sel = [model.new_bool_var(f"sel{i}") for i in range(n)]
+    model.add_exactly_one(sel)
+    starts: list[list[Any]] = []
+    spans: list[Any] = []
+    horizon = max([sum(c.durations) for c in cands] + [0])
+    assumptions: list[tuple[Any, str]] = []
+    cap_lits: dict[str, Any] = {}
     for i, c in enumerate(cands):
         if fixed is not None:
             continue
@@ -1192,6 +1198,44 @@ def _solve_model(
     return _Outcome(status, chosen, tuple(values), ms, st_values, [], time.perf_counter() - t0, hit)
 
 
+def _pick(
+    cands: Sequence[_Candidate],
+    cs: ConstraintSet,
+    levels: Sequence[_Level],
+    fixed: Sequence[int],
+    scale: int,
+) -> tuple[int, tuple[float, ...]] | None:
+    """The selection model's optimum when every makespan is a constant, without solving it.
+
+    Each literal of that model stands for a candidate whose hard constraints are constants and
+    whose levels are constant integers (:func:`_static_values`): its optimum is the feasible
+    candidate with the lexicographically least levels, ties to the earlier one, and the levels it
+    reports are that candidate's. Returns its index and levels; None when no candidate is feasible
+    (the model is then solved, for the core of violated constraints it yields).
+    """
+    hard = [c for c in cs.constraints if c.level == "hard"]
+    feasible = []
+    for i, cand in enumerate(cands):
+        ok = True
+        for rc in hard:
+            if rc.key == "makespan":
+                hi = None if rc.max is None else math.floor(rc.max * scale + _EPS)
+                lo = None if rc.min is None else math.ceil(rc.min * scale - _EPS)
+                ok = (hi is None or fixed[i] <= hi) and (lo is None or fixed[i] >= lo)
+            else:
+                ok = rc.violation(cand.metrics.get(rc.key, 0.0)) <= 0
+            if not ok:
+                break
+        if ok:
+            feasible.append(i)
+    if not feasible:
+        return None
+    static = [_static_values(lev, cands, scale, fixed) for lev in levels]
+    chosen = min(feasible, key=lambda i: (tuple(s[i] for s in static), i))
+    unit = scale * _WEIGHT_SCALE
+    return chosen, tuple(s[chosen] / unit for s in static)
+
+
 @functools.cache
 def _model_class() -> Any:
     """``CpModel`` without the camelCase aliases it attaches to every instance (unused here, and
@@ -1244,20 +1288,7 @@ def _level_expr(
     into each candidate's constant, rounded as the variable terms would be, so the level is a sum
     over the selection literals alone.
     """
-    unit = scale * _WEIGHT_SCALE
-    static = []
-    for i, cand in enumerate(cands):
-        total = 0.0
-        for metric, w in level.terms:
-            if metric != "makespan":
-                total += w * cand.metrics.get(metric, 0.0)
-        for c in level.soft:
-            if c.key != "makespan":
-                total += c.weight * c.violation(cand.metrics.get(c.key, 0.0))
-        value = round(total * unit)
-        if fixed is not None:
-            value += _fixed_makespan_terms(level, fixed[i], scale)
-        static.append(value)
+    static = _static_values(level, cands, scale, fixed)
     expr: Any = sum(static[i] * sel[i] for i in range(len(cands)))
     lo, hi = min(static), max(static)
     if fixed is not None:
@@ -1284,6 +1315,28 @@ def _level_expr(
             expr += w * under
             hi += w * ub
     return expr, (lo, hi)
+
+
+def _static_values(
+    level: _Level, cands: Sequence[_Candidate], scale: int, fixed: Sequence[int] | None
+) -> list[int]:
+    """Each candidate's level value but for its makespan terms (all of it with ``fixed``), in
+    the units of :func:`_level_expr`."""
+    unit = scale * _WEIGHT_SCALE
+    static = []
+    for i, cand in enumerate(cands):
+        total = 0.0
+        for metric, w in level.terms:
+            if metric != "makespan":
+                total += w * cand.metrics.get(metric, 0.0)
+        for c in level.soft:
+            if c.key != "makespan":
+                total += c.weight * c.violation(cand.metrics.get(c.key, 0.0))
+        value = round(total * unit)
+        if fixed is not None:
+            value += _fixed_makespan_terms(level, fixed[i], scale)
+        static.append(value)
+    return static
 
 
 def _fixed_makespan_terms(level: _Level, makespan: int, scale: int) -> int:

@@ -1,8 +1,8 @@
 """The CP-SAT pipeline's shortcuts give the same answers as the work they skip.
 
 Each shortcut is checked against the long way on the benchmark's problems (``bench.strategies``)
-and on generated ones: the compact selection model against the model with interval, start and
-span variables; phase 1 ending once a candidate is proven unbeatable (``settle``) against phase 1
+and on generated ones: the compact selection model (or its optimum computed without CP-SAT)
+against the model with interval, start and span variables; phase 1 ending once a candidate is proven unbeatable (``settle``) against phase 1
 running every diversity search; the budgeted descent's proof at a soft-constrained top level
 against every plan, enumerated.
 """
@@ -38,7 +38,8 @@ Problem = tuple[list[ActionSpec], GoalSpec, list[ResourceConstraint], list[Objec
 
 @contextmanager
 def both_models() -> Iterator[list[int]]:
-    """Solve every phase-2 model compact and full, and fail on any difference in the outcome."""
+    """Solve every phase 2 compact (computed where every makespan is a constant) and with the full
+    CP-SAT model, and fail on any difference in the outcome."""
     calls: list[int] = []
     solve = csp._solve_model
 
@@ -295,3 +296,13 @@ def test_descent_out_of_expansions_proves_nothing() -> None:
     full = solve(problem, constrained_expansions=2, settle=False)
     assert_same_choice(short, full)
     assert short.candidates == full.candidates and not short.optimal
+
+
+def test_constant_makespans_choose_without_building_a_model() -> None:
+    """Without capacities every candidate's levels are constants: phase 2 picks without CP-SAT."""
+    p = FAMILIES["deadline"](3)
+    problem = (ours_actions(p), GoalSpec(p.goal), p.constraints, p.objectives, [])
+    with mock.patch.object(csp, "_model_class", side_effect=AssertionError("model built")):
+        res = solve(problem)
+    assert res.solver is not None and res.solver.status == "OPTIMAL"
+    assert res.plan is not None and res.plan.names == ("quick0", "quick1", "quick2")
