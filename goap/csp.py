@@ -633,7 +633,9 @@ class _Generator:
         when feasible and better, is added and the search repeats from its value. The search
         skips steps that change nothing (:meth:`_once`): dropping them from a plan keeps it a
         plan, within the hard constraints, and lowers neither sum, so the least plan among those
-        without such steps is least among all.
+        without such steps is least among all. Without hard constraints the first round first
+        searches without the budget: a least plan of all that fits it is a least plan within it.
+        The rounds share one expansion budget (``constrained_expansions``).
 
         Returns True when proven: no plan within the compiled hard constraints is better at the
         top level than the best feasible candidate (so :class:`_Settle` may stop at it).
@@ -648,11 +650,8 @@ class _Generator:
         search, start, goal, acts = self._task(price, hard, base, capped=True, once=once)
         # the capped search's expansion budget is shared by all the rounds, not given to each
         left = search.max_expansions if isinstance(search, AStar) else None
+        free = None if hard else self._task(price, (), capped=True)
         for _ in range(self.owner.max_candidates):
-            if isinstance(search, AStar) and left is not None:
-                if left <= 0:
-                    return False
-                search = replace(search, max_expansions=left)
             best = judge.best()
             if best is None:
                 return False
@@ -663,10 +662,26 @@ class _Generator:
             # as in the other bounds. Both stay below half a unit, the gap between ``limit`` and
             # a plan tied with the best, so ties are left out of the budget and do not block the proof.
             fuzz = 1e-12 * max(1.0, abs(limit) + abs(offset))
-            res = search.solve({**start, _BOUND: -(limit + fuzz)}, goal, acts, blacklist=self.black)
-            self.stats = self.stats + res.stats
-            if left is not None:
-                left -= res.stats.expanded
+            res = None
+            if free is not None:
+                # first round: the least plan of all, when it fits the budget, is the least plan
+                # within it, found without the budget's numeric fact (a smaller search)
+                res = free[0].solve(free[1], free[2], free[3], blacklist=self.black)
+                self.stats = self.stats + res.stats
+                if left is not None:
+                    left -= res.stats.expanded
+                free = None
+                if res.plan is not None and sum(base[n] for n in res.plan.names) > limit + fuzz:
+                    res = None
+            if res is None:
+                if isinstance(search, AStar) and left is not None:
+                    if left <= 0:
+                        return False
+                    search = replace(search, max_expansions=left)
+                res = search.solve({**start, _BOUND: -(limit + fuzz)}, goal, acts, blacklist=self.black)
+                self.stats = self.stats + res.stats
+                if left is not None:
+                    left -= res.stats.expanded
             if not res.optimal:
                 return False
             if res.status == "no_plan":
