@@ -1,7 +1,7 @@
-"""Builds the optional C accelerator of the LM-cut heuristic (``goap._lmcut``).
+"""Builds the optional C accelerators: LM-cut (``goap._lmcut``) and grounding (``goap._ground``).
 
-Everything else is configured in pyproject.toml. The extension is optional: when it cannot be
-built, installation still succeeds and the planner uses its pure-Python LM-cut (same results).
+Everything else is configured in pyproject.toml. The extensions are optional: when one cannot be
+built, installation still succeeds and the planner uses its pure-Python code (same results).
 """
 
 from setuptools import Extension, setup
@@ -13,6 +13,12 @@ setup(
             sources=["goap/_lmcut.c"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,
-        )
+        ),
+        Extension(
+            "goap._ground",
+            sources=["goap/_ground.c"],
+            extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+            optional=True,
+        ),
     ]
 )

@@ -19,11 +19,17 @@ here, so the search never compares Python values.
   dropped (backward relevance), and facts nothing tests are projected away. With state-dependent
   costs only the forward step runs (a cost function may read any fact). Both keep every
   optimal plan, so optimality and completeness are unchanged.
+
+The common case (plain equality conditions and values, numeric costs, no ``add()``) is compiled by
+the optional C extension :mod:`goap._ground` when it is built; it returns exactly what the
+pure-Python code below returns (the same variables, operators, goal sets and counts). Without it,
+or with ``GOAP_PURE_PYTHON=1`` in the environment, or for any other task, the Python code runs.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,7 +41,17 @@ from goap.actions import ActionSpec, CostFunction
 from goap.conditions import Add, holds
 from goap.errors import ModelError
 
-__all__ = ["CompiledOp", "State", "Task", "compile_task"]
+__all__ = ["ACCELERATED", "CompiledOp", "State", "Task", "compile_task"]
+
+_ground: Any = None
+if os.environ.get("GOAP_PURE_PYTHON", "") != "1":
+    try:
+        from goap import _ground
+    except ImportError:  # the extension was not built: the pure-Python grounding runs
+        _ground = None
+
+ACCELERATED: bool = _ground is not None
+"""Whether plain tasks are grounded by the C extension (built, and ``GOAP_PURE_PYTHON`` unset)."""
 
 State: TypeAlias = Any
 """A search state: an ``int`` (finite facts only) or ``(int, tuple_of_numbers)``."""
@@ -383,6 +399,39 @@ def compile_task(
 
 
 def _compile(
+    initial: Mapping[str, Any],
+    goal: Mapping[str, Any],
+    actions: Sequence[ActionSpec],
+    prune: bool,
+    accelerated: bool | None = None,
+) -> Task:
+    if prune and (ACCELERATED if accelerated is None else accelerated):
+        task = _compile_plain(initial, goal, actions)
+        if task is not None:
+            return task
+    return _compile_python(initial, goal, actions, prune)
+
+
+def _compile_plain(
+    initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec]
+) -> Task | None:
+    """The C grounding of a plain task, or None when it does not apply (the Python code then runs,
+    raising its own errors for bad input)."""
+    if _ground is None:
+        raise ImportError("goap._ground is not built; reinstall with: pip install -e .")
+    try:
+        out = _ground.compile_plain(initial, goal, actions, CompiledOp)
+    except Exception:  # unexpected input: the Python code is the reference for what happens
+        return None
+    if out is None:
+        return None
+    variables, ops, goal_sets, pruned, dropped, impossible, reachable = out
+    return Task(
+        [_Var(*v) for v in variables], (), ops, 0, (), goal_sets, (), pruned, dropped, impossible, reachable
+    )
+
+
+def _compile_python(
     initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec], prune: bool
 ) -> Task:
     seen: set[str] = set()
