@@ -9,6 +9,12 @@ from its parent (``max(0, h(parent) - cost)``, admissible whenever ``h`` is) and
 only when popped; if its real value raises its key, it goes back to the open list. Expensive
 heuristics like LM-cut then run only on states that are actually expanded. A state reached again
 more cheaply is reopened, so A* returns a least-cost plan whenever ``h`` is admissible.
+
+Symmetry folding can start mid-search (``detect_symmetry``, called once when the expansion count
+reaches ``symmetry_after``): children generated from then on are stored as canonical
+representatives. States stored earlier stay as they are; a state may then be held twice (raw and
+folded), which costs expansions, never optimality: both stand for states with the same optimal
+cost to the goal, and the path back to the start composes the permutations recorded so far.
 """
 
 from __future__ import annotations
@@ -56,8 +62,18 @@ def best_first(
     max_expansions: int | None = None,
     deadline: float | None = None,
     canon: Canon | None = None,
+    detect_symmetry: Callable[[], Canon | None] | None = None,
+    symmetry_after: int = 0,
 ) -> SearchOutcome:
-    """Run A* (``weight=1``), weighted A* or greedy best-first search from the initial state."""
+    """Run A* (``weight=1``), weighted A* or greedy best-first search from the initial state.
+
+    ``canon`` folds symmetric states from the start; ``detect_symmetry`` instead returns a
+    canonicalizer (or None) once ``symmetry_after`` states have been expanded, so a search that
+    ends sooner never pays for symmetry detection (it replaces ``canon``).
+    """
+    switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
+    if detect_symmetry is not None and switch_at < 0:
+        canon = detect_symmetry()
     start = task.initial
     # incremental heuristics (LM-cut) hand their landmarks down to the children (not across a
     # symmetry fold: a child stored as a permuted representative starts afresh)
@@ -111,6 +127,12 @@ def best_first(
                 continue
         elif hv == INF:
             continue
+        if expanded == switch_at:
+            # about to expand one more state than the threshold: detect symmetry, fold the open list
+            switch_at = -1
+            canon = detect_symmetry()  # type: ignore[misc]
+            if canon is not None:
+                open_ = _fold(open_, canon, best_g, parent, hcache)
         if s in closed:
             reopened += 1
         closed.add(s)
@@ -140,6 +162,38 @@ def best_first(
             counter += 1
             push(open_, (hc if greedy else ng + weight * hc, hc, counter, ng, child))
     return SearchOutcome("no_plan", [], 0.0, expanded, generated, evaluated, reopened, h0)
+
+
+def _fold(
+    open_: list[tuple[float, float, int, float, State]],
+    canon: Canon,
+    best_g: dict[State, float],
+    parent: dict[State, tuple[State, CompiledOp, Any] | None],
+    hcache: dict[State, float],
+) -> list[tuple[float, float, int, float, State]]:
+    """The open list with every state replaced by its representative, as if symmetry had been on
+    when it was generated (entries in pop order, so an earlier one wins a tie on g)."""
+    out: list[tuple[float, float, int, float, State]] = []
+    for entry in sorted(open_):
+        key, hk, cnt, g, s = entry
+        if g > best_g[s] + _EPS:
+            continue  # stale
+        link = parent[s]
+        rep, perm = canon(s)
+        if perm is None or link is None or link[2] is not None:
+            out.append(entry)
+            continue
+        old = best_g.get(rep)
+        if old is not None and g >= old - _EPS:
+            continue
+        best_g[rep] = g
+        parent[rep] = (link[0], link[1], perm)
+        hs = hcache.get(s)
+        if hs is not None and rep not in hcache:
+            hcache[rep] = hs  # symmetric states have the same optimal cost: still admissible
+        out.append((key, hk, cnt, g, rep))
+    heapq.heapify(out)
+    return out
 
 
 def _path(

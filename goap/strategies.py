@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from goap.actions import ActionSpec
-from goap.astar import SearchOutcome, best_first
+from goap.astar import Canon, SearchOutcome, best_first
 from goap.compile import CompiledOp, Task, compile_task
 from goap.errors import ModelError
 from goap.explain import NoPlanExplanation, UnreachableCondition, explain_unreachable
@@ -31,6 +31,11 @@ from goap.result import Plan, PlanResult, SearchStats
 from goap.symmetry import Symmetry, find_symmetry
 
 __all__ = ["STRATEGIES", "AStar", "GreedyBestFirst", "PlanningStrategy"]
+
+SYMMETRY_AFTER = 16
+"""Expansions before symmetry detection runs (then folding starts mid-search): a search that ends
+sooner is cheaper than the detection, so it never pays for it. The count, not a clock, decides,
+so the same call always gives the same plan."""
 
 
 @runtime_checkable
@@ -108,7 +113,15 @@ class _BestFirst:
                 return PlanResult("no_plan", None, why, stats, self.optimal, self.name)
             if task is None:
                 task = compile_task(initial, conds, usable)  # raises the ModelError again
-        sym: Symmetry | None = find_symmetry(task) if self.symmetry else None
+        found: list[Symmetry] = []
+
+        def detect() -> Canon | None:
+            sym = find_symmetry(task)
+            if sym is None:
+                return None
+            found.append(sym)
+            return sym.canon
+
         h = HEURISTICS[self.heuristic](task)
         out = best_first(
             task,
@@ -117,9 +130,10 @@ class _BestFirst:
             greedy=self.greedy,
             max_expansions=self.max_expansions,
             deadline=deadline,
-            canon=sym.canon if sym is not None else None,
+            detect_symmetry=detect if self.symmetry else None,
+            symmetry_after=SYMMETRY_AFTER,
         )
-        return self._result(initial, goal, task, sym, out, t0)
+        return self._result(initial, goal, task, found[0] if found else None, out, t0)
 
     def _result(
         self,
