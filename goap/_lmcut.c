@@ -6,13 +6,24 @@
  * on every state. Landmarks travel as bytes: records of (double m, int32 n, int32 op[n]).
  *
  * Every input is checked (operator and fact ids in range, well-formed landmark bytes); bad input
- * raises ValueError/TypeError, never a crash. The GIL is held throughout, so one Core may be shared
- * by threads.
+ * raises ValueError/TypeError, never a crash.
+ *
+ * Threads and re-entrancy: the methods never release the GIL, and no Python code can run while the
+ * scratch arrays of a Core hold live data (sequences given to __init__ are copied into tuples
+ * before their items are converted; a packed state is read as an exact int, so no user-defined
+ * to_bytes/__index__ runs; the only objects allocated mid-evaluation are not GC-tracked). So one
+ * Core may be shared by threads, and a finalizer that calls back into the same Core is harmless.
+ * __init__ runs once: a second or re-entrant call raises RuntimeError, and a failed __init__ frees
+ * what it built (the methods then raise RuntimeError until __init__ succeeds).
+ *
+ * The module uses single-phase init with a static type and no module state; it is therefore
+ * refused by sub-interpreters that require multi-phase init (Python 3.12+), which is safe.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -26,7 +37,7 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    int ready, nfacts, nops, goal, top, nvars, ncompiled, integral, impossible, numeric;
+    int ready, busy, nfacts, nops, goal, top, nvars, ncompiled, integral, impossible, numeric;
     int *pre_start, *pre_list, *eff_start, *eff_list;
     int *preof_start, *preof_list, *ach_start, *ach_list;
     int *pre_count;
@@ -55,6 +66,12 @@ static void core_free_arrays(Core *c) {
                     c->init, c->done, c->zone, c->seen, c->heap, c->bhead, c->btail, c->node_fact,
                     c->node_next, c->out};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) PyMem_Free(ptrs[i]);
+}
+
+/* Frees every array and zeroes every field after the object header (back to the state of __new__). */
+static void core_clear(Core *c) {
+    core_free_arrays(c);
+    memset((char *)c + offsetof(Core, ready), 0, sizeof(Core) - offsetof(Core, ready));
 }
 
 static void Core_dealloc(Core *self) {
@@ -108,10 +125,10 @@ static HeapItem heap_pop(Core *c) {
     return top;
 }
 
-static int bucket_push(Core *c, long d, int f) {
+static int bucket_push(Core *c, long long d, int f) {
     if (d >= c->nbuckets) {
-        long nb = c->nbuckets ? c->nbuckets : 16;
-        while (nb <= d) nb *= 2;
+        long long nb = c->nbuckets ? c->nbuckets : 16;
+        while (nb <= d && nb <= INT32_MAX) nb *= 2;
         if (nb > INT32_MAX) {
             PyErr_SetString(PyExc_ValueError, "h^max value too large for the bucket queue");
             return -1;
@@ -128,10 +145,14 @@ static int bucket_push(Core *c, long d, int f) {
             return -1;
         }
         c->btail = t;
-        for (long i = c->nbuckets; i < nb; i++) c->bhead[i] = c->btail[i] = -1;
+        for (long long i = c->nbuckets; i < nb; i++) c->bhead[i] = c->btail[i] = -1;
         c->nbuckets = (int)nb;
     }
     if (c->nnodes == c->node_cap) {
+        if (c->node_cap > INT32_MAX / 2) {
+            PyErr_NoMemory();
+            return -1;
+        }
         int cap = c->node_cap ? 2 * c->node_cap : 256;
         int *nf = PyMem_Realloc(c->node_fact, (size_t)cap * sizeof(int));
         if (!nf) {
@@ -168,12 +189,12 @@ static int hmax(Core *c, int ninit) {
     memset(c->done, 0, (size_t)nf);
     for (int i = 0; i < ninit; i++) h[c->init[i]] = 0.0;
     if (c->integral) {
-        long maxd = 0;
+        long long maxd = 0;
         c->nnodes = 0;
         for (int d = 0; d < c->nbuckets; d++) c->bhead[d] = c->btail[d] = -1;
         for (int i = 0; i < ninit; i++)
             if (bucket_push(c, 0, c->init[i]) < 0) return -1;
-        for (long d = 0; d <= maxd; d++) {
+        for (long long d = 0; d <= maxd; d++) {
             /* the list may grow while it is walked (zero-cost operators push into bucket d) */
             for (int node = c->bhead[d]; node >= 0; node = c->node_next[node]) {
                 int f = c->node_fact[node];
@@ -184,7 +205,7 @@ static int hmax(Core *c, int ninit) {
                     if (--c->unsat[o] == 0) {
                         c->supp[o] = f;
                         double co = c->cost[o];
-                        long nd = d + (co > 0.0 ? (long)co : 0);
+                        long long nd = d + (co > 0.0 ? (long long)co : 0);
                         for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
                             int e = c->eff_list[j];
                             if ((double)nd < h[e]) {
@@ -271,6 +292,10 @@ static int decrease(Core *c, int ncut) {
 }
 
 static int out_reserve(Core *c, Py_ssize_t extra) {
+    if (extra > PY_SSIZE_T_MAX / 4 - c->out_len) {
+        PyErr_NoMemory();
+        return -1;
+    }
     if (c->out_len + extra <= c->out_cap) return 0;
     Py_ssize_t cap = c->out_cap ? c->out_cap : 256;
     while (cap < c->out_len + extra) cap *= 2;
@@ -284,7 +309,11 @@ static int out_reserve(Core *c, Py_ssize_t extra) {
     return 0;
 }
 
-/* Reads the init facts of a packed state into c->init; returns their count or -1. */
+/* Reads the init facts of a packed state into c->init; returns their count or -1.
+ *
+ * Runs no user code: an int subclass is read through its exact-int value (PyNumber_Index copies it
+ * without calling __index__), so an overridden to_bytes cannot hand back a short or non-bytes
+ * buffer. Every fact id is computed in 64 bits and checked against the variable's domain. */
 static int read_state(Core *c, PyObject *state) {
     PyObject *packed = state;
     if (c->numeric) {
@@ -302,6 +331,7 @@ static int read_state(Core *c, PyObject *state) {
     if (c->max_shift <= 64) {
         unsigned long long p = PyLong_AsUnsignedLongLong(packed);
         if (p == (unsigned long long)-1 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1; /* e.g. MemoryError: kept */
             PyErr_Clear();
             PyErr_SetString(PyExc_ValueError, "the packed state does not fit the task's encoding");
             return -1;
@@ -309,37 +339,51 @@ static int read_state(Core *c, PyObject *state) {
         for (int v = 0; v < n; v++) {
             int w = c->var_width[v];
             unsigned long long x = w ? (p >> c->var_shift[v]) & ((1ULL << w) - 1ULL) : 0ULL;
-            c->init[v] = c->var_base[v] + (int)x;
+            long long f = (long long)c->var_base[v] + (long long)x;
+            int lim = v + 1 < n ? c->var_base[v + 1] : c->top;
+            if (f >= lim) goto out_of_domain;
+            c->init[v] = (int)f;
         }
     } else {
         Py_ssize_t nbytes = (c->max_shift + 7) / 8;
-        PyObject *b = PyObject_CallMethod(packed, "to_bytes", "ns", nbytes, "little");
+        PyObject *exact = PyNumber_Index(packed); /* an exact int (a copy for a subclass) */
+        if (!exact) return -1;
+        PyObject *b = PyObject_CallMethod(exact, "to_bytes", "ns", nbytes, "little");
+        Py_DECREF(exact);
         if (!b) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
             PyErr_Clear();
             PyErr_SetString(PyExc_ValueError, "the packed state does not fit the task's encoding");
+            return -1;
+        }
+        if (!PyBytes_CheckExact(b) || PyBytes_GET_SIZE(b) != nbytes) { /* cannot happen for int.to_bytes */
+            Py_DECREF(b);
+            PyErr_SetString(PyExc_SystemError, "int.to_bytes returned an unexpected value");
             return -1;
         }
         const unsigned char *bytes = (const unsigned char *)PyBytes_AS_STRING(b);
         for (int v = 0; v < n; v++) {
             int sh = c->var_shift[v], w = c->var_width[v];
-            unsigned long x = 0;
+            unsigned long long x = 0;
             for (int i = 0; i < w; i++) {
                 int bit = sh + i;
-                x |= (unsigned long)((bytes[bit >> 3] >> (bit & 7)) & 1) << i;
+                x |= (unsigned long long)((bytes[bit >> 3] >> (bit & 7)) & 1) << i;
             }
-            c->init[v] = c->var_base[v] + (int)x;
+            long long f = (long long)c->var_base[v] + (long long)x;
+            int lim = v + 1 < n ? c->var_base[v + 1] : c->top;
+            if (f >= lim) {
+                Py_DECREF(b);
+                goto out_of_domain;
+            }
+            c->init[v] = (int)f;
         }
         Py_DECREF(b);
     }
-    for (int v = 0; v < n; v++) {
-        int lim = v + 1 < n ? c->var_base[v + 1] : c->top;
-        if (c->init[v] >= lim) {
-            PyErr_SetString(PyExc_ValueError, "the packed state holds a value outside a domain");
-            return -1;
-        }
-    }
     c->init[n] = c->top;
     return n + 1;
+out_of_domain:
+    PyErr_SetString(PyExc_ValueError, "the packed state holds a value outside a domain");
+    return -1;
 }
 
 /* ---------------------------------------------------------------- methods */
@@ -379,6 +423,9 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
             memcpy(&o, lm + pos + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
             if (o < 0 || o >= c->nops) goto bad_lm;
             c->cost[o] -= m;
+            /* never below 0 for landmarks of this Core (a subsequence of an evaluate() result: each m
+             * was at most the remaining cost of its operators); a negative cost breaks h^max */
+            if (c->cost[o] < 0.0) goto bad_lm;
         }
         pos += (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
     }
@@ -446,6 +493,12 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
         double m = c->cost[c->cut[0]];
         for (int i = 1; i < ncut; i++)
             if (c->cost[c->cut[i]] < m) m = c->cost[c->cut[i]];
+        /* A zero-cost cut changes nothing (same costs, same h^max, same cut next time): the loop would
+         * never end. It happens when the goal zone reaches the state through operators of cost
+         * <= EPS whose costs add up to more than EPS. Stop with the landmarks found so far, which are
+         * still a cost partitioning (admissible). Whenever m > 0 an operator's cost drops to exactly
+         * 0, so the loop ends after at most nops cuts. */
+        if (!(m > 0.0)) break;
         total += m;
         for (int i = 0; i < ncut; i++) c->cost[c->cut[i]] -= m;
         Py_ssize_t rec = HDR + (Py_ssize_t)ncut * (Py_ssize_t)sizeof(int32_t);
@@ -488,10 +541,11 @@ static PyObject *Core_inherit(Core *c, PyObject *const *args, Py_ssize_t nargs) 
         return NULL;
     }
     PyObject *lmobj = args[0];
-    long op = PyLong_AsLong(args[1]);
+    int overflow = 0;
+    long long op = PyLong_AsLongLongAndOverflow(args[1], &overflow);
     if (op == -1 && PyErr_Occurred()) return NULL;
-    if (op < 0 || op >= c->ncompiled) {
-        PyErr_Format(PyExc_ValueError, "operator index %ld out of range", op);
+    if (overflow || op < 0 || op >= c->ncompiled) {
+        PyErr_Format(PyExc_ValueError, "operator index %R out of range", args[1]);
         return NULL;
     }
     int r = c->relaxed_of[op];
@@ -585,64 +639,59 @@ fail:
 
 /* ---------------------------------------------------------------- construction */
 
-/* Flattens a sequence of int sequences into start/list arrays, checking every id < limit. */
+/* Flattens a sequence of int sequences into start/list arrays, checking every id < limit.
+ *
+ * The outer sequence and each inner one are first copied into tuples: converting an item may run
+ * user code (__index__, __iter__, __len__), which could otherwise shrink a list while it is read. */
 static int flatten(PyObject *seq, Py_ssize_t count, int limit, int **start, int **list, const char *what) {
-    PyObject *fast = PySequence_Fast(seq, what);
-    if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != count) {
+    PyObject *outer = PySequence_Tuple(seq);
+    if (!outer) return -1;
+    PyObject *inners = NULL;
+    if (PyTuple_GET_SIZE(outer) != count) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd entries", what, count);
-        Py_DECREF(fast);
-        return -1;
+        goto fail;
     }
+    inners = PyTuple_New(count);
+    if (!inners) goto fail;
     Py_ssize_t total = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
-        Py_ssize_t n = PyObject_Length(PySequence_Fast_GET_ITEM(fast, i));
-        if (n < 0) {
-            Py_DECREF(fast);
-            return -1;
+        PyObject *t = PySequence_Tuple(PyTuple_GET_ITEM(outer, i));
+        if (!t) goto fail;
+        PyTuple_SET_ITEM(inners, i, t);
+        if (PyTuple_GET_SIZE(t) > INT32_MAX - total) {
+            PyErr_Format(PyExc_ValueError, "%s: too many entries", what);
+            goto fail;
         }
-        total += n;
-    }
-    if (total > INT32_MAX) {
-        PyErr_Format(PyExc_ValueError, "%s: too many entries", what);
-        Py_DECREF(fast);
-        return -1;
+        total += PyTuple_GET_SIZE(t);
     }
     *start = PyMem_Calloc((size_t)count + 1, sizeof(int));
     *list = PyMem_Calloc((size_t)total + 1, sizeof(int));
     if (!*start || !*list) {
-        Py_DECREF(fast);
         PyErr_NoMemory();
-        return -1;
+        goto fail;
     }
     int k = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         (*start)[i] = k;
-        PyObject *inner = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, i), what);
-        if (!inner) {
-            Py_DECREF(fast);
-            return -1;
-        }
-        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(inner); j++) {
-            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(inner, j));
-            if (v == -1 && PyErr_Occurred()) {
-                Py_DECREF(inner);
-                Py_DECREF(fast);
-                return -1;
-            }
-            if (v < 0 || v >= limit || k >= total) {
+        PyObject *t = PyTuple_GET_ITEM(inners, i);
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(t); j++) {
+            long v = PyLong_AsLong(PyTuple_GET_ITEM(t, j));
+            if (v == -1 && PyErr_Occurred()) goto fail;
+            if (v < 0 || v >= limit) {
                 PyErr_Format(PyExc_ValueError, "%s: id %ld out of range", what, v);
-                Py_DECREF(inner);
-                Py_DECREF(fast);
-                return -1;
+                goto fail;
             }
             (*list)[k++] = (int)v;
         }
-        Py_DECREF(inner);
     }
     (*start)[count] = k;
-    Py_DECREF(fast);
+    Py_DECREF(inners);
+    Py_DECREF(outer);
     return 0;
+fail:
+    Py_XDECREF(inners);
+    Py_DECREF(outer);
+    return -1;
 }
 
 /* Inverse adjacency: for each fact, the operators listing it (in operator order). */
@@ -666,18 +715,9 @@ static int invert(int nops, int nfacts, const int *start, const int *list, int *
     return 0;
 }
 
-static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"nfacts", "pres", "effs", "costs", "goal", "top", "varinfo",
-                             "relaxed_of", "integral", "impossible", "numeric", NULL};
-    int nfacts, goal, top, integral, impossible, numeric;
-    PyObject *pres, *effs, *costs, *varinfo, *relaxed_of;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOOiiOOppp", kwlist, &nfacts, &pres, &effs, &costs, &goal,
-                                     &top, &varinfo, &relaxed_of, &integral, &impossible, &numeric))
-        return -1;
-    if (self->pre_start) {
-        PyErr_SetString(PyExc_RuntimeError, "Core is already initialised");
-        return -1;
-    }
+/* Builds every array of a zeroed Core; on failure the caller frees what was built (core_clear). */
+static int core_setup(Core *self, int nfacts, PyObject *pres, PyObject *effs, PyObject *costs, int goal, int top,
+                      PyObject *varinfo, PyObject *relaxed_of, int integral, int impossible, int numeric) {
     if (nfacts <= 0 || goal < 0 || goal >= nfacts || top < 0 || top >= nfacts) {
         PyErr_SetString(PyExc_ValueError, "nfacts, goal and top must describe facts of the task");
         return -1;
@@ -713,33 +753,34 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     for (int o = 0; o < nops; o++) self->pre_count[o] = self->pre_start[o + 1] - self->pre_start[o];
-    PyObject *fast = PySequence_Fast(costs, "costs");
-    if (!fast) return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != nops) {
-        Py_DECREF(fast);
+    /* tuple copies below: converting an item may run user code that mutates a list */
+    PyObject *tup = PySequence_Tuple(costs);
+    if (!tup) return -1;
+    if (PyTuple_GET_SIZE(tup) != nops) {
+        Py_DECREF(tup);
         PyErr_SetString(PyExc_ValueError, "costs: one per operator");
         return -1;
     }
     for (Py_ssize_t o = 0; o < nops; o++) {
-        double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, o));
+        double v = PyFloat_AsDouble(PyTuple_GET_ITEM(tup, o));
         if (v == -1.0 && PyErr_Occurred()) {
-            Py_DECREF(fast);
+            Py_DECREF(tup);
             return -1;
         }
         if (!(v >= 0.0) || !isfinite(v) || (integral && (v != floor(v) || v > 1e6))) {
-            Py_DECREF(fast);
+            Py_DECREF(tup);
             PyErr_SetString(PyExc_ValueError, "costs must be finite, >= 0 (and whole, <= 1e6, when integral)");
             return -1;
         }
         self->base_cost[o] = v;
     }
-    Py_DECREF(fast);
+    Py_DECREF(tup);
     /* variables: (base, shift, mask) */
-    fast = PySequence_Fast(varinfo, "varinfo");
-    if (!fast) return -1;
-    Py_ssize_t nv = PySequence_Fast_GET_SIZE(fast);
-    if (nv >= top + 1 || nv > INT32_MAX / 2) {
-        Py_DECREF(fast);
+    tup = PySequence_Tuple(varinfo);
+    if (!tup) return -1;
+    Py_ssize_t nv = PyTuple_GET_SIZE(tup);
+    if (nv > top) { /* bases are distinct facts below top */
+        Py_DECREF(tup);
         PyErr_SetString(PyExc_ValueError, "varinfo: more variables than facts");
         return -1;
     }
@@ -748,51 +789,69 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
     self->var_shift = PyMem_Calloc((size_t)nv + 1, sizeof(int));
     self->var_width = PyMem_Calloc((size_t)nv + 1, sizeof(int));
     if (!self->var_base || !self->var_shift || !self->var_width) {
-        Py_DECREF(fast);
+        Py_DECREF(tup);
         PyErr_NoMemory();
         return -1;
     }
     self->max_shift = 0;
     for (Py_ssize_t v = 0; v < nv; v++) {
-        long b, s, m;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, v), "lll", &b, &s, &m)) {
-            Py_DECREF(fast);
+        PyObject *item = PyTuple_GET_ITEM(tup, v);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3) {
+            Py_DECREF(tup);
+            PyErr_SetString(PyExc_TypeError, "varinfo: (base, shift, mask) tuples expected");
+            return -1;
+        }
+        long long b = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 0));
+        long long sh = b == -1 && PyErr_Occurred() ? -1 : PyLong_AsLongLong(PyTuple_GET_ITEM(item, 1));
+        long long m = sh == -1 && PyErr_Occurred() ? -1 : PyLong_AsLongLong(PyTuple_GET_ITEM(item, 2));
+        if (m == -1 && PyErr_Occurred()) {
+            Py_DECREF(tup);
+            if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                PyErr_Clear();
+                PyErr_SetString(PyExc_ValueError, "varinfo: bad (base, shift, mask)");
+            }
             return -1;
         }
         int w = 0;
-        while (w < 31 && (m >> w)) w++;
-        if (b < 0 || b >= top || s < 0 || s > (1L << 26) || m < 0 || m != (1L << w) - 1 ||
+        if (m >= 0)
+            while (w < 31 && (m >> w)) w++;
+        if (b < 0 || b >= top || sh < 0 || sh > (1LL << 26) || m < 0 || m != (1LL << w) - 1 ||
             (v > 0 && b <= self->var_base[v - 1])) {
-            Py_DECREF(fast);
+            Py_DECREF(tup);
             PyErr_SetString(PyExc_ValueError, "varinfo: bad (base, shift, mask)");
             return -1;
         }
         self->var_base[v] = (int)b;
-        self->var_shift[v] = (int)s;
+        self->var_shift[v] = (int)sh;
         self->var_width[v] = w;
-        if (s + w > self->max_shift) self->max_shift = (int)(s + w);
+        if (sh + w > self->max_shift) self->max_shift = (int)(sh + w);
     }
-    Py_DECREF(fast);
-    fast = PySequence_Fast(relaxed_of, "relaxed_of");
-    if (!fast) return -1;
-    Py_ssize_t nc = PySequence_Fast_GET_SIZE(fast);
+    Py_DECREF(tup);
+    tup = PySequence_Tuple(relaxed_of);
+    if (!tup) return -1;
+    Py_ssize_t nc = PyTuple_GET_SIZE(tup);
+    if (nc > INT32_MAX / 2) {
+        Py_DECREF(tup);
+        PyErr_SetString(PyExc_ValueError, "relaxed_of: too many operators");
+        return -1;
+    }
     self->ncompiled = (int)nc;
     self->relaxed_of = PyMem_Calloc((size_t)nc + 1, sizeof(int));
     if (!self->relaxed_of) {
-        Py_DECREF(fast);
+        Py_DECREF(tup);
         PyErr_NoMemory();
         return -1;
     }
     for (Py_ssize_t i = 0; i < nc; i++) {
-        long r = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        long r = PyLong_AsLong(PyTuple_GET_ITEM(tup, i));
         if ((r == -1 && PyErr_Occurred()) || r < -1 || r >= nops) {
-            Py_DECREF(fast);
+            Py_DECREF(tup);
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "relaxed_of: id out of range");
             return -1;
         }
         self->relaxed_of[i] = (int)r;
     }
-    Py_DECREF(fast);
+    Py_DECREF(tup);
     size_t nf = (size_t)nfacts, no = (size_t)nops;
     self->h = PyMem_Calloc(nf + 1, sizeof(double));
     self->cost = PyMem_Calloc(no + 1, sizeof(double));
@@ -809,6 +868,31 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
         PyErr_NoMemory();
         return -1;
     }
+    return 0;
+}
+
+static int Core_init(Core *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"nfacts", "pres", "effs", "costs", "goal", "top", "varinfo",
+                             "relaxed_of", "integral", "impossible", "numeric", NULL};
+    int nfacts, goal, top, integral, impossible, numeric;
+    PyObject *pres, *effs, *costs, *varinfo, *relaxed_of;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iOOOiiOOppp", kwlist, &nfacts, &pres, &effs, &costs, &goal,
+                                     &top, &varinfo, &relaxed_of, &integral, &impossible, &numeric))
+        return -1;
+    /* checked after parsing (which may run user code); nothing below releases the GIL before busy is set */
+    if (self->ready || self->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        self->ready ? "Core is already initialised" : "Core is being initialised");
+        return -1;
+    }
+    core_clear(self); /* nothing is left from a failed __init__ (core_clear ran then too); harmless */
+    self->busy = 1;   /* user code run by the conversions below cannot re-enter __init__ */
+    if (core_setup(self, nfacts, pres, effs, costs, goal, top, varinfo, relaxed_of, integral, impossible,
+                   numeric) < 0) {
+        core_clear(self);
+        return -1;
+    }
+    self->busy = 0;
     self->ready = 1;
     return 0;
 }

@@ -1,9 +1,16 @@
 """Type stub of the optional C accelerator of LM-cut (built from ``goap/_lmcut.c``)."""
 
 from collections.abc import Sequence
+from typing import final
 
+@final
 class Core:
-    """LM-cut over a relaxed task given as integer arrays (see :mod:`goap.heuristics.lmcut`)."""
+    """LM-cut over a relaxed task given as integer arrays (see :mod:`goap.heuristics.lmcut`).
+
+    Bad input raises ``TypeError``/``ValueError``. ``__init__`` runs once (a second or re-entrant
+    call raises ``RuntimeError``; after a failed one the methods raise ``RuntimeError`` until it
+    succeeds). The methods hold the GIL throughout, so one ``Core`` may be shared by threads.
+    """
 
     def __init__(
         self,
@@ -20,7 +27,11 @@ class Core:
         numeric: bool,
     ) -> None: ...
     def evaluate(self, state: object, inherited: bytes | tuple[()], /) -> tuple[float, bytes]:
-        """LM-cut of a packed state from inherited landmarks: (h, all landmarks)."""
+        """LM-cut of a packed state from inherited landmarks: (h, all landmarks).
+
+        ``ValueError`` for a state outside the task's encoding or landmarks this Core did not
+        produce (including ones that would take an operator's cost below zero).
+        """
     def inherit(self, landmarks: bytes, op_index: int, /) -> bytes:
         """The landmarks that do not contain the compiled operator ``op_index``."""
     def value(self, state: object, /) -> float:
