@@ -8,9 +8,10 @@
  * same errors as before. Its result is identical to the Python one: the same variables, the same
  * operators (same fields, in the same order), goal sets, pruning counts and flags.
  *
- * Returns (variables, ops, goal_sets, pruned, dropped, impossible, relaxed_reachable) with
- * variables = [(name, domain, shift, mask, base)], ops = [op_class instances], goal_sets =
- * [(variable index, frozenset of value indices)], dropped = {key: initial value}.
+ * Returns (variables, ops, goal_sets, pruned, dropped, impossible, relaxed_reachable, buckets)
+ * with variables = [(name, domain, shift, mask, base)], ops = [op_class instances], goal_sets =
+ * [(variable index, frozenset of value indices)], dropped = {key: initial value}, buckets = the
+ * successor-index fact of each operator (-1: none), as goap.compile.Task would choose it.
  *
  * Every input is checked; unexpected input gives None or a Python exception, never a crash. Python
  * code may run while the inputs are read (a user Mapping's items()); everything read is copied into
@@ -53,14 +54,26 @@ static int is_plain(PyObject *o) {
 
 static PyObject *S_copy, *S_name, *S_cost, *S_pre, *S_eff; /* interned names, set at import */
 
-/* A mapping as a new exact dict: a dict itself, a mappingproxy's copy() (no per-item objects, so
- * nothing for the garbage collector to track), else dict(mapping). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *mapping;
+} ProxyLayout;
+
+/* A mapping as an exact dict (new reference) without per-item objects: a dict itself, the dict a
+ * mappingproxy wraps (ActionSpec's mappings; only read here, while a reference is held), else
+ * dict(mapping). */
 static PyObject *dict_of(PyObject *m) {
     if (PyDict_CheckExact(m)) {
         Py_INCREF(m);
         return m;
     }
     if (Py_TYPE(m) == &PyDictProxy_Type) {
+        /* the proxy's only field (CPython's mappingproxyobject); read-only use of an exact dict */
+        PyObject *inner = ((ProxyLayout *)m)->mapping;
+        if (inner != NULL && PyDict_CheckExact(inner)) {
+            Py_INCREF(inner);
+            return inner;
+        }
         PyObject *d = PyObject_CallMethodNoArgs(m, S_copy);
         if (d == NULL || PyDict_CheckExact(d)) return d;
         Py_DECREF(d);
@@ -521,7 +534,7 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
     free(g->a2);
     g->a2 = kshift; /* kshift[2k] = shift, kshift[2k+1] = new base */
     PyObject *variables = PyList_New(0), *dropped = PyDict_New();
-    PyObject *ops = NULL, *goal_sets = NULL, *result = NULL;
+    PyObject *ops = NULL, *goal_sets = NULL, *result = NULL, *buckets = NULL;
     if (variables == NULL || dropped == NULL) goto fail;
     Py_ssize_t shift = 0, fbase = 0, nkept = 0;
     int *nbits = (int *)calloc((size_t)nk + 1, sizeof(int));
@@ -586,6 +599,21 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             goto fail;
         }
     }
+    /* successor-index bucket of each operator: its precondition fact the fewest operators share
+     * (ties to the smaller fact id), as goap.compile.Task picks it; -1 without preconditions */
+    Py_ssize_t *share = (Py_ssize_t *)calloc((size_t)fbase + 1, sizeof(Py_ssize_t));
+    buckets = PyList_New(0);
+    if (share == NULL || buckets == NULL) {
+        free(share);
+        free(nbits);
+        for (int f = 0; f < 14; f++) Py_DECREF(names_[f]);
+        if (share == NULL) PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t r = 0; r < nr; r++)
+        if (relevant[r])
+            for (Py_ssize_t j = ps[r]; j < ps[r + 1]; j += 2)
+                if (kidx[pv[j]] >= 0) share[kshift[2 * pv[j] + 1] + pv[j + 1]]++;
     PyObject *empty = PyTuple_New(0);
     int ok = empty != NULL;
     Py_ssize_t *pairs = g->a4; /* big enough for one action's items */
@@ -601,6 +629,18 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             np_++;
         }
         qsort(pairs, (size_t)np_, 2 * sizeof(Py_ssize_t), cmp_pair);
+        Py_ssize_t best = -1;
+        for (Py_ssize_t j = 0; j < np_; j++) {
+            Py_ssize_t fid = kshift[2 * pairs[2 * j] + 1] + pairs[2 * j + 1];
+            if (best < 0 || share[fid] < share[best] || (share[fid] == share[best] && fid < best)) best = fid;
+        }
+        PyObject *bo = PyLong_FromSsize_t(best);
+        if (bo == NULL || PyList_Append(buckets, bo) < 0) {
+            Py_XDECREF(bo);
+            ok = 0;
+            break;
+        }
+        Py_DECREF(bo);
         PyObject *pre = PyTuple_New(np_);
         if (pre == NULL) {
             ok = 0;
@@ -671,6 +711,7 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
         for (int f = 0; f < 14; f++) Py_XDECREF(vals[f]);
     }
     Py_XDECREF(empty);
+    free(share);
     for (int f = 0; f < 14; f++) Py_DECREF(names_[f]);
     if (!ok) {
         free(nbits);
@@ -705,14 +746,15 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
         }
         Py_DECREF(pair);
     }
-    result = Py_BuildValue("(NNNnNOO)", variables, ops, goal_sets, nr - PyList_GET_SIZE(ops), dropped,
-                           impossible ? Py_True : Py_False, relaxed_reachable ? Py_True : Py_False);
-    variables = ops = goal_sets = dropped = NULL;
+    result = Py_BuildValue("(NNNnNOON)", variables, ops, goal_sets, nr - PyList_GET_SIZE(ops), dropped,
+                           impossible ? Py_True : Py_False, relaxed_reachable ? Py_True : Py_False, buckets);
+    variables = ops = goal_sets = dropped = buckets = NULL;
     if (result == NULL) goto done;
     *out = result;
     rc = 0;
     goto done;
 fail:
+    Py_XDECREF(buckets);
     Py_XDECREF(variables);
     Py_XDECREF(dropped);
     Py_XDECREF(ops);

@@ -14,6 +14,7 @@ def compile_plain(
         dict[str, Any],
         bool,
         bool,
+        list[int],
     ]
     | None
 ):

@@ -127,6 +127,7 @@ class Task:
         dropped_keys: Mapping[str, Any],
         impossible: bool = False,
         relaxed_reachable: bool = False,
+        buckets: Sequence[int] | None = None,
     ) -> None:
         self.variables: tuple[_Var, ...] = tuple(variables)
         """The kept finite facts, sorted by key."""
@@ -174,7 +175,7 @@ class Task:
         self.fact_var: tuple[int, ...] = tuple(vi for vi, v in enumerate(self.variables) for _ in v.domain)
         """Variable index of each fact id."""
         self._varinfo = tuple((v.base, v.shift, v.mask) for v in self.variables)
-        self._build_successor_index()
+        self._build_successor_index(buckets)
         self.expand: Callable[[State], list[tuple[CompiledOp, State, float]]] = (
             self._expand_general
             if (self.numeric or not all(op.simple for op in self.ops))
@@ -231,21 +232,24 @@ class Task:
         return all(((p >> sh) & m) in allowed for sh, m, allowed in self._gsets)
 
     # ------------------------------------------------------------------ successors
-    def _build_successor_index(self) -> None:
+    def _build_successor_index(self, buckets: Sequence[int] | None) -> None:
         # Each operator goes in the bucket of its most selective precondition fact (the one the
-        # fewest operators share), so a state only looks at operators whose bucket fact holds.
-        count: dict[int, int] = {}
-        for op in self.ops:
-            for f in op.pre:
-                count[f] = count.get(f, 0) + 1
+        # fewest operators share, ties to the smaller id), so a state only looks at operators whose
+        # bucket fact holds. The C grounding hands over the same choice (``buckets``).
+        if buckets is None:
+            count: dict[int, int] = {}
+            for op in self.ops:
+                for f in op.pre:
+                    count[f] = count.get(f, 0) + 1
+            buckets = [min(op.pre, key=lambda x: (count[x], x)) if op.pre else -1 for op in self.ops]
         tables: dict[int, list[list[CompiledOp]]] = {}
         free: list[CompiledOp] = []
-        for op in self.ops:
-            if not op.pre:
+        fact_var = self.fact_var
+        for op, f in zip(self.ops, buckets, strict=True):
+            if f < 0:
                 free.append(op)
                 continue
-            f = min(op.pre, key=lambda x: (count[x], x))
-            vi = self.fact_var[f]
+            vi = fact_var[f]
             var = self.variables[vi]
             table = tables.setdefault(vi, [[] for _ in var.domain])
             table[f - var.base].append(op)
@@ -425,9 +429,20 @@ def _compile_plain(
         return None
     if out is None:
         return None
-    variables, ops, goal_sets, pruned, dropped, impossible, reachable = out
+    variables, ops, goal_sets, pruned, dropped, impossible, reachable, buckets = out
     return Task(
-        [_Var(*v) for v in variables], (), ops, 0, (), goal_sets, (), pruned, dropped, impossible, reachable
+        [_Var(*v) for v in variables],
+        (),
+        ops,
+        0,
+        (),
+        goal_sets,
+        (),
+        pruned,
+        dropped,
+        impossible,
+        reachable,
+        buckets,
     )
 
 

@@ -13,6 +13,7 @@ task is easier than the real one, so every admissible heuristic on it stays admi
 from __future__ import annotations
 
 import heapq
+from functools import cached_property
 from typing import Protocol
 
 from goap.compile import State, Task
@@ -82,19 +83,33 @@ class RelaxedTask:
         self.pres = pres
         self.effs = effs
         self.costs = costs
-        self.pre_count = [len(p) for p in pres]
-        pre_of: list[list[int]] = [[] for _ in range(nfacts)]
-        achievers: list[list[int]] = [[] for _ in range(nfacts)]
-        for o, pre in enumerate(pres):
-            for f in pre:
-                pre_of[f].append(o)
-            for f in effs[o]:
-                achievers[f].append(o)
-        self.pre_of = tuple(tuple(x) for x in pre_of)
-        self.achievers = tuple(tuple(x) for x in achievers)
         self.impossible = task.impossible
         self.integral = all(float(c).is_integer() and 0 <= c <= _MAX_BUCKET_COST for c in costs)
         """Whether every cost is a small whole number (then h^max uses a bucket queue, no heap)."""
+
+    # the indexes below are built on first use: the C LM-cut builds its own and never reads them
+    @cached_property
+    def pre_count(self) -> list[int]:
+        """Number of preconditions of each relaxed operator."""
+        return [len(p) for p in self.pres]
+
+    @cached_property
+    def pre_of(self) -> tuple[tuple[int, ...], ...]:
+        """Relaxed operators that have each fact as a precondition."""
+        pre_of: list[list[int]] = [[] for _ in range(self.nfacts)]
+        for o, pre in enumerate(self.pres):
+            for f in pre:
+                pre_of[f].append(o)
+        return tuple(tuple(x) for x in pre_of)
+
+    @cached_property
+    def achievers(self) -> tuple[tuple[int, ...], ...]:
+        """Relaxed operators that add each fact."""
+        achievers: list[list[int]] = [[] for _ in range(self.nfacts)]
+        for o, eff in enumerate(self.effs):
+            for f in eff:
+                achievers[f].append(o)
+        return tuple(tuple(x) for x in achievers)
 
     def init_facts(self, state: State) -> list[int]:
         """The relaxed facts true in ``state`` (including ``TOP``)."""

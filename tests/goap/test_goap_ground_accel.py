@@ -49,6 +49,8 @@ def _signature(task: Task) -> tuple[Any, ...]:
         task.impossible,
         task.relaxed_reachable,
         task.nfacts,
+        [(sh, m, [[op.index for op in b] for b in t]) for sh, m, t in task._buckets],
+        [op.index for op in task._free],
     )
 
 
