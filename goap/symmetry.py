@@ -61,7 +61,7 @@ class _Checker:
 
     def __init__(self, task: Task) -> None:
         self.task = task
-        self.names = [task.fact_name(f) for f in range(task.nfacts)]
+        self.names = [(v.name, x) for v in task.variables for x in v.domain]
         self.index = {
             (k, v if not isinstance(v, bool) else ("bool", v)): f for f, (k, v) in enumerate(self.names)
         }
@@ -72,24 +72,44 @@ class _Checker:
         self.sig_set = set(self.sigs)
         self.facts_of: dict[str, set[int]] = {}
         """Token -> facts whose key or value mention it."""
-        for f, (k, v) in enumerate(self.names):
-            toks = set(_TOKEN.findall(k))
-            if isinstance(v, str):
-                toks.update(_TOKEN.findall(v))
-            for t in toks:
-                self.facts_of.setdefault(t, set()).add(f)
+        f = 0
+        facts_of = self.facts_of
+        for var in task.variables:
+            key_toks = set(_TOKEN.findall(var.name))
+            for x in var.domain:
+                toks = key_toks | set(_TOKEN.findall(x)) if isinstance(x, str) else key_toks
+                for t in toks:
+                    fs = facts_of.get(t)
+                    if fs is None:
+                        facts_of[t] = {f}
+                    else:
+                        fs.add(f)
+                f += 1
         self._parts: dict[int, tuple[list[str], list[str] | None, Any]] = {}
         """Fact -> (key split into separators and tokens, the same for a string value, the value)."""
-        self.ops_of: dict[str, set[int]] = {}
-        """Token -> operators with a fact that mentions it."""
-        fact_toks: dict[int, list[str]] = {}
-        for t, fs in self.facts_of.items():
-            for f in fs:
-                fact_toks.setdefault(f, []).append(t)
-        for o, (pre, eff, _) in enumerate(self.sigs):
-            for f in pre | eff:
-                for t in fact_toks.get(f, ()):
-                    self.ops_of.setdefault(t, set()).add(o)
+        fact_ops: list[list[int]] = [[] for _ in range(task.nfacts)]
+        for o, op in enumerate(task.ops):
+            for g in op.pre:
+                fact_ops[g].append(o)
+            for g in op.eff:
+                if g not in op.pre:
+                    fact_ops[g].append(o)
+        self.fact_ops = fact_ops
+        """Fact -> operators that mention it (precondition or effect)."""
+
+    def ops_of(self, token: str) -> set[int]:
+        """Operators with a fact that mentions ``token``."""
+        fact_ops = self.fact_ops
+        out: set[int] = set()
+        for f in self.facts_of.get(token, ()):
+            out.update(fact_ops[f])
+        return out
+
+    def op_weight(self, token: str) -> int:
+        """Sum over the facts that mention ``token`` of the operators that mention each (a cheap
+        invariant of the token under every symmetry of the task)."""
+        fact_ops = self.fact_ops
+        return sum([len(fact_ops[f]) for f in self.facts_of.get(token, ())])
 
     def fact(self, f: int, mapping: dict[str, str]) -> int:
         parts = self._parts.get(f)
@@ -113,36 +133,43 @@ class _Checker:
         """
         mapping = {a: b, b: a}
         touched = self.facts_of.get(a, set()) | self.facts_of.get(b, set())
+        fact = self.fact
+        moved: dict[int, int] = {}
         # fail fast on what usually tells objects apart: a moved goal or initial fact must land
         # on a goal or initial fact (necessary for the full check below)
-        for f in touched & self.goal_facts:
-            if self.fact(f, mapping) not in self.goal_facts:
+        goal_facts = self.goal_facts
+        for f in touched & goal_facts:
+            g = moved[f] = fact(f, mapping)
+            if g not in goal_facts:
                 return False
-        for f in touched & self.init:
-            if self.fact(f, mapping) not in self.init:
-                return False
-        moved: dict[int, int] = {}
-        for f in touched:
-            g = self.fact(f, mapping)
-            if g < 0:
-                return False
-            moved[f] = g
-
-        def m(f: int) -> int:
-            return moved.get(f, f)
-
         # the swap is an involution, so it maps the moved facts onto themselves one to one: the
         # initial state is invariant iff every moved initial fact lands on an initial fact
         init = self.init
-        if any(g not in init for f, g in moved.items() if f in init):
-            return False
-        if not self.goal_facts.isdisjoint(moved) and (
-            frozenset(frozenset(m(f) for f in d) for d in self.goal) != self.goal
+        for f in touched & init:
+            g = moved.get(f, -1)
+            if g < 0:
+                g = moved[f] = fact(f, mapping)
+            if g not in init:
+                return False
+        for f in touched:
+            if f not in moved:
+                g = moved[f] = fact(f, mapping)
+                if g < 0:
+                    return False
+        get = moved.get
+        if not goal_facts.isdisjoint(moved) and (
+            frozenset([frozenset([get(f, f) for f in d]) for d in self.goal]) != self.goal
         ):
             return False
-        for o in sorted(self.ops_of.get(a, set()) | self.ops_of.get(b, set())):
-            pre, eff, cost = self.sigs[o]
-            if (frozenset(m(f) for f in pre), frozenset(m(f) for f in eff), cost) not in self.sig_set:
+        sigs = self.sigs
+        sig_set = self.sig_set
+        for o in sorted(self.ops_of(a) | self.ops_of(b)):
+            pre, eff, cost = sigs[o]
+            if (
+                frozenset([get(f, f) for f in pre]),
+                frozenset([get(f, f) for f in eff]),
+                cost,
+            ) not in sig_set:
                 return False
         return True
 
@@ -208,11 +235,23 @@ class _Class:
             for lst in self.owned
         )
         """Per object: (owned var, value -> signature entry) in template order."""
+        self.single = (
+            tuple(parts[0] for parts in self.sig_parts) if all(len(p) == 1 for p in self.sig_parts) else None
+        )
+        """``sig_parts`` flattened when every object owns exactly one variable (the common case)."""
+        self.touch = tuple(
+            v for v in range(nv) if self.own[v] >= 0 or any(r is not None for r in self.ref[v])
+        )
+        """Variables a permutation of the class can change (owned by or naming one of its objects)."""
 
     def canon(self, vals: list[int]) -> tuple[list[int], tuple[int, ...]]:
         n = self.n
         ref = self.ref
-        sigs: list[list[Any]] = [[code[vals[v]] for v, code in parts] for parts in self.sig_parts]
+        single = self.single
+        if single is not None:
+            sigs: list[list[Any]] = [[code[vals[v]]] for v, code in single]
+        else:
+            sigs = [[code[vals[v]] for v, code in parts] for parts in self.sig_parts]
         wcode = self.wcode
         for w in self.refvars:
             r = ref[w][vals[w]]
@@ -233,7 +272,8 @@ class _Class:
         ktid = self.ktid
         tv = self.tv
         vmap = self.vmap
-        for v, x in enumerate(vals):
+        for v in self.touch:
+            x = vals[v]
             o = own[v]
             tgt = v if o < 0 else tv[(ktid[v], newidx[o])]
             r = ref[v][x]
@@ -254,6 +294,12 @@ class Symmetry:
         self._by_sig: dict[tuple[frozenset[int], frozenset[int], float], CompiledOp] = {}
         for op, sig in zip(task.ops, checker.sigs, strict=True):
             self._by_sig.setdefault(sig, op)
+        touched = sorted({v for c in classes for v in c.touch})
+        self._repack = tuple(
+            (v, task.variables[v].shift, ~(task.variables[v].mask << task.variables[v].shift))
+            for v in touched
+        )
+        """(variable, shift, mask clearing its bits) of every variable a class can change."""
         self._memo: dict[int, tuple[int, Perm | None]] = {}
         """Canonical forms already computed (one search generates most states many times)."""
         self.canon: Callable[[State], tuple[State, Any]] = self._canon
@@ -278,9 +324,9 @@ class Symmetry:
             perms.append(perm)
         if not changed:
             return state, None
-        p = 0
-        for (sh, _), x in zip(self._varinfo, vals, strict=True):
-            p |= x << sh
+        p = state
+        for v, sh, clear in self._repack:
+            p = (p & clear) | (vals[v] << sh)
         return p, tuple(perms)
 
     def realize(self, path: Sequence[tuple[CompiledOp, Any]]) -> list[CompiledOp]:
@@ -334,7 +380,7 @@ def find_symmetry(task: Task) -> Symmetry | None:
         fs = checker.facts_of.get(t, set())
         stats[t] = (
             len(fs),
-            len(checker.ops_of.get(t, ())),
+            checker.op_weight(t),
             len(fs & checker.init),
             len(fs & goal_facts),
         )
