@@ -128,6 +128,7 @@ class Task:
         impossible: bool = False,
         relaxed_reachable: bool = False,
         buckets: Sequence[int] | None = None,
+        plain: bool = False,
     ) -> None:
         self.variables: tuple[_Var, ...] = tuple(variables)
         """The kept finite facts, sorted by key."""
@@ -148,7 +149,7 @@ class Task:
         task without numeric facts: then :func:`goap.explain.explain_unreachable` finds nothing."""
         self.numeric = bool(self.num_names)
         """Whether states carry numeric facts (then a state is ``(packed, nums)``)."""
-        self.has_cost_functions = any(op.cost_fn is not None for op in self.ops)
+        self.has_cost_functions = not plain and any(op.cost_fn is not None for op in self.ops)
         """Whether some operator has a state-dependent cost."""
         self.initial: State = (init_packed, init_nums) if self.numeric else init_packed
         """The initial search state."""
@@ -177,9 +178,9 @@ class Task:
         self._varinfo = tuple((v.base, v.shift, v.mask) for v in self.variables)
         self._build_successor_index(buckets)
         self.expand: Callable[[State], list[tuple[CompiledOp, State, float]]] = (
-            self._expand_general
-            if (self.numeric or not all(op.simple for op in self.ops))
-            else self._expand_fast
+            self._expand_fast
+            if plain or not (self.numeric or not all(op.simple for op in self.ops))
+            else self._expand_general
         )
         """``expand(state)`` -> ``[(op, child, cost), ...]`` in operator order within buckets."""
 
@@ -443,6 +444,7 @@ def _compile_plain(
         impossible,
         reachable,
         buckets,
+        plain=True,
     )
 
 

@@ -100,7 +100,7 @@ class _BestFirst:
         deadline = None if self.timeout is None else t0 + self.timeout
         black = self.blacklist | blacklist
         conds = goal.conditions
-        usable = [a for a in actions if a.name not in black]
+        usable = [a for a in actions if a.name not in black] if black else actions
         try:
             task: Task | None = compile_task(initial, conds, usable)
         except ModelError:

@@ -70,7 +70,6 @@ class LMCut:
         Raises ``ImportError`` when ``accelerated=True`` but the extension is not available.
         """
         rt = self._rt = RelaxedTask(task)
-        self._relaxed_of: dict[int, int] = {src: i for i, src in enumerate(rt.op_source) if src >= 0}
         use_c = ACCELERATED if accelerated is None else accelerated
         if use_c and _core is None:
             raise ImportError("goap._lmcut is not built; reinstall with: pip install -e .")
@@ -102,6 +101,8 @@ class LMCut:
 
             self.inherit = inherit  # type: ignore[method-assign]
             self._core = core
+        else:
+            self._relaxed_of: dict[int, int] = {src: i for i, src in enumerate(rt.op_source) if src >= 0}
 
     def __call__(self, state: State) -> float:
         """The LM-cut value of ``state`` (``INF`` for a relaxed dead end)."""

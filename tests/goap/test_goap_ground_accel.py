@@ -51,6 +51,8 @@ def _signature(task: Task) -> tuple[Any, ...]:
         task.nfacts,
         [(sh, m, [[op.index for op in b] for b in t]) for sh, m, t in task._buckets],
         [op.index for op in task._free],
+        task.has_cost_functions,
+        getattr(task.expand, "__name__", None),
     )
 
 
