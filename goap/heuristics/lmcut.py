@@ -172,6 +172,10 @@ class LMCut:
                     if crossing:
                         cut.append(o)
             m = min(cost[o] for o in cut)
+            if not m > 0:
+                # a zero-cost operator in the cut (costs each <= EPS, summing above it) would
+                # repeat this cut forever; stop with the landmarks so far, as the C core does
+                break
             total += m
             for o in cut:
                 cost[o] -= m

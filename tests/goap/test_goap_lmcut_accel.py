@@ -336,9 +336,8 @@ def test_inherited_landmarks_cannot_drive_a_cost_below_zero() -> None:
 def test_a_zero_cost_cut_ends_the_loop_instead_of_hanging() -> None:
     """Operators of cost <= EPS whose costs add up to more than EPS put the state inside the goal
     zone, and the cut then holds a zero-cost operator: the cut loop repeated it forever (holding the
-    GIL). The C core stops there with the landmarks found so far, an admissible value. The
-    pure-Python LM-cut still loops on this task (see the report), so this runs only the C core, in
-    a subprocess with a time limit."""
+    GIL). The C core stops there with the landmarks found so far, an admissible value (the Python
+    core too: test_goap_lmcut_zero_cut.py). Run in a subprocess with a time limit."""
     code = """if True:
         from goap import ActionSpec
         from goap.compile import compile_task
