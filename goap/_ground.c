@@ -4,9 +4,11 @@
  * prune=True, for the common case it can decide alone: every fact value, precondition and goal
  * condition is a plain str/int/float/bool/None (equality), every cost is a number and no effect is
  * add(). It returns None for anything else (a non-plain condition, a numeric fact, a cost function,
- * duplicate action names, a non-str key, ...) and the pure-Python compiler then runs, raising the
- * same errors as before. Its result is identical to the Python one: the same variables, the same
- * operators (same fields, in the same order), goal sets, pruning counts and flags.
+ * duplicate action names, a non-str key, a mapping argument that is not a mapping, ...) and the
+ * pure-Python compiler then runs, raising the same errors as before. Any other exception (one
+ * raised by user code it runs, MemoryError, an internal RuntimeError) is the caller's. Its result
+ * is identical to the Python one: the same variables, the same operators (same fields, in the same
+ * order), goal sets, pruning counts and flags.
  *
  * Returns (variables, ops, goal_sets, pruned, dropped, impossible, relaxed_reachable, buckets)
  * with variables = [(name, domain, shift, mask, base)], ops = [op_class instances], goal_sets =
@@ -14,8 +16,12 @@
  * successor-index fact of each operator (-1: none), as goap.compile.Task would choose it.
  *
  * Every input is checked; unexpected input gives None or a Python exception, never a crash. Python
- * code may run while the inputs are read (a user Mapping's items()); everything read is copied into
- * owned objects first, and the C arrays are private to one call, so re-entrancy is harmless.
+ * code may run while the inputs are read (a user Mapping's items(), an action's name's __hash__, a
+ * cost's __float__, a finalizer run by the garbage collector, another thread): so every mapping is
+ * first copied into a new dict private to this call (never the caller's dict, which that code could
+ * mutate after it was checked) and only then checked, and the private containers are untracked by
+ * the garbage collector so that no Python code can reach them (gc.get_objects/get_referrers). The
+ * C arrays are private to one call, so re-entrancy is harmless.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -52,35 +58,86 @@ static int is_plain(PyObject *o) {
            (PyFloat_CheckExact(o) && !isnan(PyFloat_AS_DOUBLE(o)));
 }
 
+#define UNSUPPORTED 1 /* return None: the Python compiler handles it */
+
 static PyObject *S_copy, *S_name, *S_cost, *S_pre, *S_eff; /* interned names, set at import */
 
-typedef struct {
-    PyObject_HEAD
-    PyObject *mapping;
-} ProxyLayout;
+/* Hide a container created by this call from the garbage collector's lists, so that no Python code
+ * (a finalizer, a __hash__ calling gc.get_referrers) can get hold of it and mutate it. It holds no
+ * reference cycle: nothing but this call refers to it. */
+static PyObject *private_obj(PyObject *o) {
+    if (o != NULL && PyObject_IS_GC(o)) PyObject_GC_UnTrack(o);
+    return o;
+}
 
-/* A mapping as an exact dict (new reference) without per-item objects: a dict itself, the dict a
- * mappingproxy wraps (ActionSpec's mappings; only read here, while a reference is held), else
- * dict(mapping). */
-static PyObject *dict_of(PyObject *m) {
+/* A mapping as a NEW exact dict private to this call, in *out: a copy of a dict, a mappingproxy's
+ * copy() (copied again unless it is a fresh dict no one else holds: a user copy() may return a dict
+ * it keeps and mutates later), else dict(mapping) through the mapping protocol (keys(), then
+ * m[key]). Never the caller's object: Python code that runs later in this call may mutate the
+ * caller's dict after its items were checked. Returns 0, UNSUPPORTED (not a mapping: no keys(); the
+ * Python compiler decides what that is) or -1 with an exception set. */
+static int dict_of(PyObject *m, PyObject **out) {
+    *out = NULL;
     if (PyDict_CheckExact(m)) {
-        Py_INCREF(m);
-        return m;
+        *out = private_obj(PyDict_Copy(m));
+        return *out == NULL ? -1 : 0;
     }
     if (Py_TYPE(m) == &PyDictProxy_Type) {
-        /* the proxy's only field (CPython's mappingproxyobject); read-only use of an exact dict */
-        PyObject *inner = ((ProxyLayout *)m)->mapping;
-        if (inner != NULL && PyDict_CheckExact(inner)) {
-            Py_INCREF(inner);
-            return inner;
-        }
         PyObject *d = PyObject_CallMethodNoArgs(m, S_copy);
-        if (d == NULL || PyDict_CheckExact(d)) return d;
-        Py_DECREF(d);
+        if (d == NULL) {
+            /* a proxy over a Mapping without copy(): read it through keys() below */
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+            PyErr_Clear();
+        } else if (PyDict_CheckExact(d)) {
+            if (Py_REFCNT(d) == 1) {
+                *out = private_obj(d);
+                return 0;
+            }
+            *out = private_obj(PyDict_Copy(d));
+            Py_DECREF(d);
+            return *out == NULL ? -1 : 0;
+        } else {
+            Py_DECREF(d);
+        }
     }
     PyObject *d = PyDict_New();
-    if (d != NULL && PyDict_Merge(d, m, 1) < 0) Py_CLEAR(d);
-    return d;
+    if (d == NULL) return -1;
+    if (PyDict_Check(m)) { /* a dict subclass: its items, as before */
+        if (PyDict_Merge(d, m, 1) < 0) {
+            Py_DECREF(d);
+            return -1;
+        }
+        *out = private_obj(d);
+        return 0;
+    }
+    PyObject *keys = PyMapping_Keys(m);
+    if (keys == NULL) {
+        Py_DECREF(d);
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+        PyErr_Clear(); /* no keys(): not a mapping */
+        return UNSUPPORTED;
+    }
+    PyObject *it = PyObject_GetIter(keys);
+    Py_DECREF(keys);
+    if (it == NULL) {
+        Py_DECREF(d);
+        return -1;
+    }
+    PyObject *k;
+    while ((k = PyIter_Next(it)) != NULL) {
+        PyObject *v = PyObject_GetItem(m, k);
+        int r = v == NULL ? -1 : PyDict_SetItem(d, k, v);
+        Py_DECREF(k);
+        Py_XDECREF(v);
+        if (r < 0) break;
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        Py_DECREF(d);
+        return -1;
+    }
+    *out = private_obj(d);
+    return 0;
 }
 
 /* Set nbits bits at shift to value in a little-endian array of 64-bit words. */
@@ -178,21 +235,21 @@ static int cmp_pair(const void *x, const void *y) {
     return (a[0] > b[0]) - (a[0] < b[0]);
 }
 
-#define UNSUPPORTED 1 /* return None: the Python compiler handles it */
-
 /* The grounding itself; returns 0 (result in *out), UNSUPPORTED, or -1 with an exception set. */
 static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject *actions_in,
                          PyObject *op_class, PyObject **out) {
     PyObject *initial = NULL, *goal_items = NULL, *acts = NULL, *k, *v;
     Py_ssize_t pos;
     int rc = -1;
-    g->sources = PyList_New(0);
+    g->sources = private_obj(PyList_New(0));
     if (g->sources == NULL) return -1;
     /* ---- copy the inputs */
-    initial = dict_of(initial_in);
-    if (initial == NULL || PyList_Append(g->sources, initial) < 0) goto done;
-    goal_items = dict_of(goal_in);
-    if (goal_items == NULL || PyList_Append(g->sources, goal_items) < 0) goto done;
+    if ((rc = dict_of(initial_in, &initial)) != 0) goto done;
+    rc = -1;
+    if (PyList_Append(g->sources, initial) < 0) goto done;
+    if ((rc = dict_of(goal_in, &goal_items)) != 0) goto done;
+    rc = -1;
+    if (PyList_Append(g->sources, goal_items) < 0) goto done;
     acts = PySequence_Tuple(actions_in);
     if (acts == NULL || PyList_Append(g->sources, acts) < 0) goto done;
     Py_ssize_t na = g->nacts = PyTuple_GET_SIZE(acts);
@@ -202,19 +259,20 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
         PyErr_NoMemory();
         goto done;
     }
-    PyObject *keyset = PySet_New(NULL);
+    PyObject *keyset = private_obj(PySet_New(NULL));
     if (keyset == NULL || PyList_Append(g->sources, keyset) < 0) {
         Py_XDECREF(keyset);
         goto done;
     }
     Py_DECREF(keyset); /* owned by sources */
-    PyObject *names = PySet_New(NULL);
+    PyObject *names = private_obj(PySet_New(NULL));
     if (names == NULL || PyList_Append(g->sources, names) < 0) {
         Py_XDECREF(names);
         goto done;
     }
     Py_DECREF(names);
-    PyObject *costs = PyList_New(na);
+    /* filled by appending: a list with NULL slots must never be visible to Python code */
+    PyObject *costs = private_obj(PyList_New(0));
     if (costs == NULL || PyList_Append(g->sources, costs) < 0) {
         Py_XDECREF(costs);
         goto done;
@@ -258,13 +316,17 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
         PyObject *fc = PyNumber_Float(cost);
         Py_DECREF(cost);
         if (fc == NULL) goto done;
-        PyList_SET_ITEM(costs, a, fc);
+        int r = PyList_Append(costs, fc);
+        Py_DECREF(fc);
+        if (r < 0) goto done;
         for (int which = 0; which < 2; which++) {
             PyObject *m = PyObject_GetAttr(act, which ? S_eff : S_pre);
             if (m == NULL) goto done;
-            PyObject *items = dict_of(m);
+            PyObject *items;
+            rc = dict_of(m, &items);
             Py_DECREF(m);
-            if (items == NULL) goto done;
+            if (rc != 0) goto done;
+            rc = -1;
             (which ? g->eff_items : g->pre_items)[a] = items;
             pos = 0;
             while (PyDict_Next(items, &pos, &k, &v)) {
@@ -278,7 +340,7 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
         }
     }
     /* ---- finite keys, sorted; domains: the initial value, then effect values in action order */
-    g->keys = PySequence_List(keyset);
+    g->keys = private_obj(PySequence_List(keyset));
     if (g->keys == NULL || PyList_Sort(g->keys) < 0) goto done;
     Py_ssize_t nk = g->nk = PyList_GET_SIZE(g->keys);
     g->keyidx = PyDict_New();
@@ -303,7 +365,7 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             v = Py_None;
         }
         g->dom[i] = PyDict_New();
-        g->domv[i] = PyList_New(0);
+        g->domv[i] = private_obj(PyList_New(0));
         if (g->dom[i] == NULL || g->domv[i] == NULL) goto done;
         PyObject *zero = PyLong_FromLong(0);
         if (zero == NULL) goto done;
@@ -366,6 +428,10 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
                 break;
             }
             if (PyList_GET_SIZE(g->domv[ki]) > 1) {
+                if (npre >= maxitems) { /* cannot happen: the dict is private to this call */
+                    PyErr_SetString(PyExc_RuntimeError, "preconditions changed during compile");
+                    goto done;
+                }
                 pk[2 * npre] = ki;
                 pk[2 * npre + 1] = x;
                 npre++;
@@ -415,7 +481,8 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
     }
     g->a3 = gk;
     pos = 0;
-    for (Py_ssize_t i = 0; i < ng && PyDict_Next(goal_items, &pos, &k, &v); i++) {
+    Py_ssize_t ngot = 0;
+    for (Py_ssize_t i = 0; i < ng && PyDict_Next(goal_items, &pos, &k, &v); i++, ngot++) {
         Py_ssize_t ki = key_index(g, k);
         if (ki < 0) {
             if (ki == -1) PyErr_SetString(PyExc_RuntimeError, "goal key vanished");
@@ -425,6 +492,10 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
         if (x == -2) goto done;
         gk[2 * i] = ki;
         gk[2 * i + 1] = x; /* -1: no value satisfies it */
+    }
+    if (ngot != ng || PyDict_GET_SIZE(goal_items) != ng) { /* cannot happen: the dict is private */
+        PyErr_SetString(PyExc_RuntimeError, "goal changed during compile");
+        goto done;
     }
     /* ---- forward relaxed reachability: fact -> operators waiting for it (CSR) */
     Py_ssize_t *cnt = (Py_ssize_t *)calloc((size_t)nf + 2, sizeof(Py_ssize_t));
@@ -657,15 +728,19 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             }
             PyTuple_SET_ITEM(pre, j, fid);
         }
+        if (!ok) {
+            Py_DECREF(pre);
+            break;
+        }
         Py_ssize_t ne = 0;
-        for (Py_ssize_t j = es[r]; ok && j < es[r + 1]; j += 2) {
+        for (Py_ssize_t j = es[r]; j < es[r + 1]; j += 2) {
             if (kidx[ev[j]] < 0) continue;
             pairs[2 * ne] = ev[j];
             pairs[2 * ne + 1] = ev[j + 1];
             ne++;
         }
         qsort(pairs, (size_t)ne, 2 * sizeof(Py_ssize_t), cmp_pair);
-        PyObject *eff = ok ? PyTuple_New(ne) : NULL;
+        PyObject *eff = PyTuple_New(ne);
         for (Py_ssize_t j = 0; eff != NULL && j < ne; j++) {
             Py_ssize_t k = pairs[2 * j], x = pairs[2 * j + 1];
             set_bits(em, kshift[2 * k], ((uint64_t)1 << nbits[k]) - 1, nbits[k]);
@@ -677,6 +752,11 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             }
             PyTuple_SET_ITEM(eff, j, fid);
         }
+        if (eff == NULL) {
+            Py_DECREF(pre);
+            ok = 0;
+            break;
+        }
         PyObject *vals[14] = {NULL};
         vals[0] = PyLong_FromSsize_t(PyList_GET_SIZE(ops));
         vals[1] = PyTuple_GET_ITEM(acts, g->raw_act.v[r]);
@@ -684,11 +764,11 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
         vals[2] = pre;
         vals[3] = eff;
         vals[4] = long_of_words(pm, nwords, g->bytebuf);
-        vals[5] = long_of_words(pval_, nwords, g->bytebuf);
-        PyObject *emask = long_of_words(em, nwords, g->bytebuf);
+        vals[5] = vals[4] ? long_of_words(pval_, nwords, g->bytebuf) : NULL;
+        PyObject *emask = vals[5] ? long_of_words(em, nwords, g->bytebuf) : NULL;
         vals[6] = emask ? PyNumber_Invert(emask) : NULL;
         Py_XDECREF(emask);
-        vals[7] = long_of_words(evl, nwords, g->bytebuf);
+        vals[7] = vals[6] ? long_of_words(evl, nwords, g->bytebuf) : NULL;
         vals[8] = PyList_GET_ITEM(costs, g->raw_act.v[r]);
         Py_INCREF(vals[8]);
         vals[9] = Py_None;

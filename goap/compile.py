@@ -421,13 +421,12 @@ def _compile_plain(
     initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec]
 ) -> Task | None:
     """The C grounding of a plain task, or None when it does not apply (the Python code then runs,
-    raising its own errors for bad input)."""
+    raising its own errors for bad input). An exception the C code raises (from user code it ran:
+    a name's ``__hash__``, a cost's ``__float__``, a mapping's ``keys()``; MemoryError; an internal
+    error) propagates: the Python compiler does not run that user code a second time."""
     if _ground is None:
         raise ImportError("goap._ground is not built; reinstall with: pip install -e .")
-    try:
-        out = _ground.compile_plain(initial, goal, actions, CompiledOp)
-    except Exception:  # unexpected input: the Python code is the reference for what happens
-        return None
+    out = _ground.compile_plain(initial, goal, actions, CompiledOp)
     if out is None:
         return None
     variables, ops, goal_sets, pruned, dropped, impossible, reachable, buckets = out

@@ -189,9 +189,10 @@ def test_bad_input_raises_instead_of_crashing() -> None:
     class NotAnAction:
         name = "n"
 
+    # not a mapping: not a plain task, the Python compiler raises its own error for it
+    assert ground.compile_plain(1, {}, [], CompiledOp) is None
+    assert ground.compile_plain({}, 1, [], CompiledOp) is None
     for args in (
-        (1, {}, []),
-        ({}, 1, []),
         ({}, {}, 1),
         ({}, {}, [NotAnAction()]),
         ({}, {}, [1]),
