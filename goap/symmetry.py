@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 from goap.compile import CompiledOp, State, Task
@@ -43,6 +44,12 @@ _MAX_MISSES = 8
 """Tokens in a row that join no class before the rest of their group is given up (only fewer
 symmetries are found: soundness never depends on it)."""
 
+_MIN_LARGE = 3
+"""Symmetry is used only when some class has at least this many objects. Classes of two objects at
+most halve the search, which never paid for detection and per-state canonicalization on the shared
+problems (logistics, miconic: as many expansions or a few fewer, twice the time); token groups of two
+are then checked only once a large class was found (gripper's left/right hands)."""
+
 Perm = tuple[tuple[int, ...], ...]
 """One permutation per class: ``perm[c][i]`` is the new position of object ``i`` of class ``c``."""
 
@@ -61,15 +68,9 @@ class _Checker:
 
     def __init__(self, task: Task) -> None:
         self.task = task
-        self.names = [(v.name, x) for v in task.variables for x in v.domain]
-        self.index = {
-            (k, v if not isinstance(v, bool) else ("bool", v)): f for f, (k, v) in enumerate(self.names)
-        }
         self.init = frozenset(task.facts(task.initial))
         self.goal = frozenset(frozenset(d) for d in task.goal_facts)
         self.goal_facts = frozenset(f for d in task.goal_facts for f in d)
-        self.sigs = [(frozenset(op.pre), frozenset(op.eff), op.cost) for op in task.ops]
-        self.sig_set = set(self.sigs)
         self.facts_of: dict[str, set[int]] = {}
         """Token -> facts whose key or value mention it."""
         f = 0
@@ -96,6 +97,27 @@ class _Checker:
                     fact_ops[g].append(o)
         self.fact_ops = fact_ops
         """Fact -> operators that mention it (precondition or effect)."""
+
+    # built on the first swap check (most tasks have no token group worth checking)
+    @cached_property
+    def names(self) -> list[tuple[str, Any]]:
+        """Fact -> (key, value)."""
+        return [(v.name, x) for v in self.task.variables for x in v.domain]
+
+    @cached_property
+    def index(self) -> dict[tuple[str, Any], int]:
+        """(key, value) -> fact (a bool value as ``("bool", v)``, apart from 0 and 1)."""
+        return {(k, v if not isinstance(v, bool) else ("bool", v)): f for f, (k, v) in enumerate(self.names)}
+
+    @cached_property
+    def sigs(self) -> list[tuple[frozenset[int], frozenset[int], float]]:
+        """Operator -> (preconditions, effects, cost)."""
+        return [(frozenset(op.pre), frozenset(op.eff), op.cost) for op in self.task.ops]
+
+    @cached_property
+    def sig_set(self) -> set[tuple[frozenset[int], frozenset[int], float]]:
+        """Every operator's signature."""
+        return set(self.sigs)
 
     def ops_of(self, token: str) -> set[int]:
         """Operators with a fact that mentions ``token``."""
@@ -387,11 +409,17 @@ def find_symmetry(task: Task) -> Symmetry | None:
     groups: dict[tuple[int, ...], list[str]] = {}
     for t, st in stats.items():
         groups.setdefault(st, []).append(t)
+    if all(len(toks) < _MIN_LARGE for toks in groups.values()):
+        return None
     budget = _MAX_CHECKS
-    classes: list[_Class] = []
-    for _, toks_ in sorted(groups.items()):
-        if len(toks_) < 2:
-            continue
+    found: list[tuple[tuple[int, ...], int, _Class]] = []
+    ordered = sorted(groups.items())
+    # groups that can hold a large class first; the rest only when one was found
+    for key, toks_ in [g for g in ordered if len(g[1]) >= _MIN_LARGE] + [
+        g for g in ordered if len(g[1]) == 2
+    ]:
+        if len(toks_) < _MIN_LARGE and not any(c.n >= _MIN_LARGE for _, _, c in found):
+            break
         toks_.sort(key=lambda t: (len(t), t))
         built: list[list[str]] = []
         misses = 0
@@ -411,13 +439,14 @@ def find_symmetry(task: Task) -> Symmetry | None:
             else:
                 built.append([t])
                 misses += 1
-        for cls in built:
+        for i, cls in enumerate(built):
             if len(cls) < 2:
                 continue
             try:
-                classes.append(_Class(task, cls))
+                found.append((key, i, _Class(task, cls)))
             except ValueError:
                 continue
-    if not classes:
+    if not any(c.n >= _MIN_LARGE for _, _, c in found):
         return None
-    return Symmetry(task, checker, classes)
+    found.sort(key=lambda kc: (kc[0], kc[1]))  # the order of the groups, as checked before
+    return Symmetry(task, checker, [c for _, _, c in found])
