@@ -16,7 +16,10 @@ optimal cost. The plan found on representatives is turned back into a plan for t
 by composing the inverse permutations along the path and renaming each operator.
 
 Used only for tasks without numeric facts, run-time set conditions or state-dependent costs (a
-cost function may tell objects apart); otherwise no symmetry is used.
+cost function may tell objects apart); otherwise no symmetry is used. Folding costs time on
+every state, so it is used only when some class has at least three objects (`_MIN_LARGE`);
+pairs are looked for only once such a class exists (gripper's two grippers), and the search
+asks for detection only after `SYMMETRY_AFTER` expansions (short searches never pay for it).
 """
 
 from __future__ import annotations
