@@ -20,6 +20,8 @@ cost function may tell objects apart); otherwise no symmetry is used. Folding co
 every state, so it is used only when some class has at least three objects (`_MIN_LARGE`);
 pairs are looked for only once such a class exists (gripper's two grippers), and the search
 asks for detection only after `SYMMETRY_AFTER` expansions (short searches never pay for it).
+Before any swap is checked, tokens are told apart by what the initial state and the goal say of
+them (`_colours`): when that already rules out a class of three, detection ends without checks.
 """
 
 from __future__ import annotations
@@ -74,6 +76,11 @@ class _Checker:
         self.init = frozenset(task.facts(task.initial))
         self.goal = frozenset(frozenset(d) for d in task.goal_facts)
         self.goal_facts = frozenset(f for d in task.goal_facts for f in d)
+        self.goal_of: dict[int, list[frozenset[int]]] = {}
+        """Goal fact -> the goal disjunctions that hold it."""
+        for d in self.goal:
+            for f in d:
+                self.goal_of.setdefault(f, []).append(d)
         self.facts_of: dict[str, set[int]] = {}
         """Token -> facts whose key or value mention it."""
         f = 0
@@ -182,21 +189,100 @@ class _Checker:
                 if g < 0:
                     return False
         get = moved.get
-        if not goal_facts.isdisjoint(moved) and (
-            frozenset([frozenset([get(f, f) for f in d]) for d in self.goal]) != self.goal
-        ):
-            return False
+        # the swap maps goal disjunctions one to one (an involution), so the goal is invariant iff
+        # every disjunction with a moved fact lands on a goal disjunction
+        goal = self.goal
+        goal_of = self.goal_of
+        for f in touched & goal_facts:
+            for d in goal_of[f]:
+                if frozenset([get(x, x) for x in d]) not in goal:
+                    return False
+        # every operator that mentions a moved fact must land on an operator (in no set order:
+        # the answer is the same, only how soon a failure is seen differs)
         sigs = self.sigs
         sig_set = self.sig_set
-        for o in sorted(self.ops_of(a) | self.ops_of(b)):
-            pre, eff, cost = sigs[o]
-            if (
-                frozenset([get(f, f) for f in pre]),
-                frozenset([get(f, f) for f in eff]),
-                cost,
-            ) not in sig_set:
-                return False
+        fact_ops = self.fact_ops
+        seen: set[int] = set()
+        for f in touched:
+            for o in fact_ops[f]:
+                if o in seen:
+                    continue
+                seen.add(o)
+                pre, eff, cost = sigs[o]
+                if (
+                    frozenset([get(x, x) for x in pre]),
+                    frozenset([get(x, x) for x in eff]),
+                    cost,
+                ) not in sig_set:
+                    return False
         return True
+
+
+def _colours(
+    checker: _Checker, stats: dict[str, tuple[int, ...]], groups: dict[tuple[int, ...], list[str]]
+) -> tuple[dict[str, Any], bool]:
+    """Colours that tell apart tokens of one group which can never be swapped, and whether a
+    class of `_MIN_LARGE` tokens is still possible.
+
+    A token's colour is its group key and what the initial state and the goal say of it: its
+    initial facts and its goal facts, each written with every token of a group of two or more
+    replaced by its group (initial facts with value False are left out, cheaply: most are the
+    negations of boolean facts). A swap that passes `_Checker.swap_holds` maps the initial and goal
+    facts that mention one token one to one onto those that mention the other, keeps values that
+    are not strings, and maps every token to one of its group, so two tokens with different colours
+    can never be swapped, and a class holds tokens of one colour only.
+
+    Tokens are coloured group by group, in the order they are checked, only until some colour is
+    held by `_MIN_LARGE` tokens (then a large class is possible and more colours only cost time);
+    tokens without a colour are not told apart.
+    """
+    goal_facts = checker.goal_facts
+    names = checker.names
+    split = _SPLIT.split
+    gid = {st: f"#{i}" for i, st in enumerate(groups) if len(groups[st]) > 1}
+    get = {t: gid[st] for t, st in stats.items() if st in gid}.get
+    desc: dict[int, int] = {}
+    ids: dict[tuple[Any, ...], int] = {}
+    key_desc: dict[str, tuple[str, ...]] = {}
+
+    def describe(f: int) -> int:
+        """An id of fact ``f`` as written for colours (ids, not values, are sorted: values of
+        facts need not be ordered)."""
+        d = desc.get(f)
+        if d is None:
+            k, v = names[f]
+            kd = key_desc.get(k)
+            if kd is None:
+                kd = key_desc[k] = tuple([get(x, x) for x in split(k)])
+            written = (
+                kd,
+                tuple([get(x, x) for x in split(v)]) if isinstance(v, str) else (type(v), v),
+            )
+            d = desc[f] = ids.setdefault(written, len(ids))
+        return d
+
+    colour: dict[str, Any] = {}
+    sizes: dict[Any, int] = {}
+    init = checker.init
+    facts_of = checker.facts_of
+    large = False
+    for st, toks in sorted(groups.items()):
+        if len(toks) < _MIN_LARGE:
+            continue
+        for t in sorted(toks, key=lambda t: (len(t), t)):
+            fs = facts_of.get(t, set())
+            c = colour[t] = (
+                st,
+                tuple(sorted([describe(f) for f in fs & init if names[f][1] is not False])),
+                tuple(sorted([describe(f) for f in fs & goal_facts])),
+            )
+            n = sizes[c] = sizes.get(c, 0) + 1
+            if n >= _MIN_LARGE:
+                large = True  # a large class is possible: describing more only costs time
+                break
+        if large:
+            break
+    return colour, large
 
 
 class _Class:
@@ -414,6 +500,18 @@ def find_symmetry(task: Task) -> Symmetry | None:
         groups.setdefault(st, []).append(t)
     if all(len(toks) < _MIN_LARGE for toks in groups.values()):
         return None
+    colour, large = _colours(checker, stats, groups)
+    if not large:
+        return None  # a class holds tokens of one colour: none can have _MIN_LARGE objects
+
+    def may_swap(a: str, b: str) -> bool:
+        """False when tokens ``a`` and ``b`` both have colours and they differ: their swap would
+        fail its check, so it is not made (it still counts against the budget, and the classes
+        found are those the checks alone would find)."""
+        ca = colour.get(a)
+        cb = colour.get(b)
+        return ca is None or cb is None or ca == cb
+
     budget = _MAX_CHECKS
     found: list[tuple[tuple[int, ...], int, _Class]] = []
     ordered = sorted(groups.items())
@@ -435,7 +533,7 @@ def find_symmetry(task: Task) -> Symmetry | None:
                 if budget <= 0:
                     break
                 budget -= 1
-                if checker.swap_holds(cls[0], t):
+                if may_swap(cls[0], t) and checker.swap_holds(cls[0], t):
                     cls.append(t)
                     misses = 0
                     break
