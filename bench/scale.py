@@ -99,17 +99,22 @@ async def drop_schema(schema: str) -> None:
 # ------------------------------------------------------------------------------ one run
 
 
+async def _timed_run(store: Any, steps: int) -> float:
+    """Seconds for one run of the loop on an open ``store`` (the graph is compiled untimed)."""
+    g = engine(store, steps)
+    t0 = time.perf_counter()
+    final = await g.run("bench", Counter())
+    dt = time.perf_counter() - t0
+    assert final.n == steps // 2
+    return dt
+
+
 async def ours_one_run(steps: int) -> float:
     """Seconds for one run of ``steps`` steps on `PostgresStore`."""
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     try:
         async with PostgresStore(DSN, schema=schema, max_size=2) as store:
-            g = engine(store, steps)
-            t0 = time.perf_counter()
-            final = await g.run("bench", Counter())
-            dt = time.perf_counter() - t0
-            assert final.n == steps // 2
-            return dt
+            return await _timed_run(store, steps)
     finally:
         await drop_schema(schema)
 
@@ -183,8 +188,8 @@ def _mysql_server() -> dict[str, Any]:
     }
 
 
-async def _mysql_database(create: bool) -> str:
-    """A fresh benchmark database on the MySQL server (create) or the name to drop."""
+async def _mysql_database() -> str:
+    """A fresh benchmark database on the MySQL server; returns its name."""
     import asyncmy  # type: ignore[import-untyped]
 
     name = f"bench_{uuid.uuid4().hex[:12]}"
@@ -214,15 +219,10 @@ async def ours_one_run_mysql(steps: int) -> float:
 
     from store import MySQLStore
 
-    db = await _mysql_database(True)
+    db = await _mysql_database()
     try:
         async with MySQLStore(urlsplit(MYSQL_DSN)._replace(path=f"/{db}").geturl(), max_size=2) as store:
-            g = engine(store, steps)
-            t0 = time.perf_counter()
-            final = await g.run("bench", Counter())
-            dt = time.perf_counter() - t0
-            assert final.n == steps // 2
-            return dt
+            return await _timed_run(store, steps)
     finally:
         await _drop_mysql_database(db)
 
@@ -231,7 +231,7 @@ async def floor_mysql(steps: int) -> float:
     """Seconds for ``steps`` autocommitted single-row INSERTs of a step's size through asyncmy."""
     import asyncmy
 
-    db = await _mysql_database(True)
+    db = await _mysql_database()
     conn = await asyncmy.connect(**_mysql_server(), db=db, autocommit=True)
     try:
         async with conn.cursor() as cur:
