@@ -7,6 +7,7 @@ classes come out with the colours turned off.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,10 @@ from goap import symmetry as symmetry_module
 from goap.compile import compile_task
 from goap.symmetry import find_symmetry
 
-_SHARED = Path("/work/shared/problems")
+# The shared problems sit beside the checkout (as in test_goap_problems.py).
+_SHARED = Path(
+    os.environ.get("GOAP_PROBLEMS", str(Path(__file__).resolve().parents[3] / "shared" / "problems"))
+)
 _PROBLEMS = sorted([*_SHARED.glob("*.json"), *(_SHARED / "ipc").glob("*.json")])
 
 CLASSES: dict[str, list[tuple[str, ...]] | None] = {
