@@ -11,10 +11,11 @@ heuristics like LM-cut then run only on states that are actually expanded. A sta
 more cheaply is reopened, so A* returns a least-cost plan whenever ``h`` is admissible.
 
 Symmetry folding can start mid-search (``detect_symmetry``, called once when the expansion count
-reaches ``symmetry_after``): children generated from then on are stored as canonical
-representatives. States stored earlier stay as they are; a state may then be held twice (raw and
-folded), which costs expansions, never optimality: both stand for states with the same optimal
-cost to the goal, and the path back to the start composes the permutations recorded so far.
+reaches ``symmetry_after``): the open list is folded to canonical representatives then, and
+children generated from then on are stored folded. Closed states stay as they are; a state may
+then be held twice (raw and folded), which costs expansions, never optimality: both stand for
+states with the same optimal cost to the goal, and the path back to the start composes the
+permutations recorded so far.
 """
 
 from __future__ import annotations
