@@ -1,4 +1,5 @@
-"""Builds the optional C accelerators: LM-cut (``goap._lmcut``) and grounding (``goap._ground``).
+"""Builds the optional C accelerators: LM-cut and the A* loop over it (``goap._lmcut``), and grounding
+(``goap._ground``).
 
 Everything else is configured in pyproject.toml. The extensions are optional: when one cannot be
 built, installation still succeeds and the planner uses its pure-Python code (same results).
@@ -10,7 +11,8 @@ setup(
     ext_modules=[
         Extension(
             "goap._lmcut",
-            sources=["goap/_lmcut.c"],
+            sources=["goap/_lmcut.c", "goap/_astar.c"],
+            depends=["goap/_lmcut.h"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,
         ),

@@ -19,45 +19,7 @@
  * The module uses single-phase init with a static type and no module state; it is therefore
  * refused by sub-interpreters that require multi-phase init (Python 3.12+), which is safe.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <float.h>
-#include <math.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-
-#define EPS 1e-9
-#define HDR ((Py_ssize_t)(sizeof(double) + sizeof(int32_t)))
-
-typedef struct {
-    double d;
-    int f;
-} HeapItem;
-
-typedef struct {
-    PyObject_HEAD
-    int ready, busy, nfacts, nops, goal, top, nvars, ncompiled, integral, impossible, numeric;
-    int *pre_start, *pre_list, *eff_start, *eff_list;
-    int *preof_start, *preof_list, *ach_start, *ach_list;
-    int *pre_count;
-    double *base_cost;
-    int *var_base, *var_shift, *var_width;
-    int *relaxed_of;
-    int max_shift;
-    /* scratch */
-    double *h, *cost;
-    int *unsat, *supp, *stack, *cut, *init;
-    unsigned char *done, *zone, *seen;
-    HeapItem *heap;
-    Py_ssize_t heap_len, heap_cap;
-    /* Dial buckets: linked lists over a node pool */
-    int *bhead, *btail, nbuckets;
-    int *node_fact, *node_next, nnodes, node_cap;
-    /* output buffer */
-    char *out;
-    Py_ssize_t out_len, out_cap;
-} Core;
+#include "_lmcut.h"
 
 static void core_free_arrays(Core *c) {
     void *ptrs[] = {c->pre_start, c->pre_list, c->eff_start, c->eff_list, c->preof_start, c->preof_list,
@@ -388,24 +350,17 @@ out_of_domain:
 
 /* ---------------------------------------------------------------- methods */
 
-static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "evaluate(state, inherited) takes 2 arguments");
-        return NULL;
+/* LM-cut of the state whose init facts (c->init, ninit of them, TOP included) were read, starting from
+ * the landmarks lm[0..lmlen) (records as evaluate() writes them). On return 0, *total is h and
+ * c->out[0..c->out_len) holds every landmark (the inherited ones first); h = INFINITY leaves c->out
+ * empty. Returns -1 with an exception set on malformed landmarks or memory exhaustion. Runs no
+ * Python code. */
+int lmcut_run(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, double *total_out) {
+    c->out_len = 0;
+    if (c->impossible) {
+        *total_out = INFINITY;
+        return 0;
     }
-    PyObject *inherited = args[1];
-    const char *lm = NULL;
-    Py_ssize_t lmlen = 0;
-    if (PyBytes_Check(inherited)) {
-        lm = PyBytes_AS_STRING(inherited);
-        lmlen = PyBytes_GET_SIZE(inherited);
-    } else if (!(PyTuple_Check(inherited) && PyTuple_GET_SIZE(inherited) == 0)) {
-        PyErr_SetString(PyExc_TypeError, "inherited landmarks must be bytes from evaluate() or ()");
-        return NULL;
-    }
-    if (c->impossible) return Py_BuildValue("(dy#)", INFINITY, "", (Py_ssize_t)0);
-    int ninit = read_state(c, args[0]);
-    if (ninit < 0) return NULL;
     memcpy(c->cost, c->base_cost, (size_t)c->nops * sizeof(double));
     double total = 0.0;
     Py_ssize_t pos = 0;
@@ -429,12 +384,14 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
         }
         pos += (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
     }
-    if (hmax(c, ninit) < 0) return NULL;
+    if (hmax(c, ninit) < 0) return -1;
     double *h = c->h;
     int goal = c->goal;
-    if (h[goal] == INFINITY) return Py_BuildValue("(dy#)", INFINITY, "", (Py_ssize_t)0);
-    c->out_len = 0;
-    if (out_reserve(c, lmlen) < 0) return NULL;
+    if (h[goal] == INFINITY) {
+        *total_out = INFINITY;
+        return 0;
+    }
+    if (out_reserve(c, lmlen) < 0) return -1;
     if (lmlen) memcpy(c->out, lm, (size_t)lmlen);
     c->out_len = lmlen;
     int nf = c->nfacts;
@@ -488,7 +445,7 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
         }
         if (ncut == 0) {
             PyErr_SetString(PyExc_RuntimeError, "internal error: LM-cut found an empty cut");
-            return NULL;
+            return -1;
         }
         double m = c->cost[c->cut[0]];
         for (int i = 1; i < ncut; i++)
@@ -502,7 +459,7 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
         total += m;
         for (int i = 0; i < ncut; i++) c->cost[c->cut[i]] -= m;
         Py_ssize_t rec = HDR + (Py_ssize_t)ncut * (Py_ssize_t)sizeof(int32_t);
-        if (out_reserve(c, rec) < 0) return NULL;
+        if (out_reserve(c, rec) < 0) return -1;
         int32_t n32 = ncut;
         memcpy(c->out + c->out_len, &m, sizeof(double));
         memcpy(c->out + c->out_len + sizeof(double), &n32, sizeof(int32_t));
@@ -511,8 +468,36 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
             memcpy(c->out + c->out_len + HDR + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), &o, sizeof(int32_t));
         }
         c->out_len += rec;
-        if (decrease(c, ncut) < 0) return NULL;
+        if (decrease(c, ncut) < 0) return -1;
     }
+    *total_out = total;
+    return 0;
+bad_lm:
+    PyErr_SetString(PyExc_ValueError, "malformed landmarks (not produced by this Core's evaluate())");
+    return -1;
+}
+
+static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "evaluate(state, inherited) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *inherited = args[1];
+    const char *lm = NULL;
+    Py_ssize_t lmlen = 0;
+    if (PyBytes_Check(inherited)) {
+        lm = PyBytes_AS_STRING(inherited);
+        lmlen = PyBytes_GET_SIZE(inherited);
+    } else if (!(PyTuple_Check(inherited) && PyTuple_GET_SIZE(inherited) == 0)) {
+        PyErr_SetString(PyExc_TypeError, "inherited landmarks must be bytes from evaluate() or ()");
+        return NULL;
+    }
+    if (c->impossible) return Py_BuildValue("(dy#)", INFINITY, "", (Py_ssize_t)0);
+    int ninit = read_state(c, args[0]);
+    if (ninit < 0) return NULL;
+    double total;
+    if (lmcut_run(c, ninit, lm, lmlen, &total) < 0) return NULL;
+    if (total == INFINITY) return Py_BuildValue("(dy#)", INFINITY, "", (Py_ssize_t)0);
     PyObject *hv = PyFloat_FromDouble(total);
     if (!hv) return NULL;
     PyObject *lms;
@@ -530,9 +515,6 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(hv);
     Py_DECREF(lms);
     return res;
-bad_lm:
-    PyErr_SetString(PyExc_ValueError, "malformed landmarks (not produced by this Core's evaluate())");
-    return NULL;
 }
 
 static PyObject *Core_inherit(Core *c, PyObject *const *args, Py_ssize_t nargs) {
@@ -950,6 +932,10 @@ static PyMethodDef Core_methods[] = {
      "inherit(landmarks, op_index) -> landmarks without those containing the compiled operator."},
     {"value", (PyCFunction)(void (*)(void))Core_guarded_value, METH_FASTCALL,
      "value(state) -> h: LM-cut of a packed state from scratch."},
+    {"search", (PyCFunction)(void (*)(void))Core_search, METH_FASTCALL,
+     "search(ops, buckets, goal, weight, greedy, limit, deadline, clock, canon, detect, switch_at) -> "
+     "(status, path, cost, expanded, generated, evaluated, reopened, initial h): goap.astar.best_first "
+     "in C over a plain task (see _astar.c)."},
     {"decode", (PyCFunction)Core_decode, METH_O,
      "decode(landmarks) -> [(relaxed operator ids, cost), ...] (for tests and debugging)."},
     {NULL, NULL, 0, NULL}};

@@ -16,6 +16,10 @@ children generated from then on are stored folded. Closed states stay as they ar
 then be held twice (raw and folded), which costs expansions, never optimality: both stand for
 states with the same optimal cost to the goal, and the path back to the start composes the
 permutations recorded so far.
+
+:func:`search` is the entry point: it runs :func:`best_first` in C (``goap._lmcut``'s
+``Core.search``, a step-for-step port that returns the same outcome) when the heuristic is the C
+LM-cut and every operator of the task is pure mask arithmetic, and in Python otherwise.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any, Literal
 from goap.compile import CompiledOp, State, Task
 from goap.heuristics import INF, Heuristic
 
-__all__ = ["SearchOutcome", "best_first"]
+__all__ = ["SearchOutcome", "best_first", "search"]
 
 _EPS = 1e-9
 _CLOCK_EVERY = 128
@@ -52,6 +56,55 @@ class SearchOutcome:
     evaluated: int
     reopened: int
     initial_h: float
+
+
+def search(
+    task: Task,
+    h: Heuristic,
+    *,
+    weight: float = 1.0,
+    greedy: bool = False,
+    max_expansions: int | None = None,
+    deadline: float | None = None,
+    canon: Canon | None = None,
+    detect_symmetry: Callable[[], Canon | None] | None = None,
+    symmetry_after: int = 0,
+) -> SearchOutcome:
+    """:func:`best_first` (same arguments, same outcome), in C when the task and heuristic allow it."""
+    native = getattr(h, "native_search", None)
+    if native is None or not task.mask_only or task.initial != 0:
+        return best_first(
+            task,
+            h,
+            weight=weight,
+            greedy=greedy,
+            max_expansions=max_expansions,
+            deadline=deadline,
+            canon=canon,
+            detect_symmetry=detect_symmetry,
+            symmetry_after=symmetry_after,
+        )
+    switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
+    if detect_symmetry is not None and switch_at < 0:
+        canon = detect_symmetry()
+        detect_symmetry = None
+    status, path, cost, expanded, generated, evaluated, reopened, h0 = native(
+        task.ops,
+        task.bucket_facts,
+        [d[0] for d in task.goal_facts],
+        weight,
+        greedy,
+        -1 if max_expansions is None else max_expansions,
+        deadline,
+        time.perf_counter,
+        canon,
+        detect_symmetry,
+        switch_at,
+    )
+    ops = task.ops
+    return SearchOutcome(
+        status, [(ops[i], perm) for i, perm in path], cost, expanded, generated, evaluated, reopened, h0
+    )
 
 
 def best_first(

@@ -177,12 +177,14 @@ class Task:
         """Variable index of each fact id."""
         self._varinfo = tuple((v.base, v.shift, v.mask) for v in self.variables)
         self._build_successor_index(buckets)
+        fast = plain or not (self.numeric or not all(op.simple for op in self.ops))
         self.expand: Callable[[State], list[tuple[CompiledOp, State, float]]] = (
-            self._expand_fast
-            if plain or not (self.numeric or not all(op.simple for op in self.ops))
-            else self._expand_general
+            self._expand_fast if fast else self._expand_general
         )
         """``expand(state)`` -> ``[(op, child, cost), ...]`` in operator order within buckets."""
+        self.mask_only = fast and not gsets and not impossible and self.variables != ()
+        """Whether every operator is pure mask arithmetic on the packed int and the goal one mask
+        test (no set condition, numbers or cost functions): then the search may run in C."""
 
     # ------------------------------------------------------------------ encoding helpers
     def packed(self, state: State) -> int:
@@ -243,6 +245,8 @@ class Task:
                 for f in op.pre:
                     count[f] = count.get(f, 0) + 1
             buckets = [min(op.pre, key=lambda x: (count[x], x)) if op.pre else -1 for op in self.ops]
+        self.bucket_facts: Sequence[int] = buckets
+        """The successor-index fact of each operator (-1: none), in operator order."""
         tables: dict[int, list[list[CompiledOp]]] = {}
         free: list[CompiledOp] = []
         fact_var = self.fact_var

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from goap.actions import ActionSpec
-from goap.astar import Canon, SearchOutcome, best_first
+from goap.astar import Canon, SearchOutcome, search
 from goap.compile import CompiledOp, Task, compile_task
 from goap.errors import ModelError
 from goap.explain import NoPlanExplanation, UnreachableCondition, explain_unreachable
@@ -124,7 +124,7 @@ class _BestFirst:
             return sym.canon
 
         h = HEURISTICS[self.heuristic](task)
-        out = best_first(
+        out = search(
             task,
             h,
             weight=self.weight,

@@ -63,6 +63,9 @@ class LMCut:
     admissible = True
     incremental = True
     """The search may pass a parent's landmarks to :meth:`evaluate`."""
+    native_search: Any = None
+    """With the C core: its ``search``, :func:`goap.astar.best_first` run in C on this heuristic
+    (:func:`goap.astar.search` uses it for tasks it applies to)."""
 
     def __init__(self, task: Task, *, accelerated: bool | None = None) -> None:
         """Precompute the relaxed task; ``accelerated`` (default :data:`ACCELERATED`) picks the C core.
@@ -101,6 +104,7 @@ class LMCut:
 
             self.inherit = inherit  # type: ignore[method-assign]
             self._core = core
+            self.native_search = core.search
         else:
             self._relaxed_of: dict[int, int] = {src: i for i, src in enumerate(rt.op_source) if src >= 0}
 

@@ -1,0 +1,899 @@
+/* Core.search: goap.astar.best_first in C, for plain tasks under the C LM-cut.
+ *
+ * A cold planning call spends most of its time in the interpreter around the heuristic: popping
+ * tuples, hashing int states, generating successors, handing landmarks between Python and C. This
+ * file runs that loop on C arrays and calls LM-cut (lmcut_run) directly. It is a port of
+ * best_first step for step, so it returns what best_first returns with the same heuristic: the
+ * same open-list order ((key, h, counter), the counter unique), the same lazy evaluation with
+ * inherited landmarks and pathmax, the same reopening, the same symmetry switch and fold, the same
+ * path and the same counts (tests compare the two on every shared problem and on generated tasks).
+ *
+ * search(ops, buckets, goal, weight, greedy, limit, deadline, clock, canon, detect, switch_at)
+ *   ops      the compiled operators (objects with pre, eff: tuples of fact ids, and cost: float),
+ *            pure mask arithmetic: no residual, numeric or state-dependent part
+ *   buckets  the successor-index fact of each operator (-1: none), as goap.compile.Task picks it
+ *   goal     the goal's fact ids (one per goal variable)
+ *   weight, greedy, limit (-1: none), deadline (None or a clock() value), clock (a callable
+ *   returning seconds, read every 128 expansions when there is a deadline), canon (None or
+ *   state -> (representative, permutation)), detect (None or () -> canon or None, called once
+ *   when `switch_at` states have been expanded)
+ * returns (status, [(op index, permutation or None)], cost, expanded, generated, evaluated,
+ *          reopened, initial h)
+ *
+ * States are packed ints as in goap.compile, held as little-endian arrays of 64-bit words; they
+ * become Python ints only to cross into canon. Python code runs only in clock, canon and detect,
+ * never while Core scratch arrays hold live data (lmcut_run has returned and its landmarks are
+ * copied out), so a callback that evaluates with the same Core is harmless. Every id is checked;
+ * bad input raises ValueError/TypeError, never a crash.
+ */
+#include "_lmcut.h"
+
+#define CLOCK_EVERY 128
+
+typedef struct {
+    double key, h, g;
+    long long cnt;
+    int s;
+} Entry;
+
+static inline int entry_less(const Entry *a, const Entry *b) {
+    if (a->key != b->key) return a->key < b->key;
+    if (a->h != b->h) return a->h < b->h;
+    return a->cnt < b->cnt;
+}
+
+static int entry_cmp(const void *x, const void *y) {
+    const Entry *a = (const Entry *)x, *b = (const Entry *)y;
+    return entry_less(a, b) ? -1 : (entry_less(b, a) ? 1 : 0);
+}
+
+typedef struct {
+    /* task */
+    Core *core;
+    int nw, nops, nvars;
+    uint64_t *pmask, *pval, *keep, *evl; /* nops * nw each */
+    double *cost;
+    int *bvar, nbvar;     /* variables with a bucket table, ascending */
+    int *bstart;          /* per bucketed variable: first slot of its table in bslot */
+    int *bslot;           /* per (variable, value) slot: start of its operators in blist; +1 sentinel */
+    int *blist, *freeops, nfree;
+    uint64_t *gmask, *gval;
+    /* states */
+    uint64_t *words;
+    double *g, *hc; /* hc: NAN = not cached */
+    int *parent, *pop;
+    PyObject **perm;
+    unsigned char *closed;
+    Py_ssize_t *lmoff, *lmlen; /* lmoff -1: never evaluated */
+    int n, cap;
+    int *table;
+    size_t tmask;
+    /* landmarks of evaluated states, and scratch */
+    char *arena, *inh;
+    Py_ssize_t alen, acap, icap;
+    Entry *heap;
+    Py_ssize_t hlen, hcap;
+    uint64_t *tmp, *cur;
+    unsigned char *bytes;
+} Search;
+
+static void search_free(Search *S) {
+    if (S->perm)
+        for (int i = 0; i < S->n; i++) Py_XDECREF(S->perm[i]);
+    void *ptrs[] = {S->pmask, S->pval, S->keep, S->evl, S->cost, S->bvar, S->bstart, S->bslot, S->blist,
+                    S->freeops, S->gmask, S->gval, S->words, S->g, S->hc, S->parent, S->pop, S->perm,
+                    S->closed, S->lmoff, S->lmlen, S->table, S->arena, S->inh, S->heap, S->tmp, S->cur, S->bytes};
+    for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) PyMem_Free(ptrs[i]);
+}
+
+static inline uint64_t get_bits(const uint64_t *w, int shift, int width) {
+    if (width == 0) return 0;
+    int k = shift >> 6, off = shift & 63;
+    uint64_t x = w[k] >> off;
+    if (off + width > 64) x |= w[k + 1] << (64 - off);
+    return x & ((width == 64 ? 0 : ((uint64_t)1 << width)) - 1);
+}
+
+static inline void set_bits(uint64_t *w, int shift, int width, uint64_t x) {
+    for (int i = 0; i < width; i++)
+        if ((x >> i) & 1) w[(shift + i) >> 6] |= (uint64_t)1 << ((shift + i) & 63);
+}
+
+static inline size_t hash_words(const uint64_t *w, int nw) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (int i = 0; i < nw; i++) {
+        h ^= w[i];
+        h *= 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 31;
+    }
+    return (size_t)h;
+}
+
+/* The state index of words w, or -1. */
+static int lookup(const Search *S, const uint64_t *w) {
+    size_t i = hash_words(w, S->nw) & S->tmask;
+    for (;;) {
+        int s = S->table[i];
+        if (s < 0) return -1;
+        if (memcmp(S->words + (size_t)s * S->nw, w, (size_t)S->nw * sizeof(uint64_t)) == 0) return s;
+        i = (i + 1) & S->tmask;
+    }
+}
+
+static int grow_table(Search *S) {
+    size_t ncap = (S->tmask + 1) * 2;
+    int *t = PyMem_Malloc(ncap * sizeof(int));
+    if (!t) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < ncap; i++) t[i] = -1;
+    for (int s = 0; s < S->n; s++) {
+        size_t i = hash_words(S->words + (size_t)s * S->nw, S->nw) & (ncap - 1);
+        while (t[i] >= 0) i = (i + 1) & (ncap - 1);
+        t[i] = s;
+    }
+    PyMem_Free(S->table);
+    S->table = t;
+    S->tmask = ncap - 1;
+    return 0;
+}
+
+#define GROW(ptr, type, cap)                                                  \
+    do {                                                                      \
+        type *np_ = PyMem_Realloc((ptr), (size_t)(cap) * sizeof(type));       \
+        if (!np_) {                                                           \
+            PyErr_NoMemory();                                                 \
+            return -1;                                                        \
+        }                                                                     \
+        (ptr) = np_;                                                          \
+    } while (0)
+
+/* A new state with words w (not yet known): its index, or -1 with an exception set. */
+static int add_state(Search *S, const uint64_t *w) {
+    if (S->n == S->cap) {
+        if (S->cap > INT32_MAX / 4) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        int cap = S->cap ? 2 * S->cap : 1024;
+        GROW(S->words, uint64_t, (size_t)cap * S->nw);
+        GROW(S->g, double, cap);
+        GROW(S->hc, double, cap);
+        GROW(S->parent, int, cap);
+        GROW(S->pop, int, cap);
+        GROW(S->perm, PyObject *, cap);
+        GROW(S->closed, unsigned char, cap);
+        GROW(S->lmoff, Py_ssize_t, cap);
+        GROW(S->lmlen, Py_ssize_t, cap);
+        S->cap = cap;
+    }
+    if ((size_t)(S->n + 1) * 2 > S->tmask + 1 && grow_table(S) < 0) return -1;
+    int s = S->n++;
+    memcpy(S->words + (size_t)s * S->nw, w, (size_t)S->nw * sizeof(uint64_t));
+    S->g[s] = 0.0;
+    S->hc[s] = NAN;
+    S->parent[s] = -1;
+    S->pop[s] = -1;
+    S->perm[s] = NULL;
+    S->closed[s] = 0;
+    S->lmoff[s] = -1;
+    S->lmlen[s] = 0;
+    size_t i = hash_words(w, S->nw) & S->tmask;
+    while (S->table[i] >= 0) i = (i + 1) & S->tmask;
+    S->table[i] = s;
+    return s;
+}
+
+static int heap_add(Search *S, Entry e) {
+    if (S->hlen == S->hcap) {
+        Py_ssize_t cap = S->hcap ? 2 * S->hcap : 1024;
+        GROW(S->heap, Entry, cap);
+        S->hcap = cap;
+    }
+    Entry *hp = S->heap;
+    Py_ssize_t i = S->hlen++;
+    while (i > 0) {
+        Py_ssize_t up = (i - 1) >> 1;
+        if (!entry_less(&e, &hp[up])) break;
+        hp[i] = hp[up];
+        i = up;
+    }
+    hp[i] = e;
+    return 0;
+}
+
+static Entry heap_take(Search *S) {
+    Entry *hp = S->heap;
+    Entry top = hp[0];
+    Entry last = hp[--S->hlen];
+    Py_ssize_t n = S->hlen, i = 0;
+    for (;;) {
+        Py_ssize_t l = 2 * i + 1;
+        if (l >= n) break;
+        Py_ssize_t m = l;
+        if (l + 1 < n && entry_less(&hp[l + 1], &hp[l])) m = l + 1;
+        if (!entry_less(&hp[m], &last)) break;
+        hp[i] = hp[m];
+        i = m;
+    }
+    if (n > 0) hp[i] = last;
+    return top;
+}
+
+/* ---------------------------------------------------------------- states <-> Python ints */
+
+static PyObject *to_int(Search *S, const uint64_t *w) {
+    if (S->nw == 1) return PyLong_FromUnsignedLongLong(w[0]);
+    for (int k = 0; k < S->nw; k++)
+        for (int b = 0; b < 8; b++) S->bytes[8 * k + b] = (unsigned char)(w[k] >> (8 * b));
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(S->bytes, (size_t)S->nw * 8, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray(S->bytes, (size_t)S->nw * 8, 1, 0);
+#endif
+}
+
+/* Reads a representative returned by canon into w; -1 with an exception set if it is not an int
+ * of the task's encoding. */
+static int from_int(Search *S, PyObject *v, uint64_t *w) {
+    if (!PyLong_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "canon must return (int state, permutation)");
+        return -1;
+    }
+    PyObject *exact = PyNumber_Index(v); /* an exact int (a copy for a subclass): no user code runs */
+    if (!exact) return -1;
+    int rc = 0;
+    if (S->nw == 1) {
+        unsigned long long x = PyLong_AsUnsignedLongLong(exact);
+        if (x == (unsigned long long)-1 && PyErr_Occurred()) rc = -1; /* negative or too large */
+        w[0] = x;
+    } else {
+#if PY_VERSION_HEX >= 0x030D0000
+        Py_ssize_t need = PyLong_AsNativeBytes(exact, S->bytes, (Py_ssize_t)S->nw * 8,
+                                               Py_ASNATIVEBYTES_LITTLE_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER |
+                                                   Py_ASNATIVEBYTES_REJECT_NEGATIVE);
+        if (need < 0)
+            rc = -1;
+        else if (need > (Py_ssize_t)S->nw * 8) {
+            PyErr_SetString(PyExc_OverflowError, "state too large");
+            rc = -1;
+        }
+#else
+        rc = _PyLong_AsByteArray((PyLongObject *)exact, S->bytes, (size_t)S->nw * 8, 1, 0) < 0 ? -1 : 0;
+#endif
+        for (int k = 0; rc == 0 && k < S->nw; k++) {
+            uint64_t x = 0;
+            for (int b = 0; b < 8; b++) x |= (uint64_t)S->bytes[8 * k + b] << (8 * b);
+            w[k] = x;
+        }
+    }
+    Py_DECREF(exact);
+    if (rc < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError) && !PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "canon returned a state outside the task's encoding");
+    }
+    return rc;
+}
+
+/* canon(state) for the words in S->tmp: the representative replaces them; *perm gets a new
+ * reference to the permutation, or NULL for None. */
+static int call_canon(Search *S, PyObject *canon, PyObject **perm) {
+    *perm = NULL;
+    PyObject *st = to_int(S, S->tmp);
+    if (!st) return -1;
+    PyObject *r = PyObject_CallOneArg(canon, st);
+    Py_DECREF(st);
+    if (!r) return -1;
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_TypeError, "canon must return (int state, permutation)");
+        return -1;
+    }
+    if (from_int(S, PyTuple_GET_ITEM(r, 0), S->tmp) < 0) {
+        Py_DECREF(r);
+        return -1;
+    }
+    PyObject *p = PyTuple_GET_ITEM(r, 1);
+    if (p != Py_None) {
+        Py_INCREF(p);
+        *perm = p;
+    }
+    Py_DECREF(r);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- heuristic */
+
+/* LM-cut of state s from inherited landmarks (S->inh[0..ilen)); stores h in *hv and the landmarks
+ * in the arena (s's own record). */
+static int evaluate(Search *S, int s, Py_ssize_t ilen, double *hv) {
+    Core *c = S->core;
+    const uint64_t *w = S->words + (size_t)s * S->nw;
+    int n = c->nvars;
+    for (int v = 0; v < n; v++) {
+        uint64_t x = get_bits(w, c->var_shift[v], c->var_width[v]);
+        long long f = (long long)c->var_base[v] + (long long)x;
+        int lim = v + 1 < n ? c->var_base[v + 1] : c->top;
+        if (f >= lim) {
+            PyErr_SetString(PyExc_ValueError, "a state holds a value outside a domain");
+            return -1;
+        }
+        c->init[v] = (int)f;
+    }
+    c->init[n] = c->top;
+    if (lmcut_run(c, n + 1, S->inh, ilen, hv) < 0) return -1;
+    Py_ssize_t len = c->out_len;
+    if (len > PY_SSIZE_T_MAX / 4 - S->alen) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (S->alen + len > S->acap) {
+        Py_ssize_t cap = S->acap ? S->acap : 4096;
+        while (cap < S->alen + len) cap *= 2;
+        GROW(S->arena, char, cap);
+        S->acap = cap;
+    }
+    if (len) memcpy(S->arena + S->alen, c->out, (size_t)len);
+    S->lmoff[s] = S->alen;
+    S->lmlen[s] = len;
+    S->alen += len;
+    return 0;
+}
+
+/* The landmarks of state p without those holding compiled operator op, into S->inh; their length. */
+static Py_ssize_t inherit(Search *S, int p, int op) {
+    Py_ssize_t len = S->lmlen[p];
+    if (len > S->icap) {
+        Py_ssize_t cap = S->icap ? S->icap : 256;
+        while (cap < len) cap *= 2;
+        char *ni = PyMem_Realloc(S->inh, (size_t)cap);
+        if (!ni) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        S->inh = ni;
+        S->icap = cap;
+    }
+    const char *lm = S->arena + S->lmoff[p];
+    int r = S->core->relaxed_of[op];
+    if (r < 0) {
+        if (len) memcpy(S->inh, lm, (size_t)len);
+        return len;
+    }
+    Py_ssize_t pos = 0, out = 0;
+    while (pos < len) {
+        int32_t n;
+        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
+        Py_ssize_t rec = HDR + (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
+        int has = 0;
+        for (int32_t i = 0; i < n; i++) {
+            int32_t o;
+            memcpy(&o, lm + pos + HDR + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
+            if (o == r) {
+                has = 1;
+                break;
+            }
+        }
+        if (!has) {
+            memcpy(S->inh + out, lm + pos, (size_t)rec);
+            out += rec;
+        }
+        pos += rec;
+    }
+    return out;
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static int read_facts(PyObject *obj, const char *name, int top, int **out, int *count) {
+    PyObject *v = PyObject_GetAttrString(obj, name);
+    if (!v) return -1;
+    PyObject *t = PySequence_Tuple(v);
+    Py_DECREF(v);
+    if (!t) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    *out = PyMem_Calloc((size_t)n + 1, sizeof(int));
+    if (!*out) {
+        Py_DECREF(t);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long f = PyLong_AsLong(PyTuple_GET_ITEM(t, i));
+        if (f == -1 && PyErr_Occurred()) {
+            Py_DECREF(t);
+            return -1;
+        }
+        if (f < 0 || f >= top) {
+            Py_DECREF(t);
+            PyErr_Format(PyExc_ValueError, "operator %s: fact id %ld out of range", name, f);
+            return -1;
+        }
+        (*out)[i] = (int)f;
+    }
+    Py_DECREF(t);
+    *count = (int)n;
+    return 0;
+}
+
+/* fact -> variable */
+static int fact_var(const Core *c, int f) {
+    int lo = 0, hi = c->nvars - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (c->var_base[mid] <= f)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Sets the bits of fact f (variable mask into mask, value into val). */
+static void put_fact(const Core *c, int f, uint64_t *mask, uint64_t *val) {
+    int v = fact_var(c, f);
+    int w = c->var_width[v];
+    set_bits(mask, c->var_shift[v], w, w ? (((uint64_t)1 << w) - 1) : 0);
+    set_bits(val, c->var_shift[v], w, (uint64_t)(f - c->var_base[v]));
+}
+
+static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
+    Core *c = S->core;
+    if (c->numeric) {
+        PyErr_SetString(PyExc_ValueError, "search: numeric tasks are searched in Python");
+        return -1;
+    }
+    if (c->nvars < 1 || c->var_base[0] != 0) {
+        PyErr_SetString(PyExc_ValueError, "search: the task has no variables");
+        return -1;
+    }
+    S->nvars = c->nvars;
+    S->nw = c->max_shift / 64 + 1;
+    PyObject *opt = PySequence_Tuple(ops);
+    if (!opt) return -1;
+    Py_ssize_t no = PyTuple_GET_SIZE(opt);
+    if (no != c->ncompiled) {
+        Py_DECREF(opt);
+        PyErr_SetString(PyExc_ValueError, "search: one operator per compiled operator of the Core");
+        return -1;
+    }
+    S->nops = (int)no;
+    size_t nw = (size_t)S->nw, n = (size_t)no + 1;
+    S->pmask = PyMem_Calloc(n * nw, sizeof(uint64_t));
+    S->pval = PyMem_Calloc(n * nw, sizeof(uint64_t));
+    S->keep = PyMem_Calloc(n * nw, sizeof(uint64_t));
+    S->evl = PyMem_Calloc(n * nw, sizeof(uint64_t));
+    S->cost = PyMem_Calloc(n, sizeof(double));
+    S->gmask = PyMem_Calloc(nw, sizeof(uint64_t));
+    S->gval = PyMem_Calloc(nw, sizeof(uint64_t));
+    S->tmp = PyMem_Calloc(nw, sizeof(uint64_t));
+    S->cur = PyMem_Calloc(nw, sizeof(uint64_t));
+    S->bytes = PyMem_Calloc(nw * 8, 1);
+    if (!S->pmask || !S->pval || !S->keep || !S->evl || !S->cost || !S->gmask || !S->gval || !S->tmp ||
+        !S->cur || !S->bytes) {
+        Py_DECREF(opt);
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *cost_name = PyUnicode_InternFromString("cost");
+    if (!cost_name) {
+        Py_DECREF(opt);
+        return -1;
+    }
+    for (int o = 0; o < S->nops; o++) {
+        PyObject *op = PyTuple_GET_ITEM(opt, o);
+        int *pre = NULL, *eff = NULL, npre = 0, neff = 0;
+        if (read_facts(op, "pre", c->top, &pre, &npre) < 0 || read_facts(op, "eff", c->top, &eff, &neff) < 0) {
+            PyMem_Free(pre);
+            PyMem_Free(eff);
+            Py_DECREF(cost_name);
+            Py_DECREF(opt);
+            return -1;
+        }
+        uint64_t *em = S->tmp;
+        memset(em, 0, nw * sizeof(uint64_t));
+        for (int i = 0; i < npre; i++) put_fact(c, pre[i], S->pmask + o * nw, S->pval + o * nw);
+        for (int i = 0; i < neff; i++) put_fact(c, eff[i], em, S->evl + o * nw);
+        for (size_t k = 0; k < nw; k++) S->keep[o * nw + k] = ~em[k];
+        PyMem_Free(pre);
+        PyMem_Free(eff);
+        PyObject *cv = PyObject_GetAttr(op, cost_name);
+        double cst = cv ? PyFloat_AsDouble(cv) : -1.0;
+        Py_XDECREF(cv);
+        if (cst == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(cost_name);
+            Py_DECREF(opt);
+            return -1;
+        }
+        if (!(cst >= 0.0) || !isfinite(cst)) {
+            Py_DECREF(cost_name);
+            Py_DECREF(opt);
+            PyErr_SetString(PyExc_ValueError, "search: operator costs must be finite and >= 0");
+            return -1;
+        }
+        S->cost[o] = cst;
+    }
+    Py_DECREF(cost_name);
+    Py_DECREF(opt);
+    /* successor index: per bucketed variable (ascending), per value, its operators in index order */
+    PyObject *bt = PySequence_Tuple(buckets);
+    if (!bt) return -1;
+    if (PyTuple_GET_SIZE(bt) != no) {
+        Py_DECREF(bt);
+        PyErr_SetString(PyExc_ValueError, "search: one bucket per operator");
+        return -1;
+    }
+    int *bfact = PyMem_Calloc(n, sizeof(int));
+    int *varslots = PyMem_Calloc((size_t)S->nvars + 1, sizeof(int)); /* per variable: its table size */
+    if (!bfact || !varslots) {
+        PyMem_Free(bfact);
+        PyMem_Free(varslots);
+        Py_DECREF(bt);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int ok = 1;
+    for (int o = 0; o < S->nops && ok; o++) {
+        long f = PyLong_AsLong(PyTuple_GET_ITEM(bt, o));
+        if (f == -1 && PyErr_Occurred()) ok = 0;
+        else if (f < -1 || f >= c->top) {
+            PyErr_SetString(PyExc_ValueError, "search: bucket fact out of range");
+            ok = 0;
+        } else
+            bfact[o] = (int)f;
+    }
+    Py_DECREF(bt);
+    S->freeops = PyMem_Calloc(n, sizeof(int));
+    S->bvar = PyMem_Calloc((size_t)S->nvars + 1, sizeof(int));
+    S->bstart = PyMem_Calloc((size_t)S->nvars + 1, sizeof(int));
+    if (ok && (!S->freeops || !S->bvar || !S->bstart)) {
+        PyErr_NoMemory();
+        ok = 0;
+    }
+    long long nslots = 0;
+    if (ok) {
+        for (int o = 0; o < S->nops; o++)
+            if (bfact[o] >= 0) varslots[fact_var(c, bfact[o])] = 1;
+        for (int v = 0; v < S->nvars; v++)
+            if (varslots[v]) {
+                S->bvar[S->nbvar] = v;
+                S->bstart[S->nbvar] = (int)nslots;
+                S->nbvar++;
+                nslots += (long long)1 << c->var_width[v];
+                if (nslots > INT32_MAX / 2) {
+                    PyErr_SetString(PyExc_ValueError, "search: value domains too large");
+                    ok = 0;
+                    break;
+                }
+            }
+    }
+    if (ok) {
+        S->bslot = PyMem_Calloc((size_t)nslots + 1, sizeof(int));
+        S->blist = PyMem_Calloc(n, sizeof(int));
+        if (!S->bslot || !S->blist) {
+            PyErr_NoMemory();
+            ok = 0;
+        }
+    }
+    if (ok) {
+        /* slot of each bucketed variable in bvar order: varslots[v] becomes its position */
+        for (int k = 0; k < S->nbvar; k++) varslots[S->bvar[k]] = k;
+        int *count = S->bslot; /* counting sort: sizes first, then prefix sums */
+        for (int o = 0; o < S->nops; o++) {
+            if (bfact[o] < 0) {
+                S->freeops[S->nfree++] = o;
+                continue;
+            }
+            int v = fact_var(c, bfact[o]);
+            count[S->bstart[varslots[v]] + (bfact[o] - c->var_base[v]) + 1]++;
+        }
+        for (long long i = 0; i < nslots; i++) count[i + 1] += count[i];
+        int *fill = PyMem_Calloc((size_t)nslots + 1, sizeof(int));
+        if (!fill) {
+            PyErr_NoMemory();
+            ok = 0;
+        } else {
+            for (int o = 0; o < S->nops; o++) {
+                if (bfact[o] < 0) continue;
+                int v = fact_var(c, bfact[o]);
+                int slot = S->bstart[varslots[v]] + (bfact[o] - c->var_base[v]);
+                S->blist[S->bslot[slot] + fill[slot]++] = o;
+            }
+            PyMem_Free(fill);
+        }
+    }
+    PyMem_Free(bfact);
+    PyMem_Free(varslots);
+    if (!ok) return -1;
+    /* goal */
+    PyObject *gt = PySequence_Tuple(goal);
+    if (!gt) return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(gt); i++) {
+        long f = PyLong_AsLong(PyTuple_GET_ITEM(gt, i));
+        if (f == -1 && PyErr_Occurred()) {
+            Py_DECREF(gt);
+            return -1;
+        }
+        if (f < 0 || f >= c->top) {
+            Py_DECREF(gt);
+            PyErr_SetString(PyExc_ValueError, "search: goal fact out of range");
+            return -1;
+        }
+        put_fact(c, (int)f, S->gmask, S->gval);
+    }
+    Py_DECREF(gt);
+    S->table = PyMem_Malloc(1024 * sizeof(int));
+    if (!S->table) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int i = 0; i < 1024; i++) S->table[i] = -1;
+    S->tmask = 1023;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the search */
+
+static inline int is_goal(const Search *S, const uint64_t *w) {
+    for (int k = 0; k < S->nw; k++)
+        if ((w[k] & S->gmask[k]) != S->gval[k]) return 0;
+    return 1;
+}
+
+/* goap.astar._fold: the open list with every state replaced by its representative. */
+static int fold(Search *S, PyObject *canon) {
+    Py_ssize_t n = S->hlen;
+    qsort(S->heap, (size_t)n, sizeof(Entry), entry_cmp);
+    Py_ssize_t out = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Entry e = S->heap[i];
+        int s = e.s;
+        if (e.g > S->g[s] + EPS) continue; /* stale */
+        memcpy(S->tmp, S->words + (size_t)s * S->nw, (size_t)S->nw * sizeof(uint64_t));
+        PyObject *perm;
+        if (call_canon(S, canon, &perm) < 0) {
+            S->hlen = out; /* entries past out are dropped; nothing refers to them */
+            return -1;
+        }
+        if (perm == NULL || S->parent[s] < 0 || S->perm[s] != NULL) {
+            Py_XDECREF(perm);
+            S->heap[out++] = e;
+            continue;
+        }
+        int rep = lookup(S, S->tmp);
+        if (rep >= 0 && e.g >= S->g[rep] - EPS) {
+            Py_DECREF(perm);
+            continue;
+        }
+        if (rep < 0) {
+            rep = add_state(S, S->tmp);
+            if (rep < 0) {
+                Py_DECREF(perm);
+                S->hlen = out;
+                return -1;
+            }
+        }
+        S->g[rep] = e.g;
+        S->parent[rep] = S->parent[s];
+        S->pop[rep] = S->pop[s];
+        Py_XSETREF(S->perm[rep], perm);
+        if (!isnan(S->hc[s]) && isnan(S->hc[rep])) S->hc[rep] = S->hc[s];
+        e.s = rep;
+        S->heap[out++] = e;
+    }
+    S->hlen = out;
+    /* pop order depends on (key, h, counter) alone; a sorted array is a heap already */
+    qsort(S->heap, (size_t)out, sizeof(Entry), entry_cmp);
+    return 0;
+}
+
+static PyObject *path_of(Search *S, int s) {
+    int len = 0;
+    for (int x = s; S->parent[x] >= 0; x = S->parent[x]) len++;
+    PyObject *out = PyList_New(len);
+    if (!out) return NULL;
+    int i = len;
+    for (int x = s; S->parent[x] >= 0; x = S->parent[x]) {
+        PyObject *perm = S->perm[x] ? S->perm[x] : Py_None;
+        PyObject *item = Py_BuildValue("(iO)", S->pop[x], perm);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, --i, item);
+    }
+    return out;
+}
+
+PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
+    if (!c->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Core is not initialised");
+        return NULL;
+    }
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "search(ops, buckets, goal, weight, greedy, limit, deadline, clock, "
+                                         "canon, detect, switch_at) takes 11 arguments");
+        return NULL;
+    }
+    double weight = PyFloat_AsDouble(args[3]);
+    if (weight == -1.0 && PyErr_Occurred()) return NULL;
+    int greedy = PyObject_IsTrue(args[4]);
+    if (greedy < 0) return NULL;
+    long long limit = PyLong_AsLongLong(args[5]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    int has_deadline = args[6] != Py_None;
+    double deadline = has_deadline ? PyFloat_AsDouble(args[6]) : 0.0;
+    if (has_deadline && deadline == -1.0 && PyErr_Occurred()) return NULL;
+    PyObject *clock = args[7];
+    if (has_deadline && !PyCallable_Check(clock)) {
+        PyErr_SetString(PyExc_TypeError, "search: a deadline needs a callable clock");
+        return NULL;
+    }
+    PyObject *canon = args[8] == Py_None ? NULL : args[8];
+    PyObject *detect = args[9] == Py_None ? NULL : args[9];
+    long long switch_at = PyLong_AsLongLong(args[10]);
+    if (switch_at == -1 && PyErr_Occurred()) return NULL;
+    if (!(weight >= 1.0) || !isfinite(weight)) {
+        PyErr_SetString(PyExc_ValueError, "search: weight must be a finite number >= 1");
+        return NULL;
+    }
+    if (detect == NULL) switch_at = -1;
+    Search S;
+    memset(&S, 0, sizeof S);
+    S.core = c;
+    Py_INCREF(c); /* the callbacks cannot free it under us */
+    Py_XINCREF(canon);
+    PyObject *result = NULL, *path = NULL;
+    const char *status = "no_plan";
+    double cost = 0.0, h0 = 0.0;
+    long long expanded = 0, generated = 0, evaluated = 0, reopened = 0, counter = 0;
+    if (setup(&S, args[0], args[1], args[2]) < 0) goto done;
+    size_t nw = (size_t)S.nw;
+    /* the start: packed initial state = every variable at value 0 */
+    memset(S.tmp, 0, nw * sizeof(uint64_t));
+    int start = add_state(&S, S.tmp);
+    if (start < 0) goto done;
+    if (evaluate(&S, start, 0, &h0) < 0) goto done;
+    evaluated = 1;
+    if (h0 == INFINITY) goto finish;
+    S.hc[start] = h0;
+    Entry e0 = {greedy ? h0 : weight * h0, h0, 0.0, 0, start};
+    if (heap_add(&S, e0) < 0) goto done;
+    while (S.hlen) {
+        Entry e = heap_take(&S);
+        int s = e.s;
+        double g = e.g;
+        if (g > S.g[s] + EPS) continue;
+        if (is_goal(&S, S.words + (size_t)s * nw)) {
+            path = path_of(&S, s);
+            if (!path) goto done;
+            status = "found";
+            cost = g;
+            goto finish;
+        }
+        double hv = S.hc[s];
+        if (isnan(hv)) {
+            Py_ssize_t ilen = 0;
+            int p = S.parent[s];
+            if (p >= 0 && S.perm[s] == NULL && S.lmoff[p] >= 0 && S.lmlen[p] > 0) {
+                ilen = inherit(&S, p, S.pop[s]);
+                if (ilen < 0) goto done;
+            }
+            if (evaluate(&S, s, ilen, &hv) < 0) goto done;
+            evaluated++;
+            if (hv < e.h) hv = e.h; /* pathmax: the inherited bound is admissible too */
+            S.hc[s] = hv;
+            if (hv == INFINITY) continue;
+            double nkey = greedy ? hv : g + weight * hv;
+            if (nkey > e.key + EPS) {
+                counter++;
+                Entry r = {nkey, hv, g, counter, s};
+                if (heap_add(&S, r) < 0) goto done;
+                continue;
+            }
+        } else if (hv == INFINITY)
+            continue;
+        if (expanded == switch_at) {
+            switch_at = -1;
+            PyObject *found = PyObject_CallNoArgs(detect);
+            if (!found) goto done;
+            Py_CLEAR(canon);
+            if (found != Py_None) {
+                canon = found;
+                if (fold(&S, canon) < 0) goto done;
+            } else
+                Py_DECREF(found);
+        }
+        if (S.closed[s]) reopened++;
+        S.closed[s] = 1;
+        expanded++;
+        if (expanded == limit) {
+            status = "budget_exhausted";
+            goto finish;
+        }
+        if (has_deadline && expanded % CLOCK_EVERY == 0) {
+            PyObject *now = PyObject_CallNoArgs(clock);
+            if (!now) goto done;
+            double t = PyFloat_AsDouble(now);
+            Py_DECREF(now);
+            if (t == -1.0 && PyErr_Occurred()) goto done;
+            if (t > deadline) {
+                status = "budget_exhausted";
+                goto finish;
+            }
+        }
+        /* successors, in the order of goap.compile.Task._expand_fast; s's words are copied first
+         * (adding a state may move the pool) */
+        uint64_t *sw = S.cur;
+        memcpy(sw, S.words + (size_t)s * nw, nw * sizeof(uint64_t));
+        for (int k = 0; k <= S.nbvar; k++) {
+            const int *lo, *hi;
+            if (k < S.nbvar) {
+                int v = S.bvar[k];
+                int slot = S.bstart[k] + (int)get_bits(sw, c->var_shift[v], c->var_width[v]);
+                lo = S.blist + S.bslot[slot];
+                hi = S.blist + S.bslot[slot + 1];
+            } else {
+                lo = S.freeops;
+                hi = S.freeops + S.nfree;
+            }
+            for (const int *it = lo; it < hi; it++) {
+                int o = *it;
+                const uint64_t *pm = S.pmask + (size_t)o * nw, *pv = S.pval + (size_t)o * nw;
+                int app = 1;
+                for (size_t q = 0; q < nw; q++)
+                    if ((sw[q] & pm[q]) != pv[q]) {
+                        app = 0;
+                        break;
+                    }
+                if (!app) continue;
+                const uint64_t *kp = S.keep + (size_t)o * nw, *ev = S.evl + (size_t)o * nw;
+                for (size_t q = 0; q < nw; q++) S.tmp[q] = (sw[q] & kp[q]) | ev[q];
+                generated++;
+                PyObject *perm = NULL;
+                if (canon && call_canon(&S, canon, &perm) < 0) goto done;
+                double co = S.cost[o];
+                double ng = g + co;
+                int child = lookup(&S, S.tmp);
+                if (child >= 0 && ng >= S.g[child] - EPS) {
+                    Py_XDECREF(perm);
+                    continue;
+                }
+                if (child < 0) {
+                    child = add_state(&S, S.tmp);
+                    if (child < 0) {
+                        Py_XDECREF(perm);
+                        goto done;
+                    }
+                }
+                S.g[child] = ng;
+                S.parent[child] = s;
+                S.pop[child] = o;
+                Py_XSETREF(S.perm[child], perm);
+                double hc = S.hc[child];
+                if (isnan(hc)) {
+                    hc = hv - co;
+                    if (hc < 0.0) hc = 0.0;
+                } else if (hc == INFINITY)
+                    continue;
+                counter++;
+                Entry r = {greedy ? hc : ng + weight * hc, hc, ng, counter, child};
+                if (heap_add(&S, r) < 0) goto done;
+            }
+        }
+    }
+finish:
+    if (!path) {
+        path = PyList_New(0);
+        if (!path) goto done;
+    }
+    result = Py_BuildValue("(sOdLLLLd)", status, path, cost, expanded, generated, evaluated, reopened, h0);
+done:
+    Py_XDECREF(path);
+    Py_XDECREF(canon);
+    search_free(&S);
+    Py_DECREF(c);
+    return result;
+}

@@ -1,0 +1,59 @@
+/* Shared by the two files of the goap._lmcut extension: the LM-cut core (_lmcut.c) and the A* search
+ * that drives it without leaving C (_astar.c). */
+#ifndef GOAP_LMCUT_H
+#define GOAP_LMCUT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define EPS 1e-9
+#define HDR ((Py_ssize_t)(sizeof(double) + sizeof(int32_t)))
+
+typedef struct {
+    double d;
+    int f;
+} HeapItem;
+
+typedef struct {
+    PyObject_HEAD
+    int ready, busy, nfacts, nops, goal, top, nvars, ncompiled, integral, impossible, numeric;
+    int *pre_start, *pre_list, *eff_start, *eff_list;
+    int *preof_start, *preof_list, *ach_start, *ach_list;
+    int *pre_count;
+    double *base_cost;
+    int *var_base, *var_shift, *var_width;
+    int *relaxed_of;
+    int max_shift;
+    /* scratch */
+    double *h, *cost;
+    int *unsat, *supp, *stack, *cut, *init;
+    unsigned char *done, *zone, *seen;
+    HeapItem *heap;
+    Py_ssize_t heap_len, heap_cap;
+    /* Dial buckets: linked lists over a node pool */
+    int *bhead, *btail, nbuckets;
+    int *node_fact, *node_next, nnodes, node_cap;
+    /* output buffer */
+    char *out;
+    Py_ssize_t out_len, out_cap;
+} Core;
+
+#if defined(__GNUC__)
+#define GOAP_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define GOAP_INTERNAL
+#endif
+
+/* LM-cut of the state whose init facts are in c->init (ninit of them, TOP included), from the
+ * inherited landmarks lm[0..lmlen); see _lmcut.c. */
+GOAP_INTERNAL int lmcut_run(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, double *total_out);
+
+/* Core.search(...): best-first search over the compiled task; see _astar.c. */
+GOAP_INTERNAL PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs);
+
+#endif
