@@ -34,8 +34,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from goap.actions import ActionSpec, CostFunction
 from goap.conditions import Add, holds
@@ -99,8 +100,8 @@ class CompiledOp:
         return not (self.residual or self.num_pre or self.num_eff or self.cost_fn is not None)
 
 
-@dataclass(frozen=True, slots=True)
-class _Var:
+class _Var(NamedTuple):
+    # a NamedTuple: built from the grounding's tuples without a Python-level __init__ per variable
     name: str
     domain: tuple[Any, ...]
     shift: int
@@ -176,7 +177,10 @@ class Task:
         self.fact_var: tuple[int, ...] = tuple(vi for vi, v in enumerate(self.variables) for _ in v.domain)
         """Variable index of each fact id."""
         self._varinfo = tuple((v.base, v.shift, v.mask) for v in self.variables)
-        self._build_successor_index(buckets)
+        if buckets is None:
+            buckets = self._choose_buckets()
+        self.bucket_facts: Sequence[int] = buckets
+        """The successor-index fact of each operator (-1: none), in operator order."""
         fast = plain or not (self.numeric or not all(op.simple for op in self.ops))
         self.expand: Callable[[State], list[tuple[CompiledOp, State, float]]] = (
             self._expand_fast if fast else self._expand_general
@@ -235,22 +239,26 @@ class Task:
         return all(((p >> sh) & m) in allowed for sh, m, allowed in self._gsets)
 
     # ------------------------------------------------------------------ successors
-    def _build_successor_index(self, buckets: Sequence[int] | None) -> None:
+    def _choose_buckets(self) -> list[int]:
         # Each operator goes in the bucket of its most selective precondition fact (the one the
         # fewest operators share, ties to the smaller id), so a state only looks at operators whose
-        # bucket fact holds. The C grounding hands over the same choice (``buckets``).
-        if buckets is None:
-            count: dict[int, int] = {}
-            for op in self.ops:
-                for f in op.pre:
-                    count[f] = count.get(f, 0) + 1
-            buckets = [min(op.pre, key=lambda x: (count[x], x)) if op.pre else -1 for op in self.ops]
-        self.bucket_facts: Sequence[int] = buckets
-        """The successor-index fact of each operator (-1: none), in operator order."""
+        # bucket fact holds. The C grounding hands over the same choice.
+        count: dict[int, int] = {}
+        for op in self.ops:
+            for f in op.pre:
+                count[f] = count.get(f, 0) + 1
+        return [min(op.pre, key=lambda x: (count[x], x)) if op.pre else -1 for op in self.ops]
+
+    @cached_property
+    def _index(
+        self,
+    ) -> tuple[tuple[tuple[int, int, tuple[tuple[CompiledOp, ...], ...]], ...], tuple[CompiledOp, ...]]:
+        """The successor index: ((shift, mask, operators by value) per bucketed variable, operators
+        without a bucket). Built on first use: the C search builds its own from ``bucket_facts``."""
         tables: dict[int, list[list[CompiledOp]]] = {}
         free: list[CompiledOp] = []
         fact_var = self.fact_var
-        for op, f in zip(self.ops, buckets, strict=True):
+        for op, f in zip(self.ops, self.bucket_facts, strict=True):
             if f < 0:
                 free.append(op)
                 continue
@@ -258,27 +266,29 @@ class Task:
             var = self.variables[vi]
             table = tables.setdefault(vi, [[] for _ in var.domain])
             table[f - var.base].append(op)
-        self._buckets = tuple(
+        buckets = tuple(
             (self.variables[vi].shift, self.variables[vi].mask, tuple(tuple(b) for b in tables[vi]))
             for vi in sorted(tables)
         )
-        self._free = tuple(free)
+        return buckets, tuple(free)
 
     def _expand_fast(self, s: int) -> list[tuple[CompiledOp, State, float]]:
         out: list[tuple[CompiledOp, State, float]] = []
         append = out.append
-        for shift, mask, table in self._buckets:
+        buckets, free = self._index
+        for shift, mask, table in buckets:
             for op in table[(s >> shift) & mask]:
                 if s & op.pre_mask == op.pre_val:
                     append((op, (s & op.keep) | op.eff_val, op.cost))
-        for op in self._free:
+        for op in free:
             append((op, (s & op.keep) | op.eff_val, op.cost))
         return out
 
     def applicable_ops(self, state: State) -> Iterable[CompiledOp]:
         """Operators applicable in ``state`` (full checks, any encoding)."""
         p, nums = state if self.numeric else (state, ())
-        for op in itertools.chain((op for _, _, t in self._buckets for b in t for op in b), self._free):
+        buckets, free = self._index
+        for op in itertools.chain((op for _, _, t in buckets for b in t for op in b), free):
             if p & op.pre_mask != op.pre_val:
                 continue
             if any(((p >> sh) & m) not in allowed for sh, m, allowed in op.residual):
@@ -291,11 +301,12 @@ class Task:
         out: list[tuple[CompiledOp, State, float]] = []
         p, nums = state if self.numeric else (state, ())
         decoded: dict[str, Any] | None = None
-        for shift, mask, table in self._buckets:
+        buckets, free = self._index
+        for shift, mask, table in buckets:
             for op in table[(p >> shift) & mask]:
                 if p & op.pre_mask == op.pre_val:
                     decoded = self._general_one(op, state, p, nums, out, decoded)
-        for op in self._free:
+        for op in free:
             decoded = self._general_one(op, state, p, nums, out, decoded)
         return out
 
@@ -435,7 +446,7 @@ def _compile_plain(
         return None
     variables, ops, goal_sets, pruned, dropped, impossible, reachable, buckets = out
     return Task(
-        [_Var(*v) for v in variables],
+        [_Var._make(v) for v in variables],
         (),
         ops,
         0,

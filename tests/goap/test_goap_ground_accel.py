@@ -49,8 +49,10 @@ def _signature(task: Task) -> tuple[Any, ...]:
         task.impossible,
         task.relaxed_reachable,
         task.nfacts,
-        [(sh, m, [[op.index for op in b] for b in t]) for sh, m, t in task._buckets],
-        [op.index for op in task._free],
+        list(task.bucket_facts),
+        [(sh, m, [[op.index for op in b] for b in t]) for sh, m, t in task._index[0]],
+        [op.index for op in task._index[1]],
+        task.mask_only,
         task.has_cost_functions,
         getattr(task.expand, "__name__", None),
     )
