@@ -11,7 +11,7 @@ setup(
     ext_modules=[
         Extension(
             "goap._lmcut",
-            sources=["goap/_lmcut.c", "goap/_astar.c"],
+            sources=["goap/_lmcut.c", "goap/_astar.c", "goap/_canon.c"],
             depends=["goap/_lmcut.h"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,

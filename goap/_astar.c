@@ -281,6 +281,9 @@ static int from_int(Search *S, PyObject *v, uint64_t *w) {
  * reference to the permutation, or NULL for None. */
 static int call_canon(Search *S, PyObject *canon, PyObject **perm) {
     *perm = NULL;
+    if (Py_IS_TYPE(canon, &CanonType) && ((CanonObject *)canon)->ready && ((CanonObject *)canon)->nw == S->nw &&
+        ((CanonObject *)canon)->nv == S->nvars)
+        return canon_words((CanonObject *)canon, S->tmp, perm); /* no Python ints in between */
     PyObject *st = to_int(S, S->tmp);
     if (!st) return -1;
     PyObject *r = PyObject_CallOneArg(canon, st);

@@ -964,5 +964,15 @@ PyMODINIT_FUNC PyInit__lmcut(void) {
         Py_DECREF(m);
         return NULL;
     }
+    if (PyType_Ready(&CanonType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&CanonType);
+    if (PyModule_AddObject(m, "Canon", (PyObject *)&CanonType) < 0) {
+        Py_DECREF(&CanonType);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

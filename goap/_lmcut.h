@@ -53,6 +53,42 @@ typedef struct {
  * inherited landmarks lm[0..lmlen); see _lmcut.c. */
 GOAP_INTERNAL int lmcut_run(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, double *total_out);
 
+/* goap._lmcut.Canon (see _canon.c): one class of interchangeable objects, and the canonicalizer. */
+typedef struct {
+    int n, nv, ntid, nvt;
+    int *own, *ktid;
+    long long *wcode;
+    int *ref_start;           /* per variable: first (object, template) pair of its values */
+    int *refobj, *refvt;      /* per (variable, value) */
+    int *owned_start, *owned; /* per object: its variables */
+    int *tv;                  /* [ntid * n] -> variable, -1 */
+    int *vmap_off;            /* per variable: offset of its [nvt * n] block in vmap, -1 */
+    int *vmap;                /* -> value, -1 */
+    int *refvars, nrefvars, *touch, ntouch;
+    PyObject *identity; /* tuple(range(n)) */
+} Class;
+
+typedef struct CanonObject {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int ready, nv, nw, nclasses;
+    int *shift, *width;
+    Class *classes;
+    int *repack, nrepack; /* variables any class can change, ascending */
+    /* scratch */
+    int *vals, *newidx, *order, *sigstart;
+    long long *sigs;
+    int sigcap;
+    uint64_t *words;
+    unsigned char *bytes;
+} CanonObject;
+
+GOAP_INTERNAL extern PyTypeObject CanonType;
+
+/* The canonical form of a state (nw words, as Core.search holds it) in place; *perm: a new
+ * reference to the permutation tuple, NULL when the state is canonical already. */
+GOAP_INTERNAL int canon_words(CanonObject *c, uint64_t *w, PyObject **perm);
+
 /* Core.search(...): best-first search over the compiled task; see _astar.c. */
 GOAP_INTERNAL PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs);
 

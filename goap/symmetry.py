@@ -32,6 +32,7 @@ from functools import cached_property
 from typing import Any
 
 from goap.compile import CompiledOp, State, Task
+from goap.heuristics.lmcut import _core as _native
 
 __all__ = ["Symmetry", "find_symmetry"]
 
@@ -355,6 +356,21 @@ class _Class:
         )
         """Variables a permutation of the class can change (owned by or naming one of its objects)."""
 
+    def tables(self) -> dict[str, Any]:
+        """This class's tables as ``goap._lmcut.Canon`` reads them (see ``goap/_canon.c``)."""
+        return {
+            "n": self.n,
+            "own": self.own,
+            "ktid": self.ktid,
+            "wcode": self.wcode,
+            "ref": self.ref,
+            "owned": self.owned,
+            "tv": [(tid, obj, v) for (tid, obj), v in self.tv.items()],
+            "vmap": [(v, vtid, obj, x) for (v, vtid, obj), x in self.vmap.items()],
+            "refvars": self.refvars,
+            "touch": self.touch,
+        }
+
     def canon(self, vals: list[int]) -> tuple[list[int], tuple[int, ...]]:
         n = self.n
         ref = self.ref
@@ -414,7 +430,13 @@ class Symmetry:
         self._memo: dict[int, tuple[int, Perm | None]] = {}
         """Canonical forms already computed (one search generates most states many times)."""
         self.canon: Callable[[State], tuple[State, Any]] = self._canon
-        """``canon(state) -> (representative, permutation)``."""
+        """``canon(state) -> (representative, permutation)``: the C port of :meth:`_canon`
+        (``goap._lmcut.Canon``, which the C search calls without Python ints) when it is built."""
+        if _native is not None:
+            self.canon = _native.Canon(
+                varinfo=[(v.shift, v.mask.bit_length()) for v in task.variables],
+                classes=[c.tables() for c in self._classes],
+            )
 
     def _canon(self, state: int) -> tuple[int, Perm | None]:
         hit = self._memo.get(state)

@@ -310,3 +310,136 @@ def test_a_wide_state_crosses_into_canon_and_back() -> None:
     status, _, cost, *_ = h.native_search(*_args(task, canon=identity))
     assert status == "found" and cost == 70.0
     assert len(task.variables) == 70 and any(s.bit_length() > 64 for s in seen)
+
+
+# ---- the canonical form in C (goap._lmcut.Canon) ----
+
+
+def _gripper(n: int) -> tuple[dict[str, Any], dict[str, Any], list[ActionSpec]]:
+    """Gripper with ``n`` balls (as ../shared/problems/generate.py writes it): its balls are one
+    class of interchangeable objects, and from 30 balls on its states are wider than 64 bits."""
+    balls = [f"b{i}" for i in range(n)]
+    init: dict[str, Any] = {"robby": "A", "left": "free", "right": "free"}
+    init.update({f"at_{b}": "A" for b in balls})
+    acts = [
+        ActionSpec("move_A_B", {"robby": "A"}, {"robby": "B"}),
+        ActionSpec("move_B_A", {"robby": "B"}, {"robby": "A"}),
+    ]
+    for b in balls:
+        for r in "AB":
+            for g in ("left", "right"):
+                acts.append(
+                    ActionSpec(
+                        f"pick_{b}_{r}_{g}", {f"at_{b}": r, "robby": r, g: "free"}, {f"at_{b}": g, g: b}
+                    )
+                )
+                acts.append(
+                    ActionSpec(f"drop_{b}_{r}_{g}", {f"at_{b}": g, "robby": r}, {f"at_{b}": r, g: "free"})
+                )
+    return init, {f"at_{b}": "B" for b in balls}, acts
+
+
+def _canon_checked(task: Task) -> tuple[Any, list[int]]:
+    """The task's symmetry (C canon) and a canon that checks C against Python on every call."""
+    sym = find_symmetry(task)
+    assert sym is not None
+    assert sym.canon.__class__.__name__ == "Canon"  # the C port
+    calls: list[int] = []
+
+    def both(state: int) -> tuple[int, Any]:
+        calls.append(1)
+        got = sym.canon(state)
+        assert got == sym._canon(state)
+        return got
+
+    return both, calls
+
+
+@pytest.mark.skipif(not PROBLEM_FILES, reason="shared problem files not found")
+@pytest.mark.parametrize("path", PROBLEM_FILES, ids=lambda p: os.path.basename(p)[:-5])
+def test_c_canon_matches_python_on_every_generated_state(path: str) -> None:
+    """On problems with symmetry, the C canonical form equals the Python one (representative and
+    permutation) on every state a search generates."""
+    task = _task(path)
+    if find_symmetry(task) is None:
+        pytest.skip("no symmetry")
+    both, calls = _canon_checked(task)
+    best_first(task, LMCut(task, accelerated=True), canon=both, max_expansions=_EXPANSIONS)
+    assert calls
+
+
+@pytest.mark.parametrize("balls", [6, 31])
+def test_c_canon_and_c_loop_on_gripper(balls: int) -> None:
+    """Gripper with few balls and with states wider than 64 bits: C canon equals Python canon on every
+    generated state, and the C loop with the C canon gives the Python loop's outcome with the Python
+    canon."""
+    init, goal, actions = _gripper(balls)
+    task = compile_task(init, goal, actions)
+    assert (max(v.shift + v.mask.bit_length() for v in task.variables) > 64) == (balls > 30)
+    both, _ = _canon_checked(task)
+    limit = 400
+    best_first(task, LMCut(task, accelerated=True), canon=both, max_expansions=limit)
+    sym = find_symmetry(task)
+    assert sym is not None
+    py = best_first(task, LMCut(task, accelerated=True), canon=sym._canon, max_expansions=limit)
+    c = search(task, LMCut(task, accelerated=True), canon=sym.canon, max_expansions=limit)
+    assert _key(c) == _key(py)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tasks())
+def test_c_canon_matches_python_on_generated_tasks(
+    problem: tuple[dict[str, Any], dict[str, Any], list[ActionSpec]],
+) -> None:
+    """On generated tasks with a class of interchangeable objects both canonical forms agree."""
+    init, goal, actions = problem
+    task = compile_task(init, goal, actions)
+    if not task.mask_only or find_symmetry(task) is None:
+        return
+    both, _ = _canon_checked(task)
+    best_first(task, LMCut(task, accelerated=True), canon=both, max_expansions=300)
+
+
+def test_canon_rejects_bad_tables_and_states() -> None:
+    """Malformed tables and states that do not fit raise errors, never crash."""
+    Canon = lmcut_module._core.Canon
+    init, goal, actions = _gripper(4)
+    task = compile_task(init, goal, actions)
+    sym = find_symmetry(task)
+    assert sym is not None
+    varinfo = [(v.shift, v.mask.bit_length()) for v in task.variables]
+    tables = [c.tables() for c in sym._classes]
+    good = Canon(varinfo=varinfo, classes=tables)
+    assert good(task.initial) == sym._canon(task.initial)
+    for bad in (-1, 1 << 200, "0"):
+        with pytest.raises((ValueError, TypeError)):
+            good(bad)
+    with pytest.raises(TypeError):
+        good()
+    with pytest.raises(RuntimeError, match="already"):
+        good.__init__(varinfo=varinfo, classes=tables)
+
+    def broken(**change: Any) -> dict[str, Any]:
+        return {**tables[0], **change}
+
+    nv = len(varinfo)
+    for change in (
+        {"n": 0},
+        {"own": [99] * nv},
+        {"own": [0]},
+        {"ref": [[(99, 0)]] * nv},
+        {"ref": [[None] * 99] * nv},
+        {"owned": [[0]]},
+        {"tv": [(0, 99, 0)]},
+        {"vmap": [(0, 0, 0, 99)]},
+        {"touch": [nv]},
+        {"refvars": [-1]},
+    ):
+        with pytest.raises((ValueError, TypeError)):
+            Canon(varinfo=varinfo, classes=[broken(**change)])
+    with pytest.raises(KeyError):
+        Canon(varinfo=varinfo, classes=[{"n": 2}])
+    with pytest.raises(ValueError, match="varinfo"):
+        Canon(varinfo=[(0, 40)], classes=[])
+    with pytest.raises(ValueError, match="varinfo"):
+        Canon(varinfo=[], classes=[])
