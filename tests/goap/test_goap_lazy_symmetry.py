@@ -46,7 +46,7 @@ def _replays(init: dict[str, Any], goal: GoalSpec, steps: Any) -> bool:
     return goal.satisfied_by(state)
 
 
-@pytest.mark.parametrize("after", [1, 2, 3, 5, 8, 13, 16, 20, 40])
+@pytest.mark.parametrize("after", [1, 2, 3, 5, 8, 13, 16, 20, 40, 80])
 def test_folding_from_any_expansion_keeps_plans_optimal(monkeypatch: pytest.MonkeyPatch, after: int) -> None:
     """Whenever detection starts, the plan is valid and as cheap as without symmetry."""
     monkeypatch.setattr(strategies_module, "SYMMETRY_AFTER", after)
