@@ -71,7 +71,23 @@ static inline uint64_t bits_of(const uint64_t *w, int shift, int width) {
 
 /* Canonical form of the words in place; *perm gets a new reference (NULL: unchanged). -1 with an
  * exception set on a state outside the task's encoding. */
+static int canon_run(CanonObject *c, uint64_t *w, PyObject **perm);
+
+/* A collection triggered by an allocation below may run a finalizer that calls this canonicalizer
+ * again: its scratch arrays would be overwritten mid-use, so a nested call is refused. */
 int canon_words(CanonObject *c, uint64_t *w, PyObject **perm) {
+    *perm = NULL;
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Canon is not re-entrant");
+        return -1;
+    }
+    c->busy = 1;
+    int rc = canon_run(c, w, perm);
+    c->busy = 0;
+    return rc;
+}
+
+static int canon_run(CanonObject *c, uint64_t *w, PyObject **perm) {
     *perm = NULL;
     int *vals = c->vals;
     for (int v = 0; v < c->nv; v++) vals[v] = (int)bits_of(w, c->shift[v], c->width[v]);
@@ -232,8 +248,21 @@ bad:
     return -1;
 }
 
+static PyObject *canon_call(CanonObject *c, PyObject *const *args, size_t nargsf, PyObject *kwnames);
+
 static PyObject *Canon_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     CanonObject *c = (CanonObject *)self;
+    if (c->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Canon is not re-entrant");
+        return NULL;
+    }
+    c->busy = 1; /* c->words and c->bytes stay in use across the allocations below */
+    PyObject *r = canon_call(c, args, nargsf, kwnames);
+    c->busy = 0;
+    return r;
+}
+
+static PyObject *canon_call(CanonObject *c, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (nargs != 1 || (kwnames && PyTuple_GET_SIZE(kwnames))) {
         PyErr_SetString(PyExc_TypeError, "canon(state) takes 1 argument");
@@ -275,7 +304,7 @@ static PyObject *Canon_vectorcall(PyObject *self, PyObject *const *args, size_t 
         c->words[k] = x;
     }
     PyObject *perm;
-    if (canon_words(c, c->words, &perm) < 0) return NULL;
+    if (canon_run(c, c->words, &perm) < 0) return NULL;
     if (!perm) return PyTuple_Pack(2, state, Py_None);
     for (int k = 0; k < c->nw; k++)
         for (int b = 0; b < 8; b++) c->bytes[8 * k + b] = (unsigned char)(c->words[k] >> (8 * b));

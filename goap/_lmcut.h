@@ -71,7 +71,7 @@ typedef struct {
 typedef struct CanonObject {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    int ready, nv, nw, nclasses;
+    int ready, busy, nv, nw, nclasses;
     int *shift, *width;
     Class *classes;
     int *repack, nrepack; /* variables any class can change, ascending */

@@ -443,3 +443,40 @@ def test_canon_rejects_bad_tables_and_states() -> None:
         Canon(varinfo=[(0, 40)], classes=[])
     with pytest.raises(ValueError, match="varinfo"):
         Canon(varinfo=[], classes=[])
+
+
+def test_canon_refuses_a_nested_call_from_a_collection_it_triggered() -> None:
+    """A garbage collection started by an allocation inside canon may run Python code (here a gc
+    callback) that calls the same canon: that nested call is refused, and the outer results stay
+    those of the Python canonical form."""
+    import gc
+
+    init, goal, actions = _gripper(6)
+    task = compile_task(init, goal, actions)
+    sym = find_symmetry(task)
+    assert sym is not None
+    states = [child for s in [task.initial] for _, child, _ in task.expand(s)]
+    frontier = list(states)
+    for _ in range(3):
+        frontier = [c for s in frontier for _, c, _ in task.expand(s)]
+    states += frontier
+    nested: list[str] = []
+
+    def callback(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            try:
+                sym.canon(task.initial)
+                nested.append("ran")
+            except RuntimeError as exc:
+                nested.append(str(exc))
+
+    old = gc.get_threshold()
+    gc.callbacks.append(callback)
+    gc.set_threshold(1)
+    try:
+        got = [sym.canon(s) for s in states]
+    finally:
+        gc.set_threshold(*old)
+        gc.callbacks.remove(callback)
+    assert got == [sym._canon(s) for s in states]
+    assert "Canon is not re-entrant" in nested
