@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from goap_tasks import gripper
 
 from goap import ActionSpec, AStar, GoalSpec, plan
 from goap import strategies as strategies_module
@@ -16,25 +17,8 @@ from goap.compile import _cache
 
 
 def _gripper(n: int) -> tuple[dict[str, Any], GoalSpec, list[ActionSpec]]:
-    balls = [f"ball{i}" for i in range(1, n + 1)]
-    init: dict[str, Any] = {"robby": "A", "left": "free", "right": "free"}
-    init.update({f"at_{b}": "A" for b in balls})
-    acts = [
-        ActionSpec("move_A_B", {"robby": "A"}, {"robby": "B"}),
-        ActionSpec("move_B_A", {"robby": "B"}, {"robby": "A"}),
-    ]
-    for b in balls:
-        for r in "AB":
-            for g in ("left", "right"):
-                acts.append(
-                    ActionSpec(
-                        f"pick_{b}_{r}_{g}", {f"at_{b}": r, "robby": r, g: "free"}, {f"at_{b}": g, g: b}
-                    )
-                )
-                acts.append(
-                    ActionSpec(f"drop_{b}_{r}_{g}", {f"at_{b}": g, "robby": r}, {f"at_{b}": r, g: "free"})
-                )
-    return init, GoalSpec({f"at_{b}": "B" for b in balls}), acts
+    init, goal, acts = gripper([f"ball{i}" for i in range(1, n + 1)])
+    return init, GoalSpec(goal), acts
 
 
 def _replays(init: dict[str, Any], goal: GoalSpec, steps: Any) -> bool:

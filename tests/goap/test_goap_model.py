@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
+from goap_tasks import gripper
 
 from goap import (
     ActionSpec,
@@ -216,25 +217,8 @@ def test_inadmissible_modes_say_they_are_not_optimal() -> None:
 
 def test_symmetric_objects_plan_is_realized_on_real_objects() -> None:
     """With symmetry folding, the returned plan still names real, applicable actions."""
-    balls = [f"b{i}" for i in range(6)]
-    init: dict[str, Any] = {"robby": "A", "left": "free", "right": "free"}
-    init.update({f"at_{b}": "A" for b in balls})
-    acts = [
-        ActionSpec("move_A_B", {"robby": "A"}, {"robby": "B"}),
-        ActionSpec("move_B_A", {"robby": "B"}, {"robby": "A"}),
-    ]
-    for b in balls:
-        for r in "AB":
-            for g in ("left", "right"):
-                acts.append(
-                    ActionSpec(
-                        f"pick_{b}_{r}_{g}", {f"at_{b}": r, "robby": r, g: "free"}, {f"at_{b}": g, g: b}
-                    )
-                )
-                acts.append(
-                    ActionSpec(f"drop_{b}_{r}_{g}", {f"at_{b}": g, "robby": r}, {f"at_{b}": r, g: "free"})
-                )
-    goal = GoalSpec({f"at_{b}": "B" for b in balls})
+    init, goal_conditions, acts = gripper([f"b{i}" for i in range(6)])
+    goal = GoalSpec(goal_conditions)
     res = plan(init, goal, acts)
     assert res.stats.symmetry_classes >= 1
     assert res.plan is not None and res.plan.cost == 17.0

@@ -14,6 +14,7 @@ from typing import Any
 
 import hypothesis.strategies as st
 import pytest
+from goap_tasks import gripper
 from hypothesis import HealthCheck, given, settings
 
 from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, load_problem, plan, strategies
@@ -316,27 +317,7 @@ def test_a_wide_state_crosses_into_canon_and_back() -> None:
 
 
 def _gripper(n: int) -> tuple[dict[str, Any], dict[str, Any], list[ActionSpec]]:
-    """Gripper with ``n`` balls (as ../shared/problems/generate.py writes it): its balls are one
-    class of interchangeable objects, and from 30 balls on its states are wider than 64 bits."""
-    balls = [f"b{i}" for i in range(n)]
-    init: dict[str, Any] = {"robby": "A", "left": "free", "right": "free"}
-    init.update({f"at_{b}": "A" for b in balls})
-    acts = [
-        ActionSpec("move_A_B", {"robby": "A"}, {"robby": "B"}),
-        ActionSpec("move_B_A", {"robby": "B"}, {"robby": "A"}),
-    ]
-    for b in balls:
-        for r in "AB":
-            for g in ("left", "right"):
-                acts.append(
-                    ActionSpec(
-                        f"pick_{b}_{r}_{g}", {f"at_{b}": r, "robby": r, g: "free"}, {f"at_{b}": g, g: b}
-                    )
-                )
-                acts.append(
-                    ActionSpec(f"drop_{b}_{r}_{g}", {f"at_{b}": g, "robby": r}, {f"at_{b}": r, g: "free"})
-                )
-    return init, {f"at_{b}": "B" for b in balls}, acts
+    return gripper([f"b{i}" for i in range(n)])
 
 
 def _canon_checked(task: Task) -> tuple[Any, list[int]]:
