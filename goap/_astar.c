@@ -86,14 +86,6 @@ static void search_free(Search *S) {
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) PyMem_Free(ptrs[i]);
 }
 
-static inline uint64_t get_bits(const uint64_t *w, int shift, int width) {
-    if (width == 0) return 0;
-    int k = shift >> 6, off = shift & 63;
-    uint64_t x = w[k] >> off;
-    if (off + width > 64) x |= w[k + 1] << (64 - off);
-    return x & ((width == 64 ? 0 : ((uint64_t)1 << width)) - 1);
-}
-
 static inline void set_bits(uint64_t *w, int shift, int width, uint64_t x) {
     for (int i = 0; i < width; i++)
         if ((x >> i) & 1) w[(shift + i) >> 6] |= (uint64_t)1 << ((shift + i) & 63);
@@ -223,48 +215,42 @@ static Entry heap_take(Search *S) {
 
 /* ---------------------------------------------------------------- states <-> Python ints */
 
-static PyObject *to_int(Search *S, const uint64_t *w) {
-    if (S->nw == 1) return PyLong_FromUnsignedLongLong(w[0]);
-    for (int k = 0; k < S->nw; k++)
-        for (int b = 0; b < 8; b++) S->bytes[8 * k + b] = (unsigned char)(w[k] >> (8 * b));
+PyObject *state_to_int(const uint64_t *w, int nw, unsigned char *buf) {
+    if (nw == 1) return PyLong_FromUnsignedLongLong(w[0]);
+    for (int k = 0; k < nw; k++)
+        for (int b = 0; b < 8; b++) buf[8 * k + b] = (unsigned char)(w[k] >> (8 * b));
 #if PY_VERSION_HEX >= 0x030D0000
-    return PyLong_FromUnsignedNativeBytes(S->bytes, (size_t)S->nw * 8, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+    return PyLong_FromUnsignedNativeBytes(buf, (size_t)nw * 8, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
 #else
-    return _PyLong_FromByteArray(S->bytes, (size_t)S->nw * 8, 1, 0);
+    return _PyLong_FromByteArray(buf, (size_t)nw * 8, 1, 0);
 #endif
 }
 
-/* Reads a representative returned by canon into w; -1 with an exception set if it is not an int
- * of the task's encoding. */
-static int from_int(Search *S, PyObject *v, uint64_t *w) {
-    if (!PyLong_Check(v)) {
-        PyErr_SetString(PyExc_TypeError, "canon must return (int state, permutation)");
-        return -1;
-    }
+int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char *buf, const char *what) {
     PyObject *exact = PyNumber_Index(v); /* an exact int (a copy for a subclass): no user code runs */
     if (!exact) return -1;
     int rc = 0;
-    if (S->nw == 1) {
+    if (nw == 1) {
         unsigned long long x = PyLong_AsUnsignedLongLong(exact);
         if (x == (unsigned long long)-1 && PyErr_Occurred()) rc = -1; /* negative or too large */
         w[0] = x;
     } else {
 #if PY_VERSION_HEX >= 0x030D0000
-        Py_ssize_t need = PyLong_AsNativeBytes(exact, S->bytes, (Py_ssize_t)S->nw * 8,
+        Py_ssize_t need = PyLong_AsNativeBytes(exact, buf, (Py_ssize_t)nw * 8,
                                                Py_ASNATIVEBYTES_LITTLE_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER |
                                                    Py_ASNATIVEBYTES_REJECT_NEGATIVE);
         if (need < 0)
             rc = -1;
-        else if (need > (Py_ssize_t)S->nw * 8) {
+        else if (need > (Py_ssize_t)nw * 8) {
             PyErr_SetString(PyExc_OverflowError, "state too large");
             rc = -1;
         }
 #else
-        rc = _PyLong_AsByteArray((PyLongObject *)exact, S->bytes, (size_t)S->nw * 8, 1, 0) < 0 ? -1 : 0;
+        rc = _PyLong_AsByteArray((PyLongObject *)exact, buf, (size_t)nw * 8, 1, 0) < 0 ? -1 : 0;
 #endif
-        for (int k = 0; rc == 0 && k < S->nw; k++) {
+        for (int k = 0; rc == 0 && k < nw; k++) {
             uint64_t x = 0;
-            for (int b = 0; b < 8; b++) x |= (uint64_t)S->bytes[8 * k + b] << (8 * b);
+            for (int b = 0; b < 8; b++) x |= (uint64_t)buf[8 * k + b] << (8 * b);
             w[k] = x;
         }
     }
@@ -272,7 +258,7 @@ static int from_int(Search *S, PyObject *v, uint64_t *w) {
     if (rc < 0) {
         if (!PyErr_ExceptionMatches(PyExc_OverflowError) && !PyErr_ExceptionMatches(PyExc_ValueError)) return -1;
         PyErr_Clear();
-        PyErr_SetString(PyExc_ValueError, "canon returned a state outside the task's encoding");
+        PyErr_Format(PyExc_ValueError, "%s: a state outside the task's encoding", what);
     }
     return rc;
 }
@@ -284,7 +270,7 @@ static int call_canon(Search *S, PyObject *canon, PyObject **perm) {
     if (Py_IS_TYPE(canon, &CanonType) && ((CanonObject *)canon)->ready && ((CanonObject *)canon)->nw == S->nw &&
         ((CanonObject *)canon)->nv == S->nvars)
         return canon_words((CanonObject *)canon, S->tmp, perm); /* no Python ints in between */
-    PyObject *st = to_int(S, S->tmp);
+    PyObject *st = state_to_int(S->tmp, S->nw, S->bytes);
     if (!st) return -1;
     PyObject *r = PyObject_CallOneArg(canon, st);
     Py_DECREF(st);
@@ -294,7 +280,13 @@ static int call_canon(Search *S, PyObject *canon, PyObject **perm) {
         PyErr_SetString(PyExc_TypeError, "canon must return (int state, permutation)");
         return -1;
     }
-    if (from_int(S, PyTuple_GET_ITEM(r, 0), S->tmp) < 0) {
+    PyObject *rep = PyTuple_GET_ITEM(r, 0);
+    if (!PyLong_Check(rep)) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_TypeError, "canon must return (int state, permutation)");
+        return -1;
+    }
+    if (state_from_int(rep, S->tmp, S->nw, S->bytes, "canon returned") < 0) {
         Py_DECREF(r);
         return -1;
     }
@@ -316,7 +308,7 @@ static int evaluate(Search *S, int s, Py_ssize_t ilen, double *hv) {
     const uint64_t *w = S->words + (size_t)s * S->nw;
     int n = c->nvars;
     for (int v = 0; v < n; v++) {
-        uint64_t x = get_bits(w, c->var_shift[v], c->var_width[v]);
+        uint64_t x = state_bits(w, c->var_shift[v], c->var_width[v]);
         long long f = (long long)c->var_base[v] + (long long)x;
         int lim = v + 1 < n ? c->var_base[v + 1] : c->top;
         if (f >= lim) {
@@ -835,7 +827,7 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             const int *lo, *hi;
             if (k < S.nbvar) {
                 int v = S.bvar[k];
-                int slot = S.bstart[k] + (int)get_bits(sw, c->var_shift[v], c->var_width[v]);
+                int slot = S.bstart[k] + (int)state_bits(sw, c->var_shift[v], c->var_width[v]);
                 lo = S.blist + S.bslot[slot];
                 hi = S.blist + S.bslot[slot + 1];
             } else {

@@ -61,14 +61,6 @@ static int sig_less(const CanonObject *c, int a, int b) {
     return nx < ny;
 }
 
-static inline uint64_t bits_of(const uint64_t *w, int shift, int width) {
-    if (width == 0) return 0;
-    int k = shift >> 6, off = shift & 63;
-    uint64_t x = w[k] >> off;
-    if (off + width > 64) x |= w[k + 1] << (64 - off);
-    return x & (((uint64_t)1 << width) - 1);
-}
-
 /* Canonical form of the words in place; *perm gets a new reference (NULL: unchanged). -1 with an
  * exception set on a state outside the task's encoding. */
 static int canon_run(CanonObject *c, uint64_t *w, PyObject **perm);
@@ -90,7 +82,7 @@ int canon_words(CanonObject *c, uint64_t *w, PyObject **perm) {
 static int canon_run(CanonObject *c, uint64_t *w, PyObject **perm) {
     *perm = NULL;
     int *vals = c->vals;
-    for (int v = 0; v < c->nv; v++) vals[v] = (int)bits_of(w, c->shift[v], c->width[v]);
+    for (int v = 0; v < c->nv; v++) vals[v] = (int)state_bits(w, c->shift[v], c->width[v]);
     int changed = 0;
     PyObject *perms = NULL;
     for (int ci = 0; ci < c->nclasses; ci++) {
@@ -277,42 +269,11 @@ static PyObject *canon_call(CanonObject *c, PyObject *const *args, size_t nargsf
         PyErr_SetString(PyExc_TypeError, "canon(state): the state must be an int");
         return NULL;
     }
-    PyObject *exact = PyNumber_Index(state);
-    if (!exact) return NULL;
-    int rc;
-    size_t nb = (size_t)c->nw * 8;
-#if PY_VERSION_HEX >= 0x030D0000
-    Py_ssize_t need = PyLong_AsNativeBytes(exact, c->bytes, (Py_ssize_t)nb,
-                                           Py_ASNATIVEBYTES_LITTLE_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER |
-                                               Py_ASNATIVEBYTES_REJECT_NEGATIVE);
-    rc = need < 0 || need > (Py_ssize_t)nb ? -1 : 0;
-    if (need > (Py_ssize_t)nb) PyErr_SetString(PyExc_OverflowError, "too large");
-#else
-    rc = _PyLong_AsByteArray((PyLongObject *)exact, c->bytes, nb, 1, 0);
-#endif
-    Py_DECREF(exact);
-    if (rc < 0) {
-        if (PyErr_ExceptionMatches(PyExc_OverflowError) || PyErr_ExceptionMatches(PyExc_ValueError)) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_ValueError, "canon(state): the state does not fit the task's encoding");
-        }
-        return NULL;
-    }
-    for (int k = 0; k < c->nw; k++) {
-        uint64_t x = 0;
-        for (int b = 0; b < 8; b++) x |= (uint64_t)c->bytes[8 * k + b] << (8 * b);
-        c->words[k] = x;
-    }
+    if (state_from_int(state, c->words, c->nw, c->bytes, "canon(state)") < 0) return NULL;
     PyObject *perm;
     if (canon_run(c, c->words, &perm) < 0) return NULL;
     if (!perm) return PyTuple_Pack(2, state, Py_None);
-    for (int k = 0; k < c->nw; k++)
-        for (int b = 0; b < 8; b++) c->bytes[8 * k + b] = (unsigned char)(c->words[k] >> (8 * b));
-#if PY_VERSION_HEX >= 0x030D0000
-    PyObject *rep = PyLong_FromUnsignedNativeBytes(c->bytes, nb, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
-#else
-    PyObject *rep = _PyLong_FromByteArray(c->bytes, nb, 1, 0);
-#endif
+    PyObject *rep = state_to_int(c->words, c->nw, c->bytes);
     if (!rep) {
         Py_DECREF(perm);
         return NULL;

@@ -49,6 +49,25 @@ typedef struct {
 #define GOAP_INTERNAL
 #endif
 
+/* Packed states as C holds them: little-endian arrays of nw 64-bit words. */
+
+/* The width bits at shift (width <= 32). */
+static inline uint64_t state_bits(const uint64_t *w, int shift, int width) {
+    if (width == 0) return 0;
+    int k = shift >> 6, off = shift & 63;
+    uint64_t x = w[k] >> off;
+    if (off + width > 64) x |= w[k + 1] << (64 - off);
+    return x & (((uint64_t)1 << width) - 1);
+}
+
+/* The Python int of a state (buf: nw * 8 bytes of scratch). */
+GOAP_INTERNAL PyObject *state_to_int(const uint64_t *w, int nw, unsigned char *buf);
+
+/* A Python int into nw words: 0, or -1 with ValueError (negative, wider than nw words: `what` names
+ * the value in the message) or another exception. Runs no user code: an int subclass is read
+ * through its exact value. */
+GOAP_INTERNAL int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char *buf, const char *what);
+
 /* LM-cut of the state whose init facts are in c->init (ninit of them, TOP included), from the
  * inherited landmarks lm[0..lmlen); see _lmcut.c. */
 GOAP_INTERNAL int lmcut_run(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, double *total_out);
