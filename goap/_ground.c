@@ -25,6 +25,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -151,6 +152,7 @@ static void set_bits(uint64_t *w, Py_ssize_t shift, uint64_t value, int nbits) {
 }
 
 static PyObject *long_of_words(const uint64_t *w, Py_ssize_t nwords, unsigned char *buf) {
+    if (nwords == 1) return PyLong_FromUnsignedLongLong(w[0]);
     for (Py_ssize_t i = 0; i < nwords; i++)
         for (int j = 0; j < 8; j++) buf[i * 8 + j] = (unsigned char)(w[i] >> (8 * j));
     return _PyLong_FromByteArray(buf, (size_t)(nwords * 8), 1, 0);
@@ -228,6 +230,21 @@ static Py_ssize_t value_index(G *g, Py_ssize_t ki, PyObject *v) {
     PyObject *i = PyDict_GetItemWithError(g->dom[ki], v);
     if (i == NULL) return PyErr_Occurred() ? -2 : -1;
     return PyLong_AsSsize_t(i);
+}
+
+/* Sorts n (key, value) pairs by key (keys are distinct): one action's items are few, so an
+ * insertion sort beats qsort's call per comparison. */
+static void sort_pairs(Py_ssize_t *a, Py_ssize_t n) {
+    for (Py_ssize_t i = 1; i < n; i++) {
+        Py_ssize_t k = a[2 * i], v = a[2 * i + 1], j = i;
+        while (j > 0 && a[2 * (j - 1)] > k) {
+            a[2 * j] = a[2 * (j - 1)];
+            a[2 * j + 1] = a[2 * (j - 1) + 1];
+            j--;
+        }
+        a[2 * j] = k;
+        a[2 * j + 1] = v;
+    }
 }
 
 static int cmp_pair(const void *x, const void *y) {
@@ -670,6 +687,25 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             goto fail;
         }
     }
+    /* Where each field lives when op_class keeps it in a slot of its own (a member descriptor of
+     * object type, as @dataclass(slots=True) makes them): then the new object's slots are filled
+     * directly, as object.__setattr__ would, without a descriptor lookup per field. */
+    Py_ssize_t slot_at[14];
+    int direct = 1;
+    for (int f = 0; f < 14 && direct; f++) {
+        PyObject *d = _PyType_Lookup((PyTypeObject *)op_class, names_[f]); /* borrowed; runs no code */
+        if (d == NULL || !Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+            direct = 0;
+            break;
+        }
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY) || m->offset < (Py_ssize_t)sizeof(PyObject) ||
+            m->offset > ((PyTypeObject *)op_class)->tp_basicsize - (Py_ssize_t)sizeof(PyObject *) ||
+            ((PyMemberDescrObject *)d)->d_common.d_type != (PyTypeObject *)op_class)
+            direct = 0;
+        else
+            slot_at[f] = m->offset;
+    }
     /* successor-index bucket of each operator: its precondition fact the fewest operators share
      * (ties to the smaller fact id), as goap.compile.Task picks it; -1 without preconditions */
     Py_ssize_t *share = (Py_ssize_t *)calloc((size_t)fbase + 1, sizeof(Py_ssize_t));
@@ -699,7 +735,7 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             pairs[2 * np_ + 1] = pv[j + 1];
             np_++;
         }
-        qsort(pairs, (size_t)np_, 2 * sizeof(Py_ssize_t), cmp_pair);
+        sort_pairs(pairs, np_);
         Py_ssize_t best = -1;
         for (Py_ssize_t j = 0; j < np_; j++) {
             Py_ssize_t fid = kshift[2 * pairs[2 * j] + 1] + pairs[2 * j + 1];
@@ -739,7 +775,7 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             pairs[2 * ne + 1] = ev[j + 1];
             ne++;
         }
-        qsort(pairs, (size_t)ne, 2 * sizeof(Py_ssize_t), cmp_pair);
+        sort_pairs(pairs, ne);
         PyObject *eff = PyTuple_New(ne);
         for (Py_ssize_t j = 0; eff != NULL && j < ne; j++) {
             Py_ssize_t k = pairs[2 * j], x = pairs[2 * j + 1];
@@ -783,8 +819,14 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
         if (ok) {
             /* a frozen dataclass: set the slots as its generated __init__ does (object.__setattr__) */
             op = PyBaseObject_Type.tp_new((PyTypeObject *)op_class, empty, NULL);
-            for (int f = 0; op != NULL && f < 14; f++)
-                if (PyObject_GenericSetAttr(op, names_[f], vals[f]) < 0) Py_CLEAR(op);
+            if (op != NULL && direct)
+                for (int f = 0; f < 14; f++) { /* the new object's slots are all NULL */
+                    Py_INCREF(vals[f]);
+                    *(PyObject **)((char *)op + slot_at[f]) = vals[f];
+                }
+            else
+                for (int f = 0; op != NULL && f < 14; f++)
+                    if (PyObject_GenericSetAttr(op, names_[f], vals[f]) < 0) Py_CLEAR(op);
             if (op == NULL || PyList_Append(ops, op) < 0) ok = 0;
             Py_XDECREF(op);
         }

@@ -211,3 +211,23 @@ def test_goap_pure_python_forces_the_python_grounding() -> None:
     env = {**os.environ, "GOAP_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "None"]
+
+
+def test_an_operator_class_without_slots_gets_its_fields_through_setattr() -> None:
+    """CompiledOp's slots are filled directly; any other plain class still gets every field (as
+    object.__setattr__ sets them), with the same values."""
+    fields = ("index", "action", "pre", "eff", "pre_mask", "pre_val", "keep", "eff_val", "cost", "cost_fn",
+              "residual", "residual_facts", "num_pre", "num_eff")  # fmt: skip
+
+    class Loose:
+        pass
+
+    actions = [ActionSpec("x", {"a": False}, {"a": True}), ActionSpec("y", {"a": True}, {"b": True}, cost=2)]
+    init, goal = {"a": False, "b": False}, {"b": True}
+    ground = compile_module._ground
+    slots = ground.compile_plain(init, goal, actions, CompiledOp)
+    loose = ground.compile_plain(init, goal, actions, Loose)
+    assert [type(op) for op in loose[1]] == [Loose, Loose]
+    assert [[getattr(op, f) for f in fields] for op in loose[1]] == [
+        [getattr(op, f) for f in fields] for op in slots[1]
+    ]
