@@ -382,8 +382,8 @@ static Py_ssize_t inherit(Search *S, int p, int op) {
 
 /* ---------------------------------------------------------------- set-up */
 
-static int read_facts(PyObject *obj, const char *name, int top, int **out, int *count) {
-    PyObject *v = PyObject_GetAttrString(obj, name);
+static int read_facts(PyObject *obj, PyObject *name, int top, int **out, int *count) {
+    PyObject *v = PyObject_GetAttr(obj, name);
     if (!v) return -1;
     PyObject *t = PySequence_Tuple(v);
     Py_DECREF(v);
@@ -403,7 +403,7 @@ static int read_facts(PyObject *obj, const char *name, int top, int **out, int *
         }
         if (f < 0 || f >= top) {
             Py_DECREF(t);
-            PyErr_Format(PyExc_ValueError, "operator %s: fact id %ld out of range", name, f);
+            PyErr_Format(PyExc_ValueError, "operator %U: fact id %ld out of range", name, f);
             return -1;
         }
         (*out)[i] = (int)f;
@@ -473,17 +473,24 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
         return -1;
     }
     PyObject *cost_name = PyUnicode_InternFromString("cost");
-    if (!cost_name) {
+    PyObject *pre_name = PyUnicode_InternFromString("pre");
+    PyObject *eff_name = PyUnicode_InternFromString("eff");
+    if (!cost_name || !pre_name || !eff_name) {
+        Py_XDECREF(cost_name);
+        Py_XDECREF(pre_name);
+        Py_XDECREF(eff_name);
         Py_DECREF(opt);
         return -1;
     }
     for (int o = 0; o < S->nops; o++) {
         PyObject *op = PyTuple_GET_ITEM(opt, o);
         int *pre = NULL, *eff = NULL, npre = 0, neff = 0;
-        if (read_facts(op, "pre", c->top, &pre, &npre) < 0 || read_facts(op, "eff", c->top, &eff, &neff) < 0) {
+        if (read_facts(op, pre_name, c->top, &pre, &npre) < 0 || read_facts(op, eff_name, c->top, &eff, &neff) < 0) {
             PyMem_Free(pre);
             PyMem_Free(eff);
             Py_DECREF(cost_name);
+            Py_DECREF(pre_name);
+            Py_DECREF(eff_name);
             Py_DECREF(opt);
             return -1;
         }
@@ -499,11 +506,15 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
         Py_XDECREF(cv);
         if (cst == -1.0 && PyErr_Occurred()) {
             Py_DECREF(cost_name);
+            Py_DECREF(pre_name);
+            Py_DECREF(eff_name);
             Py_DECREF(opt);
             return -1;
         }
         if (!(cst >= 0.0) || !isfinite(cst)) {
             Py_DECREF(cost_name);
+            Py_DECREF(pre_name);
+            Py_DECREF(eff_name);
             Py_DECREF(opt);
             PyErr_SetString(PyExc_ValueError, "search: operator costs must be finite and >= 0");
             return -1;
@@ -511,6 +522,8 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
         S->cost[o] = cst;
     }
     Py_DECREF(cost_name);
+    Py_DECREF(pre_name);
+    Py_DECREF(eff_name);
     Py_DECREF(opt);
     /* successor index: per bucketed variable (ascending), per value, its operators in index order */
     PyObject *bt = PySequence_Tuple(buckets);
@@ -678,9 +691,9 @@ static int fold(Search *S, PyObject *canon) {
         e.s = rep;
         S->heap[out++] = e;
     }
+    /* the kept entries are a subsequence of the sorted array with their keys unchanged, so they
+     * are still sorted, and a sorted array is a heap */
     S->hlen = out;
-    /* pop order depends on (key, h, counter) alone; a sorted array is a heap already */
-    qsort(S->heap, (size_t)out, sizeof(Entry), entry_cmp);
     return 0;
 }
 

@@ -36,9 +36,9 @@ static void canon_clear(CanonObject *c) {
     if (c->classes)
         for (int i = 0; i < c->nclasses; i++) class_free(&c->classes[i]);
     void *ptrs[] = {c->shift, c->width, c->classes, c->repack, c->vals, c->newidx, c->order,
-                    c->sigstart, c->sigs, c->words, c->bytes};
+                    c->sigstart, c->pairs, c->sigs, c->words, c->bytes};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) PyMem_Free(ptrs[i]);
-    c->shift = c->width = c->repack = c->vals = c->newidx = c->order = c->sigstart = NULL;
+    c->shift = c->width = c->repack = c->vals = c->newidx = c->order = c->sigstart = c->pairs = NULL;
     c->classes = NULL;
     c->sigs = NULL;
     c->words = NULL;
@@ -183,12 +183,7 @@ static int canon_run(CanonObject *c, uint64_t *w, PyObject **perm) {
         changed = 1;
         /* rewrite the touched variables through the permutation (reading the old values) */
         int nt = k->ntouch;
-        int *pairs = PyMem_Malloc((size_t)(2 * nt + 1) * sizeof(int));
-        if (!pairs) {
-            Py_DECREF(perms);
-            PyErr_NoMemory();
-            return -1;
-        }
+        int *pairs = c->pairs;
         for (int j = 0; j < nt; j++) {
             int v = k->touch[j];
             int x = vals[v];
@@ -211,10 +206,8 @@ static int canon_run(CanonObject *c, uint64_t *w, PyObject **perm) {
             pairs[2 * j + 1] = nx;
         }
         for (int j = 0; j < nt; j++) vals[pairs[2 * j]] = pairs[2 * j + 1];
-        PyMem_Free(pairs);
         continue;
     bad_pairs:
-        PyMem_Free(pairs);
         Py_DECREF(perms);
         PyErr_SetString(PyExc_ValueError, "canon: a state outside the symmetry's tables");
         return -1;
@@ -630,7 +623,7 @@ static int canon_setup(CanonObject *c, PyObject *varinfo, PyObject *classes) {
         PyErr_NoMemory();
         return -1;
     }
-    int maxn = 1;
+    int maxn = 1, maxtouch = 1;
     for (Py_ssize_t i = 0; i < nc; i++) {
         c->nclasses = (int)i + 1; /* class_free runs on this one too if its set-up fails */
         if (class_setup(c, &c->classes[i], PyTuple_GET_ITEM(cl, i)) < 0) {
@@ -640,6 +633,7 @@ static int canon_setup(CanonObject *c, PyObject *varinfo, PyObject *classes) {
         }
         Class *k = &c->classes[i];
         if (k->n > maxn) maxn = k->n;
+        if (k->ntouch > maxtouch) maxtouch = k->ntouch;
         for (int j = 0; j < k->ntouch; j++) touched[k->touch[j]] = 1;
     }
     Py_DECREF(cl);
@@ -649,7 +643,8 @@ static int canon_setup(CanonObject *c, PyObject *varinfo, PyObject *classes) {
     c->newidx = PyMem_Calloc((size_t)maxn + 1, sizeof(int));
     c->order = PyMem_Calloc((size_t)maxn + 1, sizeof(int));
     c->sigstart = PyMem_Calloc((size_t)maxn + 2, sizeof(int));
-    if (!c->newidx || !c->order || !c->sigstart) {
+    c->pairs = PyMem_Calloc(2 * (size_t)maxtouch + 1, sizeof(int));
+    if (!c->newidx || !c->order || !c->sigstart || !c->pairs) {
         PyErr_NoMemory();
         return -1;
     }

@@ -95,7 +95,7 @@ typedef struct CanonObject {
     Class *classes;
     int *repack, nrepack; /* variables any class can change, ascending */
     /* scratch */
-    int *vals, *newidx, *order, *sigstart;
+    int *vals, *newidx, *order, *sigstart, *pairs; /* pairs: 2 per touched variable of the largest class */
     long long *sigs;
     int sigcap;
     uint64_t *words;
