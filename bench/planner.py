@@ -1,6 +1,6 @@
 """Planner benchmark: ``python -m bench planner [options]``.
 
-Runs every problem of the shared set (``../shared/problems/*.json`` and ``ipc/*.json``, relative to
+Runs every problem of the repository's problem set (``tests/data/problems/*.json`` and ``ipc/*.json``, relative to
 the repository root) with each peer of :data:`bench.peers.PEERS`: this project's A*, langgoap's A*,
 pyperplan (astar + lmcut, gbf + hff) and Fast Downward (astar(lmcut())) on the PDDL translation.
 
@@ -33,8 +33,8 @@ from bench.validate import check, is_optimal, load
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 """The repository root: workers run from here so ``bench`` and ``goap`` import as in a checkout."""
-DEFAULT_PROBLEMS = REPO_ROOT.parent / "shared" / "problems"
-"""``../shared/problems`` next to the repository, as the issue places it."""
+DEFAULT_PROBLEMS = REPO_ROOT / "tests" / "data" / "problems"
+"""The repository's own copy of the problem sets (generated families, IPC tasks, the plan checker)."""
 
 
 @dataclass(slots=True)
@@ -372,7 +372,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(prog="python -m bench planner", description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--problems", type=Path, default=DEFAULT_PROBLEMS, help="problem folder (default ../shared/problems)"
+        "--problems", type=Path, default=DEFAULT_PROBLEMS, help="problem folder (default tests/data/problems)"
     )
     parser.add_argument("--only", help="run only problems whose name contains this")
     parser.add_argument(

@@ -14,7 +14,7 @@ from bench.validate import check, is_optimal
 
 
 def reference_checker() -> ModuleType:
-    """``../shared/problems/validate.py``, imported from its file (skipped when absent)."""
+    """``tests/data/problems/validate.py`` (the reference plan checker), imported from its file."""
     path = DEFAULT_PROBLEMS / "validate.py"
     if not path.is_file():
         pytest.skip(f"no reference checker at {path}")
@@ -70,6 +70,6 @@ def test_optimality_tolerance() -> None:
     assert is_optimal(3.0, None) is None
 
 
-def test_default_problems_folder_is_next_to_the_repository() -> None:
-    """The problem set is found at ../shared/problems from the repository root, not a fixed path."""
-    assert Path(__file__).resolve().parents[2].parent / "shared" / "problems" == DEFAULT_PROBLEMS
+def test_default_problems_folder_is_in_the_repository() -> None:
+    """The problem set is the repository's own copy (tests/data/problems), not a folder beside it."""
+    assert Path(__file__).resolve().parents[2] / "tests" / "data" / "problems" == DEFAULT_PROBLEMS

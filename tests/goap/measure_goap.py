@@ -5,11 +5,12 @@ from __future__ import annotations
 import glob
 import sys
 import time
-from pathlib import Path
+
+from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import AStar, load_problem, plan
 
-ROOT = str(Path(__file__).resolve().parents[3] / "shared" / "problems")  # ../shared beside the repo
+ROOT = PROBLEM_DIR
 
 
 def main() -> None:

@@ -13,12 +13,12 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import hypothesis.strategies as st
 import pytest
 from hypothesis import HealthCheck, given, settings
+from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, ModelError, add, in_, load_problem, ne, plan
 from goap import compile as compile_module
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(
     compile_module._ground is None, reason="goap._ground is not built (or GOAP_PURE_PYTHON=1)"
 )
 
-PROBLEMS = os.environ.get("GOAP_PROBLEMS", str(Path(__file__).resolve().parents[3] / "shared" / "problems"))
+PROBLEMS = PROBLEM_DIR
 PROBLEM_FILES = sorted(glob.glob(f"{PROBLEMS}/*.json")) + sorted(glob.glob(f"{PROBLEMS}/ipc/*.json"))
 
 

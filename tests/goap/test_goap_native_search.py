@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import glob
 import os
-from pathlib import Path
 from typing import Any
 
 import hypothesis.strategies as st
 import pytest
 from goap_tasks import gripper
 from hypothesis import HealthCheck, given, settings
+from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, load_problem, plan, strategies
 from goap.astar import SearchOutcome, best_first, search
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
     lmcut_module._core is None, reason="goap._lmcut is not built (or GOAP_PURE_PYTHON=1)"
 )
 
-PROBLEMS = os.environ.get("GOAP_PROBLEMS", str(Path(__file__).resolve().parents[3] / "shared" / "problems"))
+PROBLEMS = PROBLEM_DIR
 PROBLEM_FILES = sorted(glob.glob(f"{PROBLEMS}/*.json")) + sorted(glob.glob(f"{PROBLEMS}/ipc/*.json"))
 
 _EXPANSIONS = 3000

@@ -3,17 +3,17 @@ and the symmetry fast paths (speed itself is measured by ``python -m bench plann
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, load_problem, plan
 from goap.compile import _CACHE_SIZE, compile_task
 
-PROBLEMS = Path(os.environ.get("GOAP_PROBLEMS", Path(__file__).resolve().parents[3] / "shared" / "problems"))
+PROBLEMS = Path(PROBLEM_DIR)
 
 
 def _chain(n: int) -> tuple[dict[str, Any], list[ActionSpec]]:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import glob
 import os
 import time
-from pathlib import Path
 
 import pytest
+from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import AStar, load_problem, plan
 from goap.testing import simulate
 
-PROBLEMS = os.environ.get("GOAP_PROBLEMS", str(Path(__file__).resolve().parents[3] / "shared" / "problems"))
+PROBLEMS = PROBLEM_DIR
 PROBLEM_FILES = sorted(glob.glob(f"{PROBLEMS}/*.json")) + sorted(glob.glob(f"{PROBLEMS}/ipc/*.json"))
 
 pytestmark = pytest.mark.skipif(not PROBLEM_FILES, reason="shared problem files not found")

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import glob
 import os
-from pathlib import Path
 
 import pytest
+from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import HEURISTICS, STRATEGIES, AStar, GreedyBestFirst, load_problem, plan
 from goap.compile import compile_task
 from goap.testing import simulate
 
-PROBLEMS = os.environ.get("GOAP_PROBLEMS", str(Path(__file__).resolve().parents[3] / "shared" / "problems"))
+PROBLEMS = PROBLEM_DIR
 SMALL = [
     f
     for f in sorted(glob.glob(f"{PROBLEMS}/*.json"))

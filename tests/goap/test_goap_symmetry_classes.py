@@ -7,11 +7,11 @@ classes come out with the colours turned off.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import load_problem
 from goap import symmetry as symmetry_module
@@ -19,9 +19,7 @@ from goap.compile import compile_task
 from goap.symmetry import find_symmetry
 
 # The shared problems sit beside the checkout (as in test_goap_problems.py).
-_SHARED = Path(
-    os.environ.get("GOAP_PROBLEMS", str(Path(__file__).resolve().parents[3] / "shared" / "problems"))
-)
+_SHARED = Path(PROBLEM_DIR)
 _PROBLEMS = sorted([*_SHARED.glob("*.json"), *(_SHARED / "ipc").glob("*.json")])
 
 CLASSES: dict[str, list[tuple[str, ...]] | None] = {
