@@ -442,10 +442,16 @@ def test_canon_rejects_bad_tables_and_states() -> None:
 
 
 def test_canon_refuses_a_nested_call_from_a_collection_it_triggered() -> None:
-    """A garbage collection started by an allocation inside canon may run Python code (here a gc
-    callback) that calls the same canon: that nested call is refused, and the outer results stay
-    those of the Python canonical form."""
+    """A gc callback that calls canon never corrupts an outer call: a nested call from inside canon
+    is refused, any other call returns the right form, and the outer results stay those of the
+    Python canonical form.
+
+    Canon itself runs no Python code, so a collection is its only way back in. CPython 3.11 collects
+    inside an allocation, so there the callback runs in the middle of canon and must be refused;
+    CPython 3.12 and later collect only at the evaluation loop's eval-breaker checks (gh-97922),
+    after canon has returned, so every callback call is a plain, correct call."""
     import gc
+    import sys
 
     init, goal, actions = _gripper(6)
     task = compile_task(init, goal, actions)
@@ -475,4 +481,7 @@ def test_canon_refuses_a_nested_call_from_a_collection_it_triggered() -> None:
         gc.set_threshold(*old)
         gc.callbacks.remove(callback)
     assert got == [sym._canon(s) for s in states]
-    assert "Canon is not re-entrant" in nested
+    assert nested
+    assert set(nested) <= {"ran", "Canon is not re-entrant"}
+    if sys.version_info < (3, 12):
+        assert "Canon is not re-entrant" in nested
