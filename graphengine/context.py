@@ -13,6 +13,7 @@ from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from emit import Emitter, Event, EventKind, safe_emit
+from store import adaptable_type
 
 __all__ = ["Context", "InterruptSignal", "Tool", "ToolCallError"]
 
@@ -165,7 +166,7 @@ class Context:
                 error_type=str(entry.get("error_type", "")),
             )
         value = entry.get("output")
-        return TypeAdapter(output).validate_python(value) if output is not None else value
+        return TypeAdapter(adaptable_type(output)).validate_python(value) if output is not None else value
 
     def emit(
         self, msg: str, meta: Mapping[str, Any] | None = None, *, kind: EventKind | str = EventKind.CUSTOM

@@ -25,6 +25,7 @@ from store import (
     RunStatus,
     StepRecord,
     Store,
+    adaptable_type,
 )
 from store import RunExistsError as StoreRunExistsError
 
@@ -119,6 +120,8 @@ class Engine(Generic[S]):
         self.options: Options = options if options is not None else Options()
         """Limits and failure handling."""
         self.codec: Codec[S] = codec if codec is not None else JsonCodec(state_type)
+        # a delta may leave out required keys; a codec written before `decode_delta` decodes it whole
+        self._decode_delta: Callable[[bytes], S] = getattr(self.codec, "decode_delta", self.codec.decode)
         """Encodes states and deltas for the store."""
         self.state_version: int = int(
             state_version if state_version is not None else getattr(state_type, "__state_version__", 1)
@@ -619,7 +622,7 @@ class Engine(Generic[S]):
         """Validate the initial state by a round trip through the codec (what resume will see)."""
         try:
             if not self._is_state(initial):
-                initial = TypeAdapter(self.state_type).validate_python(initial)
+                initial = TypeAdapter(adaptable_type(self.state_type)).validate_python(initial)
             encoded = self.codec.encode(cast(S, initial))
             return self.codec.decode(encoded), encoded
         except (ValidationError, ValueError, TypeError) as exc:
@@ -659,7 +662,7 @@ class Engine(Generic[S]):
                         field=what,
                     ) from exc
         try:
-            return self.codec.decode(data)
+            return self._decode_delta(data) if what == "delta" else self.codec.decode(data)
         except (ValidationError, ValueError, TypeError) as exc:
             raise CorruptRecordError(
                 f"run {run_id!r} step {step}: stored {what} does not decode as {self._type_name}: {exc}",

@@ -8,7 +8,7 @@ imported on first use, so importing `store` never needs them.
 """
 
 from ._lease import Lease
-from .codec import Codec, JsonCodec
+from .codec import Codec, JsonCodec, adaptable_type
 from .errors import (
     CorruptRecordError,
     LeaseLostError,
@@ -55,6 +55,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailableError",
+    "adaptable_type",
     "export_run",
     "import_run",
     "open_store",
