@@ -43,4 +43,4 @@ crash-test: $(STAMP)
 	CRASH_RUNS=300 $(BIN)/python -m pytest -q tests/test_crash_sigkill.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-3.* .pytest_cache .mypy_cache .ruff_cache
