@@ -5,7 +5,7 @@
  * file runs that loop on C arrays and calls LM-cut (lmcut_run) directly. It is a port of
  * best_first step for step, so it returns what best_first returns with the same heuristic: the
  * same open-list order ((key, h, counter), the counter unique), the same lazy evaluation with
- * inherited landmarks and pathmax, the same reopening, the same symmetry switch and fold, the same
+ * inherited landmarks and pathmax, the same reopening, the same symmetry switch and restart, the same
  * path and the same counts (tests compare the two on every shared problem and on generated tasks).
  *
  * search(ops, buckets, goal, weight, greedy, limit, deadline, clock, canon, detect, switch_at)
@@ -40,11 +40,6 @@ static inline int entry_less(const Entry *a, const Entry *b) {
     if (a->key != b->key) return a->key < b->key;
     if (a->h != b->h) return a->h < b->h;
     return a->cnt < b->cnt;
-}
-
-static int entry_cmp(const void *x, const void *y) {
-    const Entry *a = (const Entry *)x, *b = (const Entry *)y;
-    return entry_less(a, b) ? -1 : (entry_less(b, a) ? 1 : 0);
 }
 
 typedef struct {
@@ -650,51 +645,53 @@ static inline int is_goal(const Search *S, const uint64_t *w) {
     return 1;
 }
 
-/* goap.astar._fold: the open list with every state replaced by its representative. */
-static int fold(Search *S, PyObject *canon) {
-    Py_ssize_t n = S->hlen;
-    qsort(S->heap, (size_t)n, sizeof(Entry), entry_cmp);
-    Py_ssize_t out = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Entry e = S->heap[i];
-        int s = e.s;
-        if (e.g > S->g[s] + EPS) continue; /* stale */
+/* The restart of goap.astar.best_first at the symmetry switch: every state forgets its path (g
+ * becomes INFINITY: not reached, parent none, not closed) and keeps its heuristic value and
+ * landmarks; each representative of an evaluated state gets the larger of their values
+ * (goap.astar._carry_h); the open list empties. The caller pushes the start again. */
+static int restart(Search *S, PyObject *canon) {
+    S->hlen = 0;
+    for (int s = 0; s < S->n; s++) {
+        S->g[s] = INFINITY;
+        S->parent[s] = -1;
+        S->pop[s] = -1;
+        Py_CLEAR(S->perm[s]);
+        S->closed[s] = 0;
+    }
+    /* carried values are read from a copy taken before any is raised, so the outcome does not
+     * depend on the order states are visited in (the Python loop visits them in another order) */
+    int n0 = S->n;
+    double *before = PyMem_Malloc((size_t)(n0 ? n0 : 1) * sizeof(double));
+    if (!before) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(before, S->hc, (size_t)n0 * sizeof(double));
+    int rc = 0;
+    for (int s = 0; s < n0; s++) {
+        double hs = before[s];
+        if (isnan(hs)) continue;
         memcpy(S->tmp, S->words + (size_t)s * S->nw, (size_t)S->nw * sizeof(uint64_t));
         PyObject *perm;
         if (call_canon(S, canon, &perm) < 0) {
-            S->hlen = out; /* entries past out are dropped; nothing refers to them */
-            return -1;
+            rc = -1;
+            break;
         }
-        if (perm == NULL || S->parent[s] < 0 || S->perm[s] != NULL) {
-            Py_XDECREF(perm);
-            S->heap[out++] = e;
-            continue;
-        }
+        Py_XDECREF(perm);
+        if (memcmp(S->tmp, S->words + (size_t)s * S->nw, (size_t)S->nw * sizeof(uint64_t)) == 0) continue;
         int rep = lookup(S, S->tmp);
-        if (rep >= 0 && e.g >= S->g[rep] - EPS) {
-            Py_DECREF(perm);
-            continue;
-        }
         if (rep < 0) {
             rep = add_state(S, S->tmp);
             if (rep < 0) {
-                Py_DECREF(perm);
-                S->hlen = out;
-                return -1;
+                rc = -1;
+                break;
             }
+            S->g[rep] = INFINITY;
         }
-        S->g[rep] = e.g;
-        S->parent[rep] = S->parent[s];
-        S->pop[rep] = S->pop[s];
-        Py_XSETREF(S->perm[rep], perm);
-        if (!isnan(S->hc[s]) && isnan(S->hc[rep])) S->hc[rep] = S->hc[s];
-        e.s = rep;
-        S->heap[out++] = e;
+        if (isnan(S->hc[rep]) || hs > S->hc[rep]) S->hc[rep] = hs;
     }
-    /* the kept entries are a subsequence of the sorted array with their keys unchanged, so they
-     * are still sorted, and a sorted array is a heap */
-    S->hlen = out;
-    return 0;
+    PyMem_Free(before);
+    return rc;
 }
 
 static PyObject *path_of(Search *S, int s) {
@@ -810,7 +807,13 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             Py_CLEAR(canon);
             if (found != Py_None) {
                 canon = found;
-                if (fold(&S, canon) < 0) goto done;
+                if (restart(&S, canon) < 0) goto done;
+                S.g[start] = 0.0;
+                double hs = S.hc[start];
+                counter++;
+                Entry r = {greedy ? hs : weight * hs, hs, 0.0, counter, start};
+                if (heap_add(&S, r) < 0) goto done;
+                continue;
             } else
                 Py_DECREF(found);
         }

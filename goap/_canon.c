@@ -213,6 +213,17 @@ static int canon_run(CanonObject *c, uint64_t *w, PyObject **perm) {
         return -1;
     }
     if (!changed) return 0;
+    /* sorting one class can unsort another and the permutations can compose to one that fixes the
+     * state: then there is nothing to fold, and None keeps the parent link a plain one */
+    int same = 1;
+    for (int j = 0; j < c->nrepack && same; j++) {
+        int v = c->repack[j];
+        same = vals[v] == (int)state_bits(w, c->shift[v], c->width[v]);
+    }
+    if (same) {
+        Py_DECREF(perms);
+        return 0;
+    }
     for (int j = 0; j < c->nrepack; j++) {
         int v = c->repack[j];
         int sh = c->shift[v], wd = c->width[v];

@@ -10,12 +10,29 @@ only when popped; if its real value raises its key, it goes back to the open lis
 heuristics like LM-cut then run only on states that are actually expanded. A state reached again
 more cheaply is reopened, so A* returns a least-cost plan whenever ``h`` is admissible.
 
-Symmetry folding can start mid-search (``detect_symmetry``, called once when the expansion count
-reaches ``symmetry_after``): the open list is folded to canonical representatives then, and
-children generated from then on are stored folded. Closed states stay as they are; a state may
-then be held twice (raw and folded), which costs expansions, never optimality: both stand for
-states with the same optimal cost to the goal, and the path back to the start composes the
-permutations recorded so far.
+Symmetry folding (``canon``) stores each generated state as its representative and the
+permutation that maps it there. A* on representatives is optimal whatever representative ``canon``
+picks, as long as it is the state mapped by a symmetry of the task (a permutation of objects that
+maps operators to operators of the same cost and the goal to itself): a plan's states mapped one by
+one to representatives give a path of the same cost through stored states (the operator mapped by
+the same symmetry is applicable), and a path through representatives maps back to a real plan of
+the same cost (:meth:`goap.symmetry.Symmetry.realize`). So the cheapest path among stored states
+costs the optimum, and a state and its representative have the same optimal cost to the goal, so an
+admissible heuristic stays admissible. ``canon`` need not be a true canonical form (a state may have
+several representatives, a state may be its own representative under a non-trivial permutation):
+that only costs expansions.
+
+Folding can start mid-search (``detect_symmetry``, called once when the expansion count reaches
+``symmetry_after``). When it finds symmetry, the search starts again from the initial state with
+folding on, keeping only what is a property of a state and not of a path: heuristic values (each
+representative also gets the largest value known for a state it stands for, admissible as above)
+and LM-cut landmarks. From then on it is A* with folding from the first expansion, hence optimal;
+the restart repeats at most ``symmetry_after`` expansions, mostly without heuristic evaluations.
+The open list is not folded in place: the closed states stay unfolded, their ``best_g`` entries
+then stand for states no entry holds any more, and a folded entry dropped in favour of such an
+entry (or of a state that is its own representative, whose entry was itself replaced) loses its
+part of the state space. That returned cost 31 with ``optimal=True`` on a 10-ball gripper whose
+optimum is 29 (``tests/goap/test_goap_optimal_oracles.py``).
 
 :func:`search` is the entry point: it runs :func:`best_first` in C (``goap._lmcut``'s
 ``Core.search``, a step-for-step port that returns the same outcome) when the heuristic is the C
@@ -182,11 +199,19 @@ def best_first(
         elif hv == INF:
             continue
         if expanded == switch_at:
-            # about to expand one more state than the threshold: detect symmetry, fold the open list
+            # about to expand one more state than the threshold: detect symmetry; when there is
+            # some, restart from the start with folding on (see the module docstring: why not fold)
             switch_at = -1
             canon = detect_symmetry()  # type: ignore[misc]
             if canon is not None:
-                open_ = _fold(open_, canon, best_g, parent, hcache)
+                _carry_h(hcache, canon)
+                best_g = {start: 0.0}
+                parent = {start: None}
+                closed = set()
+                hs = hcache[start]
+                counter += 1
+                open_ = [(hs if greedy else weight * hs, hs, counter, 0.0, start)]
+                continue
         if s in closed:
             reopened += 1
         closed.add(s)
@@ -218,36 +243,19 @@ def best_first(
     return SearchOutcome("no_plan", [], 0.0, expanded, generated, evaluated, reopened, h0)
 
 
-def _fold(
-    open_: list[tuple[float, float, int, float, State]],
-    canon: Canon,
-    best_g: dict[State, float],
-    parent: dict[State, tuple[State, CompiledOp, Any] | None],
-    hcache: dict[State, float],
-) -> list[tuple[float, float, int, float, State]]:
-    """The open list with every state replaced by its representative, as if symmetry had been on
-    when it was generated (entries in pop order, so an earlier one wins a tie on g)."""
-    out: list[tuple[float, float, int, float, State]] = []
-    for entry in sorted(open_):
-        key, hk, cnt, g, s = entry
-        if g > best_g[s] + _EPS:
-            continue  # stale
-        link = parent[s]
-        rep, perm = canon(s)
-        if perm is None or link is None or link[2] is not None:
-            out.append(entry)
-            continue
-        old = best_g.get(rep)
-        if old is not None and g >= old - _EPS:
-            continue
-        best_g[rep] = g
-        parent[rep] = (link[0], link[1], perm)
-        hs = hcache.get(s)
-        if hs is not None and rep not in hcache:
-            hcache[rep] = hs  # symmetric states have the same optimal cost: still admissible
-        out.append((key, hk, cnt, g, rep))
-    heapq.heapify(out)
-    return out
+def _carry_h(hcache: dict[State, float], canon: Canon) -> None:
+    """Give each representative the best heuristic value known for a state it stands for.
+
+    The task's symmetries map operators to operators of the same cost and the goal to itself, so a
+    state and its representative have the same optimal cost to the goal: a value admissible for
+    one is admissible for the other, and the larger of two admissible values is admissible.
+    """
+    for s, hs in list(hcache.items()):
+        rep = canon(s)[0]
+        if rep != s:
+            old = hcache.get(rep)
+            if old is None or hs > old:
+                hcache[rep] = hs
 
 
 def _path(

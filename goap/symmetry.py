@@ -460,6 +460,10 @@ class Symmetry:
         p = state
         for v, sh, clear in self._repack:
             p = (p & clear) | (vals[v] << sh)
+        if p == state:
+            # sorting one class can unsort another and the permutations can compose to one that
+            # fixes the state: nothing to fold, and None keeps the parent link a plain one
+            return state, None
         return p, tuple(perms)
 
     def realize(self, path: Sequence[tuple[CompiledOp, Any]]) -> list[CompiledOp]:
