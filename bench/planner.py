@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import signal
 import statistics
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bench.peers import ALIASES, PEERS, Outcome
-from bench.validate import check, is_optimal, load
+from bench.validate import OPTIMAL_TOLERANCE, check, is_optimal, load
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 """The repository root: workers run from here so ``bench`` and ``goap`` import as in a checkout."""
@@ -62,6 +63,13 @@ class Row:
     """Cost equals the proved optimum within 1e-6 (None: no plan or no optimum known)."""
     correct: bool = False
     """The answer is right: a valid plan when one exists, "no plan" when none does."""
+    exact_costs: bool = True
+    """False when the planner optimised rounded costs (Fast Downward on fractional costs)."""
+    fd_cost: float | None = None
+    """Fast Downward's optimal cost (A* + LM-cut) on the same problem, on our row when both found
+    a valid plan (see :func:`compare_with_fd`)."""
+    matches_fd: bool | None = None
+    """Our cost equals Fast Downward's optimal cost (None: not compared)."""
     note: str = ""
 
     @property
@@ -173,6 +181,7 @@ def judge(row: Row, problem: dict[str, Any], outcomes: Sequence[Outcome]) -> Non
     last = outcomes[-1]
     first = completed[0] if completed else last
     row.nodes = first.nodes
+    row.exact_costs = bool(first.extra.get("exact_costs", True))
     notes = [o.note for o in outcomes if o.note]
     if last.status in ("timeout", "error", "n/a"):
         row.status = last.status
@@ -198,6 +207,25 @@ def judge(row: Row, problem: dict[str, Any], outcomes: Sequence[Outcome]) -> Non
         if not row.correct:
             notes.append("WRONG: says no plan")
     row.note = "; ".join(dict.fromkeys(notes))
+
+
+def compare_with_fd(rows: Sequence[Row]) -> None:
+    """Check our cost on one problem against Fast Downward's: its A* + LM-cut is optimal, so any
+    difference means one of the two optimal planners is wrong. Sets ``fd_cost`` and ``matches_fd``
+    on our row (when both found a valid plan) and notes a difference. When Fast Downward optimised
+    costs rounded to integers at its scale, each action may differ from the JSON cost by half a unit
+    of the scale, so the tolerance grows with its plan's length."""
+    ours = next((r for r in rows if r.peer == "ours"), None)
+    fd = next((r for r in rows if r.peer == "fd"), None)
+    if ours is None or fd is None or not ours.valid or not fd.valid or ours.cost is None or fd.cost is None:
+        return
+    tolerance = OPTIMAL_TOLERANCE if fd.exact_costs else OPTIMAL_TOLERANCE * max(1, fd.length or 0)
+    ours.fd_cost = fd.cost
+    ours.matches_fd = math.isclose(ours.cost, fd.cost, rel_tol=0.0, abs_tol=tolerance)
+    if not ours.matches_fd:
+        ours.note = "; ".join(
+            x for x in (ours.note, f"COST DIFFERS FROM FAST DOWNWARD'S OPTIMUM {fd.cost:.6g}") if x
+        )
 
 
 def run_peer(peer: str, path: Path, problem: dict[str, Any], settings: Settings) -> Row:
@@ -245,8 +273,8 @@ def table(rows: Iterable[Row]) -> str:
     """The markdown table, one line per (problem, peer)."""
     lines = [
         "| problem | planner | status | time ms (median) | search ms | cost | optimum | len | valid | optimal"
-        " | expanded | note |",
-        "|---|---|---|--:|--:|--:|--:|--:|---|---|--:|---|",
+        " | = FD | expanded | note |",
+        "|---|---|---|--:|--:|--:|--:|--:|---|---|---|--:|---|",
     ]
     for r in rows:
         status = r.status if r.status != "found" else "plan"
@@ -255,7 +283,8 @@ def table(rows: Iterable[Row]) -> str:
         lines.append(
             f"| {r.problem} | {r.peer} | {status} | {_ms(r.seconds)} | {_ms(r.search_seconds)} | {_cost(r.cost)}"
             f" | {_cost(r.optimal_cost)} | {'' if r.length is None else r.length} | {_flag(r.valid)}"
-            f" | {_flag(r.optimal)} | {'' if r.nodes is None else r.nodes} | {r.note.replace('|', '/')} |"
+            f" | {_flag(r.optimal)} | {_flag(r.matches_fd)} | {'' if r.nodes is None else r.nodes}"
+            f" | {r.note.replace('|', '/')} |"
         )
     return "\n".join(lines)
 
@@ -304,6 +333,10 @@ def summarise(rows: Sequence[Row]) -> dict[str, Any]:
             sum(1 for r in ours_rows if _solved(r) and (r.seconds or 0) < 1.0),
             len(ours_rows),
         )
+        compared_fd = [r for r in ours_rows if r.matches_fd is not None]
+        if compared_fd:
+            summary["ours_matches_fd"] = (sum(1 for r in compared_fd if r.matches_fd), len(compared_fd))
+            summary["ours_differs_from_fd"] = [r.problem for r in compared_fd if not r.matches_fd]
         summary["ours_slowest"] = max(
             ((r.seconds, r.problem) for r in ours_rows if r.seconds is not None), default=None
         )
@@ -333,6 +366,11 @@ def summary_text(summary: dict[str, Any]) -> str:
         good, total = summary["ours_optimal"]
         verdict = "all optimal" if good == total else "NOT all optimal"
         out.append(f"- ours optimal on problems with a plan: **{good}/{total}** ({verdict})")
+        if "ours_matches_fd" in summary:
+            good, total = summary["ours_matches_fd"]
+            differ = summary["ours_differs_from_fd"]
+            tail = "" if not differ else " — DIFFERS on " + ", ".join(differ)
+            out.append(f"- ours cost equals Fast Downward's optimal cost: **{good}/{total}**{tail}")
         good, total = summary["ours_no_plan_right"]
         out.append(f"- ours answers 'no plan' on unsolvable problems: **{good}/{total}**")
         good, total = summary["ours_under_1s"]
@@ -414,15 +452,18 @@ def main(argv: Sequence[str], progress: TextIO = sys.stderr) -> int:
     started = time.perf_counter()
     for path in files:
         problem = load(path)
+        mine: list[Row] = []
         for peer in args.peers:
             row = run_peer(peer, path, problem, settings)
             rows.append(row)
+            mine.append(row)
             print(
                 f"[{time.perf_counter() - started:7.1f} s] {row.problem:32} {peer:16} {row.status:8}"
                 f" {_ms(row.seconds):>8} ms  {row.note[:60]}",
                 file=progress,
                 flush=True,
             )
+        compare_with_fd(mine)
     summary = summarise(rows)
     report = legend(args.peers, settings) + "\n" + table(rows) + "\n" + summary_text(summary) + "\n"
     print(report)

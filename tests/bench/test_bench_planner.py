@@ -11,7 +11,19 @@ import pytest
 
 from bench.__main__ import main as bench_main
 from bench.peers import Outcome, langgoap_astar, ours
-from bench.planner import Row, Settings, discover, judge, main, run_once, select_peers
+from bench.planner import (
+    Row,
+    Settings,
+    compare_with_fd,
+    discover,
+    judge,
+    main,
+    run_once,
+    select_peers,
+    summarise,
+    summary_text,
+    table,
+)
 from bench.validate import check, is_optimal
 
 
@@ -168,3 +180,46 @@ def test_ours_plan_validates(tmp_path: Path) -> None:
     assert result.valid, result.message
     assert is_optimal(result.cost, 7.5)
     assert outcome.nodes is not None
+
+
+def test_cost_other_than_fast_downwards_optimum_is_flagged() -> None:
+    """Our valid plan costing other than Fast Downward's optimal plan is marked in the row, the
+    table and the summary; an equal cost is marked as matching."""
+    ours = Row("p", "f", "ours", "plan", None, status="found", cost=31.0, length=31, valid=True, correct=True)
+    fd = Row("p", "f", "fd", "plan", None, status="found", cost=29.0, length=29, valid=True, correct=True)
+    compare_with_fd([ours, fd])
+    assert ours.matches_fd is False and ours.fd_cost == 29.0
+    assert "COST DIFFERS FROM FAST DOWNWARD'S OPTIMUM 29" in ours.note
+    assert "| NO |" in table([ours])
+    summary = summarise([ours, fd])
+    assert summary["ours_matches_fd"] == (0, 1) and summary["ours_differs_from_fd"] == ["p"]
+    assert "DIFFERS on p" in summary_text(summary)
+    same = Row("q", "f", "ours", "plan", None, status="found", cost=29.0, length=29, valid=True, correct=True)
+    compare_with_fd([same, fd])
+    assert same.matches_fd is True and same.note == ""
+
+
+def test_rounded_fast_downward_costs_are_compared_within_their_rounding() -> None:
+    """When Fast Downward optimised costs rounded at its scale, a difference within half a unit
+    of the scale per action is not a mismatch, a larger one is."""
+    fd = Row(
+        "p", "f", "fd", "plan", None, status="found", cost=3.0000004, length=3, valid=True, exact_costs=False
+    )
+    ours = Row("p", "f", "ours", "plan", None, status="found", cost=3.0, length=3, valid=True)
+    compare_with_fd([ours, fd])
+    assert ours.matches_fd is True
+    far = Row("p", "f", "ours", "plan", None, status="found", cost=2.9, length=3, valid=True)
+    compare_with_fd([far, fd])
+    assert far.matches_fd is False
+
+
+def test_benchmark_compares_our_cost_with_fast_downward(
+    problems_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run with ours and Fast Downward, our row says its cost equals Fast Downward's optimum."""
+    argv = ["planner", "--problems", str(problems_dir), "--planners", "ours,fd", "--repeat", "1"]
+    assert bench_main(argv) == 0
+    report = capsys.readouterr().out
+    line = next(x for x in report.splitlines() if x.startswith("| switch | ours |"))
+    assert line.split("|")[11].strip() == "yes"
+    assert "ours cost equals Fast Downward's optimal cost: **1/1**" in report
