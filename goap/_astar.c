@@ -29,6 +29,8 @@
 #include "_lmcut.h"
 
 #define CLOCK_EVERY 128
+/* goap.astar._EPS: cost comparisons are relative, so small costs are told apart */
+#define REL_EPS 1e-12
 
 typedef struct {
     double key, h, g;
@@ -770,7 +772,7 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
         Entry e = heap_take(&S);
         int s = e.s;
         double g = e.g;
-        if (g > S.g[s] + EPS) continue;
+        if (g > S.g[s] + REL_EPS * S.g[s]) continue;
         if (is_goal(&S, S.words + (size_t)s * nw)) {
             path = path_of(&S, s);
             if (!path) goto done;
@@ -792,7 +794,7 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             S.hc[s] = hv;
             if (hv == INFINITY) continue;
             double nkey = greedy ? hv : g + weight * hv;
-            if (nkey > e.key + EPS) {
+            if (nkey > e.key + REL_EPS * fabs(e.key)) {
                 counter++;
                 Entry r = {nkey, hv, g, counter, s};
                 if (heap_add(&S, r) < 0) goto done;
@@ -868,7 +870,7 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
                 double co = S.cost[o];
                 double ng = g + co;
                 int child = lookup(&S, S.tmp);
-                if (child >= 0 && ng >= S.g[child] - EPS) {
+                if (child >= 0 && ng >= S.g[child] - REL_EPS * S.g[child]) {
                     Py_XDECREF(perm);
                     continue;
                 }

@@ -52,7 +52,11 @@ from goap.heuristics import INF, Heuristic
 
 __all__ = ["SearchOutcome", "best_first", "search"]
 
-_EPS = 1e-9
+_EPS = 1e-12
+"""Relative tolerance of cost comparisons: a path is cheaper only when it beats the known one by
+more than ``_EPS`` times its cost. It absorbs the rounding of float sums (paths of one cost summed
+in another order) and, being relative, never hides a real difference however small the costs are
+(an absolute 1e-9 made a 2e-10 plan lose to a 3e-10 one that was then claimed optimal)."""
 _CLOCK_EVERY = 128
 """Expansions between two clock reads (timeouts are checked this often)."""
 
@@ -171,7 +175,8 @@ def best_first(
     limit = max_expansions if max_expansions is not None else -1
     while open_:
         key, hk, _, g, s = pop(open_)
-        if g > best_g[s] + _EPS:
+        bg = best_g[s]
+        if g > bg + _EPS * bg:
             continue  # a cheaper path to s was pushed later
         if is_goal(s):
             return SearchOutcome("found", _path(parent, s), g, expanded, generated, evaluated, reopened, h0)
@@ -192,7 +197,7 @@ def best_first(
             if hv == INF:
                 continue
             nkey = hv if greedy else g + weight * hv
-            if nkey > key + _EPS:
+            if nkey > key + _EPS * abs(key):
                 counter += 1
                 push(open_, (nkey, hv, counter, g, s))
                 continue
@@ -227,7 +232,7 @@ def best_first(
                 child, perm = canon(child)
             ng = g + c
             old = best_g.get(child)
-            if old is not None and ng >= old - _EPS:
+            if old is not None and ng >= old - _EPS * old:
                 continue
             best_g[child] = ng
             parent[child] = (s, op, perm)

@@ -63,7 +63,9 @@ def plan_any(
 ) -> tuple[int | None, PlanResult]:
     """Plan for each goal of a ``mode="any"`` MultiGoal; the cheapest found plan and its goal's index.
 
-    Ties go to the earlier goal. When no goal has a plan the index is None and the result is
+    Ties go to the earlier goal. The result is ``optimal`` only when every goal's search finished
+    optimally (a goal whose search ran out of budget may have had a cheaper plan). When no goal
+    has a plan the index is None and the result is
     ``budget_exhausted`` if any search ran out of budget (nothing is proven), else the first
     goal's ``no_plan``.
     """
@@ -78,7 +80,10 @@ def plan_any(
     if found:
         _, best = min(found)
         r = results[best]
-        return best, PlanResult("found", r.plan, None, _timed(stats, t0), r.optimal, r.strategy)
+        # the cheapest over the goals only when every goal's search finished: a goal whose search
+        # ran out of budget may have a cheaper plan, and a non-optimal plan may hide one
+        proven = all(x.optimal and x.status != "budget_exhausted" for x in results)
+        return best, PlanResult("found", r.plan, None, _timed(stats, t0), proven, r.strategy)
     if any(r.status == "budget_exhausted" for r in results):
         r = next(r for r in results if r.status == "budget_exhausted")
         return None, PlanResult("budget_exhausted", None, None, _timed(stats, t0), r.optimal, r.strategy)
