@@ -26,7 +26,7 @@ from goap.constraints import (
     SolverReport,
 )
 from goap.csp import CspPipeline, pipeline_plan
-from goap.errors import ModelError, PlanningError, ProblemFormatError
+from goap.errors import ModelError, PlanningError, ProblemFormatError, UnsupportedConstraintError
 from goap.explain import NoPlanExplanation, UnreachableCondition
 from goap.features import ProblemFeatures, RoutingDecision, extract_features
 from goap.goals import GoalSpec, MultiGoal, SoftGoal, soft_score
@@ -39,7 +39,7 @@ from goap.interpreter import AmbiguousGoalError, GoalInterpretationError, GoalIn
 from goap.lineage import PlanDivergence, PlanVersion
 from goap.mcts import Mcts
 from goap.nodes import GoapConfig
-from goap.planner import plan
+from goap.planner import DefaultStrategy, plan
 from goap.problem import Problem, load_problem, problem_from_dict
 from goap.qos import ActionQos
 from goap.reflexion import Reflection, ReflexionTracer
@@ -96,6 +96,7 @@ __all__ = [
     "ConstraintViolation",
     "CostFunction",
     "CspPipeline",
+    "DefaultStrategy",
     "DeterministicTransitionModel",
     "DivergencePolicy",
     "ExecutionHistory",
@@ -171,6 +172,7 @@ __all__ = [
     "TerminationPolicy",
     "TransitionModel",
     "UnreachableCondition",
+    "UnsupportedConstraintError",
     "UtilityStrategy",
     "add",
     "assert_expected_matches_declared",

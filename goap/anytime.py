@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goap.actions import ActionSpec
+from goap.constraints import refuse_constraints
 from goap.errors import ModelError
 from goap.goals import GoalSpec
 from goap.heuristics import HEURISTICS
@@ -63,7 +64,10 @@ class AnytimeStrategy:
         *,
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
-        """The best plan found in the budget; ``optimal`` when a weight-1 round completed."""
+        """The best plan found in the budget; ``optimal`` when a weight-1 round completed.
+
+        A constrained goal raises :class:`goap.UnsupportedConstraintError` (every round is A*)."""
+        refuse_constraints(self.name, goal)
         t0 = time.perf_counter()
         deadline = t0 + self.time_budget
         stats = SearchStats()

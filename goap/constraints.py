@@ -19,8 +19,10 @@ that name is a :class:`goap.ModelError` when constraints are solved.
   summed with their weights; levels are optimised lexicographically, highest priority first.
 
 Constraints travel with the strategy (``CspPipeline(constraints=...)``) or with the goal
-(:class:`ConstrainedGoal`). A GOAP run stores its goal as JSON (conditions only), so for
-``GoapGraph`` put them on the strategy: a resumed or replayed run then plans with them too.
+(:class:`ConstrainedGoal`). A goal's constraints are never dropped: :func:`goap.plan` plans a
+constrained goal with :class:`goap.CspPipeline` unless told otherwise, a strategy that cannot
+honour them raises :class:`goap.UnsupportedConstraintError`, and a GOAP run stores the whole goal
+(constraints, objectives, capacities) in its state, so a resumed run plans with them too.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from goap.errors import ModelError
+from goap.errors import ModelError, UnsupportedConstraintError
 from goap.explain import NoPlanExplanation
 from goap.goals import GoalSpec
 
@@ -45,6 +47,11 @@ __all__ = [
     "ResourceConstraint",
     "SolverReport",
     "SolverStatus",
+    "constraint_label",
+    "goal_constraints",
+    "honours_constraints",
+    "plain_goal",
+    "refuse_constraints",
 ]
 
 RESERVED_METRICS = frozenset({"cost", "length", "makespan"})
@@ -194,8 +201,10 @@ class ConstraintSet:
 class ConstrainedGoal(GoalSpec):
     """A :class:`goap.GoalSpec` carrying constraints and objectives for the CP-SAT pipeline.
 
-    Other strategies plan for its conditions and ignore the rest. Its JSON form (in a GOAP run's
-    state) keeps only the conditions: for ``GoapGraph``, put constraints on the strategy.
+    Strategies that cannot honour them (A*, greedy, MCTS, anytime, utility) raise
+    :class:`goap.UnsupportedConstraintError` rather than ignore them; :func:`goap.plan` and
+    ``GoapGraph`` use :class:`goap.CspPipeline` for it by default. Its JSON form (in a GOAP
+    run's state) keeps every field, so a resumed run still honours them.
     """
 
     constraints: tuple[ResourceConstraint, ...] = ()
@@ -212,7 +221,9 @@ class ConstrainedGoal(GoalSpec):
         ConstraintSet(self.constraints, self.objectives, self.capacities)  # validates
 
     def __hash__(self) -> int:
-        return hash((self.name, tuple(sorted(self.conditions)), self.constraints, self.objectives))
+        return hash(
+            (self.name, tuple(sorted(self.conditions)), self.constraints, self.objectives, self.capacities)
+        )
 
     @property
     def constraint_set(self) -> ConstraintSet:
@@ -325,3 +336,52 @@ def merge_constraints(sets: Iterable[ConstraintSet]) -> ConstraintSet:
     for s in sets:
         out = out + s
     return out
+
+
+def goal_constraints(goal: GoalSpec) -> ConstraintSet:
+    """The constraints, objectives and capacities ``goal`` carries (empty for a plain GoalSpec)."""
+    if isinstance(goal, ConstrainedGoal):
+        return goal.constraint_set
+    return ConstraintSet()
+
+
+def plain_goal(goal: GoalSpec) -> GoalSpec:
+    """``goal`` without constraints: its conditions, name, priority and replan budget."""
+    if type(goal) is GoalSpec:
+        return goal
+    return GoalSpec(goal.conditions, name=goal.name, priority=goal.priority, max_replans=goal.max_replans)
+
+
+def constraint_label(item: ResourceConstraint | Objective | Capacity) -> str:
+    """How an error or report names a constraint, objective or capacity."""
+    if isinstance(item, ResourceConstraint):
+        return item.label
+    if isinstance(item, Objective):
+        return f"{item.direction} {item.metric}"
+    return f"capacity {item.key} <= {item.limit:g}"
+
+
+def honours_constraints(strategy: object) -> bool:
+    """Whether ``strategy`` declares that it honours a goal's constraints (``honours_constraints``).
+
+    :class:`goap.CspPipeline` does; so do :class:`goap.StrategyRouter` (it checks the strategy it
+    routes to) and :class:`goap.RepairStrategy` over a base that does. A strategy without the
+    attribute is taken not to.
+    """
+    return bool(getattr(strategy, "honours_constraints", False))
+
+
+def refuse_constraints(strategy: str, goal: GoalSpec) -> None:
+    """Raise :class:`goap.UnsupportedConstraintError` when ``goal`` carries anything to honour.
+
+    For strategies that only reach conditions: planning such a goal as if it were plain would
+    return a plan that may break its constraints without a word.
+    """
+    cs = goal_constraints(goal)
+    items: tuple[ResourceConstraint | Objective | Capacity, ...] = (
+        *cs.constraints,
+        *cs.capacities,
+        *cs.objectives,
+    )
+    if items:
+        raise UnsupportedConstraintError(strategy, constraint_label(items[0]), goal.label)

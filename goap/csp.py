@@ -49,7 +49,7 @@ import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from goap.actions import ActionSpec
 from goap.conditions import Add, ge, holds, le
@@ -65,6 +65,7 @@ from goap.constraints import (
     ResourceConstraint,
     SolverReport,
     SolverStatus,
+    plain_goal,
 )
 from goap.errors import ModelError
 from goap.goals import GoalSpec, MultiGoal
@@ -123,6 +124,9 @@ class CspPipeline:
     not only over the candidates: one objective level, solved to ``OPTIMAL``, whose optimum
     constrained search found or, at a soft-constrained level, the budgeted descent proved. The status over the candidates is ``PlanResult.solver.status``.
     """
+
+    honours_constraints: ClassVar[bool] = True
+    """It plans for a :class:`goap.ConstrainedGoal`'s constraints (see :func:`goap.plan`)."""
 
     constraints: tuple[ResourceConstraint, ...] = ()
     """Hard and soft bounds on plan metrics."""
@@ -191,7 +195,9 @@ class CspPipeline:
         _check_reserved(actions)
         usable = [a for a in actions if a.name not in black]
         timed = any(a.duration for a in usable)
-        base = self.search.solve(initial, goal, actions, blacklist=black)
+        # The inner search only proposes candidates (the constraints are this pipeline's job), so it
+        # gets the conditions alone: a condition-only strategy refuses a constrained goal.
+        base = self.search.solve(initial, plain_goal(goal), actions, blacklist=black)
         report = SolverReport("SKIPPED", self.seed, self.workers, self.time_limit)
         if base.plan is None or (cs.empty and not timed):
             return replace(base, strategy=self.name, solver=report, stats=_timed(base.stats, t0))

@@ -4,7 +4,9 @@
 
     PlanningError                 base of every error raised by goap
     ├── ModelError                an ActionSpec, GoalSpec, condition or effect is invalid
-    │                             (also a ValueError, so plain ``except ValueError`` still works)
+    │   │                         (also a ValueError, so plain ``except ValueError`` still works)
+    │   └── UnsupportedConstraintError
+    │                             a strategy was asked to plan for constraints it cannot honour
     └── ProblemFormatError        a problem file is malformed; names the file and the field
 
 Search outcomes are not errors: "no plan" and "budget exhausted" are statuses of
@@ -13,7 +15,7 @@ Search outcomes are not errors: "no plan" and "budget exhausted" are statuses of
 
 from __future__ import annotations
 
-__all__ = ["ModelError", "PlanningError", "ProblemFormatError"]
+__all__ = ["ModelError", "PlanningError", "ProblemFormatError", "UnsupportedConstraintError"]
 
 
 class PlanningError(Exception):
@@ -48,3 +50,25 @@ class ProblemFormatError(PlanningError):
         self.detail = detail
         where = f"{file}: {field}" if field else file
         super().__init__(f"{where}: {detail}")
+
+
+class UnsupportedConstraintError(ModelError):
+    """A strategy was handed a goal with constraints or objectives it cannot honour.
+
+    Raised instead of planning as if they were absent. The message names the strategy and the
+    first constraint, e.g. ``strategy 'astar(lmcut)' cannot honour constraint 'tokens <= 4' of
+    goal 'ship'; plan it with CspPipeline (the default for constrained goals)``.
+    """
+
+    strategy: str
+    """Name of the strategy that refused."""
+    constraint: str
+    """Label of the (first) constraint, objective or capacity it cannot honour."""
+
+    def __init__(self, strategy: str, constraint: str, goal: str) -> None:
+        self.strategy = strategy
+        self.constraint = constraint
+        super().__init__(
+            f"strategy {strategy!r} cannot honour constraint {constraint!r} of goal {goal!r}; "
+            "plan it with CspPipeline (the default for constrained goals) or a StrategyRouter"
+        )

@@ -89,7 +89,11 @@ class MultiGoal:
             raise ModelError(f"MultiGoal.mode must be 'sequential', 'all' or 'any', got {self.mode!r}")
 
     def conjunction(self) -> GoalSpec:
-        """One GoalSpec whose conditions are all the goals' conditions."""
+        """One GoalSpec whose conditions are all the goals' conditions.
+
+        When some goal is a :class:`goap.ConstrainedGoal`, the conjunction is one too, carrying
+        every goal's constraints, objectives and capacities (none is dropped).
+        """
         merged: dict[str, Any] = {}
         for goal in self.goals:
             for key, cond in goal.conditions.items():
@@ -99,7 +103,21 @@ class MultiGoal:
                     )
                 merged[key] = cond
         name = " & ".join(g.name for g in self.goals if g.name)
-        return GoalSpec(merged, name=name, priority=max(g.priority for g in self.goals))
+        priority = max(g.priority for g in self.goals)
+        from goap.constraints import ConstrainedGoal, merge_constraints  # constraints imports this module
+
+        constrained = [g for g in self.goals if isinstance(g, ConstrainedGoal)]
+        if constrained:
+            cs = merge_constraints(g.constraint_set for g in constrained)
+            return ConstrainedGoal(
+                merged,
+                name=name,
+                priority=priority,
+                constraints=cs.constraints,
+                objectives=cs.objectives,
+                capacities=cs.capacities,
+            )
+        return GoalSpec(merged, name=name, priority=priority)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,12 @@ from goap.goals import GoalSpec, MultiGoal
 from goap.lineage import PlanDivergence, PlanVersion, plan_history
 from goap.nodes import ApprovalStep, Executor, GoapConfig, Observer, Planner, solve, spent_single_use
 from goap.otel import GoapTelemetry
+from goap.planner import DefaultStrategy, check_problem
 from goap.qos import ActionRetry, qos_of
 from goap.reflexion import ReflexionTracer
 from goap.sensors import as_sensor
 from goap.state import GoapState
-from goap.strategies import AStar, PlanningStrategy
+from goap.strategies import PlanningStrategy
 from goap.tracing import NullTracer
 from goap.transitions import TransitionModel
 from graphengine import Engine, Options, ReplayReport
@@ -109,7 +110,7 @@ class GoapGraph:
             reflexion = tracer
         self.config = GoapConfig(
             actions=by_name,
-            strategy=strategy or AStar(),
+            strategy=strategy or DefaultStrategy(),
             max_replans=max_replans,
             replan_every_action=replan_every_action,
             blacklist_after=blacklist_after,
@@ -152,8 +153,15 @@ class GoapGraph:
     async def run(
         self, run_id: str, world_state: Mapping[str, Any], goal: GoalSpec | MultiGoal | Mapping[str, Any]
     ) -> GoapState:
-        """Plan and act until the goal holds, a terminal status is reached or an approval is asked."""
+        """Plan and act until the goal holds, a terminal status is reached or an approval is asked.
+
+        Raises :class:`goap.ModelError` before the run is created when a goal, precondition or
+        effect value has another type than its fact in ``world_state``, and
+        :class:`goap.UnsupportedConstraintError` when the strategy cannot honour the goal's
+        constraints (the default strategy plans them with the CP-SAT pipeline).
+        """
         g = goal if isinstance(goal, GoalSpec | MultiGoal) else GoalSpec(dict(goal))
+        check_problem(world_state, g, list(self.config.actions.values()), self.config.strategy)
         return await self.engine.run(run_id, GoapState(world_state=dict(world_state), goal=g))
 
     async def resume(self, run_id: str, **kwargs: Any) -> GoapState:

@@ -29,6 +29,7 @@ from typing import Any
 
 from goap.actions import ActionSpec
 from goap.conditions import holds
+from goap.constraints import refuse_constraints
 from goap.errors import ModelError
 from goap.explain import explain_unreachable
 from goap.goals import GoalSpec
@@ -107,7 +108,9 @@ class Mcts:
         *,
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
-        """Plan for ``goal``; see the module docstring."""
+        """Plan for ``goal``; see the module docstring (a constrained goal raises
+        :class:`goap.UnsupportedConstraintError`: rollouts only aim at the conditions)."""
+        refuse_constraints(self.name, goal)
         t0 = time.perf_counter()
         black = self.blacklist | blacklist
         why = explain_unreachable(initial, goal.conditions, actions, black, goal.label)

@@ -17,7 +17,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from random import Random
 from types import SimpleNamespace
 from typing import Any
@@ -28,20 +28,21 @@ from pydantic import ValidationError
 from goap.actions import ActionSpec
 from goap.approval import BASE_FIELDS
 from goap.conditions import holds
+from goap.constraints import ConstrainedGoal, ResourceConstraint
 from goap.goals import GoalSpec, MultiGoal
 from goap.guards import run_check
 from goap.lineage import PlanVersion, plan_diff, trigger_of
 from goap.otel import GoapTelemetry
 from goap.parallel import BatchCall, independent_batch
+from goap.planner import DefaultStrategy, plan_any
 from goap.planner import plan as make_plan
-from goap.planner import plan_any
 from goap.qos import ActionQos, ActionRetry, RetryableActionError, qos_of
 from goap.reflexion import ReflectCall, ReflexionTracer
 from goap.result import Plan, SearchStats
 from goap.sensors import SensorReadings, read_sensors
 from goap.serialize import goal_from_dict
 from goap.state import ActionOutcome, GoapState, PolicyEvent, ReplanReason
-from goap.strategies import AStar, PlanningStrategy
+from goap.strategies import PlanningStrategy
 from goap.stuck import HandlerCall, StuckReason
 from goap.termination import RunView, Termination, needs_clock
 from goap.tracing import NullTracer, call_tracer
@@ -61,8 +62,8 @@ class GoapConfig:
 
     actions: Mapping[str, ActionSpec]
     """Actions by name."""
-    strategy: PlanningStrategy = field(default_factory=AStar)
-    """How plans are made."""
+    strategy: PlanningStrategy = field(default_factory=DefaultStrategy)
+    """How plans are made (default: A*, or the CP-SAT pipeline for a constrained goal)."""
     max_replans: int | None = 3
     """Replans allowed per (sub-)goal; None: each goal's own `GoalSpec.max_replans`."""
     replan_every_action: bool = False
@@ -129,7 +130,11 @@ def spent_single_use(cfg: GoapConfig, s: GoapState) -> set[str]:
     return out
 
 
-def _limits(strategy: Any) -> dict[str, Any]:
+def _limits(strategy: Any, planned_by: str = "") -> dict[str, Any]:
+    if isinstance(strategy, DefaultStrategy):
+        # The limits that mattered are those of the strategy it delegated to (named in the round).
+        inner = strategy.constrained if planned_by == strategy.constrained.name else strategy.search
+        return _limits(inner, planned_by)
     out: dict[str, Any] = {}
     for name in ("max_expansions", "timeout", "time_budget", "weight", "heuristic", "seed", "time_limit"):
         v = getattr(strategy, name, None)
@@ -147,9 +152,10 @@ def solve(
     goal_index: int | None = None
     g = s.goal
     if isinstance(g, MultiGoal) and g.mode == "any":
+        g = MultiGoal(tuple(remaining_budget(cfg, s, leg) for leg in g.goals), mode="any")
         goal_index, result = plan_any(world, g, actions, cfg.strategy, blacklist=black)
     else:
-        goal = current_goal(s)
+        goal = remaining_budget(cfg, s, current_goal(s))
         repair = getattr(cfg.strategy, "repair", None)
         if previous and callable(repair):
             result = repair(world, goal, actions, previous, blacklist=black)
@@ -169,6 +175,58 @@ def solve(
         "routing": _routing_doc(getattr(result, "routing", None)),
         "solver": _solver_doc(getattr(result, "solver", None)),
     }
+
+
+def remaining_budget(cfg: GoapConfig, s: GoapState, goal: GoalSpec) -> GoalSpec:
+    """``goal`` with its additive bounds reduced by what the run already spent pursuing it.
+
+    A :class:`goap.ConstrainedGoal`'s bounds on ``cost``, ``length`` and resource sums hold for
+    the run, not for each plan: after executed actions spent 3 of ``tokens <= 4``, a replan may
+    spend 1 more. Actions that ran count (``executed``), failed ones too, since their resources
+    were used; for a sequential MultiGoal only those of the current sub-goal. ``makespan`` bounds,
+    objectives and capacities are per plan and stay as they are. A bound already exceeded becomes
+    negative, so the pipeline answers ``no_plan`` naming the constraint rather than overspending.
+    """
+    if not isinstance(goal, ConstrainedGoal) or not goal.constraints:
+        return goal
+    sequential = isinstance(s.goal, MultiGoal) and s.goal.mode == "sequential"
+    done = [
+        o
+        for o in s.execution_history
+        if o.executed and (not sequential or o.subgoal == s.current_subgoal_index)
+    ]
+    if not done:
+        return goal
+
+    def spent(key: str) -> float | None:
+        if key == "cost":
+            return sum(o.cost for o in done)
+        if key == "length":
+            return float(len(done))
+        if key == "makespan":
+            return None
+        total = 0.0
+        for o in done:
+            a = cfg.actions.get(o.action)
+            if a is not None and a.resources:
+                total += float(a.resources.get(key, 0.0))
+        return total
+
+    bounds: list[ResourceConstraint] = []
+    for c in goal.constraints:
+        used = spent(c.key)
+        if not used:
+            bounds.append(c)
+            continue
+        bounds.append(
+            replace(
+                c,
+                max=None if c.max is None else c.max - used,
+                min=None if c.min is None else c.min - used,
+                name=f"{c.label} ({used:g} already spent)",
+            )
+        )
+    return replace(goal, constraints=tuple(bounds))
 
 
 def _routing_doc(routing: Any) -> dict[str, Any] | None:
@@ -443,7 +501,7 @@ class Planner(_Node):
         solver = {
             "strategy": doc["strategy"],
             "seed": self.cfg.seed,
-            "limits": _limits(self.cfg.strategy),
+            "limits": _limits(self.cfg.strategy, str(doc["strategy"] or "")),
             "optimal": doc["optimal"],
             "expanded": doc["expanded"],
         }

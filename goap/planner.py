@@ -4,17 +4,97 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from goap.actions import ActionSpec
+from goap.constraints import goal_constraints, honours_constraints, refuse_constraints
+from goap.csp import CspPipeline
 from goap.errors import ModelError
 from goap.goals import GoalSpec, MultiGoal
 from goap.result import Plan, PlanResult, SearchStats
 from goap.strategies import AStar, PlanningStrategy
+from goap.typecheck import check_types
 
-__all__ = ["plan", "plan_any"]
+__all__ = ["DefaultStrategy", "check_problem", "plan", "plan_any"]
 
-_DEFAULT = AStar()
+
+@dataclass(frozen=True, slots=True)
+class DefaultStrategy:
+    """The strategy of :func:`plan` and ``GoapGraph`` when none is given.
+
+    A goal without constraints is planned by ``search`` (optimal A*); a
+    :class:`goap.ConstrainedGoal` with constraints, objectives or capacities by ``constrained``
+    (the CP-SAT pipeline), so they are honoured rather than dropped. ``PlanResult.strategy``
+    names the strategy that planned.
+    """
+
+    honours_constraints: ClassVar[bool] = True
+    """Constrained goals go to ``constrained``."""
+
+    search: PlanningStrategy = field(default_factory=AStar)
+    """Plans goals without constraints."""
+    constrained: PlanningStrategy = field(default_factory=CspPipeline)
+    """Plans goals with constraints; must honour them."""
+
+    def __post_init__(self) -> None:
+        if not honours_constraints(self.constrained):
+            raise ModelError(
+                f"DefaultStrategy.constrained must honour constraints, got {self.constrained.name!r}"
+            )
+
+    @property
+    def name(self) -> str:
+        """``default(<search>, <constrained>)``."""
+        return f"default({self.search.name}, {self.constrained.name})"
+
+    def solve(
+        self,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+    ) -> PlanResult:
+        """Plan with ``constrained`` when ``goal`` carries constraints, else with ``search``."""
+        strategy = self.search if goal_constraints(goal).empty else self.constrained
+        return strategy.solve(initial, goal, actions, blacklist=blacklist)
+
+
+_DEFAULT = DefaultStrategy()
+
+
+def check_problem(
+    initial: Mapping[str, Any],
+    goal: GoalSpec | MultiGoal,
+    actions: Sequence[ActionSpec],
+    strategy: PlanningStrategy | None = None,
+) -> None:
+    """Raise before planning what :func:`plan` would refuse: value types and unsupported constraints.
+
+    :class:`goap.ModelError` for a goal, precondition or effect value whose type is not its fact's
+    (see :mod:`goap.typecheck`); :class:`goap.UnsupportedConstraintError` when ``strategy``
+    (default: :class:`DefaultStrategy`, which honours them) cannot honour a goal's constraints.
+    ``GoapGraph.run`` calls it so a bad goal is refused before a run is created.
+    """
+    legs = (goal.conjunction(),) if isinstance(goal, MultiGoal) and goal.mode == "all" else _legs(goal)
+    check_types(initial, legs, actions)
+    for leg in legs:
+        _check_strategy(strategy if strategy is not None else _DEFAULT, leg)
+
+
+def _legs(goal: GoalSpec | MultiGoal) -> tuple[GoalSpec, ...]:
+    return goal.goals if isinstance(goal, MultiGoal) else (goal,)
+
+
+def _check_strategy(strategy: PlanningStrategy, goal: GoalSpec) -> None:
+    """Refuse a constrained goal for a strategy that does not declare it honours constraints.
+
+    Built-in condition-only strategies raise on their own; this also covers user strategies,
+    which would otherwise be handed a ConstrainedGoal they may treat as a plain one.
+    """
+    if not honours_constraints(strategy):
+        refuse_constraints(strategy.name, goal)
 
 
 def plan(
@@ -30,12 +110,15 @@ def plan(
     ``goal`` is a :class:`GoalSpec`, a :class:`MultiGoal` (``"all"``: one plan for the
     conjunction; ``"sequential"``: one plan per goal in order, concatenated, each leg planned from
     the state the previous leg leaves; ``PlanResult.optimal`` then means every leg is optimal) or
-    a plain mapping of conditions. ``strategy`` defaults to ``AStar()`` (optimal, LM-cut).
+    a plain mapping of conditions. ``strategy`` defaults to :class:`DefaultStrategy`: optimal A*
+    (LM-cut), or :class:`goap.CspPipeline` for a :class:`goap.ConstrainedGoal`.
     Actions named in ``blacklist`` (or the strategy's own blacklist) never appear in the plan.
 
     Returns a :class:`PlanResult`; "no plan" and "budget exhausted" are statuses, not errors.
     Raises :class:`goap.ModelError` for invalid input (duplicate action names, a numeric effect on
-    a non-numeric fact, conflicting goals in a MultiGoal "all").
+    a non-numeric fact, conflicting goals in a MultiGoal "all", a goal, precondition or effect
+    value whose type differs from the fact's type in ``initial``, e.g. ``1`` on a bool fact), and
+    :class:`goap.UnsupportedConstraintError` when ``strategy`` cannot honour the goal's constraints.
     """
     strat = strategy if strategy is not None else _DEFAULT
     acts: Sequence[ActionSpec] = tuple(actions)
@@ -43,14 +126,15 @@ def plan(
         if not isinstance(a, ActionSpec):
             raise ModelError(f"actions[{i}] must be an ActionSpec, got {type(a).__name__}")
     black = frozenset(blacklist)
-    if isinstance(goal, MultiGoal):
-        if goal.mode == "all":
-            return strat.solve(initial, goal.conjunction(), acts, blacklist=black)
-        if goal.mode == "any":
-            return plan_any(initial, goal, acts, strat, blacklist=black)[1]
-        return _sequential(initial, goal, acts, strat, black)
-    spec = goal if isinstance(goal, GoalSpec) else GoalSpec(goal)
-    return strat.solve(initial, spec, acts, blacklist=black)
+    g = goal if isinstance(goal, GoalSpec | MultiGoal) else GoalSpec(goal)
+    check_problem(initial, g, acts, strat)
+    if isinstance(g, MultiGoal):
+        if g.mode == "all":
+            return strat.solve(initial, g.conjunction(), acts, blacklist=black)
+        if g.mode == "any":
+            return plan_any(initial, g, acts, strat, blacklist=black)[1]
+        return _sequential(initial, g, acts, strat, black)
+    return strat.solve(initial, g, acts, blacklist=black)
 
 
 def plan_any(
@@ -69,6 +153,8 @@ def plan_any(
     ``budget_exhausted`` if any search ran out of budget (nothing is proven), else the first
     goal's ``no_plan``.
     """
+    for leg in goal.goals:
+        _check_strategy(strategy, leg)
     t0 = time.perf_counter()
     stats = SearchStats()
     results: list[PlanResult] = []

@@ -2,7 +2,9 @@
 
 :func:`load_problem` validates every field and raises :class:`goap.ProblemFormatError` naming
 the file and the JSON path of the first bad field, e.g.
-``blocksworld-4.json: actions[3].cost: expected a number ≥ 0, got "x"``.
+``blocksworld-4.json: actions[3].cost: expected a number ≥ 0, got "x"``. A goal, precondition or
+effect value must have its fact's type in ``initial`` (bool, number or string; see
+:mod:`goap.typecheck`): ``"goal": {"done": 1}`` on ``"done": false`` is an error, not a goal.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from goap.actions import ActionSpec
 from goap.conditions import Add, Compare
 from goap.errors import ProblemFormatError
 from goap.goals import GoalSpec
+from goap.typecheck import first_type_error
 
 __all__ = ["Problem", "load_problem", "problem_from_dict"]
 
@@ -159,12 +162,18 @@ def problem_from_dict(data: object, source: str = "<dict>") -> Problem:
     expect = top.get("expect", "plan")
     if expect not in ("plan", "no_plan"):
         raise r.fail("expect", f'expected "plan" or "no_plan", got {_dump(expect)}')
+    goal_spec = GoalSpec(goal, name=name)
+    bad = first_type_error(initial, (goal_spec,), actions)
+    if bad is not None:
+        where = {"goal": "goal", "precondition": "preconditions", "effect": "effects"}[bad.where]
+        field = f"goal.{bad.key}" if bad.where == "goal" else f"actions[{bad.index}].{where}.{bad.key}"
+        raise r.fail(field, bad.message)
     return Problem(
         name=name,
         family=family,
         description=description,
         initial=MappingProxyType(dict(initial)),
-        goal=GoalSpec(goal, name=name),
+        goal=goal_spec,
         actions=tuple(actions),
         optimal_cost=None if opt is None else float(opt),
         expect=expect,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from goap.actions import ActionSpec
+from goap.constraints import goal_constraints, honours_constraints, refuse_constraints
 from goap.goals import GoalSpec
 from goap.result import Plan, PlanResult, SearchStats
 from goap.strategies import AStar, PlanningStrategy
@@ -36,6 +37,11 @@ class RepairStrategy:
     """An old plan to repair when called through ``solve`` (the runtime passes it to ``repair``)."""
 
     @property
+    def honours_constraints(self) -> bool:
+        """Whether the base honours a goal's constraints (then a constrained goal is planned afresh)."""
+        return honours_constraints(self.base)
+
+    @property
     def name(self) -> str:
         """``repair(<base>)``."""
         return f"repair({self.base.name})"
@@ -49,6 +55,8 @@ class RepairStrategy:
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
         """Repair ``previous`` when set, else plan with the base strategy."""
+        if not honours_constraints(self.base):
+            refuse_constraints(self.name, goal)
         if self.previous:
             return self.repair(initial, goal, actions, self.previous, blacklist=blacklist)
         return replace(self.base.solve(initial, goal, actions, blacklist=blacklist), strategy=self.name)
@@ -62,11 +70,20 @@ class RepairStrategy:
         *,
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
-        """A plan that starts with the longest still-valid prefix of ``previous`` when one can be completed."""
+        """A plan that starts with the longest still-valid prefix of ``previous`` when one can be completed.
+
+        A constrained goal is planned from scratch by the base (which must honour it, else
+        :class:`goap.UnsupportedConstraintError`): a kept prefix plus a suffix planned alone
+        could together break a budget that each respects.
+        """
+        if not honours_constraints(self.base):
+            refuse_constraints(self.name, goal)
         t0 = time.perf_counter()
         by_name = {a.name: a for a in actions}
         state: dict[str, Any] = dict(initial)
         prefix: list[ActionSpec] = []
+        if not goal_constraints(goal).empty:
+            previous = ()
         for n in previous:
             a = by_name.get(n)
             if a is None or n in blacklist or goal.satisfied_by(state) or not a.applicable(state):

@@ -9,11 +9,18 @@ A classifier is any ``Callable[[ProblemFeatures], str]`` returning a registered 
 :class:`RuleBasedClassifier` applies these rules, first match wins:
 
 1. hard constraints, soft objectives or trajectory metrics (durations) -> ``"csp-pipeline"``;
-2. a risk-averse transition model (its divergence policy's kind) -> ``"mcts"``;
+2. a stochastic, risk-averse transition model (its divergence policy's kind) -> ``"mcts"``;
 3. a stochastic model and ``prefer_mcts_for_stochastic`` -> ``"mcts"``;
-4. high branching (``action_count >= branching_threshold``) and a deep horizon
-   (``horizon_estimate >= horizon_threshold``) -> ``"mcts"``;
+4. a stochastic model with high branching (``action_count >= branching_threshold``) and a deep
+   horizon (``horizon_estimate >= horizon_threshold``) -> ``"mcts"``;
 5. otherwise -> ``"astar"``.
+
+Rules 2 to 4 need a stochastic model: with deterministic transitions optimal A* is exact and
+MCTS only samples, so the router never trades optimality away there (a 30-action problem A*
+solves at cost 2 is not handed to MCTS). A goal with constraints is never planned by a strategy
+that would ignore them: when the chosen strategy does not honour them (see
+:func:`goap.constraints.honours_constraints`), :meth:`StrategyRouter.solve` raises
+:class:`goap.UnsupportedConstraintError` naming it.
 """
 
 from __future__ import annotations
@@ -21,10 +28,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from goap.actions import ActionSpec
-from goap.constraints import ConstraintSet
+from goap.constraints import ConstraintSet, goal_constraints, honours_constraints, refuse_constraints
 from goap.csp import CspPipeline
 from goap.errors import ModelError
 from goap.features import ProblemFeatures, RoutingDecision, extract_features
@@ -69,14 +76,17 @@ class RuleBasedClassifier:
                 if flag
             ]
             return "csp-pipeline", f"rule 1: {', '.join(present)} present"
+        if not f.is_stochastic:
+            # Deterministic transitions: A* is optimal and exact, MCTS would only be a guess.
+            return "astar", "rule 5: default"
         if f.risk_profile == "risk-averse":
-            return "mcts", "rule 2: the transition model is risk-averse"
-        if f.is_stochastic and self.prefer_mcts_for_stochastic:
+            return "mcts", "rule 2: the transition model is stochastic and risk-averse"
+        if self.prefer_mcts_for_stochastic:
             return "mcts", "rule 3: stochastic model and prefer_mcts_for_stochastic"
         if f.action_count >= self.branching_threshold and f.horizon_estimate >= self.horizon_threshold:
             return "mcts", (
-                f"rule 4: branching {f.action_count} >= {self.branching_threshold} and horizon "
-                f"{f.horizon_estimate} >= {self.horizon_threshold}"
+                f"rule 4: stochastic model, branching {f.action_count} >= {self.branching_threshold} "
+                f"and horizon {f.horizon_estimate} >= {self.horizon_threshold}"
             )
         return "astar", "rule 5: default"
 
@@ -95,6 +105,9 @@ class StrategyRouter:
     :class:`goap.ConstrainedGoal`). An unknown name from the classifier raises
     :class:`goap.ModelError` (``on_unknown="raise"``) or falls back to ``default``.
     """
+
+    honours_constraints: ClassVar[bool] = True
+    """A constrained goal is routed to a strategy that honours it, or refused (never ignored)."""
 
     strategies: Mapping[str, PlanningStrategy] = field(default_factory=_default_strategies)
     """Strategy name -> strategy."""
@@ -176,5 +189,8 @@ class StrategyRouter:
     ) -> PlanResult:
         """Route, then plan with the chosen strategy; ``PlanResult.routing`` says which and why."""
         decision = self.route(initial, goal, actions, blacklist=blacklist)
-        result = self.strategies[decision.chosen].solve(initial, goal, actions, blacklist=blacklist)
+        chosen = self.strategies[decision.chosen]
+        if not goal_constraints(goal).empty and not honours_constraints(chosen):
+            refuse_constraints(f"{self.name} -> {decision.chosen}: {chosen.name}", goal)
+        result = chosen.solve(initial, goal, actions, blacklist=blacklist)
         return replace(result, routing=decision)

@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 from goap.actions import ActionSpec
 from goap.astar import Canon, SearchOutcome, search
 from goap.compile import CompiledOp, Task, compile_task
+from goap.constraints import refuse_constraints
 from goap.errors import ModelError
 from goap.explain import NoPlanExplanation, UnreachableCondition, explain_unreachable
 from goap.goals import GoalSpec
@@ -98,6 +99,7 @@ class _BestFirst:
         *,
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
+        refuse_constraints(self.name, goal)
         t0 = time.perf_counter()
         deadline = None if self.timeout is None else t0 + self.timeout
         black = self.blacklist | blacklist

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from goap.actions import ActionSpec
+from goap.constraints import refuse_constraints
 from goap.errors import ModelError
 from goap.goals import GoalSpec, SoftGoal, soft_score
 from goap.result import Plan, PlanResult, SearchStats
@@ -75,7 +76,10 @@ class UtilityStrategy:
         *,
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
-        """Choose actions greedily by net value (see the module docstring)."""
+        """Choose actions greedily by net value (see the module docstring).
+
+        A constrained goal raises :class:`goap.UnsupportedConstraintError`: greedy value ignores budgets."""
+        refuse_constraints(self.name, goal)
         t0 = time.perf_counter()
         state: dict[str, Any] = dict(initial)
         chosen: list[ActionSpec] = []

@@ -75,8 +75,8 @@ def test_duplicate_action_names_are_rejected() -> None:
 
 
 def test_add_on_non_number_is_a_model_error() -> None:
-    """A numeric effect needs a numeric initial value."""
-    with pytest.raises(ModelError, match="not a number"):
+    """A numeric effect needs a numeric initial value (the type check names the str fact first)."""
+    with pytest.raises(ModelError, match="fact 'x' is a str"):
         plan({"x": "a"}, {"x": ge(3)}, [ActionSpec("inc", {}, {"x": add(1)})])
 
 

@@ -67,15 +67,19 @@ class Noisy:
         ({"has_soft_objectives": True}, "csp-pipeline"),
         ({"has_trajectory_metrics": True}, "csp-pipeline"),
         ({"has_hard_constraints": True, "risk_profile": "risk-averse"}, "csp-pipeline"),
-        ({"risk_profile": "risk-averse"}, "mcts"),
+        ({"is_stochastic": True, "risk_profile": "risk-averse"}, "mcts"),
+        ({"risk_profile": "risk-averse"}, "astar"),
         ({"is_stochastic": True}, "astar"),
-        ({"action_count": 30, "horizon_estimate": 20}, "mcts"),
-        ({"action_count": 30, "horizon_estimate": 19}, "astar"),
+        ({"is_stochastic": True, "action_count": 30, "horizon_estimate": 20}, "mcts"),
+        ({"is_stochastic": True, "action_count": 30, "horizon_estimate": 19}, "astar"),
+        ({"action_count": 30, "horizon_estimate": 20}, "astar"),
+        ({"action_count": 300, "horizon_estimate": 3000, "risk_profile": "risk-averse"}, "astar"),
         ({}, "astar"),
     ],
 )
 def test_rule_based_classifier_rules_in_order(changes: dict[str, Any], expected: str) -> None:
-    """Each rule fires on its features, earlier rules first; stochastic alone stays on A*."""
+    """Each rule fires on its features, earlier rules first; stochastic alone stays on A*, and with
+    deterministic transitions the choice is A* (never MCTS), however wide or deep the problem."""
     assert RuleBasedClassifier()(replace(BASE, **changes)) == expected
 
 
