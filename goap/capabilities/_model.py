@@ -215,9 +215,11 @@ def _str_set(owner: str, name: str, value: object) -> frozenset[str]:
 class ToolCapability:
     """What one tool can do: the goals it achieves, the facts it needs and the facts it makes true.
 
-    ``can_achieve`` holds goal types (``browser_search``) or, for file operations,
-    ``file_operation`` (every operation) or ``file_operation:<op>`` with a canonical operation
-    (``file_operation:copy``). ``requires`` and ``effects`` are fact names such as
+    ``can_achieve`` holds capability tags: the goal types it achieves (``browser_search``) or, for
+    file operations, ``file_operation`` (every operation) or ``file_operation:<op>`` with a
+    canonical operation (``file_operation:copy``). Other tags are accepted and describe the tool
+    (the closed set applies to :attr:`Goal.goal_type`, not to tags): ``browser_open`` says the tool
+    opens the browser application itself, so its calls name the browser (``app_name``). ``requires`` and ``effects`` are fact names such as
     ``browser_running`` or ``app_running:spotify``; the world state provides ``browser_running``,
     ``app_running:<app>`` (lower-cased), ``active_window:<window>`` and each recent fact whose
     value is ``True``. The three sets are stored as frozensets.
@@ -239,12 +241,13 @@ class ToolCapability:
         for attr in ("can_achieve", "requires", "effects"):
             object.__setattr__(self, attr, _str_set(owner, attr, getattr(self, attr)))
         for kind in self.can_achieve:
-            base, _, op = kind.partition(":")
-            if base not in GOAL_TYPES or (op and (base != "file_operation" or op not in FILE_OPS)):
+            base, colon, op = kind.partition(":")
+            # Only the file operation tag has a vocabulary of its own: a misspelt operation would
+            # otherwise make the tool silently useless for the operation it was meant for.
+            if base == "file_operation" and colon and op not in FILE_OPS:
                 raise InvalidCapability(
                     f"{owner}.can_achieve",
-                    f"unknown goal kind {kind!r}; use a goal type {list(GOAL_TYPES)} or "
-                    f"'file_operation:<op>' with op in {list(FILE_OPS)}",
+                    f"unknown file operation in {kind!r}; use 'file_operation:<op>' with op in {list(FILE_OPS)}",
                 )
 
     def achieves(self, kind: str) -> bool:

@@ -5,7 +5,13 @@ The contract (each rule is tested):
 
 - **G1 merging**: one goal part is one tool call; a search on a platform is a single call
   opening the search URL (``https://youtube.com/results?search_query=nvidia``), never
-  "open browser, type, press enter".
+  "open browser, type, press enter". Its expected effect is ``<platform>_search_visible``; a
+  tool tagged ``browser_open`` (it opens the browser itself) is also told which browser
+  (``app_name``, ``GoalPlanner(browser="chrome")``). The registry example of the contract,
+  ``ToolCapability("system.apps.launch.shell", {"browser_open", "browser_search"},
+  effects={"browser_open", "url_loaded"})``, plans the YouTube search for "nvidia" as exactly
+  ``a1`` on that tool with ``{"app_name": "chrome", "url":
+  "https://youtube.com/results?search_query=nvidia"}``, expecting ``youtube_search_visible``.
 - **G2 minimal**: the fewest calls that achieve the goal. Prerequisites (a tool that
   ``requires`` ``browser_running`` when the browser is not running) are found by the optimal A*
   planner of :func:`goap.plan` over the capabilities, with unit costs, so no call is superfluous.
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote_plus, urlsplit
 
@@ -32,6 +39,7 @@ from goap.actions import ActionSpec
 from goap.capabilities._errors import ContractViolation, InvalidCapability, InvalidGoal, InvalidWorldState
 from goap.capabilities._model import Goal, Plan, PlannedAction, PlanResult, ToolCapability, WorldState
 from goap.capabilities._tables import (
+    BROWSER_OPEN,
     DECOMPOSITIONS,
     DEFAULT_SEARCH_PLATFORM,
     NEEDS_DESTINATION,
@@ -62,41 +70,43 @@ def _platform(name: str) -> str:
     return PLATFORM_ALIASES.get(key, key)
 
 
-def search_url(platform: str | None, query: str) -> str | None:
+def search_url(platform: str | None, query: str, urls: Mapping[str, str] = SEARCH_URLS) -> str | None:
     """The URL that searches ``query`` on ``platform`` (default google), or None for an unknown platform.
 
     The query is URL-encoded with ``quote_plus``: ``search_url("youtube", "rtx 4090")`` is
-    ``https://youtube.com/results?search_query=rtx+4090``.
+    ``https://youtube.com/results?search_query=rtx+4090``. ``urls`` is the platform table
+    (default :data:`SEARCH_URLS`; a :class:`GoalPlanner` passes its own).
     """
-    template = SEARCH_URLS.get(_platform(platform or DEFAULT_SEARCH_PLATFORM))
+    template = urls.get(_platform(platform or DEFAULT_SEARCH_PLATFORM))
     return None if template is None else template.format(q=quote_plus(query.strip()))
 
 
-def _home_url(platform: str) -> str | None:
-    template = SEARCH_URLS.get(_platform(platform))
+def _home_url(platform: str, urls: Mapping[str, str]) -> str | None:
+    template = urls.get(_platform(platform))
     if template is None:
         return None
     parts = urlsplit(template)
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _goal_parts(goal: Goal, caps: Sequence[ToolCapability]) -> list[_Part] | str:
+def _goal_parts(goal: Goal, caps: Sequence[ToolCapability], urls: Mapping[str, str]) -> list[_Part] | str:
     """The parts of ``goal``, or the reason it cannot be expressed (an unknown platform)."""
     kind = goal.goal_type
     if kind == "browser_search":
         query = str(goal.query)
-        url = search_url(goal.platform, query)
+        url = search_url(goal.platform, query, urls)
         if url is None:
-            return f"no search URL is known for platform {goal.platform!r}; known: {sorted(SEARCH_URLS)}"
-        return [_Part(kind, {"url": url}, f"browser shows {url}", label=f"browser_search {query!r}")]
+            return f"no search URL is known for platform {goal.platform!r}; known: {sorted(urls)}"
+        platform = _platform(goal.platform or DEFAULT_SEARCH_PLATFORM)
+        return [_Part(kind, {"url": url}, f"{platform}_search_visible", label=f"browser_search {query!r}")]
     if kind == "browser_navigate":
         if goal.target is not None and goal.target.strip():
             target = goal.target.strip()
             url = target if "://" in target else f"https://{target}"
         else:
-            home = _home_url(str(goal.platform))
+            home = _home_url(str(goal.platform), urls)
             if home is None:
-                return f"no address is known for platform {goal.platform!r}; known: {sorted(SEARCH_URLS)}"
+                return f"no address is known for platform {goal.platform!r}; known: {sorted(urls)}"
             url = home
         return [_Part(kind, {"url": url}, f"browser shows {url}", label=f"browser_navigate {url}")]
     if kind == "app_launch":
@@ -217,7 +227,9 @@ class GoalPlanner:
     ``blocked``, with a reason). It raises :class:`CapabilityInputError` subclasses for malformed
     inputs and :class:`ContractViolation` if the result breaks the contract.
     ``strategy`` is the :class:`goap.PlanningStrategy` used to find prerequisites; it must be
-    optimal for G2 (the default A* is).
+    optimal for G2 (the default A* is). ``search_urls`` is the platform table (platform -> URL
+    template with ``{q}``; default :data:`SEARCH_URLS`): applications and sites are data the
+    caller passes in. ``browser`` is the application a ``browser_open`` tool is told to open.
 
     >>> from goap.capabilities import Goal, GoalPlanner, ToolCapability, WorldState
     >>> browser = ToolCapability("browser.open_url", {"browser_search"}, effects={"browser_running"})
@@ -226,10 +238,36 @@ class GoalPlanner:
     [('browser.open_url', {'url': 'https://youtube.com/results?search_query=nvidia'})]
     """
 
-    def __init__(self, *, strategy: PlanningStrategy | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        strategy: PlanningStrategy | None = None,
+        search_urls: Mapping[str, str] = SEARCH_URLS,
+        browser: str = "chrome",
+    ) -> None:
         # No wall-clock timeout: a time limit would make the outcome depend on the machine (G6).
         self.strategy: PlanningStrategy = strategy if strategy is not None else AStar(timeout=None)
         """The search used for prerequisites."""
+        if not isinstance(search_urls, Mapping):
+            raise InvalidCapability(
+                "search_urls", f"expected a mapping of platform -> URL template, got {search_urls!r}"
+            )
+        for platform, template in search_urls.items():
+            if not isinstance(platform, str) or not platform or platform != platform.strip().lower():
+                raise InvalidCapability(
+                    "search_urls", f"platform names must be lower-case non-empty str, got {platform!r}"
+                )
+            if not isinstance(template, str) or "{q}" not in template or "://" not in template:
+                raise InvalidCapability(
+                    f"search_urls[{platform!r}]",
+                    f"expected a URL template containing {{q}}, got {template!r}",
+                )
+        self.search_urls: Mapping[str, str] = MappingProxyType(dict(search_urls))
+        """Platform -> search URL template (a frozen copy of what was passed)."""
+        if not isinstance(browser, str) or not browser.strip():
+            raise InvalidCapability("browser", f"expected a non-empty str, got {browser!r}")
+        self.browser: str = browser.strip()
+        """The browser application a ``browser_open`` tool opens."""
 
     def plan(self, goal: Goal, world_state: WorldState, capabilities: Iterable[ToolCapability]) -> PlanResult:
         """Plan ``goal`` from ``world_state`` with ``capabilities``; see the class docstring."""
@@ -255,7 +293,7 @@ class GoalPlanner:
     ) -> PlanResult:
         """The planning itself, on validated inputs; :meth:`plan` checks its result against the contract."""
         caps = tuple(sorted(capabilities, key=lambda c: c.name))
-        parts = _goal_parts(goal, caps)
+        parts = _goal_parts(goal, caps, self.search_urls)
         if isinstance(parts, str):
             return PlanResult("no_capability", None, f"goal {goal.goal_id!r}: {parts}")
         init = _initial_facts(world_state)
@@ -286,7 +324,7 @@ class GoalPlanner:
         prefix = f"goal {goal.goal_id!r}: "
         if best is None:
             return PlanResult("blocked" if blocked else "no_capability", None, prefix + "; ".join(reasons))
-        plan = _to_plan(best[0], best[1], init)
+        plan = _to_plan(best[0], best[1], init, self.browser)
         if unmet:
             return PlanResult("partial", plan, prefix + "; ".join(reasons), tuple(unmet))
         what = ", ".join(parts[i].label for i in chosen)
@@ -339,7 +377,10 @@ def _blocked_reason(init: Mapping[str, bool], part: _Part, caps: Sequence[ToolCa
 
 
 def _to_plan(
-    steps: list[tuple[ToolCapability, int | None]], parts: Sequence[_Part], init: Mapping[str, bool]
+    steps: list[tuple[ToolCapability, int | None]],
+    parts: Sequence[_Part],
+    init: Mapping[str, bool],
+    browser: str,
 ) -> Plan:
     """Turn the search's tool sequence into PlannedActions with explicit dependencies (G4)."""
     ids = [f"a{n + 1}" for n in range(len(steps))]
@@ -357,6 +398,11 @@ def _to_plan(
         if i is not None:
             part = parts[i]
             args: Mapping[str, Any] = part.args
+            if part.kind in ("browser_search", "browser_navigate") and (
+                BROWSER_OPEN in c.can_achieve or BROWSER_OPEN in c.effects
+            ):
+                # The tool launches the browser itself (an application launcher), so the call names it.
+                args = {"app_name": browser, **part.args}
             expected = part.expected
             achieved_by = ids[n]
         else:

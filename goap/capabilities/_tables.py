@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Literal, TypeAlias
 
 __all__ = [
+    "BROWSER_OPEN",
     "FILE_ALIASES",
     "FILE_OPS",
     "FILE_TOOLS",
@@ -51,6 +52,10 @@ PLATFORM_ALIASES: Mapping[str, str] = MappingProxyType(
     {"ddg": "duckduckgo", "gh": "github", "web": "google", "wiki": "wikipedia", "yt": "youtube"}
 )
 """Other spellings of a platform (matched case-insensitively)."""
+
+BROWSER_OPEN = "browser_open"
+"""Capability tag (in ``can_achieve`` or ``effects``) of a tool that opens the browser application
+itself: its browser calls carry ``app_name`` (the planner's ``browser``)."""
 
 DEFAULT_SEARCH_PLATFORM = "google"
 """Platform of a ``browser_search`` goal that names none."""
