@@ -13,6 +13,8 @@ hold): here both are errors naming the key, the value and the fact's type.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
@@ -124,8 +126,94 @@ def first_type_error(
     return None
 
 
+_TYPES: dict[type, FactType] = {bool: "bool", int: "number", float: "number", str: "str"}
+
+
+@dataclass(frozen=True, slots=True)
+class _ActionTypes:
+    """What the actions say about each fact's type, computed once per action list."""
+
+    actions: tuple[ActionSpec, ...]
+    """Held so the ids in the cache key stay those of these actions."""
+    used: dict[str, FactType | None]
+    """Key -> the one type every precondition and effect value on it has (None: they disagree)."""
+    first_effect: dict[str, FactType]
+    """Key -> type of the first effect setting it (the fact's type when ``initial`` gives none)."""
+
+
+_CACHE_SIZE = 32
+_cache: OrderedDict[tuple[int, ...], _ActionTypes] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _action_types(actions: Sequence[ActionSpec]) -> _ActionTypes:
+    key = tuple(map(id, actions))
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    used: dict[str, FactType | None] = {}
+    first_effect: dict[str, FactType] = {}
+
+    def note(k: str, t: FactType | None) -> None:
+        if k not in used:
+            used[k] = t
+        elif used[k] != t:
+            used[k] = None
+
+    for a in actions:
+        for k, cond in a.preconditions.items():
+            for v in _values(cond):
+                note(k, fact_type(v))
+        for k, eff in a.effects.items():
+            t = "number" if isinstance(eff, Add) else fact_type(eff)
+            note(k, t)
+            if t is not None and k not in first_effect:
+                first_effect[k] = t
+    out = _ActionTypes(tuple(actions), used, first_effect)
+    with _cache_lock:
+        _cache[key] = out
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return out
+
+
+def _quick_ok(initial: Mapping[str, Any], goals: Sequence[GoalSpec], actions: Sequence[ActionSpec]) -> bool:
+    """True when nothing is mistyped, in time linear in the facts the actions use (cached per action list).
+
+    False may be a false alarm only in the sense that :func:`first_type_error` then looks in
+    detail; it never lets a mismatch through.
+    """
+    at = _action_types(actions)
+    for k, t_act in at.used.items():
+        v = initial.get(k)
+        t = None if v is None else (_TYPES.get(type(v)) or fact_type(v))
+        if t is None:
+            t = at.first_effect.get(k)
+            if t is None:
+                continue
+        if t_act != t:
+            return False
+    for goal in goals:
+        for k, cond in goal.conditions.items():
+            v = initial.get(k)
+            t = None if v is None else (_TYPES.get(type(v)) or fact_type(v))
+            if t is None:
+                t = at.first_effect.get(k)
+                if t is None:
+                    continue
+            for value in _values(cond):
+                if fact_type(value) != t:
+                    return False
+    return True
+
+
 def check_types(initial: Mapping[str, Any], goals: Iterable[GoalSpec], actions: Sequence[ActionSpec]) -> None:
     """Raise :class:`goap.ModelError` naming the first value whose type is not its fact's type."""
+    goals = tuple(goals)
+    if _quick_ok(initial, goals, actions):
+        return
     bad = first_type_error(initial, goals, actions)
     if bad is None:
         return

@@ -3,6 +3,7 @@ error naming the key, the value and the fact's type (in code, in problem files, 
 
 from __future__ import annotations
 
+from random import Random
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from goap import (
     plan,
     problem_from_dict,
 )
+from goap.typecheck import check_types, first_type_error
 from store import MemoryStore
 
 INIT: dict[str, Any] = {"b": False, "n": 0, "s": "idle", "unknown": None}
@@ -168,3 +170,32 @@ def test_a_well_typed_problem_file_loads() -> None:
     """The unchanged problem loads and plans."""
     p = problem_from_dict(problem())
     assert plan(p.initial, p.goal, p.actions).plan is not None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_cached_quick_check_agrees_with_the_detailed_one(seed: int) -> None:
+    """On random, often mistyped problems, check_types raises exactly when first_type_error finds a mismatch."""
+    rng = Random(seed)
+    values: list[Any] = [True, False, 0, 1, 2.5, "a", "b", None]
+    keys = ["k0", "k1", "k2", "k3"]
+    initial = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, 4))}
+
+    def val() -> Any:
+        return rng.choice([v for v in values if v is not None])
+
+    actions = [
+        ActionSpec(
+            f"a{i}",
+            {k: val() for k in rng.sample(keys, rng.randint(0, 2))},
+            {k: (add(1) if rng.random() < 0.2 else val()) for k in rng.sample(keys, rng.randint(1, 2))},
+        )
+        for i in range(3)
+    ]
+    goal = GoalSpec({k: val() for k in rng.sample(keys, rng.randint(0, 2))})
+    expected = first_type_error(initial, (goal,), actions)
+    for _ in range(2):  # the second call is served by the per-action-list cache
+        if expected is None:
+            check_types(initial, (goal,), actions)
+        else:
+            with pytest.raises(ModelError, match=repr(expected.key)):
+                check_types(initial, (goal,), actions)
