@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import logging
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,16 +36,17 @@ from .errors import (
     DuplicateNodeError,
     GraphChangedError,
     GraphValidationError,
+    ReducerError,
     RunExistsError,
     RunNotFoundError,
     StateValidationError,
 )
 from .graph import CompiledGraph, Edge, NodeSpec, Wiring, changes, compile_graph
 from .history import StepView, field_sizes
-from .loop import FAN_OUT_NODE, FirstHop, drive
+from .loop import FAN_OUT_NODE, FirstHop, decode_events, drive, storable_text
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
-from .reducer import Reducer, default_reducer, model_copier
+from .reducer import Reducer, default_reducer, is_pure, model_copier
 from .replay import ReplayReport, replay_run
 from .route_codec import RouteCodec
 from .routing import Next, NextKind, goto
@@ -58,6 +62,7 @@ C = TypeVar("C")
 
 _NO_INPUT: Any = object()
 _GOTO = NextKind.GOTO
+_log = logging.getLogger("graphengine")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,7 @@ class Engine(Generic[S]):
             )
         self.reducer: Reducer[S] = r
         """Merges a delta into the state."""
+        self._reducer_pure = is_pure(r)
         self.store: Store = store if store is not None else MemoryStore()
         """Where runs are persisted."""
         self.emitter: Emitter | None = (
@@ -185,6 +191,7 @@ class Engine(Generic[S]):
             inv = make_invoker(obj, thread=thread)
         except TypeError as exc:
             raise GraphValidationError(f"node {node_id!r}: {exc}", node_id=node_id) from exc
+        _check_node_options(node_id, retries, timeout, backoff)
         opts = NodeOptions(retries=retries, timeout=timeout, backoff=backoff, retry_on=retry_on)
         self._wiring.nodes[node_id] = NodeSpec(obj, inv, opts, interrupt_before, replaces)
         self._compiled = None
@@ -488,7 +495,17 @@ class Engine(Generic[S]):
             if rec.state is not None:
                 state = self._decode(rec.state, run_id, rec.step, "state", vm)
             elif delta is not None:
-                state = self.reducer(state, delta)
+                # The previous view keeps its state: an impure reducer works on a copy.
+                state = self._merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
+            try:
+                events = decode_events(rec.events)
+            except (ValueError, TypeError) as exc:
+                raise CorruptRecordError(
+                    f"run {run_id!r} step {rec.step}: stored events do not decode: {exc}",
+                    run_id=run_id,
+                    step=rec.step,
+                    field="events",
+                ) from exc
             out.append(
                 StepView(
                     step=rec.step,
@@ -500,6 +517,7 @@ class Engine(Generic[S]):
                     error=rec.error,
                     ts=rec.ts,
                     sizes=field_sizes(rec.delta),
+                    events=events,
                 )
             )
         return out
@@ -572,7 +590,8 @@ class Engine(Generic[S]):
             if rec.state is not None:
                 state = self._decode(rec.state, run_id, rec.step, "state", vm)
             elif rec.delta is not None:
-                state = self.reducer(state, self._decode(rec.delta, run_id, rec.step, "delta", vm))
+                delta = self._decode(rec.delta, run_id, rec.step, "delta", vm)
+                state = self._merge(state, delta, run_id, rec.step, rec.node_id)
         nxt = self._route(steps[at_step - 1], rc) if at_step else self._start_of(src, g, rc)
         if nxt.kind is NextKind.INTERRUPT:
             nxt = goto(steps[at_step - 1].node_id)
@@ -581,7 +600,7 @@ class Engine(Generic[S]):
                 raise StateValidationError(
                     f"fork patch must be a {self._type_name}, got {type(patch).__name__}"
                 )
-            state = self.reducer(state, patch)
+            state = self._merge(state, patch, run_id, at_step, "patch")
         state, encoded = self._validated(state, new_run_id)
         now = time.time()
         meta = {"graph": g.description, "forked_from": run_id, "at_step": at_step, "start": rc.encode(nxt)}
@@ -607,8 +626,11 @@ class Engine(Generic[S]):
     # ------------------------------------------------------------------ helpers used by the loop
 
     async def _fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
-        msg = f"{type(exc).__name__}: {exc}"
-        await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
+        msg = storable_text(f"{type(exc).__name__}: {exc}")
+        try:
+            await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
+        except Exception as lost:  # the failure being reported matters more than its record
+            _log.warning("run %r: could not record its failure (%s): %r", run_id, msg, lost)
         if self.emitter is not None:
             self._emit(Event(run_id, step, node_id, msg, {"error": type(exc).__name__}, kind=EventKind.ERROR))
 
@@ -654,7 +676,7 @@ class Engine(Generic[S]):
                     data = migrate_bytes(
                         data, v, self.state_version, self.migrations, run_id=run_id, step=step
                     )
-                except ValueError as exc:
+                except (ValueError, TypeError) as exc:
                     raise CorruptRecordError(
                         f"run {run_id!r} step {step}: stored {what} is not JSON: {exc}",
                         run_id=run_id,
@@ -662,7 +684,10 @@ class Engine(Generic[S]):
                         field=what,
                     ) from exc
         try:
-            return self._decode_delta(data) if what == "delta" else self.codec.decode(data)
+            # Fan-out branch deltas ("branch 3 delta") are partial too.
+            if what.endswith("delta"):
+                return self._decode_delta(data)
+            return self.codec.decode(data)
         except (ValidationError, ValueError, TypeError) as exc:
             raise CorruptRecordError(
                 f"run {run_id!r} step {step}: stored {what} does not decode as {self._type_name}: {exc}",
@@ -679,8 +704,29 @@ class Engine(Generic[S]):
         )
         for rec in latest.tail:
             if rec.delta is not None:
-                state = self.reducer(state, self._decode(rec.delta, run_id, rec.step, "delta", vm))
+                delta = self._decode(rec.delta, run_id, rec.step, "delta", vm)
+                state = self._merge(state, delta, run_id, rec.step, rec.node_id)
         return state
+
+    def _merge(self, state: S, delta: S, run_id: str, step: int, node_id: str, *, keep: bool = False) -> S:
+        """Fold a stored delta into `state`; `ReducerError` naming the step if the reducer raises.
+
+        `keep`: the caller still shows `state` (a history view, a streamed state), so a reducer not
+        known to be pure is handed a deep copy; otherwise one that changes its previous state in
+        place would rewrite what was already shown.
+        """
+        try:
+            if keep and not self._reducer_pure:
+                state = copy.deepcopy(state)
+            return self.reducer(state, delta)
+        except Exception as exc:
+            raise ReducerError(
+                f"run {run_id!r} step {step}: the reducer raised merging the stored delta of node "
+                f"{node_id!r}: {type(exc).__name__}: {exc}",
+                run_id=run_id,
+                step=step,
+                node_id=node_id,
+            ) from exc
 
     def _route(self, rec: StepRecord, rc: RouteCodec[S]) -> Next:
         try:
@@ -725,6 +771,23 @@ class Engine(Generic[S]):
             stored=run.fingerprint,
             current=g.fingerprint,
         )
+
+
+def _check_node_options(node_id: str, retries: Any, timeout: Any, backoff: Any) -> None:
+    """Refuse limits that cannot be enforced, naming the node (`GraphValidationError`)."""
+    if retries is not None and (not isinstance(retries, int) or isinstance(retries, bool) or retries < 0):
+        raise GraphValidationError(
+            f"node {node_id!r}: retries must be an int >= 0, got {retries!r}", node_id=node_id
+        )
+    for name, v, low in (("timeout", timeout, "> 0"), ("backoff", backoff, ">= 0")):
+        if v is None:
+            continue
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        if not ok or (v <= 0 if name == "timeout" else v < 0):
+            raise GraphValidationError(
+                f"node {node_id!r}: {name} must be a finite number of seconds {low}, got {v!r}",
+                node_id=node_id,
+            )
 
 
 def _dumps(doc: Any) -> bytes:

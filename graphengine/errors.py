@@ -7,16 +7,29 @@
     │   └── NoStartNodeError            no start node was set
     ├── StateValidationError            a state (initial, or decoded) fails the state type
     ├── DeltaTypeError                  a node returned a delta that is not the state type
-    ├── NodeReturnTypeError             a node returned something that is not a NodeResult
+    ├── NodeReturnTypeError             a node returned something that is not a NodeResult (or one
+    │                                   whose route is not a `Next`)
     ├── RunExistsError                  run() on an id already stored: use resume()
     ├── RunNotFoundError                resume/get_state/history of an unknown run id
     ├── GraphChangedError               resume with a graph whose fingerprint differs
     ├── SchemaVersionError              a stored state version with no migration path to the engine's
+    │   └── MigrationError              a migration function raised (cause in __cause__)
     ├── BudgetExceededError             a state field passed its size budget (strict budgets)
     ├── MaxStepsExceeded                the run hit Options.max_steps
     ├── UnsupportedFeature              an adapter cannot carry a feature of a graph (names the node)
+    ├── StepError                       a step could not be completed outside its node (cause in __cause__)
+    │   ├── ReducerError                the reducer raised merging a delta
+    │   ├── RoutingError                an edge predicate raised choosing the next node
+    │   └── EncodeError                 a delta, state, route or event cannot be stored so that it
+    │                                   reads back (NaN/infinity, nesting too deep, a value that
+    │                                   does not validate, an object JSON cannot hold)
     └── NodeError                       a node failed after its retries (cause in __cause__)
         └── NodeTimeoutError            ... by exceeding its timeout
+
+Every error raised inside a step (the node, the reducer, a predicate, the codec) reaches the
+caller as one of these, naming run, step and node, and leaves the run `failed` with nothing of
+that step committed; `resume` retries the step once the cause is fixed. Errors of emitters never
+reach the run (they are logged).
 
 `ToolCallError` (from `ctx.call`) is raised to the node, like an exception of its own code, so
 retries and error routes apply to it; it is not part of this tree.
@@ -32,18 +45,23 @@ __all__ = [
     "BudgetExceededError",
     "DeltaTypeError",
     "DuplicateNodeError",
+    "EncodeError",
     "GraphChangedError",
     "GraphError",
     "GraphValidationError",
     "MaxStepsExceeded",
+    "MigrationError",
     "NoStartNodeError",
     "NodeError",
     "NodeReturnTypeError",
     "NodeTimeoutError",
+    "ReducerError",
+    "RoutingError",
     "RunExistsError",
     "RunNotFoundError",
     "SchemaVersionError",
     "StateValidationError",
+    "StepError",
     "UnknownNodeError",
     "UnsupportedFeature",
 ]
@@ -128,6 +146,49 @@ class SchemaVersionError(GraphError):
         """The version the run's data was written in."""
         self.current = current
         """The engine's version."""
+
+
+class MigrationError(SchemaVersionError):
+    """A state migration function raised while bringing stored data to the engine's version."""
+
+
+class StepError(GraphError):
+    """A step failed outside its node's own code; nothing of the step was committed.
+
+    The original exception is `__cause__`. Raised as such for an unexpected failure inside the
+    step loop; the subclasses name the usual ones.
+    """
+
+
+class ReducerError(StepError):
+    """The reducer raised while merging a delta into the state."""
+
+
+class RoutingError(StepError):
+    """An edge predicate (`connect(..., when=...)`) raised while choosing the next node."""
+
+
+class EncodeError(StepError):
+    """A value cannot be stored so that it reads back exactly; `field` names which.
+
+    JSON has no NaN or infinity (they would be stored as null), nesting deeper than the codec
+    reads back is refused, and so is a value that does not validate as the state type (built with
+    `model_construct`, or changed after validation) or that JSON cannot hold at all (`object()`,
+    bytes that are not UTF-8, lone surrogates).
+    """
+
+    def __init__(
+        self,
+        msg: str,
+        *,
+        run_id: str | None = None,
+        step: int | None = None,
+        node_id: str | None = None,
+        field: str = "",
+    ) -> None:
+        super().__init__(msg, run_id=run_id, step=step, node_id=node_id)
+        self.field = field
+        """What could not be stored: "delta", "state", "route", "events", "calls", "branch 3 delta"..."""
 
 
 class BudgetExceededError(GraphError):

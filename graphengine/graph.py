@@ -230,12 +230,20 @@ def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
         retries = _first(nopts.retries, per.retries, options.retries)
         if retries < 0:
             raise GraphValidationError(f"node {nid!r}: retries must be >= 0, got {retries}", node_id=nid)
+        own_timeout = _first(nopts.timeout, per.timeout)
+        if own_timeout is not None:
+            _check_timeout(nid, spec, own_timeout, retries)
+            timeout = own_timeout
+        else:
+            # The engine-wide default applies where it can be enforced: not to a sync node on the
+            # loop, which nothing can interrupt (a timeout given for the node itself is refused).
+            timeout = options.timeout if spec.invoker.is_async else None
         nodes[nid] = CompiledNode(
             id=nid,
             call=spec.invoker.call,
             is_async=spec.invoker.is_async,
             retries=retries,
-            timeout=_first(nopts.timeout, per.timeout, options.timeout),
+            timeout=timeout,
             backoff=_first(nopts.backoff, per.backoff, options.backoff),
             retry_on=_first(nopts.retry_on, per.retry_on, options.retry_on),
             interrupt_before=spec.interrupt_before,
@@ -246,6 +254,23 @@ def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
         )
     desc = describe(wiring)
     return CompiledGraph(nodes=nodes, start=wiring.start, fingerprint=fingerprint_of(desc), description=desc)
+
+
+def _check_timeout(nid: str, spec: NodeSpec, timeout: float, retries: int) -> None:
+    """Refuse a timeout the engine cannot enforce (`GraphValidationError` naming the node)."""
+    if not spec.invoker.is_async:
+        raise GraphValidationError(
+            f"node {nid!r} is a sync function run on the event loop: its timeout={timeout} cannot interrupt "
+            "it; make it async, add it with thread=True, or drop the timeout",
+            node_id=nid,
+        )
+    if spec.invoker.thread and retries > 0:
+        raise GraphValidationError(
+            f"node {nid!r} runs in a thread with timeout={timeout} and retries={retries}: a timed-out thread "
+            "cannot be stopped, so its retry would run beside it; drop the retries or the timeout "
+            "(or make the node async)",
+            node_id=nid,
+        )
 
 
 def _first(*vals: Any) -> Any:

@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from emit import Event
+
 from .routing import Next
 
 __all__ = ["StepView", "field_sizes"]
@@ -35,6 +37,9 @@ class StepView(Generic[S]):
     """Commit time."""
     sizes: dict[str, int] = field(default_factory=dict)
     """Encoded size in bytes of each field the delta set (what the step added to storage)."""
+    events: tuple[Event, ...] = ()
+    """The events the node returned (`NodeResult.events`), stored with the step; for a fan-out's
+    step, those of its branches in branch order. Meta values are as JSON read them back."""
 
 
 def field_sizes(delta: bytes | None) -> dict[str, int]:

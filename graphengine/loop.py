@@ -8,28 +8,35 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
+import math
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from pydantic_core import to_json
+from pydantic import BaseModel
+from pydantic_core import from_json, to_json
 
 from emit import Event, EventKind, safe_emit
-from store import BranchRecord, RunStatus, StepRecord
+from store import BranchRecord, RunStatus, StepRecord, StoreError
 
 from .context import Context, InterruptSignal
 from .errors import (
     BudgetExceededError,
     DeltaTypeError,
+    EncodeError,
     GraphError,
     MaxStepsExceeded,
     NodeError,
     NodeReturnTypeError,
     NodeTimeoutError,
+    ReducerError,
+    RoutingError,
+    StepError,
     UnknownNodeError,
 )
 from .graph import CompiledGraph, CompiledNode
@@ -40,7 +47,7 @@ from .routing import Next, NextKind, goto, interrupt
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["FAN_OUT_NODE", "FirstHop", "drive"]
+__all__ = ["FAN_OUT_NODE", "FirstHop", "decode_events", "drive", "encode_events", "isolated"]
 
 S = TypeVar("S")
 
@@ -104,6 +111,8 @@ async def drive(
     """Drive a run from `nxt` until it stops, interrupts or fails; returns the state at that point."""
     store = eng.store
     codec = eng.codec
+    encode_delta = codec.encode_delta
+    decode_delta = eng._decode_delta
     reducer = eng.reducer
     emitter = eng.emitter
     is_state = eng._is_state
@@ -119,6 +128,7 @@ async def drive(
     last_err = (first.error, first.error_node)
     node_id = ""
     t0 = 0.0
+    state_b: bytes | None = None  # the snapshot the last step stored (a fan-out's branches start from it)
     try:
         while True:
             kind = nxt.kind
@@ -170,7 +180,7 @@ async def drive(
                     resumed = False
                     interrupted_at = None
                     continue
-                calls_b = record_calls(ctx, resumed)
+                calls_b = record_calls(ctx, resumed, run_id, step, node_id)
                 resumed = False
                 interrupted_at = None
                 delta = res.delta
@@ -184,16 +194,38 @@ async def drive(
                 else:
                     if not is_state(delta):
                         raise _wrong_delta(eng, delta, run_id, step, node_id)
-                    state = reducer(state, delta)
-                    delta_b = codec.encode_delta(delta)
+                    # What is committed must read back: the delta is decoded from the very bytes
+                    # written, and that decoded copy is what the state is built from (so the run
+                    # shares nothing with the node's objects and sees what a resume would see).
+                    try:
+                        delta_b = encode_delta(delta)
+                        back = decode_delta(delta_b)
+                    except Exception as exc:
+                        raise _unstorable(exc, delta, run_id, step, node_id, "delta") from exc
+                    if b"null" in delta_b:  # JSON writes NaN and infinity as null
+                        _check_finite(delta, run_id, step, node_id, "delta")
+                    delta = back
+                    try:
+                        state = reducer(state, delta)
+                    except Exception as exc:
+                        raise _reducer_failed(exc, run_id, step, node_id) from exc
                 if budgets and delta is not None:
                     _check_budgets(eng, budgets, sizes, delta, state, run_id, step, node_id)
                 route = res.route
                 if route is None:
-                    route = node.resolve(state)
+                    route = _resolve(node, state, run_id, step)
+                elif type(route) is not Next:
+                    raise _wrong_route(route, run_id, step, node_id)
                 elif route.kind is not _STOP:
                     _check_route(route, nodes, run_id, step, node_id)
                 rk = route.kind
+                if rk is _GOTO:
+                    route_s = rc.encode(route)
+                else:
+                    # Fan-outs and interrupts carry values (branch inputs, payloads): read back
+                    # what is stored, and go on with that (each branch input a fresh copy).
+                    route, route_s = _route_checked(rc, route, run_id, step, node_id)
+                events_b = encode_events(res.events, run_id, step, node_id) if res.events else None
                 since_steps += 1
                 if delta_b is not None:
                     since_bytes += len(delta_b)
@@ -203,8 +235,8 @@ async def drive(
                     or since_steps >= snap_every
                     or since_bytes > snap_ratio * snap_size
                 ):
-                    state_b: bytes | None = codec.encode(state)
-                    snap_size = len(state_b)  # type: ignore[arg-type]
+                    state_b, state = snapshot_of(eng, state, run_id, step, node_id)
+                    snap_size = len(state_b)
                     since_bytes = since_steps = 0
                 else:
                     state_b = None
@@ -214,12 +246,12 @@ async def drive(
                         step,
                         node_id,
                         delta_b,
-                        rc.encode(route),
+                        route_s,
                         state_b,
                         attempt,
                         None,
                         calls_b,
-                        None,
+                        events_b,
                         _now(),
                     )
                 )
@@ -263,16 +295,31 @@ async def drive(
                     raise _max_steps(run_id, step, node_id, max_steps)
                 step += 1
                 state, nxt, err, snap_size = await _fan_out(
-                    eng, g, rc, run_id, step, state, nxt, first.versions
+                    eng, g, rc, run_id, step, state, nxt, first.versions, state_b
                 )
                 since_bytes = since_steps = 0  # that step stored a snapshot
                 if err is not None:
                     last_err = err
             else:
                 break
-    except (GraphError, NodeError) as exc:
+    except GraphError as exc:
         await eng._fail(run_id, step, node_id, exc)
         raise
+    except (StoreError, OSError):
+        # The store itself (or the machine) failed, or another worker owns the run: the status is
+        # not ours to change, and the store may not take the write anyway. As after a crash,
+        # nothing of the step was committed and the run stays resumable.
+        raise
+    except Exception as exc:
+        # Whatever else escaped the step: typed, naming where, and the run marked failed.
+        wrapped = StepError(
+            f"step {step} (node {node_id!r}) of run {run_id!r} failed: {type(exc).__name__}: {exc}",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+        )
+        await eng._fail(run_id, step, node_id, wrapped)
+        raise wrapped from exc
     except asyncio.CancelledError:
         await asyncio.shield(store.set_status(run_id, RunStatus.CANCELLED))
         if emitter is not None:  # so emitters can end what they opened (spans, streams)
@@ -326,16 +373,237 @@ def _check_budgets(
                 )
 
 
-def record_calls(ctx: Context, resumed: bool) -> bytes | None:
-    """The JSON a step stores of its outside inputs: the resume input and the tool calls."""
-    if not resumed and not ctx.calls:
+def record_calls(
+    ctx: Context,
+    resumed: bool,
+    run_id: str = "",
+    step: int = 0,
+    node_id: str = "",
+    events: Sequence[Event] = (),
+) -> bytes | None:
+    """The JSON a step stores of its outside inputs: the resume input and the tool calls.
+
+    A fan-out branch's events ride along (`events`), as branch records have no field of their own.
+    Raises `EncodeError` when the document cannot be written as JSON that reads back.
+    """
+    if not resumed and not ctx.calls and not events:
         return None
     doc: dict[str, Any] = {}
     if resumed:
         doc["input"] = ctx.resume_input
     if ctx.calls:
         doc["calls"] = ctx.calls
-    return to_json(doc, fallback=str)
+    if events:
+        doc["events"] = [_event_doc(ev, run_id, step, node_id) for ev in events]
+    return _json_checked(doc, run_id, step, node_id, "calls")
+
+
+def storable_text(text: str) -> str:
+    """`text` as every store can hold it: lone surrogates escaped, NUL (refused by PostgreSQL) escaped."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\\x00")
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode()
+    return text
+
+
+def _json_checked(doc: Any, run_id: str, step: int, node_id: str, what: str) -> bytes:
+    """`doc` as JSON (anything unknown as its str), read back once so that nothing unreadable is stored."""
+    try:
+        data = to_json(doc, fallback=str)
+        from_json(data)
+    except Exception as exc:
+        raise _unstorable(exc, doc, run_id, step, node_id, what) from exc
+    return data
+
+
+def _event_doc(ev: Any, run_id: str, step: int, node_id: str) -> dict[str, Any]:
+    if not isinstance(ev, Event):
+        raise NodeReturnTypeError(
+            f"node {node_id!r} returned an event of type {type(ev).__name__} at step {step} of run "
+            f"{run_id!r}; NodeResult.events holds emit.Event values",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+        )
+    return ev.to_dict()
+
+
+def encode_events(events: Sequence[Event], run_id: str, step: int, node_id: str) -> bytes | None:
+    """The JSON a step stores of the events its node returned (`NodeResult.events`), or None."""
+    if isinstance(events, (str, bytes)) or not isinstance(events, Sequence):
+        raise NodeReturnTypeError(
+            f"node {node_id!r} returned events of type {type(events).__name__} at step {step} of run "
+            f"{run_id!r}; NodeResult.events is a sequence of emit.Event",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+        )
+    if not events:
+        return None
+    return _json_checked(
+        [_event_doc(ev, run_id, step, node_id) for ev in events], run_id, step, node_id, "events"
+    )
+
+
+def decode_events(data: bytes | None) -> tuple[Event, ...]:
+    """The events `encode_events` stored (meta values as JSON gave them back); `ValueError` if malformed."""
+    if not data:
+        return ()
+    docs = json.loads(data)
+    if not isinstance(docs, list):
+        raise ValueError("stored events are not a JSON list")
+    out = []
+    for d in docs:
+        if not isinstance(d, dict):
+            raise ValueError(f"stored event is not a JSON object: {d!r:.80}")
+        out.append(
+            Event(
+                str(d.get("run_id", "")),
+                int(d.get("step", 0)),
+                str(d.get("node_id", "")),
+                str(d.get("msg", "")),
+                dict(d.get("meta") or {}),
+                kind=str(d.get("kind", EventKind.CUSTOM)),
+                ts=float(d.get("ts", 0.0)),
+            )
+        )
+    return tuple(out)
+
+
+def _unstorable(
+    exc: BaseException, value: Any, run_id: str, step: int, node_id: str, what: str
+) -> EncodeError:
+    """The `EncodeError` for a value whose encoding failed or did not read back."""
+    why = str(exc).splitlines()
+    return EncodeError(
+        f"node {node_id!r} at step {step} of run {run_id!r}: its {what} cannot be stored so that it "
+        f"reads back ({type(exc).__name__}: {' '.join(why[:3])[:300]}); value of type {type(value).__name__}",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+        field=what,
+    )
+
+
+def _non_finite(value: Any, path: str, depth: int = 0) -> str | None:
+    """The path of the first NaN or infinity inside `value`, or None."""
+    if type(value) is float:
+        return None if math.isfinite(value) else path
+    if depth > 300 or isinstance(value, (str, bytes, int, bool)) or value is None:
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path
+    items: Any
+    if isinstance(value, BaseModel):
+        items = value.__dict__.items()
+        extra = value.__pydantic_extra__
+        if extra:
+            items = [*items, *extra.items()]
+    elif isinstance(value, Mapping):
+        items = value.items()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = enumerate(value)
+    elif hasattr(value, "__dataclass_fields__"):
+        items = ((k, getattr(value, k, None)) for k in value.__dataclass_fields__)
+    else:
+        return None
+    for k, v in items:
+        found = _non_finite(v, f"{path}.{k}" if path else str(k), depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def _check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) -> None:
+    """Raise `EncodeError` if `value` holds NaN or infinity, which JSON would store as null."""
+    where = _non_finite(value, "")
+    if where is not None:
+        raise EncodeError(
+            f"node {node_id!r} at step {step} of run {run_id!r}: its {what} holds a non-finite float at "
+            f"{where or 'the top'}; JSON has no NaN or infinity (it would be stored as null and read back "
+            "as something else): store it as None or a string",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+            field=what,
+        )
+
+
+def snapshot_of(eng: Engine[S], state: S, run_id: str, step: int, node_id: str) -> tuple[bytes, S]:
+    """Encode a state to store, and the state decoded from those very bytes (what a resume sees).
+
+    Raises `EncodeError` when they do not read back.
+    """
+    try:
+        data = eng.codec.encode(state)
+        back = eng.codec.decode(data)
+    except Exception as exc:
+        raise _unstorable(exc, state, run_id, step, node_id, "state") from exc
+    if b"null" in data:
+        _check_finite(state, run_id, step, node_id, "state")
+    return data, back
+
+
+def isolated(eng: Engine[S], state: S, data: bytes | None) -> S:
+    """A copy of `state` that shares no object with it (decoded from its encoding `data`, if given)."""
+    if data is None:
+        data = eng.codec.encode(state)
+    return eng.codec.decode(data)
+
+
+def _reducer_failed(exc: BaseException, run_id: str, step: int, node_id: str) -> ReducerError:
+    return ReducerError(
+        f"the reducer raised merging the delta of node {node_id!r} at step {step} of run {run_id!r}: "
+        f"{type(exc).__name__}: {exc}; fix it and resume({run_id!r})",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+    )
+
+
+def _resolve(node: CompiledNode[Any], state: Any, run_id: str, step: int) -> Next:
+    """The static edges' hop for `state`; `RoutingError` when a predicate raises."""
+    try:
+        return node.resolve(state)
+    except Exception as exc:
+        raise RoutingError(
+            f"an edge predicate of node {node.id!r} raised at step {step} of run {run_id!r}: "
+            f"{type(exc).__name__}: {exc}; fix it and resume({run_id!r})",
+            run_id=run_id,
+            step=step,
+            node_id=node.id,
+        ) from exc
+
+
+def _wrong_route(route: Any, run_id: str, step: int, node_id: str) -> NodeReturnTypeError:
+    return NodeReturnTypeError(
+        f"node {node_id!r} returned a route of type {type(route).__name__} ({route!r:.80}) at step {step} "
+        f"of run {run_id!r}; a route is a Next: goto({route!r:.40}), stop(), fan_out(...) or interrupt(...)",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+    )
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _route_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node_id: str) -> tuple[Next, str]:
+    """Encode a route that carries values, and decode it back: (the decoded route, its JSON text)."""
+    try:
+        text = rc.encode(route)
+        text.encode()  # lone surrogates cannot be stored as UTF-8
+        json.loads(text, parse_constant=_no_constant)  # NaN/Infinity are not JSON (stores refuse them)
+        back = rc.decode(text)
+    except Exception as exc:
+        raise _unstorable(exc, route, run_id, step, node_id, "route") from exc
+    if "null" in text:
+        _check_finite([route.payload, *(b.input for b in route.branches)], run_id, step, node_id, "route")
+    return back, text
 
 
 def _max_steps(run_id: str, step: int, node_id: str, max_steps: int) -> MaxStepsExceeded:
@@ -525,14 +793,21 @@ async def _route_error(
     handler = g.nodes[node_id].error_route
     assert handler is not None
     cause = exc.__cause__ if exc.__cause__ is not None else exc
-    msg = f"{type(cause).__name__}: {cause}"
+    msg = storable_text(f"{type(cause).__name__}: {cause}")
     delta_b = None
     if eng._error_delta is not None:
         delta = eng._error_delta(msg)
-        state = eng.reducer(state, delta)
-        delta_b = eng.codec.encode_delta(delta)
+        try:
+            delta_b = eng.codec.encode_delta(delta)
+            delta = eng._decode_delta(delta_b)
+        except Exception as err:
+            raise _unstorable(err, delta, run_id, step, node_id, "error delta") from err
+        try:
+            state = eng.reducer(state, delta)
+        except Exception as err:
+            raise _reducer_failed(err, run_id, step, node_id) from err
     route = goto(handler)
-    state_b = eng.codec.encode(state)
+    state_b, state = snapshot_of(eng, state, run_id, step, node_id)
     # The run record first: if the process dies before the step commits, the step is redone
     # (deterministically failing again), so the record never lags behind a committed error step.
     await eng.store.set_status(run_id, RunStatus.RUNNING, error=msg, error_node=node_id)
@@ -574,6 +849,7 @@ async def _fan_out(
     state: S,
     nxt: Next,
     versions: Any = None,
+    state_b: bytes | None = None,
 ) -> tuple[S, Next, tuple[str, str] | None, int]:
     """Run a fan-out's branches concurrently, persisting each result as it lands; merge in order; commit.
 
@@ -589,6 +865,11 @@ async def _fan_out(
     `execute` (its timeout scope); others make their first attempt inline and go through
     `execute` only for retries. Cancellation cancels the helpers and still writes the results
     that landed, so resume re-runs only the rest.
+
+    Every branch gets a state of its own: a branch without an input a copy decoded from the
+    snapshot `state_b` (the state before the fan-out, encoded), a map branch the input decoded
+    from the stored route. Each delta is decoded back from the bytes written, and those copies
+    are merged, so no branch shares an object with another or with the run's state.
     """
     store = eng.store
     nodes = g.nodes
@@ -597,14 +878,24 @@ async def _fan_out(
     k = len(branches)
     deltas: list[Any] = [None] * k
     done: set[int] = set()
+    # Events the branches returned, by branch: stored with each branch's tool calls (a branch
+    # record has no field of its own for them), and on the fan-out's step record in branch order.
+    bevents: dict[int, list[Any]] = {}
     for rec in await store.load_branches(run_id, step):
         done.add(rec.branch)
+        if rec.calls is not None and b'"events"' in rec.calls:
+            doc = json.loads(rec.calls)
+            if isinstance(doc, dict) and doc.get("events"):
+                bevents[rec.branch] = doc["events"]
         if rec.delta is not None:
             deltas[rec.branch] = eng._decode(rec.delta, run_id, step, f"branch {rec.branch} delta", versions)
     pending = iter([i for i in range(k) if i not in done])
-    base = eng._copy_state
     is_state = eng._is_state
     encode_delta = eng.codec.encode_delta
+    decode_delta = eng._decode_delta
+    decode = eng.codec.decode
+    if state_b is None and len(done) < k and any(b.input is None for b in branches):
+        state_b = isolated_bytes(eng, state, run_id, step)
     loop = asyncio.get_running_loop()
     buf: list[BranchRecord] = []
     flusher: asyncio.Task[None] | None = None
@@ -639,7 +930,7 @@ async def _fan_out(
             node = nodes[nid]
             bstate = br.input
             if bstate is None:
-                bstate = base(state)
+                bstate = decode(state_b)  # type: ignore[arg-type]
             try:
                 if emitter is not None:
                     eng._emit(Event(run_id, step, nid, "", {"branch": i}, kind=EventKind.NODE_START))
@@ -668,6 +959,8 @@ async def _fan_out(
                 else:
                     res, attempt, bctx = await execute(eng, node, run_id, step, bstate, False, None, i)
                 route = res.route
+                if route is not None and type(route) is not Next:
+                    raise _wrong_route(route, run_id, step, nid)
                 if route is not None and route.kind is _INTERRUPT:
                     raise GraphError(
                         f"branch {i} (node {nid!r}) of the fan-out at step {step} interrupted; "
@@ -680,10 +973,24 @@ async def _fan_out(
                 if d is not None:
                     if not is_state(d):
                         raise _wrong_delta(eng, d, run_id, step, nid)
-                    deltas[i] = d
-                    delta_b: bytes | None = encode_delta(d)
+                    what = f"branch {i} delta"
+                    try:
+                        delta_b: bytes | None = encode_delta(d)
+                        deltas[i] = decode_delta(delta_b)  # type: ignore[arg-type]
+                    except Exception as exc:
+                        raise _unstorable(exc, d, run_id, step, nid, what) from exc
+                    if b"null" in delta_b:  # type: ignore[operator]
+                        _check_finite(d, run_id, step, nid, what)
                 else:
                     delta_b = None
+                evs = res.events
+                calls_b = (
+                    None
+                    if bctx.calls is None and not evs
+                    else record_calls(bctx, False, run_id, step, nid, evs)
+                )
+                if evs:
+                    bevents[i] = [_event_doc(ev, run_id, step, nid) for ev in evs]
             except Exception as exc:
                 failure.append((i, exc))
                 if emitter is not None:  # each failed branch reports itself (the join reports the first)
@@ -698,13 +1005,14 @@ async def _fan_out(
                         )
                     )
                 return
-            calls_b = None if bctx.calls is None else record_calls(bctx, False)
             buf.append(
                 _branch_record(BranchRecord, (run_id, step, i, nid, delta_b, attempt, calls_b, _now()))
             )
             if flush_soon is None and (flusher is None or flusher.done()):
                 flush_soon = loop.call_soon(start_flush)
             if emitter is not None:
+                for ev in evs:
+                    eng._emit(ev)
                 eng._emit(
                     Event(run_id, step, nid, "", {"branch": i, "attempt": attempt}, kind=EventKind.NODE_END)
                 )
@@ -780,15 +1088,20 @@ async def _fan_out(
         return state, route, (msg, bnode.id), snap
 
     reducer = eng.reducer
-    codec = eng.codec
     present = [d for d in deltas if d is not None]
     many = getattr(reducer, "many", None)
-    if many is not None and present:
-        state = many(state, present)  # one copy for all branches (default model reducer)
-    else:
-        for d in present:
-            state = reducer(state, d)
-    state_b = codec.encode(state)
+    try:
+        if many is not None and present:
+            state = many(state, present)  # one copy for all branches (default model reducer)
+        else:
+            for d in present:
+                state = reducer(state, d)
+    except Exception as exc:
+        raise _reducer_failed(exc, run_id, step, FAN_OUT_NODE) from exc
+    state_b, state = snapshot_of(eng, state, run_id, step, FAN_OUT_NODE)
+    events_b = None
+    if bevents:
+        events_b = b"[" + b",".join(to_json(e) for i in sorted(bevents) for e in bevents[i]) + b"]"
     await store.save_step(
         StepRecord(
             run_id,
@@ -800,8 +1113,16 @@ async def _fan_out(
             1,
             None,
             None,
-            None,
+            events_b,
             _now(),
         )
     )
     return state, join, None, len(state_b)
+
+
+def isolated_bytes(eng: Engine[Any], state: Any, run_id: str, step: int) -> bytes:
+    """The encoded state a fan-out's branches start from (each decodes its own copy)."""
+    try:
+        return eng.codec.encode(state)
+    except Exception as exc:
+        raise _unstorable(exc, state, run_id, step, FAN_OUT_NODE, "state") from exc

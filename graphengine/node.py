@@ -74,6 +74,8 @@ class Invoker:
     """Callable returning a NodeResult or an awaitable of one."""
     is_async: bool
     """Whether `call` returns an awaitable that must be awaited."""
+    thread: bool = False
+    """A sync function run in a worker thread (`thread=True`): a timeout cannot stop it."""
 
 
 def make_invoker(obj: Any, *, thread: bool = False) -> Invoker:
@@ -91,5 +93,5 @@ def make_invoker(obj: Any, *, thread: bool = False) -> Invoker:
         async def in_thread(ctx: Context, state: Any) -> Any:
             return await asyncio.to_thread(fn, ctx, state)
 
-        return Invoker(in_thread, True)
+        return Invoker(in_thread, True, True)
     return Invoker(fn, False)

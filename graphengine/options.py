@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -41,7 +42,13 @@ class Options:
     max_backoff: float = 30.0
     """Upper bound of one retry delay."""
     timeout: float | None = None
-    """Seconds one node attempt may take (None: no limit)."""
+    """Seconds one node attempt may take (None: no limit).
+
+    Applies to async nodes and to nodes added with `thread=True`; a sync node running on the event
+    loop cannot be interrupted, so this default leaves it alone, and a timeout given for such a
+    node itself (`add(..., timeout=)`, `node=`) is refused when the graph is validated, as is one
+    for a thread node that also has retries (a timed-out thread cannot be stopped).
+    """
     retry_on: tuple[type[BaseException], ...] = (Exception,)
     """Exception types that are retried; any other fails the node at once."""
     max_concurrency: int = 100
@@ -75,8 +82,12 @@ class Options:
             raise ValueError(f"snapshot_every must be >= 1, got {self.snapshot_every}")
         if self.max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {self.max_concurrency}")
-        if self.timeout is not None and self.timeout <= 0:
-            raise ValueError(f"timeout must be > 0, got {self.timeout}")
+        if self.timeout is not None and not (self.timeout > 0 and math.isfinite(self.timeout)):
+            raise ValueError(f"timeout must be a finite number of seconds > 0, got {self.timeout}")
+        if not (self.backoff >= 0 and math.isfinite(self.backoff)):
+            raise ValueError(f"backoff must be a finite number of seconds >= 0, got {self.backoff}")
+        if not self.max_backoff >= 0:
+            raise ValueError(f"max_backoff must be >= 0, got {self.max_backoff}")
 
     def with_(self, **changes: Any) -> Options:
         """Return a copy with some fields changed."""

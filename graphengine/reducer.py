@@ -8,6 +8,7 @@ TypedDict and plain dict states merge key by key the same way.
 
 from __future__ import annotations
 
+import operator
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias, TypeVar, get_args, get_origin, get_type_hints
@@ -15,7 +16,7 @@ from typing import Any, TypeAlias, TypeVar, get_args, get_origin, get_type_hints
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
-__all__ = ["Reducer", "append", "default_reducer", "merge", "replace"]
+__all__ = ["Reducer", "append", "default_reducer", "is_pure", "merge", "replace"]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -41,6 +42,20 @@ def replace(prev: T, delta: T) -> T:
     return delta
 
 
+def is_pure(reducer: Callable[..., Any]) -> bool:
+    """Whether `reducer` is known never to change its previous state in place.
+
+    True for a default reducer whose field reducers are all this module's or `operator.add`/`or_`;
+    a reducer of the caller's own (or a default one with a field reducer of its own) may change
+    what it is given, so the engine hands it a copy wherever the previous state is still seen.
+    """
+    return getattr(reducer, "pure", False) is True
+
+
+def _pure_fields(fields: Mapping[str, Callable[[Any, Any], Any]]) -> bool:
+    return all(r in _PURE for r in fields.values())
+
+
 def _field_reducer(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
     for m in metadata:
         if callable(m) and not isinstance(m, type):
@@ -49,6 +64,7 @@ def _field_reducer(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
 
 
 _setattr = object.__setattr__
+_PURE: tuple[Callable[[Any, Any], Any], ...] = ()  # filled below, once append/merge/replace exist
 
 
 def model_copier(tp: type[BaseModel]) -> Callable[[Any, dict[str, Any]], Any]:
@@ -95,6 +111,7 @@ def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
                 update[k] = v if r is None or not hasattr(prev, k) else r(getattr(prev, k), v)
             return prev.model_copy(update=update)
 
+        with_extra.pure = _pure_fields(fields)  # type: ignore[attr-defined]
         return with_extra
 
     if not fields:
@@ -106,6 +123,7 @@ def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
             d = delta.__dict__
             return copy(prev, {k: d[k] for k in fs})
 
+        plain.pure = True  # type: ignore[attr-defined]
         return plain
 
     def with_fields(prev: Any, delta: Any) -> Any:
@@ -147,6 +165,7 @@ def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
         return copy(prev, update) if update else prev
 
     with_fields.many = many  # type: ignore[attr-defined]
+    with_fields.pure = _pure_fields(fields)  # type: ignore[attr-defined]
     return with_fields
 
 
@@ -169,6 +188,7 @@ def _dict_reducer(tp: Any) -> Reducer[Any]:
             out[k] = v if r is None or k not in out else r(out[k], v)
         return out
 
+    reduce.pure = _pure_fields(fields)  # type: ignore[attr-defined]
     return reduce
 
 
@@ -182,3 +202,6 @@ def default_reducer(tp: Any) -> Reducer[Any] | None:
     if is_typeddict(tp) or tp is dict or get_origin(tp) is dict:
         return _dict_reducer(tp)
     return None
+
+
+_PURE = (append, merge, replace, operator.add, operator.or_)

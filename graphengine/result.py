@@ -27,6 +27,7 @@ class NodeResult(NamedTuple, Generic[S]):
     route: Next | None = None
     """Where to go next; None follows the static edges (first predicate that holds, else stop)."""
     events: Sequence[Event] = ()
-    """Extra events to emit (and record with the step)."""
+    """Extra events: emitted, and stored with the step (`StepView.events` in `Engine.history`)
+    whether or not an emitter is set. Their meta must be JSON (other values are stored as str)."""
     err: Exception | None = None
     """A failure reported without raising; handled like a raised exception (retries apply)."""

@@ -245,7 +245,7 @@ class RunStream(Generic[S]):
                         if rec.state is not None:
                             state = eng._decode(rec.state, run_id, rec.step, "state")
                         elif delta is not None:
-                            state = eng.reducer(state, delta)
+                            state = eng._merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
                         meta["state"] = state
                     last_delta = (rec.step, rec.node_id, delta)
                     yield Event(run_id, rec.step, rec.node_id, "", meta, kind=STEP, ts=rec.ts)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import SchemaVersionError
+from .errors import MigrationError, SchemaVersionError
 
 __all__ = ["Migration", "VersionMap", "migrate"]
 
@@ -83,7 +83,17 @@ def migrate(
                 current=to,
             )
         if isinstance(data, dict):
-            data = fn(dict(data))
+            try:
+                data = fn(dict(data))
+            except Exception as exc:
+                raise MigrationError(
+                    f"run {run_id!r} step {step}: the migration from state version {v} to {v + 1} "
+                    f"raised {type(exc).__name__}: {exc}",
+                    run_id=run_id,
+                    step=step,
+                    stored=v,
+                    current=to,
+                ) from exc
     return data
 
 
