@@ -43,7 +43,7 @@ from .errors import (
 )
 from .graph import CompiledGraph, Edge, NodeSpec, Wiring, changes, compile_graph
 from .history import StepView, field_sizes
-from .loop import FAN_OUT_NODE, FirstHop, decode_events, drive, storable_text
+from .loop import FAN_OUT_NODE, FirstHop, decode_events, drive, non_finite, storable_text
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
 from .reducer import Reducer, default_reducer, is_pure, model_copier
@@ -170,9 +170,15 @@ class Engine(Generic[S]):
         `interrupt_before=True` pauses the run before this node until `resume` is called.
         Raises `DuplicateNodeError` if the id is taken.
         """
-        if not isinstance(node_id, str) or not node_id or node_id == FAN_OUT_NODE:
+        if (
+            not isinstance(node_id, str)
+            or not node_id
+            or node_id == FAN_OUT_NODE
+            or not _storable_id(node_id)
+        ):
             raise GraphValidationError(
-                f"node id must be a non-empty string other than {FAN_OUT_NODE!r}, got {node_id!r}"
+                f"node id must be a non-empty string other than {FAN_OUT_NODE!r}, valid UTF-8 without NUL, "
+                f"got {node_id!r}"
             )
         if node_id in self._wiring.nodes:
             raise DuplicateNodeError(f"node {node_id!r} was already added", node_id=node_id)
@@ -306,6 +312,7 @@ class Engine(Generic[S]):
         when a node fails after its retries with no error route, `MaxStepsExceeded` at the step
         limit. After a failure every committed step is kept and `resume(run_id)` continues.
         """
+        _check_run_id(run_id)
         g, rc = self._graph()
         state, encoded = self._validated(initial, run_id)
         now = time.time()
@@ -568,6 +575,7 @@ class Engine(Generic[S]):
         where the source's step said to go next; the source run is not touched. Returns what
         `run` returns.
         """
+        _check_run_id(new_run_id)
         g, rc = self._graph()
         src = await self.get_run(run_id)
         if at_label is not None:
@@ -646,6 +654,12 @@ class Engine(Generic[S]):
             if not self._is_state(initial):
                 initial = TypeAdapter(adaptable_type(self.state_type)).validate_python(initial)
             encoded = self.codec.encode(cast(S, initial))
+            if b"null" in encoded:  # JSON would store NaN and infinity as null
+                where = non_finite(initial, "")
+                if where is not None:
+                    raise ValueError(
+                        f"non-finite float at {where or 'the top'} (JSON has no NaN or infinity)"
+                    )
             return self.codec.decode(encoded), encoded
         except (ValidationError, ValueError, TypeError) as exc:
             raise StateValidationError(
@@ -770,6 +784,23 @@ class Engine(Generic[S]):
             run_id=run.run_id,
             stored=run.fingerprint,
             current=g.fingerprint,
+        )
+
+
+def _storable_id(text: str) -> bool:
+    """Whether every store can hold `text` as an id: valid UTF-8 (no lone surrogate), no NUL."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
+def _check_run_id(run_id: Any) -> None:
+    if not isinstance(run_id, str) or not run_id or not _storable_id(run_id):
+        raise GraphValidationError(
+            f"a run id must be a non-empty string, valid UTF-8 without NUL, got {run_id!r}",
+            run_id=run_id if isinstance(run_id, str) else None,
         )
 
 

@@ -47,7 +47,16 @@ from .routing import Next, NextKind, goto, interrupt
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["FAN_OUT_NODE", "FirstHop", "decode_events", "drive", "encode_events", "isolated"]
+__all__ = [
+    "FAN_OUT_NODE",
+    "FirstHop",
+    "decode_events",
+    "drive",
+    "encode_events",
+    "isolated",
+    "non_finite",
+    "storable_text",
+]
 
 S = TypeVar("S")
 
@@ -488,7 +497,7 @@ def _unstorable(
     )
 
 
-def _non_finite(value: Any, path: str, depth: int = 0) -> str | None:
+def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
     """The path of the first NaN or infinity inside `value`, or None."""
     if type(value) is float:
         return None if math.isfinite(value) else path
@@ -511,7 +520,7 @@ def _non_finite(value: Any, path: str, depth: int = 0) -> str | None:
     else:
         return None
     for k, v in items:
-        found = _non_finite(v, f"{path}.{k}" if path else str(k), depth + 1)
+        found = non_finite(v, f"{path}.{k}" if path else str(k), depth + 1)
         if found is not None:
             return found
     return None
@@ -519,7 +528,7 @@ def _non_finite(value: Any, path: str, depth: int = 0) -> str | None:
 
 def _check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) -> None:
     """Raise `EncodeError` if `value` holds NaN or infinity, which JSON would store as null."""
-    where = _non_finite(value, "")
+    where = non_finite(value, "")
     if where is not None:
         raise EncodeError(
             f"node {node_id!r} at step {step} of run {run_id!r}: its {what} holds a non-finite float at "
@@ -588,6 +597,29 @@ def _wrong_route(route: Any, run_id: str, step: int, node_id: str) -> NodeReturn
     )
 
 
+ROUTE_MAX_DEPTH = 31
+"""Deepest nesting of a stored route's JSON (payload, branch inputs): MariaDB's JSON_VALID limit,
+so that a route every backend stores is refused the same way on all of them."""
+
+
+def _json_depth(doc: Any, limit: int) -> int:
+    """Nesting depth of parsed JSON, counting stops once past `limit`."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = v.values()
+        elif not isinstance(v, list):
+            continue
+        if d > deepest:
+            deepest = d
+            if d > limit:
+                break
+        stack.extend((c, d + 1) for c in v if isinstance(c, (dict, list)))
+    return deepest
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -597,7 +629,11 @@ def _route_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node_
     try:
         text = rc.encode(route)
         text.encode()  # lone surrogates cannot be stored as UTF-8
-        json.loads(text, parse_constant=_no_constant)  # NaN/Infinity are not JSON (stores refuse them)
+        doc = json.loads(text, parse_constant=_no_constant)  # NaN/Infinity are not JSON (stores refuse them)
+        if text.count("[") + text.count("{") > ROUTE_MAX_DEPTH:
+            depth = _json_depth(doc, ROUTE_MAX_DEPTH)
+            if depth > ROUTE_MAX_DEPTH:
+                raise ValueError(f"the route's JSON nests more than {ROUTE_MAX_DEPTH} levels")
         back = rc.decode(text)
     except Exception as exc:
         raise _unstorable(exc, route, run_id, step, node_id, "route") from exc

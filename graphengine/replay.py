@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from store import CorruptRecordError
+
 from .errors import GraphError, NodeError
-from .loop import FAN_OUT_NODE, execute
+from .loop import FAN_OUT_NODE, encode_events, execute, isolated
 from .routing import Next, NextKind
 from .versions import VersionMap, migrate
 
@@ -35,7 +37,7 @@ class Divergence:
     node_id: str
     """The node of that step."""
     field: str
-    """What differs: "delta", "route", "error" or "call"."""
+    """What differs: "delta", "route", "error", "call" or "events"."""
     path: str
     """Where inside it, e.g. "items[3]" or "" for the whole value."""
     recorded: Any
@@ -90,8 +92,31 @@ def diff_values(recorded: Any, replayed: Any, path: str = "") -> Iterator[tuple[
         yield path, recorded, replayed
 
 
-def _json(data: bytes | str | None) -> Any:
-    return None if data is None else json.loads(data)
+def _json(data: bytes | str | None, run_id: str = "", step: int = 0, what: str = "") -> Any:
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        raise CorruptRecordError(
+            f"run {run_id!r} step {step}: stored {what} is not JSON: {exc}",
+            run_id=run_id,
+            step=step,
+            field=what,
+        ) from exc
+
+
+def _event_docs(data: bytes | None, run_id: str, step: int) -> list[Any]:
+    """Stored events as compared by replay: what a node said (kind, message, meta), not when."""
+    docs = _json(data, run_id, step, "events") or []
+    if not isinstance(docs, list):
+        raise CorruptRecordError(
+            f"run {run_id!r} step {step}: stored events are not a JSON list",
+            run_id=run_id,
+            step=step,
+            field="events",
+        )
+    return [{k: d.get(k) for k in ("node_id", "kind", "msg", "meta")} for d in docs if isinstance(d, dict)]
 
 
 async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = False) -> ReplayReport:
@@ -102,8 +127,8 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
     vm = eng._versions(run)
     state = eng._decode(run.initial, run_id, 0, "initial", vm)
 
-    def as_recorded(data: bytes | str | None, step: int) -> Any:
-        doc = _json(data)
+    def as_recorded(data: bytes | str | None, step: int, what: str = "delta") -> Any:
+        doc = _json(data, run_id, step, what)
         if vm is not None and vm.at(step) != eng.state_version:
             doc = migrate(doc, vm.at(step), eng.state_version, eng.migrations, run_id=run_id, step=step)
         return doc
@@ -119,9 +144,10 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
                 )
             recorded = {b.branch: b for b in await eng.store.load_branches(run_id, rec.step)}
             for i, br in enumerate(prev.branches):
-                bstate = br.input if br.input is not None else eng._copy_state(state)
+                bstate = br.input if br.input is not None else isolated(eng, state, None)
                 got = recorded.get(i)
-                bcalls = (_json(got.calls) or {}).get("calls", []) if got is not None else []
+                bdoc = _json(got.calls, run_id, rec.step, f"branch {i} calls") if got is not None else None
+                bcalls = bdoc.get("calls", []) if isinstance(bdoc, dict) else []
                 try:
                     res, _, _ = await execute(
                         eng, g.nodes[br.node], run_id, rec.step, bstate, False, None, i, None, bcalls, None
@@ -129,7 +155,7 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
                     replayed = None if res.delta is None else json.loads(eng.codec.encode_delta(res.delta))
                 except Exception as exc:
                     replayed = {"error": f"{type(exc).__name__}: {exc}"}
-                want = as_recorded(got.delta, rec.step) if got is not None else _MISSING
+                want = as_recorded(got.delta, rec.step, f"branch {i} delta") if got is not None else _MISSING
                 for path, a, b in diff_values(want, replayed):
                     divs.append(Divergence(rec.step, br.node, "delta", path, a, b, branch=i))
         else:
@@ -138,7 +164,7 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
                 raise GraphError(
                     f"run {run_id!r} step {rec.step}: node {rec.node_id!r} is not in the graph", run_id=run_id
                 )
-            calls = _json(rec.calls) or {}
+            calls = _json(rec.calls, run_id, rec.step, "calls") or {}
             resumed = "input" in calls
             try:
                 res, _, ctx = await execute(
@@ -168,17 +194,27 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
                     replayed_delta = json.loads(eng.codec.encode(res.delta))
                 else:
                     replayed_delta = json.loads(eng.codec.encode_delta(res.delta))
-                recorded_delta = as_recorded(rec.delta if not node.replaces_state else rec.state, rec.step)
+                recorded_delta = as_recorded(
+                    rec.delta if not node.replaces_state else rec.state,
+                    rec.step,
+                    "delta" if not node.replaces_state else "state",
+                )
                 for path, a, b in diff_values(recorded_delta, replayed_delta):
                     divs.append(Divergence(rec.step, rec.node_id, "delta", path, a, b))
                 n_rec = len(calls.get("calls", []))
                 n_made = len(ctx.calls or [])
                 if n_made != n_rec:
                     divs.append(Divergence(rec.step, rec.node_id, "call", "count", n_rec, n_made))
+                replayed_events = _event_docs(
+                    encode_events(res.events, run_id, rec.step, rec.node_id), run_id, rec.step
+                )
+                for path, a, b in diff_values(_event_docs(rec.events, run_id, rec.step), replayed_events):
+                    divs.append(Divergence(rec.step, rec.node_id, "events", path, a, b))
                 if not divs:
                     after = _advance(eng, state, rec, vm)
                     route = res.route if res.route is not None else node.resolve(after)
-                    for path, a, b in diff_values(json.loads(rec.route), json.loads(rc.encode(route))):
+                    recorded_route = _json(rec.route, run_id, rec.step, "route")
+                    for path, a, b in diff_values(recorded_route, json.loads(rc.encode(route))):
                         divs.append(Divergence(rec.step, rec.node_id, "route", path, a, b))
         if divs:
             return ReplayReport(run_id, rec.step, tuple(divs))
@@ -192,5 +228,7 @@ def _advance(eng: Engine[S], state: S, rec: Any, vm: VersionMap | None) -> S:
     if rec.state is not None:
         return eng._decode(rec.state, rec.run_id, rec.step, "state", vm)
     if rec.delta is not None:
-        return eng.reducer(state, eng._decode(rec.delta, rec.run_id, rec.step, "delta", vm))
+        delta = eng._decode(rec.delta, rec.run_id, rec.step, "delta", vm)
+        # `keep`: the caller may fold the same step twice (the route check, then the advance).
+        return eng._merge(state, delta, rec.run_id, rec.step, rec.node_id, keep=True)
     return state
