@@ -55,6 +55,9 @@ class JsonCodec(Generic[S]):
         self._adapter: TypeAdapter[S] = TypeAdapter(adaptable_type(tp))
         self._is_model = isinstance(tp, type) and issubclass(tp, BaseModel)
         self._serializer: Any = getattr(tp, "__pydantic_serializer__", None) if self._is_model else None
+        # The adapter's validator directly: the same validation without TypeAdapter's wrapper,
+        # as the engine decodes every delta it writes.
+        self._validate: Callable[[bytes], S] = self._adapter.validator.validate_json
         self.decode_delta: Callable[[bytes], S] = self._delta_decoder(tp)
         """Decode and validate a delta (see the class docstring)."""
 
@@ -73,7 +76,7 @@ class JsonCodec(Generic[S]):
 
     def decode(self, data: bytes) -> S:
         """Decode and validate."""
-        return self._adapter.validate_json(data)
+        return self._validate(data)
 
     def _delta_decoder(self, tp: Any) -> Callable[[bytes], S]:
         if typing.is_typeddict(tp) or typing_extensions.is_typeddict(tp):
@@ -86,7 +89,7 @@ class JsonCodec(Generic[S]):
             return TypeAdapter(partial).validate_json
         if self._is_model and any(f.is_required() for f in tp.model_fields.values()):
             return functools.partial(_partial_model, tp)
-        return self.decode
+        return self._validate
 
 
 def adaptable_type(tp: Any) -> Any:
