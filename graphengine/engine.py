@@ -8,7 +8,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast, overload
@@ -26,6 +26,7 @@ from store import (
     MemoryStore,
     RunRecord,
     RunStatus,
+    StatusConflictError,
     StepRecord,
     Store,
     adaptable_type,
@@ -56,6 +57,10 @@ from .versions import Migration, VersionMap, migrate_bytes
 from .viz import RunPath, render, to_dot, to_mermaid
 
 __all__ = ["Engine", "Interrupt"]
+
+# How often resume re-reads a run whose status another process changed between resume's read
+# and its status write (each round that happens, the run moved on; then it usually finished).
+_RESUME_RACES = 3
 
 S = TypeVar("S")
 C = TypeVar("C")
@@ -362,8 +367,23 @@ class Engine(Generic[S]):
         `allow_graph_change`), `CorruptRecordError` for a stored record that cannot be decoded.
         """
         g, rc = self._graph()
+        for race in range(_RESUME_RACES):
+            try:
+                return await self._resume(g, rc, run_id, input, allow_graph_change)
+            except _MovedOn as moved:
+                if race + 1 == _RESUME_RACES:
+                    raise moved.error from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _resume(
+        self, g: CompiledGraph[S], rc: RouteCodec[S], run_id: str, input: Any, allow_graph_change: bool
+    ) -> S:
+        """One attempt of `resume`; `_MovedOn` when another process changed the run meanwhile."""
         latest = await self._latest(run_id)
         run = latest.run
+        # Every status write below is conditioned on what was just read, so a resumer that
+        # stalled here cannot flip a run its owner finished (or moved on) meanwhile.
+        seen_step, seen_status = latest.last_step, run.status
         self._check_fingerprint(run, g, allow_graph_change)
         state = self._fold(latest)
         nxt = self._next_of(latest, g, rc)
@@ -380,13 +400,31 @@ class Engine(Generic[S]):
                 # last step, not the run status, keeps this right after a crash that lost the
                 # status write.) Pass input=None to continue without a value.
                 if run.status is not RunStatus.INTERRUPTED:
-                    await self.store.set_status(run_id, RunStatus.INTERRUPTED, error=err, error_node=err_node)
+                    await _cas(
+                        self.store.set_status(
+                            run_id,
+                            RunStatus.INTERRUPTED,
+                            error=err,
+                            error_node=err_node,
+                            expect_step=seen_step,
+                            expect_status=seen_status,
+                        )
+                    )
                 return state
             nxt = goto(latest.last.node_id)
             interrupted_at = latest.last.step
         elif nxt.kind is NextKind.STOP:
             if run.status is not RunStatus.DONE:
-                await self.store.set_status(run_id, RunStatus.DONE, error=err, error_node=err_node)
+                await _cas(
+                    self.store.set_status(
+                        run_id,
+                        RunStatus.DONE,
+                        error=err,
+                        error_node=err_node,
+                        expect_step=seen_step,
+                        expect_status=seen_status,
+                    )
+                )
             return state
         vm = self._versions(run)
         forced_snapshot = False
@@ -417,7 +455,16 @@ class Engine(Generic[S]):
             since_steps=self.options.snapshot_every if forced_snapshot else len(latest.tail),
             versions=vm,
         )
-        await self.store.set_status(run_id, RunStatus.RUNNING, error=err, error_node=err_node)
+        await _cas(
+            self.store.set_status(
+                run_id,
+                RunStatus.RUNNING,
+                error=err,
+                error_node=err_node,
+                expect_step=seen_step,
+                expect_status=seen_status,
+            )
+        )
         if self.emitter is not None:
             self._emit(
                 Event(
@@ -819,6 +866,22 @@ def _check_node_options(node_id: str, retries: Any, timeout: Any, backoff: Any) 
                 f"node {node_id!r}: {name} must be a finite number of seconds {low}, got {v!r}",
                 node_id=node_id,
             )
+
+
+class _MovedOn(Exception):
+    """Another process changed the run between resume's read and its status write."""
+
+    def __init__(self, error: StatusConflictError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+async def _cas(write: Awaitable[None]) -> None:
+    """Await a compare-and-set status write of resume; `_MovedOn` when it lost the race."""
+    try:
+        await write
+    except StatusConflictError as exc:
+        raise _MovedOn(exc) from exc
 
 
 def _dumps(doc: Any) -> bytes:

@@ -153,7 +153,11 @@ async def drive(
                     )
                 if node.interrupt_before and not approved:
                     await store.set_status(
-                        run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1]
+                        run_id,
+                        RunStatus.INTERRUPTED,
+                        error=last_err[0],
+                        error_node=last_err[1],
+                        expect_step=step,
                     )
                     if emitter is not None:
                         eng._emit(
@@ -284,7 +288,11 @@ async def drive(
                 nxt = route
                 if rk is _INTERRUPT:
                     await store.set_status(
-                        run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1]
+                        run_id,
+                        RunStatus.INTERRUPTED,
+                        error=last_err[0],
+                        error_node=last_err[1],
+                        expect_step=step,
                     )
                     if emitter is not None:
                         eng._emit(
@@ -334,7 +342,11 @@ async def drive(
         if emitter is not None:  # so emitters can end what they opened (spans, streams)
             eng._emit(Event(run_id, step, "", "cancelled", {"status": "cancelled"}, kind=EventKind.RUN_END))
         raise
-    await store.set_status(run_id, RunStatus.DONE, error=last_err[0], error_node=last_err[1])
+    # Conditioned on this driver's last step: if another process took the run over and went
+    # further, this stale driver must not mark it done.
+    await store.set_status(
+        run_id, RunStatus.DONE, error=last_err[0], error_node=last_err[1], expect_step=step
+    )
     if emitter is not None:
         eng._emit(Event(run_id, step, "", "run finished", {"steps": step}, kind=EventKind.RUN_END))
     return state

@@ -11,13 +11,16 @@ from ._lease import Lease
 from .codec import Codec, JsonCodec, adaptable_type
 from .errors import (
     CorruptRecordError,
+    InvalidIdError,
     LeaseLostError,
     MissingDriverError,
     RunExistsError,
+    StatusConflictError,
     StepConflictError,
     StoreError,
     StoreUnavailableError,
 )
+from .ids import MAX_ID_CHARS, check_id
 from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
@@ -31,8 +34,10 @@ from .url import open_store, register_scheme
 __all__ = [
     "BranchRecord",
     "Checkpoint",
+    "MAX_ID_CHARS",
     "Codec",
     "CorruptRecordError",
+    "InvalidIdError",
     "JsonCodec",
     "Latest",
     "Lease",
@@ -50,12 +55,14 @@ __all__ = [
     "RunStatus",
     "RunTransfer",
     "SQLiteStore",
+    "StatusConflictError",
     "StepConflictError",
     "StepRecord",
     "Store",
     "StoreError",
     "StoreUnavailableError",
     "adaptable_type",
+    "check_id",
     "export_run",
     "import_run",
     "open_store",

@@ -3,9 +3,11 @@
     StoreError                      anything a store could not do
     ├── RunExistsError              create_run with an id already stored
     ├── StepConflictError           save_step for a (run, step) already stored (two writers)
+    ├── StatusConflictError         set_status whose expected step/status no longer holds (two writers)
     ├── LeaseLostError              a write by a worker whose lease on the run expired or was taken over
     ├── CorruptRecordError          a stored row could not be decoded
     ├── StoreUnavailableError       the backend cannot be reached or opened
+    ├── InvalidIdError              a run id or checkpoint label no backend can key by (also a ValueError)
     └── MissingDriverError          an optional driver package is not installed
 
 Driver exceptions (sqlite3, asyncpg, ...) are translated at the boundary, with `from exc`.
@@ -15,9 +17,11 @@ from __future__ import annotations
 
 __all__ = [
     "CorruptRecordError",
+    "InvalidIdError",
     "LeaseLostError",
     "MissingDriverError",
     "RunExistsError",
+    "StatusConflictError",
     "StepConflictError",
     "StoreError",
     "StoreUnavailableError",
@@ -43,6 +47,21 @@ class StepConflictError(StoreError):
     """A step record with this (run id, step) is already stored: another writer got there first."""
 
 
+class StatusConflictError(StoreError):
+    """A conditional `set_status` found the run moved on: its newest step or its status is not
+    what the writer last saw (another process resumed or finished it). Nothing was changed;
+    `step` is the run's newest committed step and `status` its current status when the write
+    was refused.
+    """
+
+    def __init__(
+        self, msg: str, *, run_id: str | None = None, step: int | None = None, status: str | None = None
+    ) -> None:
+        super().__init__(msg, run_id=run_id, step=step)
+        self.status = status
+        """The run's status when the write was refused."""
+
+
 class LeaseLostError(StoreError):
     """The writer's lease on the run expired or another worker claimed the run (fencing).
 
@@ -66,6 +85,19 @@ class CorruptRecordError(StoreError):
 
 class StoreUnavailableError(StoreError):
     """The backend could not be opened or reached."""
+
+
+class InvalidIdError(StoreError, ValueError):
+    """A run id or checkpoint label that no backend could store as a byte-exact key.
+
+    Raised by every store before it touches its database, with the same rules on all of them
+    (see `store.ids.check_id`); `value` is the offending id.
+    """
+
+    def __init__(self, msg: str, *, value: object, run_id: str | None = None) -> None:
+        super().__init__(msg, run_id=run_id)
+        self.value = value
+        """The refused id."""
 
 
 class MissingDriverError(StoreError):

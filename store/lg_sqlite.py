@@ -80,8 +80,8 @@ _GET_LATEST: Final = "SELECT thread_id, ns, checkpoint_id, parent_id, type, chec
 # One statement for every filter combination: a NULL parameter disables its condition.
 _LIST: Final = (
     "SELECT thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions FROM lg_checkpoints"
-    " WHERE (?1 IS NULL OR thread_id = ?1) AND (?2 IS NULL OR ns = ?2)"
-    " AND (?3 IS NULL OR checkpoint_id = ?3) AND (?4 IS NULL OR checkpoint_id < ?4)"
+    " WHERE (:thread_id IS NULL OR thread_id = :thread_id) AND (:ns IS NULL OR ns = :ns)"
+    " AND (:checkpoint_id IS NULL OR checkpoint_id = :checkpoint_id) AND (:before IS NULL OR checkpoint_id < :before)"
     " ORDER BY checkpoint_id DESC, thread_id DESC, ns DESC"
 )
 _GET_BLOB: Final = "SELECT thread_id, ns, channel, version, type, value FROM lg_blobs WHERE thread_id = ? AND ns = ? AND channel = ? AND version = ?"
@@ -93,28 +93,28 @@ _DEL_THREAD: Final = (
 )
 # Writes whose checkpoint is gone, and blobs no remaining checkpoint of their thread/ns names.
 _GC_WRITES: Final = (
-    "DELETE FROM lg_writes WHERE thread_id = ?1 AND NOT EXISTS (SELECT 1 FROM lg_checkpoints c"
+    "DELETE FROM lg_writes WHERE thread_id = ? AND NOT EXISTS (SELECT 1 FROM lg_checkpoints c"
     " WHERE c.thread_id = lg_writes.thread_id AND c.ns = lg_writes.ns AND c.checkpoint_id = lg_writes.checkpoint_id)"
 )
 _GC_BLOBS: Final = (
-    "DELETE FROM lg_blobs WHERE thread_id = ?1 AND NOT EXISTS (SELECT 1 FROM lg_checkpoints c, json_each(c.versions) j"
+    "DELETE FROM lg_blobs WHERE thread_id = ? AND NOT EXISTS (SELECT 1 FROM lg_checkpoints c, json_each(c.versions) j"
     " WHERE c.thread_id = lg_blobs.thread_id AND c.ns = lg_blobs.ns AND j.key = lg_blobs.channel"
     " AND j.value = lg_blobs.version)"
 )
 _RUN_THREADS: Final = "SELECT DISTINCT thread_id FROM lg_checkpoints WHERE run_id = ?"
 _DEL_RUN: Final = "DELETE FROM lg_checkpoints WHERE run_id = ?"
 _PRUNE_KEEP: Final = (
-    "DELETE FROM lg_checkpoints WHERE thread_id = ?1 AND checkpoint_id <> (SELECT MAX(c.checkpoint_id)"
+    "DELETE FROM lg_checkpoints WHERE thread_id = ? AND checkpoint_id <> (SELECT MAX(c.checkpoint_id)"
     " FROM lg_checkpoints c WHERE c.thread_id = lg_checkpoints.thread_id AND c.ns = lg_checkpoints.ns)"
 )
-_PRUNE_ALL: Final = "DELETE FROM lg_checkpoints WHERE thread_id = ?1"
+_PRUNE_ALL: Final = "DELETE FROM lg_checkpoints WHERE thread_id = ?"
 _COPY: Final = (
-    "INSERT OR REPLACE INTO lg_checkpoints (thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions) SELECT ?2, ns, checkpoint_id, parent_id, type,"
-    " checkpoint, metadata_type, metadata, run_id, versions FROM lg_checkpoints WHERE thread_id = ?1",
+    "INSERT OR REPLACE INTO lg_checkpoints (thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions) SELECT :target, ns, checkpoint_id, parent_id, type,"
+    " checkpoint, metadata_type, metadata, run_id, versions FROM lg_checkpoints WHERE thread_id = :source",
     "INSERT OR REPLACE INTO lg_blobs (thread_id, ns, channel, version, type, value)"
-    " SELECT ?2, ns, channel, version, type, value FROM lg_blobs WHERE thread_id = ?1",
-    "INSERT OR REPLACE INTO lg_writes (thread_id, ns, checkpoint_id, task_id, task_path, idx, channel, type, value) SELECT ?2, ns, checkpoint_id, task_id, task_path, idx,"
-    " channel, type, value FROM lg_writes WHERE thread_id = ?1",
+    " SELECT :target, ns, channel, version, type, value FROM lg_blobs WHERE thread_id = :source",
+    "INSERT OR REPLACE INTO lg_writes (thread_id, ns, checkpoint_id, task_id, task_path, idx, channel, type, value) SELECT :target, ns, checkpoint_id, task_id, task_path, idx,"
+    " channel, type, value FROM lg_writes WHERE thread_id = :source",
 )
 
 
@@ -256,7 +256,9 @@ class SQLiteCheckpointTable:
         """Checkpoints newest first (fetched in one query, then yielded)."""
         c = await self._conn()
         async with c.lock:
-            cur = await c.conn.execute(_LIST, (thread_id, ns, checkpoint_id, before))
+            cur = await c.conn.execute(
+                _LIST, {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id, "before": before}
+            )
             rows = await cur.fetchall()
             await cur.close()
         for r in rows:
@@ -286,7 +288,7 @@ class SQLiteCheckpointTable:
             await cur.close()
         return [LGWriteRow(*r) for r in rows]
 
-    async def _tx(self, stmts: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    async def _tx(self, stmts: Sequence[tuple[str, Sequence[Any] | Mapping[str, Any]]]) -> None:
         c = await self._conn()
         async with c.lock:
             await c.conn.execute("BEGIN IMMEDIATE")
@@ -313,18 +315,18 @@ class SQLiteCheckpointTable:
                 cur = await c.conn.execute(_RUN_THREADS, (rid,))
                 threads.update(r[0] for r in await cur.fetchall())
                 await cur.close()
-        stmts: list[tuple[str, Sequence[Any]]] = [(_DEL_RUN, (rid,)) for rid in run_ids]
+        stmts: list[tuple[str, Sequence[Any] | Mapping[str, Any]]] = [(_DEL_RUN, (rid,)) for rid in run_ids]
         for t in sorted(threads):
             stmts += [(_GC_WRITES, (t,)), (_GC_BLOBS, (t,))]
         await self._tx(stmts)
 
     async def copy_thread(self, source: str, target: str) -> None:
         """Copy a thread's rows under another thread id."""
-        await self._tx([(s, (source, target)) for s in _COPY])
+        await self._tx([(s, {"source": source, "target": target}) for s in _COPY])
 
     async def prune(self, thread_ids: Sequence[str], *, keep_latest: bool) -> None:
         """Keep only the newest checkpoint per namespace (or none), with its writes and blobs."""
-        stmts: list[tuple[str, Sequence[Any]]] = []
+        stmts: list[tuple[str, Sequence[Any] | Mapping[str, Any]]] = []
         for t in thread_ids:
             stmts += [
                 (_PRUNE_KEEP if keep_latest else _PRUNE_ALL, (t,)),

@@ -6,7 +6,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ._integrity import check_dense, latest_of, status_conflict
 from .errors import RunExistsError, StepConflictError, StoreError
+from .ids import check_id
 from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .transfer import RunTransfer
@@ -39,6 +41,7 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     async def create_run(self, run: RunRecord) -> None:
         """Store a new run; `RunExistsError` if the id is taken."""
+        check_id(run.run_id)
         if run.run_id in self._runs:
             raise RunExistsError(f"run {run.run_id!r} already exists", run_id=run.run_id)
         now = time.time()
@@ -48,6 +51,7 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         """Return the run record, or None."""
+        check_id(run_id)
         r = self._runs.get(run_id)
         return r.rec if r is not None else None
 
@@ -58,10 +62,20 @@ class MemoryStore(RunTransfer, PruneMixin):
         *,
         error: str | None = None,
         error_node: str | None = None,
+        expect_step: int | None = None,
+        expect_status: RunStatus | None = None,
     ) -> None:
-        """Change a run's status."""
+        """Change a run's status; with `expect_step`/`expect_status`, only if the run's newest step
+        and status are still those (else `StatusConflictError`, nothing changed).
+        """
+        check_id(run_id)
         r = self._runs.get(run_id)
         if r is not None:
+            last = r.steps[-1].step if r.steps else 0
+            if (expect_step is not None and last != expect_step) or (
+                expect_status is not None and r.rec.status is not expect_status
+            ):
+                raise status_conflict(self, run_id, r.rec.status.value, last, expect_step, expect_status)
             r.rec = replace(r.rec, status=status, error=error, error_node=error_node, updated_at=time.time())
 
     async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
@@ -72,6 +86,7 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     async def save_step(self, rec: StepRecord) -> None:
         """Append a step record; `StepConflictError` unless it is the next step of the run."""
+        check_id(rec.run_id)
         r = self._runs.get(rec.run_id)
         if r is None:
             raise StepConflictError(f"run {rec.run_id!r} does not exist", run_id=rec.run_id, step=rec.step)
@@ -89,43 +104,48 @@ class MemoryStore(RunTransfer, PruneMixin):
             r.snapshot_index = len(r.steps) - 1
 
     async def load_latest(self, run_id: str) -> Latest | None:
-        """Return the newest snapshot and the steps after it."""
+        """Return the newest snapshot and the steps after it; `CorruptRecordError` if one is missing."""
+        check_id(run_id)
         r = self._runs.get(run_id)
         if r is None:
             return None
-        last = r.steps[-1] if r.steps else None
         i = r.snapshot_index
-        if i < 0:
-            return Latest(run=r.rec, base_step=0, base_state=r.rec.initial, tail=tuple(r.steps), last=last)
-        base = r.steps[i]
-        assert base.state is not None
-        return Latest(
-            run=r.rec, base_step=base.step, base_state=base.state, tail=tuple(r.steps[i + 1 :]), last=last
-        )
+        return latest_of(r.rec, r.steps[max(i, 0) :])
 
     async def load_steps(
         self, run_id: str, *, after: int = 0, limit: int | None = None
     ) -> Sequence[StepRecord]:
-        """Return step records with `step > after`, in order."""
+        """Return step records with `step > after`, in order; `CorruptRecordError` if one is missing."""
+        check_id(run_id)
         r = self._runs.get(run_id)
         if r is None or not r.steps:
             return []
-        # Steps are dense from the first kept one (earlier ones may have been pruned).
-        out = r.steps[max(after - r.steps[0].step + 1, 0) :]
-        return out[:limit] if limit is not None else list(out)
+        # Steps are dense from the first kept one (earlier ones may have been pruned, and then the
+        # first kept one carries a snapshot); checked, so damage is reported, not skipped.
+        steps = r.steps
+        first = steps[0]
+        if first.state is None:
+            check_dense(run_id, steps[:1], 1)
+        out = steps[max(after - first.step + 1, 0) :]
+        out = out[:limit] if limit is not None else list(out)
+        check_dense(run_id, out, max(after + 1, first.step))
+        return out
 
     async def update_meta(self, run_id: str, meta: bytes) -> None:
         """Replace the run's metadata."""
+        check_id(run_id)
         r = self._runs.get(run_id)
         if r is not None:
             r.rec = replace(r.rec, meta=meta, updated_at=time.time())
 
     async def delete_run(self, run_id: str) -> bool:
         """Delete a run and everything it owns."""
+        check_id(run_id)
         return self._runs.pop(run_id, None) is not None
 
     async def delete_steps_before(self, run_id: str, step: int) -> int:
         """Delete steps below `step`, which must carry a snapshot."""
+        check_id(run_id)
         r = self._runs.get(run_id)
         if r is None or not r.steps:
             return 0
@@ -145,6 +165,8 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
         """Store landed branch results; all or nothing."""
+        for b in recs:
+            check_id(b.run_id)
         now = time.time()
         if recs:
             # The engine's batches hold one run's branches: check them all at once, then insert.
@@ -176,6 +198,7 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
         """Return the branch results of one fan-out, in index order."""
+        check_id(run_id)
         r = self._runs.get(run_id)
         if r is None:
             return []
@@ -183,6 +206,8 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     async def save_checkpoint(self, cp: Checkpoint) -> None:
         """Save or replace a labelled checkpoint."""
+        check_id(cp.run_id)
+        check_id(cp.label, "checkpoint label")
         r = self._runs.get(cp.run_id)
         if r is None:
             raise StepConflictError(f"run {cp.run_id!r} does not exist", run_id=cp.run_id, step=cp.step)
@@ -190,6 +215,8 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
         """Return a labelled checkpoint, or None."""
+        check_id(run_id)
+        check_id(label, "checkpoint label")
         r = self._runs.get(run_id)
         return r.checkpoints.get(label) if r is not None else None
 

@@ -29,11 +29,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from types import ModuleType, TracebackType
 from typing import Any, Final, Literal
 from urllib.parse import unquote, urlsplit
 
+from ._integrity import checked_steps, latest_of, orphans_error, status_conflict
 from ._lease import Lease
 from .errors import (
     CorruptRecordError,
@@ -44,19 +45,56 @@ from .errors import (
     StoreError,
     StoreUnavailableError,
 )
+from .ids import check_id
 from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .transfer import RunTransfer
 
 __all__ = ["SCHEMA_VERSION", "MySQLStore"]
 
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 """Schema version this module writes; older databases are migrated on open."""
+
+# v2: key columns become VARBINARY, so ids compare byte for byte. utf8mb4_bin is a PAD SPACE
+# collation on MariaDB and MySQL 5.7 ("job" = "job   "), and MySQL 8 and MariaDB name their
+# NO PAD binary collations differently; VARBINARY means the same on every server. 1,020 bytes
+# hold the longest id (`store.ids.MAX_ID_CHARS` code points of up to 4 bytes each). A referenced
+# column cannot change type under its foreign keys, so they are dropped (found by name in
+# information_schema, whatever the server called them) and re-created; every statement is
+# re-runnable, so an interrupted migration completes on the next open.
+_FOREIGN_KEYS: Final = """SELECT TABLE_NAME, CONSTRAINT_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS
+WHERE CONSTRAINT_SCHEMA = DATABASE() AND REFERENCED_TABLE_NAME = 'runs'"""
+_KEY_TABLES: Final = frozenset({"steps", "checkpoints", "branches"})
+_V2_ALTER: Final = (
+    "ALTER TABLE runs MODIFY run_id VARBINARY(1020) NOT NULL, MODIFY lease_owner VARBINARY(1020)",
+    "ALTER TABLE steps MODIFY run_id VARBINARY(1020) NOT NULL",
+    "ALTER TABLE checkpoints MODIFY run_id VARBINARY(1020) NOT NULL, MODIFY label VARBINARY(1020) NOT NULL",
+    "ALTER TABLE branches MODIFY run_id VARBINARY(1020) NOT NULL",
+    "ALTER TABLE steps ADD CONSTRAINT steps_run FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE",
+    "ALTER TABLE checkpoints ADD CONSTRAINT checkpoints_run FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE",
+    "ALTER TABLE branches ADD CONSTRAINT branches_run FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE",
+)
+
+
+async def _binary_keys(cur: Any) -> None:
+    """Migration to v2 (see `_V2_ALTER`)."""
+    await cur.execute(_FOREIGN_KEYS)
+    for table, name in list(await cur.fetchall()):
+        table = table.decode() if isinstance(table, bytes) else table
+        name = name.decode() if isinstance(name, bytes) else name
+        # Identifiers cannot be bound: the table is one of ours and the name, read from the
+        # server's catalog, is checked to be a plain identifier before it is spliced in.
+        if table in _KEY_TABLES and name.replace("_", "").isalnum() and name.isascii():
+            await cur.execute(f"ALTER TABLE {table} DROP FOREIGN KEY `{name}`")
+    for stmt in _V2_ALTER:
+        await cur.execute(stmt)
+
 
 # _MIGRATIONS[v] takes a database from version v to v + 1. Append; never edit a released
 # entry. MySQL commits DDL implicitly, so each statement is written to be re-runnable
-# (IF NOT EXISTS): a migration interrupted halfway completes on the next open.
-_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+# (IF NOT EXISTS): a migration interrupted halfway completes on the next open. An entry is
+# statements, or a coroutine function given a cursor for steps that depend on what it reads.
+_MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...]] = (
     (
         """CREATE TABLE IF NOT EXISTS runs (
             run_id        VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
@@ -112,6 +150,7 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE
         ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin""",
     ),
+    _binary_keys,
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
 
@@ -124,16 +163,36 @@ _VERSION_TABLE: Final = "CREATE TABLE IF NOT EXISTS schema_version (version INT 
 _GET_VERSION: Final = "SELECT coalesce(max(version), 0) FROM schema_version"
 _SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES (%s)"
 
-_INSERT_RUN: Final = "INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+# Inserts nothing while rows of an earlier run with this id outlive its run record (deleted under
+# them): a new run must never fold another run's steps. Parameters: the ten fields, then the
+# run id three times.
+_INSERT_RUN: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
+WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = %s) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = %s)
+  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)"""
+_ORPHANS: Final = """SELECT (SELECT min(step) FROM steps WHERE run_id = %s), EXISTS (SELECT 1 FROM branches WHERE run_id = %s),
+    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)"""
+_FIRST_STEP: Final = "SELECT step, state IS NOT NULL FROM steps WHERE run_id = %s ORDER BY step LIMIT 1"
+_RUN_EXISTS: Final = "SELECT 1 FROM runs WHERE run_id = %s"
+_STATUS_STATE: Final = (
+    "SELECT status, coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) FROM runs WHERE run_id = %s"
+)
 _GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = %s"
 _LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT %s"
 _LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = %s ORDER BY created_at DESC, run_id DESC LIMIT %s"
 # Without a lease: refused while another worker's lease on the run is live. CLIENT_FOUND_ROWS is
 # off, so an update to the same values counts 0 rows: updated_at always changes, so it never is.
+# Both are compare-and-set: a NULL expected step (0 = no step yet) or status disables its check.
+# Parameters: status, error, error_node, updated_at, run_id, (token,) then the expected step
+# twice, run_id, the expected status twice.
 _SET_STATUS: Final = """UPDATE runs SET status = %s, error = %s, error_node = %s, updated_at = %s
-WHERE run_id = %s AND (lease_expires IS NULL OR lease_expires <= UNIX_TIMESTAMP(NOW(6)))"""
+WHERE run_id = %s AND (lease_expires IS NULL OR lease_expires <= UNIX_TIMESTAMP(NOW(6)))
+  AND (%s IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) = %s)
+  AND (%s IS NULL OR status = %s)"""
 _SET_STATUS_FENCED: Final = """UPDATE runs SET status = %s, error = %s, error_node = %s, updated_at = %s
-WHERE run_id = %s AND lease_token = %s AND lease_expires > UNIX_TIMESTAMP(NOW(6))"""
+WHERE run_id = %s AND lease_token = %s AND lease_expires > UNIX_TIMESTAMP(NOW(6))
+  AND (%s IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) = %s)
+  AND (%s IS NULL OR status = %s)"""
 # The hot path (see store.postgres): inserts nothing unless the run exists and may be written by
 # this writer and the step is exactly the next one. Parameters: the 11 record fields, then
 # run_id, step (and the token when fenced).
@@ -198,7 +257,30 @@ _RELEASE: Final = (
 _STATUSES: Final = {s.value: s for s in RunStatus}
 
 
+def _text(value: Any, run_id: Any = None, field: str = "run_id") -> str:
+    """A key column (VARBINARY since v2) as the str it was written from."""
+    if isinstance(value, str):
+        return value
+    try:
+        return bytes(value).decode()
+    except (UnicodeDecodeError, TypeError) as exc:
+        raise CorruptRecordError(
+            f"record of run {run_id if run_id is not None else value!r} is corrupt: field {field!r} "
+            f"holds {value!r:.60}, not UTF-8 text",
+            field=field,
+        ) from exc
+
+
+def _step_from_row(row: Sequence[Any]) -> StepRecord:
+    return StepRecord(_text(row[0]), *row[1:])
+
+
+def _branch_from_row(row: Sequence[Any]) -> BranchRecord:
+    return BranchRecord(_text(row[0]), *row[1:])
+
+
 def _run_from_row(row: Sequence[Any]) -> RunRecord:
+    row = (_text(row[0]), *row[1:])
     status = _STATUSES.get(row[1])
     if status is None:
         raise CorruptRecordError(
@@ -453,8 +535,12 @@ class MySQLStore(RunTransfer, PruneMixin):
                         "graphengine understands; upgrade graphengine to open it"
                     )
                 for v in range(version, SCHEMA_VERSION):
-                    for stmt in _MIGRATIONS[v]:
-                        await cur.execute(stmt)
+                    migration = _MIGRATIONS[v]
+                    if callable(migration):
+                        await migration(cur)
+                    else:
+                        for stmt in migration:
+                            await cur.execute(stmt)
                     await cur.execute(_SET_VERSION, (v + 1,))
             finally:
                 await cur.execute(_UNLOCK)
@@ -521,7 +607,9 @@ class MySQLStore(RunTransfer, PruneMixin):
 
         `meta` must be UTF-8 JSON text; anything else is a `StoreError`.
         """
+        check_id(run.run_id)
         now = time.time()
+        rid = run.run_id
         args = (
             run.run_id,
             run.status.value,
@@ -533,11 +621,22 @@ class MySQLStore(RunTransfer, PruneMixin):
             run.error,
             run.error_node,
             _meta_text(run),
+            rid,
+            rid,
+            rid,
         )
-        await self._execute("create_run", _INSERT_RUN, args, run_id=run.run_id)
+        if await self._execute("create_run", _INSERT_RUN, args, run_id=run.run_id) != 1:
+            raise await self._orphans(rid)
+
+    async def _orphans(self, run_id: str) -> CorruptRecordError:
+        """Describe the rows `run_id` left behind without a run record (cold path)."""
+        [(step, branches, _)] = await self._fetch("read", _ORPHANS, (run_id, run_id, run_id), run_id=run_id)
+        what = "steps" if step is not None else "branch results" if branches else "checkpoints"
+        return orphans_error(run_id, step, what)
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         """Return the run record, or None."""
+        check_id(run_id)
         rows = await self._fetch("read", _GET_RUN, (run_id,), run_id=run_id)
         return _run_from_row(rows[0]) if rows else None
 
@@ -548,25 +647,37 @@ class MySQLStore(RunTransfer, PruneMixin):
         *,
         error: str | None = None,
         error_node: str | None = None,
+        expect_step: int | None = None,
+        expect_status: RunStatus | None = None,
     ) -> None:
         """Change a run's status, error and `updated_at`; an unknown run is left alone.
-        `LeaseLostError` as for `PostgresStore.set_status`.
+        `LeaseLostError` as for `PostgresStore.set_status`; compare-and-set with `expect_step`
+        and/or `expect_status` as there (`StatusConflictError`, nothing changed).
         """
+        check_id(run_id)
         token = self._held.get(run_id)
         now = time.time()
+        want = expect_status.value if expect_status is not None else None
+        cas = (expect_step, run_id, expect_step, want, want)
         if token is None:
             n = await self._execute(
-                "write", _SET_STATUS, (status.value, error, error_node, now, run_id), run_id=run_id
+                "write", _SET_STATUS, (status.value, error, error_node, now, run_id, *cas), run_id=run_id
             )
         else:
             n = await self._execute(
                 "write",
                 _SET_STATUS_FENCED,
-                (status.value, error, error_node, now, run_id, token),
+                (status.value, error, error_node, now, run_id, token, *cas),
                 run_id=run_id,
             )
         if n == 0:
             await self._refuse(run_id, None, token, "status")
+            if expect_step is not None or expect_status is not None:
+                rows = await self._fetch("read", _STATUS_STATE, (run_id, run_id), run_id=run_id)
+                if rows:
+                    raise status_conflict(
+                        self, run_id, rows[0][0], int(rows[0][1]), expect_step, expect_status
+                    )
 
     async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
         """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
@@ -583,6 +694,7 @@ class MySQLStore(RunTransfer, PruneMixin):
         of an existing run, `LeaseLostError` if the writer may not write the run; either way
         nothing was written. A zero `ts` becomes now.
         """
+        check_id(rec.run_id)
         params = rec if rec.ts else (*rec[:-1], time.time())
         token = self._held.get(rec.run_id)
         if token is None:
@@ -604,6 +716,7 @@ class MySQLStore(RunTransfer, PruneMixin):
                 return
             raise StepConflictError(f"run {run_id!r} does not exist", run_id=run_id, step=step)
         owner, current, live, expires, last = rows[0]
+        owner = _text(owner, run_id, "lease_owner") if owner is not None else None
         if token is not None and (current != token or not live):
             why = "expired" if current == token else f"was taken over by {owner!r} (token {current})"
             raise LeaseLostError(
@@ -628,28 +741,37 @@ class MySQLStore(RunTransfer, PruneMixin):
         )
 
     async def load_latest(self, run_id: str) -> Latest | None:
-        """Return the run, its newest snapshot and the steps after it (two reads, each consistent)."""
+        """Return the run, its newest snapshot and the steps after it (two reads, each consistent).
+
+        `CorruptRecordError` if a step is missing, or if steps of this id outlived its run record.
+        """
         run = await self.get_run(run_id)
         if run is None:
+            if await self._fetch("read", _FIRST_STEP, (run_id,), run_id=run_id):
+                raise await self._orphans(run_id)
             return None
         rows = await self._fetch("read", _LOAD_FROM_SNAPSHOT, (run_id, run_id), run_id=run_id)
-        steps = [StepRecord._make(r) for r in rows]
-        if not steps:
-            return Latest(run=run, base_step=0, base_state=run.initial)
-        first = steps[0]
-        if first.state is not None:
-            return Latest(
-                run=run, base_step=first.step, base_state=first.state, tail=tuple(steps[1:]), last=steps[-1]
-            )
-        return Latest(run=run, base_step=0, base_state=run.initial, tail=tuple(steps), last=steps[-1])
+        return latest_of(run, [_step_from_row(r) for r in rows])
 
     async def load_steps(
         self, run_id: str, *, after: int = 0, limit: int | None = None
     ) -> Sequence[StepRecord]:
-        """Return step records with `step > after`, in order, at most `limit` of them."""
+        """Return step records with `step > after`, in order, at most `limit` of them.
+
+        `CorruptRecordError` if a step in that range is missing or the steps have no run record.
+        """
+        check_id(run_id)
         lim = _NO_LIMIT if limit is None else max(limit, 0)
         rows = await self._fetch("read", _LOAD_STEPS, (run_id, after, lim), run_id=run_id)
-        return [StepRecord._make(r) for r in rows]
+
+        async def first_stored() -> tuple[int, bool] | None:
+            got = await self._fetch("read", _FIRST_STEP, (run_id,), run_id=run_id)
+            return (int(got[0][0]), bool(got[0][1])) if got else None
+
+        async def run_exists() -> bool:
+            return bool(await self._fetch("read", _RUN_EXISTS, (run_id,), run_id=run_id))
+
+        return await checked_steps(run_id, after, [_step_from_row(r) for r in rows], first_stored, run_exists)
 
     # ---------------------------------------------------------------- fan-out branches
 
@@ -660,6 +782,8 @@ class MySQLStore(RunTransfer, PruneMixin):
         """
         if not recs:
             return
+        for b in recs:
+            check_id(b.run_id)
         first = recs[0]
         if len(recs) > _MAX_BRANCHES:
             raise StoreError(
@@ -688,7 +812,7 @@ class MySQLStore(RunTransfer, PruneMixin):
             marks = ", ".join(["%s"] * len(runs))
             leased = await self._fetch("read", _BRANCHES_LEASED_ELSEWHERE.format(marks), runs)
             if leased:
-                await self._refuse(leased[0][0], first.step, None, "other")
+                await self._refuse(_text(leased[0][0]), first.step, None, "other")
             sql = _INSERT_BRANCHES + ", ".join([_BRANCH_ROW] * len(recs))
         else:
             sql = (
@@ -716,8 +840,9 @@ class MySQLStore(RunTransfer, PruneMixin):
 
     async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
         """Return the stored branch results of the fan-out at `step`, in branch order."""
+        check_id(run_id)
         rows = await self._fetch("read", _LOAD_BRANCHES, (run_id, step), run_id=run_id)
-        return [BranchRecord._make(r) for r in rows]
+        return [_branch_from_row(r) for r in rows]
 
     # ---------------------------------------------------------------- checkpoints
 
@@ -725,6 +850,8 @@ class MySQLStore(RunTransfer, PruneMixin):
         """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
         the run does not exist. A zero `ts` becomes now.
         """
+        check_id(cp.run_id)
+        check_id(cp.label, "checkpoint label")
         args = (cp.run_id, cp.label, cp.step, cp.state, cp.ts or time.time(), cp.run_id)
         n = await self._execute("save_checkpoint", _SAVE_CP, args, run_id=cp.run_id, step=cp.step)
         if n == 0 and await self.get_run(cp.run_id) is None:
@@ -733,24 +860,32 @@ class MySQLStore(RunTransfer, PruneMixin):
 
     async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
         """Return the checkpoint with this label, or None."""
+        check_id(run_id)
+        check_id(label, "checkpoint label")
         rows = await self._fetch("read", _LOAD_CP, (run_id, label), run_id=run_id)
-        return Checkpoint(*rows[0]) if rows else None
+        if not rows:
+            return None
+        rid, lab, *rest = rows[0]
+        return Checkpoint(_text(rid), _text(lab, rid, "label"), *rest)
 
     # ---------------------------------------------------------------- retention
 
     async def update_meta(self, run_id: str, meta: bytes) -> None:
         """Replace the run's encoded JSON metadata (UTF-8 JSON text). Unknown run: no effect."""
+        check_id(run_id)
         text = _meta_text(RunRecord(run_id, RunStatus.RUNNING, b"", meta=meta))
         await self._execute("write", _SET_META, (text, time.time(), run_id), run_id=run_id)
 
     async def delete_run(self, run_id: str) -> bool:
         """Delete a run with its steps, branch results and checkpoints; False if it did not exist."""
+        check_id(run_id)
         return await self._execute("write", _DELETE_RUN, (run_id,), run_id=run_id) > 0
 
     async def delete_steps_before(self, run_id: str, step: int) -> int:
         """Delete the run's steps and branch results below `step` in one transaction; returns how
         many steps went. `StoreError` (nothing deleted) if `step` carries no state snapshot.
         """
+        check_id(run_id)
         pool = await self._db()
         try:
             async with pool.acquire() as conn:
@@ -786,6 +921,7 @@ class MySQLStore(RunTransfer, PruneMixin):
         """Own `run_id` for `ttl` seconds with a new fencing token; None while another worker's
         lease is live (see `LeaseStore`). Raises `StoreError` for an unknown run.
         """
+        check_id(run_id)
         pool = await self._db()
         try:
             async with pool.acquire() as conn, conn.cursor() as cur:

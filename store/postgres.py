@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType, TracebackType
 from typing import Any, Final, Literal
 
+from ._integrity import checked_steps, latest_of, orphans_error, status_conflict
 from ._lease import Lease
 from .errors import (
     CorruptRecordError,
@@ -55,6 +56,7 @@ from .errors import (
     StoreError,
     StoreUnavailableError,
 )
+from .ids import check_id
 from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .transfer import RunTransfer
@@ -136,15 +138,34 @@ _VERSION_TABLE: Final = "CREATE TABLE IF NOT EXISTS schema_version (version inte
 _GET_VERSION: Final = "SELECT coalesce(max(version), 0) FROM schema_version"
 _SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES ($1)"
 
-_INSERT_RUN: Final = "INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::json)"
+# Inserts nothing ("INSERT 0 0") while rows of an earlier run with this id outlive its run
+# record (deleted under them): a new run must never fold another run's steps.
+_INSERT_RUN: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+SELECT $1::text, $2::text, $3::bytea, $4::text, $5::integer, $6::float8, $7::float8, $8::text, $9::text, $10::text::json
+WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = $1) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = $1)
+  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = $1)"""
+_ORPHANS: Final = """SELECT (SELECT min(step) FROM steps WHERE run_id = $1), EXISTS (SELECT 1 FROM branches WHERE run_id = $1),
+    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = $1)"""
+_FIRST_STEP: Final = "SELECT step, state IS NOT NULL FROM steps WHERE run_id = $1 ORDER BY step LIMIT 1"
+_RUN_EXISTS: Final = "SELECT 1 FROM runs WHERE run_id = $1"
+_STATUS_STATE: Final = (
+    "SELECT status, coalesce((SELECT max(step) FROM steps WHERE run_id = $1), 0) FROM runs WHERE run_id = $1"
+)
 _GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs WHERE run_id = $1"
 _LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs ORDER BY created_at DESC, run_id DESC LIMIT $1"
 _LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs WHERE status = $1 ORDER BY created_at DESC, run_id DESC LIMIT $2"
-# Without a lease: refused (0 rows) while another worker's lease on the run is live.
+# Without a lease: refused (0 rows) while another worker's lease on the run is live. Both are
+# compare-and-set: a NULL $6 (expected newest step) or $7 (expected status) disables its check;
+# the status check is on the row itself, so it is re-checked on the newest row version when a
+# concurrent update of the run commits first.
 _SET_STATUS: Final = """UPDATE runs SET status = $1, error = $2, error_node = $3, updated_at = $4
-WHERE run_id = $5 AND (lease_expires IS NULL OR lease_expires <= now())"""
+WHERE run_id = $5 AND (lease_expires IS NULL OR lease_expires <= now())
+  AND ($6::integer IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = $5), 0) = $6)
+  AND ($7::text IS NULL OR status = $7)"""
 _SET_STATUS_FENCED: Final = """UPDATE runs SET status = $1, error = $2, error_node = $3, updated_at = $4
-WHERE run_id = $5 AND lease_token = $6 AND lease_expires > now()"""
+WHERE run_id = $5 AND lease_token = $8 AND lease_expires > now()
+  AND ($6::integer IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = $5), 0) = $6)
+  AND ($7::text IS NULL OR status = $7)"""
 
 # The hot path: one statement, one transaction. It inserts nothing ("INSERT 0 0") unless the
 # run exists (and may be written by this writer) and $2 is exactly the step after the newest
@@ -569,12 +590,14 @@ class PostgresStore(RunTransfer, PruneMixin):
     # ---------------------------------------------------------------- runs
 
     async def create_run(self, run: RunRecord) -> None:
-        """Store a new run; `RunExistsError` if the id is taken. Zero timestamps become now.
+        """Store a new run; `RunExistsError` if the id is taken, `CorruptRecordError` if rows of an
+        earlier run with this id outlived its run record. Zero timestamps become now.
 
         `meta` must be UTF-8 JSON text (it is a json column); anything else is a `StoreError`.
         """
+        check_id(run.run_id)
         now = time.time()
-        await self._execute(
+        done = await self._execute(
             "create_run",
             _INSERT_RUN,
             run.run_id,
@@ -589,9 +612,18 @@ class PostgresStore(RunTransfer, PruneMixin):
             _meta_text(run),
             run_id=run.run_id,
         )
+        if done != "INSERT 0 1":
+            raise await self._orphans(run.run_id)
+
+    async def _orphans(self, run_id: str) -> CorruptRecordError:
+        """Describe the rows `run_id` left behind without a run record (cold path)."""
+        [(step, branches, _)] = await self._fetch(_ORPHANS, run_id, run_id=run_id)
+        what = "steps" if step is not None else "branch results" if branches else "checkpoints"
+        return orphans_error(run_id, step, what)
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         """Return the run record, or None."""
+        check_id(run_id)
         rows = await self._fetch(_GET_RUN, run_id, run_id=run_id)
         return _run_from_row(rows[0]) if rows else None
 
@@ -602,16 +634,31 @@ class PostgresStore(RunTransfer, PruneMixin):
         *,
         error: str | None = None,
         error_node: str | None = None,
+        expect_step: int | None = None,
+        expect_status: RunStatus | None = None,
     ) -> None:
         """Change a run's status, error and `updated_at`; an unknown run is left alone.
 
         `LeaseLostError` (nothing changed) if this store's lease on the run was lost, or if it
-        holds none and another worker's lease is live.
+        holds none and another worker's lease is live. Compare-and-set: with `expect_step` (0: no
+        step yet) and/or `expect_status`, the write happens only if the run's newest step and
+        status are still those, in the same statement; else `StatusConflictError`, nothing changed.
         """
+        check_id(run_id)
         token = self._held.get(run_id)
+        want = expect_status.value if expect_status is not None else None
         if token is None:
             done = await self._execute(
-                "write", _SET_STATUS, status.value, error, error_node, time.time(), run_id, run_id=run_id
+                "write",
+                _SET_STATUS,
+                status.value,
+                error,
+                error_node,
+                time.time(),
+                run_id,
+                expect_step,
+                want,
+                run_id=run_id,
             )
         else:
             done = await self._execute(
@@ -622,11 +669,17 @@ class PostgresStore(RunTransfer, PruneMixin):
                 error_node,
                 time.time(),
                 run_id,
+                expect_step,
+                want,
                 token,
                 run_id=run_id,
             )
         if done == "UPDATE 0":
             await self._refuse(run_id, None, token, "status")
+            if expect_step is not None or expect_status is not None:
+                rows = await self._fetch(_STATUS_STATE, run_id, run_id=run_id)
+                if rows:
+                    raise status_conflict(self, run_id, rows[0][0], rows[0][1], expect_step, expect_status)
 
     async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
         """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
@@ -643,6 +696,7 @@ class PostgresStore(RunTransfer, PruneMixin):
         is the next step of an existing run, `LeaseLostError` if the writer may not write the run
         (see the class docstring); either way nothing was written. A zero `ts` becomes now.
         """
+        check_id(rec.run_id)
         params = rec if rec.ts else (*rec[:-1], time.time())
         token = self._held.get(rec.run_id)
         if token is None:
@@ -693,31 +747,42 @@ class PostgresStore(RunTransfer, PruneMixin):
         )
 
     async def load_latest(self, run_id: str) -> Latest | None:
-        """Return the run, its newest snapshot and the steps after it (two reads, each consistent)."""
+        """Return the run, its newest snapshot and the steps after it (two reads, each consistent).
+
+        `CorruptRecordError` if a step is missing, or if steps of this id outlived its run record.
+        """
         run = await self.get_run(run_id)
         if run is None:
+            if await self._fetch(_FIRST_STEP, run_id, run_id=run_id):
+                raise await self._orphans(run_id)
             return None
         # Steps are append-only, so the run row read a moment earlier stays valid for them.
         steps = [StepRecord._make(r) for r in await self._fetch(_LOAD_FROM_SNAPSHOT, run_id, run_id=run_id)]
-        if not steps:
-            return Latest(run=run, base_step=0, base_state=run.initial)
-        first = steps[0]
-        if first.state is not None:
-            # Only the snapshot step itself can come first with a state (see _LOAD_FROM_SNAPSHOT).
-            return Latest(
-                run=run, base_step=first.step, base_state=first.state, tail=tuple(steps[1:]), last=steps[-1]
-            )
-        return Latest(run=run, base_step=0, base_state=run.initial, tail=tuple(steps), last=steps[-1])
+        return latest_of(run, steps)
 
     async def load_steps(
         self, run_id: str, *, after: int = 0, limit: int | None = None
     ) -> Sequence[StepRecord]:
-        """Return step records with `step > after`, in order, at most `limit` of them."""
+        """Return step records with `step > after`, in order, at most `limit` of them.
+
+        `CorruptRecordError` if a step in that range is missing or the steps have no run record.
+        """
+        check_id(run_id)
         # LIMIT NULL means no limit in PostgreSQL.
         rows = await self._fetch(
             _LOAD_STEPS, run_id, after, None if limit is None else max(limit, 0), run_id=run_id
         )
-        return [StepRecord._make(r) for r in rows]
+
+        async def first_stored() -> tuple[int, bool] | None:
+            got = await self._fetch(_FIRST_STEP, run_id, run_id=run_id)
+            return (int(got[0][0]), bool(got[0][1])) if got else None
+
+        async def run_exists() -> bool:
+            return bool(await self._fetch(_RUN_EXISTS, run_id, run_id=run_id))
+
+        return await checked_steps(
+            run_id, after, [StepRecord._make(r) for r in rows], first_stored, run_exists
+        )
 
     # ---------------------------------------------------------------- fan-out branches
 
@@ -728,6 +793,8 @@ class PostgresStore(RunTransfer, PruneMixin):
         """
         if not recs:
             return
+        for b in recs:
+            check_id(b.run_id)
         now = time.time()
         cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
         for b in recs:
@@ -778,6 +845,7 @@ class PostgresStore(RunTransfer, PruneMixin):
 
     async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
         """Return the stored branch results of the fan-out at `step`, in branch order."""
+        check_id(run_id)
         rows = await self._fetch(_LOAD_BRANCHES, run_id, step, run_id=run_id)
         return [BranchRecord._make(r) for r in rows]
 
@@ -787,6 +855,8 @@ class PostgresStore(RunTransfer, PruneMixin):
         """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
         the run does not exist. A zero `ts` becomes now.
         """
+        check_id(cp.run_id)
+        check_id(cp.label, "checkpoint label")
         done = await self._execute(
             "save_checkpoint",
             _SAVE_CP,
@@ -803,6 +873,8 @@ class PostgresStore(RunTransfer, PruneMixin):
 
     async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
         """Return the checkpoint with this label, or None."""
+        check_id(run_id)
+        check_id(label, "checkpoint label")
         rows = await self._fetch(_LOAD_CP, run_id, label, run_id=run_id)
         return Checkpoint(*rows[0]) if rows else None
 
@@ -810,11 +882,13 @@ class PostgresStore(RunTransfer, PruneMixin):
 
     async def update_meta(self, run_id: str, meta: bytes) -> None:
         """Replace the run's encoded JSON metadata (UTF-8 JSON text). Unknown run: no effect."""
+        check_id(run_id)
         text = _meta_text(RunRecord(run_id, RunStatus.RUNNING, b"", meta=meta))
         await self._execute("write", _SET_META, text, time.time(), run_id, run_id=run_id)
 
     async def delete_run(self, run_id: str) -> bool:
         """Delete a run with its steps, branch results and checkpoints; False if it did not exist."""
+        check_id(run_id)
         done = await self._execute("write", _DELETE_RUN, run_id, run_id=run_id)
         return done != "DELETE 0"
 
@@ -822,6 +896,7 @@ class PostgresStore(RunTransfer, PruneMixin):
         """Delete the run's steps and branch results below `step` in one statement; returns how
         many steps went. `StoreError` (nothing deleted) if `step` carries no state snapshot.
         """
+        check_id(run_id)
         [(count, has_snapshot, has_steps)] = await self._fetch_write(
             _DELETE_STEPS_BEFORE, run_id, step, run_id=run_id
         )
@@ -841,6 +916,7 @@ class PostgresStore(RunTransfer, PruneMixin):
         lease is live. From now on this store's writes to the run are fenced by the token.
         Raises `StoreError` for an unknown run.
         """
+        check_id(run_id)
         rows = await self._fetch_write(_CLAIM, run_id, worker, float(ttl), run_id=run_id)
         if not rows:
             if await self.get_run(run_id) is None:

@@ -22,6 +22,13 @@ class Store(Protocol):
     - Records come back exactly as written (bytes for bytes).
     - Methods on an unknown run id return None or empty results; they never invent a run.
     - Driver exceptions are translated to `StoreError` subclasses.
+    - Ids compare byte for byte, and every backend refuses the same ids (`store.ids.check_id`:
+      empty, over 255 characters, NUL, lone surrogates) with `InvalidIdError` before touching
+      its database.
+    - A run's stored steps form one unbroken range (from step 1, or from a snapshot step when
+      older history was pruned); a missing step, or steps, branches or checkpoints outliving
+      their run record, are reported as `CorruptRecordError` naming the run and step, and
+      `create_run` refuses an id whose earlier rows outlived their run record.
     """
 
     async def create_run(self, run: RunRecord) -> None:
@@ -39,8 +46,17 @@ class Store(Protocol):
         *,
         error: str | None = None,
         error_node: str | None = None,
+        expect_step: int | None = None,
+        expect_status: RunStatus | None = None,
     ) -> None:
-        """Change a run's status (and its error, cleared when None). Unknown run: no effect."""
+        """Change a run's status (and its error, cleared when None). Unknown run: no effect.
+
+        Compare-and-set, so a writer that stalled cannot undo what another writer did meanwhile
+        (a resumer flipping a run its owner finished back to running): with `expect_step` (the
+        newest committed step the writer last saw; 0 = none) and/or `expect_status`, the write
+        happens only if the run still has them, checked atomically with the write; otherwise
+        nothing changes and `StatusConflictError` names the run's current step and status.
+        """
         ...
 
     async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:

@@ -34,7 +34,15 @@ from typing import Any, Final, Literal
 
 import aiosqlite
 
-from .errors import CorruptRecordError, RunExistsError, StepConflictError, StoreError, StoreUnavailableError
+from ._integrity import checked_steps, latest_of, orphans_error, status_conflict
+from .errors import (
+    CorruptRecordError,
+    RunExistsError,
+    StepConflictError,
+    StoreError,
+    StoreUnavailableError,
+)
+from .ids import check_id
 from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .transfer import RunTransfer
@@ -113,9 +121,26 @@ _SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 # Statements are plain literals (no string building anywhere), every value a bound parameter.
 # Column lists follow dataclass field order, so a checked row is the record's positional arguments.
 
-_INSERT_RUN: Final = "INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+# Inserts nothing (rowcount 0) while rows of an earlier run with this id outlive its run record
+# (deleted under them): a new run must never fold another run's steps. Parameters: the ten
+# fields, then the run id three times.
+_INSERT_RUN: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = ?)
+  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)"""
+_ORPHANS: Final = """SELECT (SELECT min(step) FROM steps WHERE run_id = ?), EXISTS (SELECT 1 FROM branches WHERE run_id = ?),
+    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)"""
 _GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?"
-_SET_STATUS: Final = "UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?"
+# Compare-and-set: a NULL expectation disables its condition. Parameters: status, error,
+# error_node, updated_at, run_id, expected step (twice; 0 = no step yet), expected status (twice).
+_SET_STATUS: Final = """UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?
+  AND (? IS NULL OR coalesce((SELECT max(step) FROM steps WHERE steps.run_id = runs.run_id), 0) = ?)
+  AND (? IS NULL OR status = ?)"""
+_STATUS_STATE: Final = (
+    "SELECT status, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?"
+)
+_FIRST_STEP: Final = "SELECT step, state IS NOT NULL FROM steps WHERE run_id = ? ORDER BY step LIMIT 1"
+_RUN_EXISTS: Final = "SELECT 1 FROM runs WHERE run_id = ?"
 _SET_META: Final = "UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?"
 _DELETE_RUN: Final = "DELETE FROM runs WHERE run_id = ?"
 _HAS_SNAPSHOT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = ? AND step = ?"
@@ -124,25 +149,27 @@ _DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = ? AND step
 _LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?"
 _LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?"
 # The hot path. One statement = one implicit transaction in autocommit mode. It inserts nothing
-# (rowcount 0) unless the run exists and ?2 is exactly the step after the newest stored one;
+# (rowcount 0) unless the run exists and the step is exactly the one after the newest stored one;
 # both checks are index lookups on the primary keys. Refusals are explained on a cold path.
+# Plain `?` placeholders (Python 3.14's sqlite3 refuses numbered ones bound from a sequence):
+# the record's 11 fields, then run_id, run_id, step.
 _INSERT_STEP: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
-WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?1)
-  AND coalesce((SELECT step FROM steps WHERE run_id = ?1 ORDER BY step DESC LIMIT 1), 0) = ?2 - 1"""
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
+  AND coalesce((SELECT step FROM steps WHERE run_id = ? ORDER BY step DESC LIMIT 1), 0) = ? - 1"""
 _LAST_STEP: Final = "SELECT max(step) FROM steps WHERE run_id = ?"
 # The newest snapshot and everything after it in ONE statement, so it reads one consistent
 # snapshot of the file even while other connections append. When no step carries a state the
 # base is 0 and every step comes back.
 _LOAD_FROM_SNAPSHOT: Final = """SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
-WHERE run_id = ?1 AND step >= coalesce(
-    (SELECT step FROM steps WHERE run_id = ?1 AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
+WHERE run_id = ? AND step >= coalesce(
+    (SELECT step FROM steps WHERE run_id = ? AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
 ORDER BY step"""
 _LOAD_STEPS: Final = "SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?"
 # Upsert; `WHERE EXISTS` both refuses unknown runs and keeps the INSERT ... SELECT ... ON
 # CONFLICT parse unambiguous (SQLite requires a WHERE there).
 _SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
-SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?1)
+SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
 ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts"""
 _LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?"
 # save_branches writes all its records with ONE multi-row INSERT, so they commit together: a
@@ -556,9 +583,13 @@ class SQLiteStore(RunTransfer, PruneMixin):
     # ---------------------------------------------------------------- runs
 
     async def create_run(self, run: RunRecord) -> None:
-        """Store a new run; `RunExistsError` if the id is taken. Zero timestamps become now."""
+        """Store a new run; `RunExistsError` if the id is taken, `CorruptRecordError` if rows of an
+        earlier run with this id outlived its run record. Zero timestamps become now.
+        """
+        check_id(run.run_id)
         conn = await self._db()
         now = time.time()
+        rid = run.run_id
         params = (
             run.run_id,
             run.status.value,
@@ -570,14 +601,27 @@ class SQLiteStore(RunTransfer, PruneMixin):
             run.error,
             run.error_node,
             run.meta,
+            rid,
+            rid,
+            rid,
         )
         try:
-            await conn.execute(_INSERT_RUN, params)
+            cur = await conn.execute(_INSERT_RUN, params)
         except _DRIVER_ERRORS as exc:
             raise _translate(exc, "create_run", repr(self), run_id=run.run_id) from exc
+        if cur.rowcount != 1:
+            raise await self._orphans(rid)
+
+    async def _orphans(self, run_id: str) -> CorruptRecordError:
+        """Describe the rows `run_id` left behind without a run record (cold path)."""
+        rows = await self._fetchall(_ORPHANS, (run_id, run_id, run_id), run_id=run_id)
+        step, branches, _ = rows[0] if rows else (None, 0, 0)
+        what = "steps" if step is not None else "branch results" if branches else "checkpoints"
+        return orphans_error(run_id, step, what)
 
     async def get_run(self, run_id: str) -> RunRecord | None:
         """Return the run record, or None."""
+        check_id(run_id)
         rows = await self._fetchall(_GET_RUN, (run_id,), run_id=run_id)
         return _run_from_row(rows[0]) if rows else None
 
@@ -588,16 +632,31 @@ class SQLiteStore(RunTransfer, PruneMixin):
         *,
         error: str | None = None,
         error_node: str | None = None,
+        expect_step: int | None = None,
+        expect_status: RunStatus | None = None,
     ) -> None:
-        """Change a run's status, error and `updated_at`; an unknown run is left alone."""
+        """Change a run's status, error and `updated_at`; an unknown run is left alone.
+
+        Compare-and-set: with `expect_step` (0: no step yet) and/or `expect_status`, the write
+        happens, in the same statement, only if the run's newest step and status are still those;
+        otherwise nothing changes and `StatusConflictError` says what they are now.
+        """
+        check_id(run_id)
         conn = await self._db()
+        want = expect_status.value if expect_status is not None else None
+        params = (status.value, error, error_node, time.time(), run_id, expect_step, expect_step, want, want)
         try:
-            await conn.execute(_SET_STATUS, (status.value, error, error_node, time.time(), run_id))
+            cur = await conn.execute(_SET_STATUS, params)
         except _DRIVER_ERRORS as exc:
             raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+        if cur.rowcount != 1 and (expect_step is not None or expect_status is not None):
+            rows = await self._fetchall(_STATUS_STATE, (run_id, run_id), run_id=run_id)
+            if rows:
+                raise status_conflict(self, run_id, rows[0][0], rows[0][1] or 0, expect_step, expect_status)
 
     async def update_meta(self, run_id: str, meta: bytes) -> None:
         """Replace the run's metadata; an unknown run is left alone."""
+        check_id(run_id)
         conn = await self._db()
         try:
             await conn.execute(_SET_META, (meta, time.time(), run_id))
@@ -606,6 +665,7 @@ class SQLiteStore(RunTransfer, PruneMixin):
 
     async def delete_run(self, run_id: str) -> bool:
         """Delete a run; its steps, branches and checkpoints go with it (foreign-key cascade)."""
+        check_id(run_id)
         conn = await self._db()
         try:
             cur = await conn.execute(_DELETE_RUN, (run_id,))
@@ -615,6 +675,7 @@ class SQLiteStore(RunTransfer, PruneMixin):
 
     async def delete_steps_before(self, run_id: str, step: int) -> int:
         """Delete steps and branch results below `step` (which must carry a snapshot), atomically."""
+        check_id(run_id)
         conn = await self._db()
         try:
             await conn.execute("BEGIN IMMEDIATE")
@@ -655,11 +716,16 @@ class SQLiteStore(RunTransfer, PruneMixin):
         """Append a step record in one statement (one commit); `StepConflictError` unless it is
         the next step of an existing run, in which case nothing was written. A zero `ts` becomes now.
         """
+        check_id(rec.run_id)
         conn = self._conn
         if conn is None or self._loop is not asyncio.get_running_loop():
             conn = await self._open_for_loop()
-        # The record is a NamedTuple in column order (checked at import): it is the parameter tuple.
-        params = rec if rec.ts else (*rec[:-1], time.time())
+        # The record is a NamedTuple in column order (checked at import), then the checks' values.
+        params = (
+            (*rec, rec.run_id, rec.run_id, rec.step)
+            if rec.ts
+            else (*rec[:-1], time.time(), rec.run_id, rec.run_id, rec.step)
+        )
         try:
             cur = await conn.execute(_INSERT_STEP, params)
         except _DRIVER_ERRORS as exc:
@@ -680,33 +746,43 @@ class SQLiteStore(RunTransfer, PruneMixin):
         )
 
     async def load_latest(self, run_id: str) -> Latest | None:
-        """Return the run, its newest snapshot and the steps after it (two reads, each consistent)."""
+        """Return the run, its newest snapshot and the steps after it (two reads, each consistent).
+
+        `CorruptRecordError` if a step is missing, or if steps of this id outlived its run record.
+        """
         run = await self.get_run(run_id)
         if run is None:
+            if await self._fetchall(_FIRST_STEP, (run_id,), run_id=run_id):
+                raise await self._orphans(run_id)
             return None
         # Steps are append-only, so the run row read a moment earlier stays valid for them.
         steps = [
-            _step_from_row(r) for r in await self._fetchall(_LOAD_FROM_SNAPSHOT, (run_id,), run_id=run_id)
+            _step_from_row(r)
+            for r in await self._fetchall(_LOAD_FROM_SNAPSHOT, (run_id, run_id), run_id=run_id)
         ]
-        if not steps:
-            return Latest(run=run, base_step=0, base_state=run.initial)
-        first = steps[0]
-        if first.state is not None:
-            # Only the snapshot step itself can come first with a state (see _LOAD_FROM_SNAPSHOT).
-            return Latest(
-                run=run, base_step=first.step, base_state=first.state, tail=tuple(steps[1:]), last=steps[-1]
-            )
-        return Latest(run=run, base_step=0, base_state=run.initial, tail=tuple(steps), last=steps[-1])
+        return latest_of(run, steps)
 
     async def load_steps(
         self, run_id: str, *, after: int = 0, limit: int | None = None
     ) -> Sequence[StepRecord]:
-        """Return step records with `step > after`, in order, at most `limit` of them."""
+        """Return step records with `step > after`, in order, at most `limit` of them.
+
+        `CorruptRecordError` if a step in that range is missing or the steps have no run record.
+        """
+        check_id(run_id)
         # LIMIT -1 means no limit in SQLite.
         rows = await self._fetchall(
             _LOAD_STEPS, (run_id, after, -1 if limit is None else max(limit, 0)), run_id=run_id
         )
-        return [_step_from_row(r) for r in rows]
+
+        async def first_stored() -> tuple[int, bool] | None:
+            got = await self._fetchall(_FIRST_STEP, (run_id,), run_id=run_id)
+            return (int(got[0][0]), bool(got[0][1])) if got else None
+
+        async def run_exists() -> bool:
+            return bool(await self._fetchall(_RUN_EXISTS, (run_id,), run_id=run_id))
+
+        return await checked_steps(run_id, after, [_step_from_row(r) for r in rows], first_stored, run_exists)
 
     # ---------------------------------------------------------------- fan-out branches
 
@@ -717,6 +793,8 @@ class SQLiteStore(RunTransfer, PruneMixin):
         """
         if not recs:
             return
+        for b in recs:
+            check_id(b.run_id)
         if len(recs) > _MAX_BRANCHES:
             raise StoreError(
                 f"save_branches got {len(recs)} records; at most {_MAX_BRANCHES} fit in one atomic "
@@ -746,6 +824,7 @@ class SQLiteStore(RunTransfer, PruneMixin):
 
     async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
         """Return the stored branch results of the fan-out at `step`, in branch order."""
+        check_id(run_id)
         rows = await self._fetchall(_LOAD_BRANCHES, (run_id, step), run_id=run_id)
         return [_branch_from_row(r) for r in rows]
 
@@ -755,8 +834,10 @@ class SQLiteStore(RunTransfer, PruneMixin):
         """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
         the run does not exist. A zero `ts` becomes now.
         """
+        check_id(cp.run_id)
+        check_id(cp.label, "checkpoint label")
         conn = await self._db()
-        params = (cp.run_id, cp.label, cp.step, cp.state, cp.ts or time.time())
+        params = (cp.run_id, cp.label, cp.step, cp.state, cp.ts or time.time(), cp.run_id)
         try:
             cur = await conn.execute(_SAVE_CP, params)
         except _DRIVER_ERRORS as exc:
@@ -766,5 +847,7 @@ class SQLiteStore(RunTransfer, PruneMixin):
 
     async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
         """Return the checkpoint with this label, or None."""
+        check_id(run_id)
+        check_id(label, "checkpoint label")
         rows = await self._fetchall(_LOAD_CP, (run_id, label), run_id=run_id)
         return _checkpoint_from_row(rows[0]) if rows else None

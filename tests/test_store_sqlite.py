@@ -320,7 +320,7 @@ async def test_snapshot_lookup_uses_the_partial_index(tmp_path: Path) -> None:
     """Finding the newest snapshot reads the partial index of snapshot steps, not the table."""
     await seeded(tmp_path / "a.db")
     with raw(tmp_path / "a.db") as c:
-        plan = c.execute("EXPLAIN QUERY PLAN " + sqlite_mod._LOAD_FROM_SNAPSHOT, ("r1",)).fetchall()
+        plan = c.execute("EXPLAIN QUERY PLAN " + sqlite_mod._LOAD_FROM_SNAPSHOT, ("r1", "r1")).fetchall()
     assert any("steps_snapshot" in row[-1] for row in plan), plan
 
 

@@ -144,11 +144,25 @@ class MarkingStore(SQLiteStore):
         return await super().load_branches(run_id, step)
 
     async def set_status(
-        self, run_id: str, status: RunStatus, *, error: str | None = None, error_node: str | None = None
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        error: str | None = None,
+        error_node: str | None = None,
+        expect_step: int | None = None,
+        expect_status: RunStatus | None = None,
     ) -> None:
         """`SQLiteStore.set_status` between `status-write` markers."""
         self._side.line("phase", "status-write", "begin", 0)
-        await super().set_status(run_id, status, error=error, error_node=error_node)
+        await super().set_status(
+            run_id,
+            status,
+            error=error,
+            error_node=error_node,
+            expect_step=expect_step,
+            expect_status=expect_status,
+        )
         self._side.line("phase", "status-write", "end", 0)
 
 
