@@ -37,7 +37,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from store import MemoryStore, PrunePolicy, RunStatus, Store, StoreError, export_run, open_store, prune
+from store import (
+    MemoryStore,
+    PrunePolicy,
+    PruneReport,
+    RunStatus,
+    Store,
+    StoreError,
+    export_run,
+    open_store,
+    prune,
+)
 
 from .engine import Engine
 from .errors import GraphError, NodeError
@@ -306,14 +316,35 @@ def _field_growth(steps: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 async def cmd_prune(args: argparse.Namespace) -> int:
-    """Delete (or compact) finished runs by policy; running, interrupted and resumable runs are kept."""
+    """Delete (or compact) finished runs by policy; running, interrupted and resumable runs are kept.
+
+    Destroys data, so it asks first: the policy must be given (`--keep-last`, `--keep-newer-than`,
+    or `--all-finished` for "keep no finished run"), and a prune that would remove something
+    needs `--yes`, or a "y" typed at a terminal after seeing the list. Exactly the runs shown
+    (the same set `--dry-run` reports) are removed, never one that finished meanwhile.
+    """
+    if args.keep_last is None and args.keep_newer_than is None and not args.all_finished:
+        raise CliError(
+            "prune needs a policy: --keep-last N, --keep-newer-than SECONDS, or --all-finished "
+            "(every finished run); add --dry-run to see what it would remove"
+        )
+    if args.all_finished and (args.keep_last is not None or args.keep_newer_than is not None):
+        raise CliError("--all-finished keeps no finished run; it cannot be combined with --keep-*")
+    # Invalid values (negative, NaN) raise InvalidPolicyError here, before the store is opened.
+    policy = PrunePolicy(keep_last=args.keep_last, keep_newer_than=args.keep_newer_than, compact=args.compact)
     store = _store(args)
     assert store is not None
     try:
-        policy = PrunePolicy(
-            keep_last=args.keep_last, keep_newer_than=args.keep_newer_than, compact=args.compact
-        )
-        report = await prune(store, policy, dry_run=args.dry_run)
+        report = await prune(store, policy, dry_run=True)
+        doomed = (*report.deleted, *report.compacted)
+        if not args.dry_run and doomed:
+            if not args.yes and not _confirm(report, policy.compact):
+                raise CliError(
+                    f"not pruning: {len(doomed)} run(s) would be "
+                    f"{'compacted' if policy.compact else 'deleted'}; pass --yes to go ahead "
+                    "(or --dry-run to list them)"
+                )
+            report = await prune(store, policy, only=frozenset(doomed))
     finally:
         await store.close()
     if args.json:
@@ -333,6 +364,20 @@ async def cmd_prune(args: argparse.Namespace) -> int:
         print(f"{verb}compact {len(report.compacted)} run(s), removing {report.steps_removed} step record(s)")
     print(f"kept {len(report.kept)} finished run(s) by policy; unfinished runs are never touched")
     return 0
+
+
+def _confirm(report: PruneReport, compact: bool) -> bool:
+    """Show what a prune would remove and ask at the terminal; False without one (no stdin tty)."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return False
+    runs = report.compacted if compact else report.deleted
+    verb = "compact" if compact else "delete"
+    print(f"about to {verb} {len(runs)} run(s): {', '.join(runs)}", file=sys.stderr)
+    try:
+        answer = input(f"{verb} them? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 async def _state_at(store: Store, args: argparse.Namespace, run: Any, steps: list[Any], k: int) -> Any:
@@ -690,8 +735,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--keep-newer-than", type=float, metavar="SECONDS", help="keep runs updated this recently"
     )
+    sp.add_argument(
+        "--all-finished", action="store_true", help="the policy that keeps no finished run (all of them go)"
+    )
     sp.add_argument("--compact", action="store_true", help="keep final states and summaries, drop histories")
     sp.add_argument("--dry-run", action="store_true", help="show what would be removed, change nothing")
+    sp.add_argument("-y", "--yes", action="store_true", help="remove without asking")
     sp.add_argument("--json", action="store_true")
     return p
 

@@ -25,7 +25,7 @@ from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
 from .protocol import LeaseStore, Store
-from .prune import PruneMixin, PrunePolicy, PruneReport, prune
+from .prune import InvalidPolicyError, PruneMixin, PrunePolicy, PruneReport, prune
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .sqlite import SQLiteStore
 from .transfer import RunTransfer, export_run, import_run
@@ -34,15 +34,16 @@ from .url import open_store, register_scheme
 __all__ = [
     "BranchRecord",
     "Checkpoint",
-    "MAX_ID_CHARS",
     "Codec",
     "CorruptRecordError",
     "InvalidIdError",
+    "InvalidPolicyError",
     "JsonCodec",
     "Latest",
     "Lease",
     "LeaseLostError",
     "LeaseStore",
+    "MAX_ID_CHARS",
     "MemoryStore",
     "MissingDriverError",
     "MySQLStore",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -14,6 +15,10 @@ from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, Ste
 from .transfer import RunTransfer
 
 __all__ = ["MemoryStore"]
+
+
+def _step_of(rec: StepRecord) -> int:
+    return rec.step
 
 
 class _Run:
@@ -126,7 +131,7 @@ class MemoryStore(RunTransfer, PruneMixin):
         first = steps[0]
         if first.state is None:
             check_dense(run_id, steps[:1], 1)
-        out = steps[max(after - first.step + 1, 0) :]
+        out = steps[bisect.bisect_right(steps, after, key=_step_of) :]
         out = out[:limit] if limit is not None else list(out)
         check_dense(run_id, out, max(after + 1, first.step))
         return out

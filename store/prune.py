@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+import math
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from .errors import StoreError
 from .protocol import Store
 from .records import RunStatus
 
-__all__ = ["PruneMixin", "PrunePolicy", "PruneReport", "prune"]
+__all__ = ["InvalidPolicyError", "PruneMixin", "PrunePolicy", "PruneReport", "prune"]
+
+
+class InvalidPolicyError(StoreError, ValueError):
+    """A prune policy that does not say what to keep: a negative or non-integer `keep_last`, a
+    negative or NaN `keep_newer_than`, or something that is not a `PrunePolicy` at all. Raised
+    before anything is read or deleted.
+    """
+
 
 _ALL_RUNS = 1 << 62
 
@@ -31,6 +42,24 @@ class PrunePolicy:
     compact: bool = False
     """Instead of deleting candidates, keep each one's final state and summary and drop its history."""
 
+    def __post_init__(self) -> None:
+        """Refuse values that would not mean what they say (`InvalidPolicyError`)."""
+        _check_policy(self)
+
+
+def _check_policy(policy: object) -> None:
+    if not isinstance(policy, PrunePolicy):
+        raise InvalidPolicyError(f"prune needs a PrunePolicy, got {type(policy).__name__} {policy!r:.60}")
+    n = policy.keep_last
+    # bool is an int: keep_last=True would mean "keep 1", surely not what was meant.
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 0):
+        raise InvalidPolicyError(f"keep_last={n!r}: expected a whole number of runs >= 0")
+    t = policy.keep_newer_than
+    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or math.isnan(t) or t < 0):
+        raise InvalidPolicyError(f"keep_newer_than={t!r}: expected seconds >= 0 (not NaN)")
+    if not isinstance(policy.compact, bool):
+        raise InvalidPolicyError(f"compact={policy.compact!r}: expected True or False")
+
 
 @dataclass(frozen=True, slots=True)
 class PruneReport:
@@ -49,14 +78,22 @@ class PruneReport:
 
 
 async def prune(
-    store: Store, policy: PrunePolicy, *, dry_run: bool = False, now: float | None = None
+    store: Store,
+    policy: PrunePolicy,
+    *,
+    dry_run: bool = False,
+    now: float | None = None,
+    only: Collection[str] | None = None,
 ) -> PruneReport:
     """Apply `policy` to `store`; returns what was (or would be) removed.
 
-    A run that stops being `done` between the listing and its deletion cannot exist (a done
-    run never changes status), and runs that are still writing are not `done`, so concurrent
-    runs are never affected.
+    `InvalidPolicyError` (nothing touched) for a policy with invalid values. With `only`, runs
+    outside it are never removed: pass the ids a dry run reported (and a user confirmed) so the
+    real prune removes no more than that set. A run that stops being `done` between the listing
+    and its deletion cannot exist (a done run never changes status), and runs that are still
+    writing are not `done`, so concurrent runs are never affected.
     """
+    _check_policy(policy)
     t = time.time() if now is None else now
     runs = await store.list_runs(limit=_ALL_RUNS)  # newest first
     protected = {r.run_id for r in runs[: policy.keep_last]} if policy.keep_last is not None else set()
@@ -65,7 +102,7 @@ async def prune(
     kept: list[str] = []
     removed = 0
     for run in runs:
-        if run.status is not RunStatus.DONE:
+        if run.status is not RunStatus.DONE or (only is not None and run.run_id not in only):
             continue
         fresh = policy.keep_newer_than is not None and t - run.updated_at < policy.keep_newer_than
         if run.run_id in protected or fresh:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import pytest
 from pydantic import BaseModel
 
 from graphengine import Context, Engine, NodeResult, append, goto, interrupt, stop
@@ -71,8 +72,57 @@ def test_prune_dry_run_then_prune(tmp_path: Path) -> None:
     assert sorted(doc["deleted"]) == ["done0", "done1"]
     runs = _cli("runs", "--json", "--store", f"sqlite:///{db}")
     assert len(json.loads(runs.stdout)) == 4
-    real = _cli("prune", "--keep-last", "2", "--store", f"sqlite:///{db}")
+    real = _cli("prune", "--keep-last", "2", "--yes", "--store", f"sqlite:///{db}")
     assert real.returncode == 0, real.stderr
     assert "delete 2 run(s)" in real.stdout
     left = {r["run_id"] for r in json.loads(_cli("runs", "--json", "--store", f"sqlite:///{db}").stdout)}
     assert left == {"done2", "paused"}
+
+
+def _run_ids(db: Path) -> set[str]:
+    return {r["run_id"] for r in json.loads(_cli("runs", "--json", "--store", f"sqlite:///{db}").stdout)}
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        ((), "needs a policy"),
+        (("--keep-last", "-1"), "keep_last=-1"),
+        (("--keep-newer-than", "nan"), "keep_newer_than=nan"),
+        (("--keep-newer-than", "-5"), "keep_newer_than=-5"),
+        (("--all-finished", "--keep-last", "1"), "cannot be combined"),
+    ],
+)
+def test_prune_refuses_a_missing_or_invalid_policy(tmp_path: Path, args: tuple[str, ...], says: str) -> None:
+    """No policy, a negative count, a NaN or negative age: exit 2, one line naming it, nothing deleted."""
+    db = tmp_path / "runs.db"
+    asyncio.run(_populate(db))
+    out = _cli("prune", *args, "--yes", "--store", f"sqlite:///{db}")
+    assert out.returncode == 2, out.stdout
+    assert says in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert _run_ids(db) == {"done0", "done1", "done2", "paused"}
+
+
+def test_prune_without_yes_refuses_and_dry_run_lists_the_same_set(tmp_path: Path) -> None:
+    """Without --yes (and no terminal) nothing is deleted; --yes deletes exactly what --dry-run listed."""
+    db = tmp_path / "runs.db"
+    asyncio.run(_populate(db))
+    refused = _cli("prune", "--all-finished", "--store", f"sqlite:///{db}")
+    assert refused.returncode == 2
+    assert "--yes" in refused.stderr and "3 run(s)" in refused.stderr
+    assert _run_ids(db) == {"done0", "done1", "done2", "paused"}
+    dry = _cli("prune", "--all-finished", "--dry-run", "--json", "--store", f"sqlite:///{db}")
+    real = _cli("prune", "--all-finished", "--yes", "--json", "--store", f"sqlite:///{db}")
+    assert real.returncode == 0, real.stderr
+    assert sorted(json.loads(real.stdout)["deleted"]) == sorted(json.loads(dry.stdout)["deleted"])
+    assert _run_ids(db) == {"paused"}
+
+
+def test_prune_with_nothing_to_remove_needs_no_yes(tmp_path: Path) -> None:
+    """A policy that keeps every finished run succeeds without --yes: nothing is destroyed."""
+    db = tmp_path / "runs.db"
+    asyncio.run(_populate(db))
+    out = _cli("prune", "--keep-last", "10", "--store", f"sqlite:///{db}")
+    assert out.returncode == 0, out.stderr
+    assert _run_ids(db) == {"done0", "done1", "done2", "paused"}
