@@ -57,7 +57,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from emit import Event
-from store import CorruptRecordError, RunRecord, RunStatus
+from store import CorruptRecordError, InvalidIdError, RunRecord, RunStatus
 
 from ..engine import Engine
 from ..errors import (
@@ -373,6 +373,8 @@ def _field_errors(exc: ValidationError) -> list[dict[str, Any]]:
 _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (RunNotFoundError, 404),
     (StepNotFoundError, 404),
+    # An id no store can hold (empty, NUL, lone surrogate, over 255 characters) names no run.
+    (InvalidIdError, 404),
     (RunExistsError, 409),
     (AlreadyRunningError, 409),
     (NotRunningError, 409),
@@ -664,6 +666,7 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(GraphError, on_error)
     app.add_exception_handler(CorruptRecordError, on_error)
+    app.add_exception_handler(InvalidIdError, on_error)
     app.add_exception_handler(StateValidationError, on_state_error)
 
     adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
