@@ -21,6 +21,7 @@ from store import (
     Checkpoint,
     Codec,
     CorruptRecordError,
+    InvalidIdError,
     JsonCodec,
     Latest,
     MemoryStore,
@@ -30,6 +31,7 @@ from store import (
     StepRecord,
     Store,
     adaptable_type,
+    check_id,
 )
 from store import RunExistsError as StoreRunExistsError
 
@@ -175,16 +177,12 @@ class Engine(Generic[S]):
         `interrupt_before=True` pauses the run before this node until `resume` is called.
         Raises `DuplicateNodeError` if the id is taken.
         """
-        if (
-            not isinstance(node_id, str)
-            or not node_id
-            or node_id == FAN_OUT_NODE
-            or not _storable_id(node_id)
-        ):
-            raise GraphValidationError(
-                f"node id must be a non-empty string other than {FAN_OUT_NODE!r}, valid UTF-8 without NUL, "
-                f"got {node_id!r}"
-            )
+        try:
+            check_id(node_id, "node id")  # the stores' id rule: node ids are stored with every step
+        except InvalidIdError as exc:
+            raise GraphValidationError(str(exc)) from exc
+        if node_id == FAN_OUT_NODE:
+            raise GraphValidationError(f"node id {FAN_OUT_NODE!r} is reserved for fan-out steps")
         if node_id in self._wiring.nodes:
             raise DuplicateNodeError(f"node {node_id!r} was already added", node_id=node_id)
         replaces = False
@@ -834,21 +832,12 @@ class Engine(Generic[S]):
         )
 
 
-def _storable_id(text: str) -> bool:
-    """Whether every store can hold `text` as an id: valid UTF-8 (no lone surrogate), no NUL."""
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return "\x00" not in text
-
-
 def _check_run_id(run_id: Any) -> None:
-    if not isinstance(run_id, str) or not run_id or not _storable_id(run_id):
-        raise GraphValidationError(
-            f"a run id must be a non-empty string, valid UTF-8 without NUL, got {run_id!r}",
-            run_id=run_id if isinstance(run_id, str) else None,
-        )
+    """The stores' one id rule (`store.check_id`), raised as the engine's `GraphValidationError`."""
+    try:
+        check_id(run_id)
+    except InvalidIdError as exc:
+        raise GraphValidationError(str(exc), run_id=run_id if isinstance(run_id, str) else None) from exc
 
 
 def _check_node_options(node_id: str, retries: Any, timeout: Any, backoff: Any) -> None:
