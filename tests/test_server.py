@@ -82,7 +82,7 @@ async def app_env() -> AsyncIterator[tuple[Any, httpx.AsyncClient, types.ModuleT
     transport = httpx.ASGITransport(app=app)
     async with (
         app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://test") as client,
+        httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client,
     ):
         yield app, client, mod
 
@@ -347,7 +347,7 @@ async def secured() -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(load_app_module().build(MemoryStore()), token="s3cret")
     async with (
         app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client,
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as client,
     ):
         yield client
 

@@ -26,7 +26,8 @@ def _app(token: str | None) -> Any:
 
     asyncio.run(eng.run("done", {"n": 0}))
     asyncio.run(eng.run("paused", {"n": 10}))
-    return create_app(eng, token=token)
+    # Schemathesis's ASGI client sends `Host: testserver` (Starlette's test client).
+    return create_app(eng, token=token, allowed_hosts=["testserver"])
 
 
 open_schema = schemathesis.openapi.from_asgi("/openapi.json", _app(None))

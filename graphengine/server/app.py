@@ -14,7 +14,8 @@ Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
     GET  /api/graph                     the graph as JSON, DOT, Mermaid or SVG (?format=, ?run= highlights a run)
     GET  /                              the inspector page (see `graphengine.server.inspector`)
 
-Errors are JSON `{"detail": ...}` with these status codes: 404 an unknown run (or step);
+Errors are JSON `{"detail": ...}` with these status codes (`graphengine.server.errors`): 404 an
+unknown run (or step);
 409 a run id that exists, a run already running in this server, a cancel of a run that is not
 running here, a graph or state schema that changed since the run started; 422 a request or an
 initial state that does not validate (`detail` lists the field errors, FastAPI's shape, with
@@ -31,110 +32,62 @@ the page and the schema included, refuses a request without `Authorization: Bear
 the `graphengine_token` cookie with 401. Opening `/?token=TOKEN` in a browser sets that cookie
 (HttpOnly, SameSite=Strict) and redirects to `/`, so the page and its event stream work
 without the token in any URL afterwards.
+
+Who may connect (`graphengine.server.security`): without a token, only requests whose `Host`
+(and, for POST, `Origin`) is a loopback name are served (403 otherwise), so a web page cannot
+reach the API through DNS rebinding or a cross-site form; `allowed_hosts` widens the list.
+
+Limits (`graphengine.server.limits`): a request body over `max_body` bytes (default 1 MiB) is
+refused with 413 while it is read; a run id a URL path segment cannot carry (empty, `.`, `..`,
+`/`, control characters, over 200 characters) and a NaN or infinity in a body are refused with
+422. Any other error is a JSON 500 naming the exception; tracebacks go to the server log only.
 """
 
 from __future__ import annotations
 
-import asyncio
-import hmac
 import json
 import os
 import uuid
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from pydantic_core import to_jsonable_python
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import HTTPConnection
-from starlette.types import ASGIApp, Receive, Scope, Send
 
-from emit import Event
-from store import CorruptRecordError, InvalidIdError, RunRecord, RunStatus
+from store import RunRecord, RunStatus, StoreError
 
 from ..engine import Engine
-from ..errors import (
-    GraphChangedError,
-    GraphError,
-    RunExistsError,
-    RunNotFoundError,
-    SchemaVersionError,
-    StateValidationError,
-)
-from ..routing import Next, NextKind
+from ..errors import GraphError, RunExistsError, StateValidationError
 from ..viz import RunPath, run_path, to_dot, to_mermaid
+from .errors import (
+    AlreadyRunningError,
+    ErrorBoundary,
+    StepNotFoundError,
+    describe,
+    field_errors,
+    status_of,
+)
+from .forms import delta_doc, jsonable, route_doc
 from .inspector import graph_json, graph_svg, inspector_html
+from .limits import MAX_BODY, BodyLimit, RunId, nonfinite
+from .live import EVENTS_KEPT, RunManager
+from .security import LOOPBACK_HOSTS, BearerAuth, HostCheck
 
 __all__ = ["TOKEN_ENV", "RunManager", "create_app", "token_from_env"]
 
 TOKEN_ENV = "GRAPHENGINE_TOKEN"  # noqa: S105 (a variable name, not a secret)
 """The environment variable `graphengine serve` reads the bearer token from."""
 
-_COOKIE = "graphengine_token"
-_DURATIONS_KEPT = 1000
-
 
 def token_from_env(name: str = TOKEN_ENV) -> str | None:
     """The bearer token in environment variable `name` (None when unset or empty: no auth)."""
     return os.environ.get(name) or None
-
-
-# ---------------------------------------------------------------------- JSON forms
-
-
-def route_doc(route: Next) -> dict[str, Any]:
-    """A `Next` as JSON: kind, target, branch nodes, interrupt payload and its short text."""
-    return {
-        "kind": str(route.kind),
-        "target": route.target,
-        "branches": [b.node for b in route.branches],
-        "payload": jsonable(route.payload) if route.kind is NextKind.INTERRUPT else None,
-        "text": repr(route),
-    }
-
-
-def _fallback(obj: Any) -> Any:
-    if isinstance(obj, Next):
-        return route_doc(obj)
-    return repr(obj)
-
-
-def jsonable(value: Any) -> Any:
-    """`value` as plain JSON data (pydantic models, dataclasses, enums...; `repr` of anything else)."""
-    if isinstance(value, Next):
-        return route_doc(value)
-    return to_jsonable_python(value, fallback=_fallback)
-
-
-def delta_doc(delta: Any) -> Any:
-    """A delta as JSON: for a pydantic model only the fields it set (what the reducer merges)."""
-    if isinstance(delta, BaseModel):
-        return delta.model_dump(mode="json", exclude_unset=True, fallback=_fallback)
-    return jsonable(delta)
-
-
-def event_doc(ev: Event, seq: int) -> dict[str, Any]:
-    """An event of a run as JSON, numbered `seq` in the server's log of that run."""
-    meta = {k: delta_doc(v) if k == "delta" else jsonable(v) for k, v in ev.meta.items()}
-    if "branches" in meta:
-        meta["branches"] = [delta_doc(b) for b in ev.meta["branches"]]
-    return {
-        "seq": seq,
-        "run_id": ev.run_id,
-        "step": ev.step,
-        "node_id": ev.node_id,
-        "kind": str(ev.kind),
-        "msg": ev.msg,
-        "meta": meta,
-        "ts": ev.ts,
-    }
 
 
 # ---------------------------------------------------------------------- API models
@@ -201,8 +154,8 @@ class StartRun(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    run_id: str | None = Field(default=None, min_length=1, max_length=200, pattern=r"^[^/\s]+$")
-    """The id of the new run (default: a random one)."""
+    run_id: RunId | None = None
+    """The id of the new run (default: a random one); see `graphengine.server.limits.check_run_id`."""
     state: dict[str, Any] = Field(default_factory=dict)
     """The initial state, validated against the engine's state type."""
 
@@ -348,251 +301,6 @@ class GraphFormat(StrEnum):
     SVG = "svg"
 
 
-# ---------------------------------------------------------------------- errors
-
-
-class AlreadyRunningError(GraphError):
-    """The run is being driven by this server already."""
-
-
-class NotRunningError(GraphError):
-    """Cancel of a run that this server does not drive."""
-
-
-class StepNotFoundError(GraphError):
-    """A step number outside the run's steps."""
-
-
-def _field_errors(exc: ValidationError) -> list[dict[str, Any]]:
-    return [
-        {"loc": ["body", "state", *e["loc"]], "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_context=False, include_input=False)
-    ]
-
-
-_STATUS: tuple[tuple[type[Exception], int], ...] = (
-    (RunNotFoundError, 404),
-    (StepNotFoundError, 404),
-    # An id no store can hold (empty, NUL, lone surrogate, over 255 characters) names no run.
-    (InvalidIdError, 404),
-    (RunExistsError, 409),
-    (AlreadyRunningError, 409),
-    (NotRunningError, 409),
-    (GraphChangedError, 409),
-    (SchemaVersionError, 409),
-    (StateValidationError, 422),
-    (CorruptRecordError, 500),
-)
-"""Typed errors -> HTTP status, most specific first; any other `GraphError` is a 500."""
-
-
-def status_of(exc: Exception) -> int:
-    """The HTTP status an engine or store error maps to."""
-    for tp, code in _STATUS:
-        if isinstance(exc, tp):
-            return code
-    return 500
-
-
-# ---------------------------------------------------------------------- live runs
-
-
-@dataclass(eq=False)
-class _Live:
-    """A run this server drives: its task, its event log and the SSE clients listening."""
-
-    run_id: str
-    started: asyncio.Event = field(default_factory=asyncio.Event)
-    log: list[dict[str, Any]] = field(default_factory=list)
-    listeners: set[asyncio.Queue[dict[str, Any] | None]] = field(default_factory=set)
-    task: asyncio.Task[None] | None = None
-    error: BaseException | None = None
-    done: bool = False
-
-    def publish(self, doc: dict[str, Any]) -> None:
-        self.log.append(doc)
-        for q in self.listeners:
-            q.put_nowait(doc)
-
-
-class RunManager:
-    """The runs this server drives, each an asyncio task reading the run's stream.
-
-    The event log of a live run is kept while it runs, so an SSE client that connects late
-    gets every event of the current drive from its start.
-    """
-
-    def __init__(self, engine: Engine[Any]) -> None:
-        self.engine = engine
-        """The engine runs are driven with."""
-        self.live: dict[str, _Live] = {}
-        """Run id -> its live drive."""
-        self.node_ms: OrderedDict[str, dict[int, float]] = OrderedDict()
-        """Run id -> step -> node duration seen by this server (the newest runs only)."""
-
-    def is_live(self, run_id: str) -> bool:
-        """Whether this server drives the run now."""
-        return run_id in self.live
-
-    async def start(self, run_id: str, state: Any, *, wait: bool) -> None:
-        """Start `run_id` from a validated `state`; returns once the run exists (or after it ends with `wait`)."""
-        if run_id in self.live:
-            raise AlreadyRunningError(f"run {run_id!r} is already running in this server", run_id=run_id)
-        await self._launch(run_id, lambda: self.engine.stream(run_id, state), wait=wait)
-
-    async def resume(self, run_id: str, kw: Mapping[str, Any], *, wait: bool) -> None:
-        """Resume `run_id` (`kw` may hold `input`); 409 if this server drives it already."""
-        if run_id in self.live:
-            raise AlreadyRunningError(
-                f"run {run_id!r} is already running in this server; cancel it or wait for it", run_id=run_id
-            )
-        await self.engine.get_run(run_id)  # 404 before anything starts
-        await self._launch(run_id, lambda: self.engine.stream_resume(run_id, **kw), wait=wait)
-
-    async def cancel(self, run_id: str) -> None:
-        """Cancel the task driving `run_id` and wait until its status is stored as cancelled."""
-        live = self.live.get(run_id)
-        if live is None or live.task is None:
-            await self.engine.get_run(run_id)  # 404 for an unknown run
-            raise NotRunningError(
-                f"run {run_id!r} is not running in this server; only runs it drives can be cancelled",
-                run_id=run_id,
-            )
-        live.task.cancel()
-        await asyncio.wait([live.task])
-
-    async def close(self) -> None:
-        """Cancel every live run (they stay resumable)."""
-        tasks = [lv.task for lv in self.live.values() if lv.task is not None]
-        for t in tasks:
-            t.cancel()
-        if tasks:
-            await asyncio.wait(tasks)
-
-    async def _launch(self, run_id: str, open_stream: Callable[[], Any], *, wait: bool) -> None:
-        live = _Live(run_id)
-        self.live[run_id] = live
-        self.node_ms.pop(run_id, None)
-        durations: dict[int, float] = {}
-        self.node_ms[run_id] = durations
-        while len(self.node_ms) > _DURATIONS_KEPT:
-            self.node_ms.popitem(last=False)
-        live.task = asyncio.create_task(self._drive(live, open_stream, durations), name=f"run {run_id}")
-        if wait:
-            await asyncio.wait([live.task])
-        else:
-            waiter = asyncio.ensure_future(live.started.wait())
-            await asyncio.wait([live.task, waiter], return_when=asyncio.FIRST_COMPLETED)
-            waiter.cancel()
-        if live.error is not None and not live.log:
-            # The run never started (its id exists, the graph is malformed...): report it.
-            raise live.error
-
-    async def _drive(self, live: _Live, open_stream: Callable[[], Any], durations: dict[int, float]) -> None:
-        status: str | None = None
-        try:
-            async with open_stream() as stream:
-                async for ev in stream:
-                    kind = str(ev.kind)
-                    if kind == "node_end" and "branch" not in ev.meta and "ms" in ev.meta:
-                        durations[ev.step] = float(ev.meta["ms"])
-                    live.publish(event_doc(ev, len(live.log)))
-                    live.started.set()
-        except asyncio.CancelledError:
-            status = str(RunStatus.CANCELLED)
-        except Exception as exc:
-            live.error = exc
-            live.publish(
-                {
-                    "seq": len(live.log),
-                    "run_id": live.run_id,
-                    "kind": "failed",
-                    "msg": f"{type(exc).__name__}: {exc}",
-                    "meta": {"status_code": status_of(exc)},
-                }
-            )
-        finally:
-            live.done = True
-            if self.live.get(live.run_id) is live:
-                del self.live[live.run_id]
-            if status is None:
-                try:
-                    rec = await self.engine.store.get_run(live.run_id)
-                    status = str(rec.status) if rec is not None else None
-                except Exception:  # the end event must go out whatever the store does
-                    status = None
-            live.publish({"seq": len(live.log), "run_id": live.run_id, "kind": "end", "status": status})
-            for q in live.listeners:
-                q.put_nowait(None)
-            live.started.set()
-
-    async def events(self, run_id: str, after: int) -> AsyncIterator[dict[str, Any]]:
-        """The events of the live drive of `run_id` with `seq > after`, then its end; just an end if none."""
-        live = self.live.get(run_id)
-        if live is None:
-            rec = await self.engine.get_run(run_id)
-            yield {"seq": after + 1, "run_id": run_id, "kind": "end", "status": str(rec.status)}
-            return
-        q: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        backlog = [d for d in live.log if d["seq"] > after]
-        live.listeners.add(q)
-        try:
-            for doc in backlog:
-                yield doc
-            if live.done:
-                return
-            while True:
-                item = await q.get()
-                if item is None:
-                    return
-                if item["seq"] > after:
-                    yield item
-        finally:
-            live.listeners.discard(q)
-
-
-# ---------------------------------------------------------------------- auth
-
-
-class BearerAuth:
-    """ASGI middleware refusing every request without the token (401), page and schema included.
-
-    Accepted: `Authorization: Bearer TOKEN`, or the `graphengine_token` cookie. `GET /?token=TOKEN`
-    sets the cookie and redirects to `/` (for browsers, whose EventSource cannot send headers).
-    """
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token.encode()
-
-    def _ok(self, value: str | None) -> bool:
-        return value is not None and hmac.compare_digest(value.encode(), self.token)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        conn = HTTPConnection(scope)
-        auth = conn.headers.get("authorization", "")
-        scheme, _, cred = auth.partition(" ")
-        if (scheme.lower() == "bearer" and self._ok(cred.strip())) or self._ok(conn.cookies.get(_COOKIE)):
-            await self.app(scope, receive, send)
-            return
-        if scope["type"] == "http" and conn.url.path == "/" and self._ok(conn.query_params.get("token")):
-            resp: Response = Response(status_code=303, headers={"location": "/"})
-            resp.set_cookie(_COOKIE, self.token.decode(), httponly=True, samesite="strict")
-            await resp(scope, receive, send)
-            return
-        if scope["type"] != "http":
-            await send({"type": "websocket.close", "code": 1008})
-            return
-        await JSONResponse(
-            {"detail": "missing or wrong bearer token (send Authorization: Bearer TOKEN)"},
-            status_code=401,
-            headers={"www-authenticate": 'Bearer realm="graphengine"'},
-        )(scope, receive, send)
-
-
 # ---------------------------------------------------------------------- the app
 
 
@@ -602,16 +310,30 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def create_app(engine: Engine[Any], *, token: str | None = None, title: str | None = None) -> FastAPI:
+def create_app(
+    engine: Engine[Any],
+    *,
+    token: str | None = None,
+    title: str | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    max_body: int = MAX_BODY,
+    events_kept: int = EVENTS_KEPT,
+) -> FastAPI:
     """The HTTP API and inspector of `engine` (runs in `engine.store`), as an ASGI application.
 
     `token`: when set, every route requires it (see the module docstring); `token_from_env()`
-    reads it from `$GRAPHENGINE_TOKEN`. The engine's graph is validated here, so a malformed
-    graph fails at start-up, not on the first request. The interactive `/docs` page is off
-    (its assets come from a CDN); the schema is served at `/openapi.json`.
+    reads it from `$GRAPHENGINE_TOKEN`. `allowed_hosts`: the host names the `Host` header (and
+    a POST's `Origin`) may carry; default: the loopback names without a token, any host with
+    one (`"*"` allows any; see `graphengine.server.security`). `max_body`: request body limit
+    in bytes (413 above it). `events_kept`: recent events a live run keeps in memory (older
+    ones are rebuilt from the store for SSE clients). The engine's graph is validated here, so
+    a malformed graph fails at start-up, not on the first request. The interactive `/docs`
+    page is off (its assets come from a CDN); the schema is served at `/openapi.json`.
     """
     engine.validate()
-    runs = RunManager(engine)
+    if allowed_hosts is None:
+        allowed_hosts = ("*",) if token else LOOPBACK_HOSTS
+    runs = RunManager(engine, events_kept=events_kept)
     name = title or f"graphengine: {getattr(engine.state_type, '__name__', 'graph')}"
 
     @asynccontextmanager
@@ -628,23 +350,30 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
         lifespan=lifespan,
         responses={
             400: {"model": Problem, "description": "A request body that cannot be parsed"},
+            403: {"model": Problem, "description": "A Host or Origin outside the allowed hosts"},
+            413: {"model": Problem, "description": "A request body over the size limit"},
             **({401: {"model": Problem, "description": "Missing or wrong token"}} if token else {}),
         },
     )
     app.state.runs = runs
     app.state.engine = engine
+    # Added innermost first: a request meets the error boundary, the host check, the token
+    # check and the body limit, in that order.
+    app.add_middleware(BodyLimit, limit=max_body)
     if token:
         app.add_middleware(BearerAuth, token=token)
         _document_bearer(app)
+    app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
+    app.add_middleware(ErrorBoundary)
 
     async def on_error(request: Request, exc: Exception) -> Response:
-        return JSONResponse({"detail": str(exc)}, status_code=status_of(exc))
+        return JSONResponse({"detail": describe(exc)}, status_code=status_of(exc))
 
     async def on_state_error(request: Request, exc: Exception) -> Response:
         cause = exc.__cause__
         if isinstance(cause, ValidationError):
-            return JSONResponse({"detail": _field_errors(cause)}, status_code=422)
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+            return JSONResponse({"detail": field_errors(cause)}, status_code=422)
+        return JSONResponse({"detail": describe(exc)}, status_code=422)
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
@@ -665,8 +394,7 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
 
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(GraphError, on_error)
-    app.add_exception_handler(CorruptRecordError, on_error)
-    app.add_exception_handler(InvalidIdError, on_error)
+    app.add_exception_handler(StoreError, on_error)
     app.add_exception_handler(StateValidationError, on_state_error)
 
     adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
@@ -736,6 +464,7 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
     ) -> RunDetail:
         """Start a run from an initial state (validated against the state type: 422 with the field errors)."""
         run_id = body.run_id or uuid.uuid4().hex[:12]
+        _refuse_nonfinite(body.state, ("body", "state"))
         try:
             state = adapter.validate_python(body.state)
         except ValidationError as exc:
@@ -746,13 +475,13 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
         return await detail(run_id)
 
     @app.get("/api/runs/{run_id}", response_model=RunDetail, tags=["runs"], responses={404: _ERRORS[404]})
-    async def get_run(run_id: str) -> RunDetail:
+    async def get_run(run_id: RunId) -> RunDetail:
         """A run: status, current state, what it waits for."""
         return await detail(run_id)
 
     @app.get("/api/runs/{run_id}/state", tags=["runs"], responses={404: _ERRORS[404]})
     async def get_state(
-        run_id: str,
+        run_id: RunId,
         step: Annotated[int | None, Query(ge=0, description="after this step (0: initial)")] = None,
     ) -> Any:
         """The state after the last committed step, or after step `step`."""
@@ -774,13 +503,13 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
         responses={404: _ERRORS[404]},
     )
     async def history(
-        run_id: str,
+        run_id: RunId,
         states: Annotated[bool, Query(description="include the state after each step")] = False,
     ) -> list[StepInfo]:
         """Every committed step, oldest first, with deltas, routes, timings and per-field sizes."""
         rec = await engine.get_run(run_id)
         views = await engine.history(run_id)
-        seen = runs.node_ms.get(run_id, {})
+        seen = runs.node_ms.get(run_id)
         out = []
         prev = rec.created_at
         for v in views:
@@ -794,7 +523,7 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
                     error=v.error,
                     ts=v.ts,
                     elapsed_ms=round((v.ts - prev) * 1e3, 3) if prev and v.ts else None,
-                    node_ms=seen.get(v.step),
+                    node_ms=seen.get(v.step) if seen is not None else None,
                     sizes=v.sizes,
                     state=jsonable(v.state) if states else None,
                 )
@@ -809,12 +538,14 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
         responses={404: _ERRORS[404], 409: _ERRORS[409]},
     )
     async def resume(
-        run_id: str,
+        run_id: RunId,
         body: Annotated[ResumeRun | None, Body()] = None,
         wait: Annotated[bool, Query(description="answer when the run stops or pauses")] = False,
     ) -> RunDetail:
         """Continue a run from its last committed step; `input` answers an interrupt."""
         kw = {"input": body.input} if body is not None and "input" in body.model_fields_set else {}
+        if kw:
+            _refuse_nonfinite(kw["input"], ("body", "input"))
         await runs.resume(run_id, kw, wait=wait)
         return await detail(run_id)
 
@@ -824,7 +555,7 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
         tags=["runs"],
         responses={404: _ERRORS[404], 409: _ERRORS[409]},
     )
-    async def cancel(run_id: str) -> RunDetail:
+    async def cancel(run_id: RunId) -> RunDetail:
         """Cancel a run this server drives; its status becomes `cancelled` (resume continues it)."""
         await runs.cancel(run_id)
         return await detail(run_id)
@@ -835,7 +566,7 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
         tags=["runs"],
         responses={404: _ERRORS[404], 409: _ERRORS[409]},
     )
-    async def replay(run_id: str) -> ReplayInfo:
+    async def replay(run_id: RunId) -> ReplayInfo:
         """Re-execute the run's nodes against its record (tools served from it, nothing written)."""
         if runs.is_live(run_id):
             raise AlreadyRunningError(f"run {run_id!r} is running; replay it when it stops", run_id=run_id)
@@ -870,7 +601,7 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
     )
     async def events(
         request: Request,
-        run_id: str,
+        run_id: RunId,
         after: Annotated[int, Query(ge=-1, description="skip events numbered up to this")] = -1,
     ) -> StreamingResponse:
         """The run's events as Server-Sent Events while this server drives it, then an `end` event.
@@ -917,7 +648,7 @@ def create_app(engine: Engine[Any], *, token: str | None = None, title: str | No
     )
     async def graph(
         format: Annotated[GraphFormat, Query()] = GraphFormat.JSON,
-        run: Annotated[str | None, Query(description="highlight this run's path")] = None,
+        run: Annotated[RunId | None, Query(description="highlight this run's path")] = None,
         layout: Annotated[
             Literal["auto", "graphviz", "simple"],
             Query(description="svg: Graphviz `dot` when installed, else the built-in layout"),
@@ -965,3 +696,20 @@ def _meta(rec: RunRecord) -> dict[str, Any]:
     except ValueError:
         return {}
     return doc if isinstance(doc, dict) else {}
+
+
+def _refuse_nonfinite(value: Any, prefix: tuple[str, ...]) -> None:
+    """422 naming where a NaN or infinity sits in `value`: JSON has no such numbers to store."""
+    found = nonfinite(value)
+    if found is None:
+        return
+    loc, number = found
+    raise RequestValidationError(
+        [
+            {
+                "loc": [*prefix, *loc],
+                "msg": f"{number} is not a JSON number (NaN and infinities cannot be stored)",
+                "type": "finite_number",
+            }
+        ]
+    )
