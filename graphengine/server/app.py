@@ -54,6 +54,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from fastapi import Body, FastAPI, Query, Request, Response
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.routing import APIRoute
@@ -331,6 +332,8 @@ def create_app(
     page is off (its assets come from a CDN); the schema is served at `/openapi.json`.
     """
     engine.validate()
+    if max_body < 0:
+        raise ValueError(f"max_body is the request body limit in bytes, >= 0; not {max_body}")
     if allowed_hosts is None:
         allowed_hosts = ("*",) if token else LOOPBACK_HOSTS
     runs = RunManager(engine, events_kept=events_kept)
@@ -392,6 +395,14 @@ def create_app(
             headers["allow"] = ", ".join(methods)
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
 
+    async def on_request_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        # FastAPI's shape, but ASCII-escaped: an echoed input may hold a lone surrogate, which
+        # UTF-8 cannot encode (the answer would fail as a 500).
+        body = json.dumps({"detail": jsonable_encoder(exc.errors())}, ensure_ascii=True, default=repr)
+        return Response(body, status_code=422, media_type="application/json")
+
+    app.add_exception_handler(RequestValidationError, on_request_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(GraphError, on_error)
     app.add_exception_handler(StoreError, on_error)
