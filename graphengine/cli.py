@@ -8,6 +8,7 @@
     graphengine replay  MODULE:ENGINE RUN [--store URL] [--json]
     graphengine render  MODULE:ENGINE [-o FILE] [--format dot|mermaid|png|svg|pdf] [--run RUN --store URL]
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
+                        [--allow-host NAME ...] [--max-body BYTES]
     graphengine worker  MODULE:ENGINE --store URL [--queue-dsn DSN] [--concurrency N] [--ttl S]
 
 `--store` may come before or after the subcommand, or from `GRAPHENGINE_STORE`. `MODULE:ENGINE`
@@ -16,7 +17,9 @@ called with the store when it takes an argument (`examples.research:build`).
 
 Exit codes: 0 success; 1 a replay diverged or a resumed run failed (the report or the error is
 printed); 2 a usage mistake (unknown run, bad URL, bad MODULE:ENGINE, bad JSON), as one line on
-stderr, never a traceback (`GRAPHENGINE_DEBUG=1` shows it). Tables use `rich` when it is
+stderr, never a traceback (`GRAPHENGINE_DEBUG=1` shows it); 3 anything unexpected (a factory
+that raises, a server that cannot start...), also as one line. Numbers are checked when parsed
+(a port in 0..65535, counts >= 1, finite positive seconds). Tables use `rich` when it is
 installed and stdout is a terminal (`pip install graphengine[cli]`), plain aligned text otherwise;
 `--json` output is for programs.
 """
@@ -29,7 +32,10 @@ import copy
 import importlib
 import inspect
 import json
+import logging
+import math
 import os
+import socket
 import sys
 import traceback
 from collections.abc import Callable, Coroutine, Sequence
@@ -171,6 +177,8 @@ def _load_engine(spec: str, store: Store | None) -> Engine[Any]:
         obj: Any = importlib.import_module(mod_name)
     except ImportError as exc:
         raise CliError(f"cannot import module {mod_name!r} (from {spec!r}): {exc}") from exc
+    except Exception as exc:  # the module itself fails: a syntax error, an error at import time
+        raise CliError(f"importing module {mod_name!r} failed: {type(exc).__name__}: {exc}") from exc
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -193,7 +201,12 @@ def _load_engine(spec: str, store: Store | None) -> Engine[Any]:
             params = []
         if params and store is None:
             raise CliError(f"{spec} needs a store: pass --store URL")
-        eng = obj(store) if params else obj()
+        try:
+            eng = obj(store) if params else obj()
+        except (CliError, GraphError, StoreError):
+            raise
+        except Exception as exc:
+            raise CliError(f"{spec} failed: {type(exc).__name__}: {exc}") from exc
         if isinstance(eng, Engine):
             return eng
         raise CliError(f"{spec} returned {type(eng).__name__}, not an Engine")
@@ -482,19 +495,87 @@ async def cmd_serve(args: argparse.Namespace) -> int:
         import uvicorn
 
         from .server import create_app, token_from_env
+        from .server.security import LOOPBACK_HOSTS, is_loopback
     except ImportError as exc:
         raise CliError(f"serve needs the server extra: pip install graphengine[server] ({exc})") from exc
     url = args.store or args.store_main or os.environ.get("GRAPHENGINE_STORE")
     if not url:
         raise CliError("no store: pass --store URL (e.g. --store sqlite:///runs.db) or set GRAPHENGINE_STORE")
-    store = open_store(url)  # serve starts runs: unlike the inspecting commands, it may create the database
+    token = token_from_env(args.token_env)
+    # Bind before anything else: a bad host or port, or a port in use, is one line, not a traceback.
+    sock = _listen(args.host, args.port)
     try:
-        app = create_app(_load_engine(args.engine, store), token=token_from_env(args.token_env))
-        config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
-        await uvicorn.Server(config).serve()
+        allowed = _allowed_hosts(args.host, args.allow_host, token, LOOPBACK_HOSTS, is_loopback)
+        store = open_store(
+            url
+        )  # serve starts runs: unlike the inspecting commands, it may create the database
+        try:
+            await store.list_runs(
+                limit=1
+            )  # a file that is not a database fails now, not on the first request
+            app = create_app(
+                _load_engine(args.engine, store), token=token, allowed_hosts=allowed, max_body=args.max_body
+            )
+            config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
+            server = uvicorn.Server(config)
+            # Uvicorn logs where it listens only for sockets it binds itself; say it as it would
+            # (the socket already listens: a client connecting now waits in its backlog).
+            where = sock.getsockname()
+            shown = f"[{where[0]}]" if ":" in where[0] else where[0]
+            logging.getLogger("uvicorn.error").info(
+                "Uvicorn running on http://%s:%d (Press CTRL+C to quit)", shown, where[1]
+            )
+            await server.serve(sockets=[sock])
+            if not server.started:
+                raise CliError("the server did not start (see its log above)")
+        finally:
+            await store.close()
     finally:
-        await store.close()
+        sock.close()
     return 0
+
+
+def _allowed_hosts(
+    host: str, extra: Sequence[str] | None, token: str | None, loopback: Sequence[str], is_loopback: Any
+) -> list[str] | None:
+    """The Host allow-list for `serve` (None: the server's default), refusing an open port without a token."""
+    if not is_loopback(host) and not token and not extra:
+        raise CliError(
+            f"refusing to serve on {host} without a token: anyone who reaches the port could start runs. "
+            "Set $GRAPHENGINE_TOKEN (or --token-env VAR), or name the host names clients use "
+            "with --allow-host NAME (--allow-host '*' for any)"
+        )
+    if not extra:
+        return None
+    hosts = [*loopback, *extra]
+    if host not in ("0.0.0.0", "::", ""):  # noqa: S104 (comparing, not binding)
+        hosts.append(host)
+    if not token:
+        print(
+            f"{_PROG}: WARNING: serving on {host} WITHOUT A TOKEN to hosts {', '.join(extra)}: "
+            "anyone who reaches the port can start and resume runs",
+            file=sys.stderr,
+        )
+    return hosts
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port` (SO_REUSEADDR, as uvicorn binds); CliError naming what failed."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise CliError(f"cannot listen on {host!r}: not a known host or address ({exc})") from None
+    family, kind, proto, _, addr = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(2048)  # uvicorn's default backlog
+    except OSError as exc:
+        sock.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 async def cmd_resume(args: argparse.Namespace) -> int:
@@ -618,8 +699,6 @@ async def cmd_render(args: argparse.Namespace) -> int:
 
 async def cmd_worker(args: argparse.Namespace) -> int:
     """Serve queued runs of an engine until SIGINT/SIGTERM (see `graphengine.workers`)."""
-    import logging
-
     from .workers import serve
 
     logging.basicConfig(
@@ -647,6 +726,34 @@ async def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _int_type(lo: int, hi: int, what: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{what} must be in {lo}..{hi}, not {value}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"seconds must be a finite number > 0, not {text}")
+    return value
+
+
+_PORT = _int_type(0, 65535, "a port")
+_COUNT = _int_type(1, 1_000_000_000, "a count")
+_BYTES = _int_type(0, 2**62, "a size in bytes")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `graphengine` command."""
     p = argparse.ArgumentParser(
@@ -666,7 +773,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("runs", cmd_runs, "list runs with their status, newest first")
     sp.add_argument("--status", help="only runs with this status")
-    sp.add_argument("--limit", type=int, default=100)
+    sp.add_argument("--limit", type=_COUNT, default=100)
     sp.add_argument("--json", action="store_true")
 
     sp = add("show", cmd_show, "a run's steps as a table, or its state at one step")
@@ -689,12 +796,25 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("serve", cmd_serve, "serve an engine's HTTP API and run inspector (extra: server)")
     sp.add_argument("engine", metavar="MODULE:ENGINE")
     sp.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
-    sp.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free port)")
+    sp.add_argument("--port", type=_PORT, default=8000, help="port (default: 8000; 0: any free port)")
     sp.add_argument(
         "--token-env",
         default="GRAPHENGINE_TOKEN",
         metavar="VAR",
         help="environment variable holding the bearer token; when set, every route requires it",
+    )
+    sp.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="NAME",
+        help="a host name clients may use (Host header), besides the loopback names; '*.domain', or '*' for any",
+    )
+    sp.add_argument(
+        "--max-body",
+        type=_BYTES,
+        default=1024 * 1024,
+        metavar="BYTES",
+        help="request body limit (default: 1 MiB)",
     )
     sp.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
 
@@ -722,10 +842,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="PostgreSQL of the queue (default: $GRAPHENGINE_QUEUE_DSN or the store's)",
     )
     sp.add_argument("--queue", default="graphengine", help="procrastinate queue to serve")
-    sp.add_argument("--concurrency", type=int, default=8, metavar="N", help="runs driven at once")
-    sp.add_argument("--ttl", type=float, default=30.0, metavar="S", help="lease length in seconds")
+    sp.add_argument("--concurrency", type=_COUNT, default=8, metavar="N", help="runs driven at once")
+    sp.add_argument("--ttl", type=_seconds, default=30.0, metavar="S", help="lease length in seconds")
     sp.add_argument(
-        "--stalled-after", type=float, metavar="S", help="re-queue jobs of workers silent this long (2 x ttl)"
+        "--stalled-after",
+        type=_seconds,
+        metavar="S",
+        help="re-queue jobs of workers silent this long (2 x ttl)",
     )
     sp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     sp = add(
@@ -766,3 +889,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{_PROG}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if os.environ.get("GRAPHENGINE_DEBUG"):
+            traceback.print_exc()
+        text = " ".join(str(exc).split())
+        print(
+            f"{_PROG}: unexpected error: {type(exc).__name__}: {text} (GRAPHENGINE_DEBUG=1 shows where)",
+            file=sys.stderr,
+        )
+        return 3
