@@ -30,7 +30,7 @@ def check_id(value: object, what: str = "run id") -> None:
         raise InvalidIdError(f"{what} must be a str, got {type(value).__name__} {value!r:.60}", value=value)
     n = len(value)
     if n == 0:
-        raise InvalidIdError(f"{what} is empty", value=value)
+        raise InvalidIdError(f"{what} {value!r} is empty: an id has at least one character", value=value)
     if n > MAX_ID_CHARS:
         raise InvalidIdError(
             f"{what} {value[:40]!r}... has {n} characters; at most {MAX_ID_CHARS} are allowed", value=value
