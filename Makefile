@@ -31,7 +31,8 @@ typecheck: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check graphengine store emit goap
+	$(BIN)/ruff format --check src
+	$(BIN)/lint-imports
 
 test: unit typecheck lint
 

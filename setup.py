@@ -11,14 +11,14 @@ setup(
     ext_modules=[
         Extension(
             "goap._lmcut",
-            sources=["goap/_lmcut.c", "goap/_astar.c", "goap/_canon.c"],
-            depends=["goap/_lmcut.h"],
+            sources=["src/goap/_lmcut.c", "src/goap/_astar.c", "src/goap/_canon.c"],
+            depends=["src/goap/_lmcut.h"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,
         ),
         Extension(
             "goap._ground",
-            sources=["goap/_ground.c"],
+            sources=["src/goap/_ground.c"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,
         ),

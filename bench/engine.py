@@ -62,7 +62,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from graphengine import Branch, Context, Engine, NodeResult, Options, append, fan_out, goto, stop
-from store import MemoryStore, RunRecord, RunStatus, SQLiteStore, StepRecord
+from graphengine.store import MemoryStore, RunRecord, RunStatus, SQLiteStore, StepRecord
 
 SYNCHRONOUS = "NORMAL"
 """``PRAGMA synchronous`` of every SQLite variant (our store's default in WAL mode)."""

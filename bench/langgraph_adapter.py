@@ -31,7 +31,7 @@ from typing import Annotated, Any
 from typing_extensions import TypedDict
 
 from bench.engine import Counter, _lg_config, item, langgraph_loop, measure_file, our_engine, target_of
-from store import MemoryStore
+from graphengine.store import MemoryStore
 
 BLOB_BYTES = 10_000
 """Size of the unchanged field of the growing state."""
@@ -144,8 +144,8 @@ async def saver_rows(grow_steps: int = 1000, tmp: Path | None = None) -> list[Sa
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     from graphengine.adapters.langgraph_saver import GraphEngineSaver
-    from store.lg_memory import MemoryCheckpointTable
-    from store.lg_sqlite import SQLiteCheckpointTable
+    from graphengine.store.lg_memory import MemoryCheckpointTable
+    from graphengine.store.lg_sqlite import SQLiteCheckpointTable
 
     with tempfile.TemporaryDirectory() as d:
         base = tmp or Path(d)

@@ -45,7 +45,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from graphengine import Context, Engine, NodeResult, Options, goto, stop
-from store import PostgresStore, RunRecord, RunStatus
+from graphengine.store import PostgresStore, RunRecord, RunStatus
 
 DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 MYSQL_DSN = os.environ.get("GRAPHENGINE_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
@@ -217,7 +217,7 @@ async def ours_one_run_mysql(steps: int) -> float:
     """Seconds for one run of ``steps`` steps on `MySQLStore`."""
     from urllib.parse import urlsplit
 
-    from store import MySQLStore
+    from graphengine.store import MySQLStore
 
     db = await _mysql_database()
     try:

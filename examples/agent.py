@@ -21,12 +21,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from emit import Emitter
 from graphengine import Context, Engine, NodeResult, goto, stop
+from graphengine.emit import Emitter
 from graphengine.models import ChatModel, ChatOut, Message, ToolCall, chat
 from graphengine.models.testing import ScriptedChatModel
+from graphengine.store import SQLiteStore, Store
 from graphengine.tools import run_tool_calls, tool
-from store import SQLiteStore, Store
 
 CORPUS = {
     "goap": "GOAP plans sequences of actions toward a goal.",

@@ -26,7 +26,7 @@ from typing import Any
 from goap import ActionOutcome, ActionSpec, GoalSpec, GoapGraph, GoapState
 from goap.approval import Approval
 from goap.guards import FunctionalGuard, GuardResult
-from store import SQLiteStore
+from graphengine.store import SQLiteStore
 
 WORLD: dict[str, bool] = {
     "source": False,

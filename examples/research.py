@@ -22,9 +22,9 @@ from typing import Annotated
 
 from pydantic import BaseModel
 
-from emit import Emitter, LogEmitter, MultiEmitter, OTelEmitter
 from graphengine import Context, Engine, NodeResult, Options, append, goto, stop
-from store import SQLiteStore
+from graphengine.emit import Emitter, LogEmitter, MultiEmitter, OTelEmitter
+from graphengine.store import SQLiteStore
 
 CORPUS: dict[str, str] = {
     "wal": "SQLite write-ahead logging (WAL) lets readers proceed while a writer appends to the log.",

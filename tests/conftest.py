@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from store import MemoryStore, MySQLStore, PostgresStore, SQLiteStore, Store
+from graphengine.store import MemoryStore, MySQLStore, PostgresStore, SQLiteStore, Store
 
 
 @dataclass(frozen=True)

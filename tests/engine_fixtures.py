@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel
 
 from graphengine import Context, Engine, NodeResult, Options, append, goto, stop
-from store import MemoryStore, Store
+from graphengine.store import MemoryStore, Store
 
 
 class S(BaseModel):
@@ -62,6 +62,6 @@ def memory_factory(tmp: Path) -> Store:
 
 def sqlite_factory(tmp: Path) -> Store:
     """A SQLiteStore on a real file."""
-    from store import SQLiteStore  # type: ignore[attr-defined]
+    from graphengine.store import SQLiteStore  # type: ignore[attr-defined]
 
     return SQLiteStore(tmp / "runs.db")  # type: ignore[no-any-return]

@@ -21,7 +21,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from emit import Event, MemoryEmitter
 from graphengine import (
     Branch,
     Context,
@@ -41,7 +40,8 @@ from graphengine import (
     interrupt,
     stop,
 )
-from store import CorruptRecordError, MemoryStore, RunRecord, RunStatus, Store
+from graphengine.emit import Event, MemoryEmitter
+from graphengine.store import CorruptRecordError, MemoryStore, RunRecord, RunStatus, Store
 
 
 class S(BaseModel):

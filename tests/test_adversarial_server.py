@@ -28,7 +28,7 @@ from server_process import serve  # noqa: E402
 
 from graphengine import Context, Engine, NodeResult, Options, goto, stop  # noqa: E402
 from graphengine.server import create_app  # noqa: E402
-from store import CorruptRecordError, MemoryStore, RunRecord, StoreUnavailableError  # noqa: E402
+from graphengine.store import CorruptRecordError, MemoryStore, RunRecord, StoreUnavailableError  # noqa: E402
 
 
 class S(BaseModel):

@@ -77,7 +77,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (tmp / "cliapp.py").write_text(APP)
     code = (
         "import asyncio, cliapp\n"
-        "from store import SQLiteStore\n"
+        "from graphengine.store import SQLiteStore\n"
         "async def main():\n"
         "    async with SQLiteStore('runs.db') as s:\n"
         "        await cliapp.build(s).run('r1', cliapp.C())\n"

@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel
 
 from graphengine import Context, Engine, NodeResult, append, goto, interrupt, stop
-from store import SQLiteStore
+from graphengine.store import SQLiteStore
 
 
 class Chat(BaseModel):

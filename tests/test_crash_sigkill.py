@@ -48,7 +48,7 @@ from crash.graph import (
 )
 
 from graphengine import FAN_OUT_NODE
-from store import BranchRecord, RunRecord, RunStatus, SQLiteStore, StepRecord
+from graphengine.store import BranchRecord, RunRecord, RunStatus, SQLiteStore, StepRecord
 
 WORKER = Path(__file__).parent / "crash" / "worker.py"
 KILLS = int(os.environ.get("CRASH_RUNS", "30"))

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 from engine_fixtures import S, seed_engine
 
-from emit import Event, EventKind, JSONLEmitter, LogEmitter, MemoryEmitter, MultiEmitter, NullEmitter
+from graphengine.emit import (
+    Event,
+    EventKind,
+    JSONLEmitter,
+    LogEmitter,
+    MemoryEmitter,
+    MultiEmitter,
+    NullEmitter,
+)
 
 
 def test_event_positional_order_follows_the_seed() -> None:

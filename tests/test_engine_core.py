@@ -10,7 +10,6 @@ from engine_fixtures import Doc, S, check, inc, seed_engine
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from emit import EventKind, MemoryEmitter
 from graphengine import (
     Context,
     Engine,
@@ -23,7 +22,8 @@ from graphengine import (
     goto,
     stop,
 )
-from store import MemoryStore, RunStatus, Store
+from graphengine.emit import EventKind, MemoryEmitter
+from graphengine.store import MemoryStore, RunStatus, Store
 
 
 async def test_seed_loop_counts_to_three(store: Store) -> None:
@@ -282,7 +282,7 @@ async def test_a_raising_emitter_never_breaks_a_run(store: Store, caplog: pytest
 
 async def test_node_events_and_ctx_emit_reach_the_emitter(store: Store) -> None:
     """Events a node returns or emits through its context are delivered."""
-    from emit import Event
+    from graphengine.emit import Event
 
     async def talk(ctx: Context, s: S) -> NodeResult[S]:
         ctx.emit("thinking", {"k": 1})

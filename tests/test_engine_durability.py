@@ -23,8 +23,8 @@ from graphengine import (
     interrupt,
     stop,
 )
+from graphengine.store import CorruptRecordError, MemoryStore, RunStatus, Store
 from graphengine.testing import assert_replays
-from store import CorruptRecordError, MemoryStore, RunStatus, Store
 
 
 class R(BaseModel):

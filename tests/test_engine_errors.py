@@ -28,7 +28,7 @@ from graphengine import (
     goto,
     stop,
 )
-from store import CorruptRecordError, MemoryStore, RunStatus, SQLiteStore, StoreError
+from graphengine.store import CorruptRecordError, MemoryStore, RunStatus, SQLiteStore, StoreError
 
 
 class Other(BaseModel):

@@ -28,7 +28,7 @@ from graphengine import (
     interrupt,
     stop,
 )
-from store import MemoryStore, RunStatus, Store
+from graphengine.store import MemoryStore, RunStatus, Store
 
 
 class F(BaseModel):

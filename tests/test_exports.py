@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 
-@pytest.mark.parametrize("package", ["graphengine", "store", "emit"])
+@pytest.mark.parametrize("package", ["graphengine", "graphengine.store", "graphengine.emit"])
 def test_all_is_sorted_importable_and_documented(package: str) -> None:
     """`__all__` is sorted, every name in it exists and has a docstring."""
     mod = importlib.import_module(package)
@@ -27,8 +31,35 @@ def test_core_import_does_not_pull_optional_integrations() -> None:
     import sys
 
     code = (
-        "import sys, graphengine, store, emit\n"
+        "import sys, graphengine, graphengine.store, graphengine.emit\n"
         "bad = [m for m in ('langgraph', 'opentelemetry.sdk', 'langgoap') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_users_store_and_emit_modules_do_not_shadow_ours(tmp_path: Path) -> None:
+    """A `store.py` and an `emit.py` beside a user's app do not break `import graphengine`: the
+    project installs only `graphengine` and `goap` as top-level names."""
+    for name in ("store", "emit"):
+        (tmp_path / f"{name}.py").write_text(
+            f"raise ImportError('the user\\'s own {name}.py was imported')\n"
+        )
+    code = (
+        "import graphengine, goap\n"
+        "from graphengine.store import SQLiteStore\n"
+        "from graphengine.emit import MemoryEmitter\n"
+        "from graphengine import Engine\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_only_graphengine_and_goap_are_top_level_packages() -> None:
+    """The installable tree (`src/`) holds exactly the two top-level packages."""
+    src = Path(__file__).resolve().parents[1] / "src"
+    assert sorted(p.name for p in src.iterdir() if (p / "__init__.py").is_file()) == [
+        "goap",
+        "graphengine",
+    ]

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel
 
-from emit import EventKind, MemoryEmitter
 from graphengine import (
     Branch,
     Context,
@@ -27,7 +26,8 @@ from graphengine import (
     append,
     fan_out,
 )
-from store import MemoryStore, RunStatus, Store
+from graphengine.emit import EventKind, MemoryEmitter
+from graphengine.store import MemoryStore, RunStatus, Store
 
 
 class M(BaseModel):

@@ -9,7 +9,6 @@ from typing import Annotated, Any, ClassVar
 import pytest
 from pydantic import BaseModel
 
-from emit import EventKind, MemoryEmitter
 from graphengine import (
     BudgetExceededError,
     Context,
@@ -22,7 +21,8 @@ from graphengine import (
     goto,
     stop,
 )
-from store import PrunePolicy, RunStatus, SQLiteStore, Store, StoreError
+from graphengine.emit import EventKind, MemoryEmitter
+from graphengine.store import PrunePolicy, RunStatus, SQLiteStore, Store, StoreError
 
 
 class V1(BaseModel):

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel
 
-from emit import MemoryEmitter
 from examples.agent import CORPUS, Agent, build
 from graphengine import Context, Engine, NodeResult, ToolCallError
+from graphengine.emit import MemoryEmitter
 from graphengine.models import ChatOut, Message, OpenAIChatModel, ToolCall, chat
 from graphengine.models.testing import LocalChatServer, ScriptedChatModel, openai_reply
+from graphengine.store import MemoryStore
 from graphengine.testing import assert_replays
-from store import MemoryStore
 
 KEY = "sk-graph-SECRET-9876543210"
 

@@ -29,8 +29,8 @@ from graphengine.models import (
     ToolSpec,
     chat,
 )
+from graphengine.store import MemoryStore
 from graphengine.testing import assert_replays
-from store import MemoryStore
 
 WEATHER = ToolSpec(name="weather", parameters={"type": "object", "properties": {"city": {"type": "string"}}})
 

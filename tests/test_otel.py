@@ -16,9 +16,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 from pydantic import BaseModel
 
-from emit import Event, OTelEmitter
 from graphengine import Context, Engine, NodeError, NodeResult, Options, fan_out, goto, interrupt, stop
-from store import MemoryStore
+from graphengine.emit import Event, OTelEmitter
+from graphengine.store import MemoryStore
 
 
 class St(BaseModel):

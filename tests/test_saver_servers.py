@@ -18,9 +18,9 @@ from test_saver_graphengine import growing
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
-from store import StoreUnavailableError
-from store.lg_mysql import MySQLCheckpointTable
-from store.lg_postgres import PostgresCheckpointTable
+from graphengine.store import StoreUnavailableError
+from graphengine.store.lg_mysql import MySQLCheckpointTable
+from graphengine.store.lg_postgres import PostgresCheckpointTable
 
 SERVERS = ["postgres", "mysql"]
 CFG: Any = {"configurable": {"thread_id": "t"}}

@@ -15,7 +15,7 @@ pytest.importorskip("fastapi", reason="the server extra is not installed (pip in
 httpx = pytest.importorskip("httpx")
 
 from graphengine.server import create_app, simple_svg  # noqa: E402
-from store import MemoryStore  # noqa: E402
+from graphengine.store import MemoryStore  # noqa: E402
 
 APP = '''
 """A small app for the server tests: count to 3; ask a question; wait until released."""

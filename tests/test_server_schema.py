@@ -14,7 +14,7 @@ from schemathesis.specs.openapi.checks import missing_required_header, negative_
 from test_server import load_app_module  # noqa: E402
 
 from graphengine.server import create_app  # noqa: E402
-from store import MemoryStore  # noqa: E402
+from graphengine.store import MemoryStore  # noqa: E402
 
 TOKEN = "schema-token"
 

@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from graphengine import Context, Engine, NodeResult, stop
-from store import SQLiteStore, adaptable_type
+from graphengine.store import SQLiteStore, adaptable_type
 
 
 class Inner(TypedDict, total=False):
@@ -87,7 +87,7 @@ async def test_partial_deltas_read_back_from_a_database(tmp_path: Path) -> None:
 
 def test_a_partial_delta_is_still_validated() -> None:
     """A partial delta with a wrong value is refused (partial does not mean unchecked)."""
-    from store import JsonCodec
+    from graphengine.store import JsonCodec
 
     with pytest.raises(ValueError, match="n"):
         JsonCodec(State).decode_delta(b'{"n": "not a number"}')

@@ -8,7 +8,7 @@ from collections.abc import Collection
 
 import pytest
 
-from store import (
+from graphengine.store import (
     BranchRecord,
     Checkpoint,
     RunExistsError,

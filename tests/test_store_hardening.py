@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 from graphengine import Context, Engine, NodeResult, goto, stop
-from store import (
+from graphengine.store import (
     MAX_ID_CHARS,
     Checkpoint,
     CorruptRecordError,
@@ -311,7 +311,7 @@ async def test_mysql_ids_with_trailing_spaces_were_one_run_and_are_two_after_mig
     reason = _server_unavailable(MYSQL_DSN, "asyncmy", "mysql")
     if reason is not None:
         pytest.skip(reason)
-    import store.mysql as my_mod
+    import graphengine.store.mysql as my_mod
 
     async with mysql_store() as s:
         pool = await s._db()

@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager
 import pytest
 from conftest import MYSQL_DSN, POSTGRES_DSN, _server_unavailable, mysql_store, postgres_store
 
-from store import (
+from graphengine.store import (
     BranchRecord,
     LeaseLostError,
     LeaseStore,
@@ -181,7 +181,7 @@ async def test_a_writer_without_the_lease_may_not_write_a_leased_run(lstore: Lea
 _HOLDER = textwrap.dedent(
     """
     import asyncio, sys
-    from store import LeaseLostError, MySQLStore, PostgresStore, StepRecord
+    from graphengine.store import LeaseLostError, MySQLStore, PostgresStore, StepRecord
 
     async def main(kind, dsn, where, ttl):
         s = PostgresStore(dsn, schema=where) if kind == "postgres" else MySQLStore(dsn)

@@ -9,8 +9,8 @@ import sys
 import pytest
 from conftest import MYSQL_DSN, _server_unavailable, mysql_store
 
-import store.mysql as my_mod
-from store import (
+import graphengine.store.mysql as my_mod
+from graphengine.store import (
     MissingDriverError,
     MySQLStore,
     RunExistsError,

@@ -8,8 +8,8 @@ import sys
 import pytest
 from conftest import POSTGRES_DSN, _server_unavailable, postgres_store, unique_name
 
-import store.postgres as pg_mod
-from store import (
+import graphengine.store.postgres as pg_mod
+from graphengine.store import (
     CorruptRecordError,
     MissingDriverError,
     PostgresStore,

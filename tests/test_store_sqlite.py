@@ -15,8 +15,8 @@ from typing import Any
 import aiosqlite
 import pytest
 
-import store.sqlite as sqlite_mod
-from store import (
+import graphengine.store.sqlite as sqlite_mod
+from graphengine.store import (
     BranchRecord,
     Checkpoint,
     CorruptRecordError,
@@ -28,7 +28,7 @@ from store import (
     StoreError,
     StoreUnavailableError,
 )
-from store.sqlite import SCHEMA_VERSION
+from graphengine.store.sqlite import SCHEMA_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -217,7 +217,7 @@ async def test_load_latest_is_consistent_while_another_connection_writes(tmp_pat
 CRASH_WRITER = textwrap.dedent(
     """
     import asyncio, sys
-    from store import RunRecord, RunStatus, SQLiteStore, StepRecord
+    from graphengine.store import RunRecord, RunStatus, SQLiteStore, StepRecord
 
     async def main(path):
         s = SQLiteStore(path)

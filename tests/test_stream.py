@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel
 
-from emit import EventKind, MemoryEmitter
 from graphengine import (
     FAN_OUT_NODE,
     Context,
@@ -23,8 +22,9 @@ from graphengine import (
     interrupt,
     stop,
 )
+from graphengine.emit import EventKind, MemoryEmitter
+from graphengine.store import MemoryStore, RunStatus, SQLiteStore, Store
 from graphengine.stream import STEP
-from store import MemoryStore, RunStatus, SQLiteStore, Store
 
 
 class Acc(BaseModel):

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from graphengine import Context, Engine, NodeResult, Tool, ToolCallError
 from graphengine.models import Message, ToolCall
 from graphengine.models.testing import LocalChatServer
+from graphengine.store import MemoryStore
 from graphengine.testing import assert_replays
 from graphengine.tools import (
     FunctionTool,
@@ -22,7 +23,6 @@ from graphengine.tools import (
     tool,
     tool_spec,
 )
-from store import MemoryStore
 
 
 @tool

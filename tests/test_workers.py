@@ -40,8 +40,8 @@ from conftest import MYSQL_DSN, POSTGRES_DSN, _server_unavailable, mysql_store, 
 from test_workers_graph import WState, build
 
 from graphengine import RunExistsError
+from graphengine.store import LeaseStore, MemoryStore, MySQLStore, PostgresStore, RunStatus
 from graphengine.workers import RunQueue
-from store import LeaseStore, MemoryStore, MySQLStore, PostgresStore, RunStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 200

@@ -21,8 +21,8 @@ from typing import Annotated
 from pydantic import BaseModel
 
 from graphengine import Branch, Context, Engine, NodeResult, Options, append, fan_out, goto, stop
+from graphengine.store import Store
 from graphengine.workers import current_lease
-from store import Store
 
 LAST = 7
 """A run stops after the tick that brings `i` to this value."""

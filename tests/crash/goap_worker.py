@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
-from store import SQLiteStore
+from graphengine.store import SQLiteStore
 
 WORLD = {"source": False, "tested": False, "built": False, "signed": False, "published": False}
 GOAL = GoalSpec({"published": True})

@@ -44,7 +44,7 @@ from graphengine import (
     goto,
     stop,
 )
-from store import BranchRecord, RunStatus, SQLiteStore, StepRecord
+from graphengine.store import BranchRecord, RunStatus, SQLiteStore, StepRecord
 
 __all__ = [
     "ANSWER",

@@ -19,8 +19,8 @@ from goap.capabilities import (
     plan_to_engine,
 )
 from graphengine import FAN_OUT_NODE, Context, Engine, Tool
+from graphengine.store import MemoryStore
 from graphengine.testing import assert_replays
-from store import MemoryStore
 
 
 class Recorder:

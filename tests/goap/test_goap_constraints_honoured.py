@@ -42,7 +42,7 @@ from goap.approval import Approval
 from goap.planner import DefaultStrategy
 from goap.serialize import goal_from_dict, goal_to_dict
 from goap.state import GoapState
-from store import SQLiteStore, Store
+from graphengine.store import SQLiteStore, Store
 
 TOKENS = ResourceConstraint("tokens", max=4)
 

@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from graphengine.store import SQLiteStore
 from graphengine.testing import assert_replays
-from store import SQLiteStore
 
 WORKER = Path(__file__).parent.parent / "crash" / "goap_worker.py"
 # Loaded by path: the worker's folder must not be on sys.path here, and tests/ must not be on the

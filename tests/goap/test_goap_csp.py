@@ -29,8 +29,8 @@ from goap import (
     plan,
 )
 from goap.testing import simulate
+from graphengine.store import Store
 from graphengine.testing import assert_replays
-from store import Store
 
 GOAL = GoalSpec({"shipped": True}, name="ship")
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from goap import ActionSpec, GoalSpec, GoapGraph
 from goap.lineage import PlanVersion, plan_diff
+from graphengine.store import SQLiteStore, Store
 from graphengine.testing import assert_replays
-from store import SQLiteStore, Store
 
 WORKER = Path(__file__).parent.parent / "crash" / "goap_worker.py"
 W0 = {"built": False, "signed": False, "published": False}

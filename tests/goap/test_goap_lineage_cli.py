@@ -10,7 +10,7 @@ import pytest
 
 from goap import ActionSpec, GoalSpec, GoapGraph
 from goap.__main__ import main
-from store import SQLiteStore
+from graphengine.store import SQLiteStore
 
 PROBLEM = {
     "name": "two",

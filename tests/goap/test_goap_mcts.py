@@ -21,8 +21,8 @@ from goap import (
     plan,
 )
 from goap.testing import simulate
+from graphengine.store import Store
 from graphengine.testing import assert_replays
-from store import Store
 
 SAFE = {"hurt": False}
 ACTIONS = [

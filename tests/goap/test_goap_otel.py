@@ -12,9 +12,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from emit import OTelEmitter
 from goap import ActionSpec, GoalSpec, GoapGraph
 from goap.otel import GoapTelemetry
+from graphengine.emit import OTelEmitter
 
 
 def offline(world: Mapping[str, Any]) -> None:

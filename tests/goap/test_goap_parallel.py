@@ -10,8 +10,8 @@ from typing import Any
 from goap import ActionSpec, GoalSpec, GoapGraph
 from goap.parallel import independent_batch
 from goap.state import GoapState
+from graphengine.store import Store
 from graphengine.testing import assert_replays
-from store import Store
 
 running = {"now": 0, "peak": 0}
 

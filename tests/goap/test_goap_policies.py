@@ -15,8 +15,8 @@ from goap.reflexion import ReflexionTracer
 from goap.sensors import FunctionalSensor
 from goap.stuck import FunctionalStuckHandler, StuckResolution
 from goap.termination import AllOf, FirstOf, MaxActions, MaxCost, MaxTokens, OnStuck
+from graphengine.store import Store
 from graphengine.testing import assert_replays
-from store import Store
 
 W0 = {"built": False, "signed": False, "published": False}
 GOAL = GoalSpec({"published": True})

@@ -10,8 +10,8 @@ from pydantic import BaseModel
 from goap import ActionSpec, GoapGraph, GoapState
 from goap.tool import goap_tool
 from graphengine import Context, Engine, NodeResult, stop
+from graphengine.store import Store
 from graphengine.testing import assert_replays
-from store import Store
 
 CHOPS: list[int] = []
 

@@ -27,8 +27,8 @@ from goap import (
     extract_features,
     plan,
 )
+from graphengine.store import Store
 from graphengine.testing import assert_replays
-from store import Store
 
 BASE = ProblemFeatures(
     action_count=5,

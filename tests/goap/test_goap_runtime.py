@@ -22,8 +22,8 @@ from goap import (
     assert_expected_matches_declared,
     ge,
 )
+from graphengine.store import Store
 from graphengine.testing import assert_replays
-from store import Store
 
 W0 = {"source": False, "built": False, "signed": False, "published": False}
 

@@ -23,8 +23,8 @@ from goap.anytime import AnytimeStrategy
 from goap.goals import SoftGoal, soft_score
 from goap.repair import RepairStrategy
 from goap.utility import UtilityStrategy
+from graphengine.store import Store
 from graphengine.testing import assert_replays
-from store import Store
 
 
 def roads() -> list[ActionSpec]:

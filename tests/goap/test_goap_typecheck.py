@@ -23,7 +23,7 @@ from goap import (
     problem_from_dict,
 )
 from goap.typecheck import check_types, first_type_error
-from store import MemoryStore
+from graphengine.store import MemoryStore
 
 INIT: dict[str, Any] = {"b": False, "n": 0, "s": "idle", "unknown": None}
 OK_ACTIONS = [

@@ -24,8 +24,8 @@ from goap import (
 from graphengine import Context, Engine, NodeResult
 from graphengine.models import ChatOut, OpenAIChatModel, ToolCall
 from graphengine.models.testing import LocalChatServer, ScriptedChatModel, openai_reply
+from graphengine.store import MemoryStore
 from graphengine.testing import assert_replays
-from store import MemoryStore
 
 ACTIONS = [
     ActionSpec("get_axe", {"has_axe": False}, {"has_axe": True}),

@@ -10,8 +10,8 @@ import pytest
 from goap.selector import ENV_FLAG, SelectorContext, SelectorRouter, selector_enabled
 from goap.selector.booking import BookingState, booking_engine, booking_segment
 from graphengine import Context, Engine, NodeResult, goto
+from graphengine.store import MemoryStore
 from graphengine.testing import assert_replays
-from store import MemoryStore
 
 GREET = "agent: Hello, I can book that for you. May I have your name, phone number and address?"
 READBACK = "agent: Let me read that back: Ada Lovelace, 5551234567, 12 Baker Street."

@@ -7,7 +7,7 @@ from typing import assert_type
 from pydantic import BaseModel
 
 from graphengine import Context, Engine, NodeResult, StepView, goto
-from store import MemoryStore, Store
+from graphengine.store import MemoryStore, Store
 
 
 class S(BaseModel):

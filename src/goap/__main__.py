@@ -1,0 +1,263 @@
+"""Command line of the planner; every command takes ``--json`` for one machine-readable object.
+
+    python -m goap plan FILE [--strategy astar] [--timeout S] [--max-expansions N]
+    python -m goap explain FILE          why a problem has no plan (or that it has one)
+    python -m goap visualize FILE [--format mermaid|dot|gantt]
+    python -m goap actions MODULE:LIST   the actions a module defines (a list or a function)
+    python -m goap history DB RUN_ID     a GOAP run's plan lineage from its SQLite store
+
+Exit status: 0 success (a plan found), 1 no plan / budget exhausted, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from goap.errors import PlanningError
+from goap.planner import plan
+from goap.problem import load_problem
+from goap.result import PlanResult
+from goap.strategies import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
+
+
+def _strategy(name: str, timeout: float | None, max_expansions: int | None) -> PlanningStrategy:
+    base = STRATEGIES[name]()
+    if isinstance(base, AStar | GreedyBestFirst):
+        return type(base)(
+            heuristic=base.heuristic,
+            weight=base.weight,
+            max_expansions=max_expansions,
+            timeout=timeout,
+        )
+    return base
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 found, 1 no plan / budget, 2 bad input)."""
+    parser = argparse.ArgumentParser(prog="python -m goap", description="GOAP planner")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("plan", help="plan for a problem file and print the plan, its cost and stats")
+    _planning_args(p)
+    e = sub.add_parser("explain", help="why a problem file has no plan")
+    _planning_args(e)
+    v = sub.add_parser("visualize", help="draw the plan of a problem file (Mermaid or DOT)")
+    _planning_args(v)
+    v.add_argument("--format", choices=("mermaid", "dot", "gantt"), default="mermaid")
+    a = sub.add_parser("actions", help="list the actions of MODULE:NAME (a list of ActionSpec or a function)")
+    a.add_argument("target", help="e.g. examples.release:actions")
+    a.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    h = sub.add_parser("history", help="print the plan lineage of a GOAP run stored in SQLite")
+    h.add_argument("db", help="SQLite file of the run's store")
+    h.add_argument("run_id")
+    h.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    args = parser.parse_args(argv)
+    if args.command == "actions":
+        return _actions(args.target, args.json)
+    if args.command == "history":
+        from pathlib import Path
+
+        if not Path(args.db).exists():
+            print(f"no store at {args.db!r}", file=sys.stderr)
+            return 2
+        return asyncio.run(_history(args.db, args.run_id, args.json))
+    try:
+        problem = load_problem(args.problem)
+        result = plan(
+            problem.initial,
+            problem.goal,
+            problem.actions,
+            _strategy(args.strategy, args.timeout, args.max_expansions),
+        )
+    except PlanningError as exc:
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "explain":
+        return _explain(problem.name, result, args.json)
+    if args.command == "visualize":
+        return _visualize(problem.name, result, args.format, args.json)
+    s = result.stats
+    if args.json:
+        out = {
+            "problem": problem.name,
+            "status": result.status,
+            "plan": list(result.plan.names) if result.plan else None,
+            "cost": result.plan.cost if result.plan else None,
+            "optimal": result.optimal,
+            "optimal_cost": problem.optimal_cost,
+            "strategy": result.strategy,
+            "explanation": result.explanation.to_dict() if result.explanation else None,
+            "stats": {
+                "expanded": s.expanded,
+                "generated": s.generated,
+                "evaluated": s.evaluated,
+                "seconds": s.seconds,
+                "initial_h": s.initial_h,
+            },
+        }
+        print(json.dumps(out, indent=1))
+    else:
+        print(f"problem: {problem.name}  status: {result.status}  strategy: {result.strategy}")
+        if result.plan is not None:
+            for i, name in enumerate(result.plan.names, 1):
+                print(f"{i:4d}. {name}")
+            tag = "optimal" if result.optimal else "not proven optimal"
+            print(f"cost: {result.plan.cost:g} ({tag}; file says {problem.optimal_cost})")
+        if result.explanation is not None:
+            print(f"no plan: {result.explanation.message}")
+        print(
+            f"stats: expanded={s.expanded} generated={s.generated} evaluated={s.evaluated} "
+            f"initial_h={s.initial_h:g} pruned_actions={s.pruned_actions} "
+            f"symmetry_classes={s.symmetry_classes} seconds={s.seconds:.4f}"
+        )
+    return 0 if result.found else 1
+
+
+def _planning_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("problem", help="problem file (shared/problems/FORMAT.md)")
+    p.add_argument("--strategy", default="astar", choices=sorted(STRATEGIES))
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds (default 30)")
+    p.add_argument("--max-expansions", type=int, default=None)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+
+def _explain(name: str, result: PlanResult, as_json: bool) -> int:
+    why = result.explanation
+    if as_json:
+        doc = {"problem": name, "status": result.status, "explanation": why.to_dict() if why else None}
+        print(json.dumps(doc, indent=1))
+    elif result.found:
+        print(f"problem: {name}: a plan exists (status found); nothing to explain")
+    elif why is None:
+        print(f"problem: {name}: {result.status}: the search ran out of budget, nothing is proven")
+    else:
+        print(f"problem: {name}: no plan ({why.proof} proof)")
+        print(f"  {why.message}")
+        for u in why.unreachable:
+            extra = (
+                f" (blacklisted producers: {', '.join(u.blacklisted_producers)})"
+                if u.blacklisted_producers
+                else ""
+            )
+            print(f"  - {u.key}: {u.reason}{extra}")
+    return 1 if result.found else 0
+
+
+def _visualize(name: str, result: PlanResult, fmt: str, as_json: bool) -> int:
+    from goap.visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
+
+    if fmt == "gantt":
+        if result.schedule is None:
+            print(
+                "this plan has no schedule (use a strategy that schedules, e.g. csp-pipeline)",
+                file=sys.stderr,
+            )
+            return 2
+        text = plan_to_gantt(result, title=name)
+    elif fmt == "dot":
+        text = plan_to_dot(result, name=name)
+    else:
+        text = plan_to_mermaid(result)
+    if as_json:
+        print(json.dumps({"problem": name, "status": result.status, "format": fmt, "text": text}, indent=1))
+    else:
+        print(text, end="")
+    return 0 if result.found else 1
+
+
+def _actions(target: str, as_json: bool) -> int:
+    from goap.actions import ActionSpec
+
+    module_name, _, attr = target.partition(":")
+    try:
+        obj: Any = getattr(importlib.import_module(module_name), attr or "ACTIONS")
+    except (ImportError, AttributeError) as exc:
+        print(
+            f"cannot load {target!r}: {exc} (give MODULE:NAME, e.g. examples.release:actions)",
+            file=sys.stderr,
+        )
+        return 2
+    if callable(obj) and not isinstance(obj, ActionSpec):
+        obj = obj()
+    acts = list(obj) if not isinstance(obj, ActionSpec) else [obj]
+    if not all(isinstance(a, ActionSpec) for a in acts):
+        print(f"{target!r} is not a list of ActionSpec", file=sys.stderr)
+        return 2
+    rows = [_action_doc(a) for a in acts]
+    if as_json:
+        print(json.dumps({"actions": rows}, indent=1))
+        return 0
+    for r in rows:
+        extras = [k for k in ("qos", "guards", "approval") if r.get(k)]
+        print(f"{r['name']}  cost={r['cost']}" + (f"  [{', '.join(extras)}]" if extras else ""))
+        print(f"    needs:   {r['preconditions'] or '-'}")
+        print(f"    effects: {r['effects'] or '-'}")
+    return 0
+
+
+def _action_doc(a: Any) -> dict[str, Any]:
+    from goap.conditions import Add, condition_to_json
+
+    qos = a.qos
+    return {
+        "name": a.name,
+        "preconditions": {k: condition_to_json(v) for k, v in a.preconditions.items()},
+        "effects": {k: {"add": v.amount} if isinstance(v, Add) else v for k, v in a.effects.items()},
+        "cost": "f(state)" if a.has_cost_function else a.cost,
+        "qos": None
+        if qos is None
+        else {
+            "attempts": qos.attempts,
+            "idempotent": qos.idempotent,
+            "read_only": qos.read_only,
+            "can_rerun": qos.can_rerun,
+        },
+        "guards": [g.name for g in a.guards],
+        "approval": a.approval.__name__ if a.approval is not None else None,
+    }
+
+
+async def _history(db: str, run_id: str, as_json: bool) -> int:
+    from goap.lineage import plan_history
+    from goap.state import GoapState
+    from graphengine import Engine, GraphError
+    from graphengine.store import SQLiteStore
+
+    async with SQLiteStore(db) as store:
+        # Reading a run's state needs no nodes: an engine over GoapState and the store is enough.
+        engine: Engine[GoapState] = Engine(GoapState, store=store)
+        try:
+            versions = await plan_history(engine, run_id)
+        except GraphError as exc:
+            print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            return 2
+    if as_json:
+        print(
+            json.dumps({"run_id": run_id, "plans": [v.model_dump(mode="json") for v in versions]}, indent=1)
+        )
+        return 0
+    for v in versions:
+        cost = "-" if v.cost is None else f"{v.cost:g}"
+        change = "" if v.cost_change is None else f" ({v.cost_change:+g})"
+        print(
+            f"v{v.version} step {v.step} [{v.trigger}] {v.status} cost {cost}{change}: {' -> '.join(v.plan)}"
+        )
+        if v.detail:
+            print(f"    why: {v.detail}")
+        if v.version > 1 and (v.added or v.removed):
+            print(f"    added {v.added} removed {v.removed}")
+        secs = v.solver.get("seconds")
+        print(
+            f"    solver: {v.solver.get('strategy')} seed={v.solver.get('seed')}"
+            + (f" {secs:.4f}s" if secs is not None else "")
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

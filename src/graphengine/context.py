@@ -1,0 +1,179 @@
+"""`Context`: what a node knows about the run it is part of."""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import TypeAdapter
+from pydantic_core import to_jsonable_python
+
+from graphengine.emit import Emitter, Event, EventKind, safe_emit
+from graphengine.store import adaptable_type
+
+__all__ = ["Context", "InterruptSignal", "Tool", "ToolCallError"]
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A named side effect a node runs through `ctx.call`, so its result is recorded."""
+
+    name: str
+    """Stable name; replay checks that the same tool is called at the same position."""
+
+    async def call(self, ctx: Context, input: Any) -> Any:
+        """Perform the side effect and return a JSON-compatible result (or a pydantic model)."""
+        ...
+
+
+class ToolCallError(Exception):
+    """A tool call failed (live), or replay found a call that does not match the record."""
+
+    def __init__(self, msg: str, *, tool: str, error_type: str = "") -> None:
+        super().__init__(msg)
+        self.tool = tool
+        """The tool's name."""
+        self.error_type = error_type
+        """Type name of the original exception, when the tool raised."""
+
+
+class InterruptSignal(BaseException):
+    """Raised by `Context.interrupt` to pause the run; the engine catches it.
+
+    A BaseException so that a node's `except Exception` does not swallow the pause.
+    """
+
+    def __init__(self, payload: Any) -> None:
+        super().__init__(payload)
+        self.payload = payload
+        """What the interrupt shows."""
+
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(slots=True)
+class Context:
+    """Per-execution facts handed to a node: run id, step, node id, attempt and the emitter.
+
+    Treat it as read-only. (It is not a frozen dataclass because one is built per node
+    execution and frozen construction would double its cost on the step path.)
+
+    Cancellation is asyncio's: a cancelled run cancels the running node's task.
+    """
+
+    run_id: str
+    """The run being executed."""
+    step: int
+    """Number of the step being executed (1-based)."""
+    node_id: str
+    """The node being executed."""
+    attempt: int = 1
+    """1 on the first try, 2 on the first retry, ..."""
+    emitter: Emitter | None = None
+    """Where `emit` sends events (None: dropped)."""
+    resume_input: Any = None
+    """The value passed to `resume(run_id, input=...)` when this execution continues an interrupt."""
+    resumed: bool = False
+    """Whether this execution continues an interrupt (then `resume_input` holds the answer)."""
+    branch: int | None = None
+    """Index of the fan-out branch this execution is, or None outside a fan-out."""
+    interrupted_at: int | None = None
+    """When this execution continues the node's own interrupt: the step at which it interrupted."""
+    recorded: Sequence[Mapping[str, Any]] | None = None
+    """During replay: the tool calls recorded for this step, served instead of calling tools."""
+    calls: list[dict[str, Any]] | None = None
+    """Tool calls made by this execution so far (filled by `call`), recorded with the step."""
+
+    @property
+    def idempotency_key(self) -> str:
+        """A key that is the same for every attempt of this step, in this and any resumed process.
+
+        A node that was running when its process died runs again on resume; side effects keyed
+        by this value can be made to happen once.
+        """
+        return f"{self.run_id}:{self.step}:{self.node_id}"
+
+    @property
+    def replaying(self) -> bool:
+        """Whether this execution is a replay (tools are served from the record; skip observers)."""
+        return self.recorded is not None
+
+    def interrupt(self, payload: Any = None) -> Any:
+        """Pause the run for outside input, or return the input when the run was resumed with it.
+
+        The first time, this raises (do not catch it: it derives from BaseException): the run
+        stops with status `interrupted` and `payload` is stored. `resume(run_id, input=v)` runs
+        the node again from its start, and this call then returns `v`.
+        """
+        if self.resumed:
+            return self.resume_input
+        raise InterruptSignal(payload)
+
+    async def call(
+        self, tool: Tool | Any, input: Any = None, *, name: str | None = None, output: Any = None
+    ) -> Any:
+        """Run a side effect and record its result with this step; replay serves it from the record.
+
+        `tool` is a `Tool` (`name` + `async call(ctx, input)`) or any callable of one argument,
+        sync or async. The result is stored as JSON and what the node receives is that JSON
+        value (validated into `output`, a type, when given), both live and on replay, so a
+        replayed node sees exactly what the live one saw. A raising tool is recorded too and
+        raises `ToolCallError` (live and on replay). Calls made by a failed attempt are not
+        recorded; key external effects on `idempotency_key`, as a node that was running when
+        its process died runs again.
+        """
+        tname = (
+            name
+            or getattr(tool, "name", None)
+            or getattr(tool, "__qualname__", None)
+            or type(tool).__qualname__
+        )
+        made = self.calls
+        if made is None:
+            made = self.calls = []
+        idx = len(made)
+        if self.recorded is not None:
+            if idx >= len(self.recorded) or self.recorded[idx].get("tool") != tname:
+                have = self.recorded[idx].get("tool") if idx < len(self.recorded) else "nothing"
+                raise ToolCallError(
+                    f"replay: step {self.step} node {self.node_id!r} calls {tname!r} as call #{idx + 1}, "
+                    f"the record has {have!r}",
+                    tool=tname,
+                )
+            entry = dict(self.recorded[idx])
+        else:
+            entry = {"tool": tname, "input": to_jsonable_python(input, fallback=str)}
+            try:
+                fn = getattr(tool, "call", None)
+                t: Any = tool
+                out = fn(self, input) if callable(fn) and not inspect.isfunction(t) else t(input)
+                if inspect.isawaitable(out):
+                    out = await out
+                entry["output"] = to_jsonable_python(out, fallback=str)
+            except Exception as exc:
+                entry["error"] = f"{type(exc).__name__}: {exc}"
+                entry["error_type"] = type(exc).__name__
+        made.append(entry)
+        if "error" in entry:
+            raise ToolCallError(
+                f"tool {tname!r} failed: {entry['error']}",
+                tool=tname,
+                error_type=str(entry.get("error_type", "")),
+            )
+        value = entry.get("output")
+        return TypeAdapter(adaptable_type(output)).validate_python(value) if output is not None else value
+
+    def emit(
+        self, msg: str, meta: Mapping[str, Any] | None = None, *, kind: EventKind | str = EventKind.CUSTOM
+    ) -> None:
+        """Emit a custom event from inside a node (never raises)."""
+        if self.emitter is not None:
+            safe_emit(
+                self.emitter,
+                Event(self.run_id, self.step, self.node_id, msg, meta or _EMPTY, kind=kind, ts=time.time()),
+            )

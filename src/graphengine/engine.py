@@ -1,0 +1,919 @@
+"""`Engine[S]`: wiring, validation and the public run API (the step loop is in `loop.py`)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import logging
+import math
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar, cast, overload
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing_extensions import is_typeddict
+
+from graphengine.emit import Emitter, Event, EventKind, NullEmitter, safe_emit
+from graphengine.store import (
+    Checkpoint,
+    Codec,
+    CorruptRecordError,
+    InvalidIdError,
+    JsonCodec,
+    Latest,
+    MemoryStore,
+    RunRecord,
+    RunStatus,
+    StatusConflictError,
+    StepRecord,
+    Store,
+    adaptable_type,
+    check_id,
+)
+from graphengine.store import RunExistsError as StoreRunExistsError
+
+from .errors import (
+    DuplicateNodeError,
+    GraphChangedError,
+    GraphValidationError,
+    ReducerError,
+    RunExistsError,
+    RunNotFoundError,
+    StateValidationError,
+)
+from .graph import CompiledGraph, Edge, NodeSpec, Wiring, changes, compile_graph
+from .history import StepView, field_sizes
+from .loop import FAN_OUT_NODE, FirstHop, decode_events, drive, non_finite, storable_text
+from .node import NodeLike, make_invoker
+from .options import NodeOptions, Options
+from .reducer import Reducer, default_reducer, is_pure, model_copier
+from .replay import ReplayReport, replay_run
+from .route_codec import RouteCodec
+from .routing import Next, NextKind, goto
+from .stream import RunStream, stream_resume, stream_run
+from .subgraph import Subgraph
+from .versions import Migration, VersionMap, migrate_bytes
+from .viz import RunPath, render, to_dot, to_mermaid
+
+__all__ = ["Engine", "Interrupt"]
+
+# How often resume re-reads a run whose status another process changed between resume's read
+# and its status write (each round that happens, the run moved on; then it usually finished).
+_RESUME_RACES = 3
+
+S = TypeVar("S")
+C = TypeVar("C")
+
+_NO_INPUT: Any = object()
+_GOTO = NextKind.GOTO
+_log = logging.getLogger("graphengine")
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """A paused run waiting for input."""
+
+    run_id: str
+    """The run."""
+    step: int
+    """The last committed step."""
+    node_id: str
+    """The node that will run on resume (and receive the input)."""
+    payload: Any
+    """What the node asked (None for an `interrupt_before` pause)."""
+    before: bool
+    """True when the run paused before `node_id` (`interrupt_before`), False when the node interrupted."""
+
+
+class Engine(Generic[S]):
+    """A typed graph of nodes over one state type `S`, with durable, resumable runs.
+
+    Wire it with `add`, `start_at`, `connect` and `on_error`; the graph is validated before the
+    first step of the first run (or by `validate()`). One engine serves many concurrent runs:
+    nothing about a run lives on the engine object, only in the store.
+
+    Every step is committed to the store before the next one starts: the node's delta, the
+    resolved next hop and, every `Options.snapshot_every` steps and at the end, the full state.
+    `resume(run_id)` continues from the last committed step; a committed step never runs again.
+    """
+
+    def __init__(
+        self,
+        state_type: type[S],
+        *,
+        reducer: Reducer[S] | None = None,
+        store: Store | None = None,
+        emitter: Emitter | None = None,
+        options: Options | None = None,
+        codec: Codec[S] | None = None,
+        state_version: int | None = None,
+        migrations: Mapping[int, Migration] | None = None,
+    ) -> None:
+        self.state_type = state_type
+        """The state type every node reads and every delta has."""
+        self._type_name = getattr(state_type, "__name__", str(state_type))
+        r = reducer if reducer is not None else default_reducer(state_type)
+        if r is None:
+            raise GraphValidationError(
+                f"state type {self._type_name!r} has no default reducer; "
+                "pass reducer=... (a function (prev, delta) -> new state)"
+            )
+        self.reducer: Reducer[S] = r
+        """Merges a delta into the state."""
+        self._reducer_pure = is_pure(r)
+        self.store: Store = store if store is not None else MemoryStore()
+        """Where runs are persisted."""
+        self.emitter: Emitter | None = (
+            None if emitter is None or isinstance(emitter, NullEmitter) else emitter
+        )
+        """Where events go (None: events are not even built)."""
+        self.options: Options = options if options is not None else Options()
+        """Limits and failure handling."""
+        self.codec: Codec[S] = codec if codec is not None else JsonCodec(state_type)
+        # a delta may leave out required keys; a codec written before `decode_delta` decodes it whole
+        self._decode_delta: Callable[[bytes], S] = getattr(self.codec, "decode_delta", self.codec.decode)
+        """Encodes states and deltas for the store."""
+        self.state_version: int = int(
+            state_version if state_version is not None else getattr(state_type, "__state_version__", 1)
+        )
+        """Version of the state schema; runs record it, older runs are migrated on resume."""
+        self.migrations: Mapping[int, Migration] = dict(
+            migrations if migrations is not None else getattr(state_type, "__migrations__", {})
+        )
+        """`{v: up_v_to_v_plus_1}` functions over JSON-like data."""
+        if self.state_version < 1:
+            raise GraphValidationError(f"state_version must be >= 1, got {self.state_version}")
+        self._wiring: Wiring[S] = Wiring()
+        self._compiled: tuple[CompiledGraph[S], RouteCodec[S]] | None = None
+        self._run_meta: tuple[CompiledGraph[S], bytes] | None = None
+        self._is_state = _state_check(state_type)
+        self._copy_state: Callable[[S], S] = _state_copier(state_type)
+        self._error_delta: Callable[[str], S] | None = _error_delta(state_type)
+
+    # ------------------------------------------------------------------ wiring
+
+    def add(
+        self,
+        node_id: str,
+        node: NodeLike[S] | Engine[Any],
+        *,
+        retries: int | None = None,
+        timeout: float | None = None,
+        backoff: float | None = None,
+        retry_on: tuple[type[BaseException], ...] | None = None,
+        thread: bool = False,
+        interrupt_before: bool = False,
+        state_in: Callable[[S], Any] | None = None,
+        state_out: Callable[[S, Any], S] | None = None,
+    ) -> Engine[S]:
+        """Add a node under `node_id`; returns the engine for chaining.
+
+        `node` is a function of `(ctx, state)` (sync or async), an object with such a `run`, or
+        another `Engine` (a subgraph; `state_in`/`state_out` map to and from its state type).
+        Sync nodes run on the event loop; pass `thread=True` for one that blocks.
+        `interrupt_before=True` pauses the run before this node until `resume` is called.
+        Raises `DuplicateNodeError` if the id is taken.
+        """
+        try:
+            check_id(node_id, "node id")  # the stores' id rule: node ids are stored with every step
+        except InvalidIdError as exc:
+            raise GraphValidationError(str(exc)) from exc
+        if node_id == FAN_OUT_NODE:
+            raise GraphValidationError(f"node id {FAN_OUT_NODE!r} is reserved for fan-out steps")
+        if node_id in self._wiring.nodes:
+            raise DuplicateNodeError(f"node {node_id!r} was already added", node_id=node_id)
+        replaces = False
+        obj: Any = node
+        if isinstance(node, Engine):
+            if state_in is None and node.state_type is not self.state_type:
+                raise GraphValidationError(
+                    f"subgraph {node_id!r} has state type {node._type_name}, not {self._type_name}: "
+                    "pass state_in= and state_out= to map between them",
+                    node_id=node_id,
+                )
+            obj = Subgraph(node, state_in, state_out)
+            replaces = state_out is None
+        try:
+            inv = make_invoker(obj, thread=thread)
+        except TypeError as exc:
+            raise GraphValidationError(f"node {node_id!r}: {exc}", node_id=node_id) from exc
+        _check_node_options(node_id, retries, timeout, backoff)
+        opts = NodeOptions(retries=retries, timeout=timeout, backoff=backoff, retry_on=retry_on)
+        self._wiring.nodes[node_id] = NodeSpec(obj, inv, opts, interrupt_before, replaces)
+        self._compiled = None
+        return self
+
+    def start_at(self, node_id: str) -> Engine[S]:
+        """Make `node_id` the first node of every run."""
+        self._wiring.start = node_id
+        self._compiled = None
+        return self
+
+    @overload
+    def connect(self, src: str, dst: str, when: Callable[[S], bool] | None = None) -> Engine[S]: ...
+
+    @overload
+    def connect(
+        self, src: str, dst: Sequence[str], when: Callable[[S], bool] | None = None, *, join: str
+    ) -> Engine[S]: ...
+
+    def connect(
+        self,
+        src: str,
+        dst: str | Sequence[str],
+        when: Callable[[S], bool] | None = None,
+        *,
+        join: str | None = None,
+    ) -> Engine[S]:
+        """Add a static edge `src -> dst`, taken when `when(state)` holds (None: always).
+
+        Used when a node's result has no `route`; edges are tried in declaration order and the
+        run stops when none holds. With a list of nodes as `dst` the edge is a fan-out to them,
+        and `join` (required) runs after their deltas are merged. Unknown nodes are reported by
+        `validate()`.
+        """
+        if isinstance(dst, str):
+            if join is not None:
+                raise GraphValidationError(
+                    f"connect({src!r}, {dst!r}): join= is only for a fan-out to several nodes"
+                )
+            self._wiring.edges.append(Edge(src, dst, when))
+        else:
+            branches = tuple(dst)
+            if not branches:
+                raise GraphValidationError(
+                    f"connect({src!r}, []): a fan-out needs at least one branch", node_id=src
+                )
+            if not join:
+                raise GraphValidationError(
+                    f"connect({src!r}, {list(branches)!r}): a fan-out needs a join node (join=...)",
+                    node_id=src,
+                )
+            self._wiring.edges.append(Edge(src, join, when, branches))
+        self._compiled = None
+        return self
+
+    def on_error(self, node_id: str | None, handler: str) -> Engine[S]:
+        """Route a node's failure (after its retries) to `handler`; `node_id=None` covers every node.
+
+        The failed step is committed with the error (and the state's `last_error` field set when
+        it has one) and the run goes on at `handler`; the run record keeps the last error.
+        """
+        self._wiring.error_routes[node_id] = handler
+        self._compiled = None
+        return self
+
+    def validate(self) -> None:
+        """Check the graph now (runs do it before their first step); raises `GraphValidationError`."""
+        self._graph()
+
+    @property
+    def fingerprint(self) -> str:
+        """Hash of the graph's shape, recorded by each run; changes refuse resume."""
+        return self._graph()[0].fingerprint
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """Node ids in insertion order."""
+        return tuple(self._wiring.nodes)
+
+    @property
+    def edges(self) -> tuple[Edge[S], ...]:
+        """Static edges in declaration order."""
+        return tuple(self._wiring.edges)
+
+    @property
+    def start(self) -> str | None:
+        """The start node, if set."""
+        return self._wiring.start
+
+    def _meta_of(self, g: CompiledGraph[S]) -> bytes:
+        """The meta a new run records: the graph's description, encoded once per compiled graph."""
+        m = self._run_meta
+        if m is None or m[0] is not g:
+            m = self._run_meta = (g, _dumps({"graph": g.description}))
+        return m[1]
+
+    def _graph(self) -> tuple[CompiledGraph[S], RouteCodec[S]]:
+        c = self._compiled
+        if c is None:
+            g = compile_graph(self._wiring, self.options)
+            c = self._compiled = (g, RouteCodec(self.codec, g.nodes))
+        return c
+
+    # ------------------------------------------------------------------ runs
+
+    async def run(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
+        """Start run `run_id` from `initial` and drive it until it stops or pauses; returns the state.
+
+        An interrupt returns the state at that point (status `interrupted`; no exception).
+        Raises `RunExistsError` if the id is stored (use `resume`), `StateValidationError` if
+        `initial` does not validate, `GraphValidationError` for a malformed graph, `NodeError`
+        when a node fails after its retries with no error route, `MaxStepsExceeded` at the step
+        limit. After a failure every committed step is kept and `resume(run_id)` continues.
+        """
+        _check_run_id(run_id)
+        g, rc = self._graph()
+        state, encoded = self._validated(initial, run_id)
+        now = time.time()
+        rec = RunRecord(
+            run_id=run_id,
+            status=RunStatus.RUNNING,
+            initial=encoded,
+            fingerprint=g.fingerprint,
+            state_version=self.state_version,
+            created_at=now,
+            updated_at=now,
+            meta=self._meta_of(g),
+        )
+        try:
+            await self.store.create_run(rec)
+        except StoreRunExistsError as exc:
+            raise RunExistsError(f"run {run_id!r} exists; use resume({run_id!r})", run_id=run_id) from exc
+        if self.emitter is not None:
+            self._emit(Event(run_id, 0, "", "run started", {"start": g.start}, kind=EventKind.RUN_START))
+        return await drive(self, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
+
+    def run_sync(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
+        """`run` for callers without an event loop (uses `asyncio.run`)."""
+        return asyncio.run(self.run(run_id, initial))
+
+    async def submit(self, run_id: str, initial: S | Mapping[str, Any], *, queue: Any = None) -> int:
+        """Store run `run_id` from `initial` and queue it for a worker (`graphengine worker`); returns the job id.
+
+        `queue` is an open `graphengine.workers.RunQueue`, a PostgreSQL DSN, or None (then
+        `$GRAPHENGINE_QUEUE_DSN` or this engine's `PostgresStore`). Raises what `run` raises
+        before its first step (`RunExistsError`, `StateValidationError`, `GraphValidationError`);
+        the run is driven by a worker, see `graphengine.workers`.
+        """
+        from .workers import submit
+
+        return await submit(self, run_id, initial, queue=queue)
+
+    async def resume(self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False) -> S:
+        """Continue run `run_id` from its last committed step; returns the state where it ends or pauses.
+
+        A finished run returns its final state and runs nothing. A node whose step was
+        committed never runs again; the node that was running (or failed) runs again. For an
+        interrupted run, `input` is handed to the node that paused (`ctx.resume_input`, or the
+        return value of `ctx.interrupt`); without `input` a run waiting on a node's interrupt
+        keeps waiting and its state is returned (pass `input=None` to continue with no value). Raises `RunNotFoundError` for an unknown id,
+        `GraphChangedError` if the graph's shape differs from the run's (unless
+        `allow_graph_change`), `CorruptRecordError` for a stored record that cannot be decoded.
+        """
+        g, rc = self._graph()
+        for race in range(_RESUME_RACES):
+            try:
+                return await self._resume(g, rc, run_id, input, allow_graph_change)
+            except _MovedOn as moved:
+                if race + 1 == _RESUME_RACES:
+                    raise moved.error from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _resume(
+        self, g: CompiledGraph[S], rc: RouteCodec[S], run_id: str, input: Any, allow_graph_change: bool
+    ) -> S:
+        """One attempt of `resume`; `_MovedOn` when another process changed the run meanwhile."""
+        latest = await self._latest(run_id)
+        run = latest.run
+        # Every status write below is conditioned on what was just read, so a resumer that
+        # stalled here cannot flip a run its owner finished (or moved on) meanwhile.
+        seen_step, seen_status = latest.last_step, run.status
+        self._check_fingerprint(run, g, allow_graph_change)
+        state = self._fold(latest)
+        nxt = self._next_of(latest, g, rc)
+        has_input = input is not _NO_INPUT
+        paused = run.status is RunStatus.INTERRUPTED
+        # A routed error stays on the run record; a failure is what this resume retries.
+        keep_error = run.status is not RunStatus.FAILED
+        err, err_node = (run.error, run.error_node) if keep_error else (None, None)
+        interrupted_at = None
+        if nxt.kind is NextKind.INTERRUPT:
+            assert latest.last is not None
+            if not has_input:
+                # Still waiting: the answer is what continues an interrupt. (Deciding from the
+                # last step, not the run status, keeps this right after a crash that lost the
+                # status write.) Pass input=None to continue without a value.
+                if run.status is not RunStatus.INTERRUPTED:
+                    await _cas(
+                        self.store.set_status(
+                            run_id,
+                            RunStatus.INTERRUPTED,
+                            error=err,
+                            error_node=err_node,
+                            expect_step=seen_step,
+                            expect_status=seen_status,
+                        )
+                    )
+                return state
+            nxt = goto(latest.last.node_id)
+            interrupted_at = latest.last.step
+        elif nxt.kind is NextKind.STOP:
+            if run.status is not RunStatus.DONE:
+                await _cas(
+                    self.store.set_status(
+                        run_id,
+                        RunStatus.DONE,
+                        error=err,
+                        error_node=err_node,
+                        expect_step=seen_step,
+                        expect_status=seen_status,
+                    )
+                )
+            return state
+        vm = self._versions(run)
+        forced_snapshot = False
+        if vm is not None and vm.at(latest.last_step + 1) != self.state_version:
+            meta = _meta(run)
+            ups = list(meta.get("migrations", []))
+            ups.append(
+                {
+                    "from": vm.at(latest.last_step + 1),
+                    "to": self.state_version,
+                    "at_step": latest.last_step,
+                    "ts": time.time(),
+                }
+            )
+            meta["migrations"] = ups
+            await self.store.update_meta(run_id, _dumps(meta))
+            vm = VersionMap.of(run_id, run.state_version, meta)
+            forced_snapshot = True  # the first new step stores the state in the new version
+        first = FirstHop(
+            resumed=has_input,
+            input=input if has_input else None,
+            approved=paused,
+            interrupted_at=interrupted_at,
+            error=err,
+            error_node=err_node,
+            snap_size=len(latest.base_state),
+            since_bytes=sum(len(r.delta) for r in latest.tail if r.delta is not None),
+            since_steps=self.options.snapshot_every if forced_snapshot else len(latest.tail),
+            versions=vm,
+        )
+        await _cas(
+            self.store.set_status(
+                run_id,
+                RunStatus.RUNNING,
+                error=err,
+                error_node=err_node,
+                expect_step=seen_step,
+                expect_status=seen_status,
+            )
+        )
+        if self.emitter is not None:
+            self._emit(
+                Event(
+                    run_id,
+                    latest.last_step,
+                    "",
+                    "run resumed",
+                    {"next": repr(nxt), "status": str(run.status)},
+                    kind=EventKind.RUN_RESUME,
+                )
+            )
+        return await drive(self, g, rc, run_id, state, latest.last_step, nxt, first)
+
+    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT) -> S:
+        """`resume` for callers without an event loop."""
+        return asyncio.run(self.resume(run_id, input=input))
+
+    def stream(
+        self, run_id: str, initial: S | Mapping[str, Any], *, states: bool = False, max_buffer: int = 1024
+    ) -> RunStream[S]:
+        """`run`, yielding the run's events as they happen: `async for ev in g.stream(...)`.
+
+        Deltas ride on `node_end` events, `states=True` adds the state after each step; the
+        buffering policy, ordering and isolation are described in `graphengine.stream`.
+        """
+        return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer)
+
+    def stream_resume(
+        self, run_id: str, *, input: Any = _NO_INPUT, states: bool = False, max_buffer: int = 1024
+    ) -> RunStream[S]:
+        """`resume`, yielding the run's events as they happen (see `stream`)."""
+        kw = {} if input is _NO_INPUT else {"input": input}
+        return stream_resume(self, run_id, states=states, max_buffer=max_buffer, **kw)
+
+    def to_dot(self, *, highlight: RunPath | None = None) -> str:
+        """The graph as Graphviz DOT; `highlight=await graphengine.viz.run_path(g, run_id)` marks a run."""
+        return to_dot(self, highlight=highlight)
+
+    def to_mermaid(self, *, highlight: RunPath | None = None) -> str:
+        """The graph as a Mermaid flowchart (see `to_dot`)."""
+        return to_mermaid(self, highlight=highlight)
+
+    def render(
+        self, path: str | Path, *, format: str | None = None, highlight: RunPath | None = None
+    ) -> Path:
+        """Draw the graph to a file through Graphviz `dot` (`RenderError` naming the fix if it is missing)."""
+        return render(self, path, format=format, highlight=highlight)
+
+    async def get_state(self, run_id: str) -> S:
+        """The state after the run's last committed step (`RunNotFoundError` if unknown)."""
+        return self._fold(await self._latest(run_id))
+
+    async def get_run(self, run_id: str) -> RunRecord:
+        """The run's record: status, last error, fingerprint (`RunNotFoundError` if unknown)."""
+        rec = await self.store.get_run(run_id)
+        if rec is None:
+            raise RunNotFoundError(f"no run {run_id!r} in the store", run_id=run_id)
+        return rec
+
+    async def get_interrupt(self, run_id: str) -> Interrupt | None:
+        """What an interrupted run waits for (node, payload), or None if it is not interrupted."""
+        latest = await self._latest(run_id)
+        g, rc = self._graph()
+        nxt = self._next_of(latest, g, rc)
+        # A committed interrupt step is pending whatever the status says: the status write
+        # after it may have been lost to a crash, or a resume with input may have died.
+        if nxt.kind is NextKind.INTERRUPT and latest.last is not None:
+            return Interrupt(run_id, latest.last_step, latest.last.node_id, nxt.payload, False)
+        if latest.run.status is RunStatus.INTERRUPTED and nxt.kind is _GOTO:
+            return Interrupt(run_id, latest.last_step, nxt.target, None, True)
+        return None
+
+    async def history(self, run_id: str) -> list[StepView[S]]:
+        """Every committed step of the run, decoded, with the state after each."""
+        run = await self.get_run(run_id)
+        _, rc = self._graph()
+        vm = self._versions(run)
+        state = self._decode(run.initial, run_id, 0, "initial", vm)
+        out: list[StepView[S]] = []
+        for rec in await self.store.load_steps(run_id):
+            delta = None if rec.delta is None else self._decode(rec.delta, run_id, rec.step, "delta", vm)
+            if rec.state is not None:
+                state = self._decode(rec.state, run_id, rec.step, "state", vm)
+            elif delta is not None:
+                # The previous view keeps its state: an impure reducer works on a copy.
+                state = self._merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
+            try:
+                events = decode_events(rec.events)
+            except (ValueError, TypeError) as exc:
+                raise CorruptRecordError(
+                    f"run {run_id!r} step {rec.step}: stored events do not decode: {exc}",
+                    run_id=run_id,
+                    step=rec.step,
+                    field="events",
+                ) from exc
+            out.append(
+                StepView(
+                    step=rec.step,
+                    node_id=rec.node_id,
+                    delta=delta,
+                    state=state,
+                    route=self._route(rec, rc),
+                    attempt=rec.attempt,
+                    error=rec.error,
+                    ts=rec.ts,
+                    sizes=field_sizes(rec.delta),
+                    events=events,
+                )
+            )
+        return out
+
+    async def checkpoint(self, run_id: str, label: str) -> int:
+        """Save the run's current state under `label`; returns the step it was taken at."""
+        latest = await self._latest(run_id)
+        state = self._fold(latest)
+        await self.store.save_checkpoint(
+            Checkpoint(run_id=run_id, label=label, step=latest.last_step, state=self.codec.encode(state))
+        )
+        return latest.last_step
+
+    async def load_checkpoint(self, run_id: str, label: str) -> S:
+        """The state saved under `label` (`RunNotFoundError` if there is no such checkpoint)."""
+        cp = await self.store.load_checkpoint(run_id, label)
+        if cp is None:
+            raise RunNotFoundError(f"run {run_id!r} has no checkpoint {label!r}", run_id=run_id)
+        run = await self.get_run(run_id)
+        return self._decode(cp.state, run_id, cp.step, f"checkpoint {label!r}", self._versions(run))
+
+    save_checkpoint = checkpoint
+    """The seed's name for `checkpoint`."""
+
+    async def replay(self, run_id: str, *, allow_graph_change: bool = False) -> ReplayReport:
+        """Re-execute every recorded step against its recorded input and compare; writes nothing.
+
+        Tool calls (`ctx.call`) are served from the record and never made; resume inputs are
+        the recorded ones. `report.ok` is True when every step's delta and route match;
+        otherwise `report.divergences` lists what differs at the first diverging step (field
+        path, recorded value, replayed value). Raises `GraphChangedError` for a changed graph.
+        """
+        return await replay_run(self, run_id, allow_graph_change=allow_graph_change)
+
+    async def fork(
+        self,
+        run_id: str,
+        new_run_id: str,
+        *,
+        at_step: int | None = None,
+        at_label: str | None = None,
+        patch: S | None = None,
+    ) -> S:
+        """Start `new_run_id` from the state of `run_id` at a past step (time travel) and run it.
+
+        Give `at_step` (0: the initial state; default: the latest step) or `at_label` (a
+        checkpoint). `patch`, a delta, is merged into that state first. The new run continues
+        where the source's step said to go next; the source run is not touched. Returns what
+        `run` returns.
+        """
+        _check_run_id(new_run_id)
+        g, rc = self._graph()
+        src = await self.get_run(run_id)
+        if at_label is not None:
+            if at_step is not None:
+                raise GraphValidationError("fork takes at_step or at_label, not both")
+            cp = await self.store.load_checkpoint(run_id, at_label)
+            if cp is None:
+                raise RunNotFoundError(f"run {run_id!r} has no checkpoint {at_label!r}", run_id=run_id)
+            at_step = cp.step
+        steps = list(await self.store.load_steps(run_id))
+        if at_step is None:
+            at_step = len(steps)
+        if not 0 <= at_step <= len(steps):
+            raise GraphValidationError(
+                f"run {run_id!r} has steps 0..{len(steps)}; cannot fork at step {at_step}", run_id=run_id
+            )
+        vm = self._versions(src)
+        state = self._decode(src.initial, run_id, 0, "initial", vm)
+        for rec in steps[:at_step]:
+            if rec.state is not None:
+                state = self._decode(rec.state, run_id, rec.step, "state", vm)
+            elif rec.delta is not None:
+                delta = self._decode(rec.delta, run_id, rec.step, "delta", vm)
+                state = self._merge(state, delta, run_id, rec.step, rec.node_id)
+        nxt = self._route(steps[at_step - 1], rc) if at_step else self._start_of(src, g, rc)
+        if nxt.kind is NextKind.INTERRUPT:
+            nxt = goto(steps[at_step - 1].node_id)
+        if patch is not None:
+            if not self._is_state(patch):
+                raise StateValidationError(
+                    f"fork patch must be a {self._type_name}, got {type(patch).__name__}"
+                )
+            state = self._merge(state, patch, run_id, at_step, "patch")
+        state, encoded = self._validated(state, new_run_id)
+        now = time.time()
+        meta = {"graph": g.description, "forked_from": run_id, "at_step": at_step, "start": rc.encode(nxt)}
+        new = RunRecord(
+            new_run_id,
+            RunStatus.RUNNING,
+            encoded,
+            g.fingerprint,
+            self.state_version,
+            now,
+            now,
+            meta=_dumps(meta),
+        )
+        try:
+            await self.store.create_run(new)
+        except StoreRunExistsError as exc:
+            raise RunExistsError(f"run {new_run_id!r} exists; fork into a new id", run_id=new_run_id) from exc
+        if nxt.kind is NextKind.STOP:
+            await self.store.set_status(new_run_id, RunStatus.DONE)
+            return state
+        return await drive(self, g, rc, new_run_id, state, 0, nxt, FirstHop(snap_size=len(encoded)))
+
+    # ------------------------------------------------------------------ helpers used by the loop
+
+    async def _fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
+        msg = storable_text(f"{type(exc).__name__}: {exc}")
+        try:
+            await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
+        except Exception as lost:  # the failure being reported matters more than its record
+            _log.warning("run %r: could not record its failure (%s): %r", run_id, msg, lost)
+        if self.emitter is not None:
+            self._emit(Event(run_id, step, node_id, msg, {"error": type(exc).__name__}, kind=EventKind.ERROR))
+
+    def _emit(self, event: Event) -> None:
+        if self.emitter is not None:
+            safe_emit(self.emitter, event)
+
+    # ------------------------------------------------------------------ decoding
+
+    def _validated(self, initial: S | Mapping[str, Any], run_id: str) -> tuple[S, bytes]:
+        """Validate the initial state by a round trip through the codec (what resume will see)."""
+        try:
+            if not self._is_state(initial):
+                initial = TypeAdapter(adaptable_type(self.state_type)).validate_python(initial)
+            encoded = self.codec.encode(cast(S, initial))
+            if b"null" in encoded:  # JSON would store NaN and infinity as null
+                where = non_finite(initial, "")
+                if where is not None:
+                    raise ValueError(
+                        f"non-finite float at {where or 'the top'} (JSON has no NaN or infinity)"
+                    )
+            return self.codec.decode(encoded), encoded
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise StateValidationError(
+                f"initial state of run {run_id!r} does not validate as {self._type_name}: {exc}",
+                run_id=run_id,
+            ) from exc
+
+    async def _latest(self, run_id: str) -> Latest:
+        latest = await self.store.load_latest(run_id)
+        if latest is None:
+            raise RunNotFoundError(
+                f"no run {run_id!r} in the store; start it with run({run_id!r}, ...)", run_id=run_id
+            )
+        return latest
+
+    def _versions(self, run: RunRecord) -> VersionMap | None:
+        """The run's per-step versions, or None when everything it stored is current."""
+        meta = _meta(run)
+        if run.state_version == self.state_version and not meta.get("migrations"):
+            return None
+        return VersionMap.of(run.run_id, run.state_version, meta)
+
+    def _decode(self, data: bytes, run_id: str, step: int, what: str, vm: VersionMap | None = None) -> S:
+        if vm is not None:
+            v = vm.at(step)
+            if v != self.state_version:
+                try:
+                    data = migrate_bytes(
+                        data, v, self.state_version, self.migrations, run_id=run_id, step=step
+                    )
+                except (ValueError, TypeError) as exc:
+                    raise CorruptRecordError(
+                        f"run {run_id!r} step {step}: stored {what} is not JSON: {exc}",
+                        run_id=run_id,
+                        step=step,
+                        field=what,
+                    ) from exc
+        try:
+            # Fan-out branch deltas ("branch 3 delta") are partial too.
+            if what.endswith("delta"):
+                return self._decode_delta(data)
+            return self.codec.decode(data)
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise CorruptRecordError(
+                f"run {run_id!r} step {step}: stored {what} does not decode as {self._type_name}: {exc}",
+                run_id=run_id,
+                step=step,
+                field=what,
+            ) from exc
+
+    def _fold(self, latest: Latest) -> S:
+        run_id = latest.run.run_id
+        vm = self._versions(latest.run)
+        state = self._decode(
+            latest.base_state, run_id, latest.base_step, "state" if latest.base_step else "initial", vm
+        )
+        for rec in latest.tail:
+            if rec.delta is not None:
+                delta = self._decode(rec.delta, run_id, rec.step, "delta", vm)
+                state = self._merge(state, delta, run_id, rec.step, rec.node_id)
+        return state
+
+    def _merge(self, state: S, delta: S, run_id: str, step: int, node_id: str, *, keep: bool = False) -> S:
+        """Fold a stored delta into `state`; `ReducerError` naming the step if the reducer raises.
+
+        `keep`: the caller still shows `state` (a history view, a streamed state), so a reducer not
+        known to be pure is handed a deep copy; otherwise one that changes its previous state in
+        place would rewrite what was already shown.
+        """
+        try:
+            if keep and not self._reducer_pure:
+                state = copy.deepcopy(state)
+            return self.reducer(state, delta)
+        except Exception as exc:
+            raise ReducerError(
+                f"run {run_id!r} step {step}: the reducer raised merging the stored delta of node "
+                f"{node_id!r}: {type(exc).__name__}: {exc}",
+                run_id=run_id,
+                step=step,
+                node_id=node_id,
+            ) from exc
+
+    def _route(self, rec: StepRecord, rc: RouteCodec[S]) -> Next:
+        try:
+            return rc.decode(rec.route)
+        except (ValueError, TypeError) as exc:
+            raise CorruptRecordError(
+                f"run {rec.run_id!r} step {rec.step}: stored route {rec.route[:80]!r} is not a route: {exc}",
+                run_id=rec.run_id,
+                step=rec.step,
+                field="route",
+            ) from exc
+
+    def _next_of(self, latest: Latest, g: CompiledGraph[S], rc: RouteCodec[S]) -> Next:
+        if latest.last is None:
+            return self._start_of(latest.run, g, rc)
+        return self._route(latest.last, rc)
+
+    def _start_of(self, run: RunRecord, g: CompiledGraph[S], rc: RouteCodec[S]) -> Next:
+        """The first hop of a run: the start node, or where a fork said to continue."""
+        meta = _meta(run)
+        start = meta.get("start")
+        if isinstance(start, str):
+            try:
+                return rc.decode(start)
+            except (ValueError, TypeError) as exc:
+                raise CorruptRecordError(
+                    f"run {run.run_id!r}: stored fork start {start[:80]!r} is not a route: {exc}",
+                    run_id=run.run_id,
+                    field="meta",
+                ) from exc
+        return goto(g.start)
+
+    def _check_fingerprint(self, run: RunRecord, g: CompiledGraph[S], allow: bool) -> None:
+        if not run.fingerprint or run.fingerprint == g.fingerprint or allow:
+            return
+        old = _meta(run).get("graph")
+        what = "; ".join(changes(old, g.description)) if isinstance(old, dict) else "nodes or edges changed"
+        raise GraphChangedError(
+            f"run {run.run_id!r} was started by a graph with fingerprint {run.fingerprint}, this engine's is "
+            f"{g.fingerprint} ({what}); resume it with the graph it started with, or pass allow_graph_change=True",
+            run_id=run.run_id,
+            stored=run.fingerprint,
+            current=g.fingerprint,
+        )
+
+
+def _check_run_id(run_id: Any) -> None:
+    """The stores' one id rule (`store.check_id`), raised as the engine's `GraphValidationError`."""
+    try:
+        check_id(run_id)
+    except InvalidIdError as exc:
+        raise GraphValidationError(str(exc), run_id=run_id if isinstance(run_id, str) else None) from exc
+
+
+def _check_node_options(node_id: str, retries: Any, timeout: Any, backoff: Any) -> None:
+    """Refuse limits that cannot be enforced, naming the node (`GraphValidationError`)."""
+    if retries is not None and (not isinstance(retries, int) or isinstance(retries, bool) or retries < 0):
+        raise GraphValidationError(
+            f"node {node_id!r}: retries must be an int >= 0, got {retries!r}", node_id=node_id
+        )
+    for name, v, low in (("timeout", timeout, "> 0"), ("backoff", backoff, ">= 0")):
+        if v is None:
+            continue
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        if not ok or (v <= 0 if name == "timeout" else v < 0):
+            raise GraphValidationError(
+                f"node {node_id!r}: {name} must be a finite number of seconds {low}, got {v!r}",
+                node_id=node_id,
+            )
+
+
+class _MovedOn(Exception):
+    """Another process changed the run between resume's read and its status write."""
+
+    def __init__(self, error: StatusConflictError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+async def _cas(write: Awaitable[None]) -> None:
+    """Await a compare-and-set status write of resume; `_MovedOn` when it lost the race."""
+    try:
+        await write
+    except StatusConflictError as exc:
+        raise _MovedOn(exc) from exc
+
+
+def _dumps(doc: Any) -> bytes:
+    return json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+
+
+def _meta(run: RunRecord) -> dict[str, Any]:
+    try:
+        meta = json.loads(run.meta or b"{}")
+    except ValueError as exc:
+        raise CorruptRecordError(
+            f"run {run.run_id!r}: stored meta is not JSON: {exc}", run_id=run.run_id, field="meta"
+        ) from exc
+    return meta if isinstance(meta, dict) else {}
+
+
+def _state_check(tp: Any) -> Callable[[Any], bool]:
+    if isinstance(tp, type):
+        try:
+            isinstance(None, tp)
+            return lambda x: isinstance(x, tp)
+        except TypeError:
+            pass
+    # TypedDict and other non-class types: deltas are dicts.
+    return lambda x: isinstance(x, dict)
+
+
+def _state_copier(tp: Any) -> Callable[[Any], Any]:
+    """Shallow copy of a state, for fan-out branches (each gets its own top-level container)."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        copy = model_copier(tp)
+        return lambda s: copy(s, {})
+    if is_typeddict(tp) or tp is dict:
+        return dict
+    return lambda s: s
+
+
+def _error_delta(tp: Any) -> Callable[[str], Any] | None:
+    """A delta that sets the state's `last_error` field, if the type has one."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        if "last_error" not in tp.model_fields:
+            return None
+        return lambda msg: tp.model_construct(_fields_set={"last_error"}, last_error=msg)
+    if is_typeddict(tp) and "last_error" in getattr(tp, "__annotations__", {}):
+        return lambda msg: {"last_error": msg}
+    return None

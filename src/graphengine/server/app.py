@@ -1,0 +1,726 @@
+"""The HTTP runtime API of one engine: `create_app(engine)` returns an ASGI (FastAPI) application.
+
+Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
+
+    GET  /api/runs                      runs, newest first (?status=, ?prefix=, ?live=, ?limit=)
+    POST /api/runs                      start a run {"run_id"?, "state"} (?wait=true: until it stops or pauses)
+    GET  /api/runs/{run_id}             status, state, interrupt, step count, whether this server drives it
+    GET  /api/runs/{run_id}/state       the state after the last step, or after ?step=K (0: initial)
+    GET  /api/runs/{run_id}/history     committed steps: node, delta, route, attempt, error, sizes, timings
+    POST /api/runs/{run_id}/resume      continue a run, {"input": ...} answers its interrupt (?wait=true)
+    POST /api/runs/{run_id}/cancel      cancel a run this server is driving (status becomes cancelled)
+    POST /api/runs/{run_id}/replay      re-execute the run against its record; the replay report
+    GET  /api/runs/{run_id}/events      Server-Sent Events of a run this server drives, then an `end` event
+    GET  /api/graph                     the graph as JSON, DOT, Mermaid or SVG (?format=, ?run= highlights a run)
+    GET  /                              the inspector page (see `graphengine.server.inspector`)
+
+Errors are JSON `{"detail": ...}` with these status codes (`graphengine.server.errors`): 404 an
+unknown run (or step);
+409 a run id that exists, a run already running in this server, a cancel of a run that is not
+running here, a graph or state schema that changed since the run started; 422 a request or an
+initial state that does not validate (`detail` lists the field errors, FastAPI's shape, with
+`loc` starting `["body", "state", ...]`); 401 a missing or wrong token when auth is on.
+
+Runs started or resumed through the API are driven in this process as asyncio tasks, through
+`Engine.stream` / `Engine.stream_resume`, so their events can be fanned out to SSE clients.
+"Already running" (409) means driven by this server; a run whose stored status is `running`
+but that no task here drives (its process died) can be resumed, as with the CLI. Shutting
+the server down cancels the runs it drives: they become `cancelled` and stay resumable.
+
+Auth: when a token is given (`graphengine serve` reads `$GRAPHENGINE_TOKEN`), every route,
+the page and the schema included, refuses a request without `Authorization: Bearer TOKEN` or
+the `graphengine_token` cookie with 401. Opening `/?token=TOKEN` in a browser sets that cookie
+(HttpOnly, SameSite=Strict) and redirects to `/`, so the page and its event stream work
+without the token in any URL afterwards.
+
+Who may connect (`graphengine.server.security`): without a token, only requests whose `Host`
+(and, for POST, `Origin`) is a loopback name are served (403 otherwise), so a web page cannot
+reach the API through DNS rebinding or a cross-site form; `allowed_hosts` widens the list.
+
+Limits (`graphengine.server.limits`): a request body over `max_body` bytes (default 1 MiB) is
+refused with 413 while it is read; a run id a URL path segment cannot carry (empty, `.`, `..`,
+`/`, control characters, over 200 characters) and a NaN or infinity in a body are refused with
+422. Any other error is a JSON 500 naming the exception; tracebacks go to the server log only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from fastapi import Body, FastAPI, Query, Request, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from graphengine.store import RunRecord, RunStatus, StoreError
+
+from ..engine import Engine
+from ..errors import GraphError, RunExistsError, StateValidationError
+from ..viz import RunPath, run_path, to_dot, to_mermaid
+from .errors import (
+    AlreadyRunningError,
+    ErrorBoundary,
+    StepNotFoundError,
+    describe,
+    field_errors,
+    status_of,
+)
+from .forms import delta_doc, jsonable, route_doc
+from .inspector import graph_json, graph_svg, inspector_html
+from .limits import MAX_BODY, BodyLimit, RunId, nonfinite
+from .live import EVENTS_KEPT, RunManager
+from .security import LOOPBACK_HOSTS, BearerAuth, HostCheck
+
+__all__ = ["TOKEN_ENV", "RunManager", "create_app", "token_from_env"]
+
+TOKEN_ENV = "GRAPHENGINE_TOKEN"  # noqa: S105 (a variable name, not a secret)
+"""The environment variable `graphengine serve` reads the bearer token from."""
+
+
+def token_from_env(name: str = TOKEN_ENV) -> str | None:
+    """The bearer token in environment variable `name` (None when unset or empty: no auth)."""
+    return os.environ.get(name) or None
+
+
+# ---------------------------------------------------------------------- API models
+
+
+class Problem(BaseModel):
+    """An error response."""
+
+    detail: Any
+    """What went wrong: a sentence, or a list of field errors for 422."""
+
+
+class InterruptInfo(BaseModel):
+    """What a paused run waits for."""
+
+    node_id: str
+    """The node that receives the input on resume."""
+    step: int
+    """The last committed step."""
+    payload: Any = None
+    """What the node asked (None for a pause before the node)."""
+    before: bool
+    """True for an `interrupt_before` pause."""
+
+
+class RunSummary(BaseModel):
+    """One run in a list."""
+
+    run_id: str
+    """The run's id."""
+    status: RunStatus
+    """Its stored status."""
+    created_at: float
+    """Creation time (seconds since the epoch)."""
+    updated_at: float
+    """Last status change."""
+    error: str | None = None
+    """The last error, for failed runs (or a routed one)."""
+    error_node: str | None = None
+    """The node that failed."""
+    live: bool = False
+    """True while this server drives the run (it can be cancelled)."""
+    forked_from: str | None = None
+    """The source run of a fork."""
+
+
+class RunDetail(RunSummary):
+    """One run with its current state."""
+
+    steps: int
+    """Committed steps."""
+    state: Any = None
+    """The state after the last committed step (JSON)."""
+    interrupt: InterruptInfo | None = None
+    """What the run waits for, when it is paused."""
+    fingerprint: str = ""
+    """Fingerprint of the graph the run started with."""
+    graph_changed: bool = False
+    """True when this engine's graph differs from the run's (resume and replay are refused)."""
+
+
+class StartRun(BaseModel):
+    """Body of `POST /api/runs`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: RunId | None = None
+    """The id of the new run (default: a random one); see `graphengine.server.limits.check_run_id`."""
+    state: dict[str, Any] = Field(default_factory=dict)
+    """The initial state, validated against the engine's state type."""
+
+
+class ResumeRun(BaseModel):
+    """Body of `POST /api/runs/{run_id}/resume`; leave `input` out to continue without answering."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: Any = None
+    """The answer handed to the interrupted node (given explicitly, `null` included)."""
+
+
+class RouteInfo(BaseModel):
+    """Where a run went after a step."""
+
+    kind: str
+    """goto, stop, fan_out or interrupt."""
+    target: str
+    """goto: the next node; fan_out: the join node."""
+    branches: list[str]
+    """fan_out: the branch nodes in merge order."""
+    payload: Any = None
+    """interrupt: what the node asked."""
+    text: str
+    """Short form, e.g. "goto('check')"."""
+
+
+class StepInfo(BaseModel):
+    """One committed step."""
+
+    step: int
+    """1-based step number."""
+    node_id: str
+    """The node that ran (`__fan_out__` for a fan-out's merge)."""
+    delta: Any = None
+    """The delta the node returned (JSON)."""
+    route: RouteInfo
+    """The hop resolved after the step."""
+    attempt: int
+    """Attempts the node took."""
+    error: str | None = None
+    """A routed error."""
+    ts: float
+    """Commit time."""
+    elapsed_ms: float | None = None
+    """Milliseconds since the previous commit (or the run's creation); includes any pause."""
+    node_ms: float | None = None
+    """How long the node ran, when this server drove that step."""
+    sizes: dict[str, int] = Field(default_factory=dict)
+    """Encoded bytes of each field the delta set."""
+    state: Any = None
+    """The state after the step (only with `?states=true`)."""
+
+
+class DivergenceInfo(BaseModel):
+    """A value that differs between the record and the replay."""
+
+    step: int
+    """The step."""
+    node_id: str
+    """Its node."""
+    field: str
+    """delta, route, error or call."""
+    path: str
+    """Where inside it."""
+    recorded: Any = None
+    """The recorded value."""
+    replayed: Any = None
+    """The replayed value."""
+    branch: int | None = None
+    """The fan-out branch, if any."""
+
+
+class ReplayInfo(BaseModel):
+    """A replay report."""
+
+    run_id: str
+    """The replayed run."""
+    steps: int
+    """Steps compared."""
+    ok: bool
+    """True when nothing diverged."""
+    divergences: list[DivergenceInfo]
+    """Differences at the first diverging step."""
+    text: str
+    """The report as text."""
+
+
+class GraphNode(BaseModel):
+    """A node of the graph (with a run's marks when one is highlighted)."""
+
+    id: str
+    """Node id."""
+    interrupt_before: bool = False
+    """The run pauses before it."""
+    visits: int = 0
+    """Times the highlighted run ran it."""
+    failed: bool = False
+    """It failed in the highlighted run."""
+    current: bool = False
+    """The highlighted run is at this node."""
+
+
+class GraphEdge(BaseModel):
+    """An edge of the drawing."""
+
+    src: str
+    """From (`__start__` for the entry)."""
+    dst: str
+    """To (`__end__` for the exit)."""
+    kind: str
+    """plain, cond, fanout, join, error, start, end or dynamic (a route taken at run time)."""
+    label: str = ""
+    """Predicate name or kind label."""
+    taken: int = 0
+    """Times the highlighted run took it."""
+
+
+class GraphInfo(BaseModel):
+    """The graph as data."""
+
+    start: str | None
+    """The start node."""
+    fingerprint: str
+    """The graph's fingerprint."""
+    nodes: list[GraphNode]
+    """Nodes in insertion order."""
+    edges: list[GraphEdge]
+    """Edges in drawing order."""
+    run_id: str | None = None
+    """The highlighted run."""
+    status: str | None = None
+    """Its status."""
+
+
+class GraphFormat(StrEnum):
+    """Formats of `GET /api/graph`."""
+
+    JSON = "json"
+    DOT = "dot"
+    MERMAID = "mermaid"
+    SVG = "svg"
+
+
+# ---------------------------------------------------------------------- the app
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": Problem, "description": "Unknown run"},
+    409: {"model": Problem, "description": "Conflict with the run's state"},
+}
+
+
+def create_app(
+    engine: Engine[Any],
+    *,
+    token: str | None = None,
+    title: str | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    max_body: int = MAX_BODY,
+    events_kept: int = EVENTS_KEPT,
+) -> FastAPI:
+    """The HTTP API and inspector of `engine` (runs in `engine.store`), as an ASGI application.
+
+    `token`: when set, every route requires it (see the module docstring); `token_from_env()`
+    reads it from `$GRAPHENGINE_TOKEN`. `allowed_hosts`: the host names the `Host` header (and
+    a POST's `Origin`) may carry; default: the loopback names without a token, any host with
+    one (`"*"` allows any; see `graphengine.server.security`). `max_body`: request body limit
+    in bytes (413 above it). `events_kept`: recent events a live run keeps in memory (older
+    ones are rebuilt from the store for SSE clients). The engine's graph is validated here, so
+    a malformed graph fails at start-up, not on the first request. The interactive `/docs`
+    page is off (its assets come from a CDN); the schema is served at `/openapi.json`.
+    """
+    engine.validate()
+    if max_body < 0:
+        raise ValueError(f"max_body is the request body limit in bytes, >= 0; not {max_body}")
+    if allowed_hosts is None:
+        allowed_hosts = ("*",) if token else LOOPBACK_HOSTS
+    runs = RunManager(engine, events_kept=events_kept)
+    name = title or f"graphengine: {getattr(engine.state_type, '__name__', 'graph')}"
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await runs.close()
+
+    app = FastAPI(
+        title=name,
+        version="1",
+        description="Start, resume, cancel, inspect and replay runs of one graphengine engine.",
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+        responses={
+            400: {"model": Problem, "description": "A request body that cannot be parsed"},
+            403: {"model": Problem, "description": "A Host or Origin outside the allowed hosts"},
+            413: {"model": Problem, "description": "A request body over the size limit"},
+            **({401: {"model": Problem, "description": "Missing or wrong token"}} if token else {}),
+        },
+    )
+    app.state.runs = runs
+    app.state.engine = engine
+    # Added innermost first: a request meets the error boundary, the host check, the token
+    # check and the body limit, in that order.
+    app.add_middleware(BodyLimit, limit=max_body)
+    if token:
+        app.add_middleware(BearerAuth, token=token)
+        _document_bearer(app)
+    app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
+    app.add_middleware(ErrorBoundary)
+
+    async def on_error(request: Request, exc: Exception) -> Response:
+        return JSONResponse({"detail": describe(exc)}, status_code=status_of(exc))
+
+    async def on_state_error(request: Request, exc: Exception) -> Response:
+        cause = exc.__cause__
+        if isinstance(cause, ValidationError):
+            return JSONResponse({"detail": field_errors(cause)}, status_code=422)
+        return JSONResponse({"detail": describe(exc)}, status_code=422)
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette's Allow names only the first route matching the path (GET and POST
+            # /api/runs are two routes): list every method served at this path.
+            methods = sorted(
+                {
+                    m
+                    for r in app.router.routes
+                    if isinstance(r, APIRoute) and r.path_regex.match(request.url.path)
+                    for m in r.methods or ()
+                }
+            )
+            headers["allow"] = ", ".join(methods)
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+
+    async def on_request_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        # FastAPI's shape, but ASCII-escaped: an echoed input may hold a lone surrogate, which
+        # UTF-8 cannot encode (the answer would fail as a 500).
+        body = json.dumps({"detail": jsonable_encoder(exc.errors())}, ensure_ascii=True, default=repr)
+        return Response(body, status_code=422, media_type="application/json")
+
+    app.add_exception_handler(RequestValidationError, on_request_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(GraphError, on_error)
+    app.add_exception_handler(StoreError, on_error)
+    app.add_exception_handler(StateValidationError, on_state_error)
+
+    adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
+
+    def summary(rec: RunRecord) -> dict[str, Any]:
+        meta = _meta(rec)
+        src = meta.get("forked_from")
+        return {
+            "run_id": rec.run_id,
+            "status": rec.status,
+            "created_at": rec.created_at,
+            "updated_at": rec.updated_at,
+            "error": rec.error,
+            "error_node": rec.error_node,
+            "live": runs.is_live(rec.run_id),
+            "forked_from": src if isinstance(src, str) else None,
+        }
+
+    async def detail(run_id: str) -> RunDetail:
+        rec = await engine.get_run(run_id)
+        state = await engine.get_state(run_id)
+        intr = await engine.get_interrupt(run_id)
+        steps = await engine.store.load_steps(run_id)
+        return RunDetail(
+            **summary(rec),
+            steps=len(steps),
+            state=jsonable(state),
+            interrupt=None
+            if intr is None
+            else InterruptInfo(
+                node_id=intr.node_id, step=intr.step, payload=jsonable(intr.payload), before=intr.before
+            ),
+            fingerprint=rec.fingerprint,
+            graph_changed=bool(rec.fingerprint) and rec.fingerprint != engine.fingerprint,
+        )
+
+    @app.get("/api/runs", response_model=list[RunSummary], tags=["runs"])
+    async def list_runs(
+        status: Annotated[RunStatus | None, Query(description="only runs with this status")] = None,
+        prefix: Annotated[str | None, Query(description="only run ids starting with this")] = None,
+        live: Annotated[bool | None, Query(description="only runs this server drives (or not)")] = None,
+        limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+    ) -> list[dict[str, Any]]:
+        """Runs in the store, newest first, with their status."""
+        fetch = limit if prefix is None and live is None else max(limit * 10, 1000)
+        out = []
+        for rec in await engine.store.list_runs(status=status, limit=fetch):
+            if prefix is not None and not rec.run_id.startswith(prefix):
+                continue
+            if live is not None and runs.is_live(rec.run_id) != live:
+                continue
+            out.append(summary(rec))
+            if len(out) >= limit:
+                break
+        return out
+
+    @app.post(
+        "/api/runs",
+        response_model=RunDetail,
+        status_code=201,
+        tags=["runs"],
+        responses={409: _ERRORS[409], 422: {"model": Problem, "description": "The state does not validate"}},
+    )
+    async def start_run(
+        body: Annotated[StartRun, Body()],
+        wait: Annotated[bool, Query(description="answer when the run stops or pauses")] = False,
+    ) -> RunDetail:
+        """Start a run from an initial state (validated against the state type: 422 with the field errors)."""
+        run_id = body.run_id or uuid.uuid4().hex[:12]
+        _refuse_nonfinite(body.state, ("body", "state"))
+        try:
+            state = adapter.validate_python(body.state)
+        except ValidationError as exc:
+            raise StateValidationError(f"initial state does not validate: {exc}", run_id=run_id) from exc
+        if await engine.store.get_run(run_id) is not None:
+            raise RunExistsError(f"run {run_id!r} exists; resume it instead", run_id=run_id)
+        await runs.start(run_id, state, wait=wait)
+        return await detail(run_id)
+
+    @app.get("/api/runs/{run_id}", response_model=RunDetail, tags=["runs"], responses={404: _ERRORS[404]})
+    async def get_run(run_id: RunId) -> RunDetail:
+        """A run: status, current state, what it waits for."""
+        return await detail(run_id)
+
+    @app.get("/api/runs/{run_id}/state", tags=["runs"], responses={404: _ERRORS[404]})
+    async def get_state(
+        run_id: RunId,
+        step: Annotated[int | None, Query(ge=0, description="after this step (0: initial)")] = None,
+    ) -> Any:
+        """The state after the last committed step, or after step `step`."""
+        if step is None:
+            return jsonable(await engine.get_state(run_id))
+        rec = await engine.get_run(run_id)
+        if step == 0:
+            # The initial state as the run stored it (migrated like history() migrates it).
+            return jsonable(engine._decode(rec.initial, run_id, 0, "initial", engine._versions(rec)))
+        views = await engine.history(run_id)
+        if step > len(views):
+            raise StepNotFoundError(f"run {run_id!r} has steps 0..{len(views)}, not {step}", run_id=run_id)
+        return jsonable(views[step - 1].state)
+
+    @app.get(
+        "/api/runs/{run_id}/history",
+        response_model=list[StepInfo],
+        tags=["runs"],
+        responses={404: _ERRORS[404]},
+    )
+    async def history(
+        run_id: RunId,
+        states: Annotated[bool, Query(description="include the state after each step")] = False,
+    ) -> list[StepInfo]:
+        """Every committed step, oldest first, with deltas, routes, timings and per-field sizes."""
+        rec = await engine.get_run(run_id)
+        views = await engine.history(run_id)
+        seen = runs.node_ms.get(run_id)
+        out = []
+        prev = rec.created_at
+        for v in views:
+            out.append(
+                StepInfo(
+                    step=v.step,
+                    node_id=v.node_id,
+                    delta=delta_doc(v.delta),
+                    route=RouteInfo(**route_doc(v.route)),
+                    attempt=v.attempt,
+                    error=v.error,
+                    ts=v.ts,
+                    elapsed_ms=round((v.ts - prev) * 1e3, 3) if prev and v.ts else None,
+                    node_ms=seen.get(v.step) if seen is not None else None,
+                    sizes=v.sizes,
+                    state=jsonable(v.state) if states else None,
+                )
+            )
+            prev = v.ts
+        return out
+
+    @app.post(
+        "/api/runs/{run_id}/resume",
+        response_model=RunDetail,
+        tags=["runs"],
+        responses={404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    async def resume(
+        run_id: RunId,
+        body: Annotated[ResumeRun | None, Body()] = None,
+        wait: Annotated[bool, Query(description="answer when the run stops or pauses")] = False,
+    ) -> RunDetail:
+        """Continue a run from its last committed step; `input` answers an interrupt."""
+        kw = {"input": body.input} if body is not None and "input" in body.model_fields_set else {}
+        if kw:
+            _refuse_nonfinite(kw["input"], ("body", "input"))
+        await runs.resume(run_id, kw, wait=wait)
+        return await detail(run_id)
+
+    @app.post(
+        "/api/runs/{run_id}/cancel",
+        response_model=RunDetail,
+        tags=["runs"],
+        responses={404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    async def cancel(run_id: RunId) -> RunDetail:
+        """Cancel a run this server drives; its status becomes `cancelled` (resume continues it)."""
+        await runs.cancel(run_id)
+        return await detail(run_id)
+
+    @app.post(
+        "/api/runs/{run_id}/replay",
+        response_model=ReplayInfo,
+        tags=["runs"],
+        responses={404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    async def replay(run_id: RunId) -> ReplayInfo:
+        """Re-execute the run's nodes against its record (tools served from it, nothing written)."""
+        if runs.is_live(run_id):
+            raise AlreadyRunningError(f"run {run_id!r} is running; replay it when it stops", run_id=run_id)
+        rep = await engine.replay(run_id)
+        return ReplayInfo(
+            run_id=rep.run_id,
+            steps=rep.steps,
+            ok=rep.ok,
+            divergences=[
+                DivergenceInfo(
+                    step=d.step,
+                    node_id=d.node_id,
+                    field=d.field,
+                    path=d.path,
+                    recorded=jsonable(d.recorded),
+                    replayed=jsonable(d.replayed),
+                    branch=d.branch,
+                )
+                for d in rep.divergences
+            ],
+            text=str(rep),
+        )
+
+    @app.get(
+        "/api/runs/{run_id}/events",
+        tags=["runs"],
+        responses={
+            200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"},
+            404: _ERRORS[404],
+        },
+        response_class=StreamingResponse,
+    )
+    async def events(
+        request: Request,
+        run_id: RunId,
+        after: Annotated[int, Query(ge=-1, description="skip events numbered up to this")] = -1,
+    ) -> StreamingResponse:
+        """The run's events as Server-Sent Events while this server drives it, then an `end` event.
+
+        Each message has `id:` (its number in this drive), `event:` (the event kind) and
+        `data:` (the event as JSON). A run not driven here gets a single `end` with its status.
+        `Last-Event-ID` (sent by a reconnecting EventSource) works like `after`.
+        """
+        last = request.headers.get("last-event-id")
+        if last is not None and last.strip().lstrip("-").isdigit():
+            after = max(after, int(last))
+        if not runs.is_live(run_id):
+            await engine.get_run(run_id)  # 404 as JSON, before the stream starts
+
+        async def body() -> AsyncIterator[str]:
+            async for doc in runs.events(run_id, after):
+                data = json.dumps(doc, separators=(",", ":"), default=repr)
+                yield f"id: {doc['seq']}\nevent: {doc['kind']}\ndata: {data}\n\n"
+
+        return StreamingResponse(
+            body(),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+        )
+
+    async def _path(run: str | None) -> RunPath | None:
+        return None if run is None else await run_path(engine, run)
+
+    @app.get(
+        "/api/graph",
+        tags=["graph"],
+        response_model=GraphInfo,
+        responses={
+            200: {
+                "content": {
+                    "application/json": {},
+                    "text/plain": {"schema": {"type": "string"}},
+                    "image/svg+xml": {"schema": {"type": "string"}},
+                },
+                "description": "The graph (JSON, DOT or Mermaid text, or SVG)",
+            },
+            404: _ERRORS[404],
+        },
+    )
+    async def graph(
+        format: Annotated[GraphFormat, Query()] = GraphFormat.JSON,
+        run: Annotated[RunId | None, Query(description="highlight this run's path")] = None,
+        layout: Annotated[
+            Literal["auto", "graphviz", "simple"],
+            Query(description="svg: Graphviz `dot` when installed, else the built-in layout"),
+        ] = "auto",
+    ) -> Any:
+        """The graph as data, Graphviz DOT, Mermaid or SVG, with a run's path when `run` is given."""
+        path = await _path(run)
+        if format is GraphFormat.DOT:
+            return PlainTextResponse(to_dot(engine, highlight=path))
+        if format is GraphFormat.MERMAID:
+            return PlainTextResponse(to_mermaid(engine, highlight=path))
+        if format is GraphFormat.SVG:
+            svg = await graph_svg(engine, path, layout=layout)
+            return Response(svg, media_type="image/svg+xml")
+        return graph_json(engine, path)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def page() -> HTMLResponse:
+        """The inspector."""
+        return HTMLResponse(inspector_html(name))
+
+    return app
+
+
+def _document_bearer(app: FastAPI) -> None:
+    """Declare the bearer scheme in the OpenAPI schema, required by every operation."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = build()
+            doc.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer"}
+            }
+            doc["security"] = [{"bearer": []}]
+            app.openapi_schema = doc
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _meta(rec: RunRecord) -> dict[str, Any]:
+    try:
+        doc = json.loads(rec.meta or b"{}")
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _refuse_nonfinite(value: Any, prefix: tuple[str, ...]) -> None:
+    """422 naming where a NaN or infinity sits in `value`: JSON has no such numbers to store."""
+    found = nonfinite(value)
+    if found is None:
+        return
+    loc, number = found
+    raise RequestValidationError(
+        [
+            {
+                "loc": [*prefix, *loc],
+                "msg": f"{number} is not a JSON number (NaN and infinities cannot be stored)",
+                "type": "finite_number",
+            }
+        ]
+    )

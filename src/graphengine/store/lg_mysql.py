@@ -1,0 +1,444 @@
+"""`MySQLCheckpointTable`: LangGraph checkpoints in MySQL 8 / MariaDB 10.6+, for `GraphEngineSaver`.
+
+It may share the database of a `MySQLStore` (`MySQLCheckpointTable.beside(store)`): its tables
+are prefixed `lg_`, created with `IF NOT EXISTS` (re-runnable, as MySQL commits DDL
+implicitly), and it never touches the store's tables or its `schema_version`.
+
+- asyncmy, imported on first use (`pip install 'graphengine[mysql]'`; without it,
+  `MissingDriverError`). One pool per event loop, opened lazily in it: the saver's sync bridge
+  loop and the application's loop each get theirs. Sessions autocommit at READ COMMITTED.
+- `put` (a checkpoint and its new blobs), the bulk deletes and `copy_thread` each run in one
+  transaction; `put_writes` is one multi-row `INSERT`.
+- Values are `LONGBLOB` (byte-for-byte round trip); ids are `utf8mb4_bin`, so "newest first"
+  is byte order of checkpoint ids, as in every other table. Key lengths fit InnoDB's 3072-byte
+  index limit: thread ids up to 191 characters, namespaces 255, checkpoint and task ids 128,
+  channel names 191, versions 128 (ASCII).
+- Blobs no checkpoint references any more are found on the client (MySQL and MariaDB disagree
+  on JSON table functions), inside the deleting transaction.
+- Driver exceptions are translated by `graphengine.store.mysql`'s one table (`StoreError` subclasses).
+- Every value is a bound parameter; statements are literals, but for the number of `(%s, %s)`
+  groups of a multi-row lookup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import weakref
+from collections.abc import AsyncIterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Final
+from urllib.parse import quote
+
+from .errors import StoreUnavailableError
+from .lg_protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
+from .mysql import _OTHER_ERRORS, _driver, _Op, _parse_dsn, _terminate, _translate
+
+__all__ = ["MySQLCheckpointTable"]
+
+_SCHEMA: Final = (
+    """CREATE TABLE IF NOT EXISTS lg_checkpoints (
+        thread_id     VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        ns            VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        checkpoint_id VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        parent_id     VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+        type          VARCHAR(64) NOT NULL,
+        checkpoint    LONGBLOB NOT NULL,
+        metadata_type VARCHAR(64) NOT NULL,
+        metadata      LONGBLOB NOT NULL,
+        run_id        VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+        versions      LONGBLOB NOT NULL,
+        PRIMARY KEY (thread_id, ns, checkpoint_id),
+        KEY lg_checkpoints_run (run_id),
+        KEY lg_checkpoints_id (checkpoint_id)
+    ) ENGINE = InnoDB""",
+    """CREATE TABLE IF NOT EXISTS lg_blobs (
+        thread_id VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        ns        VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        channel   VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        version   VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        type      VARCHAR(64) NOT NULL,
+        value     LONGBLOB NOT NULL,
+        PRIMARY KEY (thread_id, ns, channel, version)
+    ) ENGINE = InnoDB""",
+    """CREATE TABLE IF NOT EXISTS lg_writes (
+        thread_id     VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        ns            VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        checkpoint_id VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        task_id       VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        task_path     TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        idx           INT NOT NULL,
+        channel       VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        type          VARCHAR(64) NOT NULL,
+        value         LONGBLOB NOT NULL,
+        PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
+    ) ENGINE = InnoDB""",
+)
+
+_PUT_CP: Final = """INSERT INTO lg_checkpoints (thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON DUPLICATE KEY UPDATE parent_id = VALUES(parent_id), type = VALUES(type), checkpoint = VALUES(checkpoint),
+    metadata_type = VALUES(metadata_type), metadata = VALUES(metadata), run_id = VALUES(run_id), versions = VALUES(versions)"""
+_PUT_BLOB: Final = """INSERT INTO lg_blobs (thread_id, ns, channel, version, type, value) VALUES (%s, %s, %s, %s, %s, %s)
+ON DUPLICATE KEY UPDATE type = VALUES(type), value = VALUES(value)"""
+_PUT_W_REPLACE: Final = """INSERT INTO lg_writes (thread_id, ns, checkpoint_id, task_id, task_path, idx, channel, type, value)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON DUPLICATE KEY UPDATE task_path = VALUES(task_path), channel = VALUES(channel), type = VALUES(type), value = VALUES(value)"""
+# "First write wins" without INSERT IGNORE, which would also turn truncation errors into warnings.
+_PUT_W_KEEP: Final = """INSERT INTO lg_writes (thread_id, ns, checkpoint_id, task_id, task_path, idx, channel, type, value)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON DUPLICATE KEY UPDATE idx = idx"""
+_GET_ONE: Final = (
+    "SELECT thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions"
+    " FROM lg_checkpoints WHERE thread_id = %s AND ns = %s AND checkpoint_id = %s"
+)
+_GET_LATEST: Final = (
+    "SELECT thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions"
+    " FROM lg_checkpoints WHERE thread_id = %s AND ns = %s ORDER BY checkpoint_id DESC LIMIT 1"
+)
+# One statement for every filter combination: a NULL parameter disables its condition
+# (each parameter is passed twice: pyformat placeholders are positional).
+_LIST: Final = (
+    "SELECT thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions"
+    " FROM lg_checkpoints WHERE (%s IS NULL OR thread_id = %s) AND (%s IS NULL OR ns = %s)"
+    " AND (%s IS NULL OR checkpoint_id = %s) AND (%s IS NULL OR checkpoint_id < %s)"
+    " ORDER BY checkpoint_id DESC, thread_id DESC, ns DESC"
+)
+_GET_BLOBS: Final = (
+    "SELECT thread_id, ns, channel, version, type, value FROM lg_blobs WHERE thread_id = %s AND ns = %s"
+    " AND (channel, version) IN ({pairs})"
+)
+_PAIR: Final = "(%s, %s)"
+_GET_WRITES: Final = (
+    "SELECT thread_id, ns, checkpoint_id, task_id, task_path, idx, channel, type, value FROM lg_writes"
+    " WHERE thread_id = %s AND ns = %s AND checkpoint_id = %s ORDER BY task_path, task_id, idx"
+)
+_DEL_THREAD: Final = (
+    "DELETE FROM lg_checkpoints WHERE thread_id = %s",
+    "DELETE FROM lg_blobs WHERE thread_id = %s",
+    "DELETE FROM lg_writes WHERE thread_id = %s",
+)
+_RUN_THREADS: Final = "SELECT DISTINCT thread_id FROM lg_checkpoints WHERE run_id = %s"
+_DEL_RUN: Final = "DELETE FROM lg_checkpoints WHERE run_id = %s"
+# MySQL cannot DELETE from a table its subquery reads; a derived table is materialised first.
+_PRUNE_KEEP: Final = """DELETE c FROM lg_checkpoints c JOIN (
+    SELECT thread_id, ns, MAX(checkpoint_id) AS newest FROM lg_checkpoints WHERE thread_id = %s GROUP BY thread_id, ns
+) k ON c.thread_id = k.thread_id AND c.ns = k.ns WHERE c.checkpoint_id <> k.newest"""
+_PRUNE_ALL: Final = "DELETE FROM lg_checkpoints WHERE thread_id = %s"
+_GC_WRITES: Final = """DELETE w FROM lg_writes w LEFT JOIN lg_checkpoints c
+    ON c.thread_id = w.thread_id AND c.ns = w.ns AND c.checkpoint_id = w.checkpoint_id
+WHERE w.thread_id = %s AND c.checkpoint_id IS NULL"""
+_USED_VERSIONS: Final = "SELECT ns, versions FROM lg_checkpoints WHERE thread_id = %s"
+_BLOB_KEYS: Final = "SELECT ns, channel, version FROM lg_blobs WHERE thread_id = %s"
+_DEL_BLOB: Final = "DELETE FROM lg_blobs WHERE thread_id = %s AND ns = %s AND channel = %s AND version = %s"
+_COPY: Final = (
+    """INSERT INTO lg_checkpoints (thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions)
+SELECT %s, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions
+FROM lg_checkpoints WHERE thread_id = %s
+ON DUPLICATE KEY UPDATE parent_id = VALUES(parent_id), type = VALUES(type), checkpoint = VALUES(checkpoint),
+    metadata_type = VALUES(metadata_type), metadata = VALUES(metadata), run_id = VALUES(run_id), versions = VALUES(versions)""",
+    """INSERT INTO lg_blobs (thread_id, ns, channel, version, type, value)
+SELECT %s, ns, channel, version, type, value FROM lg_blobs WHERE thread_id = %s
+ON DUPLICATE KEY UPDATE type = VALUES(type), value = VALUES(value)""",
+    """INSERT INTO lg_writes (thread_id, ns, checkpoint_id, task_id, task_path, idx, channel, type, value)
+SELECT %s, ns, checkpoint_id, task_id, task_path, idx, channel, type, value FROM lg_writes WHERE thread_id = %s
+ON DUPLICATE KEY UPDATE task_path = VALUES(task_path), channel = VALUES(channel), type = VALUES(type), value = VALUES(value)""",
+)
+
+
+def _cp(r: Sequence[Any]) -> LGCheckpointRow:
+    return LGCheckpointRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), r[6], bytes(r[7]), r[8], bytes(r[9]))
+
+
+class MySQLCheckpointTable:
+    """LangGraph checkpoints, blobs and writes in `lg_*` tables of a MySQL or MariaDB database.
+
+    `MySQLCheckpointTable("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on
+    first use; the database must exist. Release it with `async with` or `await table.close()`.
+    Errors are `StoreError` subclasses (`StoreUnavailableError` when the server cannot be
+    reached, `MissingDriverError` without asyncmy).
+    """
+
+    inline = False
+    """Methods do network I/O."""
+
+    def __init__(
+        self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
+    ) -> None:
+        self._conn_args = _parse_dsn(dsn)
+        if not 0 <= min_size <= max_size or max_size < 1:
+            raise ValueError(
+                f"min_size={min_size}, max_size={max_size}; expected 0 <= min_size <= max_size, max_size >= 1"
+            )
+        self.database: str = self._conn_args["db"]
+        """The database holding the `lg_*` tables."""
+        self.min_size = min_size
+        """Connections each loop's pool keeps open."""
+        self.max_size = max_size
+        """Most connections each loop's pool opens."""
+        self.connect_timeout = connect_timeout
+        """Seconds to wait for a connection before `StoreUnavailableError`."""
+        self._dsn = dsn
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
+        self._closed = False
+
+    @classmethod
+    def beside(cls, store: Any, **kw: Any) -> MySQLCheckpointTable:
+        """A table in the database of a `MySQLStore`, with pools of its own."""
+        args = store._conn_args
+        table = cls("mysql://localhost/" + quote(args["db"], safe=""), **kw)
+        table._conn_args = dict(args)  # the store's exact arguments, user and password included
+        return table
+
+    def __repr__(self) -> str:
+        # Never show the DSN: it may hold a password.
+        return f"MySQLCheckpointTable(database={self.database!r})"
+
+    async def __aenter__(self) -> MySQLCheckpointTable:
+        """Connect now, so a bad DSN fails here rather than at the first checkpoint."""
+        await self._pool()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    # ---------------------------------------------------------------- connections
+
+    async def _pool(self) -> Any:
+        loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is not None:
+            return pool
+        lock = self._locks.setdefault(loop, asyncio.Lock())
+        async with lock:
+            if self._closed:
+                raise StoreUnavailableError(f"{self!r} is closed")
+            pool = self._pools.get(loop)
+            if pool is None:
+                pool = self._pools[loop] = await self._connect()
+            return pool
+
+    async def _connect(self) -> Any:
+        asyncmy = _driver()
+        self._errors = (asyncmy.errors.MySQLError, *_OTHER_ERRORS)
+        try:
+            pool = await asyncmy.create_pool(
+                minsize=self.min_size,
+                maxsize=self.max_size,
+                connect_timeout=self.connect_timeout,
+                autocommit=True,
+                charset="utf8mb4",
+                binary_prefix=True,
+                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                **self._conn_args,
+            )
+        except self._errors as exc:
+            raise _translate(exc, "open", repr(self)) from exc
+        try:
+            async with pool.acquire() as conn, conn.cursor() as cur:
+                for stmt in _SCHEMA:
+                    await cur.execute(stmt)
+        except BaseException as exc:
+            _terminate(pool)
+            if isinstance(exc, self._errors):
+                raise _translate(exc, "open", repr(self)) from exc
+            raise
+        return pool
+
+    async def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
+        pool = await self._pool()
+        try:
+            async with pool.acquire() as conn, conn.cursor() as cur:
+                await cur.execute(sql, args)
+                return list(await cur.fetchall())
+        except self._errors as exc:
+            raise _translate(exc, "read", repr(self)) from exc
+
+    async def _tx(self, body: Any, op: _Op = "write") -> Any:
+        """Run `await body(cur)` in one transaction (committed, or rolled back on any error)."""
+        pool = await self._pool()
+        try:
+            async with pool.acquire() as conn:
+                await conn.begin()
+                try:
+                    async with conn.cursor() as cur:
+                        out = await body(cur)
+                    await conn.commit()
+                except BaseException:
+                    await conn.rollback()
+                    raise
+                return out
+        except self._errors as exc:
+            raise _translate(exc, op, repr(self)) from exc
+
+    # ---------------------------------------------------------------- CheckpointTable
+
+    async def put(self, row: LGCheckpointRow, blobs: Sequence[LGBlobRow]) -> None:
+        """Store a checkpoint and its new blobs in one transaction."""
+
+        async def body(cur: Any) -> None:
+            if blobs:
+                await cur.executemany(
+                    _PUT_BLOB, [(b.thread_id, b.ns, b.channel, b.version, b.type, b.value) for b in blobs]
+                )
+            await cur.execute(
+                _PUT_CP,
+                (
+                    row.thread_id,
+                    row.ns,
+                    row.checkpoint_id,
+                    row.parent_id,
+                    row.type,
+                    row.checkpoint,
+                    row.metadata_type,
+                    row.metadata,
+                    row.run_id,
+                    row.versions,
+                ),
+            )
+
+        await self._tx(body)
+
+    async def put_writes(self, rows: Sequence[LGWriteRow], *, replace: bool) -> None:
+        """Store pending writes in one multi-row statement (first write wins unless `replace`)."""
+        if not rows:
+            return
+
+        async def body(cur: Any) -> None:
+            await cur.executemany(
+                _PUT_W_REPLACE if replace else _PUT_W_KEEP,
+                [
+                    (
+                        w.thread_id,
+                        w.ns,
+                        w.checkpoint_id,
+                        w.task_id,
+                        w.task_path,
+                        w.idx,
+                        w.channel,
+                        w.type,
+                        w.value,
+                    )
+                    for w in rows
+                ],
+            )
+
+        await self._tx(body)
+
+    async def get(self, thread_id: str, ns: str, checkpoint_id: str | None) -> LGCheckpointRow | None:
+        """The checkpoint with this id, or the newest one."""
+        if checkpoint_id is None:
+            rows = await self._fetch(_GET_LATEST, (thread_id, ns))
+        else:
+            rows = await self._fetch(_GET_ONE, (thread_id, ns, checkpoint_id))
+        return _cp(rows[0]) if rows else None
+
+    async def search(
+        self,
+        thread_id: str | None,
+        ns: str | None,
+        checkpoint_id: str | None,
+        before: str | None,
+    ) -> AsyncIterator[LGCheckpointRow]:
+        """Checkpoints newest first (fetched in one query, then yielded)."""
+        args = (thread_id, thread_id, ns, ns, checkpoint_id, checkpoint_id, before, before)
+        for r in await self._fetch(_LIST, args):
+            yield _cp(r)
+
+    async def blobs(self, thread_id: str, ns: str, versions: Mapping[str, str]) -> list[LGBlobRow]:
+        """The stored blobs of these versions (one query)."""
+        if not versions:
+            return []
+        sql = _GET_BLOBS.format(pairs=", ".join([_PAIR] * len(versions)))
+        args: list[Any] = [thread_id, ns]
+        for ch, v in versions.items():
+            args += (ch, v)
+        rows = await self._fetch(sql, args)
+        return [LGBlobRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5])) for r in rows]
+
+    async def writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[LGWriteRow]:
+        """Pending writes in replay order."""
+        rows = await self._fetch(_GET_WRITES, (thread_id, ns, checkpoint_id))
+        return [LGWriteRow(r[0], r[1], r[2], r[3], r[4], int(r[5]), r[6], r[7], bytes(r[8])) for r in rows]
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Delete everything of a thread, in one transaction."""
+
+        async def body(cur: Any) -> None:
+            for sql in _DEL_THREAD:
+                await cur.execute(sql, (thread_id,))
+
+        await self._tx(body)
+
+    @staticmethod
+    async def _gc(cur: Any, threads: Sequence[str]) -> None:
+        """Delete writes whose checkpoint is gone and blobs no checkpoint of their thread names."""
+        for t in threads:
+            await cur.execute(_GC_WRITES, (t,))
+            await cur.execute(_USED_VERSIONS, (t,))
+            used = {(ns, ch, v) for ns, vs in await cur.fetchall() for ch, v in json.loads(bytes(vs)).items()}
+            await cur.execute(_BLOB_KEYS, (t,))
+            gone = [(t, ns, ch, v) for ns, ch, v in await cur.fetchall() if (ns, ch, v) not in used]
+            if gone:
+                await cur.executemany(_DEL_BLOB, gone)
+
+    async def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints of these runs, then their writes and orphaned blobs, in one transaction."""
+        if not run_ids:
+            return
+
+        async def body(cur: Any) -> None:
+            threads: set[str] = set()
+            for rid in run_ids:
+                await cur.execute(_RUN_THREADS, (rid,))
+                threads.update(r[0] for r in await cur.fetchall())
+                await cur.execute(_DEL_RUN, (rid,))
+            await self._gc(cur, sorted(threads))
+
+        await self._tx(body)
+
+    async def copy_thread(self, source: str, target: str) -> None:
+        """Copy a thread's rows under another thread id, in one transaction."""
+
+        async def body(cur: Any) -> None:
+            for sql in _COPY:
+                await cur.execute(sql, (target, source))
+
+        await self._tx(body)
+
+    async def prune(self, thread_ids: Sequence[str], *, keep_latest: bool) -> None:
+        """Keep only the newest checkpoint per namespace (or none), with its writes and blobs."""
+        if not thread_ids:
+            return
+
+        async def body(cur: Any) -> None:
+            for t in thread_ids:
+                await cur.execute(_PRUNE_KEEP if keep_latest else _PRUNE_ALL, (t,))
+            await self._gc(cur, list(thread_ids))
+
+        await self._tx(body)
+
+    async def close(self) -> None:
+        """Close the running loop's pool and drop the others; the table may not be used afterwards."""
+        self._closed = True
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        pools = list(self._pools.items())
+        self._pools.clear()
+        for owner, pool in pools:
+            if owner is loop:
+                pool.close()
+                try:
+                    await asyncio.wait_for(pool.wait_closed(), self.connect_timeout)
+                    continue
+                except self._errors:
+                    pass  # best effort: every write was already committed
+            _terminate(pool)

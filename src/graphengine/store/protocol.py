@@ -1,0 +1,150 @@
+"""The `Store` protocol: what the engine needs from persistence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from ._lease import Lease
+from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+
+__all__ = ["LeaseStore", "Store"]
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Durable home of runs, their step records and named checkpoints.
+
+    Contract (checked by `tests/test_store_contract.py` against every backend):
+    - `save_step` is atomic: after it returns the step survives a crash of the process; a
+      failed or interrupted call leaves nothing visible. A second write of the same
+      (run id, step) raises `StepConflictError` and changes nothing.
+    - Records come back exactly as written (bytes for bytes).
+    - Methods on an unknown run id return None or empty results; they never invent a run.
+    - Driver exceptions are translated to `StoreError` subclasses.
+    - Ids compare byte for byte, and every backend refuses the same ids (`graphengine.store.ids.check_id`:
+      empty, over 255 characters, NUL, lone surrogates) with `InvalidIdError` before touching
+      its database.
+    - A run's stored steps form one unbroken range (from step 1, or from a snapshot step when
+      older history was pruned); a missing step, or steps, branches or checkpoints outliving
+      their run record, are reported as `CorruptRecordError` naming the run and step, and
+      `create_run` refuses an id whose earlier rows outlived their run record.
+    """
+
+    async def create_run(self, run: RunRecord) -> None:
+        """Store a new run. Raises `RunExistsError` if the id is taken."""
+        ...
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        """Return the run record, or None if unknown."""
+        ...
+
+    async def set_status(
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        error: str | None = None,
+        error_node: str | None = None,
+        expect_step: int | None = None,
+        expect_status: RunStatus | None = None,
+    ) -> None:
+        """Change a run's status (and its error, cleared when None). Unknown run: no effect.
+
+        Compare-and-set, so a writer that stalled cannot undo what another writer did meanwhile
+        (a resumer flipping a run its owner finished back to running): with `expect_step` (the
+        newest committed step the writer last saw; 0 = none) and/or `expect_status`, the write
+        happens only if the run still has them, checked atomically with the write; otherwise
+        nothing changes and `StatusConflictError` names the run's current step and status.
+        """
+        ...
+
+    async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
+        """Return runs, newest first, optionally only those with `status`."""
+        ...
+
+    async def save_step(self, rec: StepRecord) -> None:
+        """Append one step record atomically; `StepConflictError` if that step exists."""
+        ...
+
+    async def load_latest(self, run_id: str) -> Latest | None:
+        """Return the run, its newest state snapshot and the steps after it; None if unknown."""
+        ...
+
+    async def load_steps(
+        self, run_id: str, *, after: int = 0, limit: int | None = None
+    ) -> Sequence[StepRecord]:
+        """Return the run's step records with `step > after`, in step order."""
+        ...
+
+    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
+        """Persist landed fan-out branch results, all in one transaction.
+
+        `StepConflictError` (and nothing written) if any (run, step, branch) is already stored.
+        """
+        ...
+
+    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
+        """Return the stored branch results of the fan-out at `step`, in branch order."""
+        ...
+
+    async def save_checkpoint(self, cp: Checkpoint) -> None:
+        """Save (or replace) the checkpoint `cp.label` of run `cp.run_id`."""
+        ...
+
+    async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
+        """Return the checkpoint with this label, or None."""
+        ...
+
+    async def update_meta(self, run_id: str, meta: bytes) -> None:
+        """Replace the run's encoded JSON metadata. Unknown run: no effect."""
+        ...
+
+    async def delete_run(self, run_id: str) -> bool:
+        """Delete a run with its steps, branch results and checkpoints; False if it did not exist."""
+        ...
+
+    async def delete_steps_before(self, run_id: str, step: int) -> int:
+        """Delete the run's steps (and branch results) numbered below `step`, in one transaction.
+
+        `step` must carry a state snapshot (so the run's state stays rebuildable), else
+        `StoreError` and nothing is deleted. Returns how many step records were removed.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release connections; the store may not be used afterwards."""
+        ...
+
+
+@runtime_checkable
+class LeaseStore(Store, Protocol):
+    """A `Store` whose runs can be owned by one worker at a time, with fencing (optional extension).
+
+    Contract (checked by `tests/test_store_leases.py` against every backend that has it):
+    - `claim` gives a run to a worker until the lease expires (database clock), with a fencing
+      token greater than any earlier claim's. It fails (None) while another worker's lease is live.
+    - While this store object holds a lease on a run (from `claim` until `release`), its writes to
+      that run (`save_step`, `save_branches`, `set_status`) are conditioned, in the same
+      statement, on the token being current and the lease unexpired; otherwise they write
+      nothing and raise `LeaseLostError`.
+    - A store that holds no lease on a run may not write its steps, branches or status while
+      another worker's lease on it is live (`LeaseLostError`); once the lease expired or was
+      released, it writes as usual. Checkpoints (caller-chosen labels) are not fenced.
+    """
+
+    async def claim(self, run_id: str, worker: str, ttl: float) -> Lease | None:
+        """Own `run_id` for `ttl` seconds with a new token; None if another worker's lease is live.
+
+        Claiming a run this worker already holds takes a new token (the old one is fenced off).
+        Raises `StoreError` for an unknown run.
+        """
+        ...
+
+    async def renew(self, lease: Lease, ttl: float) -> Lease:
+        """Extend a live lease to `ttl` seconds from now; `LeaseLostError` if it expired or was taken."""
+        ...
+
+    async def release(self, lease: Lease) -> None:
+        """Give the run up (its writes are no longer fenced here); no effect if the lease was lost."""
+        ...

@@ -1,0 +1,853 @@
+"""`SQLiteStore`: the embedded default store, one SQLite file through aiosqlite.
+
+Decisions a caller should know:
+
+- WAL journal, `synchronous=NORMAL` by default: a committed step survives a crash of the
+  process (the WAL is replayed on open); only a power loss can drop the last few commits. Pass
+  `synchronous="FULL"` to survive that too, at the cost of an fsync per step.
+- Autocommit (`isolation_level=None`): each write is one SQL statement and therefore its own
+  atomic transaction. `save_step` is a single `INSERT ... SELECT` that also checks, inside the
+  same statement, that the run exists and that the step is exactly the next one; so a step
+  costs one hop to the connection's thread and one commit, and nothing half-written is visible.
+- The schema is versioned with `PRAGMA user_version`; migrations run on open, inside one
+  `BEGIN IMMEDIATE` transaction so two processes opening a fresh file do not race. A file
+  written by a newer graphengine is refused with `StoreUnavailableError`.
+- The connection is opened lazily, on first use, inside the running event loop, and reopened
+  when the store is used from another loop (each `asyncio.run` makes a new one).
+- Rows are type-checked on the way out: a column holding the wrong type raises
+  `CorruptRecordError` naming the run, the step and the field, never a half-built record.
+- `":memory:"` works, but the database lives only as long as one connection: it is lost on
+  `close()` or when the store moves to another event loop. Use `MemoryStore` for that instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Literal
+
+import aiosqlite
+
+from ._integrity import checked_steps, latest_of, orphans_error, status_conflict
+from .errors import (
+    CorruptRecordError,
+    RunExistsError,
+    StepConflictError,
+    StoreError,
+    StoreUnavailableError,
+)
+from .ids import check_id
+from .prune import PruneMixin
+from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .transfer import RunTransfer
+
+__all__ = ["SCHEMA_VERSION", "SQLiteStore"]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION: Final = 2
+"""Schema version this module writes (`PRAGMA user_version`); older files are migrated on open."""
+
+# _MIGRATIONS[v] takes a file from version v to v + 1. Append; never edit a released entry.
+_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+    (
+        """CREATE TABLE runs (
+            run_id        TEXT PRIMARY KEY,
+            status        TEXT NOT NULL,
+            initial       BLOB NOT NULL,
+            fingerprint   TEXT NOT NULL,
+            state_version INTEGER NOT NULL,
+            created_at    REAL NOT NULL,
+            updated_at    REAL NOT NULL,
+            error         TEXT,
+            error_node    TEXT,
+            meta          BLOB NOT NULL
+        )""",
+        "CREATE INDEX runs_created ON runs (created_at DESC, run_id DESC)",
+        "CREATE INDEX runs_status_created ON runs (status, created_at DESC, run_id DESC)",
+        # A rowid table, not WITHOUT ROWID: snapshots can be large and WITHOUT ROWID tables
+        # store whole rows in the primary-key B-tree, which suits small rows only.
+        """CREATE TABLE steps (
+            run_id   TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            step     INTEGER NOT NULL,
+            node_id  TEXT NOT NULL,
+            delta    BLOB,
+            route    TEXT NOT NULL,
+            state    BLOB,
+            attempt  INTEGER NOT NULL,
+            error    TEXT,
+            calls    BLOB,
+            events   BLOB,
+            ts       REAL NOT NULL,
+            PRIMARY KEY (run_id, step)
+        )""",
+        # Resume asks "newest step with a snapshot"; this index holds only those steps.
+        "CREATE INDEX steps_snapshot ON steps (run_id, step) WHERE state IS NOT NULL",
+        """CREATE TABLE checkpoints (
+            run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            label  TEXT NOT NULL,
+            step   INTEGER NOT NULL,
+            state  BLOB NOT NULL,
+            ts     REAL NOT NULL,
+            PRIMARY KEY (run_id, label)
+        )""",
+    ),
+    # v2: results of fan-out branches, kept as each lands so a resumed fan-out reruns only
+    # the branches without one.
+    (
+        """CREATE TABLE branches (
+            run_id  TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            step    INTEGER NOT NULL,
+            branch  INTEGER NOT NULL,
+            node_id TEXT NOT NULL,
+            delta   BLOB,
+            attempt INTEGER NOT NULL,
+            calls   BLOB,
+            ts      REAL NOT NULL,
+            PRIMARY KEY (run_id, step, branch)
+        )""",
+    ),
+)
+assert len(_MIGRATIONS) == SCHEMA_VERSION
+
+_SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
+
+# Statements are plain literals (no string building anywhere), every value a bound parameter.
+# Column lists follow dataclass field order, so a checked row is the record's positional arguments.
+
+# Inserts nothing (rowcount 0) while rows of an earlier run with this id outlive its run record
+# (deleted under them): a new run must never fold another run's steps. Parameters: the ten
+# fields, then the run id three times.
+_INSERT_RUN: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = ?)
+  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)"""
+_ORPHANS: Final = """SELECT (SELECT min(step) FROM steps WHERE run_id = ?), EXISTS (SELECT 1 FROM branches WHERE run_id = ?),
+    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)"""
+_GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?"
+# Compare-and-set: a NULL expectation disables its condition. Parameters: status, error,
+# error_node, updated_at, run_id, expected step (twice; 0 = no step yet), expected status (twice).
+_SET_STATUS: Final = """UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?
+  AND (? IS NULL OR coalesce((SELECT max(step) FROM steps WHERE steps.run_id = runs.run_id), 0) = ?)
+  AND (? IS NULL OR status = ?)"""
+_STATUS_STATE: Final = (
+    "SELECT status, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?"
+)
+_FIRST_STEP: Final = "SELECT step, state IS NOT NULL FROM steps WHERE run_id = ? ORDER BY step LIMIT 1"
+_RUN_EXISTS: Final = "SELECT 1 FROM runs WHERE run_id = ?"
+_SET_META: Final = "UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?"
+_DELETE_RUN: Final = "DELETE FROM runs WHERE run_id = ?"
+_HAS_SNAPSHOT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = ? AND step = ?"
+_DELETE_STEPS_BEFORE: Final = "DELETE FROM steps WHERE run_id = ? AND step < ?"
+_DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = ? AND step < ?"
+_LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?"
+_LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?"
+# The hot path. One statement = one implicit transaction in autocommit mode. It inserts nothing
+# (rowcount 0) unless the run exists and the step is exactly the one after the newest stored one;
+# both checks are index lookups on the primary keys. Refusals are explained on a cold path.
+# Plain `?` placeholders (Python 3.14's sqlite3 refuses numbered ones bound from a sequence):
+# the record's 11 fields, then run_id, run_id, step.
+_INSERT_STEP: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
+  AND coalesce((SELECT step FROM steps WHERE run_id = ? ORDER BY step DESC LIMIT 1), 0) = ? - 1"""
+_LAST_STEP: Final = "SELECT max(step) FROM steps WHERE run_id = ?"
+# The newest snapshot and everything after it in ONE statement, so it reads one consistent
+# snapshot of the file even while other connections append. When no step carries a state the
+# base is 0 and every step comes back.
+_LOAD_FROM_SNAPSHOT: Final = """SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
+WHERE run_id = ? AND step >= coalesce(
+    (SELECT step FROM steps WHERE run_id = ? AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
+ORDER BY step"""
+_LOAD_STEPS: Final = "SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?"
+# Upsert; `WHERE EXISTS` both refuses unknown runs and keeps the INSERT ... SELECT ... ON
+# CONFLICT parse unambiguous (SQLite requires a WHERE there).
+_SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
+SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
+ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts"""
+_LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?"
+# save_branches writes all its records with ONE multi-row INSERT, so they commit together: a
+# taken (run, step, branch) or an unknown run (foreign key) fails the statement and writes none.
+_INSERT_BRANCHES: Final = (
+    "INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts) VALUES "
+)
+_BRANCH_ROW: Final = "(?, ?, ?, ?, ?, ?, ?, ?)"
+# SQLite's default SQLITE_MAX_VARIABLE_NUMBER (since 3.32) is 32766 bound values per statement.
+_MAX_BRANCHES: Final = 32766 // 8
+_LOAD_BRANCHES: Final = "SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch"
+
+# How long to wait for a connection left behind by a closed event loop to shut down.
+_DISPOSE_TIMEOUT: Final = 2.0
+
+# --------------------------------------------------------------------------------------------
+# Row checks: what each column must hold. SQLite columns are loosely typed, so a row written by
+# another tool (or damaged) can hold anything; we refuse it here rather than build a bad record.
+
+_NONE: Final = type(None)
+_RUN_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
+    ("run_id", (str,)),
+    ("status", (str,)),
+    ("initial", (bytes,)),
+    ("fingerprint", (str,)),
+    ("state_version", (int,)),
+    ("created_at", (float, int)),
+    ("updated_at", (float, int)),
+    ("error", (str, _NONE)),
+    ("error_node", (str, _NONE)),
+    ("meta", (bytes,)),
+)
+_STEP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
+    ("run_id", (str,)),
+    ("step", (int,)),
+    ("node_id", (str,)),
+    ("delta", (bytes, _NONE)),
+    ("route", (str,)),
+    ("state", (bytes, _NONE)),
+    ("attempt", (int,)),
+    ("error", (str, _NONE)),
+    ("calls", (bytes, _NONE)),
+    ("events", (bytes, _NONE)),
+    ("ts", (float,)),  # REAL affinity stores integers as REAL, so only a float is sound
+)
+_BRANCH_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
+    ("run_id", (str,)),
+    ("step", (int,)),
+    ("branch", (int,)),
+    ("node_id", (str,)),
+    ("delta", (bytes, _NONE)),
+    ("attempt", (int,)),
+    ("calls", (bytes, _NONE)),
+    ("ts", (float,)),
+)
+_CP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
+    ("run_id", (str,)),
+    ("label", (str,)),
+    ("step", (int,)),
+    ("state", (bytes,)),
+    ("ts", (float, int)),
+)
+_STATUSES: Final = {s.value: s for s in RunStatus}
+
+# Step and branch records are NamedTuples whose field order is the column order above, so a
+# record is its own parameter tuple and a checked row is the record. Fail at import, not at the
+# first write, if the records and the columns ever drift apart.
+for _rec, _types in ((StepRecord, _STEP_TYPES), (BranchRecord, _BRANCH_TYPES)):
+    if _rec._fields != tuple(name for name, _ in _types):
+        raise ImportError(
+            f"graphengine.store.sqlite: columns {[n for n, _ in _types]} do not match {_rec.__name__}._fields"
+        )
+del _rec, _types
+
+
+def _check(
+    row: Sequence[Any], types: tuple[tuple[str, tuple[type, ...]], ...], what: str, step_col: int | None
+) -> None:
+    """Raise `CorruptRecordError` naming the first column of `row` whose type is not allowed."""
+    for (name, allowed), value in zip(types, row, strict=True):
+        if type(value) not in allowed:
+            run_id = row[0] if type(row[0]) is str else None
+            step = row[step_col] if step_col is not None and type(row[step_col]) is int else None
+            where = f"{what} of run {run_id!r}" if step is None else f"step {step} of run {run_id!r}"
+            expected = " or ".join("NULL" if t is _NONE else t.__name__ for t in allowed)
+            raise CorruptRecordError(
+                f"{where} is corrupt: field {name!r} holds {type(value).__name__} {value!r:.40}, "
+                f"expected {expected}",
+                run_id=run_id,
+                step=step,
+                field=name,
+            )
+
+
+def _run_from_row(row: Sequence[Any]) -> RunRecord:
+    _check(row, _RUN_TYPES, "run record", None)
+    status = _STATUSES.get(row[1])
+    if status is None:
+        raise CorruptRecordError(
+            f"run record of run {row[0]!r} is corrupt: field 'status' holds unknown status {row[1]!r}",
+            run_id=row[0],
+            field="status",
+        )
+    return RunRecord(
+        row[0], status, row[2], row[3], row[4], float(row[5]), float(row[6]), row[7], row[8], row[9]
+    )
+
+
+def _step_from_row(row: Sequence[Any]) -> StepRecord:
+    _check(row, _STEP_TYPES, "step record", 1)
+    return StepRecord._make(row)
+
+
+def _branch_from_row(row: Sequence[Any]) -> BranchRecord:
+    _check(row, _BRANCH_TYPES, "branch record", 1)
+    return BranchRecord._make(row)
+
+
+def _checkpoint_from_row(row: Sequence[Any]) -> Checkpoint:
+    _check(row, _CP_TYPES, "checkpoint", None)
+    return Checkpoint(row[0], row[1], row[2], row[3], float(row[4]))
+
+
+# --------------------------------------------------------------------------------------------
+# Driver exceptions -> StoreError. ONE table, keyed by every exception class sqlite3 defines
+# (tests/test_store_sqlite.py fails if sqlite3 grows one that is missing). Each entry picks the
+# StoreError subclass from the SQLite result code and the operation that failed.
+
+_Op = Literal["open", "create_run", "save_step", "save_branches", "save_checkpoint", "read", "write"]
+
+# Primary result codes (the low byte of an extended code); see https://sqlite.org/rescode.html.
+_SQLITE_CORRUPT: Final = 11
+_SQLITE_NOTADB: Final = 26
+_UNAVAILABLE_CODES: Final = frozenset(
+    {
+        5,  # SQLITE_BUSY: another connection holds the lock past busy_timeout
+        6,  # SQLITE_LOCKED
+        8,  # SQLITE_READONLY
+        10,  # SQLITE_IOERR
+        13,  # SQLITE_FULL
+        14,  # SQLITE_CANTOPEN
+        15,  # SQLITE_PROTOCOL
+        23,  # SQLITE_AUTH
+        _SQLITE_NOTADB,  # the file is something else: this store cannot be opened on it
+    }
+)
+_UNAVAILABLE_MESSAGES: Final = (
+    "database is locked",
+    "database table is locked",
+    "unable to open",
+    "disk i/o error",
+    "readonly database",
+    "file is not a database",
+    "database or disk is full",
+)
+# Extended codes of constraint failures that mean "that key is taken" (or its parent is missing),
+# as opposed to NOT NULL / CHECK failures, which mean a bad value was passed.
+_KEY_CONSTRAINTS: Final = frozenset(
+    {
+        1555,  # SQLITE_CONSTRAINT_PRIMARYKEY
+        2067,  # SQLITE_CONSTRAINT_UNIQUE
+        787,  # SQLITE_CONSTRAINT_FOREIGNKEY
+    }
+)
+
+
+def _code(exc: BaseException) -> int:
+    return getattr(exc, "sqlite_errorcode", 0) or 0
+
+
+def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
+    code = _code(exc)
+    # Without a code, only a key message means "taken"; NOT NULL / CHECK mean a bad value.
+    if code in _KEY_CONSTRAINTS or (code == 0 and ("UNIQUE" in str(exc) or "FOREIGN KEY" in str(exc))):
+        if op == "create_run":
+            return RunExistsError
+        if op in ("save_step", "save_branches", "save_checkpoint"):
+            return StepConflictError
+    return StoreError
+
+
+def _by_code(exc: BaseException, op: _Op) -> type[StoreError]:
+    code = _code(exc) & 0xFF
+    if code in _UNAVAILABLE_CODES:
+        return StoreUnavailableError
+    if code == _SQLITE_CORRUPT:
+        return CorruptRecordError
+    msg = str(exc).lower()
+    # Raised by Python's sqlite3 (no SQLite code) when a TEXT column holds invalid UTF-8.
+    if msg.startswith("could not decode to utf-8") or "malformed" in msg:
+        return CorruptRecordError
+    # Exceptions without a result code (raised by hand or by older drivers): go by the message.
+    if code == 0 and any(m in msg for m in _UNAVAILABLE_MESSAGES):
+        return StoreUnavailableError
+    if op == "open":
+        return StoreUnavailableError
+    return StoreError
+
+
+def _always(kind: type[StoreError]) -> Callable[[BaseException, _Op], type[StoreError]]:
+    return lambda exc, op: kind
+
+
+def _programming(exc: BaseException, op: _Op) -> type[StoreError]:
+    # "Cannot operate on a closed database": the connection went away under us.
+    return StoreUnavailableError if "closed" in str(exc) else StoreError
+
+
+_TRANSLATE: Final[dict[type[BaseException], Callable[[BaseException, _Op], type[StoreError]]]] = {
+    sqlite3.IntegrityError: _integrity,
+    sqlite3.OperationalError: _by_code,
+    sqlite3.DatabaseError: _by_code,
+    sqlite3.DataError: _always(StoreError),  # a value out of range (e.g. an int over 64 bits)
+    sqlite3.InternalError: _by_code,
+    sqlite3.NotSupportedError: _always(StoreError),
+    sqlite3.ProgrammingError: _programming,
+    sqlite3.InterfaceError: _always(StoreError),  # a parameter of an unsupported type
+    sqlite3.Error: _by_code,
+    sqlite3.Warning: _always(StoreError),
+}
+
+
+def _translate(
+    exc: BaseException, op: _Op, where: str, *, run_id: str | None = None, step: int | None = None
+) -> StoreError:
+    """Turn a driver exception into the `StoreError` subclass the table picks (caller adds `from exc`)."""
+    for cls in type(exc).__mro__:
+        pick = _TRANSLATE.get(cls)
+        if pick is not None:
+            kind = pick(exc, op)
+            break
+    else:
+        kind = StoreError
+    what = f"run {run_id!r} already exists" if kind is RunExistsError else f"{op} failed"
+    msg = f"{where}: {what}: {type(exc).__name__}: {exc}"
+    if kind is CorruptRecordError:
+        return CorruptRecordError(msg, run_id=run_id, step=step, field="")
+    return kind(msg, run_id=run_id, step=step)
+
+
+_DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
+
+
+class SQLiteStore(RunTransfer, PruneMixin):
+    """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
+
+    `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use
+    `async with SQLiteStore(path) as store:` or `await store.close()` to release it; a closed
+    store raises `StoreUnavailableError`. Errors: `RunExistsError`, `StepConflictError` (a step
+    that is not the next one of an existing run), `CorruptRecordError` (a row holding the wrong
+    types, or a damaged file), `StoreUnavailableError` (cannot open, locked past `busy_timeout`,
+    not a database, a schema newer than this code).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        synchronous: str = "NORMAL",
+        busy_timeout: float = 5.0,
+    ) -> None:
+        sync = synchronous.upper()
+        if sync not in _SYNCHRONOUS:
+            raise ValueError(f"synchronous={synchronous!r}; expected one of {sorted(_SYNCHRONOUS)}")
+        if busy_timeout < 0:
+            raise ValueError(f"busy_timeout={busy_timeout!r}; expected seconds >= 0")
+        self.path: str | Path = path
+        """Where the database lives (a file path, or ":memory:")."""
+        self.synchronous = sync
+        """`PRAGMA synchronous` for the connection (NORMAL: crash-safe, not power-loss-safe)."""
+        self.busy_timeout = busy_timeout
+        """Seconds a statement waits for another connection's lock before `StoreUnavailableError`."""
+        self._conn: aiosqlite.Connection | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
+        self._lock: asyncio.Lock | None = None
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({str(self.path)!r})"
+
+    # ---------------------------------------------------------------- connection management
+
+    async def _db(self) -> aiosqlite.Connection:
+        """The connection for the running loop, opened (or reopened) on first use in it."""
+        conn = self._conn
+        if conn is not None and self._loop is asyncio.get_running_loop():
+            return conn
+        return await self._open_for_loop()
+
+    async def _open_for_loop(self) -> aiosqlite.Connection:
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock_loop is not loop:
+            self._lock, self._lock_loop = asyncio.Lock(), loop
+        async with self._lock:
+            if self._closed:
+                raise StoreUnavailableError(f"{self!r} is closed")
+            if self._conn is not None and self._loop is loop:
+                return self._conn  # another task opened it while we waited
+            old, self._conn, self._loop = self._conn, None, None
+            if old is not None:
+                await self._dispose(old)
+            conn = await self._connect()
+            self._conn, self._loop = conn, loop
+            return conn
+
+    async def _connect(self) -> aiosqlite.Connection:
+        where = repr(self)
+        try:
+            conn = aiosqlite.connect(self.path, isolation_level=None, timeout=self.busy_timeout)
+            # aiosqlite >= 0.22 runs each connection on a non-daemon thread, so a store the user
+            # never closed would keep the interpreter from exiting. Committed data is on disk
+            # (WAL), so letting the thread die with the process loses nothing.
+            thread = getattr(conn, "_thread", None)
+            if isinstance(thread, threading.Thread):
+                thread.daemon = True
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "open", where) from exc
+        try:
+            await conn
+        except _DRIVER_ERRORS as exc:
+            # aiosqlite stops its worker thread without waiting; that thread then answers on
+            # this loop, so wait for it here or it may find the loop closed and die noisily.
+            if isinstance(thread, threading.Thread) and thread.is_alive():
+                await asyncio.to_thread(thread.join, _DISPOSE_TIMEOUT)
+            raise _translate(exc, "open", where) from exc
+        try:
+            await self._prepare(conn)
+        except BaseException as exc:
+            await self._dispose(conn)
+            if isinstance(exc, _DRIVER_ERRORS):
+                raise _translate(exc, "open", where) from exc
+            raise
+        return conn
+
+    async def _prepare(self, conn: aiosqlite.Connection) -> None:
+        # PRAGMA arguments cannot be bound as parameters; both values below are validated
+        # (a whitelisted word and an int), never user text.
+        await conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        rows = list(await conn.execute_fetchall("PRAGMA journal_mode = WAL"))
+        mode = str(rows[0][0]).lower() if rows else ""
+        if mode not in ("wal", "memory"):
+            raise StoreUnavailableError(f"{self!r}: cannot switch the journal to WAL (it is {mode!r})")
+        await conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        await self._migrate(conn)
+
+    async def _user_version(self, conn: aiosqlite.Connection) -> int:
+        rows = list(await conn.execute_fetchall("PRAGMA user_version"))
+        return int(rows[0][0])
+
+    async def _migrate(self, conn: aiosqlite.Connection) -> None:
+        version = await self._user_version(conn)
+        if version == SCHEMA_VERSION:
+            return
+        if version > SCHEMA_VERSION:
+            raise StoreUnavailableError(
+                f"{self!r} has schema version {version}, newer than the {SCHEMA_VERSION} this "
+                "graphengine understands; upgrade graphengine to open it"
+            )
+        # IMMEDIATE takes the write lock now, so a second process opening the same fresh file
+        # waits and then sees the migrated version instead of creating the tables twice.
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = await self._user_version(conn)
+            for v in range(version, SCHEMA_VERSION):
+                for stmt in _MIGRATIONS[v]:
+                    await conn.execute(stmt)
+            if version < SCHEMA_VERSION:
+                # user_version is transactional: it commits with the tables or not at all.
+                await conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
+            await conn.execute("COMMIT")
+        except BaseException:
+            await conn.execute("ROLLBACK")
+            raise
+
+    async def _dispose(self, conn: aiosqlite.Connection) -> None:
+        # A connection opened in a loop that has since closed can still be closed from this one
+        # (aiosqlite answers on the loop of the awaiting future); the timeout guards against a
+        # worker thread that died with that loop.
+        try:
+            await asyncio.wait_for(conn.close(), _DISPOSE_TIMEOUT)
+        except Exception:  # closing is best effort; the file is consistent either way (WAL)
+            log.warning("%r: could not close a stale connection", self, exc_info=True)
+
+    async def close(self) -> None:
+        """Close the connection; the store may not be used afterwards (`StoreUnavailableError`)."""
+        self._closed = True
+        conn, self._conn, self._loop = self._conn, None, None
+        if conn is not None:
+            await self._dispose(conn)
+
+    async def __aenter__(self) -> SQLiteStore:
+        """Open the file now, so a bad path fails here rather than at the first write."""
+        await self._db()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def _fetchall(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
+        conn = await self._db()
+        try:
+            return list(await conn.execute_fetchall(sql, params))
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "read", repr(self), run_id=run_id) from exc
+
+    # ---------------------------------------------------------------- runs
+
+    async def create_run(self, run: RunRecord) -> None:
+        """Store a new run; `RunExistsError` if the id is taken, `CorruptRecordError` if rows of an
+        earlier run with this id outlived its run record. Zero timestamps become now.
+        """
+        check_id(run.run_id)
+        conn = await self._db()
+        now = time.time()
+        rid = run.run_id
+        params = (
+            run.run_id,
+            run.status.value,
+            run.initial,
+            run.fingerprint,
+            run.state_version,
+            run.created_at or now,
+            run.updated_at or now,
+            run.error,
+            run.error_node,
+            run.meta,
+            rid,
+            rid,
+            rid,
+        )
+        try:
+            cur = await conn.execute(_INSERT_RUN, params)
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "create_run", repr(self), run_id=run.run_id) from exc
+        if cur.rowcount != 1:
+            raise await self._orphans(rid)
+
+    async def _orphans(self, run_id: str) -> CorruptRecordError:
+        """Describe the rows `run_id` left behind without a run record (cold path)."""
+        rows = await self._fetchall(_ORPHANS, (run_id, run_id, run_id), run_id=run_id)
+        step, branches, _ = rows[0] if rows else (None, 0, 0)
+        what = "steps" if step is not None else "branch results" if branches else "checkpoints"
+        return orphans_error(run_id, step, what)
+
+    async def get_run(self, run_id: str) -> RunRecord | None:
+        """Return the run record, or None."""
+        check_id(run_id)
+        rows = await self._fetchall(_GET_RUN, (run_id,), run_id=run_id)
+        return _run_from_row(rows[0]) if rows else None
+
+    async def set_status(
+        self,
+        run_id: str,
+        status: RunStatus,
+        *,
+        error: str | None = None,
+        error_node: str | None = None,
+        expect_step: int | None = None,
+        expect_status: RunStatus | None = None,
+    ) -> None:
+        """Change a run's status, error and `updated_at`; an unknown run is left alone.
+
+        Compare-and-set: with `expect_step` (0: no step yet) and/or `expect_status`, the write
+        happens, in the same statement, only if the run's newest step and status are still those;
+        otherwise nothing changes and `StatusConflictError` says what they are now.
+        """
+        check_id(run_id)
+        conn = await self._db()
+        want = expect_status.value if expect_status is not None else None
+        params = (status.value, error, error_node, time.time(), run_id, expect_step, expect_step, want, want)
+        try:
+            cur = await conn.execute(_SET_STATUS, params)
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+        if cur.rowcount != 1 and (expect_step is not None or expect_status is not None):
+            rows = await self._fetchall(_STATUS_STATE, (run_id, run_id), run_id=run_id)
+            if rows:
+                raise status_conflict(self, run_id, rows[0][0], rows[0][1] or 0, expect_step, expect_status)
+
+    async def update_meta(self, run_id: str, meta: bytes) -> None:
+        """Replace the run's metadata; an unknown run is left alone."""
+        check_id(run_id)
+        conn = await self._db()
+        try:
+            await conn.execute(_SET_META, (meta, time.time(), run_id))
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+
+    async def delete_run(self, run_id: str) -> bool:
+        """Delete a run; its steps, branches and checkpoints go with it (foreign-key cascade)."""
+        check_id(run_id)
+        conn = await self._db()
+        try:
+            cur = await conn.execute(_DELETE_RUN, (run_id,))
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+        return cur.rowcount == 1
+
+    async def delete_steps_before(self, run_id: str, step: int) -> int:
+        """Delete steps and branch results below `step` (which must carry a snapshot), atomically."""
+        check_id(run_id)
+        conn = await self._db()
+        try:
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                rows = list(await (await conn.execute(_HAS_SNAPSHOT, (run_id, step))).fetchall())
+                if not rows or not rows[0][0]:
+                    await conn.execute("ROLLBACK")
+                    if not rows and not await self._fetchall(_GET_RUN, (run_id,)):
+                        return 0
+                    raise StoreError(
+                        f"run {run_id!r}: step {step} has no state snapshot; deleting the steps before "
+                        "it would leave the run unrebuildable",
+                        run_id=run_id,
+                        step=step,
+                    )
+                cur = await conn.execute(_DELETE_STEPS_BEFORE, (run_id, step))
+                await conn.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
+                await conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    await conn.execute("ROLLBACK")
+                raise
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "write", repr(self), run_id=run_id, step=step) from exc
+        return int(cur.rowcount)
+
+    async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
+        """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
+        if status is None:
+            rows = await self._fetchall(_LIST_RUNS, (limit,))
+        else:
+            rows = await self._fetchall(_LIST_RUNS_BY_STATUS, (status.value, limit))
+        return [_run_from_row(r) for r in rows]
+
+    # ---------------------------------------------------------------- steps
+
+    async def save_step(self, rec: StepRecord) -> None:
+        """Append a step record in one statement (one commit); `StepConflictError` unless it is
+        the next step of an existing run, in which case nothing was written. A zero `ts` becomes now.
+        """
+        check_id(rec.run_id)
+        conn = self._conn
+        if conn is None or self._loop is not asyncio.get_running_loop():
+            conn = await self._open_for_loop()
+        # The record is a NamedTuple in column order (checked at import), then the checks' values.
+        params = (
+            (*rec, rec.run_id, rec.run_id, rec.step)
+            if rec.ts
+            else (*rec[:-1], time.time(), rec.run_id, rec.run_id, rec.step)
+        )
+        try:
+            cur = await conn.execute(_INSERT_STEP, params)
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "save_step", repr(self), run_id=rec.run_id, step=rec.step) from exc
+        if cur.rowcount != 1:
+            await self._refuse_step(rec)
+
+    async def _refuse_step(self, rec: StepRecord) -> None:
+        """Explain why `_INSERT_STEP` inserted nothing (cold path, so it may take another read)."""
+        if await self.get_run(rec.run_id) is None:
+            raise StepConflictError(f"run {rec.run_id!r} does not exist", run_id=rec.run_id, step=rec.step)
+        rows = await self._fetchall(_LAST_STEP, (rec.run_id,), run_id=rec.run_id)
+        last = rows[0][0] if rows and rows[0][0] is not None else 0
+        raise StepConflictError(
+            f"step {rec.step} of run {rec.run_id!r} conflicts: the next step to write is {last + 1}",
+            run_id=rec.run_id,
+            step=rec.step,
+        )
+
+    async def load_latest(self, run_id: str) -> Latest | None:
+        """Return the run, its newest snapshot and the steps after it (two reads, each consistent).
+
+        `CorruptRecordError` if a step is missing, or if steps of this id outlived its run record.
+        """
+        run = await self.get_run(run_id)
+        if run is None:
+            if await self._fetchall(_FIRST_STEP, (run_id,), run_id=run_id):
+                raise await self._orphans(run_id)
+            return None
+        # Steps are append-only, so the run row read a moment earlier stays valid for them.
+        steps = [
+            _step_from_row(r)
+            for r in await self._fetchall(_LOAD_FROM_SNAPSHOT, (run_id, run_id), run_id=run_id)
+        ]
+        return latest_of(run, steps)
+
+    async def load_steps(
+        self, run_id: str, *, after: int = 0, limit: int | None = None
+    ) -> Sequence[StepRecord]:
+        """Return step records with `step > after`, in order, at most `limit` of them.
+
+        `CorruptRecordError` if a step in that range is missing or the steps have no run record.
+        """
+        check_id(run_id)
+        # LIMIT -1 means no limit in SQLite.
+        rows = await self._fetchall(
+            _LOAD_STEPS, (run_id, after, -1 if limit is None else max(limit, 0)), run_id=run_id
+        )
+
+        async def first_stored() -> tuple[int, bool] | None:
+            got = await self._fetchall(_FIRST_STEP, (run_id,), run_id=run_id)
+            return (int(got[0][0]), bool(got[0][1])) if got else None
+
+        async def run_exists() -> bool:
+            return bool(await self._fetchall(_RUN_EXISTS, (run_id,), run_id=run_id))
+
+        return await checked_steps(run_id, after, [_step_from_row(r) for r in rows], first_stored, run_exists)
+
+    # ---------------------------------------------------------------- fan-out branches
+
+    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
+        """Store landed branch results in one statement, all or nothing. `StepConflictError`
+        (and nothing written) if a (run, step, branch) is taken or a run does not exist. A zero
+        `ts` becomes now. At most 4,681 records per call (SQLite's bound-parameter limit).
+        """
+        if not recs:
+            return
+        for b in recs:
+            check_id(b.run_id)
+        if len(recs) > _MAX_BRANCHES:
+            raise StoreError(
+                f"save_branches got {len(recs)} records; at most {_MAX_BRANCHES} fit in one atomic "
+                "write: save them in several calls",
+                run_id=recs[0].run_id,
+                step=recs[0].step,
+            )
+        conn = await self._db()
+        now = time.time()
+        params: list[Any] = []
+        for b in recs:
+            params += b if b.ts else (*b[:-1], now)
+        # Only the constant placeholder group is repeated into the text; values are all bound.
+        sql = _INSERT_BRANCHES + ", ".join([_BRANCH_ROW] * len(recs))
+        try:
+            await conn.execute(sql, params)
+        except _DRIVER_ERRORS as exc:
+            err = _translate(exc, "save_branches", repr(self), run_id=recs[0].run_id, step=recs[0].step)
+            if isinstance(err, StepConflictError):
+                err = StepConflictError(
+                    f"{self!r}: a branch of step {recs[0].step} of run {recs[0].run_id!r} is already "
+                    "stored, or the run does not exist; nothing was written",
+                    run_id=recs[0].run_id,
+                    step=recs[0].step,
+                )
+            raise err from exc
+
+    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
+        """Return the stored branch results of the fan-out at `step`, in branch order."""
+        check_id(run_id)
+        rows = await self._fetchall(_LOAD_BRANCHES, (run_id, step), run_id=run_id)
+        return [_branch_from_row(r) for r in rows]
+
+    # ---------------------------------------------------------------- checkpoints
+
+    async def save_checkpoint(self, cp: Checkpoint) -> None:
+        """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
+        the run does not exist. A zero `ts` becomes now.
+        """
+        check_id(cp.run_id)
+        check_id(cp.label, "checkpoint label")
+        conn = await self._db()
+        params = (cp.run_id, cp.label, cp.step, cp.state, cp.ts or time.time(), cp.run_id)
+        try:
+            cur = await conn.execute(_SAVE_CP, params)
+        except _DRIVER_ERRORS as exc:
+            raise _translate(exc, "save_checkpoint", repr(self), run_id=cp.run_id, step=cp.step) from exc
+        if cur.rowcount != 1:
+            raise StepConflictError(f"run {cp.run_id!r} does not exist", run_id=cp.run_id, step=cp.step)
+
+    async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
+        """Return the checkpoint with this label, or None."""
+        check_id(run_id)
+        check_id(label, "checkpoint label")
+        rows = await self._fetchall(_LOAD_CP, (run_id, label), run_id=run_id)
+        return _checkpoint_from_row(rows[0]) if rows else None

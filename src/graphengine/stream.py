@@ -1,0 +1,303 @@
+"""Streaming a run: `Engine.stream` / `Engine.stream_resume` yield its events as they happen.
+
+    async for ev in g.stream("r1", initial, states=True):
+        if ev.kind == "node_end":
+            print(ev.node_id, ev.meta["delta"])
+        elif ev.kind == STEP:
+            print(ev.step, ev.meta["state"])
+
+What is yielded, in the order it happened (`emit.Event` objects):
+
+- the engine's own events for this run: `run_start`/`run_resume`, `node_start`, `node_end`,
+  `retry`, `error`, `interrupt`, `run_end`, and custom events the nodes emit. A `node_end` of a
+  step (not of a fan-out branch) carries the node's delta in `meta["delta"]`.
+- one `STEP` event (`kind == "step"`) right after each step is committed, with `meta["delta"]`
+  (the decoded delta), `meta["route"]` (the `Next` the run takes), `meta["attempt"]`,
+  `meta["error"]` (a routed error or None) and, when `states=True`, `meta["state"]`: the state
+  after that step. The commit of a fan-out (`node_id == FAN_OUT_NODE`) also has
+  `meta["branches"]`, the branch deltas in merge (declared) order.
+
+The stream ends when the run stops or pauses (after the `interrupt` event); `stream.result` is
+then the state `run`/`resume` would have returned. If the run fails, the failure's events are
+yielded first and then the exception (`NodeError`, ...) is raised from the iteration.
+
+Isolation: the stream drives its run itself, on a shallow copy of the engine whose emitter is
+the engine's own emitter plus this stream's sink, and whose store reports commits to it. Nothing
+is registered on the engine, so a stream never sees events of other runs, concurrent or not,
+and a run that is not streamed pays nothing.
+
+Buffering policy (a slow consumer): emitters are called synchronously from the step loop, so
+an event cannot be refused or awaited at the moment it is emitted, and dropping one would break
+the "nothing lost" promise. Instead the stream applies backpressure where the run already
+awaits: after each commit (step or fan-out branch batch), while more than `max_buffer` items
+wait for the consumer, the run pauses, its step durably committed, until the consumer catches
+up. The buffer therefore holds at most `max_buffer` items plus the events of one step (which is
+what that step emits: node start/end, retries, custom events, a fan-out's branch events).
+Nothing is ever dropped or reordered. A consumer that stops iterating early (`break`,
+`aclose()`, leaving `async with`) cancels the run: its status becomes `cancelled` and
+`resume` continues it later.
+
+Decoding deltas and folding states happens on the consumer's side, when it reads, so it never
+slows the run down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import threading
+from collections import deque
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+
+from graphengine.emit import Event, MultiEmitter
+from graphengine.store import BranchRecord, RunRecord, StepRecord, Store
+
+from .loop import FAN_OUT_NODE
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+__all__ = ["STEP", "RunStream", "stream_resume", "stream_run"]
+
+S = TypeVar("S")
+
+STEP = "step"
+"""Kind of the event a stream yields after each committed step."""
+
+_NO_INPUT: Any = object()
+
+
+class _Commit:
+    """A committed step (or the created run), queued in order with the events."""
+
+    __slots__ = ("rec",)
+
+    def __init__(self, rec: StepRecord | RunRecord) -> None:
+        self.rec = rec
+
+
+class _Sink:
+    """The run-scoped buffer between the step loop (producer) and the stream's reader."""
+
+    def __init__(self, max_buffer: int) -> None:
+        self.items: deque[Event | _Commit] = deque()
+        self.max_buffer = max_buffer
+        self.loop = asyncio.get_running_loop()
+        self.thread = threading.get_ident()
+        self.wake = asyncio.Event()
+        self.room_ = asyncio.Event()
+        self.room_.set()
+        self.closed = False
+
+    def _push(self, item: Event | _Commit) -> None:
+        self.items.append(item)
+        if threading.get_ident() == self.thread:
+            self.wake.set()
+        else:  # a node running in a thread (thread=True) emitted it
+            self.loop.call_soon_threadsafe(self.wake.set)
+
+    def emit(self, event: Event) -> None:
+        """Queue an event of the streamed run (the `Emitter` protocol)."""
+        self._push(event)
+
+    async def room(self) -> None:
+        """Backpressure, awaited by the run after a commit: wait while the buffer is over its bound."""
+        while len(self.items) > self.max_buffer and not self.closed:
+            self.room_.clear()
+            await self.room_.wait()
+
+
+class _TapStore:
+    """Delegates to the real store and reports each commit to the sink (then applies backpressure)."""
+
+    def __init__(self, inner: Store, sink: _Sink) -> None:
+        self._inner = inner
+        self._sink = sink
+
+    async def create_run(self, run: RunRecord) -> None:
+        await self._inner.create_run(run)
+        self._sink._push(_Commit(run))
+
+    async def save_step(self, rec: StepRecord) -> None:
+        await self._inner.save_step(rec)
+        self._sink._push(_Commit(rec))
+        await self._sink.room()
+
+    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
+        await self._inner.save_branches(recs)
+        await self._sink.room()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class RunStream(Generic[S]):
+    """The events of one run, as an async iterator (and an async context manager that cancels
+    the run if left early). The run starts when iteration starts."""
+
+    def __init__(
+        self,
+        engine: Engine[S],
+        run_id: str,
+        *,
+        initial: Any = None,
+        resume_input: Any = _NO_INPUT,
+        resume: bool = False,
+        states: bool = False,
+        max_buffer: int = 1024,
+        allow_graph_change: bool = False,
+    ) -> None:
+        if max_buffer < 1:
+            raise ValueError(f"max_buffer must be >= 1, got {max_buffer}")
+        self.run_id = run_id
+        """The streamed run."""
+        self.result: S | None = None
+        """The state where the run stopped or paused (set when the iteration ends normally)."""
+        self._gen = self._events(
+            engine, run_id, initial, resume_input, resume, states, max_buffer, allow_graph_change
+        )
+
+    def __aiter__(self) -> RunStream[S]:
+        return self
+
+    async def __anext__(self) -> Event:
+        return await self._gen.__anext__()
+
+    async def aclose(self) -> None:
+        """Stop reading; a run still going is cancelled (and stays resumable)."""
+        await self._gen.aclose()
+
+    async def __aenter__(self) -> RunStream[S]:
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def collect(self) -> list[Event]:
+        """Read the whole stream into a list (handy in tests)."""
+        return [e async for e in self]
+
+    async def _events(
+        self,
+        eng: Engine[S],
+        run_id: str,
+        initial: Any,
+        resume_input: Any,
+        resume: bool,
+        states: bool,
+        max_buffer: int,
+        allow_graph_change: bool,
+    ) -> AsyncGenerator[Event, None]:
+        _, rc = eng._graph()  # compile once, shared with the clone below
+        sink = _Sink(max_buffer)
+        clone = copy.copy(eng)
+        clone.emitter = sink if eng.emitter is None else MultiEmitter(eng.emitter, sink)
+        clone.store = cast(Store, _TapStore(eng.store, sink))
+        state: Any = await eng.get_state(run_id) if resume and states else None
+        if resume:
+            kw: dict[str, Any] = {"allow_graph_change": allow_graph_change}
+            if resume_input is not _NO_INPUT:
+                kw["input"] = resume_input
+            task: asyncio.Future[S] = asyncio.ensure_future(clone.resume(run_id, **kw))
+        else:
+            task = asyncio.ensure_future(clone.run(run_id, initial))
+        task.add_done_callback(lambda _: sink.wake.set())
+        last_delta: tuple[int, str, Any] | None = None
+        items = sink.items
+        try:
+            while True:
+                if items:
+                    item = items.popleft()
+                    if len(items) <= max_buffer:
+                        sink.room_.set()
+                    if isinstance(item, Event):
+                        if item.kind == "node_end" and last_delta is not None and "branch" not in item.meta:
+                            step, node_id, delta = last_delta
+                            if (step, node_id) == (item.step, item.node_id):
+                                item = _with(item, {"delta": delta})
+                        yield item
+                        continue
+                    rec = item.rec
+                    if isinstance(rec, RunRecord):
+                        if states:
+                            state = eng._decode(rec.initial, run_id, 0, "initial")
+                        continue
+                    delta = None if rec.delta is None else eng._decode(rec.delta, run_id, rec.step, "delta")
+                    meta: dict[str, Any] = {
+                        "delta": delta,
+                        "route": eng._route(rec, rc),
+                        "attempt": rec.attempt,
+                        "error": rec.error,
+                    }
+                    if rec.node_id == FAN_OUT_NODE:
+                        got = {b.branch: b for b in await eng.store.load_branches(run_id, rec.step)}
+                        meta["branches"] = [
+                            None
+                            if i not in got or got[i].delta is None
+                            else eng._decode(cast(bytes, got[i].delta), run_id, rec.step, f"branch {i} delta")
+                            for i in range(max(got, default=-1) + 1)
+                        ]
+                    if states:
+                        if rec.state is not None:
+                            state = eng._decode(rec.state, run_id, rec.step, "state")
+                        elif delta is not None:
+                            state = eng._merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
+                        meta["state"] = state
+                    last_delta = (rec.step, rec.node_id, delta)
+                    yield Event(run_id, rec.step, rec.node_id, "", meta, kind=STEP, ts=rec.ts)
+                    continue
+                if task.done():
+                    self.result = task.result()  # raises the run's failure after its events
+                    return
+                sink.wake.clear()
+                await sink.wake.wait()
+        finally:
+            sink.closed = True
+            sink.room_.set()
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+
+def _with(event: Event, extra: Mapping[str, Any]) -> Event:
+    return Event(
+        event.run_id,
+        event.step,
+        event.node_id,
+        event.msg,
+        {**event.meta, **extra},
+        kind=event.kind,
+        ts=event.ts,
+    )
+
+
+def stream_run(
+    engine: Engine[S], run_id: str, initial: Any, *, states: bool = False, max_buffer: int = 1024
+) -> RunStream[S]:
+    """Start run `run_id` from `initial` and stream its events; see the module docstring."""
+    return RunStream(engine, run_id, initial=initial, states=states, max_buffer=max_buffer)
+
+
+def stream_resume(
+    engine: Engine[S],
+    run_id: str,
+    *,
+    input: Any = _NO_INPUT,
+    states: bool = False,
+    max_buffer: int = 1024,
+    allow_graph_change: bool = False,
+) -> RunStream[S]:
+    """Resume run `run_id` (with `input` for an interrupt) and stream its events."""
+    return RunStream(
+        engine,
+        run_id,
+        resume=True,
+        resume_input=input,
+        states=states,
+        max_buffer=max_buffer,
+        allow_graph_change=allow_graph_change,
+    )

@@ -1,0 +1,464 @@
+"""Workers: runs dispatched through a procrastinate job queue, each owned by one worker through a lease.
+
+    queue = RunQueue("postgresql://app@db/prod")          # the queue (PostgreSQL only)
+    async with queue:
+        await engine.submit("r1", {"topic": "x"}, queue=queue)   # store the run, enqueue a job
+    # on any number of machines:
+    #   graphengine worker myapp.graph:engine --store postgresql://app@db/prod --concurrency 8
+
+Decisions a caller should know:
+
+- The queue is procrastinate (https://procrastinate.readthedocs.io), asyncio-native and kept in
+  PostgreSQL tables (`pip install 'graphengine[workers]'`; it talks to the server through
+  psycopg 3). So workers need PostgreSQL for the queue; the *store* may be any `LeaseStore`
+  (`PostgresStore`, or `MySQLStore` with the queue still on a PostgreSQL server). Its schema is
+  created on first use (under an advisory lock), in the connection's default schema.
+- `submit` creates the run record first (validating the initial state, refusing a taken id with
+  `RunExistsError`), then enqueues a job naming only the run id. A job therefore always
+  *resumes*: a job delivered twice, retried or re-queued drives the run from its last committed
+  step, and a finished run is returned at once.
+- Delivery is at least once; ownership is exactly one: the job claims the run's lease
+  (`LeaseStore.claim`, worker name `host:pid/job<id>`), renews it every `ttl / 3` in the
+  background and releases it when the run stops (done, failed, interrupted). Every step write
+  is fenced by the lease's token, so a worker that lost its lease (paused, partitioned, too
+  slow) cannot commit anything: its write raises `LeaseLostError` and the job then tries to
+  claim again. If another worker holds the run the job ends quietly; that worker carries on.
+- A claim that fails because another worker's lease is live re-queues the job `ttl` seconds
+  later (when that lease has expired unless it is being renewed); the re-queued job finds the
+  run finished, or claims it from a holder that died.
+- Stalled jobs: procrastinate's workers heartbeat; every worker looks for jobs of this queue
+  held by a worker silent for `stalled_after` seconds (`JobManager.get_stalled_jobs`) and
+  replaces each with a fresh job for the same run (at most one per stalled job), marking the
+  stalled one failed. The fresh job claims the run once the dead worker's lease expires.
+- A node that fails after its retries, or a run that hits `max_steps`, is a run outcome, already
+  recorded in the store (status `failed`): the job succeeds. Anything else (the store or the
+  graph cannot be used) fails the job, and procrastinate retries it with exponential backoff.
+- A renewal refused by the store means the lease is gone: the run's task is given one more
+  renewal interval to reach its next write (which is refused), then cancelled.
+- `current_lease()` tells a node which lease it runs under: pass `lease.token` to external
+  systems that can fence on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+import time
+from collections.abc import Mapping
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Final
+
+from graphengine.store import (
+    Lease,
+    LeaseLostError,
+    LeaseStore,
+    MissingDriverError,
+    PostgresStore,
+    RunRecord,
+    RunStatus,
+)
+from graphengine.store import RunExistsError as StoreRunExistsError
+
+from .errors import MaxStepsExceeded, NodeError, RunExistsError
+
+if TYPE_CHECKING:
+    from procrastinate import App, JobContext
+    from procrastinate.jobs import Job
+
+    from .engine import Engine
+
+__all__ = ["QUEUE", "TASK_NAME", "RunQueue", "current_lease", "serve", "submit"]
+
+QUEUE: Final = "graphengine"
+"""The procrastinate queue runs go to unless told otherwise."""
+TASK_NAME: Final = "graphengine.drive_run"
+"""The procrastinate task every run job is an instance of (its only argument: `run_id`)."""
+
+_RUNNER_KEY: Final = "graphengine.runner"
+_SCHEMA_LOCK: Final = "SELECT pg_advisory_lock(hashtext('graphengine.workers.schema'))"
+_SCHEMA_UNLOCK: Final = "SELECT pg_advisory_unlock(hashtext('graphengine.workers.schema'))"
+_HAS_SCHEMA: Final = "SELECT to_regclass('procrastinate_jobs') IS NOT NULL"
+
+log = logging.getLogger("graphengine.workers")
+
+_lease: ContextVar[Lease | None] = ContextVar("graphengine_lease", default=None)
+
+
+def current_lease() -> Lease | None:
+    """The lease the running node's run is driven under by a worker; None outside workers."""
+    return _lease.get()
+
+
+def _procrastinate() -> Any:
+    try:
+        import procrastinate
+    except ImportError as exc:
+        raise MissingDriverError(
+            f"graphengine workers need procrastinate ({exc}); install it with: pip install 'graphengine[workers]'"
+        ) from exc
+    return procrastinate
+
+
+def worker_name() -> str:
+    """`host:pid`, the default name of this process's worker (jobs add `/job<id>` to it)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class RunQueue:
+    """The procrastinate queue runs are dispatched through: one PostgreSQL database (`dsn`).
+
+    `RunQueue(dsn)` needs no event loop; `async with queue:` (or `await queue.open()`) connects and
+    creates procrastinate's schema when it is missing. Raises `MissingDriverError` without the
+    `workers` extra; procrastinate's own errors (`procrastinate.exceptions.ConnectorException`)
+    when the server cannot be reached.
+    """
+
+    def __init__(self, dsn: str, *, queue: str = QUEUE, retries: int = 5, max_connections: int = 4) -> None:
+        self.dsn = dsn
+        """Where the queue's tables are (a libpq URL: `postgresql://user@host:5432/db`)."""
+        self.queue = queue
+        """The procrastinate queue name jobs go to and workers serve."""
+        self.retries = retries
+        """Attempts of a job that fails (not counting lease conflicts), with exponential backoff."""
+        self.max_connections = max_connections
+        """Size of the psycopg pool the queue uses."""
+        pc = _procrastinate()
+        self.app: App = pc.App(
+            # Autocommit: every procrastinate query is one statement, and a worker paused between
+            # a statement and its COMMIT would otherwise keep the job rows it touched locked (a
+            # fetched job nobody else can take, a row the stalled-job reaper waits on) until it wakes.
+            connector=pc.PsycopgConnector(
+                conninfo=dsn, min_size=1, max_size=max_connections, configure=_autocommit
+            )
+        )
+        """The procrastinate `App` (for procrastinate's own API: `app.job_manager`, ...)."""
+        self.app.task(
+            name=TASK_NAME,
+            queue=queue,
+            pass_context=True,
+            retry=pc.RetryStrategy(max_attempts=retries, exponential_wait=2),
+        )(_drive_job)
+        self._open = False
+
+    def __repr__(self) -> str:
+        # Never show the DSN: it may hold a password.
+        return f"RunQueue(queue={self.queue!r})"
+
+    async def open(self) -> RunQueue:
+        """Connect, and create procrastinate's tables if this database has none."""
+        if not self._open:
+            await self.app.open_async()
+            self._open = True
+            try:
+                await self._ensure_schema()
+            except BaseException:
+                await self.close()
+                raise
+        return self
+
+    async def close(self) -> None:
+        """Close the connections (no effect if not open)."""
+        if self._open:
+            self._open = False
+            await self.app.close_async()
+
+    async def __aenter__(self) -> RunQueue:
+        return await self.open()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _ensure_schema(self) -> None:
+        import psycopg
+
+        # One session holds the advisory lock, so workers starting together create it once.
+        async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:
+            await conn.execute(_SCHEMA_LOCK)
+            try:
+                row = await (await conn.execute(_HAS_SCHEMA)).fetchone()
+                if not (row and row[0]):
+                    await conn.execute(_procrastinate().schema.SchemaManager.get_schema())
+            finally:
+                await conn.execute(_SCHEMA_UNLOCK)
+
+    async def enqueue(self, run_id: str, *, delay: float = 0.0, lock: str | None = None) -> int | None:
+        """Queue a job driving stored run `run_id`, `delay` seconds from now; returns its job id.
+
+        With `lock` (a procrastinate queueing lock) no job is queued while another job with the
+        same lock is waiting; None is returned then.
+        """
+        pc = _procrastinate()
+        options: dict[str, Any] = {"queue": self.queue}
+        if delay > 0:
+            options["schedule_in"] = {"seconds": delay}
+        if lock is not None:
+            options["queueing_lock"] = lock
+        try:
+            job_id: int = await self.app.configure_task(TASK_NAME, **options).defer_async(run_id=run_id)
+        except pc.exceptions.AlreadyEnqueued:
+            return None
+        return job_id
+
+    async def submit(self, engine: Engine[Any], run_id: str, initial: Any) -> int:
+        """Store run `run_id` of `engine` from `initial` and queue a job for it; returns the job id.
+
+        Raises `RunExistsError` for a taken id, `StateValidationError` for an `initial` that does
+        not validate, `GraphValidationError` for a malformed graph, all before anything is
+        queued. Should queueing fail after the run was stored, the error says so and
+        `enqueue(run_id)` queues it.
+        """
+        g, _ = engine._graph()
+        _, encoded = engine._validated(initial, run_id)
+        now = time.time()
+        meta = json.dumps({"graph": g.description}, separators=(",", ":"), sort_keys=True).encode()
+        rec = RunRecord(
+            run_id, RunStatus.RUNNING, encoded, g.fingerprint, engine.state_version, now, now, meta=meta
+        )
+        try:
+            await engine.store.create_run(rec)
+        except StoreRunExistsError as exc:
+            raise RunExistsError(
+                f"run {run_id!r} exists; queue it again with enqueue({run_id!r}) or use resume({run_id!r})",
+                run_id=run_id,
+            ) from exc
+        try:
+            job_id = await self.enqueue(run_id)
+        except Exception as exc:
+            exc.add_note(f"run {run_id!r} is stored but not queued; queue it with enqueue({run_id!r})")
+            raise
+        assert job_id is not None
+        return job_id
+
+    async def serve(
+        self,
+        engine: Engine[Any],
+        *,
+        concurrency: int = 8,
+        ttl: float = 30.0,
+        stalled_after: float | None = None,
+        name: str | None = None,
+        install_signal_handlers: bool = True,
+    ) -> None:
+        """Serve this queue's jobs with `engine` until stopped (SIGINT/SIGTERM, or cancellation).
+
+        `concurrency` runs are driven at once. Leases last `ttl` seconds and are renewed every
+        `ttl / 3`; procrastinate heartbeats every `ttl / 4`, and jobs of a worker silent for
+        `stalled_after` seconds (default `2 * ttl`) are re-queued. On a stop signal running runs
+        get `ttl` seconds to finish, then are cancelled and their jobs retried. Raises
+        `TypeError` when `engine.store` has no leases (a `LeaseStore` is needed).
+        """
+        store = engine.store
+        if not isinstance(store, LeaseStore):
+            raise TypeError(
+                f"workers need a store with leases (PostgresStore or MySQLStore), not {type(store).__name__}"
+            )
+        engine.validate()  # a malformed graph fails here, not in every job
+        runner = _Runner(engine, store, self, ttl, name or worker_name())
+        stalled = stalled_after if stalled_after is not None else 2 * ttl
+        await self.open()
+        reaper = asyncio.create_task(runner.reap(stalled), name="graphengine stalled-job reaper")
+        try:
+            await self.app.run_worker_async(
+                queues=[self.queue],
+                name=runner.name,
+                concurrency=concurrency,
+                additional_context={_RUNNER_KEY: runner},
+                update_heartbeat_interval=ttl / 4,
+                stalled_worker_timeout=stalled,
+                shutdown_graceful_timeout=ttl,
+                install_signal_handlers=install_signal_handlers,
+            )
+        finally:
+            reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reaper
+
+
+async def _autocommit(conn: Any) -> None:
+    """Pool hook: put a new psycopg connection of the queue in autocommit mode."""
+    await conn.set_autocommit(True)
+
+
+async def _drive_job(context: JobContext, run_id: str) -> str:
+    """The procrastinate task: drive one run under a lease (see the module docstring)."""
+    runner = context.additional_context.get(_RUNNER_KEY)
+    if not isinstance(runner, _Runner):
+        raise RuntimeError(f"job {TASK_NAME} must run in a worker started by graphengine.workers.serve")
+    assert context.job.id is not None
+    return await runner.drive(run_id, context.job.id)
+
+
+class _Runner:
+    """What a worker process drives jobs with: the engine, its lease store, the queue, the ttl."""
+
+    def __init__(
+        self, engine: Engine[Any], store: LeaseStore, queue: RunQueue, ttl: float, name: str
+    ) -> None:
+        if ttl <= 0:
+            raise ValueError(f"ttl={ttl}; a lease must last some seconds")
+        self.engine = engine
+        self.store = store
+        self.queue = queue
+        self.ttl = ttl
+        self.name = name
+
+    async def drive(self, run_id: str, job_id: int) -> str:
+        """Claim `run_id`, drive it to where it stops, release it; returns what happened."""
+        who = f"{self.name}/job{job_id}"
+        lease = await self.store.claim(run_id, who, self.ttl)
+        if lease is None:
+            await self.queue.enqueue(run_id, delay=self.ttl)
+            log.info("run %r is leased by another worker; job re-queued in %.1f s", run_id, self.ttl)
+            return "busy"
+        while True:
+            try:
+                return await self._drive_leased(lease)
+            except LeaseLostError as exc:
+                log.warning(
+                    "run %r: lease token %d lost, nothing more is written by it: %s", run_id, lease.token, exc
+                )
+            # Nobody else may have claimed it (our lease just ran out): then it is still ours to drive.
+            again = await self.store.claim(run_id, who, self.ttl)
+            if again is None:
+                log.info("run %r is driven by another worker now; job done", run_id)
+                return "lost"
+            lease = again
+
+    async def _drive_leased(self, lease: Lease) -> str:
+        run_id = lease.run_id
+        driver = asyncio.current_task()
+        assert driver is not None
+        lost: list[LeaseLostError] = []
+        beat = asyncio.create_task(self._heartbeat(lease, driver, lost), name=f"lease {run_id}")
+        token = _lease.set(lease)
+        try:
+            await self.engine.resume(run_id)
+        except (NodeError, MaxStepsExceeded) as exc:
+            # A run outcome, recorded by the engine (status failed): not a failure of the job.
+            log.info("run %r failed: %s", run_id, exc)
+            return "failed"
+        except asyncio.CancelledError:
+            if lost and driver.uncancel() == 0:
+                raise lost[0] from None
+            raise
+        finally:
+            _lease.reset(token)
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+            with contextlib.suppress(Exception):  # a lost lease's release changes nothing
+                await self.store.release(lease)
+        if lost:
+            raise lost[0]
+        run = await self.store.get_run(run_id)
+        return "?" if run is None else run.status.value
+
+    async def _heartbeat(self, lease: Lease, driver: asyncio.Task[Any], lost: list[LeaseLostError]) -> None:
+        interval = self.ttl / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                lease = await self.store.renew(lease, self.ttl)
+            except LeaseLostError as exc:
+                log.warning("run %r: renewal of lease token %d refused: %s", lease.run_id, lease.token, exc)
+                lost.append(exc)
+                # One more interval to reach its next write (refused, and logged), then stop it.
+                await asyncio.sleep(interval)
+                driver.cancel()
+                return
+            except Exception as exc:
+                # The store may be back before the lease runs out; the writes stay fenced anyway.
+                log.warning("run %r: renewing lease token %d failed: %s", lease.run_id, lease.token, exc)
+
+    async def reap(self, stalled_after: float) -> None:
+        """Forever: replace the jobs of workers silent for `stalled_after` s by fresh jobs."""
+        jm = self.queue.app.job_manager
+        failed = _procrastinate().jobs.Status.FAILED
+        while True:
+            await asyncio.sleep(self.ttl / 2)
+            try:
+                async with asyncio.timeout(self.ttl * 2):  # a wedged query must not end the reaping
+                    await self._reap_once(jm, failed, stalled_after)
+            except Exception:
+                log.exception("looking for stalled jobs failed; trying again")
+
+    async def _reap_once(self, jm: Any, failed: Any, stalled_after: float) -> None:
+        """One pass: each stalled job of this queue gets one replacement, and is marked failed."""
+        stalled: list[Job] = list(
+            await jm.get_stalled_jobs(
+                queue=self.queue.queue, task_name=TASK_NAME, seconds_since_heartbeat=stalled_after
+            )
+        )
+        for job in stalled:
+            run_id = job.task_kwargs.get("run_id")
+            if isinstance(run_id, str):
+                # The lock makes racing reapers queue one replacement per stalled job.
+                await self.queue.enqueue(run_id, lock=f"graphengine.stalled.{job.id}")
+                log.warning("job %s of run %r stalled (its worker is silent); re-queued", job.id, run_id)
+            with contextlib.suppress(Exception):  # another reaper, or the worker woke up
+                await jm.finish_job(job, status=failed, delete_job=False)
+
+
+def _queue_dsn(engine: Engine[Any], dsn: str | None) -> str:
+    """The queue's DSN: given, `$GRAPHENGINE_QUEUE_DSN`, or the engine's PostgreSQL store's."""
+    found = dsn or os.environ.get("GRAPHENGINE_QUEUE_DSN")
+    if found:
+        return found
+    if isinstance(engine.store, PostgresStore):
+        return engine.store.dsn
+    raise ValueError(
+        f"no queue: the store is a {type(engine.store).__name__}, and the queue needs PostgreSQL; "
+        "pass a queue DSN (queue=..., --queue-dsn) or set GRAPHENGINE_QUEUE_DSN"
+    )
+
+
+async def submit(
+    engine: Engine[Any], run_id: str, initial: Any | Mapping[str, Any], *, queue: RunQueue | str | None = None
+) -> int:
+    """`RunQueue.submit` on `queue`: an open `RunQueue`, a DSN, or None (see `Engine.submit`).
+
+    Given a DSN or None, a queue is opened for this one call; pass an open `RunQueue` to submit
+    many runs over one pool.
+    """
+    if isinstance(queue, RunQueue):
+        return await queue.submit(engine, run_id, initial)
+    async with RunQueue(_queue_dsn(engine, queue), max_connections=1) as q:
+        return await q.submit(engine, run_id, initial)
+
+
+async def serve(
+    engine: Engine[Any],
+    *,
+    queue_dsn: str | None = None,
+    queue: str = QUEUE,
+    concurrency: int = 8,
+    ttl: float = 30.0,
+    stalled_after: float | None = None,
+    name: str | None = None,
+    install_signal_handlers: bool = True,
+) -> None:
+    """Serve runs of `engine` from the queue until stopped (`RunQueue.serve`); what `graphengine worker` runs.
+
+    The queue is on `queue_dsn`, `$GRAPHENGINE_QUEUE_DSN`, or the engine's `PostgresStore`'s
+    database; `ValueError` if there is none, `TypeError` if `engine.store` has no leases.
+    """
+    if not isinstance(engine.store, LeaseStore):
+        raise TypeError(
+            f"workers need a store with leases (PostgresStore or MySQLStore), not {type(engine.store).__name__}"
+        )
+    rq = RunQueue(_queue_dsn(engine, queue_dsn), queue=queue, max_connections=4)
+    try:
+        await rq.serve(
+            engine,
+            concurrency=concurrency,
+            ttl=ttl,
+            stalled_after=stalled_after,
+            name=name,
+            install_signal_handlers=install_signal_handlers,
+        )
+    finally:
+        await rq.close()
