@@ -16,7 +16,9 @@
  *   weight, greedy, limit (-1: none), deadline (None or a clock() value), clock (a callable
  *   returning seconds, read every 128 expansions when there is a deadline), canon (None or
  *   state -> (representative, permutation)), detect (None or () -> canon or None, called once
- *   when `switch_at` states have been expanded)
+ *   when `switch_at` states have been expanded), max_bytes (optional, -1: none: the search ends
+ *   "budget_exhausted" when its tables hold more, see search_bytes), lm_bytes_min (optional: the
+ *   landmark bytes held before dead ones are first dropped, see drop_landmarks)
  * returns (status, [(op index, permutation or None)], cost, expanded, generated, evaluated,
  *          reopened, initial h)
  *
@@ -31,6 +33,7 @@
 #define CLOCK_EVERY 128
 /* goap.astar._EPS: cost comparisons are relative, so small costs are told apart */
 #define REL_EPS 1e-12
+#define LM_BYTES_MIN ((long long)16 << 20) /* default of lm_bytes_min (goap.astar._LM_BYTES_MIN) */
 
 typedef struct {
     double key, h, g;
@@ -55,6 +58,8 @@ typedef struct {
     int *bslot;           /* per (variable, value) slot: start of its operators in blist; +1 sentinel */
     int *blist, *freeops, nfree;
     uint64_t *gmask, *gval;
+    int *pw_start, *pw_list; /* per operator: the words its precondition tests */
+    int *ew_start, *ew_list; /* per operator: the words its effects write */
     /* states */
     uint64_t *words;
     double *g, *hc; /* hc: NAN = not cached */
@@ -68,6 +73,7 @@ typedef struct {
     /* landmarks of evaluated states, and scratch */
     char *arena, *inh;
     Py_ssize_t alen, acap, icap;
+    Py_ssize_t lm_trigger, lm_min; /* landmark bytes at which the dead records are dropped, its floor */
     Entry *heap;
     Py_ssize_t hlen, hcap;
     uint64_t *tmp, *cur;
@@ -78,8 +84,8 @@ static void search_free(Search *S) {
     if (S->perm)
         for (int i = 0; i < S->n; i++) Py_XDECREF(S->perm[i]);
     void *ptrs[] = {S->pmask, S->pval, S->keep, S->evl, S->cost, S->bvar, S->bstart, S->bslot, S->blist,
-                    S->freeops, S->gmask, S->gval, S->words, S->g, S->hc, S->parent, S->pop, S->perm,
-                    S->closed, S->lmoff, S->lmlen, S->table, S->arena, S->inh, S->heap, S->tmp, S->cur, S->bytes};
+                    S->freeops, S->gmask, S->gval, S->pw_start, S->pw_list, S->ew_start, S->ew_list, S->words,
+                    S->g, S->hc, S->parent, S->pop, S->perm, S->closed, S->lmoff, S->lmlen, S->table, S->arena, S->inh, S->heap, S->tmp, S->cur, S->bytes};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) PyMem_Free(ptrs[i]);
 }
 
@@ -298,6 +304,66 @@ static int call_canon(Search *S, PyObject *canon, PyObject **perm) {
 
 /* ---------------------------------------------------------------- heuristic */
 
+static int off_cmp(const void *x, const void *y) {
+    const Py_ssize_t *a = (const Py_ssize_t *)x, *b = (const Py_ssize_t *)y;
+    return a[0] < b[0] ? -1 : (a[0] > b[0] ? 1 : 0);
+}
+
+/* goap.astar._drop_landmarks: the landmarks of a state are kept while the state is open (its
+ * children will inherit them) or one of its children, linked to it without a permutation, is not
+ * evaluated yet; the others are dropped and the arena compacted in place. A closed state reopened
+ * later then evaluates its children afresh (admissible all the same). Without this, the arena
+ * holds every evaluated state's landmarks: a chain of n actions stores n^2 / 2 of them. */
+static int drop_landmarks(Search *S) {
+    unsigned char *live = PyMem_Calloc((size_t)S->n + 1, 1);
+    if (!live) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t nlive = 0;
+    for (int s = 0; s < S->n; s++) {
+        if (!S->closed[s]) live[s] = 1;
+        int p = S->parent[s];
+        if (p >= 0 && isnan(S->hc[s]) && S->perm[s] == NULL) live[p] = 1;
+    }
+    for (int s = 0; s < S->n; s++) {
+        if (S->lmoff[s] < 0) continue;
+        if (live[s])
+            nlive++;
+        else {
+            S->lmoff[s] = -1;
+            S->lmlen[s] = 0;
+        }
+    }
+    /* (offset, state) pairs of the kept records, moved down in arena order */
+    Py_ssize_t *order = PyMem_Malloc((size_t)(nlive + 1) * 2 * sizeof(Py_ssize_t));
+    if (!order) {
+        PyMem_Free(live);
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t k = 0;
+    for (int s = 0; s < S->n; s++)
+        if (S->lmoff[s] >= 0) {
+            order[2 * k] = S->lmoff[s];
+            order[2 * k + 1] = s;
+            k++;
+        }
+    qsort(order, (size_t)k, 2 * sizeof(Py_ssize_t), off_cmp);
+    Py_ssize_t out = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        int s = (int)order[2 * i + 1];
+        if (S->lmlen[s]) memmove(S->arena + out, S->arena + S->lmoff[s], (size_t)S->lmlen[s]);
+        S->lmoff[s] = out;
+        out += S->lmlen[s];
+    }
+    S->alen = out;
+    S->lm_trigger = out > S->lm_min / 2 ? 2 * out : S->lm_min;
+    PyMem_Free(order);
+    PyMem_Free(live);
+    return 0;
+}
+
 /* LM-cut of state s from inherited landmarks (S->inh[0..ilen)); stores h in *hv and the landmarks
  * in the arena (s's own record). */
 static int evaluate(Search *S, int s, Py_ssize_t ilen, double *hv) {
@@ -317,6 +383,7 @@ static int evaluate(Search *S, int s, Py_ssize_t ilen, double *hv) {
     c->init[n] = c->top;
     if (lmcut_run(c, n + 1, S->inh, ilen, hv) < 0) return -1;
     Py_ssize_t len = c->out_len;
+    if (S->alen + len > S->lm_trigger && drop_landmarks(S) < 0) return -1;
     if (len > PY_SSIZE_T_MAX / 4 - S->alen) {
         PyErr_NoMemory();
         return -1;
@@ -522,6 +589,41 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
     Py_DECREF(pre_name);
     Py_DECREF(eff_name);
     Py_DECREF(opt);
+    /* the words each operator tests and writes: a state of many words (a long chain) is then
+     * checked and compared in a few word operations per operator instead of nw */
+    S->pw_start = PyMem_Calloc(n, sizeof(int));
+    S->ew_start = PyMem_Calloc(n, sizeof(int));
+    if (!S->pw_start || !S->ew_start) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    long long npw = 0, new_ = 0;
+    for (int o = 0; o < S->nops; o++)
+        for (size_t k = 0; k < nw; k++) {
+            npw += S->pmask[o * nw + k] != 0;
+            new_ += S->keep[o * nw + k] != ~(uint64_t)0;
+        }
+    if (npw > INT32_MAX || new_ > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "search: task too large");
+        return -1;
+    }
+    S->pw_list = PyMem_Calloc((size_t)npw + 1, sizeof(int));
+    S->ew_list = PyMem_Calloc((size_t)new_ + 1, sizeof(int));
+    if (!S->pw_list || !S->ew_list) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int ip = 0, ie = 0;
+    for (int o = 0; o < S->nops; o++) {
+        S->pw_start[o] = ip;
+        S->ew_start[o] = ie;
+        for (size_t k = 0; k < nw; k++) {
+            if (S->pmask[o * nw + k] != 0) S->pw_list[ip++] = (int)k;
+            if (S->keep[o * nw + k] != ~(uint64_t)0) S->ew_list[ie++] = (int)k;
+        }
+    }
+    S->pw_start[S->nops] = ip;
+    S->ew_start[S->nops] = ie;
     /* successor index: per bucketed variable (ascending), per value, its operators in index order */
     PyObject *bt = PySequence_Tuple(buckets);
     if (!bt) return -1;
@@ -641,6 +743,15 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
 
 /* ---------------------------------------------------------------- the search */
 
+/* Bytes the search holds in its per-state tables, hash table, open list and landmarks (what
+ * max_bytes bounds; the task and the heuristic's own arrays are fixed before the search starts). */
+static size_t search_bytes(const Search *S) {
+    size_t per_state = (size_t)S->nw * sizeof(uint64_t) + 2 * sizeof(double) + 2 * sizeof(int) + sizeof(PyObject *) +
+                       1 + 2 * sizeof(Py_ssize_t);
+    return (size_t)S->n * per_state + (S->tmask + 1) * sizeof(int) + (size_t)S->hlen * sizeof(Entry) +
+           (size_t)S->alen;
+}
+
 static inline int is_goal(const Search *S, const uint64_t *w) {
     for (int k = 0; k < S->nw; k++)
         if ((w[k] & S->gmask[k]) != S->gval[k]) return 0;
@@ -719,10 +830,24 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
         PyErr_SetString(PyExc_RuntimeError, "Core is not initialised");
         return NULL;
     }
-    if (nargs != 11) {
+    if (nargs < 11 || nargs > 13) {
         PyErr_SetString(PyExc_TypeError, "search(ops, buckets, goal, weight, greedy, limit, deadline, clock, "
-                                         "canon, detect, switch_at) takes 11 arguments");
+                                         "canon, detect, switch_at[, max_bytes[, lm_bytes_min]]) takes 11 to 13 "
+                                         "arguments");
         return NULL;
+    }
+    long long max_bytes = -1, lm_min = LM_BYTES_MIN;
+    if (nargs >= 12) {
+        max_bytes = PyLong_AsLongLong(args[11]);
+        if (max_bytes == -1 && PyErr_Occurred()) return NULL;
+    }
+    if (nargs == 13) {
+        lm_min = PyLong_AsLongLong(args[12]);
+        if (lm_min == -1 && PyErr_Occurred()) return NULL;
+        if (lm_min < 0) {
+            PyErr_SetString(PyExc_ValueError, "search: lm_bytes_min must be >= 0");
+            return NULL;
+        }
     }
     double weight = PyFloat_AsDouble(args[3]);
     if (weight == -1.0 && PyErr_Occurred()) return NULL;
@@ -750,6 +875,8 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     Search S;
     memset(&S, 0, sizeof S);
     S.core = c;
+    S.lm_min = (Py_ssize_t)lm_min;
+    S.lm_trigger = S.lm_min;
     Py_INCREF(c); /* the callbacks cannot free it under us */
     Py_XINCREF(canon);
     PyObject *result = NULL, *path = NULL;
@@ -822,7 +949,7 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
         if (S.closed[s]) reopened++;
         S.closed[s] = 1;
         expanded++;
-        if (expanded == limit) {
+        if (expanded == limit || (max_bytes >= 0 && (long long)search_bytes(&S) > max_bytes)) {
             status = "budget_exhausted";
             goto finish;
         }
@@ -856,14 +983,25 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
                 int o = *it;
                 const uint64_t *pm = S.pmask + (size_t)o * nw, *pv = S.pval + (size_t)o * nw;
                 int app = 1;
-                for (size_t q = 0; q < nw; q++)
-                    if ((sw[q] & pm[q]) != pv[q]) {
+                const int *wq = S.pw_list + S.pw_start[o], *wend = S.pw_list + S.pw_start[o + 1];
+                for (; wq < wend; wq++)
+                    if ((sw[*wq] & pm[*wq]) != pv[*wq]) {
                         app = 0;
                         break;
                     }
                 if (!app) continue;
                 const uint64_t *kp = S.keep + (size_t)o * nw, *ev = S.evl + (size_t)o * nw;
-                for (size_t q = 0; q < nw; q++) S.tmp[q] = (sw[q] & kp[q]) | ev[q];
+                /* effects that already hold give the same state again, never cheaper: pruned */
+                int same = 1;
+                const int *eq = S.ew_list + S.ew_start[o], *eend = S.ew_list + S.ew_start[o + 1];
+                for (const int *q = eq; q < eend; q++)
+                    if (((sw[*q] & kp[*q]) | ev[*q]) != sw[*q]) {
+                        same = 0;
+                        break;
+                    }
+                if (same) continue;
+                memcpy(S.tmp, sw, nw * sizeof(uint64_t));
+                for (const int *q = eq; q < eend; q++) S.tmp[*q] = (sw[*q] & kp[*q]) | ev[*q];
                 generated++;
                 PyObject *perm = NULL;
                 if (canon && call_canon(&S, canon, &perm) < 0) goto done;

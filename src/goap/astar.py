@@ -42,6 +42,7 @@ LM-cut and every operator of the task is pure mask arithmetic, and in Python oth
 from __future__ import annotations
 
 import heapq
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,6 +60,12 @@ in another order) and, being relative, never hides a real difference however sma
 (an absolute 1e-9 made a 2e-10 plan lose to a 3e-10 one that was then claimed optimal)."""
 _CLOCK_EVERY = 128
 """Expansions between two clock reads (timeouts are checked this often)."""
+_LM_BYTES_MIN = 16 << 20
+"""Landmark bytes held before the first drop of dead ones (``_drop_landmarks``; C: LM_BYTES_MIN)."""
+_ENTRY_BYTES = 130
+"""Estimated bytes of one open-list entry (its tuple and floats), for ``max_memory``."""
+_STATE_BYTES = 200
+"""Estimated bytes the Python loop's dicts and set hold per stored state, beyond the state itself."""
 
 Canon = Callable[[State], tuple[State, Any]]
 """Symmetry canonicalizer: ``state -> (representative, permutation)``."""
@@ -90,8 +97,13 @@ def search(
     canon: Canon | None = None,
     detect_symmetry: Callable[[], Canon | None] | None = None,
     symmetry_after: int = 0,
+    max_memory: int | None = None,
 ) -> SearchOutcome:
-    """:func:`best_first` (same arguments, same outcome), in C when the task and heuristic allow it."""
+    """:func:`best_first` (same arguments, same outcome), in C when the task and heuristic allow it.
+
+    ``max_memory`` bounds the bytes the search holds (its state tables, open list and landmarks,
+    as each loop counts them): beyond it the search ends ``budget_exhausted``.
+    """
     native = getattr(h, "native_search", None)
     if native is None or not task.mask_only or task.initial != 0:
         return best_first(
@@ -104,6 +116,7 @@ def search(
             canon=canon,
             detect_symmetry=detect_symmetry,
             symmetry_after=symmetry_after,
+            max_memory=max_memory,
         )
     switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
     if detect_symmetry is not None and switch_at < 0:
@@ -121,6 +134,8 @@ def search(
         canon,
         detect_symmetry,
         switch_at,
+        -1 if max_memory is None else max_memory,
+        _LM_BYTES_MIN,
     )
     ops = task.ops
     return SearchOutcome(
@@ -139,12 +154,14 @@ def best_first(
     canon: Canon | None = None,
     detect_symmetry: Callable[[], Canon | None] | None = None,
     symmetry_after: int = 0,
+    max_memory: int | None = None,
 ) -> SearchOutcome:
     """Run A* (``weight=1``), weighted A* or greedy best-first search from the initial state.
 
     ``canon`` folds symmetric states from the start; ``detect_symmetry`` instead returns a
     canonicalizer (or None) once ``symmetry_after`` states have been expanded, so a search that
-    ends sooner never pays for symmetry detection (it replaces ``canon``).
+    ends sooner never pays for symmetry detection (it replaces ``canon``). ``max_memory`` (bytes,
+    an estimate of the loop's own tables) ends the search ``budget_exhausted`` when exceeded.
     """
     switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
     if detect_symmetry is not None and switch_at < 0:
@@ -154,8 +171,11 @@ def best_first(
     # symmetry fold: a child stored as a permuted representative starts afresh)
     incremental = getattr(h, "incremental", False)
     lms: dict[State, Any] = {}
+    lm_bytes = 0
+    lm_trigger = _LM_BYTES_MIN
     if incremental:
         h0, lms[start] = h.evaluate(start, ())  # type: ignore[attr-defined]
+        lm_bytes = len(lms[start])
     else:
         h0 = h(start)
     evaluated = 1
@@ -173,6 +193,8 @@ def best_first(
     push = heapq.heappush
     pop = heapq.heappop
     limit = max_expansions if max_expansions is not None else -1
+    per_state = _STATE_BYTES + _size(start)
+    mem_limit = max_memory if max_memory is not None else -1
     while open_:
         key, hk, _, g, s = pop(open_)
         bg = best_g[s]
@@ -187,7 +209,12 @@ def best_first(
                 inherited: Any = ()
                 if link is not None and link[2] is None and link[0] in lms:
                     inherited = h.inherit(lms[link[0]], link[1])  # type: ignore[attr-defined]
-                hv, lms[s] = h.evaluate(s, inherited)  # type: ignore[attr-defined]
+                hv, lm = h.evaluate(s, inherited)  # type: ignore[attr-defined]
+                if lm_bytes + len(lm) > lm_trigger:
+                    lm_bytes = _drop_landmarks(lms, parent, hcache, closed)
+                    lm_trigger = max(_LM_BYTES_MIN, 2 * lm_bytes)
+                lms[s] = lm
+                lm_bytes += len(lm)
             else:
                 hv = h(s)
             evaluated += 1
@@ -221,11 +248,15 @@ def best_first(
             reopened += 1
         closed.add(s)
         expanded += 1
-        if expanded == limit:
+        if expanded == limit or (
+            mem_limit >= 0 and len(best_g) * per_state + len(open_) * _ENTRY_BYTES + lm_bytes > mem_limit
+        ):
             return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
         if deadline is not None and expanded % _CLOCK_EVERY == 0 and time.perf_counter() > deadline:
             return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
         for op, child, c in expand(s):
+            if child == s:
+                continue  # effects that already hold give the same state again, never cheaper
             generated += 1
             perm = None
             if canon is not None:
@@ -261,6 +292,32 @@ def _carry_h(hcache: dict[State, float], canon: Canon) -> None:
             old = hcache.get(rep)
             if old is None or hs > old:
                 hcache[rep] = hs
+
+
+def _size(state: State) -> int:
+    """Bytes of a state object (an int, or a tuple of an int and numbers)."""
+    if isinstance(state, tuple):
+        return sys.getsizeof(state) + sum(_size(x) for x in state)
+    return sys.getsizeof(state)
+
+
+def _drop_landmarks(
+    lms: dict[State, Any],
+    parent: dict[State, tuple[State, CompiledOp, Any] | None],
+    hcache: dict[State, float],
+    closed: set[State],
+) -> int:
+    """Drop the landmarks no child will inherit; the bytes kept.
+
+    A state's landmarks are kept while it is open (its children will inherit them) or one of its
+    children, linked to it without a permutation, is not evaluated yet. A closed state reopened
+    later evaluates its children afresh (admissible all the same). Without this every evaluated
+    state's landmarks stay: a chain of n actions holds n^2 / 2 of them. The C loop drops the same.
+    """
+    live = {link[0] for c, link in parent.items() if link is not None and link[2] is None and c not in hcache}
+    for st in [st for st in lms if st in closed and st not in live]:
+        del lms[st]
+    return sum(len(v) for v in lms.values())
 
 
 def _path(

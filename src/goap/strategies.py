@@ -62,11 +62,19 @@ class PlanningStrategy(Protocol):
         ...
 
 
-def _check_limits(max_expansions: int | None, timeout: float | None) -> None:
+DEFAULT_MAX_MEMORY_MB = 1024.0
+"""Default memory budget of a best-first search (MiB of its own tables; see ``AStar.max_memory_mb``)."""
+
+
+def _check_limits(max_expansions: int | None, timeout: float | None, max_memory_mb: float | None) -> None:
     if max_expansions is not None and max_expansions < 1:
         raise ModelError(f"max_expansions must be >= 1 or None, got {max_expansions}")
     if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
         raise ModelError(f"timeout must be a positive number of seconds or None, got {timeout}")
+    if max_memory_mb is not None and not (
+        isinstance(max_memory_mb, int | float) and max_memory_mb > 0 and math.isfinite(max_memory_mb)
+    ):
+        raise ModelError(f"max_memory_mb must be a positive number of MiB or None, got {max_memory_mb!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +86,7 @@ class _BestFirst:
     timeout: float | None
     blacklist: frozenset[str]
     symmetry: bool
+    max_memory_mb: float | None
 
     @property
     def name(self) -> str:
@@ -136,6 +145,7 @@ class _BestFirst:
             deadline=deadline,
             detect_symmetry=detect if self.symmetry else None,
             symmetry_after=SYMMETRY_AFTER,
+            max_memory=None if self.max_memory_mb is None else int(self.max_memory_mb * 2**20),
         )
         return self._result(initial, goal, task, found[0] if found else None, out, t0)
 
@@ -175,7 +185,7 @@ class _BestFirst:
                 goal=goal.label,
             )
             return PlanResult("no_plan", None, why, stats(), self.optimal, self.name)
-        return PlanResult("budget_exhausted", None, None, stats(), self.optimal, self.name)
+        return PlanResult("budget_exhausted", None, None, stats(), False, self.name)
 
 
 def _json(cond: object) -> object:
@@ -208,8 +218,8 @@ class AStar(_BestFirst):
     ``heuristic`` names an entry of :data:`goap.heuristics.HEURISTICS` (``lmcut`` default;
     ``hmax``, ``blind`` are admissible too; ``ff``/``add`` are not). ``weight > 1`` is weighted
     A*: plans cost at most ``weight`` times the optimum with an admissible heuristic, found
-    faster; ``PlanResult.optimal`` is then False. ``max_expansions`` and ``timeout`` (seconds)
-    bound the search; ``blacklist`` names actions never to use; ``symmetry`` folds
+    faster; ``PlanResult.optimal`` is then False. ``max_expansions``, ``timeout`` (seconds) and
+    ``max_memory_mb`` bound the search; ``blacklist`` names actions never to use; ``symmetry`` folds
     interchangeable objects (sound: it never changes the optimal cost).
     """
 
@@ -227,6 +237,9 @@ class AStar(_BestFirst):
     """Action names never to use (merged with ``plan(..., blacklist=...)``)."""
     symmetry: bool = True
     """Fold interchangeable objects (e.g. gripper's balls) into one search state."""
+    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB
+    """Give up (``budget_exhausted``) once the search's own tables (states, open list, landmarks)
+    hold more than this many MiB; None = no limit."""
 
     def __post_init__(self) -> None:
         if self.heuristic not in HEURISTICS:
@@ -235,7 +248,7 @@ class AStar(_BestFirst):
             raise ModelError(f"weight must be a finite number >= 1, got {self.weight}")
         if self.greedy:
             raise ModelError("AStar(greedy=True) is not A*; use GreedyBestFirst()")
-        _check_limits(self.max_expansions, self.timeout)
+        _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
         if not isinstance(self.blacklist, frozenset):
             object.__setattr__(self, "blacklist", frozenset(self.blacklist))
 
@@ -258,12 +271,14 @@ class GreedyBestFirst(_BestFirst):
     """Action names never to use."""
     symmetry: bool = True
     """Fold interchangeable objects into one search state."""
+    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB
+    """Give up once the search's own tables hold more than this many MiB; None = no limit."""
 
     def __post_init__(self) -> None:
         if self.heuristic not in HEURISTICS:
             raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
         object.__setattr__(self, "greedy", True)
-        _check_limits(self.max_expansions, self.timeout)
+        _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
         if not isinstance(self.blacklist, frozenset):
             object.__setattr__(self, "blacklist", frozenset(self.blacklist))
 
