@@ -2,11 +2,14 @@
 
 Runs every problem of the repository's problem set (``tests/data/problems/*.json`` and ``ipc/*.json``, relative to
 the repository root) with each peer of :data:`bench.peers.PEERS`: this project's A*, langgoap's A*,
-pyperplan (astar + lmcut, gbf + hff) and Fast Downward (astar(lmcut())) on the PDDL translation.
+pyperplan (astar + lmcut, gbf + hff) and Fast Downward (astar(lmcut())) on the PDDL translation;
+``ours-cli`` is this project's command line (``python -m goap plan``) run and timed as a process,
+the counterpart of Fast Downward's driver (translate + search), which is timed the same way.
 
 Each run is a fresh worker process (see :mod:`bench.peers.worker`) killed at ``--timeout`` plus a
-start-up allowance; a peer that times out on a problem is not run on it again. Times are medians
-over ``--repeat`` runs. Every plan is replayed by :mod:`bench.validate` and priced with the JSON
+start-up allowance; a peer that times out on a problem is not run on it again. The runs of one
+problem are interleaved (each repeat runs every peer once, in turn), so a busy machine slows every
+peer alike, and times are medians over ``--repeat`` runs. Every plan is replayed by :mod:`bench.validate` and priced with the JSON
 costs, whatever the planner optimised. Output: one markdown table, then a summary against the
 targets of issue 17.
 """
@@ -228,23 +231,52 @@ def compare_with_fd(rows: Sequence[Row]) -> None:
         )
 
 
-def run_peer(peer: str, path: Path, problem: dict[str, Any], settings: Settings) -> Row:
-    """Run ``peer`` up to ``settings.repeat`` times on one problem and judge the result."""
-    row = Row(
+def _row(peer: str, problem: dict[str, Any]) -> Row:
+    return Row(
         problem=problem["name"],
         family=problem["family"],
         peer=peer,
         expect=problem["expect"],
         optimal_cost=problem["optimal_cost"],
     )
-    outcomes: list[Outcome] = []
+
+
+def run_problem(peers: Sequence[str], path: Path, problem: dict[str, Any], settings: Settings) -> list[Row]:
+    """Run every peer up to ``settings.repeat`` times on one problem, interleaved, and judge them.
+
+    Repeat ``i`` runs each peer once, in order, before repeat ``i + 1`` starts: a peer compared
+    with another (``ours-cli`` with ``fd``) meets the same machine load. A peer whose run times
+    out (or cannot run) is not run again.
+    """
+    outcomes: dict[str, list[Outcome]] = {peer: [] for peer in peers}
     for _ in range(settings.repeat):
-        outcome = run_once(peer, path, settings)
-        outcomes.append(outcome)
-        if outcome.status not in ("found", "no_plan"):
-            break  # a peer that timed out (or cannot run) once is not run again
-    judge(row, problem, outcomes)
-    return row
+        for peer in peers:
+            done = outcomes[peer]
+            if done and done[-1].status not in ("found", "no_plan"):
+                continue
+            done.append(run_once(peer, path, settings))
+    rows = []
+    for peer in peers:
+        row = _row(peer, problem)
+        judge(row, problem, outcomes[peer])
+        rows.append(row)
+    return rows
+
+
+def compile_bytecode() -> None:
+    """Write goap's bytecode caches, as an installed package has them.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set (or a read-only checkout) every ``python -m goap`` run
+    would otherwise compile its modules from source, which an end-to-end time must not include.
+    """
+    import compileall
+
+    compileall.compile_dir(str(REPO_ROOT / "goap"), quiet=1)
+
+
+def run_peer(peer: str, path: Path, problem: dict[str, Any], settings: Settings) -> Row:
+    """Run ``peer`` up to ``settings.repeat`` times on one problem and judge the result."""
+    return run_problem([peer], path, problem, settings)[0]
 
 
 # --- report -----------------------------------------------------------------------------------
@@ -323,6 +355,22 @@ def summarise(rows: Sequence[Row]) -> dict[str, Any]:
         if compared:
             summary[f"beats_fd_{group}"] = (beaten, compared)
 
+    ratios = []
+    half = compared = 0
+    for p in problems:
+        cli, fd = by.get((p, "ours-cli")), by.get((p, "fd"))
+        if cli is None or fd is None or fd.status == "n/a" or not _solved(fd):
+            continue
+        compared += 1
+        if _solved(cli) and cli.optimal is not False:
+            ratio = (cli.seconds or 0.0) / max(fd.seconds or 0.0, 1e-9)
+            ratios.append(ratio)
+            half += ratio <= 0.5
+    if compared:
+        summary["cli_over_fd_median"] = statistics.median(ratios) if ratios else None
+        summary["cli_over_fd_max"] = max(ratios) if ratios else None
+        summary["cli_half_of_fd"] = (half, compared)
+
     ours_rows = [r for r in rows if r.peer == "ours"]
     if ours_rows:
         planful = [r for r in ours_rows if r.expect == "plan"]
@@ -356,6 +404,14 @@ def summary_text(summary: dict[str, Any]) -> str:
             f"- langgoap A* time / our time, median over the {summary['langgoap_over_ours_count']} problems both"
             f" answer correctly: **{ratio:.1f}x** (target >= 30x)"
         )
+    if "cli_half_of_fd" in summary:
+        half, compared = summary["cli_half_of_fd"]
+        med, worst = summary["cli_over_fd_median"], summary["cli_over_fd_max"]
+        out.append(
+            f"- process vs process, `python -m goap plan` / Fast Downward's driver: at most half on **{half}/{compared}**"
+            " problems both answer (target: every one, optimal cost)"
+            + (f"; median ratio {med:.2f}, worst {worst:.2f}" if med is not None else "")
+        )
     for group, target in (("generated", "every one"), ("ipc", "within its time")):
         if f"beats_fd_{group}" in summary:
             beaten, compared = summary[f"beats_fd_{group}"]
@@ -387,6 +443,28 @@ def summary_text(summary: dict[str, Any]) -> str:
             parts.append(f"{peer} {good}/{total} ({summary[f'optimal_{peer}']} optimal)")
         out.append("- correctly answered (valid plan or right 'no plan'), excluding n/a: " + ", ".join(parts))
     return "\n".join(out)
+
+
+def process_table(rows: Iterable[Row]) -> str:
+    """Process against process: ``python -m goap plan`` beside Fast Downward's driver, per problem,
+    with each one's search/plan() time (medians of the interleaved runs)."""
+    by: dict[tuple[str, str], Row] = {(r.problem, r.peer): r for r in rows}
+    lines = [
+        "| problem | ours process ms | fd process ms | ours / fd | ours plan() ms | fd search ms | ours optimal |",
+        "|---|--:|--:|--:|--:|--:|---|",
+    ]
+    for p in dict.fromkeys(r.problem for r in rows):
+        cli, fd = by.get((p, "ours-cli")), by.get((p, "fd"))
+        if cli is None or fd is None or fd.status == "n/a":
+            continue
+        ratio = ""
+        if _solved(cli) and _solved(fd):
+            ratio = f"{(cli.seconds or 0.0) / max(fd.seconds or 0.0, 1e-9):.2f}"
+        lines.append(
+            f"| {p} | {_ms(cli.seconds)} | {_ms(fd.seconds)} | {ratio} | {_ms(cli.search_seconds)}"
+            f" | {_ms(fd.search_seconds)} | {_flag(cli.optimal)} |"
+        )
+    return "\n".join(lines)
 
 
 def legend(peers: Sequence[str], settings: Settings) -> str:
@@ -450,13 +528,14 @@ def main(argv: Sequence[str], progress: TextIO = sys.stderr) -> int:
         return 2
     rows: list[Row] = []
     started = time.perf_counter()
+    if "ours-cli" in args.peers:
+        compile_bytecode()
     for path in files:
         problem = load(path)
-        mine: list[Row] = []
-        for peer in args.peers:
-            row = run_peer(peer, path, problem, settings)
+        mine = run_problem(args.peers, path, problem, settings)
+        for row in mine:
             rows.append(row)
-            mine.append(row)
+            peer = row.peer
             print(
                 f"[{time.perf_counter() - started:7.1f} s] {row.problem:32} {peer:16} {row.status:8}"
                 f" {_ms(row.seconds):>8} ms  {row.note[:60]}",
@@ -465,7 +544,10 @@ def main(argv: Sequence[str], progress: TextIO = sys.stderr) -> int:
             )
         compare_with_fd(mine)
     summary = summarise(rows)
-    report = legend(args.peers, settings) + "\n" + table(rows) + "\n" + summary_text(summary) + "\n"
+    report = legend(args.peers, settings) + "\n" + table(rows) + "\n"
+    if "ours-cli" in args.peers and "fd" in args.peers:
+        report += "\n" + process_table(rows) + "\n"
+    report += summary_text(summary) + "\n"
     print(report)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)

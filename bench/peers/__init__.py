@@ -70,6 +70,13 @@ PEERS: dict[str, Peer] = {
     for p in [
         Peer("ours", "ours", "run", "goap.plan(), default AStar(); the plan() call timed in-process"),
         Peer(
+            "ours-cli",
+            "ours_cli",
+            "run",
+            "`python -m goap plan FILE --json` as a process, timed end to end (start-up, imports, reading,"
+            " planning, printing); its plan() time beside",
+        ),
+        Peer(
             "langgoap", "langgoap_astar", "run", "langgoap 0.1.2 planner.astar.plan(); call timed in-process"
         ),
         Peer(

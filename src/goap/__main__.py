@@ -12,8 +12,6 @@ Exit status: 0 success (a plan found), 1 no plan / budget exhausted, 2 bad input
 from __future__ import annotations
 
 import argparse
-import asyncio
-import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -65,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not Path(args.db).exists():
             print(f"no store at {args.db!r}", file=sys.stderr)
             return 2
+        import asyncio
+
         return asyncio.run(_history(args.db, args.run_id, args.json))
     try:
         problem = load_problem(args.problem)
@@ -171,6 +171,8 @@ def _visualize(name: str, result: PlanResult, fmt: str, as_json: bool) -> int:
 
 
 def _actions(target: str, as_json: bool) -> int:
+    import importlib
+
     from goap.actions import ActionSpec
 
     module_name, _, attr = target.partition(":")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -143,7 +142,11 @@ class ActionSpec:
     @property
     def is_async(self) -> bool:
         """Whether ``execute`` is a coroutine function."""
-        return self.execute is not None and inspect.iscoroutinefunction(self.execute)
+        if self.execute is None:
+            return False
+        import inspect
+
+        return inspect.iscoroutinefunction(self.execute)
 
     def cost_in(self, state: Mapping[str, Any]) -> float:
         """The cost of applying this action in ``state``; raises ModelError on a bad result."""

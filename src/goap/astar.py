@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from goap.compile import CompiledOp, State, Task
-from goap.heuristics import INF, Heuristic
+from goap.heuristics.base import INF, Heuristic
 
 __all__ = ["SearchOutcome", "best_first", "search"]
 

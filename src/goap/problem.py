@@ -14,7 +14,6 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -51,11 +50,16 @@ class Problem:
     """Whether the goal is reachable."""
 
 
+_DUMP_MAX = 80
+"""Characters of a bad value quoted in an error message (longer values are cut)."""
+
+
 def _dump(value: object) -> str:
     try:
-        return json.dumps(value)
-    except (TypeError, ValueError):
-        return repr(value)
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= _DUMP_MAX else text[: _DUMP_MAX - 3] + "..."
 
 
 def _is_number(v: object) -> bool:
@@ -182,17 +186,22 @@ def problem_from_dict(data: object, source: str = "<dict>") -> Problem:
 
 def load_problem(path: str | os.PathLike[str]) -> Problem:
     """Read a problem file; raises :class:`goap.ProblemFormatError` naming the file and field."""
-    p = Path(path)
+    name = os.path.basename(os.fspath(path))
     try:
-        text = p.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except OSError as exc:
-        raise ProblemFormatError(p.name, "", f"cannot read file: {exc.strerror or exc}") from exc
+        raise ProblemFormatError(name, "", f"cannot read file: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
-        raise ProblemFormatError(p.name, "", f"not UTF-8 text: {exc.reason}") from exc
+        raise ProblemFormatError(name, "", f"not UTF-8 text: {exc.reason}") from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProblemFormatError(
-            p.name, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            name, "", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
-    return problem_from_dict(data, p.name)
+    except RecursionError as exc:
+        raise ProblemFormatError(name, "", "invalid JSON: arrays or objects nested too deeply") from exc
+    except ValueError as exc:  # e.g. an integer literal longer than int's digit limit
+        raise ProblemFormatError(name, "", f"invalid JSON: {exc}") from exc
+    return problem_from_dict(data, name)

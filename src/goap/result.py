@@ -6,14 +6,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from goap.actions import ActionSpec
-from goap.explain import NoPlanExplanation
-from goap.score import Score, SimpleScore
-
 if TYPE_CHECKING:
+    # Annotations only: importing a result must not import what produced it (the planning path
+    # loads this module; explanations and scores are loaded by the code that makes them).
+    from goap.actions import ActionSpec
     from goap.constraints import SolverReport
+    from goap.explain import NoPlanExplanation
     from goap.features import RoutingDecision
     from goap.schedule import Schedule
+    from goap.score import Score
 
 __all__ = ["Plan", "PlanResult", "SearchStats", "Status"]
 
@@ -35,7 +36,11 @@ class Plan:
     @property
     def score(self) -> Score:
         """``quality`` when set, else ``SimpleScore(-cost)``; ``min(plans, key=...)`` picks the best."""
-        return self.quality if self.quality is not None else SimpleScore(-self.cost)
+        if self.quality is not None:
+            return self.quality
+        from goap.score import SimpleScore
+
+        return SimpleScore(-self.cost)
 
     @property
     def names(self) -> tuple[str, ...]:

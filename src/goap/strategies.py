@@ -18,18 +18,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from goap.actions import ActionSpec
 from goap.astar import Canon, SearchOutcome, search
 from goap.compile import CompiledOp, Task, compile_task
 from goap.constraints import refuse_constraints
 from goap.errors import ModelError
-from goap.explain import NoPlanExplanation, UnreachableCondition, explain_unreachable
 from goap.goals import GoalSpec
 from goap.heuristics import HEURISTICS
 from goap.result import Plan, PlanResult, SearchStats
-from goap.symmetry import Symmetry, find_symmetry
+
+if TYPE_CHECKING:
+    from goap.symmetry import Symmetry
 
 __all__ = ["STRATEGIES", "AStar", "GreedyBestFirst", "PlanningStrategy"]
 
@@ -120,6 +121,8 @@ class _BestFirst:
             task = None  # an unreachable goal is still answered "no plan" first, as before
         # compilation proves relaxed reachability of most goals on its own: then there is nothing to explain
         if task is None or not task.relaxed_reachable:
+            from goap.explain import explain_unreachable
+
             why = explain_unreachable(initial, conds, actions, black, goal.label)
             if why is not None:
                 stats = SearchStats(seconds=time.perf_counter() - t0)
@@ -129,6 +132,9 @@ class _BestFirst:
         found: list[Symmetry] = []
 
         def detect() -> Canon | None:
+            # imported here: most searches end before SYMMETRY_AFTER expansions and never need it
+            from goap.symmetry import find_symmetry
+
             sym = find_symmetry(task)
             if sym is None:
                 return None
@@ -175,6 +181,8 @@ class _BestFirst:
             plan = _replay(initial, goal, [op.action for op in ops])
             return PlanResult("found", plan, None, stats(), self.optimal, self.name)
         if out.status == "no_plan":
+            from goap.explain import NoPlanExplanation, UnreachableCondition
+
             why = NoPlanExplanation(
                 unreachable=tuple(
                     UnreachableCondition(key=k, condition=_json(c), reason="jointly_unreachable")

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from bench import planner
 from bench.__main__ import main as bench_main
-from bench.peers import Outcome, langgoap_astar, ours
+from bench.peers import Outcome, langgoap_astar, ours, ours_cli
 from bench.planner import (
     Row,
     Settings,
@@ -223,3 +224,55 @@ def test_benchmark_compares_our_cost_with_fast_downward(
     line = next(x for x in report.splitlines() if x.startswith("| switch | ours |"))
     assert line.split("|")[11].strip() == "yes"
     assert "ours cost equals Fast Downward's optimal cost: **1/1**" in report
+
+
+def test_ours_cli_runs_the_command_as_a_process(tmp_path: Path) -> None:
+    """The process peer runs ``python -m goap plan``: its plan validates at the optimum, its time
+    covers the whole process and the in-process plan() time is reported beside it."""
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps(house_problem()))
+    outcome = ours_cli.run(path, tmp_path)
+    assert outcome.status == "found", outcome.note
+    assert outcome.plan is not None
+    result = check(house_problem(), outcome.plan)
+    assert result.valid and is_optimal(result.cost, 7.5)
+    assert outcome.seconds is not None and outcome.search_seconds is not None
+    assert outcome.seconds > outcome.search_seconds
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    failed = ours_cli.run(bad, tmp_path)
+    assert failed.status == "error" and "bad.json" in failed.note
+
+
+def test_runs_of_one_problem_are_interleaved(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Each repeat runs every peer once before the next repeat; a peer that fails is not rerun."""
+    calls: list[str] = []
+
+    def fake(peer: str, problem: Path, settings: Settings) -> Outcome:
+        calls.append(peer)
+        if peer == "langgoap":
+            return Outcome("timeout")
+        return Outcome("found", ["plug", "flip"], 0.01)
+
+    monkeypatch.setattr(planner, "run_once", fake)
+    settings = Settings(timeout=1.0, repeat=3, startup=1.0, memory_mb=0)
+    rows = planner.run_problem(
+        ["ours-cli", "langgoap", "fd"], tmp_path / "x.json", switch_problem(), settings
+    )
+    assert calls == ["ours-cli", "langgoap", "fd", "ours-cli", "fd", "ours-cli", "fd"]
+    assert [r.peer for r in rows] == ["ours-cli", "langgoap", "fd"]
+    assert rows[0].correct and rows[1].status == "timeout"
+
+
+def test_process_table_and_summary_compare_processes() -> None:
+    """The process table puts ours beside Fast Downward with the ratio; the summary counts halves."""
+    rows = []
+    for peer, seconds in (("ours-cli", [0.05, 0.07]), ("fd", [0.2, 0.2])):
+        row = Row("switch", "test", peer, "plan", 1.5)
+        judge(row, switch_problem(), [Outcome("found", ["plug", "flip"], s, 0.001) for s in seconds])
+        rows.append(row)
+    text = planner.process_table(rows)
+    assert "| switch | 60.0 | 200 | 0.30 |" in text
+    summary = planner.summarise(rows)
+    assert summary["cli_half_of_fd"] == (1, 1)
+    assert "at most half on **1/1**" in planner.summary_text(summary)
