@@ -1,6 +1,6 @@
 """Command line of the planner; every command takes ``--json`` for one machine-readable object.
 
-    python -m goap plan FILE [--strategy astar] [--timeout S] [--max-expansions N]
+    python -m goap plan FILE [--strategy astar] [--timeout S] [--max-expansions N] [--max-memory-mb M]
     python -m goap explain FILE          why a problem has no plan (or that it has one)
     python -m goap visualize FILE [--format mermaid|dot|gantt]
     python -m goap actions MODULE:LIST   the actions a module defines (a list or a function)
@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from goap.errors import PlanningError
+from goap.errors import PlanningError, ProblemFormatError
 from goap.planner import plan
 from goap.problem import load_problem
 from goap.result import PlanResult
 from goap.strategies import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
 
 
-def _strategy(name: str, timeout: float | None, max_expansions: int | None) -> PlanningStrategy:
+def _strategy(
+    name: str, timeout: float | None, max_expansions: int | None, max_memory_mb: float | None
+) -> PlanningStrategy:
     base = STRATEGIES[name]()
     if isinstance(base, AStar | GreedyBestFirst):
         return type(base)(
@@ -32,6 +35,7 @@ def _strategy(name: str, timeout: float | None, max_expansions: int | None) -> P
             weight=base.weight,
             max_expansions=max_expansions,
             timeout=timeout,
+            max_memory_mb=max_memory_mb if max_memory_mb is not None else base.max_memory_mb,
         )
     return base
 
@@ -72,10 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             problem.initial,
             problem.goal,
             problem.actions,
-            _strategy(args.strategy, args.timeout, args.max_expansions),
+            _strategy(args.strategy, args.timeout, args.max_expansions, args.max_memory_mb),
         )
+    except ProblemFormatError as exc:
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)  # the message starts with the file name
+        return 2
     except PlanningError as exc:
-        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{type(exc).__name__}: {os.path.basename(args.problem)}: {exc}", file=sys.stderr)
         return 2
     if args.command == "explain":
         return _explain(problem.name, result, args.json)
@@ -123,6 +130,9 @@ def _planning_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy", default="astar", choices=sorted(STRATEGIES))
     p.add_argument("--timeout", type=float, default=30.0, help="seconds (default 30)")
     p.add_argument("--max-expansions", type=int, default=None)
+    p.add_argument(
+        "--max-memory-mb", type=float, default=None, help="memory budget of the search in MiB (default 1024)"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
 
 
@@ -228,16 +238,17 @@ async def _history(db: str, run_id: str, as_json: bool) -> int:
     from goap.lineage import plan_history
     from goap.state import GoapState
     from graphengine import Engine, GraphError
-    from graphengine.store import SQLiteStore
+    from graphengine.store import SQLiteStore, StoreError
 
-    async with SQLiteStore(db) as store:
-        # Reading a run's state needs no nodes: an engine over GoapState and the store is enough.
-        engine: Engine[GoapState] = Engine(GoapState, store=store)
-        try:
+    try:
+        async with SQLiteStore(db) as store:
+            # Reading a run's state needs no nodes: an engine over GoapState and the store is enough.
+            engine: Engine[GoapState] = Engine(GoapState, store=store)
             versions = await plan_history(engine, run_id)
-        except GraphError as exc:
-            print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
-            return 2
+    except (GraphError, StoreError, ValueError) as exc:
+        # not a store, a run of another graph, a damaged record: one line naming the file, no traceback
+        print(f"history: {db}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
     if as_json:
         print(
             json.dumps({"run_id": run_id, "plans": [v.model_dump(mode="json") for v in versions]}, indent=1)
