@@ -11,18 +11,21 @@ Exit status: 0 success (a plan found), 1 no plan / budget exhausted, 2 bad input
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from goap.errors import PlanningError, ProblemFormatError
 from goap.planner import plan
 from goap.problem import load_problem
 from goap.result import PlanResult
 from goap.strategies import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def _strategy(
@@ -40,8 +43,67 @@ def _strategy(
     return base
 
 
+_PLAN_OPTIONS: dict[str, tuple[str, Any]] = {
+    "--strategy": ("strategy", str),
+    "--timeout": ("timeout", float),
+    "--max-expansions": ("max_expansions", int),
+    "--max-memory-mb": ("max_memory_mb", float),
+}
+"""Options of ``plan`` the quick reader takes: flag -> (attribute, type), as ``_planning_args``."""
+
+
+def _quick_plan_args(argv: Sequence[str]) -> SimpleNamespace | None:
+    """The arguments of a plain ``plan FILE [options]`` call, read without argparse; None for
+    anything else (help, another command, a malformed option), which argparse then reads.
+
+    Building the argparse parser costs as much as planning a small problem, and ``plan`` is the
+    command run most, so its common form skips it; both readers give the same values."""
+    if len(argv) < 2 or argv[0] != "plan":
+        return None
+    args = SimpleNamespace(
+        command="plan",
+        problem=None,
+        strategy="astar",
+        timeout=30.0,
+        max_expansions=None,
+        max_memory_mb=None,
+        json=False,
+    )
+    items = list(argv[1:])
+    while items:
+        item = items.pop(0)
+        if item == "--json":
+            args.json = True
+            continue
+        flag, eq, value = item.partition("=")
+        if flag in _PLAN_OPTIONS:
+            if not eq:
+                if not items:
+                    return None
+                value = items.pop(0)
+            attr, kind = _PLAN_OPTIONS[flag]
+            try:
+                setattr(args, attr, kind(value))
+            except ValueError:
+                return None
+            continue
+        if item.startswith("-") or args.problem is not None:
+            return None
+        args.problem = item
+    if args.problem is None or args.strategy not in STRATEGIES:
+        return None
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 found, 1 no plan / budget, 2 bad input)."""
+    args = _quick_plan_args(sys.argv[1:] if argv is None else argv)
+    return _run(args if args is not None else _parse(argv))
+
+
+def _parse(argv: Sequence[str] | None) -> Any:
+    import argparse
+
     parser = argparse.ArgumentParser(prog="python -m goap", description="GOAP planner")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("plan", help="plan for a problem file and print the plan, its cost and stats")
@@ -58,7 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     h.add_argument("db", help="SQLite file of the run's store")
     h.add_argument("run_id")
     h.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def _run(args: Any) -> int:
     if args.command == "actions":
         return _actions(args.target, args.json)
     if args.command == "history":

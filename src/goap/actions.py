@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from goap.conditions import Add, Compare, OneOf, Scalar, holds
 from goap.errors import ModelError
-from goap.qos import ActionQos
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from goap.qos import ActionQos
 
 __all__ = ["ActionSpec", "CostFunction"]
 
@@ -112,8 +113,11 @@ class ActionSpec:
             raise ModelError(f"{owner}: cost must be a finite number >= 0, got {cost!r}")
         if not (math.isfinite(self.min_cost) and self.min_cost >= 0):
             raise ModelError(f"{owner}: min_cost must be a finite number >= 0, got {self.min_cost!r}")
-        if self.qos is not None and not isinstance(self.qos, ActionQos):
-            raise ModelError(f"{owner}: qos must be an ActionQos, got {self.qos!r}")
+        if self.qos is not None:
+            from goap.qos import ActionQos  # only actions that declare a policy need the class
+
+            if not isinstance(self.qos, ActionQos):
+                raise ModelError(f"{owner}: qos must be an ActionQos, got {self.qos!r}")
         if not isinstance(self.guards, tuple):
             object.__setattr__(self, "guards", tuple(self.guards))
         for g in self.guards:

@@ -45,7 +45,6 @@ import heapq
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from goap.compile import CompiledOp, State, Task
@@ -71,19 +70,56 @@ Canon = Callable[[State], tuple[State, Any]]
 """Symmetry canonicalizer: ``state -> (representative, permutation)``."""
 
 
-@dataclass(slots=True)
 class SearchOutcome:
-    """Raw result of one search (the planner turns it into a PlanResult)."""
+    """Raw result of one search (the planner turns it into a PlanResult).
 
-    status: Literal["found", "no_plan", "budget_exhausted"]
-    path: list[tuple[CompiledOp, Any]]
-    """(operator applied to the parent representative, permutation of the child)."""
-    cost: float
-    expanded: int
-    generated: int
-    evaluated: int
-    reopened: int
-    initial_h: float
+    A plain slotted class (not a dataclass): the planning path creates no dataclass it can do
+    without, each one costing start-up time of ``python -m goap plan``."""
+
+    __slots__ = (  # noqa: RUF023 (the constructor's argument order)
+        "status",
+        "path",
+        "cost",
+        "expanded",
+        "generated",
+        "evaluated",
+        "reopened",
+        "initial_h",
+    )
+
+    def __init__(
+        self,
+        status: Literal["found", "no_plan", "budget_exhausted"],
+        path: list[tuple[CompiledOp, Any]],
+        cost: float,
+        expanded: int,
+        generated: int,
+        evaluated: int,
+        reopened: int,
+        initial_h: float,
+    ) -> None:
+        self.status = status
+        self.path = path
+        """(operator applied to the parent representative, permutation of the child)."""
+        self.cost = cost
+        self.expanded = expanded
+        self.generated = generated
+        self.evaluated = evaluated
+        self.reopened = reopened
+        self.initial_h = initial_h
+
+    def __repr__(self) -> str:
+        return (
+            f"SearchOutcome(status={self.status!r}, cost={self.cost!r}, expanded={self.expanded!r},"
+            f" generated={self.generated!r}, evaluated={self.evaluated!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SearchOutcome):
+            return NotImplemented
+        return all(getattr(self, f) == getattr(other, f) for f in SearchOutcome.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value (as the dataclass was)
 
 
 def search(

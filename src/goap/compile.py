@@ -33,7 +33,6 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias
@@ -61,9 +60,29 @@ _MAX_SPLIT = 64
 """Most operators one action may be split into for its non-equality conditions."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class CompiledOp:
-    """One grounded operator (an action, or one split of it) over the packed encoding."""
+    """One grounded operator (an action, or one split of it) over the packed encoding.
+
+    Immutable, compared by identity. A plain slotted class rather than a dataclass: the planning
+    path builds no dataclass it can do without (each costs a share of ``python -m goap plan``'s
+    start-up), and the C grounding fills these slots directly."""
+
+    __slots__ = (  # noqa: RUF023 (the constructor's argument order)
+        "index",
+        "action",
+        "pre",
+        "eff",
+        "pre_mask",
+        "pre_val",
+        "keep",
+        "eff_val",
+        "cost",
+        "cost_fn",
+        "residual",
+        "residual_facts",
+        "num_pre",
+        "num_eff",
+    )
 
     index: int
     """Position in ``Task.ops`` (also the deterministic tie-break order)."""
@@ -93,6 +112,51 @@ class CompiledOp:
     """Numeric conditions: (numeric slot, condition)."""
     num_eff: tuple[tuple[int, bool, float], ...]
     """Numeric effects: (numeric slot, is_add, amount or value)."""
+
+    def __init__(
+        self,
+        index: int,
+        action: ActionSpec,
+        pre: tuple[int, ...],
+        eff: tuple[int, ...],
+        pre_mask: int,
+        pre_val: int,
+        keep: int,
+        eff_val: int,
+        cost: float,
+        cost_fn: CostFunction | None,
+        residual: tuple[tuple[int, int, frozenset[int]], ...],
+        residual_facts: tuple[tuple[int, ...], ...],
+        num_pre: tuple[tuple[int, object], ...],
+        num_eff: tuple[tuple[int, bool, float], ...],
+    ) -> None:
+        values = (
+            index,
+            action,
+            pre,
+            eff,
+            pre_mask,
+            pre_val,
+            keep,
+            eff_val,
+            cost,
+            cost_fn,
+            residual,
+            residual_facts,
+            num_pre,
+            num_eff,
+        )
+        for name, value in zip(CompiledOp.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"CompiledOp is immutable: cannot assign {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"CompiledOp is immutable: cannot delete {name!r}")
+
+    def __repr__(self) -> str:
+        return f"CompiledOp(index={self.index!r}, action={self.action.name!r}, cost={self.cost!r})"
 
     @property
     def simple(self) -> bool:

@@ -55,3 +55,48 @@ def test_plan_command_reports_format_errors(tmp_path: Path, capsys: pytest.Captu
         'ProblemFormatError: bad.json: actions[0].cost: expected a number ≥ 0, got "x"'
         in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "p.json"],
+        ["plan", "p.json", "--json"],
+        ["plan", "--json", "p.json", "--timeout", "2.5", "--max-expansions", "7"],
+        ["plan", "p.json", "--strategy=greedy", "--max-memory-mb=64", "--timeout=nan"],
+        ["plan", "p.json", "--strategy", "wastar", "--json", "--max-memory-mb", "1e3"],
+    ],
+)
+def test_quick_plan_reader_agrees_with_argparse(argv: list[str]) -> None:
+    """The argparse-free reader of ``plan`` gives argparse's values, attribute for attribute."""
+    from goap.__main__ import _parse, _quick_plan_args
+
+    quick = _quick_plan_args(argv)
+    assert quick is not None
+    full = vars(_parse(argv))
+    mine = vars(quick)
+    assert mine.keys() == full.keys()
+    for key, value in full.items():
+        assert mine[key] == value or (value != value and mine[key] != mine[key]), key  # NaN == NaN
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan"],
+        ["plan", "p.json", "q.json"],
+        ["plan", "p.json", "--timeout"],
+        ["plan", "p.json", "--timeout", "soon"],
+        ["plan", "p.json", "--strategy", "nope"],
+        ["plan", "p.json", "--time", "3"],
+        ["plan", "-h"],
+        ["explain", "p.json"],
+        ["history", "db", "run"],
+    ],
+)
+def test_quick_plan_reader_leaves_the_rest_to_argparse(argv: list[str]) -> None:
+    """Anything but a well-formed ``plan`` call (help, errors, abbreviations, other commands) goes
+    to argparse, which prints its usage message."""
+    from goap.__main__ import _quick_plan_args
+
+    assert _quick_plan_args(argv) is None
