@@ -13,6 +13,7 @@ BENCHMARKS = {
     "engine": "bench.engine",
     "planner": "bench.planner",
     "scale": "bench.scale",
+    "search": "bench.search_stress",
     "strategies": "bench.strategies",
 }
 """Benchmark name -> module exposing ``main(argv: list[str]) -> int``."""
