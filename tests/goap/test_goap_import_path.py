@@ -93,3 +93,35 @@ def test_public_names_resolve_lazily_and_are_listed() -> None:
         assert getattr(goap, name) is not None
     with pytest.raises(AttributeError, match="no_such_name"):
         goap.no_such_name  # noqa: B018
+
+
+PLANNING = {
+    "goap.actions",
+    "goap.astar",
+    "goap.compile",
+    "goap.conditions",
+    "goap.errors",
+    "goap.explain",
+    "goap.goals",
+    "goap.heuristics",
+    "goap.heuristics.base",
+    "goap.heuristics.blind",
+    "goap.heuristics.ff",
+    "goap.heuristics.hmax",
+    "goap.heuristics.lmcut",
+    "goap.planner",
+    "goap.problem",
+    "goap.qos",
+    "goap.result",
+    "goap.score",
+    "goap.strategies",
+    "goap.symmetry",
+}
+"""The pure planning modules (a later ``goap.planning`` subpackage): they import only each other."""
+
+
+def test_planning_modules_import_only_each_other() -> None:
+    """Importing every planning module loads no other goap module, so they can move as a group."""
+    loaded = _loaded("import " + ", ".join(sorted(PLANNING)))
+    others = {m for m in loaded if m.startswith("goap.")} - PLANNING - {"goap._ground", "goap._lmcut"}
+    assert others == set()
