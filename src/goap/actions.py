@@ -38,6 +38,9 @@ def _empty() -> Mapping[str, Any]:
 
 def _check_fact_map(owner: str, what: str, mapping: Mapping[str, Any], effect: bool) -> None:
     for key, value in mapping.items():
+        t = type(value)
+        if type(key) is str and (t is bool or t is str or t is int):
+            continue  # the common case, allowed as a condition and as an effect
         if not isinstance(key, str):
             raise ModelError(f"{owner}: {what} keys must be str, got {key!r}")
         if effect:

@@ -67,6 +67,9 @@ def _is_number(v: object) -> bool:
 
 
 def _is_scalar(v: object) -> bool:
+    t = type(v)
+    if t is bool or t is str or t is int:
+        return True
     return isinstance(v, bool | str) or _is_number(v)
 
 
@@ -119,7 +122,11 @@ class _Reader:
         for k, v in self.obj(value, field).items():
             if k not in known:
                 raise self.fail(f"{field}.{k}", "unknown fact key (every key must appear in initial)")
-            out[k] = self.effect(v, f"{field}.{k}") if effect else self.condition(v, f"{field}.{k}")
+            t = type(v)
+            if t is bool or t is str or t is int or (t is float and math.isfinite(v)):
+                out[k] = v  # the common case, without building the field's name for an error
+            else:
+                out[k] = self.effect(v, f"{field}.{k}") if effect else self.condition(v, f"{field}.{k}")
         return out
 
 
