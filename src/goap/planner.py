@@ -8,8 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from goap.actions import ActionSpec
-from goap.constraints import goal_constraints, honours_constraints, refuse_constraints
-from goap.csp import CspPipeline
 from goap.errors import ModelError
 from goap.goals import GoalSpec, MultiGoal
 from goap.result import Plan, PlanResult, SearchStats
@@ -17,6 +15,22 @@ from goap.strategies import AStar, PlanningStrategy
 from goap.typecheck import check_types
 
 __all__ = ["DefaultStrategy", "check_problem", "plan", "plan_any"]
+
+
+def _csp_pipeline() -> PlanningStrategy:
+    # Imported on first use: the constraint and CP-SAT modules stay off the plain planning path.
+    from goap.csp import CspPipeline
+
+    return CspPipeline()
+
+
+def _constrained(goal: GoalSpec) -> bool:
+    """Whether ``goal`` carries constraints, objectives or capacities (a plain GoalSpec never does)."""
+    if type(goal) is GoalSpec:
+        return False
+    from goap.constraints import goal_constraints
+
+    return not goal_constraints(goal).empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +48,12 @@ class DefaultStrategy:
 
     search: PlanningStrategy = field(default_factory=AStar)
     """Plans goals without constraints."""
-    constrained: PlanningStrategy = field(default_factory=CspPipeline)
+    constrained: PlanningStrategy = field(default_factory=_csp_pipeline)
     """Plans goals with constraints; must honour them."""
 
     def __post_init__(self) -> None:
+        from goap.constraints import honours_constraints
+
         if not honours_constraints(self.constrained):
             raise ModelError(
                 f"DefaultStrategy.constrained must honour constraints, got {self.constrained.name!r}"
@@ -57,11 +73,18 @@ class DefaultStrategy:
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
         """Plan with ``constrained`` when ``goal`` carries constraints, else with ``search``."""
-        strategy = self.search if goal_constraints(goal).empty else self.constrained
+        strategy = self.constrained if _constrained(goal) else self.search
         return strategy.solve(initial, goal, actions, blacklist=blacklist)
 
 
-_DEFAULT = DefaultStrategy()
+_DEFAULT: list[DefaultStrategy] = []
+"""The default strategy, made on first use (it builds the CP-SAT pipeline)."""
+
+
+def _default() -> DefaultStrategy:
+    if not _DEFAULT:
+        _DEFAULT.append(DefaultStrategy())
+    return _DEFAULT[0]
 
 
 def check_problem(
@@ -80,7 +103,7 @@ def check_problem(
     legs = (goal.conjunction(),) if isinstance(goal, MultiGoal) and goal.mode == "all" else _legs(goal)
     check_types(initial, legs, actions)
     for leg in legs:
-        _check_strategy(strategy if strategy is not None else _DEFAULT, leg)
+        _check_strategy(strategy if strategy is not None else _default(), leg)
 
 
 def _legs(goal: GoalSpec | MultiGoal) -> tuple[GoalSpec, ...]:
@@ -93,6 +116,10 @@ def _check_strategy(strategy: PlanningStrategy, goal: GoalSpec) -> None:
     Built-in condition-only strategies raise on their own; this also covers user strategies,
     which would otherwise be handed a ConstrainedGoal they may treat as a plain one.
     """
+    if not _constrained(goal):
+        return
+    from goap.constraints import honours_constraints, refuse_constraints
+
     if not honours_constraints(strategy):
         refuse_constraints(strategy.name, goal)
 
@@ -120,7 +147,7 @@ def plan(
     value whose type differs from the fact's type in ``initial``, e.g. ``1`` on a bool fact), and
     :class:`goap.UnsupportedConstraintError` when ``strategy`` cannot honour the goal's constraints.
     """
-    strat = strategy if strategy is not None else _DEFAULT
+    strat = strategy if strategy is not None else _default()
     acts: Sequence[ActionSpec] = tuple(actions)
     for i, a in enumerate(acts):
         if not isinstance(a, ActionSpec):

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from goap.actions import ActionSpec
 from goap.astar import Canon, SearchOutcome, search
 from goap.compile import CompiledOp, Task, compile_task
-from goap.constraints import refuse_constraints
 from goap.errors import ModelError
 from goap.goals import GoalSpec
 from goap.heuristics import HEURISTICS
@@ -109,7 +108,10 @@ class _BestFirst:
         *,
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
-        refuse_constraints(self.name, goal)
+        if type(goal) is not GoalSpec:  # only a subclass (ConstrainedGoal) can carry constraints
+            from goap.constraints import refuse_constraints
+
+            refuse_constraints(self.name, goal)
         t0 = time.perf_counter()
         deadline = None if self.timeout is None else t0 + self.timeout
         black = self.blacklist | blacklist

@@ -116,6 +116,7 @@ PLANNING = {
     "goap.score",
     "goap.strategies",
     "goap.symmetry",
+    "goap.typecheck",
 }
 """The pure planning modules (a later ``goap.planning`` subpackage): they import only each other."""
 
