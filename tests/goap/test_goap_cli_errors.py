@@ -64,16 +64,22 @@ def test_unreadable_problem_files_get_one_line(tmp_path: Path) -> None:
 
 
 def test_model_errors_name_the_file(tmp_path: Path) -> None:
-    """An error found while planning (add() on a boolean fact) names the file too."""
+    """An error raised while planning (here a memory budget that is not positive) names the file,
+    and a type error in the file is reported with its JSON path."""
     doc = {
         "name": "x",
         "initial": {"a": False},
         "goal": {"a": True},
-        "actions": [{"name": "s", "effects": {"a": {"add": 1}}}],
+        "actions": [{"name": "s", "effects": {"a": True}}],
     }
     path = tmp_path / "model.json"
     path.write_text(json.dumps(doc))
-    _one_line_error(_run("plan", str(path)), "ModelError: model.json:", "'a'")
+    _one_line_error(
+        _run("plan", str(path), "--max-memory-mb", "0"), "ModelError: model.json:", "max_memory_mb"
+    )
+    doc["actions"] = [{"name": "s", "effects": {"a": {"add": 1}}}]
+    path.write_text(json.dumps(doc))
+    _one_line_error(_run("plan", str(path)), "model.json: actions[0].effects.a:")
 
 
 def test_history_of_a_file_that_is_not_a_database(tmp_path: Path) -> None:
