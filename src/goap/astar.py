@@ -62,9 +62,10 @@ _CLOCK_EVERY = 128
 _LM_BYTES_MIN = 16 << 20
 """Landmark bytes held before the first drop of dead ones (``_drop_landmarks``; C: LM_BYTES_MIN)."""
 _ENTRY_BYTES = 130
-"""Estimated bytes of one open-list entry (its tuple and floats), for ``max_memory``."""
-_STATE_BYTES = 200
-"""Estimated bytes the Python loop's dicts and set hold per stored state, beyond the state itself."""
+"""Bytes of one open-list entry's objects (its tuple and floats), for ``max_memory``."""
+_STATE_BYTES = 112
+"""Bytes of the objects the Python loop holds per stored state beyond the state itself (its parent
+link tuple, g and h floats); the dicts' and the set's own tables are measured (``_memory``)."""
 
 Canon = Callable[[State], tuple[State, Any]]
 """Symmetry canonicalizer: ``state -> (representative, permutation)``."""
@@ -285,7 +286,9 @@ def best_first(
         closed.add(s)
         expanded += 1
         if expanded == limit or (
-            mem_limit >= 0 and len(best_g) * per_state + len(open_) * _ENTRY_BYTES + lm_bytes > mem_limit
+            mem_limit >= 0
+            and expanded & 7 == 0
+            and _memory(best_g, parent, hcache, closed, open_, per_state) + lm_bytes > mem_limit
         ):
             return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
         if deadline is not None and expanded % _CLOCK_EVERY == 0 and time.perf_counter() > deadline:
@@ -328,6 +331,22 @@ def _carry_h(hcache: dict[State, float], canon: Canon) -> None:
             old = hcache.get(rep)
             if old is None or hs > old:
                 hcache[rep] = hs
+
+
+def _memory(
+    best_g: dict[State, float],
+    parent: dict[State, Any],
+    hcache: dict[State, float],
+    closed: set[State],
+    open_: list[Any],
+    per_state: int,
+) -> int:
+    """Bytes the Python loop holds: its tables as allocated (a dict or set grows in steps, so its
+    size runs ahead of its length), plus the objects they refer to. Half the tables again is
+    counted for the moment a table grows, when the old and the new one are both held."""
+    tables = sys.getsizeof(best_g) + sys.getsizeof(parent) + sys.getsizeof(hcache)
+    tables += sys.getsizeof(closed) + sys.getsizeof(open_)
+    return tables + tables // 2 + len(best_g) * per_state + len(open_) * _ENTRY_BYTES
 
 
 def _size(state: State) -> int:
