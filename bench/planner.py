@@ -100,6 +100,13 @@ class Settings:
     """Address-space limit per worker in MiB (0: none), so a blow-up fails instead of swapping."""
 
 
+def checkout_path() -> str:
+    """``PYTHONPATH`` for a worker: this checkout's ``src`` first, so the goap measured (in-process
+    or as ``python -m goap``) is the one beside this benchmark, not another installed copy."""
+    rest = os.environ.get("PYTHONPATH", "")
+    return os.pathsep.join(p for p in (str(REPO_ROOT / "src"), rest) if p)
+
+
 def discover(problems_dir: Path, only: str | None = None) -> list[Path]:
     """Problem files of the set: ``*.json`` in ``problems_dir`` then in its ``ipc/`` folder.
 
@@ -157,7 +164,7 @@ def run_once(peer: str, problem: Path, settings: Settings) -> Outcome:
             preexec_fn=(lambda: _limit_memory(memory)) if memory > 0 else None,
             # pyperplan iterates over sets of strings: a fixed hash seed makes its plans (and
             # everyone's timings) repeatable from run to run.
-            env={**os.environ, "PYTHONHASHSEED": "0"},
+            env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": checkout_path()},
         )
         try:
             out, err = proc.communicate(timeout=settings.timeout + settings.startup)
@@ -271,7 +278,7 @@ def compile_bytecode() -> None:
     """
     import compileall
 
-    compileall.compile_dir(str(REPO_ROOT / "goap"), quiet=1)
+    compileall.compile_dir(str(REPO_ROOT / "src" / "goap"), quiet=1)
 
 
 def run_peer(peer: str, path: Path, problem: dict[str, Any], settings: Settings) -> Row:

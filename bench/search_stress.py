@@ -113,7 +113,13 @@ def run(path: Path, extra: Sequence[str]) -> dict[str, Any]:
     # Output goes to files: a long plan fills a pipe nobody reads while os.wait4 waits.
     with open(path.with_suffix(".out"), "w+b") as out, open(path.with_suffix(".err"), "w+b") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=out, stderr=err)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, (str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH")))
+            ),
+        }
+        proc = subprocess.Popen(command, cwd=REPO_ROOT, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
