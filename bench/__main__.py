@@ -1,4 +1,4 @@
-"""Dispatch ``python -m bench planner|engine [options]`` to the named benchmark.
+"""Dispatch ``python -m bench planner|coverage|engine [options]`` to the named benchmark.
 
 Each benchmark module is imported only when asked for, so one benchmark's peers (Fast Downward,
 langgraph, ...) are never loaded to run the other.
@@ -10,6 +10,7 @@ import importlib
 import sys
 
 BENCHMARKS = {
+    "coverage": "bench.coverage",
     "engine": "bench.engine",
     "planner": "bench.planner",
     "scale": "bench.scale",

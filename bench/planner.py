@@ -38,6 +38,8 @@ from bench.validate import OPTIMAL_TOLERANCE, check, is_optimal, load
 REPO_ROOT = Path(__file__).resolve().parents[1]
 """The repository root: workers run from here so ``bench`` and ``goap`` import as in a checkout."""
 DEFAULT_PROBLEMS = REPO_ROOT / "tests" / "data" / "problems"
+DEFAULT_PEERS = tuple(name for name in PEERS if name != "ours-nosym")
+"""Peers run when ``--planners`` is not given (``ours-nosym`` only on request)."""
 """The repository's own copy of the problem sets (generated families, IPC tasks, the plan checker)."""
 
 
@@ -499,7 +501,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("--only", help="run only problems whose name contains this")
     parser.add_argument(
-        "--planners", default=",".join(PEERS), help=f"comma list of {', '.join([*PEERS, *ALIASES])}"
+        "--planners", default=",".join(DEFAULT_PEERS), help=f"comma list of {', '.join([*PEERS, *ALIASES])}"
     )
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per problem and planner (default 3)")

@@ -77,6 +77,12 @@ PEERS: dict[str, Peer] = {
             " planning, printing); its plan() time beside",
         ),
         Peer(
+            "ours-nosym",
+            "ours",
+            "run_no_symmetry",
+            "goap.plan() with AStar(symmetry=False); the plan() call timed in-process",
+        ),
+        Peer(
             "langgoap", "langgoap_astar", "run", "langgoap 0.1.2 planner.astar.plan(); call timed in-process"
         ),
         Peer(

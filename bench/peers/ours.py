@@ -28,11 +28,20 @@ def nodes_expanded(stats: Any) -> int | None:
 
 def run(problem_path: Path, workdir: Path) -> Outcome:
     """Load the problem with ``goap.load_problem`` (not timed) and time one ``plan()`` call."""
+    return _run(problem_path, symmetry=True)
+
+
+def run_no_symmetry(problem_path: Path, workdir: Path) -> Outcome:
+    """:func:`run` with ``AStar(symmetry=False)``: no symmetry detection or folding."""
+    return _run(problem_path, symmetry=False)
+
+
+def _run(problem_path: Path, *, symmetry: bool) -> Outcome:
     from goap import AStar, load_problem, plan
 
     problem = load_problem(problem_path)
     begin = time.perf_counter()
-    result = plan(problem.initial, problem.goal, problem.actions, strategy=AStar())
+    result = plan(problem.initial, problem.goal, problem.actions, strategy=AStar(symmetry=symmetry))
     seconds = time.perf_counter() - begin
     nodes = nodes_expanded(result.stats)
     if result.status == "found":
