@@ -141,6 +141,20 @@ static int bucket_push(Core *c, long long d, int f) {
     return 0;
 }
 
+/* The h^max supporter of operator o, whose last precondition to be settled is f: among its
+ * preconditions of the largest value (h[f]), the one of the highest fact id. Any largest one keeps
+ * LM-cut admissible; which one changes the cuts, and the highest id gave the fewest expansions on
+ * the IPC tasks (depot, rovers: up to half; never more elsewhere), against the last settled. */
+static inline int supporter(const Core *c, int o, int f) {
+    double hf = c->h[f];
+    int best = f;
+    for (int j = c->pre_start[o]; j < c->pre_start[o + 1]; j++) {
+        int p = c->pre_list[j];
+        if (p > best && c->h[p] == hf) best = p;
+    }
+    return best;
+}
+
 /* h^max from the init facts under c->cost; fills c->h and c->supp. */
 static int hmax(Core *c, int ninit) {
     int nf = c->nfacts, no = c->nops;
@@ -165,7 +179,7 @@ static int hmax(Core *c, int ninit) {
                 for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
                     int o = c->preof_list[k];
                     if (--c->unsat[o] == 0) {
-                        c->supp[o] = f;
+                        c->supp[o] = supporter(c, o, f);
                         double co = c->cost[o];
                         long long nd = d + (co > 0.0 ? (long long)co : 0);
                         for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
@@ -193,7 +207,7 @@ static int hmax(Core *c, int ninit) {
         for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
             int o = c->preof_list[k];
             if (--c->unsat[o] == 0) {
-                c->supp[o] = f;
+                c->supp[o] = supporter(c, o, f);
                 double nd = it.d + c->cost[o];
                 for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
                     int e = c->eff_list[j];
@@ -229,12 +243,15 @@ static int decrease(Core *c, int ncut) {
         if (it.d > h[f]) continue;
         for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
             int o = c->preof_list[k];
-            if (c->supp[o] < 0) continue;
-            int best = -1;
-            double bv = -1.0;
+            /* Only an operator whose supporter fell needs a new one: its other preconditions fell
+             * too, if at all, so the supporter is still a largest one (keeping it keeps the
+             * justification graph of the previous cut, and gives larger h values). */
+            if (c->supp[o] != f) continue;
+            int best = f;
+            double bv = h[f];
             for (int j = c->pre_start[o]; j < c->pre_start[o + 1]; j++) {
                 int p = c->pre_list[j];
-                if (h[p] > bv) {
+                if (h[p] > bv || (h[p] == bv && p > best)) { /* same rule as supporter() */
                     bv = h[p];
                     best = p;
                 }
@@ -430,17 +447,26 @@ int lmcut_run(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, double *tota
             for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
                 int o = c->preof_list[k];
                 if (c->supp[o] != f) continue;
+                /* An operator that enters the goal zone is in the cut, and its other effects are not
+                 * explored through it: every path through them already used a cut operator, so
+                 * the cut stays a landmark, and a smaller one. */
                 int crossing = 0;
+                for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++)
+                    if (zone[c->eff_list[j]]) {
+                        crossing = 1;
+                        break;
+                    }
+                if (crossing) {
+                    c->cut[ncut++] = o;
+                    continue;
+                }
                 for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
                     int e = c->eff_list[j];
-                    if (zone[e])
-                        crossing = 1;
-                    else if (!seen[e]) {
+                    if (!seen[e]) {
                         seen[e] = 1;
                         stack[sp++] = e;
                     }
                 }
-                if (crossing) c->cut[ncut++] = o;
             }
         }
         if (ncut == 0) {

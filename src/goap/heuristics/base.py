@@ -117,6 +117,20 @@ class RelaxedTask:
         facts.append(self.top)
         return facts
 
+    def supporter(self, o: int, f: int, h: list[float]) -> int:
+        """The h^max supporter of operator ``o`` whose last precondition settled is ``f``.
+
+        Among the preconditions of the largest value ``h[f]``, the one of the highest fact id: any
+        largest one is a correct supporter; this tie-break gives LM-cut the larger values (fewest
+        expansions on the IPC tasks). The C core makes the same choice.
+        """
+        hf = h[f]
+        best = f
+        for p in self.pres[o]:
+            if p > best and h[p] == hf:
+                best = p
+        return best
+
     def hmax_buckets(self, init: list[int], cost: list[float]) -> tuple[list[float], list[int]]:
         """:meth:`hmax` for whole-number costs: Dial's bucket queue instead of a binary heap.
 
@@ -141,7 +155,7 @@ class RelaxedTask:
                 for o in pre_of[f]:
                     unsat[o] -= 1
                     if not unsat[o]:
-                        supp[o] = f
+                        supp[o] = self.supporter(o, f, h)
                         nd = d + int(cost[o])
                         for e in effs[o]:
                             if nd < h[e]:
@@ -156,7 +170,7 @@ class RelaxedTask:
         """h^max of every fact from ``init`` under operator costs ``cost``.
 
         Returns ``(h, supporter)``: ``supporter[o]`` is the precondition of operator ``o`` with the
-        largest h^max (the last one settled), or -1 when ``o`` is unreachable. A generalized
+        largest h^max (see :meth:`supporter` for ties), or -1 when ``o`` is unreachable. A generalized
         Dijkstra: an operator fires when its last precondition is settled, in cost order.
         """
         h = [INF] * self.nfacts
@@ -178,7 +192,7 @@ class RelaxedTask:
             for o in pre_of[f]:
                 unsat[o] -= 1
                 if unsat[o] == 0:
-                    supp[o] = f
+                    supp[o] = self.supporter(o, f, h)
                     nd = d + cost[o]
                     for e in effs[o]:
                         if nd < h[e]:

@@ -166,15 +166,16 @@ class LMCut:
                 for o in pre_of[f]:
                     if supp[o] != f:
                         continue
-                    crossing = False
+                    if any(zone[e] for e in effs[o]):
+                        # into the goal zone: in the cut, and its other effects are not explored
+                        # through it (a path through them already used a cut operator), so the
+                        # cut stays a landmark and a smaller one
+                        cut.append(o)
+                        continue
                     for e in effs[o]:
-                        if zone[e]:
-                            crossing = True
-                        elif not seen[e]:
+                        if not seen[e]:
                             seen[e] = 1
                             stack.append(e)
-                    if crossing:
-                        cut.append(o)
             m = min(cost[o] for o in cut)
             if not m > 0:
                 # a zero-cost operator in the cut (costs each <= EPS, summing above it) would
@@ -216,14 +217,16 @@ def _decrease(
         if d > h[f]:
             continue
         for o in pre_of[f]:
-            s = supp[o]
-            if s < 0:
-                continue  # unreachable operators stay unreachable: costs do not change reachability
-            best = -1
-            bv = -1.0
+            if supp[o] != f:
+                # its supporter did not fall (or it is unreachable, and costs do not change
+                # reachability): the supporter is still a largest precondition; keeping it keeps
+                # the previous cut's justification graph, which gives larger h values
+                continue
+            best = f
+            bv = h[f]
             for p in pres[o]:
                 hp = h[p]
-                if hp > bv:
+                if hp > bv or (hp == bv and p > best):  # the tie-break of RelaxedTask.supporter
                     bv = hp
                     best = p
             supp[o] = best
