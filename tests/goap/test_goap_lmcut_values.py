@@ -148,3 +148,39 @@ def test_lmcut_is_admissible_on_ipc_tasks(name: str) -> None:
     _check(task)
     data = json.loads(Path(f"{PROBLEMS}/ipc/{name}.json").read_text(encoding="utf-8"))
     assert LMCut(task).evaluate(task.initial, ())[0] <= data["optimal_cost"]
+
+
+def _gripper_task() -> Task:
+    """An IPC gripper task whose A* evaluates more states than the tie-break probes."""
+    from goap import load_problem
+
+    problem = load_problem(f"{PROBLEMS}/ipc/ipc-gripper-02.json")
+    return compile_task(problem.initial, problem.goal.conditions, problem.actions)
+
+
+def test_probing_keeps_the_larger_of_both_tie_breaks_then_uses_the_chosen_one() -> None:
+    """While probing, a value is the larger of the two tie-breaks' values; afterwards only the chosen one runs."""
+    task = _gripper_task()
+    order, _ = _space(task)
+    probing = LMCut(task, accelerated=False)
+    by_id = LMCut(task, accelerated=False)
+    by_id._tie_use = 1
+    hashed = LMCut(task, accelerated=False)
+    hashed._tie_use = 2
+    for n, s in enumerate(order[: lmcut_module.TIE_PROBES + 50]):
+        a, b = by_id.evaluate(s, ())[0], hashed.evaluate(s, ())[0]
+        expected = max(a, b) if n < lmcut_module.TIE_PROBES else (b if probing._tie_use == 2 else a)
+        assert probing.evaluate(s, ())[0] == expected
+    assert probing._tie_use in (1, 2)
+    assert probing._tie_probes == lmcut_module.TIE_PROBES
+
+
+@pytest.mark.skipif(lmcut_module._core is None, reason="goap._lmcut is not built (or GOAP_PURE_PYTHON=1)")
+def test_c_and_python_choose_the_same_tie_break() -> None:
+    """The C core and the Python LM-cut give the same value on every state, before and after the choice."""
+    task = _gripper_task()
+    order, _ = _space(task)
+    assert len(order) > lmcut_module.TIE_PROBES + 100
+    py, c = LMCut(task, accelerated=False), LMCut(task, accelerated=True)
+    for s in order[: lmcut_module.TIE_PROBES + 100]:
+        assert py.evaluate(s, ())[0] == c.evaluate(s, ())[0]
