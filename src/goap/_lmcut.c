@@ -141,26 +141,39 @@ static int bucket_push(Core *c, long long d, int f) {
     return 0;
 }
 
-/* The h^max supporter of operator o, whose last precondition to be settled is f: among its
- * preconditions of the largest value (h[f]), the one of the highest rank. Any largest one keeps
- * LM-cut admissible; which one changes the cuts, and so the value, by up to a fifth on IPC tasks
- * (see lmcut_run). */
-/* The rank that breaks h^max supporter ties (the higher wins): the fact id itself, or under the
- * second tie-break a hash of it (an arbitrary but fixed order, uncorrelated with the ids, which
- * follow the sorted fact names). */
+/* The rank that breaks ties when an operator whose supporter fell gets a new one (the higher
+ * wins): the fact id itself, or under the second tie-break a fixed hash of it (an order
+ * uncorrelated with the ids, which follow the sorted fact names). */
 static inline uint32_t rank_of(const Core *c, int x) {
     if (!c->tie) return (uint32_t)x;
     return ((uint32_t)x * 2654435761u + 1u) * 2246822519u;
 }
 #define RANK(x) rank_of(c, (x))
-static inline int supporter(const Core *c, int o, int f) {
-    double hf = c->h[f];
-    int best = f;
+
+/* Whether no operator of cost <= EPS adds fact p (the goal zone can only be entered through
+ * operators of positive cost there). */
+static int zone_border(const Core *c, int p) {
+    for (int k = c->ach_start[p]; k < c->ach_start[p + 1]; k++)
+        if (c->cost[c->ach_list[k]] <= EPS) return 0;
+    return 1;
+}
+
+/* The supporter of zero-cost operator o (now s) as the goal zone grows through it: among the
+ * preconditions of s's value, the first that is on the zone's border (no zero-cost achiever) or
+ * already in the zone, else s; the choice is kept in c->supp. Any precondition of the largest value
+ * is a correct supporter; these keep the goal zone small, so the cuts are smaller and the values
+ * larger (Fast Downward's goal-zone and border tie-breaking: satellite's initial values +3). */
+static int zone_supporter(Core *c, int o, int s, const unsigned char *zone) {
+    double hs = c->h[s];
     for (int j = c->pre_start[o]; j < c->pre_start[o + 1]; j++) {
         int p = c->pre_list[j];
-        if (RANK(p) > RANK(best) && c->h[p] == hf) best = p;
+        if (c->h[p] != hs) continue;
+        if (zone_border(c, p) || zone[p]) {
+            c->supp[o] = p;
+            return p;
+        }
     }
-    return best;
+    return s;
 }
 
 /* h^max from the init facts under c->cost; fills c->h and c->supp. */
@@ -187,7 +200,7 @@ static int hmax(Core *c, int ninit) {
                 for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
                     int o = c->preof_list[k];
                     if (--c->unsat[o] == 0) {
-                        c->supp[o] = supporter(c, o, f);
+                        c->supp[o] = f;
                         double co = c->cost[o];
                         long long nd = d + (co > 0.0 ? (long long)co : 0);
                         for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
@@ -215,7 +228,7 @@ static int hmax(Core *c, int ninit) {
         for (int k = c->preof_start[f]; k < c->preof_start[f + 1]; k++) {
             int o = c->preof_list[k];
             if (--c->unsat[o] == 0) {
-                c->supp[o] = supporter(c, o, f);
+                c->supp[o] = f;
                 double nd = it.d + c->cost[o];
                 for (int j = c->eff_start[o]; j < c->eff_start[o + 1]; j++) {
                     int e = c->eff_list[j];
@@ -259,7 +272,7 @@ static int decrease(Core *c, int ncut) {
             double bv = h[f];
             for (int j = c->pre_start[o]; j < c->pre_start[o + 1]; j++) {
                 int p = c->pre_list[j];
-                if (h[p] > bv || (h[p] == bv && RANK(p) > RANK(best))) { /* same rule as supporter() */
+                if (h[p] > bv || (h[p] == bv && RANK(p) > RANK(best))) {
                     bv = h[p];
                     best = p;
                 }
@@ -433,6 +446,7 @@ static int lmcut_once(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, doub
                 int o = c->ach_list[k];
                 if (c->cost[o] <= EPS) {
                     int s = c->supp[o];
+                    if (s >= 0) s = zone_supporter(c, o, s, zone);
                     if (s >= 0 && !zone[s]) {
                         zone[s] = 1;
                         stack[sp++] = s;
@@ -523,16 +537,16 @@ static void swap_out(Core *c) {
     c->out2_cap = k;
 }
 
-/* LM-cut of a state: while the tie-break is not chosen, under both supporter tie-breaks (the
- * larger value, with its landmarks; the first tie-break's on equal values), then under the chosen
- * one. Each value is admissible, so their maximum is.
+/* LM-cut of a state: while the ranking of tied supporters (rank_of, used when a cut lowers an
+ * operator's supporter) is not chosen, under both rankings (the larger value, with its landmarks;
+ * the first ranking's on equal values), then under the chosen one. Each value is admissible, so
+ * their maximum is.
  *
- * Which tie-break gives the larger values depends on the task (the fact ids follow the sorted fact
- * names, an order that suits depot and rovers; the hashed order suits satellite: values up to a
- * fifth higher there and four times fewer expansions). The first TIE_PROBES evaluations (with a
- * finite value) run both and count which one gave the strictly larger value; the one that did so
- * more often (the fact id on a tie) is used from then on. Deterministic: the same sequence of
- * calls gives the same values. */
+ * Which ranking gives the larger values depends on the task (the fact ids follow the sorted fact
+ * names, which suits rovers; the hashed order suits satellite). The first TIE_PROBES evaluations
+ * (with a finite value) run both and count which one gave the strictly larger value; the one that
+ * did so more often (the fact id on a tie) is used from then on. Deterministic: the same sequence
+ * of calls gives the same values. */
 #define TIE_PROBES 512
 int lmcut_run(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, double *total_out) {
     int use = c->tie_use;

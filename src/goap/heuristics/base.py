@@ -13,7 +13,6 @@ task is easier than the real one, so every admissible heuristic on it stays admi
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
 from functools import cached_property
 from typing import Protocol
 
@@ -118,29 +117,7 @@ class RelaxedTask:
         facts.append(self.top)
         return facts
 
-    def supporter(self, o: int, f: int, h: list[float], rank: Sequence[int] | None = None) -> int:
-        """The h^max supporter of operator ``o`` whose last precondition settled is ``f``.
-
-        Among the preconditions of the largest value ``h[f]``, the one of the highest rank
-        (``rank[fact]``; the fact id itself when ``rank`` is None). Any largest one is a correct
-        supporter; which one changes LM-cut's cuts (see :class:`goap.heuristics.lmcut.LMCut`). The
-        C core makes the same choice.
-        """
-        hf = h[f]
-        best = f
-        if rank is None:
-            for p in self.pres[o]:
-                if p > best and h[p] == hf:
-                    best = p
-        else:
-            for p in self.pres[o]:
-                if rank[p] > rank[best] and h[p] == hf:
-                    best = p
-        return best
-
-    def hmax_buckets(
-        self, init: list[int], cost: list[float], rank: Sequence[int] | None = None
-    ) -> tuple[list[float], list[int]]:
+    def hmax_buckets(self, init: list[int], cost: list[float]) -> tuple[list[float], list[int]]:
         """:meth:`hmax` for whole-number costs: Dial's bucket queue instead of a binary heap.
 
         Same result; cheaper because values are small integers and no tuples are allocated.
@@ -164,7 +141,7 @@ class RelaxedTask:
                 for o in pre_of[f]:
                     unsat[o] -= 1
                     if not unsat[o]:
-                        supp[o] = self.supporter(o, f, h, rank)
+                        supp[o] = f
                         nd = d + int(cost[o])
                         for e in effs[o]:
                             if nd < h[e]:
@@ -175,13 +152,11 @@ class RelaxedTask:
             d += 1
         return h, supp
 
-    def hmax(
-        self, init: list[int], cost: list[float], rank: Sequence[int] | None = None
-    ) -> tuple[list[float], list[int]]:
+    def hmax(self, init: list[int], cost: list[float]) -> tuple[list[float], list[int]]:
         """h^max of every fact from ``init`` under operator costs ``cost``.
 
         Returns ``(h, supporter)``: ``supporter[o]`` is the precondition of operator ``o`` with the
-        largest h^max (see :meth:`supporter` for ties), or -1 when ``o`` is unreachable. A generalized
+        largest h^max (the last one settled), or -1 when ``o`` is unreachable. A generalized
         Dijkstra: an operator fires when its last precondition is settled, in cost order.
         """
         h = [INF] * self.nfacts
@@ -203,7 +178,7 @@ class RelaxedTask:
             for o in pre_of[f]:
                 unsat[o] -= 1
                 if unsat[o] == 0:
-                    supp[o] = self.supporter(o, f, h, rank)
+                    supp[o] = f
                     nd = d + cost[o]
                     for e in effs[o]:
                         if nd < h[e]:

@@ -20,12 +20,20 @@ Two incremental steps keep it affordable in Python:
   into O(n).
 
 Which precondition is an operator's supporter when several share the largest h^max is free (any
-choice is admissible) but changes the cuts and the value, by up to a fifth on IPC tasks, and which
-order is best depends on the task: the fact id (the sorted fact names) suits depot and rovers, a
-hashed order satellite. So the first :data:`TIE_PROBES` evaluations run both and keep the larger
-value, counting which order gave the strictly larger one; the one that did so more often is used
-alone from then on. The cut itself stops at operators that enter the goal zone (their other
-effects are not explored through them, as in Fast Downward): a smaller landmark, still a cut.
+choice is admissible) but changes the cuts and the value, by up to a fifth on IPC tasks:
+
+- h^max picks the precondition settled last; when the goal zone grows through a zero-cost
+  operator, a tied precondition on the zone's border (no zero-cost achiever) or already in the
+  zone is preferred, which keeps the zone and the cuts small (Fast Downward's goal-zone and border
+  tie-breaking);
+- when a cut lowers an operator's supporter, its new one is the highest-ranked of the tied
+  preconditions. Which ranking does best depends on the task (the fact id, i.e. the sorted fact
+  names, suits rovers; a fixed hash of it satellite), so the first :data:`TIE_PROBES` evaluations
+  run both and keep the larger value, counting which ranking gave the strictly larger one; the
+  one that did so more often is used alone from then on.
+
+The cut itself stops at operators that enter the goal zone (their other effects are not explored
+through them, as in Fast Downward): a smaller landmark, still a cut.
 
 State-dependent costs use their ``min_cost`` lower bound and numeric conditions are relaxed away
 (see :mod:`goap.heuristics.base`), which keeps admissibility.
@@ -61,11 +69,12 @@ ACCELERATED: bool = _core is not None
 _EPS = 1e-9
 
 TIE_PROBES = 512
-"""Evaluations (with a finite value) that run both supporter tie-breaks before one is chosen."""
+"""Evaluations (with a finite value) that run both supporter rankings before one is chosen."""
 
 
 def hashed_rank(fact: int) -> int:
-    """The second tie-break's rank of a fact id: a fixed hash, uncorrelated with the id order."""
+    """The second ranking's rank of a fact id (see the module docstring): a fixed hash, uncorrelated
+    with the id order."""
     return (((fact * 2654435761 + 1) & 0xFFFFFFFF) * 2246822519) & 0xFFFFFFFF
 
 
@@ -143,8 +152,8 @@ class LMCut:
     def evaluate(self, state: State, inherited: Landmarks) -> tuple[float, Landmarks]:
         """LM-cut of ``state`` starting from ``inherited`` landmarks; returns (h, all landmarks).
 
-        While the supporter tie-break is not chosen, both are run and the larger value is kept
-        (the first one's on equal values); see the class docstring.
+        While the supporter ranking is not chosen, both run and the larger value is kept (the first
+        one's on equal values); see the module docstring.
         """
         rt = self._rt
         if rt.impossible:
@@ -164,7 +173,7 @@ class LMCut:
         return second if second[0] > first[0] else first
 
     def _once(self, state: State, inherited: Landmarks, rank: list[int] | None) -> tuple[float, Landmarks]:
-        """LM-cut under one supporter tie-break (``rank``; None: the fact id)."""
+        """LM-cut under one supporter ranking (``rank``; None: the fact id)."""
         rt = self._rt
         init = rt.init_facts(state)
         cost = rt.costs[:]
@@ -173,7 +182,7 @@ class LMCut:
             total += m
             for o in ops:
                 cost[o] -= m
-        h, supp = rt.hmax_buckets(init, cost, rank) if rt.integral else rt.hmax(init, cost, rank)
+        h, supp = rt.hmax_buckets(init, cost) if rt.integral else rt.hmax(init, cost)
         goal = rt.goal
         if h[goal] == INF:
             return INF, ()
@@ -192,6 +201,8 @@ class LMCut:
                 for o in achievers[f]:
                     if cost[o] <= _EPS:
                         s = supp[o]
+                        if s >= 0:
+                            s = _zone_supporter(rt, o, s, h, cost, zone, supp)
                         if s >= 0 and not zone[s]:
                             zone[s] = 1
                             stack.append(s)
@@ -229,6 +240,27 @@ class LMCut:
             found.append((frozenset(cut), m))
             _decrease(rt, h, supp, cost, cut, rank)
         return total, tuple(found)
+
+
+def _zone_supporter(
+    rt: RelaxedTask, o: int, s: int, h: list[float], cost: list[float], zone: bytearray, supp: list[int]
+) -> int:
+    """The supporter of zero-cost operator ``o`` (now ``s``) as the goal zone grows through it.
+
+    Among the preconditions of ``s``'s value, the first that is on the zone's border (no achiever
+    of cost <= EPS) or already in the zone, else ``s``; the choice is kept in ``supp``. Any
+    precondition of the largest value is a correct supporter; these keep the goal zone small, so
+    cuts are smaller and values larger (Fast Downward's goal-zone and border tie-breaking).
+    """
+    hs = h[s]
+    achievers = rt.achievers
+    for p in rt.pres[o]:
+        if h[p] != hs:
+            continue
+        if zone[p] or all(cost[a] > _EPS for a in achievers[p]):
+            supp[o] = p
+            return p
+    return s
 
 
 def _decrease(
