@@ -38,11 +38,11 @@ typedef struct {
     /* Dial buckets: linked lists over a node pool */
     int *bhead, *btail, nbuckets;
     int *node_fact, *node_next, nnodes, node_cap;
-    /* output buffer, and the other tie-break's (see lmcut_run) */
+    /* output buffer, and the other ranking's (see lmcut_run) */
     char *out, *out2;
     Py_ssize_t out_len, out_cap, out2_len, out2_cap;
-    /* supporter tie-break of the current run (0: fact id, 1: hashed id); the one lmcut_run uses
-     * (0: not chosen yet, both; 1: fact id; 2: hashed id), and its probe counts */
+    /* supporter ranking of the current run (0: fact id, 1: hashed id; see rank_of); the one
+     * lmcut_run uses (0: not chosen yet, both; 1: fact id; 2: hashed id), and its probe counts */
     int tie, tie_use;
     long long tie_probes, tie_wins[2];
 } Core;

@@ -305,7 +305,7 @@ def _decrease(
             bv = h[f]
             for p in pres[o]:
                 hp = h[p]
-                # the tie-break of RelaxedTask.supporter
+                # ties: the highest-ranked (the ranking of the module docstring)
                 if hp > bv or (hp == bv and (p > best if rank is None else rank[p] > rank[best])):
                     bv = hp
                     best = p
