@@ -22,7 +22,7 @@ slow, so it runs ``--slow-steps`` steps; the table reports µs per step, which i
 A diagnostics group splits the SQLite step cost (a bare aiosqlite round trip, the same INSERT
 done in-thread with no hop).
 
-fan-out, K map branches + join (issue 18; ``--fanout 100,1000``, ``--skip-fanout``)
+fan-out, K map branches + join (``--fanout 100,1000``, ``--skip-fanout``)
     One run is ``split`` -> K map branches of ``work`` (async; each gets its own input, like
     LangGraph's ``Send``, and appends one result) -> ``join``, timed from ``run`` to the final state
     and reported per branch: (g) ours on `MemoryStore`, (h) ours on `SQLiteStore` (every branch
@@ -30,11 +30,11 @@ fan-out, K map branches + join (issue 18; ``--fanout 100,1000``, ``--skip-fanout
     ``Send`` with ``AsyncSqliteSaver`` and ``durability="sync"``, (k) the floor: the same ``work``
     calls under a bare ``asyncio.gather`` and one merge. A fan-out run lasts about a millisecond,
     so each variant runs once untimed right before each of its timed runs (all variants alike).
-LangGraph adapter (issue 22; ``--skip-adapter``)
+LangGraph adapter (``--skip-adapter``)
     The loop at ``--slow-steps`` steps through `bench.langgraph_adapter.adapter_rows`: (l) the native
     engine, (m) the same engine compiled by ``to_langgraph``, (n) the hand-written LangGraph graph.
 
-A last section measures bytes stored per step on disk (issue 19) for a state with a
+A last section measures bytes stored per step on disk for a state with a
 ``--blob-bytes`` field that never changes and a list growing by one 100-byte item per step, over
 ``--grow-steps`` steps and, separately, half as many: the first half is the half run's file over
 its steps, the second half the growth of the file between the two runs.
@@ -695,7 +695,7 @@ class Spec:
 MEMORY = "in memory"
 SQLITE = f"SQLite file, commit per step (WAL, synchronous={SYNCHRONOUS})"
 HOPS = "where a SQLite step goes (diagnostics)"
-ADAPTER = "LangGraph adapter (issue 22): the loop through to_langgraph, no checkpointer"
+ADAPTER = "LangGraph adapter: the loop through to_langgraph, no checkpointer"
 
 SPECS: tuple[Spec, ...] = (
     Spec("a", "ours: Engine + MemoryStore", MEMORY, ours_memory),
@@ -731,7 +731,7 @@ ADAPTER_ROWS: tuple[tuple[str, str], ...] = (
 
 def fan_group(k: int) -> str:
     """Title of the fan-out group with ``k`` branches."""
-    return f"fan-out (issue 18): split -> K={k:,} map branches (async work) -> join; µs per branch"
+    return f"fan-out: split -> K={k:,} map branches (async work) -> join; µs per branch"
 
 
 def loop_rows(steps: int, slow_steps: int, keys: set[str] | None = None) -> list[tuple[Spec, Row]]:
@@ -973,13 +973,13 @@ def render(rep: Report) -> str:
             f"{ratio:>10}  {spread:>17} {_cpu(row):>8}"
         )
     out.append("")
-    out.append("targets (issue 16: loop; issue 18: fan-out; issue 19: storage)")
+    out.append("targets (the loop, fan-out, storage)")
     for ok, text in targets(rep):
         out.append(f"  [{'ok' if ok else ('MISS' if ok is False else 'n/a')}] {text}")
     if rep.stored:
         out.append("")
         out.append(
-            f"bytes stored per step (issue 19): one node appending one {ITEM_BYTES}-byte string per step next to "
+            f"bytes stored per step: one node appending one {ITEM_BYTES}-byte string per step next to "
             f"a {rep.blob_bytes:,}-byte field that never changes, {rep.grow_steps} steps, SQLite"
         )
         out.append(
@@ -1013,7 +1013,7 @@ FLAT = 1.5
 
 
 def targets(rep: Report) -> list[tuple[bool | None, str]]:
-    """Each target of the issues with whether this run met it."""
+    """Each benchmark target with whether this run met it."""
 
     def med(key: str) -> float | None:
         r = rep.get(key)
@@ -1147,7 +1147,7 @@ def main(argv: list[str]) -> int:
         type=int,
         default=ITEM_BYTES,
         help=f"size of the item appended per step in the bytes-per-step run (default {ITEM_BYTES}; "
-        "12 matches the issue's LangGraph reference of ~16.7 kB/step)",
+        "12 matches LangGraph's reference of ~16.7 kB/step)",
     )
     p.add_argument(
         "--fanout",

@@ -10,8 +10,8 @@ Each run is a fresh worker process (see :mod:`bench.peers.worker`) killed at ``-
 start-up allowance; a peer that times out on a problem is not run on it again. The runs of one
 problem are interleaved (each repeat runs every peer once, in turn), so a busy machine slows every
 peer alike, and times are medians over ``--repeat`` runs. Every plan is replayed by :mod:`bench.validate` and priced with the JSON
-costs, whatever the planner optimised. Output: one markdown table, then a summary against the
-targets of issue 17.
+costs, whatever the planner optimised. Output: one markdown table, then a summary against
+the planner's targets.
 """
 
 from __future__ import annotations
@@ -335,7 +335,7 @@ def _solved(row: Row | None) -> bool:
 
 
 def summarise(rows: Sequence[Row]) -> dict[str, Any]:
-    """The summary numbers against the issue's targets (see :func:`summary_text`)."""
+    """The summary numbers against the planner's targets (see :func:`summary_text`)."""
     by: dict[tuple[str, str], Row] = {(r.problem, r.peer): r for r in rows}
     problems = list(dict.fromkeys(r.problem for r in rows))
     family = {r.problem: r.family for r in rows}

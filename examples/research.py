@@ -1,4 +1,4 @@
-"""The seed's small research workflow: plan -> retrieve -> answer -> judge, looping until judged good.
+"""A small research workflow: plan -> retrieve -> answer -> judge, looping until judged good.
 
 Runs on the embedded default store (SQLite, a real file) and prints every committed step.
 Retrieval is a keyword search over a tiny built-in corpus so the demo needs no network or model;
