@@ -26,9 +26,10 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Final
 
+from ._sql import terminate as _terminate
 from .errors import StoreUnavailableError
 from .lg_protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
-from .postgres import _CREATE_SCHEMA, _OTHER_ERRORS, _SCHEMA_NAME, _driver, _Op, _terminate, _translate
+from .postgres import _CREATE_SCHEMA, _OTHER_ERRORS, _SCHEMA_NAME, _driver, _Op, _translate
 
 __all__ = ["PostgresCheckpointTable"]
 

@@ -37,19 +37,16 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import re
-import time
 from collections.abc import Callable, Sequence
-from types import ModuleType, TracebackType
-from typing import Any, Final, Literal
+from types import ModuleType
+from typing import Any, Final
 
-from ._integrity import checked_steps, latest_of, orphans_error, status_conflict
 from ._lease import Lease
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, driver_error, run_record, terminate
 from .errors import (
     CorruptRecordError,
-    LeaseLostError,
     MissingDriverError,
     RunExistsError,
     StepConflictError,
@@ -57,9 +54,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .ids import check_id
-from .prune import PruneMixin
-from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
-from .transfer import RunTransfer
+from .records import RunRecord
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore"]
 
@@ -138,82 +133,85 @@ _VERSION_TABLE: Final = "CREATE TABLE IF NOT EXISTS schema_version (version inte
 _GET_VERSION: Final = "SELECT coalesce(max(version), 0) FROM schema_version"
 _SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES ($1)"
 
-# Inserts nothing ("INSERT 0 0") while rows of an earlier run with this id outlive its run
-# record (deleted under them): a new run must never fold another run's steps.
-_INSERT_RUN: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
-SELECT $1::text, $2::text, $3::bytea, $4::text, $5::integer, $6::float8, $7::float8, $8::text, $9::text, $10::text::json
-WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = $1) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = $1)
-  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = $1)"""
-_ORPHANS: Final = """SELECT (SELECT min(step) FROM steps WHERE run_id = $1), EXISTS (SELECT 1 FROM branches WHERE run_id = $1),
-    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = $1)"""
-_FIRST_STEP: Final = "SELECT step, state IS NOT NULL FROM steps WHERE run_id = $1 ORDER BY step LIMIT 1"
-_RUN_EXISTS: Final = "SELECT 1 FROM runs WHERE run_id = $1"
-_STATUS_STATE: Final = (
-    "SELECT status, coalesce((SELECT max(step) FROM steps WHERE run_id = $1), 0) FROM runs WHERE run_id = $1"
-)
-_GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs WHERE run_id = $1"
-_LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs ORDER BY created_at DESC, run_id DESC LIMIT $1"
-_LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs WHERE status = $1 ORDER BY created_at DESC, run_id DESC LIMIT $2"
-# Without a lease: refused (0 rows) while another worker's lease on the run is live. Both are
-# compare-and-set: a NULL $6 (expected newest step) or $7 (expected status) disables its check;
-# the status check is on the row itself, so it is re-checked on the newest row version when a
-# concurrent update of the run commits first.
-_SET_STATUS: Final = """UPDATE runs SET status = $1, error = $2, error_node = $3, updated_at = $4
-WHERE run_id = $5 AND (lease_expires IS NULL OR lease_expires <= now())
-  AND ($6::integer IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = $5), 0) = $6)
-  AND ($7::text IS NULL OR status = $7)"""
-_SET_STATUS_FENCED: Final = """UPDATE runs SET status = $1, error = $2, error_node = $3, updated_at = $4
-WHERE run_id = $5 AND lease_token = $8 AND lease_expires > now()
-  AND ($6::integer IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = $5), 0) = $6)
-  AND ($7::text IS NULL OR status = $7)"""
+# Statements are plain literals (no string building anywhere), every value a bound parameter.
+# Casts fix the parameter types the server would otherwise guess as text.
 
-# The hot path: one statement, one transaction. It inserts nothing ("INSERT 0 0") unless the
-# run exists (and may be written by this writer) and $2 is exactly the step after the newest
-# stored one; both checks are primary-key lookups. Refusals are explained on a cold path. Two
-# writers of the same next step both pass the check; the primary key lets one commit.
-_INSERT_STEP: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+# Inserts nothing ("INSERT 0 0") while rows of an earlier run with this id outlive its run
+# record (deleted under them): a new run must never fold another run's steps. Parameters are
+# numbered in order of appearance, in the order `graphengine.store._sql.Statements` documents.
+_STATEMENTS: Final = Statements(
+    insert_run="""INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+SELECT $1::text, $2::text, $3::bytea, $4::text, $5::integer, $6::float8, $7::float8, $8::text, $9::text, $10::text::json
+WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = $11) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = $12)
+  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = $13)""",
+    orphans="""SELECT (SELECT min(step) FROM steps WHERE run_id = $1), EXISTS (SELECT 1 FROM branches WHERE run_id = $2),
+    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = $3)""",
+    first_step="SELECT step, state IS NOT NULL FROM steps WHERE run_id = $1 ORDER BY step LIMIT 1",
+    run_exists="SELECT 1 FROM runs WHERE run_id = $1",
+    get_run="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs WHERE run_id = $1",
+    list_runs="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs ORDER BY created_at DESC, run_id DESC LIMIT $1",
+    list_runs_by_status="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta::text FROM runs WHERE status = $1 ORDER BY created_at DESC, run_id DESC LIMIT $2",
+    status_state="SELECT status, coalesce((SELECT max(step) FROM steps WHERE run_id = $1), 0) FROM runs WHERE run_id = $2",
+    # Without a lease: refused (0 rows) while another worker's lease on the run is live. The
+    # status check is on the row itself, so it is re-checked on the newest row version when a
+    # concurrent update of the run commits first.
+    set_status="""UPDATE runs SET status = $1, error = $2, error_node = $3, updated_at = $4
+WHERE run_id = $5 AND (lease_expires IS NULL OR lease_expires <= now())
+  AND ($6::integer IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = $7), 0) = $8::integer)
+  AND ($9::text IS NULL OR status = $10::text)""",
+    set_status_fenced="""UPDATE runs SET status = $1, error = $2, error_node = $3, updated_at = $4
+WHERE run_id = $5
+  AND ($6::integer IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = $7), 0) = $8::integer)
+  AND ($9::text IS NULL OR status = $10::text) AND lease_token = $11 AND lease_expires > now()""",
+    # The hot path: one statement, one transaction. It inserts nothing ("INSERT 0 0") unless the
+    # run exists (and may be written by this writer) and the step is exactly the one after the
+    # newest stored one; both checks are primary-key lookups. Refusals are explained on a cold
+    # path. Two writers of the same next step both pass the check; the primary key lets one commit.
+    insert_step="""INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
 SELECT $1::text, $2::integer, $3::text, $4::bytea, $5::text::json, $6::bytea, $7::integer, $8::text, $9::bytea, $10::bytea, $11::float8
-WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = $1), 0) = $2 - 1
-  AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND (lease_expires IS NULL OR lease_expires <= now()))"""
-# FOR SHARE makes a concurrent claim (an UPDATE of the row) and this write wait for each
-# other; read committed then re-checks the token on the claimed row, so a stale token never
-# commits a step after another worker's claim.
-_INSERT_STEP_FENCED: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = $12), 0) = $13::integer - 1
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = $14 AND (lease_expires IS NULL OR lease_expires <= now()))""",
+    # FOR SHARE makes a concurrent claim (an UPDATE of the row) and this write wait for each
+    # other; read committed then re-checks the token on the claimed row, so a stale token never
+    # commits a step after another worker's claim.
+    insert_step_fenced="""INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
 SELECT $1::text, $2::integer, $3::text, $4::bytea, $5::text::json, $6::bytea, $7::integer, $8::text, $9::bytea, $10::bytea, $11::float8
-WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = $1), 0) = $2 - 1
-  AND EXISTS (SELECT 1 FROM runs WHERE run_id = $1 AND lease_token = $12 AND lease_expires > now() FOR SHARE)"""
-# Why a write was refused (cold path): does the run exist, its lease, its newest step.
-_WRITE_STATE: Final = """SELECT lease_owner, lease_token, lease_expires > now(), extract(epoch FROM lease_expires)::float8,
+WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = $12), 0) = $13::integer - 1
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = $14 AND lease_token = $15 AND lease_expires > now() FOR SHARE)""",
+    write_state="""SELECT lease_owner, lease_token, lease_expires > now(), extract(epoch FROM lease_expires)::float8,
     (SELECT max(step) FROM steps WHERE run_id = $1)
-FROM runs WHERE run_id = $1"""
-# The newest snapshot and everything after it in ONE statement (one consistent snapshot of the
-# table even while other connections append). Without a snapshot the base is 0: every step.
-_LOAD_FROM_SNAPSHOT: Final = """SELECT run_id, step, node_id, delta, route::text, state, attempt, error, calls, events, ts FROM steps
+FROM runs WHERE run_id = $2""",
+    # The newest snapshot and everything after it in ONE statement (one consistent snapshot of
+    # the table even while other connections append). Without a snapshot the base is 0: every step.
+    load_from_snapshot="""SELECT run_id, step, node_id, delta, route::text, state, attempt, error, calls, events, ts FROM steps
 WHERE run_id = $1 AND step >= coalesce(
-    (SELECT step FROM steps WHERE run_id = $1 AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
-ORDER BY step"""
-_LOAD_STEPS: Final = "SELECT run_id, step, node_id, delta, route::text, state, attempt, error, calls, events, ts FROM steps WHERE run_id = $1 AND step > $2 ORDER BY step LIMIT $3"
+    (SELECT step FROM steps WHERE run_id = $2 AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
+ORDER BY step""",
+    # LIMIT NULL means no limit in PostgreSQL.
+    load_steps="SELECT run_id, step, node_id, delta, route::text, state, attempt, error, calls, events, ts FROM steps WHERE run_id = $1 AND step > $2 ORDER BY step LIMIT $3",
+    load_branches="SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = $1 AND step = $2 ORDER BY branch",
+    save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
+SELECT $1::text, $2::text, $3::integer, $4::bytea, $5::float8 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $6)
+ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts""",
+    load_checkpoint="SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = $1 AND label = $2",
+    set_meta="UPDATE runs SET meta = $1::text::json, updated_at = $2 WHERE run_id = $3",
+    delete_run="DELETE FROM runs WHERE run_id = $1",
+)
+# Kept by name: tests read the snapshot statement's plan.
+_LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot
 
 # One multi-row INSERT from arrays, so a batch commits whole: a taken (run, step, branch) or
 # an unknown run (foreign key) fails the statement and writes none of it.
 _INSERT_BRANCHES: Final = """INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts)
 SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::bytea[], $6::integer[], $7::bytea[], $8::float8[])
 WHERE NOT EXISTS (SELECT 1 FROM runs WHERE run_id = ANY($1::text[]) AND lease_expires > now())"""
-# A fenced batch belongs to one run ($9) and carries its token ($10); see _INSERT_STEP_FENCED.
+# A fenced batch belongs to one run ($9) and carries its token ($10); see insert_step_fenced.
 _INSERT_BRANCHES_FENCED: Final = """INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts)
 SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::bytea[], $6::integer[], $7::bytea[], $8::float8[])
 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $9 AND lease_token = $10 AND lease_expires > now() FOR SHARE)"""
-_LOAD_BRANCHES: Final = "SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = $1 AND step = $2 ORDER BY branch"
 
-_SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
-SELECT $1::text, $2::text, $3::integer, $4::bytea, $5::float8 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $1)
-ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts"""
-_LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = $1 AND label = $2"
-
-# Retention (update_meta, delete_run, delete_steps_before). Deleting history below a step is
-# ONE statement: both deletes run only if that step carries a snapshot (the run stays rebuildable).
-_SET_META: Final = "UPDATE runs SET meta = $1::text::json, updated_at = $2 WHERE run_id = $3"
-_DELETE_RUN: Final = "DELETE FROM runs WHERE run_id = $1"
+# Deleting history below a step is ONE statement: both deletes run only if that step carries a
+# snapshot (the run stays rebuildable).
 _DELETE_STEPS_BEFORE: Final = """WITH snap AS (SELECT 1 FROM steps WHERE run_id = $1 AND step = $2 AND state IS NOT NULL),
 gone_branches AS (DELETE FROM branches WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap)),
 gone AS (DELETE FROM steps WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap) RETURNING 1)
@@ -229,19 +227,6 @@ WHERE run_id = $1 AND lease_token = $2 AND lease_expires > now()
 RETURNING extract(epoch FROM lease_expires)::float8"""
 _RELEASE: Final = """UPDATE runs SET lease_owner = NULL, lease_expires = NULL
 WHERE run_id = $1 AND lease_token = $2"""
-
-_STATUSES: Final = {s.value: s for s in RunStatus}
-
-
-def _run_from_row(row: Sequence[Any]) -> RunRecord:
-    status = _STATUSES.get(row[1])
-    if status is None:
-        raise CorruptRecordError(
-            f"run record of run {row[0]!r} is corrupt: field 'status' holds unknown status {row[1]!r}",
-            run_id=row[0],
-            field="status",
-        )
-    return RunRecord(row[0], status, row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9].encode())
 
 
 def _meta_text(run: RunRecord) -> str:
@@ -261,7 +246,7 @@ def _meta_text(run: RunRecord) -> str:
 # client exception that has no entry. Each entry picks the StoreError subclass from the
 # exception and the operation that failed.
 
-_Op = Literal["open", "create_run", "save_step", "save_branches", "save_checkpoint", "read", "write", "lease"]
+_Op = Op
 _Pick = Callable[[BaseException, _Op], type[StoreError]]
 
 _UNIQUE: Final = "23505"
@@ -367,20 +352,6 @@ def _pick(exc: BaseException) -> _Pick:
     return _ERROR
 
 
-def _translate(
-    exc: BaseException, op: _Op, where: str, *, run_id: str | None = None, step: int | None = None
-) -> StoreError:
-    """Turn a driver exception into the `StoreError` subclass the table picks (caller adds `from exc`)."""
-    kind = _pick(exc)(exc, op)
-    if op == "open" and kind is StoreError:
-        kind = StoreUnavailableError
-    what = f"run {run_id!r} already exists" if kind is RunExistsError else f"{op} failed"
-    msg = f"{where}: {what}: {type(exc).__name__}: {exc}"
-    if kind is CorruptRecordError:
-        return CorruptRecordError(msg, run_id=run_id, step=step, field="")
-    return kind(msg, run_id=run_id, step=step)
-
-
 def _driver() -> ModuleType:
     """asyncpg, imported on first use so the extra is needed only by those who use this store."""
     try:
@@ -408,15 +379,14 @@ def _connection_class() -> type:
 _OTHER_ERRORS: Final = (OSError, TimeoutError)
 
 
-def _terminate(pool: Any) -> None:
-    """Drop a pool's connections without a goodbye (best effort: every write is committed)."""
-    # RuntimeError: its connections belong to an event loop that is closed; they cannot be told
-    # anything, and their sockets go with the garbage collector.
-    with contextlib.suppress(RuntimeError):
-        pool.terminate()
+def _translate(
+    exc: BaseException, op: _Op, where: str, *, run_id: str | None = None, step: int | None = None
+) -> StoreError:
+    """Turn a driver exception into the `StoreError` subclass the table picks (caller adds `from exc`)."""
+    return driver_error(_pick(exc)(exc, op), exc, op, where, run_id=run_id, step=step)
 
 
-class PostgresStore(RunTransfer, PruneMixin):
+class PostgresStore(PoolMixin, LeaseMixin):
     """A `Store` (and `LeaseStore`) in a PostgreSQL database, shared by many processes and machines.
 
     `PostgresStore("postgresql://user@host:5432/db")` needs no event loop and connects on first
@@ -426,6 +396,8 @@ class PostgresStore(RunTransfer, PruneMixin):
     (a write under a lost lease, or to a run another worker holds), `StoreUnavailableError`
     (cannot connect, the server went away, a schema newer than this code), `MissingDriverError`.
     """
+
+    _sql = _STATEMENTS
 
     def __init__(
         self,
@@ -452,44 +424,15 @@ class PostgresStore(RunTransfer, PruneMixin):
         """Most connections the pool opens (the most statements in flight at once)."""
         self.connect_timeout = connect_timeout
         """Seconds to wait for a connection before `StoreUnavailableError`."""
-        self._pool: Any = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
-        self._lock: asyncio.Lock | None = None
-        self._lock_loop: asyncio.AbstractEventLoop | None = None
-        self._closed = False
         self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
-        # Fencing tokens of the leases this store object holds, by run id (see LeaseStore).
-        self._held: dict[str, int] = {}
+        self._init_pool()
+        self._init_sql()
 
     def __repr__(self) -> str:
         # Never show the DSN: it may hold a password.
         return f"PostgresStore(schema={self.schema!r})"
 
     # ---------------------------------------------------------------- connection management
-
-    async def _db(self) -> Any:
-        """The pool for the running loop, opened (or reopened) on first use in it."""
-        pool = self._pool
-        if pool is not None and self._loop is asyncio.get_running_loop():
-            return pool
-        return await self._open_for_loop()
-
-    async def _open_for_loop(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._lock is None or self._lock_loop is not loop:
-            self._lock, self._lock_loop = asyncio.Lock(), loop
-        async with self._lock:
-            if self._closed:
-                raise StoreUnavailableError(f"{self!r} is closed")
-            if self._pool is not None and self._loop is loop:
-                return self._pool  # another task opened it while we waited
-            old, self._pool, self._loop = self._pool, None, None
-            if old is not None:
-                _terminate(old)
-            pool = await self._connect()
-            self._pool, self._loop = pool, loop
-            return pool
 
     async def _connect(self) -> Any:
         asyncpg = _driver()
@@ -521,7 +464,7 @@ class PostgresStore(RunTransfer, PruneMixin):
             async with pool.acquire() as conn:
                 await self._migrate(conn)
         except BaseException as exc:
-            _terminate(pool)
+            terminate(pool)
             if isinstance(exc, self._errors):
                 raise _translate(exc, "open", where) from exc
             raise
@@ -544,361 +487,63 @@ class PostgresStore(RunTransfer, PruneMixin):
                     await conn.execute(stmt)
                 await conn.execute(_SET_VERSION, v + 1)
 
-    async def close(self) -> None:
-        """Close the pool; the store may not be used afterwards (`StoreUnavailableError`)."""
-        self._closed = True
-        pool, loop, self._pool, self._loop = self._pool, self._loop, None, None
-        if pool is None:
-            return
-        if loop is asyncio.get_running_loop():
-            try:
-                await asyncio.wait_for(pool.close(), self.connect_timeout)
-                return
-            except self._errors:
-                pass  # closing is best effort: every write was already committed
-        _terminate(pool)
+    async def _close_pool(self, pool: Any) -> None:
+        await pool.close()
 
-    async def __aenter__(self) -> PostgresStore:
-        """Connect now, so a bad DSN fails here rather than at the first write."""
-        await self._db()
-        return self
+    # ---------------------------------------------------------------- driver glue (SQLStore)
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
+    async def _rows(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
+        return await self._fetch("read", sql, params, run_id=run_id)
 
-    async def _fetch(self, sql: str, *args: Any, run_id: str | None = None) -> list[Any]:
+    async def _fetch(
+        self, op: _Op, sql: str, params: Sequence[Any], *, run_id: str | None = None
+    ) -> list[Any]:
         pool = await self._db()
         try:
-            return list(await pool.fetch(sql, *args))
+            return list(await pool.fetch(sql, *params))
         except self._errors as exc:
-            raise _translate(exc, "read", repr(self), run_id=run_id) from exc
+            raise _translate(exc, op, repr(self), run_id=run_id) from exc
 
-    async def _execute(
-        self, op: _Op, sql: str, *args: Any, run_id: str | None = None, step: int | None = None
-    ) -> str:
+    async def _count(
+        self, op: _Op, sql: str, params: Sequence[Any], *, run_id: str | None = None, step: int | None = None
+    ) -> int:
         pool = self._pool
         if pool is None or self._loop is not asyncio.get_running_loop():
             pool = await self._open_for_loop()
         try:
-            status: str = await pool.execute(sql, *args)
+            status: str = await pool.execute(sql, *params)
         except self._errors as exc:
             raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
-        return status
+        # The command tag ends with the row count: "INSERT 0 1", "UPDATE 0", "DELETE 3".
+        return int(status.rpartition(" ")[2])
 
-    # ---------------------------------------------------------------- runs
+    def _run_row(self, row: Sequence[Any]) -> RunRecord:
+        return run_record(row, row[0], row[9].encode())
 
-    async def create_run(self, run: RunRecord) -> None:
-        """Store a new run; `RunExistsError` if the id is taken, `CorruptRecordError` if rows of an
-        earlier run with this id outlived its run record. Zero timestamps become now.
+    def _meta(self, run: RunRecord) -> str:
+        """`meta` must be UTF-8 JSON text (it is a json column); anything else is a `StoreError`."""
+        return _meta_text(run)
 
-        `meta` must be UTF-8 JSON text (it is a json column); anything else is a `StoreError`.
-        """
-        check_id(run.run_id)
-        now = time.time()
-        done = await self._execute(
-            "create_run",
-            _INSERT_RUN,
-            run.run_id,
-            run.status.value,
-            run.initial,
-            run.fingerprint,
-            run.state_version,
-            run.created_at or now,
-            run.updated_at or now,
-            run.error,
-            run.error_node,
-            _meta_text(run),
-            run_id=run.run_id,
-        )
-        if done != "INSERT 0 1":
-            raise await self._orphans(run.run_id)
-
-    async def _orphans(self, run_id: str) -> CorruptRecordError:
-        """Describe the rows `run_id` left behind without a run record (cold path)."""
-        [(step, branches, _)] = await self._fetch(_ORPHANS, run_id, run_id=run_id)
-        what = "steps" if step is not None else "branch results" if branches else "checkpoints"
-        return orphans_error(run_id, step, what)
-
-    async def get_run(self, run_id: str) -> RunRecord | None:
-        """Return the run record, or None."""
-        check_id(run_id)
-        rows = await self._fetch(_GET_RUN, run_id, run_id=run_id)
-        return _run_from_row(rows[0]) if rows else None
-
-    async def set_status(
-        self,
-        run_id: str,
-        status: RunStatus,
-        *,
-        error: str | None = None,
-        error_node: str | None = None,
-        expect_step: int | None = None,
-        expect_status: RunStatus | None = None,
-    ) -> None:
-        """Change a run's status, error and `updated_at`; an unknown run is left alone.
-
-        `LeaseLostError` (nothing changed) if this store's lease on the run was lost, or if it
-        holds none and another worker's lease is live. Compare-and-set: with `expect_step` (0: no
-        step yet) and/or `expect_status`, the write happens only if the run's newest step and
-        status are still those, in the same statement; else `StatusConflictError`, nothing changed.
-        """
-        check_id(run_id)
-        token = self._held.get(run_id)
-        want = expect_status.value if expect_status is not None else None
-        if token is None:
-            done = await self._execute(
-                "write",
-                _SET_STATUS,
-                status.value,
-                error,
-                error_node,
-                time.time(),
-                run_id,
-                expect_step,
-                want,
-                run_id=run_id,
-            )
-        else:
-            done = await self._execute(
-                "write",
-                _SET_STATUS_FENCED,
-                status.value,
-                error,
-                error_node,
-                time.time(),
-                run_id,
-                expect_step,
-                want,
-                token,
-                run_id=run_id,
-            )
-        if done == "UPDATE 0":
-            await self._refuse(run_id, None, token, "status")
-            if expect_step is not None or expect_status is not None:
-                rows = await self._fetch(_STATUS_STATE, run_id, run_id=run_id)
-                if rows:
-                    raise status_conflict(self, run_id, rows[0][0], rows[0][1], expect_step, expect_status)
-
-    async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
-        """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
-        if status is None:
-            rows = await self._fetch(_LIST_RUNS, max(limit, 0))
-        else:
-            rows = await self._fetch(_LIST_RUNS_BY_STATUS, status.value, max(limit, 0))
-        return [_run_from_row(r) for r in rows]
-
-    # ---------------------------------------------------------------- steps
-
-    async def save_step(self, rec: StepRecord) -> None:
-        """Append a step record in one statement (one transaction); `StepConflictError` unless it
-        is the next step of an existing run, `LeaseLostError` if the writer may not write the run
-        (see the class docstring); either way nothing was written. A zero `ts` becomes now.
-        """
-        check_id(rec.run_id)
-        params = rec if rec.ts else (*rec[:-1], time.time())
-        token = self._held.get(rec.run_id)
-        if token is None:
-            done = await self._execute("save_step", _INSERT_STEP, *params, run_id=rec.run_id, step=rec.step)
-        else:
-            done = await self._execute(
-                "save_step", _INSERT_STEP_FENCED, *params, token, run_id=rec.run_id, step=rec.step
-            )
-        if done != "INSERT 0 1":
-            await self._refuse(rec.run_id, rec.step, token, "step")
-
-    async def _refuse(
-        self, run_id: str, step: int | None, token: int | None, what: Literal["step", "status", "other"]
-    ) -> None:
-        """Explain why a conditioned write changed nothing (cold path, so it may take another read).
-
-        Raises `LeaseLostError` when a lease stopped it, `StepConflictError` for a step that is not
-        the next one or a step of an unknown run; returns when nothing needs explaining.
-        """
-        rows = await self._fetch(_WRITE_STATE, run_id, run_id=run_id)
-        if not rows:
-            if what != "step":
-                return
-            raise StepConflictError(f"run {run_id!r} does not exist", run_id=run_id, step=step)
-        owner, current, live, expires, last = rows[0]
-        if token is not None and (current != token or not live):
-            why = "expired" if current == token else f"was taken over by {owner!r} (token {current})"
-            raise LeaseLostError(
-                f"{self!r}: the lease on run {run_id!r} with token {token} {why}; nothing was written "
-                "and the run's new owner resumes it",
-                run_id=run_id,
-                step=step,
-            )
-        if token is None and live:
-            raise LeaseLostError(
-                f"{self!r}: run {run_id!r} is leased by {owner!r} until {expires:.3f} (database clock); "
-                "only its owner may write it",
-                run_id=run_id,
-                step=step,
-            )
-        if what != "step":
-            return  # raced with a lease that has since ended: nothing left to explain
-        nxt = (last or 0) + 1
-        raise StepConflictError(
-            f"step {step} of run {run_id!r} conflicts: the next step to write is {nxt}",
-            run_id=run_id,
-            step=step,
-        )
-
-    async def load_latest(self, run_id: str) -> Latest | None:
-        """Return the run, its newest snapshot and the steps after it (two reads, each consistent).
-
-        `CorruptRecordError` if a step is missing, or if steps of this id outlived its run record.
-        """
-        run = await self.get_run(run_id)
-        if run is None:
-            if await self._fetch(_FIRST_STEP, run_id, run_id=run_id):
-                raise await self._orphans(run_id)
-            return None
-        # Steps are append-only, so the run row read a moment earlier stays valid for them.
-        steps = [StepRecord._make(r) for r in await self._fetch(_LOAD_FROM_SNAPSHOT, run_id, run_id=run_id)]
-        return latest_of(run, steps)
-
-    async def load_steps(
-        self, run_id: str, *, after: int = 0, limit: int | None = None
-    ) -> Sequence[StepRecord]:
-        """Return step records with `step > after`, in order, at most `limit` of them.
-
-        `CorruptRecordError` if a step in that range is missing or the steps have no run record.
-        """
-        check_id(run_id)
-        # LIMIT NULL means no limit in PostgreSQL.
-        rows = await self._fetch(
-            _LOAD_STEPS, run_id, after, None if limit is None else max(limit, 0), run_id=run_id
-        )
-
-        async def first_stored() -> tuple[int, bool] | None:
-            got = await self._fetch(_FIRST_STEP, run_id, run_id=run_id)
-            return (int(got[0][0]), bool(got[0][1])) if got else None
-
-        async def run_exists() -> bool:
-            return bool(await self._fetch(_RUN_EXISTS, run_id, run_id=run_id))
-
-        return await checked_steps(
-            run_id, after, [StepRecord._make(r) for r in rows], first_stored, run_exists
-        )
-
-    # ---------------------------------------------------------------- fan-out branches
-
-    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
-        """Store landed branch results in one statement, all or nothing. `StepConflictError`
-        (and nothing written) if a (run, step, branch) is taken or a run does not exist;
-        `LeaseLostError` as for `save_step`. A zero `ts` becomes now.
-        """
-        if not recs:
-            return
-        for b in recs:
-            check_id(b.run_id)
-        now = time.time()
+    async def _branches_statement(
+        self, rows: list[Sequence[Any]], runs: list[str], token: int | None
+    ) -> tuple[str, Sequence[Any]]:
         cols: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
-        for b in recs:
-            for col, value in zip(cols, b if b.ts else (*b[:-1], now), strict=True):
+        for row in rows:
+            for col, value in zip(cols, row, strict=True):
                 col.append(value)
-        first = recs[0]
-        runs = set(cols[0])
-        held = [r for r in runs if r in self._held]
-        if held and len(runs) > 1:
-            raise StoreError(
-                f"{self!r}: save_branches got records of {len(runs)} runs, one of them leased here; "
-                "save a leased run's branches in a call of their own",
-                run_id=first.run_id,
-                step=first.step,
-            )
-        token = self._held.get(first.run_id) if held else None
-        try:
-            if token is None:
-                done = await self._execute(
-                    "save_branches", _INSERT_BRANCHES, *cols, run_id=first.run_id, step=first.step
-                )
-            else:
-                done = await self._execute(
-                    "save_branches",
-                    _INSERT_BRANCHES_FENCED,
-                    *cols,
-                    first.run_id,
-                    token,
-                    run_id=first.run_id,
-                    step=first.step,
-                )
-        except StepConflictError as exc:
-            raise StepConflictError(
-                f"{self!r}: a branch of step {first.step} of run {first.run_id!r} is already "
-                "stored, or the run does not exist; nothing was written",
-                run_id=first.run_id,
-                step=first.step,
-            ) from exc.__cause__
-        if done == "INSERT 0 0":
-            # Refused by the lease condition: find the run whose lease stopped the batch.
-            for run_id in sorted(runs):
-                await self._refuse(run_id, first.step, token, "other")
-            raise LeaseLostError(  # the lease ended between the write and the explanation
-                f"{self!r}: branches of run {first.run_id!r} were refused by a lease",
-                run_id=first.run_id,
-                step=first.step,
-            )
-
-    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
-        """Return the stored branch results of the fan-out at `step`, in branch order."""
-        check_id(run_id)
-        rows = await self._fetch(_LOAD_BRANCHES, run_id, step, run_id=run_id)
-        return [BranchRecord._make(r) for r in rows]
-
-    # ---------------------------------------------------------------- checkpoints
-
-    async def save_checkpoint(self, cp: Checkpoint) -> None:
-        """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
-        the run does not exist. A zero `ts` becomes now.
-        """
-        check_id(cp.run_id)
-        check_id(cp.label, "checkpoint label")
-        done = await self._execute(
-            "save_checkpoint",
-            _SAVE_CP,
-            cp.run_id,
-            cp.label,
-            cp.step,
-            cp.state,
-            cp.ts or time.time(),
-            run_id=cp.run_id,
-            step=cp.step,
-        )
-        if done != "INSERT 0 1":
-            raise StepConflictError(f"run {cp.run_id!r} does not exist", run_id=cp.run_id, step=cp.step)
-
-    async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
-        """Return the checkpoint with this label, or None."""
-        check_id(run_id)
-        check_id(label, "checkpoint label")
-        rows = await self._fetch(_LOAD_CP, run_id, label, run_id=run_id)
-        return Checkpoint(*rows[0]) if rows else None
+        if token is None:
+            return _INSERT_BRANCHES, cols
+        return _INSERT_BRANCHES_FENCED, (*cols, runs[0], token)
 
     # ---------------------------------------------------------------- retention
-
-    async def update_meta(self, run_id: str, meta: bytes) -> None:
-        """Replace the run's encoded JSON metadata (UTF-8 JSON text). Unknown run: no effect."""
-        check_id(run_id)
-        text = _meta_text(RunRecord(run_id, RunStatus.RUNNING, b"", meta=meta))
-        await self._execute("write", _SET_META, text, time.time(), run_id, run_id=run_id)
-
-    async def delete_run(self, run_id: str) -> bool:
-        """Delete a run with its steps, branch results and checkpoints; False if it did not exist."""
-        check_id(run_id)
-        done = await self._execute("write", _DELETE_RUN, run_id, run_id=run_id)
-        return done != "DELETE 0"
 
     async def delete_steps_before(self, run_id: str, step: int) -> int:
         """Delete the run's steps and branch results below `step` in one statement; returns how
         many steps went. `StoreError` (nothing deleted) if `step` carries no state snapshot.
         """
         check_id(run_id)
-        [(count, has_snapshot, has_steps)] = await self._fetch_write(
-            _DELETE_STEPS_BEFORE, run_id, step, run_id=run_id
+        [(count, has_snapshot, has_steps)] = await self._fetch(
+            "write", _DELETE_STEPS_BEFORE, (run_id, step), run_id=run_id
         )
         if not has_snapshot and has_steps:
             raise StoreError(
@@ -917,32 +562,19 @@ class PostgresStore(RunTransfer, PruneMixin):
         Raises `StoreError` for an unknown run.
         """
         check_id(run_id)
-        rows = await self._fetch_write(_CLAIM, run_id, worker, float(ttl), run_id=run_id)
-        if not rows:
-            if await self.get_run(run_id) is None:
-                raise StoreError(f"cannot claim run {run_id!r}: it does not exist", run_id=run_id)
-            return None
-        token, expires = rows[0]
-        self._held[run_id] = token
-        return Lease(run_id, worker, token, expires)
+        rows = await self._fetch("lease", _CLAIM, (run_id, worker, float(ttl)), run_id=run_id)
+        return await self._claimed(run_id, worker, (rows[0][0], rows[0][1]) if rows else None)
 
     async def renew(self, lease: Lease, ttl: float) -> Lease:
         """Extend a live lease to `ttl` seconds from now; `LeaseLostError` if it expired or was taken."""
-        rows = await self._fetch_write(_RENEW, lease.run_id, lease.token, float(ttl), run_id=lease.run_id)
+        rows = await self._fetch(
+            "lease", _RENEW, (lease.run_id, lease.token, float(ttl)), run_id=lease.run_id
+        )
         if not rows:
-            await self._refuse(lease.run_id, None, lease.token, "other")
-            raise LeaseLostError(f"{self!r}: the lease on run {lease.run_id!r} is gone", run_id=lease.run_id)
+            raise await self._lease_gone(lease)
         return lease._replace(expires_at=rows[0][0])
 
     async def release(self, lease: Lease) -> None:
         """Give the run up; its writes are no longer fenced here. No effect if the lease was lost."""
-        if self._held.get(lease.run_id) == lease.token:
-            del self._held[lease.run_id]
-        await self._execute("lease", _RELEASE, lease.run_id, lease.token, run_id=lease.run_id)
-
-    async def _fetch_write(self, sql: str, *args: Any, run_id: str) -> list[Any]:
-        pool = await self._db()
-        try:
-            return list(await pool.fetch(sql, *args))
-        except self._errors as exc:
-            raise _translate(exc, "lease", repr(self), run_id=run_id) from exc
+        self._let_go(lease)
+        await self._count("lease", _RELEASE, (lease.run_id, lease.token), run_id=lease.run_id)

@@ -1,0 +1,21 @@
+"""The SQL core the server and file stores share: algorithms written once over a small driver interface.
+
+`SQLStore` holds what every SQL backend does the same way (row checks, step and branch writes
+with their refusals explained, status compare-and-set, checkpoints, integrity checks);
+`LeaseMixin` the lease bookkeeping; `PoolMixin` the per-event-loop connection pool. A backend
+keeps only its dialect (`Statements`) and its driver glue (`_count`, `_rows`, error translation).
+"""
+
+from ._core import LeaseMixin, Op, SQLStore, Statements, run_record
+from ._pool import PoolMixin, driver_error, terminate
+
+__all__ = [
+    "LeaseMixin",
+    "Op",
+    "PoolMixin",
+    "SQLStore",
+    "Statements",
+    "driver_error",
+    "run_record",
+    "terminate",
+]
