@@ -30,9 +30,10 @@ from types import TracebackType
 from typing import Any, Final
 from urllib.parse import quote
 
+from ._sql import terminate as _terminate
 from .errors import StoreUnavailableError
 from .lg_protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
-from .mysql import _OTHER_ERRORS, _driver, _Op, _parse_dsn, _terminate, _translate
+from .mysql import _OTHER_ERRORS, _driver, _Op, _parse_dsn, _translate
 
 __all__ = ["MySQLCheckpointTable"]
 

@@ -27,18 +27,15 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
 from collections.abc import Awaitable, Callable, Sequence
-from types import ModuleType, TracebackType
-from typing import Any, Final, Literal
+from types import ModuleType
+from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
-from ._integrity import checked_steps, latest_of, orphans_error, status_conflict
 from ._lease import Lease
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, driver_error, run_record, terminate
 from .errors import (
     CorruptRecordError,
-    LeaseLostError,
     MissingDriverError,
     RunExistsError,
     StepConflictError,
@@ -46,9 +43,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .ids import check_id
-from .prune import PruneMixin
-from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
-from .transfer import RunTransfer
+from .records import BranchRecord, Checkpoint, RunRecord, StepRecord
 
 __all__ = ["SCHEMA_VERSION", "MySQLStore"]
 
@@ -163,55 +158,60 @@ _VERSION_TABLE: Final = "CREATE TABLE IF NOT EXISTS schema_version (version INT 
 _GET_VERSION: Final = "SELECT coalesce(max(version), 0) FROM schema_version"
 _SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES (%s)"
 
-# Inserts nothing while rows of an earlier run with this id outlive its run record (deleted under
-# them): a new run must never fold another run's steps. Parameters: the ten fields, then the
-# run id three times.
-_INSERT_RUN: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+# Statements are in the parameter order `graphengine.store._sql.Statements` documents. Inserts
+# nothing while rows of an earlier run with this id outlive its run record (deleted under them):
+# a new run must never fold another run's steps.
+_STATEMENTS: Final = Statements(
+    insert_run="""INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
 SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
 WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = %s) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = %s)
-  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)"""
-_ORPHANS: Final = """SELECT (SELECT min(step) FROM steps WHERE run_id = %s), EXISTS (SELECT 1 FROM branches WHERE run_id = %s),
-    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)"""
-_FIRST_STEP: Final = "SELECT step, state IS NOT NULL FROM steps WHERE run_id = %s ORDER BY step LIMIT 1"
-_RUN_EXISTS: Final = "SELECT 1 FROM runs WHERE run_id = %s"
-_STATUS_STATE: Final = (
-    "SELECT status, coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) FROM runs WHERE run_id = %s"
-)
-_GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = %s"
-_LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT %s"
-_LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = %s ORDER BY created_at DESC, run_id DESC LIMIT %s"
-# Without a lease: refused while another worker's lease on the run is live. CLIENT_FOUND_ROWS is
-# off, so an update to the same values counts 0 rows: updated_at always changes, so it never is.
-# Both are compare-and-set: a NULL expected step (0 = no step yet) or status disables its check.
-# Parameters: status, error, error_node, updated_at, run_id, (token,) then the expected step
-# twice, run_id, the expected status twice.
-_SET_STATUS: Final = """UPDATE runs SET status = %s, error = %s, error_node = %s, updated_at = %s
+  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)""",
+    orphans="""SELECT (SELECT min(step) FROM steps WHERE run_id = %s), EXISTS (SELECT 1 FROM branches WHERE run_id = %s),
+    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)""",
+    first_step="SELECT step, state IS NOT NULL FROM steps WHERE run_id = %s ORDER BY step LIMIT 1",
+    run_exists="SELECT 1 FROM runs WHERE run_id = %s",
+    get_run="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = %s",
+    list_runs="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT %s",
+    list_runs_by_status="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = %s ORDER BY created_at DESC, run_id DESC LIMIT %s",
+    status_state="SELECT status, coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) FROM runs WHERE run_id = %s",
+    # Without a lease: refused while another worker's lease on the run is live. CLIENT_FOUND_ROWS
+    # is off, so an update to the same values counts 0 rows: updated_at always changes, so it
+    # never is.
+    set_status="""UPDATE runs SET status = %s, error = %s, error_node = %s, updated_at = %s
 WHERE run_id = %s AND (lease_expires IS NULL OR lease_expires <= UNIX_TIMESTAMP(NOW(6)))
   AND (%s IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) = %s)
-  AND (%s IS NULL OR status = %s)"""
-_SET_STATUS_FENCED: Final = """UPDATE runs SET status = %s, error = %s, error_node = %s, updated_at = %s
-WHERE run_id = %s AND lease_token = %s AND lease_expires > UNIX_TIMESTAMP(NOW(6))
+  AND (%s IS NULL OR status = %s)""",
+    set_status_fenced="""UPDATE runs SET status = %s, error = %s, error_node = %s, updated_at = %s
+WHERE run_id = %s
   AND (%s IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) = %s)
-  AND (%s IS NULL OR status = %s)"""
-# The hot path (see store.postgres): inserts nothing unless the run exists and may be written by
-# this writer and the step is exactly the next one. Parameters: the 11 record fields, then
-# run_id, step (and the token when fenced).
-_INSERT_STEP: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+  AND (%s IS NULL OR status = %s) AND lease_token = %s AND lease_expires > UNIX_TIMESTAMP(NOW(6))""",
+    # The hot path (see store.postgres): inserts nothing unless the run exists and may be written
+    # by this writer and the step is exactly the next one.
+    insert_step="""INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
 SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
 WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) = %s - 1
-  AND EXISTS (SELECT 1 FROM runs WHERE run_id = %s AND (lease_expires IS NULL OR lease_expires <= UNIX_TIMESTAMP(NOW(6))))"""
-_INSERT_STEP_FENCED: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = %s AND (lease_expires IS NULL OR lease_expires <= UNIX_TIMESTAMP(NOW(6))))""",
+    insert_step_fenced="""INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
 SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
 WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) = %s - 1
-  AND EXISTS (SELECT 1 FROM runs WHERE run_id = %s AND lease_token = %s AND lease_expires > UNIX_TIMESTAMP(NOW(6)) LOCK IN SHARE MODE)"""
-_WRITE_STATE: Final = """SELECT lease_owner, lease_token, lease_expires > UNIX_TIMESTAMP(NOW(6)), lease_expires,
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = %s AND lease_token = %s AND lease_expires > UNIX_TIMESTAMP(NOW(6)) LOCK IN SHARE MODE)""",
+    write_state="""SELECT lease_owner, lease_token, lease_expires > UNIX_TIMESTAMP(NOW(6)), lease_expires,
     (SELECT max(step) FROM steps WHERE run_id = %s)
-FROM runs WHERE run_id = %s"""
-_LOAD_FROM_SNAPSHOT: Final = """SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
+FROM runs WHERE run_id = %s""",
+    load_from_snapshot="""SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
 WHERE run_id = %s AND step >= coalesce(
     (SELECT step FROM steps WHERE run_id = %s AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
-ORDER BY step"""
-_LOAD_STEPS: Final = "SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = %s AND step > %s ORDER BY step LIMIT %s"
+ORDER BY step""",
+    load_steps="SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = %s AND step > %s ORDER BY step LIMIT %s",
+    load_branches="SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = %s AND step = %s ORDER BY branch",
+    # Upsert; the EXISTS refuses unknown runs (0 rows). A replace counts 2 rows, an insert 1.
+    save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
+SELECT %s, %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
+ON DUPLICATE KEY UPDATE step = VALUES(step), state = VALUES(state), ts = VALUES(ts)""",
+    load_checkpoint="SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = %s AND label = %s",
+    set_meta="UPDATE runs SET meta = %s, updated_at = %s WHERE run_id = %s",
+    delete_run="DELETE FROM runs WHERE run_id = %s",
+)
 # LIMIT needs a number in MySQL: the largest BIGINT UNSIGNED stands for "no limit".
 _NO_LIMIT: Final = 18446744073709551615
 # A batch is one multi-row INSERT: all or nothing (duplicate key, or an unknown run's foreign key).
@@ -230,15 +230,7 @@ _BRANCHES_LEASED_ELSEWHERE: Final = (
     "SELECT run_id FROM runs WHERE run_id IN ({}) AND lease_expires > UNIX_TIMESTAMP(NOW(6))"
 )
 _MAX_BRANCHES: Final = 4096
-_LOAD_BRANCHES: Final = "SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = %s AND step = %s ORDER BY branch"
-# Upsert; the EXISTS refuses unknown runs (0 rows). A replace counts 2 rows, an insert 1.
-_SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
-SELECT %s, %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
-ON DUPLICATE KEY UPDATE step = VALUES(step), state = VALUES(state), ts = VALUES(ts)"""
-_LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = %s AND label = %s"
 # Retention. MySQL has no data-modifying CTEs, so delete_steps_before is one transaction.
-_SET_META: Final = "UPDATE runs SET meta = %s, updated_at = %s WHERE run_id = %s"
-_DELETE_RUN: Final = "DELETE FROM runs WHERE run_id = %s"
 _SNAPSHOT_AT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = %s AND step = %s FOR UPDATE"
 _HAS_STEPS: Final = "SELECT 1 FROM steps WHERE run_id = %s LIMIT 1"
 _DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = %s AND step < %s"
@@ -254,8 +246,6 @@ _RELEASE: Final = (
     "UPDATE runs SET lease_owner = NULL, lease_expires = NULL WHERE run_id = %s AND lease_token = %s"
 )
 
-_STATUSES: Final = {s.value: s for s in RunStatus}
-
 
 def _text(value: Any, run_id: Any = None, field: str = "run_id") -> str:
     """A key column (VARBINARY since v2) as the str it was written from."""
@@ -269,26 +259,6 @@ def _text(value: Any, run_id: Any = None, field: str = "run_id") -> str:
             f"holds {value!r:.60}, not UTF-8 text",
             field=field,
         ) from exc
-
-
-def _step_from_row(row: Sequence[Any]) -> StepRecord:
-    return StepRecord(_text(row[0]), *row[1:])
-
-
-def _branch_from_row(row: Sequence[Any]) -> BranchRecord:
-    return BranchRecord(_text(row[0]), *row[1:])
-
-
-def _run_from_row(row: Sequence[Any]) -> RunRecord:
-    row = (_text(row[0]), *row[1:])
-    status = _STATUSES.get(row[1])
-    if status is None:
-        raise CorruptRecordError(
-            f"run record of run {row[0]!r} is corrupt: field 'status' holds unknown status {row[1]!r}",
-            run_id=row[0],
-            field="status",
-        )
-    return RunRecord(row[0], status, row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9].encode())
 
 
 def _meta_text(run: RunRecord) -> str:
@@ -306,7 +276,7 @@ def _meta_text(run: RunRecord) -> str:
 # MRO); each entry looks at the MySQL error number (args[0]). Error numbers:
 # https://mariadb.com/kb/en/mariadb-error-codes/ and the MySQL server error reference.
 
-_Op = Literal["open", "create_run", "save_step", "save_branches", "save_checkpoint", "read", "write", "lease"]
+_Op = Op
 _Pick = Callable[[BaseException, _Op], type[StoreError]]
 
 _DUPLICATE_KEY: Final = 1062
@@ -389,13 +359,7 @@ def _translate(
         if pick is not None:
             kind = pick(exc, op)
             break
-    if op == "open" and kind is StoreError:
-        kind = StoreUnavailableError
-    what = f"run {run_id!r} already exists" if kind is RunExistsError else f"{op} failed"
-    msg = f"{where}: {what}: {type(exc).__name__}: {exc}"
-    if kind is CorruptRecordError:
-        return CorruptRecordError(msg, run_id=run_id, step=step, field="")
-    return kind(msg, run_id=run_id, step=step)
+    return driver_error(kind, exc, op, where, run_id=run_id, step=step)
 
 
 def _driver() -> ModuleType:
@@ -429,7 +393,7 @@ def _parse_dsn(dsn: str) -> dict[str, Any]:
 _OTHER_ERRORS: Final = (OSError, TimeoutError)
 
 
-class MySQLStore(RunTransfer, PruneMixin):
+class MySQLStore(PoolMixin, LeaseMixin):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
@@ -437,6 +401,10 @@ class MySQLStore(RunTransfer, PruneMixin):
     Errors as for `PostgresStore`: `RunExistsError`, `StepConflictError`, `LeaseLostError`,
     `StoreUnavailableError`, `MissingDriverError`.
     """
+
+    _sql = _STATEMENTS
+    _no_limit = _NO_LIMIT
+    _max_branches = _MAX_BRANCHES
 
     def __init__(
         self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
@@ -454,42 +422,15 @@ class MySQLStore(RunTransfer, PruneMixin):
         """Most connections the pool opens."""
         self.connect_timeout = connect_timeout
         """Seconds to wait for a connection before `StoreUnavailableError`."""
-        self._pool: Any = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._lock: asyncio.Lock | None = None
-        self._lock_loop: asyncio.AbstractEventLoop | None = None
-        self._closed = False
         self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
-        # Fencing tokens of the leases this store object holds, by run id (see LeaseStore).
-        self._held: dict[str, int] = {}
+        self._init_pool()
+        self._init_sql()
 
     def __repr__(self) -> str:
         # Never show the DSN: it may hold a password.
         return f"MySQLStore(database={self.database!r})"
 
     # ---------------------------------------------------------------- connection management
-
-    async def _db(self) -> Any:
-        pool = self._pool
-        if pool is not None and self._loop is asyncio.get_running_loop():
-            return pool
-        return await self._open_for_loop()
-
-    async def _open_for_loop(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._lock is None or self._lock_loop is not loop:
-            self._lock, self._lock_loop = asyncio.Lock(), loop
-        async with self._lock:
-            if self._closed:
-                raise StoreUnavailableError(f"{self!r} is closed")
-            if self._pool is not None and self._loop is loop:
-                return self._pool
-            old, self._pool, self._loop = self._pool, None, None
-            if old is not None:
-                _terminate(old)
-            pool = await self._connect()
-            self._pool, self._loop = pool, loop
-            return pool
 
     async def _connect(self) -> Any:
         asyncmy = _driver()
@@ -512,7 +453,7 @@ class MySQLStore(RunTransfer, PruneMixin):
             async with pool.acquire() as conn:
                 await self._migrate(conn)
         except BaseException as exc:
-            _terminate(pool)
+            terminate(pool)
             if isinstance(exc, self._errors):
                 raise _translate(exc, "open", where) from exc
             raise
@@ -546,42 +487,23 @@ class MySQLStore(RunTransfer, PruneMixin):
                 await cur.execute(_UNLOCK)
                 await cur.fetchone()
 
-    async def close(self) -> None:
-        """Close the pool; the store may not be used afterwards (`StoreUnavailableError`)."""
-        self._closed = True
-        pool, loop, self._pool, self._loop = self._pool, self._loop, None, None
-        if pool is None:
-            return
-        if loop is asyncio.get_running_loop():
-            pool.close()
-            try:
-                await asyncio.wait_for(pool.wait_closed(), self.connect_timeout)
-                return
-            except self._errors:
-                pass  # closing is best effort: every write was already committed
-        _terminate(pool)
+    async def _close_pool(self, pool: Any) -> None:
+        pool.close()
+        await pool.wait_closed()
 
-    async def __aenter__(self) -> MySQLStore:
-        """Connect now, so a bad DSN fails here rather than at the first write."""
-        await self._db()
-        return self
+    # ---------------------------------------------------------------- driver glue (SQLStore)
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
-    async def _fetch(self, op: _Op, sql: str, args: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
+    async def _rows(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
         pool = await self._db()
         try:
             async with pool.acquire() as conn, conn.cursor() as cur:
-                await cur.execute(sql, args)
+                await cur.execute(sql, params)
                 return list(await cur.fetchall())
         except self._errors as exc:
-            raise _translate(exc, op, repr(self), run_id=run_id) from exc
+            raise _translate(exc, "read", repr(self), run_id=run_id) from exc
 
-    async def _execute(
-        self, op: _Op, sql: str, args: Sequence[Any], *, run_id: str | None = None, step: int | None = None
+    async def _count(
+        self, op: _Op, sql: str, params: Sequence[Any], *, run_id: str | None = None, step: int | None = None
     ) -> int:
         """Run one write statement; returns the affected row count. A deadlock victim is retried:
         InnoDB rolled it back whole, so running it again is safe and then sees the winner's commit.
@@ -592,7 +514,7 @@ class MySQLStore(RunTransfer, PruneMixin):
         for attempt in range(3):
             try:
                 async with pool.acquire() as conn, conn.cursor() as cur:
-                    n: int = await cur.execute(sql, args)
+                    n: int = await cur.execute(sql, params)
                     return n
             except self._errors as exc:
                 if _errno(exc) in _RETRYABLE and attempt < 2:
@@ -600,286 +522,46 @@ class MySQLStore(RunTransfer, PruneMixin):
                 raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    # ---------------------------------------------------------------- runs
+    def _run_row(self, row: Sequence[Any]) -> RunRecord:
+        return run_record(row, _text(row[0]), row[9].encode())
 
-    async def create_run(self, run: RunRecord) -> None:
-        """Store a new run; `RunExistsError` if the id is taken. Zero timestamps become now.
+    def _step_row(self, row: Sequence[Any]) -> StepRecord:
+        return StepRecord(_text(row[0]), *row[1:])
 
-        `meta` must be UTF-8 JSON text; anything else is a `StoreError`.
-        """
-        check_id(run.run_id)
-        now = time.time()
-        rid = run.run_id
-        args = (
-            run.run_id,
-            run.status.value,
-            run.initial,
-            run.fingerprint,
-            run.state_version,
-            run.created_at or now,
-            run.updated_at or now,
-            run.error,
-            run.error_node,
-            _meta_text(run),
-            rid,
-            rid,
-            rid,
-        )
-        if await self._execute("create_run", _INSERT_RUN, args, run_id=run.run_id) != 1:
-            raise await self._orphans(rid)
+    def _branch_row(self, row: Sequence[Any]) -> BranchRecord:
+        return BranchRecord(_text(row[0]), *row[1:])
 
-    async def _orphans(self, run_id: str) -> CorruptRecordError:
-        """Describe the rows `run_id` left behind without a run record (cold path)."""
-        [(step, branches, _)] = await self._fetch("read", _ORPHANS, (run_id, run_id, run_id), run_id=run_id)
-        what = "steps" if step is not None else "branch results" if branches else "checkpoints"
-        return orphans_error(run_id, step, what)
+    def _checkpoint_row(self, row: Sequence[Any]) -> Checkpoint:
+        rid, label, *rest = row
+        return Checkpoint(_text(rid), _text(label, rid, "label"), *rest)
 
-    async def get_run(self, run_id: str) -> RunRecord | None:
-        """Return the run record, or None."""
-        check_id(run_id)
-        rows = await self._fetch("read", _GET_RUN, (run_id,), run_id=run_id)
-        return _run_from_row(rows[0]) if rows else None
+    def _owner(self, value: Any, run_id: str) -> Any:
+        return _text(value, run_id, "lease_owner") if value is not None else None
 
-    async def set_status(
-        self,
-        run_id: str,
-        status: RunStatus,
-        *,
-        error: str | None = None,
-        error_node: str | None = None,
-        expect_step: int | None = None,
-        expect_status: RunStatus | None = None,
-    ) -> None:
-        """Change a run's status, error and `updated_at`; an unknown run is left alone.
-        `LeaseLostError` as for `PostgresStore.set_status`; compare-and-set with `expect_step`
-        and/or `expect_status` as there (`StatusConflictError`, nothing changed).
-        """
-        check_id(run_id)
-        token = self._held.get(run_id)
-        now = time.time()
-        want = expect_status.value if expect_status is not None else None
-        cas = (expect_step, run_id, expect_step, want, want)
-        if token is None:
-            n = await self._execute(
-                "write", _SET_STATUS, (status.value, error, error_node, now, run_id, *cas), run_id=run_id
-            )
-        else:
-            n = await self._execute(
-                "write",
-                _SET_STATUS_FENCED,
-                (status.value, error, error_node, now, run_id, token, *cas),
-                run_id=run_id,
-            )
-        if n == 0:
-            await self._refuse(run_id, None, token, "status")
-            if expect_step is not None or expect_status is not None:
-                rows = await self._fetch("read", _STATUS_STATE, (run_id, run_id), run_id=run_id)
-                if rows:
-                    raise status_conflict(
-                        self, run_id, rows[0][0], int(rows[0][1]), expect_step, expect_status
-                    )
+    def _meta(self, run: RunRecord) -> str:
+        """`meta` must be UTF-8 JSON text; anything else is a `StoreError`."""
+        return _meta_text(run)
 
-    async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
-        """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
-        if status is None:
-            rows = await self._fetch("read", _LIST_RUNS, (max(limit, 0),))
-        else:
-            rows = await self._fetch("read", _LIST_RUNS_BY_STATUS, (status.value, max(limit, 0)))
-        return [_run_from_row(r) for r in rows]
-
-    # ---------------------------------------------------------------- steps
-
-    async def save_step(self, rec: StepRecord) -> None:
-        """Append a step record in one statement; `StepConflictError` unless it is the next step
-        of an existing run, `LeaseLostError` if the writer may not write the run; either way
-        nothing was written. A zero `ts` becomes now.
-        """
-        check_id(rec.run_id)
-        params = rec if rec.ts else (*rec[:-1], time.time())
-        token = self._held.get(rec.run_id)
-        if token is None:
-            args: tuple[Any, ...] = (*params, rec.run_id, rec.step, rec.run_id)
-            sql = _INSERT_STEP
-        else:
-            args, sql = (*params, rec.run_id, rec.step, rec.run_id, token), _INSERT_STEP_FENCED
-        n = await self._execute("save_step", sql, args, run_id=rec.run_id, step=rec.step)
-        if n != 1:
-            await self._refuse(rec.run_id, rec.step, token, "step")
-
-    async def _refuse(
-        self, run_id: str, step: int | None, token: int | None, what: Literal["step", "status", "other"]
-    ) -> None:
-        """Explain why a conditioned write changed nothing (see `PostgresStore._refuse`)."""
-        rows = await self._fetch("read", _WRITE_STATE, (run_id, run_id), run_id=run_id)
-        if not rows:
-            if what != "step":
-                return
-            raise StepConflictError(f"run {run_id!r} does not exist", run_id=run_id, step=step)
-        owner, current, live, expires, last = rows[0]
-        owner = _text(owner, run_id, "lease_owner") if owner is not None else None
-        if token is not None and (current != token or not live):
-            why = "expired" if current == token else f"was taken over by {owner!r} (token {current})"
-            raise LeaseLostError(
-                f"{self!r}: the lease on run {run_id!r} with token {token} {why}; nothing was written "
-                "and the run's new owner resumes it",
-                run_id=run_id,
-                step=step,
-            )
-        if token is None and live:
-            raise LeaseLostError(
-                f"{self!r}: run {run_id!r} is leased by {owner!r} until {expires:.3f} (database clock); "
-                "only its owner may write it",
-                run_id=run_id,
-                step=step,
-            )
-        if what != "step":
-            return
-        raise StepConflictError(
-            f"step {step} of run {run_id!r} conflicts: the next step to write is {(last or 0) + 1}",
-            run_id=run_id,
-            step=step,
-        )
-
-    async def load_latest(self, run_id: str) -> Latest | None:
-        """Return the run, its newest snapshot and the steps after it (two reads, each consistent).
-
-        `CorruptRecordError` if a step is missing, or if steps of this id outlived its run record.
-        """
-        run = await self.get_run(run_id)
-        if run is None:
-            if await self._fetch("read", _FIRST_STEP, (run_id,), run_id=run_id):
-                raise await self._orphans(run_id)
-            return None
-        rows = await self._fetch("read", _LOAD_FROM_SNAPSHOT, (run_id, run_id), run_id=run_id)
-        return latest_of(run, [_step_from_row(r) for r in rows])
-
-    async def load_steps(
-        self, run_id: str, *, after: int = 0, limit: int | None = None
-    ) -> Sequence[StepRecord]:
-        """Return step records with `step > after`, in order, at most `limit` of them.
-
-        `CorruptRecordError` if a step in that range is missing or the steps have no run record.
-        """
-        check_id(run_id)
-        lim = _NO_LIMIT if limit is None else max(limit, 0)
-        rows = await self._fetch("read", _LOAD_STEPS, (run_id, after, lim), run_id=run_id)
-
-        async def first_stored() -> tuple[int, bool] | None:
-            got = await self._fetch("read", _FIRST_STEP, (run_id,), run_id=run_id)
-            return (int(got[0][0]), bool(got[0][1])) if got else None
-
-        async def run_exists() -> bool:
-            return bool(await self._fetch("read", _RUN_EXISTS, (run_id,), run_id=run_id))
-
-        return await checked_steps(run_id, after, [_step_from_row(r) for r in rows], first_stored, run_exists)
-
-    # ---------------------------------------------------------------- fan-out branches
-
-    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
-        """Store landed branch results in one statement, all or nothing. `StepConflictError`
-        (nothing written) if a (run, step, branch) is taken or a run does not exist;
-        `LeaseLostError` as for `save_step`. At most 4,096 records per call.
-        """
-        if not recs:
-            return
-        for b in recs:
-            check_id(b.run_id)
-        first = recs[0]
-        if len(recs) > _MAX_BRANCHES:
-            raise StoreError(
-                f"save_branches got {len(recs)} records; at most {_MAX_BRANCHES} fit in one atomic "
-                "write: save them in several calls",
-                run_id=first.run_id,
-                step=first.step,
-            )
-        now = time.time()
-        args: list[Any] = []
-        for b in recs:
-            args += b if b.ts else (*b[:-1], now)
-        runs = sorted({b.run_id for b in recs})
-        held = [r for r in runs if r in self._held]
-        if held and len(runs) > 1:
-            raise StoreError(
-                f"{self!r}: save_branches got records of {len(runs)} runs, one of them leased here; "
-                "save a leased run's branches in a call of their own",
-                run_id=first.run_id,
-                step=first.step,
-            )
-        token = self._held.get(first.run_id) if held else None
-        if token is None:
-            # Refuse runs another worker leases; a cold read, as unleased fan-outs are rare in
-            # deployments that use leases at all. (Only placeholders are repeated into the text.)
-            marks = ", ".join(["%s"] * len(runs))
-            leased = await self._fetch("read", _BRANCHES_LEASED_ELSEWHERE.format(marks), runs)
-            if leased:
-                await self._refuse(_text(leased[0][0]), first.step, None, "other")
-            sql = _INSERT_BRANCHES + ", ".join([_BRANCH_ROW] * len(recs))
-        else:
+    async def _branches_statement(
+        self, rows: list[Sequence[Any]], runs: list[str], token: int | None
+    ) -> tuple[str, Sequence[Any]]:
+        params: list[Any] = [value for row in rows for value in row]
+        if token is not None:
             sql = (
                 _INSERT_BRANCHES_FENCED
-                + " UNION ALL ".join([_BRANCH_SELECT_ROW] * len(recs))
+                + " UNION ALL ".join([_BRANCH_SELECT_ROW] * len(rows))
                 + _BRANCHES_FENCE
             )
-            args += (first.run_id, token)
-        try:
-            n = await self._execute("save_branches", sql, args, run_id=first.run_id, step=first.step)
-        except StepConflictError as exc:
-            raise StepConflictError(
-                f"{self!r}: a branch of step {first.step} of run {first.run_id!r} is already "
-                "stored, or the run does not exist; nothing was written",
-                run_id=first.run_id,
-                step=first.step,
-            ) from exc.__cause__
-        if n == 0 and token is not None:
-            await self._refuse(first.run_id, first.step, token, "other")
-            raise LeaseLostError(
-                f"{self!r}: branches of run {first.run_id!r} were refused by a lease",
-                run_id=first.run_id,
-                step=first.step,
-            )
-
-    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
-        """Return the stored branch results of the fan-out at `step`, in branch order."""
-        check_id(run_id)
-        rows = await self._fetch("read", _LOAD_BRANCHES, (run_id, step), run_id=run_id)
-        return [_branch_from_row(r) for r in rows]
-
-    # ---------------------------------------------------------------- checkpoints
-
-    async def save_checkpoint(self, cp: Checkpoint) -> None:
-        """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
-        the run does not exist. A zero `ts` becomes now.
-        """
-        check_id(cp.run_id)
-        check_id(cp.label, "checkpoint label")
-        args = (cp.run_id, cp.label, cp.step, cp.state, cp.ts or time.time(), cp.run_id)
-        n = await self._execute("save_checkpoint", _SAVE_CP, args, run_id=cp.run_id, step=cp.step)
-        if n == 0 and await self.get_run(cp.run_id) is None:
-            # 0 rows also means "replaced with identical values", hence the check.
-            raise StepConflictError(f"run {cp.run_id!r} does not exist", run_id=cp.run_id, step=cp.step)
-
-    async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
-        """Return the checkpoint with this label, or None."""
-        check_id(run_id)
-        check_id(label, "checkpoint label")
-        rows = await self._fetch("read", _LOAD_CP, (run_id, label), run_id=run_id)
-        if not rows:
-            return None
-        rid, lab, *rest = rows[0]
-        return Checkpoint(_text(rid), _text(lab, rid, "label"), *rest)
+            return sql, (*params, runs[0], token)
+        # Refuse runs another worker leases; a cold read, as unleased fan-outs are rare in
+        # deployments that use leases at all. (Only placeholders are repeated into the text.)
+        marks = ", ".join(["%s"] * len(runs))
+        leased = await self._rows(_BRANCHES_LEASED_ELSEWHERE.format(marks), runs)
+        if leased:
+            await self._refuse(_text(leased[0][0]), rows[0][1], None, "other")
+        return _INSERT_BRANCHES + ", ".join([_BRANCH_ROW] * len(rows)), params
 
     # ---------------------------------------------------------------- retention
-
-    async def update_meta(self, run_id: str, meta: bytes) -> None:
-        """Replace the run's encoded JSON metadata (UTF-8 JSON text). Unknown run: no effect."""
-        check_id(run_id)
-        text = _meta_text(RunRecord(run_id, RunStatus.RUNNING, b"", meta=meta))
-        await self._execute("write", _SET_META, (text, time.time(), run_id), run_id=run_id)
-
-    async def delete_run(self, run_id: str) -> bool:
-        """Delete a run with its steps, branch results and checkpoints; False if it did not exist."""
-        check_id(run_id)
-        return await self._execute("write", _DELETE_RUN, (run_id,), run_id=run_id) > 0
 
     async def delete_steps_before(self, run_id: str, step: int) -> int:
         """Delete the run's steps and branch results below `step` in one transaction; returns how
@@ -923,40 +605,26 @@ class MySQLStore(RunTransfer, PruneMixin):
         """
         check_id(run_id)
         pool = await self._db()
+        got: tuple[int, float] | None = None
         try:
             async with pool.acquire() as conn, conn.cursor() as cur:
-                n = await cur.execute(_CLAIM, (worker, float(ttl), run_id, worker))
-                if n == 1:
+                if await cur.execute(_CLAIM, (worker, float(ttl), run_id, worker)) == 1:
                     token = int(cur.lastrowid)
                     await cur.execute(_LEASE_OF, (run_id,))
-                    row = await cur.fetchone()
+                    got = (token, float((await cur.fetchone())[1]))
         except self._errors as exc:
             raise _translate(exc, "lease", repr(self), run_id=run_id) from exc
-        if n != 1:
-            if await self.get_run(run_id) is None:
-                raise StoreError(f"cannot claim run {run_id!r}: it does not exist", run_id=run_id)
-            return None
-        self._held[run_id] = token
-        return Lease(run_id, worker, token, float(row[1]))
+        return await self._claimed(run_id, worker, got)
 
     async def renew(self, lease: Lease, ttl: float) -> Lease:
         """Extend a live lease to `ttl` seconds from now; `LeaseLostError` if it expired or was taken."""
-        n = await self._execute("lease", _RENEW, (float(ttl), lease.run_id, lease.token), run_id=lease.run_id)
-        rows = await self._fetch("read", _LEASE_OF, (lease.run_id,), run_id=lease.run_id)
+        n = await self._count("lease", _RENEW, (float(ttl), lease.run_id, lease.token), run_id=lease.run_id)
+        rows = await self._rows(_LEASE_OF, (lease.run_id,), run_id=lease.run_id)
         if n != 1 or not rows or rows[0][0] != lease.token:
-            await self._refuse(lease.run_id, None, lease.token, "other")
-            raise LeaseLostError(f"{self!r}: the lease on run {lease.run_id!r} is gone", run_id=lease.run_id)
+            raise await self._lease_gone(lease)
         return lease._replace(expires_at=float(rows[0][1]))
 
     async def release(self, lease: Lease) -> None:
         """Give the run up; its writes are no longer fenced here. No effect if the lease was lost."""
-        if self._held.get(lease.run_id) == lease.token:
-            del self._held[lease.run_id]
-        await self._execute("lease", _RELEASE, (lease.run_id, lease.token), run_id=lease.run_id)
-
-
-def _terminate(pool: Any) -> None:
-    """Drop a pool's connections without a goodbye (best effort: every write is committed)."""
-    # RuntimeError: the connections belong to an event loop that is closed.
-    with contextlib.suppress(RuntimeError):
-        pool.terminate()
+        self._let_go(lease)
+        await self._count("lease", _RELEASE, (lease.run_id, lease.token), run_id=lease.run_id)
