@@ -26,15 +26,14 @@ import asyncio
 import logging
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import aiosqlite
 
-from ._integrity import checked_steps, latest_of, orphans_error, status_conflict
+from ._sql import Op, SQLStore, Statements, driver_error, run_record
 from .errors import (
     CorruptRecordError,
     RunExistsError,
@@ -43,9 +42,7 @@ from .errors import (
     StoreUnavailableError,
 )
 from .ids import check_id
-from .prune import PruneMixin
-from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
-from .transfer import RunTransfer
+from .records import BranchRecord, Checkpoint, RunRecord, StepRecord
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -118,60 +115,66 @@ assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 _SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 
-# Statements are plain literals (no string building anywhere), every value a bound parameter.
-# Column lists follow dataclass field order, so a checked row is the record's positional arguments.
-
-# Inserts nothing (rowcount 0) while rows of an earlier run with this id outlive its run record
-# (deleted under them): a new run must never fold another run's steps. Parameters: the ten
-# fields, then the run id three times.
-_INSERT_RUN: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+# Statements are plain literals (no string building anywhere), every value a bound parameter,
+# in the order `graphengine.store._sql.Statements` documents. Column lists follow the records'
+# field order, so a checked row is the record's positional arguments. Plain `?` placeholders
+# (Python 3.14's sqlite3 refuses numbered ones bound from a sequence).
+_STATEMENTS: Final = Statements(
+    # Inserts nothing (rowcount 0) while rows of an earlier run with this id outlive its run
+    # record (deleted under them): a new run must never fold another run's steps.
+    insert_run="""INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
 SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = ?)
-  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)"""
-_ORPHANS: Final = """SELECT (SELECT min(step) FROM steps WHERE run_id = ?), EXISTS (SELECT 1 FROM branches WHERE run_id = ?),
-    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)"""
-_GET_RUN: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?"
-# Compare-and-set: a NULL expectation disables its condition. Parameters: status, error,
-# error_node, updated_at, run_id, expected step (twice; 0 = no step yet), expected status (twice).
-_SET_STATUS: Final = """UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?
-  AND (? IS NULL OR coalesce((SELECT max(step) FROM steps WHERE steps.run_id = runs.run_id), 0) = ?)
-  AND (? IS NULL OR status = ?)"""
-_STATUS_STATE: Final = (
-    "SELECT status, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?"
+  AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)""",
+    orphans="""SELECT (SELECT min(step) FROM steps WHERE run_id = ?), EXISTS (SELECT 1 FROM branches WHERE run_id = ?),
+    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)""",
+    first_step="SELECT step, state IS NOT NULL FROM steps WHERE run_id = ? ORDER BY step LIMIT 1",
+    run_exists="SELECT 1 FROM runs WHERE run_id = ?",
+    get_run="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?",
+    list_runs="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?",
+    list_runs_by_status="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?",
+    status_state="SELECT status, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?",
+    # Compare-and-set: a NULL expectation disables its condition.
+    set_status="""UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?
+  AND (? IS NULL OR coalesce((SELECT max(step) FROM steps WHERE run_id = ?), 0) = ?)
+  AND (? IS NULL OR status = ?)""",
+    set_status_fenced=None,
+    # The hot path. One statement = one implicit transaction in autocommit mode. It inserts
+    # nothing (rowcount 0) unless the step is exactly the one after the newest stored one and
+    # the run exists; both checks are index lookups on the primary keys. Refusals are explained
+    # on a cold path.
+    insert_step="""INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+WHERE coalesce((SELECT step FROM steps WHERE run_id = ? ORDER BY step DESC LIMIT 1), 0) = ? - 1
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = ?)""",
+    insert_step_fenced=None,
+    # No leases in SQLite: a refused write is explained by the newest step alone.
+    write_state="SELECT NULL, 0, 0, NULL, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?",
+    # The newest snapshot and everything after it in ONE statement, so it reads one consistent
+    # snapshot of the file even while other connections append. When no step carries a state
+    # the base is 0 and every step comes back.
+    load_from_snapshot="""SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
+WHERE run_id = ? AND step >= coalesce(
+    (SELECT step FROM steps WHERE run_id = ? AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
+ORDER BY step""",
+    # LIMIT -1 means no limit in SQLite.
+    load_steps="SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?",
+    load_branches="SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch",
+    # Upsert; `WHERE EXISTS` both refuses unknown runs and keeps the INSERT ... SELECT ... ON
+    # CONFLICT parse unambiguous (SQLite requires a WHERE there).
+    save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
+SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
+ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts""",
+    load_checkpoint="SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?",
+    set_meta="UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?",
+    delete_run="DELETE FROM runs WHERE run_id = ?",
 )
-_FIRST_STEP: Final = "SELECT step, state IS NOT NULL FROM steps WHERE run_id = ? ORDER BY step LIMIT 1"
-_RUN_EXISTS: Final = "SELECT 1 FROM runs WHERE run_id = ?"
-_SET_META: Final = "UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?"
-_DELETE_RUN: Final = "DELETE FROM runs WHERE run_id = ?"
+# Kept by name: tests read the snapshot statement's plan.
+_LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot
+_GET_RUN: Final = _STATEMENTS.get_run
 _HAS_SNAPSHOT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = ? AND step = ?"
 _DELETE_STEPS_BEFORE: Final = "DELETE FROM steps WHERE run_id = ? AND step < ?"
 _DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = ? AND step < ?"
-_LIST_RUNS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?"
-_LIST_RUNS_BY_STATUS: Final = "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?"
-# The hot path. One statement = one implicit transaction in autocommit mode. It inserts nothing
-# (rowcount 0) unless the run exists and the step is exactly the one after the newest stored one;
-# both checks are index lookups on the primary keys. Refusals are explained on a cold path.
-# Plain `?` placeholders (Python 3.14's sqlite3 refuses numbered ones bound from a sequence):
-# the record's 11 fields, then run_id, run_id, step.
-_INSERT_STEP: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
-SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
-  AND coalesce((SELECT step FROM steps WHERE run_id = ? ORDER BY step DESC LIMIT 1), 0) = ? - 1"""
-_LAST_STEP: Final = "SELECT max(step) FROM steps WHERE run_id = ?"
-# The newest snapshot and everything after it in ONE statement, so it reads one consistent
-# snapshot of the file even while other connections append. When no step carries a state the
-# base is 0 and every step comes back.
-_LOAD_FROM_SNAPSHOT: Final = """SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
-WHERE run_id = ? AND step >= coalesce(
-    (SELECT step FROM steps WHERE run_id = ? AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
-ORDER BY step"""
-_LOAD_STEPS: Final = "SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?"
-# Upsert; `WHERE EXISTS` both refuses unknown runs and keeps the INSERT ... SELECT ... ON
-# CONFLICT parse unambiguous (SQLite requires a WHERE there).
-_SAVE_CP: Final = """INSERT INTO checkpoints (run_id, label, step, state, ts)
-SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
-ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts"""
-_LOAD_CP: Final = "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?"
 # save_branches writes all its records with ONE multi-row INSERT, so they commit together: a
 # taken (run, step, branch) or an unknown run (foreign key) fails the statement and writes none.
 _INSERT_BRANCHES: Final = (
@@ -180,7 +183,6 @@ _INSERT_BRANCHES: Final = (
 _BRANCH_ROW: Final = "(?, ?, ?, ?, ?, ?, ?, ?)"
 # SQLite's default SQLITE_MAX_VARIABLE_NUMBER (since 3.32) is 32766 bound values per statement.
 _MAX_BRANCHES: Final = 32766 // 8
-_LOAD_BRANCHES: Final = "SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch"
 
 # How long to wait for a connection left behind by a closed event loop to shut down.
 _DISPOSE_TIMEOUT: Final = 2.0
@@ -232,7 +234,6 @@ _CP_TYPES: Final[tuple[tuple[str, tuple[type, ...]], ...]] = (
     ("state", (bytes,)),
     ("ts", (float, int)),
 )
-_STATUSES: Final = {s.value: s for s in RunStatus}
 
 # Step and branch records are NamedTuples whose field order is the column order above, so a
 # record is its own parameter tuple and a checked row is the record. Fail at import, not at the
@@ -266,16 +267,7 @@ def _check(
 
 def _run_from_row(row: Sequence[Any]) -> RunRecord:
     _check(row, _RUN_TYPES, "run record", None)
-    status = _STATUSES.get(row[1])
-    if status is None:
-        raise CorruptRecordError(
-            f"run record of run {row[0]!r} is corrupt: field 'status' holds unknown status {row[1]!r}",
-            run_id=row[0],
-            field="status",
-        )
-    return RunRecord(
-        row[0], status, row[2], row[3], row[4], float(row[5]), float(row[6]), row[7], row[8], row[9]
-    )
+    return run_record(row, row[0], row[9])
 
 
 def _step_from_row(row: Sequence[Any]) -> StepRecord:
@@ -298,7 +290,7 @@ def _checkpoint_from_row(row: Sequence[Any]) -> Checkpoint:
 # (tests/test_store_sqlite.py fails if sqlite3 grows one that is missing). Each entry picks the
 # StoreError subclass from the SQLite result code and the operation that failed.
 
-_Op = Literal["open", "create_run", "save_step", "save_branches", "save_checkpoint", "read", "write"]
+_Op = Op
 
 # Primary result codes (the low byte of an extended code); see https://sqlite.org/rescode.html.
 _SQLITE_CORRUPT: Final = 11
@@ -403,17 +395,13 @@ def _translate(
             break
     else:
         kind = StoreError
-    what = f"run {run_id!r} already exists" if kind is RunExistsError else f"{op} failed"
-    msg = f"{where}: {what}: {type(exc).__name__}: {exc}"
-    if kind is CorruptRecordError:
-        return CorruptRecordError(msg, run_id=run_id, step=step, field="")
-    return kind(msg, run_id=run_id, step=step)
+    return driver_error(kind, exc, op, where, run_id=run_id, step=step, open_unavailable=False)
 
 
 _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
 
 
-class SQLiteStore(RunTransfer, PruneMixin):
+class SQLiteStore(SQLStore):
     """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
 
     `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use
@@ -448,6 +436,11 @@ class SQLiteStore(RunTransfer, PruneMixin):
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
+        self._init_sql()
+
+    _sql = _STATEMENTS
+    _no_limit = -1
+    _max_branches = _MAX_BRANCHES
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -573,105 +566,48 @@ class SQLiteStore(RunTransfer, PruneMixin):
     ) -> None:
         await self.close()
 
-    async def _fetchall(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
+    # ---------------------------------------------------------------- driver glue (SQLStore)
+
+    async def _rows(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
         conn = await self._db()
         try:
             return list(await conn.execute_fetchall(sql, params))
         except _DRIVER_ERRORS as exc:
             raise _translate(exc, "read", repr(self), run_id=run_id) from exc
 
-    # ---------------------------------------------------------------- runs
-
-    async def create_run(self, run: RunRecord) -> None:
-        """Store a new run; `RunExistsError` if the id is taken, `CorruptRecordError` if rows of an
-        earlier run with this id outlived its run record. Zero timestamps become now.
-        """
-        check_id(run.run_id)
-        conn = await self._db()
-        now = time.time()
-        rid = run.run_id
-        params = (
-            run.run_id,
-            run.status.value,
-            run.initial,
-            run.fingerprint,
-            run.state_version,
-            run.created_at or now,
-            run.updated_at or now,
-            run.error,
-            run.error_node,
-            run.meta,
-            rid,
-            rid,
-            rid,
-        )
+    async def _count(
+        self, op: _Op, sql: str, params: Sequence[Any], *, run_id: str | None = None, step: int | None = None
+    ) -> int:
+        # Inlined `_db`: this is the hot path of every step.
+        conn = self._conn
+        if conn is None or self._loop is not asyncio.get_running_loop():
+            conn = await self._open_for_loop()
         try:
-            cur = await conn.execute(_INSERT_RUN, params)
+            cur = await conn.execute(sql, params)
         except _DRIVER_ERRORS as exc:
-            raise _translate(exc, "create_run", repr(self), run_id=run.run_id) from exc
-        if cur.rowcount != 1:
-            raise await self._orphans(rid)
+            raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
+        return int(cur.rowcount)
 
-    async def _orphans(self, run_id: str) -> CorruptRecordError:
-        """Describe the rows `run_id` left behind without a run record (cold path)."""
-        rows = await self._fetchall(_ORPHANS, (run_id, run_id, run_id), run_id=run_id)
-        step, branches, _ = rows[0] if rows else (None, 0, 0)
-        what = "steps" if step is not None else "branch results" if branches else "checkpoints"
-        return orphans_error(run_id, step, what)
+    def _run_row(self, row: Sequence[Any]) -> RunRecord:
+        return _run_from_row(row)
 
-    async def get_run(self, run_id: str) -> RunRecord | None:
-        """Return the run record, or None."""
-        check_id(run_id)
-        rows = await self._fetchall(_GET_RUN, (run_id,), run_id=run_id)
-        return _run_from_row(rows[0]) if rows else None
+    def _step_row(self, row: Sequence[Any]) -> StepRecord:
+        return _step_from_row(row)
 
-    async def set_status(
-        self,
-        run_id: str,
-        status: RunStatus,
-        *,
-        error: str | None = None,
-        error_node: str | None = None,
-        expect_step: int | None = None,
-        expect_status: RunStatus | None = None,
-    ) -> None:
-        """Change a run's status, error and `updated_at`; an unknown run is left alone.
+    def _branch_row(self, row: Sequence[Any]) -> BranchRecord:
+        return _branch_from_row(row)
 
-        Compare-and-set: with `expect_step` (0: no step yet) and/or `expect_status`, the write
-        happens, in the same statement, only if the run's newest step and status are still those;
-        otherwise nothing changes and `StatusConflictError` says what they are now.
-        """
-        check_id(run_id)
-        conn = await self._db()
-        want = expect_status.value if expect_status is not None else None
-        params = (status.value, error, error_node, time.time(), run_id, expect_step, expect_step, want, want)
-        try:
-            cur = await conn.execute(_SET_STATUS, params)
-        except _DRIVER_ERRORS as exc:
-            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
-        if cur.rowcount != 1 and (expect_step is not None or expect_status is not None):
-            rows = await self._fetchall(_STATUS_STATE, (run_id, run_id), run_id=run_id)
-            if rows:
-                raise status_conflict(self, run_id, rows[0][0], rows[0][1] or 0, expect_step, expect_status)
+    def _checkpoint_row(self, row: Sequence[Any]) -> Checkpoint:
+        return _checkpoint_from_row(row)
 
-    async def update_meta(self, run_id: str, meta: bytes) -> None:
-        """Replace the run's metadata; an unknown run is left alone."""
-        check_id(run_id)
-        conn = await self._db()
-        try:
-            await conn.execute(_SET_META, (meta, time.time(), run_id))
-        except _DRIVER_ERRORS as exc:
-            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
+    async def _branches_statement(
+        self, rows: list[Sequence[Any]], runs: list[str], token: int | None
+    ) -> tuple[str, Sequence[Any]]:
+        # Only the constant placeholder group is repeated into the text; values are all bound.
+        sql = _INSERT_BRANCHES + ", ".join([_BRANCH_ROW] * len(rows))
+        return sql, [value for row in rows for value in row]
 
-    async def delete_run(self, run_id: str) -> bool:
-        """Delete a run; its steps, branches and checkpoints go with it (foreign-key cascade)."""
-        check_id(run_id)
-        conn = await self._db()
-        try:
-            cur = await conn.execute(_DELETE_RUN, (run_id,))
-        except _DRIVER_ERRORS as exc:
-            raise _translate(exc, "write", repr(self), run_id=run_id) from exc
-        return cur.rowcount == 1
+    # ---------------------------------------------------------------- retention
 
     async def delete_steps_before(self, run_id: str, step: int) -> int:
         """Delete steps and branch results below `step` (which must carry a snapshot), atomically."""
@@ -683,7 +619,7 @@ class SQLiteStore(RunTransfer, PruneMixin):
                 rows = list(await (await conn.execute(_HAS_SNAPSHOT, (run_id, step))).fetchall())
                 if not rows or not rows[0][0]:
                     await conn.execute("ROLLBACK")
-                    if not rows and not await self._fetchall(_GET_RUN, (run_id,)):
+                    if not rows and not await self._rows(_GET_RUN, (run_id,)):
                         return 0
                     raise StoreError(
                         f"run {run_id!r}: step {step} has no state snapshot; deleting the steps before "
@@ -701,153 +637,3 @@ class SQLiteStore(RunTransfer, PruneMixin):
         except _DRIVER_ERRORS as exc:
             raise _translate(exc, "write", repr(self), run_id=run_id, step=step) from exc
         return int(cur.rowcount)
-
-    async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
-        """Return runs, newest first (ties: higher run id first), optionally only those with `status`."""
-        if status is None:
-            rows = await self._fetchall(_LIST_RUNS, (limit,))
-        else:
-            rows = await self._fetchall(_LIST_RUNS_BY_STATUS, (status.value, limit))
-        return [_run_from_row(r) for r in rows]
-
-    # ---------------------------------------------------------------- steps
-
-    async def save_step(self, rec: StepRecord) -> None:
-        """Append a step record in one statement (one commit); `StepConflictError` unless it is
-        the next step of an existing run, in which case nothing was written. A zero `ts` becomes now.
-        """
-        check_id(rec.run_id)
-        conn = self._conn
-        if conn is None or self._loop is not asyncio.get_running_loop():
-            conn = await self._open_for_loop()
-        # The record is a NamedTuple in column order (checked at import), then the checks' values.
-        params = (
-            (*rec, rec.run_id, rec.run_id, rec.step)
-            if rec.ts
-            else (*rec[:-1], time.time(), rec.run_id, rec.run_id, rec.step)
-        )
-        try:
-            cur = await conn.execute(_INSERT_STEP, params)
-        except _DRIVER_ERRORS as exc:
-            raise _translate(exc, "save_step", repr(self), run_id=rec.run_id, step=rec.step) from exc
-        if cur.rowcount != 1:
-            await self._refuse_step(rec)
-
-    async def _refuse_step(self, rec: StepRecord) -> None:
-        """Explain why `_INSERT_STEP` inserted nothing (cold path, so it may take another read)."""
-        if await self.get_run(rec.run_id) is None:
-            raise StepConflictError(f"run {rec.run_id!r} does not exist", run_id=rec.run_id, step=rec.step)
-        rows = await self._fetchall(_LAST_STEP, (rec.run_id,), run_id=rec.run_id)
-        last = rows[0][0] if rows and rows[0][0] is not None else 0
-        raise StepConflictError(
-            f"step {rec.step} of run {rec.run_id!r} conflicts: the next step to write is {last + 1}",
-            run_id=rec.run_id,
-            step=rec.step,
-        )
-
-    async def load_latest(self, run_id: str) -> Latest | None:
-        """Return the run, its newest snapshot and the steps after it (two reads, each consistent).
-
-        `CorruptRecordError` if a step is missing, or if steps of this id outlived its run record.
-        """
-        run = await self.get_run(run_id)
-        if run is None:
-            if await self._fetchall(_FIRST_STEP, (run_id,), run_id=run_id):
-                raise await self._orphans(run_id)
-            return None
-        # Steps are append-only, so the run row read a moment earlier stays valid for them.
-        steps = [
-            _step_from_row(r)
-            for r in await self._fetchall(_LOAD_FROM_SNAPSHOT, (run_id, run_id), run_id=run_id)
-        ]
-        return latest_of(run, steps)
-
-    async def load_steps(
-        self, run_id: str, *, after: int = 0, limit: int | None = None
-    ) -> Sequence[StepRecord]:
-        """Return step records with `step > after`, in order, at most `limit` of them.
-
-        `CorruptRecordError` if a step in that range is missing or the steps have no run record.
-        """
-        check_id(run_id)
-        # LIMIT -1 means no limit in SQLite.
-        rows = await self._fetchall(
-            _LOAD_STEPS, (run_id, after, -1 if limit is None else max(limit, 0)), run_id=run_id
-        )
-
-        async def first_stored() -> tuple[int, bool] | None:
-            got = await self._fetchall(_FIRST_STEP, (run_id,), run_id=run_id)
-            return (int(got[0][0]), bool(got[0][1])) if got else None
-
-        async def run_exists() -> bool:
-            return bool(await self._fetchall(_RUN_EXISTS, (run_id,), run_id=run_id))
-
-        return await checked_steps(run_id, after, [_step_from_row(r) for r in rows], first_stored, run_exists)
-
-    # ---------------------------------------------------------------- fan-out branches
-
-    async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
-        """Store landed branch results in one statement, all or nothing. `StepConflictError`
-        (and nothing written) if a (run, step, branch) is taken or a run does not exist. A zero
-        `ts` becomes now. At most 4,681 records per call (SQLite's bound-parameter limit).
-        """
-        if not recs:
-            return
-        for b in recs:
-            check_id(b.run_id)
-        if len(recs) > _MAX_BRANCHES:
-            raise StoreError(
-                f"save_branches got {len(recs)} records; at most {_MAX_BRANCHES} fit in one atomic "
-                "write: save them in several calls",
-                run_id=recs[0].run_id,
-                step=recs[0].step,
-            )
-        conn = await self._db()
-        now = time.time()
-        params: list[Any] = []
-        for b in recs:
-            params += b if b.ts else (*b[:-1], now)
-        # Only the constant placeholder group is repeated into the text; values are all bound.
-        sql = _INSERT_BRANCHES + ", ".join([_BRANCH_ROW] * len(recs))
-        try:
-            await conn.execute(sql, params)
-        except _DRIVER_ERRORS as exc:
-            err = _translate(exc, "save_branches", repr(self), run_id=recs[0].run_id, step=recs[0].step)
-            if isinstance(err, StepConflictError):
-                err = StepConflictError(
-                    f"{self!r}: a branch of step {recs[0].step} of run {recs[0].run_id!r} is already "
-                    "stored, or the run does not exist; nothing was written",
-                    run_id=recs[0].run_id,
-                    step=recs[0].step,
-                )
-            raise err from exc
-
-    async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
-        """Return the stored branch results of the fan-out at `step`, in branch order."""
-        check_id(run_id)
-        rows = await self._fetchall(_LOAD_BRANCHES, (run_id, step), run_id=run_id)
-        return [_branch_from_row(r) for r in rows]
-
-    # ---------------------------------------------------------------- checkpoints
-
-    async def save_checkpoint(self, cp: Checkpoint) -> None:
-        """Save or replace the checkpoint `cp.label` of run `cp.run_id`; `StepConflictError` if
-        the run does not exist. A zero `ts` becomes now.
-        """
-        check_id(cp.run_id)
-        check_id(cp.label, "checkpoint label")
-        conn = await self._db()
-        params = (cp.run_id, cp.label, cp.step, cp.state, cp.ts or time.time(), cp.run_id)
-        try:
-            cur = await conn.execute(_SAVE_CP, params)
-        except _DRIVER_ERRORS as exc:
-            raise _translate(exc, "save_checkpoint", repr(self), run_id=cp.run_id, step=cp.step) from exc
-        if cur.rowcount != 1:
-            raise StepConflictError(f"run {cp.run_id!r} does not exist", run_id=cp.run_id, step=cp.step)
-
-    async def load_checkpoint(self, run_id: str, label: str) -> Checkpoint | None:
-        """Return the checkpoint with this label, or None."""
-        check_id(run_id)
-        check_id(label, "checkpoint label")
-        rows = await self._fetchall(_LOAD_CP, (run_id, label), run_id=run_id)
-        return _checkpoint_from_row(rows[0]) if rows else None

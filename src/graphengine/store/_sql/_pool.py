@@ -13,10 +13,20 @@ __all__ = ["PoolMixin", "driver_error", "terminate"]
 
 
 def driver_error(
-    kind: type[StoreError], exc: BaseException, op: str, where: str, *, run_id: str | None, step: int | None
+    kind: type[StoreError],
+    exc: BaseException,
+    op: str,
+    where: str,
+    *,
+    run_id: str | None,
+    step: int | None,
+    open_unavailable: bool = True,
 ) -> StoreError:
-    """The `StoreError` of class `kind` for a driver exception (the caller adds `from exc`)."""
-    if op == "open" and kind is StoreError:
+    """The `StoreError` of class `kind` for a driver exception (the caller adds `from exc`).
+
+    With `open_unavailable`, a plain `StoreError` while opening becomes `StoreUnavailableError`.
+    """
+    if open_unavailable and op == "open" and kind is StoreError:
         kind = StoreUnavailableError
     what = f"run {run_id!r} already exists" if kind is RunExistsError else f"{op} failed"
     msg = f"{where}: {what}: {type(exc).__name__}: {exc}"
