@@ -144,8 +144,7 @@ async def saver_rows(grow_steps: int = 1000, tmp: Path | None = None) -> list[Sa
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
     from graphengine.adapters.langgraph_saver import GraphEngineSaver
-    from graphengine.store.lg_memory import MemoryCheckpointTable
-    from graphengine.store.lg_sqlite import SQLiteCheckpointTable
+    from graphengine.adapters.langgraph_tables import MemoryCheckpointTable, SQLiteCheckpointTable
 
     with tempfile.TemporaryDirectory() as d:
         base = tmp or Path(d)

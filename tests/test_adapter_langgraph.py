@@ -323,7 +323,7 @@ async def _sqlite(tmp: Path) -> AsyncIterator[BaseCheckpointSaver[Any]]:
 @asynccontextmanager
 async def _ours_memory(tmp: Path) -> AsyncIterator[BaseCheckpointSaver[Any]]:
     from graphengine.adapters.langgraph_saver import GraphEngineSaver
-    from graphengine.store.lg_memory import MemoryCheckpointTable
+    from graphengine.adapters.langgraph_tables import MemoryCheckpointTable
 
     yield GraphEngineSaver(MemoryCheckpointTable())
 
@@ -331,7 +331,7 @@ async def _ours_memory(tmp: Path) -> AsyncIterator[BaseCheckpointSaver[Any]]:
 @asynccontextmanager
 async def _ours_sqlite(tmp: Path) -> AsyncIterator[BaseCheckpointSaver[Any]]:
     from graphengine.adapters.langgraph_saver import GraphEngineSaver
-    from graphengine.store.lg_sqlite import SQLiteCheckpointTable
+    from graphengine.adapters.langgraph_tables import SQLiteCheckpointTable
 
     async with SQLiteCheckpointTable(tmp / "ours.db") as table:
         yield GraphEngineSaver(table)

@@ -18,9 +18,11 @@ from langgraph.checkpoint.conformance import checkpointer_test, validate
 from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES
 
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
-from graphengine.store.lg_memory import MemoryCheckpointTable
-from graphengine.store.lg_postgres import PostgresCheckpointTable
-from graphengine.store.lg_sqlite import SQLiteCheckpointTable
+from graphengine.adapters.langgraph_tables import (
+    MemoryCheckpointTable,
+    PostgresCheckpointTable,
+    SQLiteCheckpointTable,
+)
 
 
 def _memory(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
@@ -94,7 +96,7 @@ async def mysql_database() -> AsyncIterator[str]:
 
 
 def _mysql(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
-    from graphengine.store.lg_mysql import MySQLCheckpointTable
+    from graphengine.adapters.langgraph_tables import MySQLCheckpointTable
 
     async def factory() -> AsyncIterator[GraphEngineSaver]:
         async with mysql_database() as dsn, MySQLCheckpointTable(dsn, max_size=4) as table:

@@ -16,9 +16,8 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.graph import END, START, StateGraph
 
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
+from graphengine.adapters.langgraph_tables import MemoryCheckpointTable, SQLiteCheckpointTable
 from graphengine.store import SQLiteStore
-from graphengine.store.lg_memory import MemoryCheckpointTable
-from graphengine.store.lg_sqlite import SQLiteCheckpointTable
 
 
 class Grow(TypedDict):

@@ -18,9 +18,8 @@ from test_saver_graphengine import growing
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
+from graphengine.adapters.langgraph_tables import MySQLCheckpointTable, PostgresCheckpointTable
 from graphengine.store import StoreUnavailableError
-from graphengine.store.lg_mysql import MySQLCheckpointTable
-from graphengine.store.lg_postgres import PostgresCheckpointTable
 
 SERVERS = ["postgres", "mysql"]
 CFG: Any = {"configurable": {"thread_id": "t"}}

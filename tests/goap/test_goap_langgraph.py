@@ -16,7 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from goap.tracing import HOOKS
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
-from graphengine.store.lg_memory import MemoryCheckpointTable
+from graphengine.adapters.langgraph_tables import MemoryCheckpointTable
 
 W0 = {"source": False, "built": False, "signed": False, "published": False}
 GOAL = GoalSpec({"published": True})

@@ -3,11 +3,11 @@
 For LangGraph users who keep their graphs but want graphengine's stores underneath:
 
     >>> from langgraph.graph import StateGraph  # doctest: +SKIP
-    >>> from graphengine.store.lg_sqlite import SQLiteCheckpointTable  # doctest: +SKIP
+    >>> from graphengine.adapters.langgraph_tables import SQLiteCheckpointTable  # doctest: +SKIP
     >>> saver = GraphEngineSaver(SQLiteCheckpointTable("runs.db"))  # doctest: +SKIP
     >>> graph = builder.compile(checkpointer=saver)  # doctest: +SKIP
 
-Storage is a `graphengine.store.lg_protocol.CheckpointTable` (`MemoryCheckpointTable`,
+Storage is a `graphengine.adapters.langgraph_tables.CheckpointTable` (`MemoryCheckpointTable`,
 `SQLiteCheckpointTable`; other backends implement the same small protocol). Channel values
 are stored once per version and shared by the checkpoints that did not change them, so an
 unchanged field costs nothing per step. Values, checkpoints and metadata are serialised with
@@ -31,7 +31,7 @@ import threading
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from typing import Any, TypeVar, cast
 
-from graphengine.store.lg_protocol import CheckpointTable, LGBlobRow, LGCheckpointRow, LGWriteRow
+from graphengine.adapters.langgraph_tables import CheckpointTable, LGBlobRow, LGCheckpointRow, LGWriteRow
 
 try:
     from langgraph.checkpoint.base import (

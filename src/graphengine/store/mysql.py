@@ -28,17 +28,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from types import ModuleType
 from typing import Any, Final
-from urllib.parse import unquote, urlsplit
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, driver_error, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
+from ._sql._mysql import OTHER_ERRORS, RETRYABLE, TRANSLATE, driver, errno, parse_dsn, text, translate
 from .errors import (
-    CorruptRecordError,
-    MissingDriverError,
-    RunExistsError,
-    StepConflictError,
     StoreError,
     StoreUnavailableError,
 )
@@ -247,150 +242,14 @@ _RELEASE: Final = (
 )
 
 
-def _text(value: Any, run_id: Any = None, field: str = "run_id") -> str:
-    """A key column (VARBINARY since v2) as the str it was written from."""
-    if isinstance(value, str):
-        return value
-    try:
-        return bytes(value).decode()
-    except (UnicodeDecodeError, TypeError) as exc:
-        raise CorruptRecordError(
-            f"record of run {run_id if run_id is not None else value!r} is corrupt: field {field!r} "
-            f"holds {value!r:.60}, not UTF-8 text",
-            field=field,
-        ) from exc
+_Op = Op
+_TRANSLATE: Final = TRANSLATE
+"""Kept by name for tests: the one table translating driver exceptions."""
+_translate: Final = translate
 
 
 def _meta_text(run: RunRecord) -> str:
-    try:
-        return run.meta.decode()
-    except UnicodeDecodeError as exc:
-        raise StoreError(
-            f"run {run.run_id!r}: meta is not UTF-8 JSON text ({exc}); MySQLStore keeps it in a JSON text column",
-            run_id=run.run_id,
-        ) from exc
-
-
-# --------------------------------------------------------------------------------------------
-# Driver exceptions -> StoreError. ONE table keyed by asyncmy exception class name (walked up the
-# MRO); each entry looks at the MySQL error number (args[0]). Error numbers:
-# https://mariadb.com/kb/en/mariadb-error-codes/ and the MySQL server error reference.
-
-_Op = Op
-_Pick = Callable[[BaseException, _Op], type[StoreError]]
-
-_DUPLICATE_KEY: Final = 1062
-_NO_PARENT: Final = frozenset({1452, 1216})  # foreign key: parent row missing
-_RETRYABLE: Final = frozenset({1213, 1205})  # deadlock victim, lock wait timeout
-_UNAVAILABLE_ERRNOS: Final = frozenset(
-    {
-        1040,  # too many connections
-        1044,  # access denied to database
-        1045,  # access denied for user
-        1049,  # unknown database
-        1053,  # server shutdown in progress
-        1152,  # aborted connection
-        1205,  # lock wait timeout
-        1213,  # deadlock
-        1290,  # read-only server (--read-only, a replica)
-        1792,  # read-only transaction
-        2002,  # cannot connect through socket
-        2003,  # cannot connect to server
-        2006,  # server has gone away
-        2013,  # lost connection during query
-    }
-)
-
-
-def _errno(exc: BaseException) -> int:
-    args = getattr(exc, "args", ())
-    return args[0] if args and isinstance(args[0], int) else 0
-
-
-def _always(kind: type[StoreError]) -> _Pick:
-    return lambda exc, op: kind
-
-
-def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
-    # A taken key or a missing parent row is a conflict; NOT NULL and CHECK (JSON_VALID)
-    # failures mean a bad value was passed.
-    code = _errno(exc)
-    if code == _DUPLICATE_KEY or code in _NO_PARENT:
-        if op == "create_run" and code == _DUPLICATE_KEY:
-            return RunExistsError
-        if op in ("save_step", "save_branches", "save_checkpoint"):
-            return StepConflictError
-    return StoreError
-
-
-def _operational(exc: BaseException, op: _Op) -> type[StoreError]:
-    code = _errno(exc)
-    if code in _UNAVAILABLE_ERRNOS or op == "open":
-        return StoreUnavailableError
-    if code in (1030, 1034, 1035, 126, 127, 134, 145):  # storage engine / table marked crashed
-        return CorruptRecordError
-    return _integrity(exc, op)  # MariaDB reports some constraint failures as operational (4025)
-
-
-_TRANSLATE: Final[dict[str, _Pick]] = {
-    "IntegrityError": _integrity,
-    "OperationalError": _operational,
-    "InternalError": _operational,  # e.g. deadlock, lock timeouts on some servers
-    "DataError": _always(StoreError),  # a value the column cannot hold
-    "ProgrammingError": _operational,  # unknown table/database (1146/1049) comes as this
-    "NotSupportedError": _always(StoreError),
-    "DatabaseError": _operational,
-    "InterfaceError": _always(StoreUnavailableError),  # the connection is closed or broken
-    "Error": _operational,
-    "MySQLError": _operational,
-    "Warning": _always(StoreError),
-    "OSError": _always(StoreUnavailableError),  # cannot connect, broken pipe
-    "TimeoutError": _always(StoreUnavailableError),
-}
-
-
-def _translate(
-    exc: BaseException, op: _Op, where: str, *, run_id: str | None = None, step: int | None = None
-) -> StoreError:
-    """Turn a driver exception into the `StoreError` subclass the table picks (caller adds `from exc`)."""
-    kind: type[StoreError] = StoreError
-    for cls in type(exc).__mro__:
-        pick = _TRANSLATE.get(cls.__name__)
-        if pick is not None:
-            kind = pick(exc, op)
-            break
-    return driver_error(kind, exc, op, where, run_id=run_id, step=step)
-
-
-def _driver() -> ModuleType:
-    """asyncmy, imported on first use so the extra is needed only by those who use this store."""
-    try:
-        import asyncmy
-    except ImportError as exc:
-        raise MissingDriverError(
-            "MySQLStore needs the asyncmy driver: pip install 'graphengine[mysql]'"
-        ) from exc
-    mod: ModuleType = asyncmy
-    return mod
-
-
-def _parse_dsn(dsn: str) -> dict[str, Any]:
-    url = urlsplit(dsn)
-    if url.scheme not in ("mysql", "mariadb", "mysql+asyncmy"):
-        raise ValueError(f"dsn scheme {url.scheme!r}; expected mysql://user:password@host:port/database")
-    database = url.path.lstrip("/")
-    if not database:
-        raise ValueError("dsn names no database; expected mysql://user:password@host:port/database")
-    return {
-        "host": url.hostname or "127.0.0.1",
-        "port": url.port or 3306,
-        "user": unquote(url.username or "root"),
-        "password": unquote(url.password or ""),
-        "db": unquote(database),
-    }
-
-
-_OTHER_ERRORS: Final = (OSError, TimeoutError)
+    return meta_text(run, "MySQLStore keeps it in a JSON text column")
 
 
 class MySQLStore(PoolMixin, LeaseMixin):
@@ -409,7 +268,7 @@ class MySQLStore(PoolMixin, LeaseMixin):
     def __init__(
         self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
     ) -> None:
-        self._conn_args = _parse_dsn(dsn)
+        self._conn_args = parse_dsn(dsn)
         if not 0 <= min_size <= max_size or max_size < 1:
             raise ValueError(
                 f"min_size={min_size}, max_size={max_size}; expected 0 <= min_size <= max_size, max_size >= 1"
@@ -422,7 +281,7 @@ class MySQLStore(PoolMixin, LeaseMixin):
         """Most connections the pool opens."""
         self.connect_timeout = connect_timeout
         """Seconds to wait for a connection before `StoreUnavailableError`."""
-        self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
+        self._errors: tuple[type[BaseException], ...] = OTHER_ERRORS
         self._init_pool()
         self._init_sql()
 
@@ -433,8 +292,8 @@ class MySQLStore(PoolMixin, LeaseMixin):
     # ---------------------------------------------------------------- connection management
 
     async def _connect(self) -> Any:
-        asyncmy = _driver()
-        self._errors = (asyncmy.errors.MySQLError, *_OTHER_ERRORS)
+        asyncmy = driver()
+        self._errors = (asyncmy.errors.MySQLError, *OTHER_ERRORS)
         where = repr(self)
         try:
             pool = await asyncmy.create_pool(
@@ -517,26 +376,26 @@ class MySQLStore(PoolMixin, LeaseMixin):
                     n: int = await cur.execute(sql, params)
                     return n
             except self._errors as exc:
-                if _errno(exc) in _RETRYABLE and attempt < 2:
+                if errno(exc) in RETRYABLE and attempt < 2:
                     continue
                 raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
-        return run_record(row, _text(row[0]), row[9].encode())
+        return run_record(row, text(row[0]), row[9].encode())
 
     def _step_row(self, row: Sequence[Any]) -> StepRecord:
-        return StepRecord(_text(row[0]), *row[1:])
+        return StepRecord(text(row[0]), *row[1:])
 
     def _branch_row(self, row: Sequence[Any]) -> BranchRecord:
-        return BranchRecord(_text(row[0]), *row[1:])
+        return BranchRecord(text(row[0]), *row[1:])
 
     def _checkpoint_row(self, row: Sequence[Any]) -> Checkpoint:
         rid, label, *rest = row
-        return Checkpoint(_text(rid), _text(label, rid, "label"), *rest)
+        return Checkpoint(text(rid), text(label, rid, "label"), *rest)
 
     def _owner(self, value: Any, run_id: str) -> Any:
-        return _text(value, run_id, "lease_owner") if value is not None else None
+        return text(value, run_id, "lease_owner") if value is not None else None
 
     def _meta(self, run: RunRecord) -> str:
         """`meta` must be UTF-8 JSON text; anything else is a `StoreError`."""
@@ -558,7 +417,7 @@ class MySQLStore(PoolMixin, LeaseMixin):
         marks = ", ".join(["%s"] * len(runs))
         leased = await self._rows(_BRANCHES_LEASED_ELSEWHERE.format(marks), runs)
         if leased:
-            await self._refuse(_text(leased[0][0]), rows[0][1], None, "other")
+            await self._refuse(text(leased[0][0]), rows[0][1], None, "other")
         return _INSERT_BRANCHES + ", ".join([_BRANCH_ROW] * len(rows)), params
 
     # ---------------------------------------------------------------- retention

@@ -37,19 +37,21 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
-import functools
-import re
-from collections.abc import Callable, Sequence
-from types import ModuleType
+from collections.abc import Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, driver_error, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
+from ._sql._postgres import (
+    CREATE_SCHEMA,
+    OTHER_ERRORS,
+    SCHEMA_NAME,
+    TRANSLATE,
+    connection_class,
+    driver,
+    translate,
+)
 from .errors import (
-    CorruptRecordError,
-    MissingDriverError,
-    RunExistsError,
-    StepConflictError,
     StoreError,
     StoreUnavailableError,
 )
@@ -121,12 +123,10 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
 
-_SCHEMA_NAME: Final = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 # Statements are plain literals (no string building anywhere), every value a bound parameter.
 # Casts in SELECT lists fix the parameter types the server would otherwise guess as text.
 
-_CREATE_SCHEMA: Final = "SELECT format('CREATE SCHEMA IF NOT EXISTS %I', $1::text)"
 # Transaction-scoped, so it is released by COMMIT/ROLLBACK even if this process dies.
 _MIGRATION_LOCK: Final = "SELECT pg_advisory_xact_lock(hashtext('graphengine.store:' || $1::text))"
 _VERSION_TABLE: Final = "CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)"
@@ -229,161 +229,14 @@ _RELEASE: Final = """UPDATE runs SET lease_owner = NULL, lease_expires = NULL
 WHERE run_id = $1 AND lease_token = $2"""
 
 
-def _meta_text(run: RunRecord) -> str:
-    try:
-        return run.meta.decode()
-    except UnicodeDecodeError as exc:
-        raise StoreError(
-            f"run {run.run_id!r}: meta is not UTF-8 JSON text ({exc}); PostgresStore keeps it in a json column",
-            run_id=run.run_id,
-        ) from exc
-
-
-# --------------------------------------------------------------------------------------------
-# Driver exceptions -> StoreError. ONE table: server errors are keyed by their SQLSTATE class
-# (the first two characters of `sqlstate`), client-side errors by exception class name (walked
-# up the MRO). tests/test_store_postgres.py fails if asyncpg defines a SQLSTATE class or a
-# client exception that has no entry. Each entry picks the StoreError subclass from the
-# exception and the operation that failed.
-
 _Op = Op
-_Pick = Callable[[BaseException, _Op], type[StoreError]]
-
-_UNIQUE: Final = "23505"
-_FOREIGN_KEY: Final = "23503"
-
-
-def _always(kind: type[StoreError]) -> _Pick:
-    return lambda exc, op: kind
+_TRANSLATE: Final = TRANSLATE
+"""Kept by name for tests: the one table translating driver exceptions."""
+_translate: Final = translate
 
 
-def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
-    # Only "that key is taken" / "its parent is missing" are conflicts; NOT NULL, CHECK and
-    # exclusion violations mean a bad value was passed.
-    if getattr(exc, "sqlstate", "") in (_UNIQUE, _FOREIGN_KEY):
-        if op == "create_run":
-            return RunExistsError
-        if op in ("save_step", "save_branches", "save_checkpoint"):
-            return StepConflictError
-    return StoreError
-
-
-def _internal(exc: BaseException, op: _Op) -> type[StoreError]:
-    # XX001 data_corrupted, XX002 index_corrupted; XX000 is a server bug.
-    return CorruptRecordError if getattr(exc, "sqlstate", "") in ("XX001", "XX002") else StoreError
-
-
-def _unavailable_on_open(exc: BaseException, op: _Op) -> type[StoreError]:
-    # A missing table or schema at open means the database is not ours (or not set up);
-    # later, it is a bug or someone dropped our tables: either way the store cannot go on.
-    return StoreUnavailableError
-
-
-_UNAVAILABLE: Final = _always(StoreUnavailableError)
-_ERROR: Final = _always(StoreError)
-
-_TRANSLATE: Final[dict[str, _Pick]] = {
-    # ---- server errors, by SQLSTATE class (https://www.postgresql.org/docs/current/errcodes-appendix.html)
-    "03": _ERROR,  # SQL statement not yet complete
-    "08": _UNAVAILABLE,  # connection exception
-    "09": _ERROR,  # triggered action exception
-    "0A": _ERROR,  # feature not supported
-    "0B": _ERROR,  # invalid transaction initiation
-    "0F": _ERROR,  # locator exception
-    "0L": _UNAVAILABLE,  # invalid grantor
-    "0P": _UNAVAILABLE,  # invalid role specification
-    "0Z": _ERROR,  # diagnostics exception
-    "10": _ERROR,  # XQuery error
-    "20": _ERROR,  # case not found
-    "21": _ERROR,  # cardinality violation
-    "22": _ERROR,  # data exception: a value the column cannot hold (bad JSON, out of range, ...)
-    "23": _integrity,  # integrity constraint violation
-    "24": _ERROR,  # invalid cursor state
-    "25": _ERROR,  # invalid transaction state (read-only transaction, ...)
-    "26": _ERROR,  # invalid SQL statement name
-    "27": _ERROR,  # triggered data change violation
-    "28": _UNAVAILABLE,  # invalid authorization specification (bad password, no such role)
-    "2B": _ERROR,  # dependent privilege descriptors still exist
-    "2D": _ERROR,  # invalid transaction termination
-    "2F": _ERROR,  # SQL routine exception
-    "34": _ERROR,  # invalid cursor name
-    "38": _ERROR,  # external routine exception
-    "39": _ERROR,  # external routine invocation exception
-    "3B": _ERROR,  # savepoint exception
-    "3D": _UNAVAILABLE,  # invalid catalog name: the database does not exist
-    "3F": _unavailable_on_open,  # invalid schema name
-    "40": _UNAVAILABLE,  # transaction rollback (serialization failure, deadlock): retry later
-    "42": _ERROR,  # syntax error or access rule violation (undefined table: a bug or a dropped table)
-    "44": _ERROR,  # WITH CHECK OPTION violation
-    "53": _UNAVAILABLE,  # insufficient resources (disk full, out of memory, too many connections)
-    "54": _ERROR,  # program limit exceeded (a value too large to index, ...)
-    "55": _UNAVAILABLE,  # object not in prerequisite state (lock not available, ...)
-    "57": _UNAVAILABLE,  # operator intervention (shutdown, statement timeout, cancel)
-    "58": _UNAVAILABLE,  # system error (I/O error)
-    "72": _UNAVAILABLE,  # snapshot too old
-    "F0": _UNAVAILABLE,  # configuration file error
-    "HV": _ERROR,  # foreign data wrapper error
-    "P0": _ERROR,  # PL/pgSQL error
-    "XX": _internal,  # internal error
-    # ---- client-side errors, by class name (no SQLSTATE)
-    "PostgresError": _ERROR,  # a server error with an unknown SQLSTATE class
-    "InterfaceError": _ERROR,  # misuse of the driver (e.g. a parameter of the wrong type)
-    "ConnectionDoesNotExistError": _UNAVAILABLE,  # the connection was closed under us
-    "ClientConfigurationError": _UNAVAILABLE,  # a bad DSN or connection option
-    "UnsupportedClientFeatureError": _ERROR,
-    "UnsupportedServerFeatureError": _UNAVAILABLE,
-    "InternalClientError": _ERROR,
-    "ProtocolError": _UNAVAILABLE,  # the server spoke gibberish: not a usable connection
-    "OutdatedSchemaCacheError": _ERROR,
-    "TargetServerAttributeNotMatched": _UNAVAILABLE,
-    "OSError": _UNAVAILABLE,  # cannot connect (refused, unreachable), broken pipe
-    "TimeoutError": _UNAVAILABLE,  # connect or command timeout
-}
-
-
-def _pick(exc: BaseException) -> _Pick:
-    state = getattr(exc, "sqlstate", None)
-    if isinstance(state, str) and state[:2] in _TRANSLATE:
-        return _TRANSLATE[state[:2]]
-    for cls in type(exc).__mro__:
-        pick = _TRANSLATE.get(cls.__name__)
-        if pick is not None:
-            return pick
-    return _ERROR
-
-
-def _driver() -> ModuleType:
-    """asyncpg, imported on first use so the extra is needed only by those who use this store."""
-    try:
-        import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type information
-    except ImportError as exc:
-        raise MissingDriverError(
-            "PostgresStore needs the asyncpg driver: pip install 'graphengine[postgres]'"
-        ) from exc
-    mod: ModuleType = asyncpg
-    return mod
-
-
-@functools.cache
-def _connection_class() -> type:
-    """asyncpg's connection without the reset query on release (see the module docstring)."""
-
-    class _StatelessConnection(_driver().Connection):  # type: ignore[misc]  # untyped driver
-        def get_reset_query(self) -> str:
-            return ""
-
-    return _StatelessConnection
-
-
-# Exceptions the driver raises besides its own (connection failures surface as OSError).
-_OTHER_ERRORS: Final = (OSError, TimeoutError)
-
-
-def _translate(
-    exc: BaseException, op: _Op, where: str, *, run_id: str | None = None, step: int | None = None
-) -> StoreError:
-    """Turn a driver exception into the `StoreError` subclass the table picks (caller adds `from exc`)."""
-    return driver_error(_pick(exc)(exc, op), exc, op, where, run_id=run_id, step=step)
+def _meta_text(run: RunRecord) -> str:
+    return meta_text(run, "PostgresStore keeps it in a json column")
 
 
 class PostgresStore(PoolMixin, LeaseMixin):
@@ -408,7 +261,7 @@ class PostgresStore(PoolMixin, LeaseMixin):
         max_size: int = 10,
         connect_timeout: float = 10.0,
     ) -> None:
-        if not _SCHEMA_NAME.fullmatch(schema):
+        if not SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema={schema!r}; expected a lower-case SQL identifier ([a-z_][a-z0-9_]*)")
         if not 0 <= min_size <= max_size or max_size < 1:
             raise ValueError(
@@ -424,7 +277,7 @@ class PostgresStore(PoolMixin, LeaseMixin):
         """Most connections the pool opens (the most statements in flight at once)."""
         self.connect_timeout = connect_timeout
         """Seconds to wait for a connection before `StoreUnavailableError`."""
-        self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
+        self._errors: tuple[type[BaseException], ...] = OTHER_ERRORS
         self._init_pool()
         self._init_sql()
 
@@ -435,15 +288,15 @@ class PostgresStore(PoolMixin, LeaseMixin):
     # ---------------------------------------------------------------- connection management
 
     async def _connect(self) -> Any:
-        asyncpg = _driver()
-        self._errors = (asyncpg.PostgresError, asyncpg.InterfaceError, *_OTHER_ERRORS)
+        asyncpg = driver()
+        self._errors = (asyncpg.PostgresError, asyncpg.InterfaceError, *OTHER_ERRORS)
         where = repr(self)
         try:
             # Create the schema first, on a plain connection: search_path must name an existing
             # schema for the pool's connections to find (and create) the tables in it.
             conn = await asyncpg.connect(self.dsn, timeout=self.connect_timeout)
             try:
-                ddl = await conn.fetchval(_CREATE_SCHEMA, self.schema)
+                ddl = await conn.fetchval(CREATE_SCHEMA, self.schema)
                 async with conn.transaction():
                     # CREATE SCHEMA IF NOT EXISTS can still race on the catalog's unique index.
                     await conn.execute(_MIGRATION_LOCK, self.schema)
@@ -456,7 +309,7 @@ class PostgresStore(PoolMixin, LeaseMixin):
                 max_size=self.max_size,
                 timeout=self.connect_timeout,
                 server_settings={"search_path": self.schema},
-                connection_class=_connection_class(),
+                connection_class=connection_class(),
             )
         except self._errors as exc:
             raise _translate(exc, "open", where) from exc

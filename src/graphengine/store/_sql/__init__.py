@@ -6,7 +6,7 @@ with their refusals explained, status compare-and-set, checkpoints, integrity ch
 keeps only its dialect (`Statements`) and its driver glue (`_count`, `_rows`, error translation).
 """
 
-from ._core import LeaseMixin, Op, SQLStore, Statements, run_record
+from ._core import LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
 from ._pool import PoolMixin, driver_error, terminate
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "SQLStore",
     "Statements",
     "driver_error",
+    "meta_text",
     "run_record",
     "terminate",
 ]

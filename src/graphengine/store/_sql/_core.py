@@ -20,7 +20,7 @@ from ..prune import PruneMixin
 from ..records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from ..transfer import RunTransfer
 
-__all__ = ["LeaseMixin", "Op", "SQLStore", "Statements", "run_record"]
+__all__ = ["LeaseMixin", "Op", "SQLStore", "Statements", "meta_text", "run_record"]
 
 Row = Sequence[Any]
 _Refusal = Literal["step", "status", "other"]
@@ -90,6 +90,16 @@ def run_record(row: Row, run_id: str, meta: bytes) -> RunRecord:
     return RunRecord(
         run_id, status, row[2], row[3], row[4], float(row[5]), float(row[6]), row[7], row[8], meta
     )
+
+
+def meta_text(run: RunRecord, why: str) -> str:
+    """A run's meta as the UTF-8 JSON text a server's JSON column holds; else `StoreError`."""
+    try:
+        return run.meta.decode()
+    except UnicodeDecodeError as exc:
+        raise StoreError(
+            f"run {run.run_id!r}: meta is not UTF-8 JSON text ({exc}); {why}", run_id=run.run_id
+        ) from exc
 
 
 class SQLStore(RunTransfer, PruneMixin):

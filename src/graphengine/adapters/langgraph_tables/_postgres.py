@@ -14,7 +14,7 @@ tables or its `schema_version`.
 - Values are `bytea` (byte-for-byte round trip); ids are `text COLLATE "C"`, so "newest first"
   is byte order of checkpoint ids, as in every other table. `versions` stays the saver's bytes;
   garbage collection of blobs reads it as JSON on the server.
-- Driver exceptions are translated by `graphengine.store.postgres`'s one table (`StoreError` subclasses).
+- Driver exceptions are translated by the PostgreSQL store's one table (`graphengine.store._sql`) (`StoreError` subclasses).
 - Every value is a bound parameter; statements are literals.
 """
 
@@ -26,10 +26,16 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Final
 
-from ._sql import terminate as _terminate
-from .errors import StoreUnavailableError
-from .lg_protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
-from .postgres import _CREATE_SCHEMA, _OTHER_ERRORS, _SCHEMA_NAME, _driver, _Op, _translate
+from graphengine.store import StoreUnavailableError
+from graphengine.store._sql import Op as _Op
+from graphengine.store._sql import terminate as _terminate
+from graphengine.store._sql._postgres import CREATE_SCHEMA as _CREATE_SCHEMA
+from graphengine.store._sql._postgres import OTHER_ERRORS as _OTHER_ERRORS
+from graphengine.store._sql._postgres import SCHEMA_NAME as _SCHEMA_NAME
+from graphengine.store._sql._postgres import driver as _driver
+from graphengine.store._sql._postgres import translate as _translate
+
+from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
 
 __all__ = ["PostgresCheckpointTable"]
 

@@ -15,7 +15,7 @@ implicitly), and it never touches the store's tables or its `schema_version`.
   channel names 191, versions 128 (ASCII).
 - Blobs no checkpoint references any more are found on the client (MySQL and MariaDB disagree
   on JSON table functions), inside the deleting transaction.
-- Driver exceptions are translated by `graphengine.store.mysql`'s one table (`StoreError` subclasses).
+- Driver exceptions are translated by the MySQL store's one table (`graphengine.store._sql`) (`StoreError` subclasses).
 - Every value is a bound parameter; statements are literals, but for the number of `(%s, %s)`
   groups of a multi-row lookup.
 """
@@ -30,10 +30,15 @@ from types import TracebackType
 from typing import Any, Final
 from urllib.parse import quote
 
-from ._sql import terminate as _terminate
-from .errors import StoreUnavailableError
-from .lg_protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
-from .mysql import _OTHER_ERRORS, _driver, _Op, _parse_dsn, _translate
+from graphengine.store import StoreUnavailableError
+from graphengine.store._sql import Op as _Op
+from graphengine.store._sql import terminate as _terminate
+from graphengine.store._sql._mysql import OTHER_ERRORS as _OTHER_ERRORS
+from graphengine.store._sql._mysql import driver as _driver
+from graphengine.store._sql._mysql import parse_dsn as _parse_dsn
+from graphengine.store._sql._mysql import translate as _translate
+
+from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
 
 __all__ = ["MySQLCheckpointTable"]
 

@@ -24,8 +24,9 @@ from typing import Any, Final
 
 import aiosqlite
 
-from .errors import StoreUnavailableError
-from .lg_protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
+from graphengine.store import StoreUnavailableError
+
+from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
 
 __all__ = ["SQLiteCheckpointTable"]
 

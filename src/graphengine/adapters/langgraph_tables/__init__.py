@@ -1,0 +1,25 @@
+"""The storage under `GraphEngineSaver`: LangGraph checkpoints, blobs and writes in `lg_*` tables.
+
+`CheckpointTable` is the protocol; `MemoryCheckpointTable` (tests), `SQLiteCheckpointTable`,
+`PostgresCheckpointTable` and `MySQLCheckpointTable` keep the tables beside a graphengine store
+(`beside(store)`: same file, schema or database, its own connections), on the store package's
+driver glue and error translation. This package imports nothing of LangGraph, and the server
+drivers only on first use.
+"""
+
+from ._memory import MemoryCheckpointTable
+from ._mysql import MySQLCheckpointTable
+from ._postgres import PostgresCheckpointTable
+from ._protocol import CheckpointTable, LGBlobRow, LGCheckpointRow, LGWriteRow
+from ._sqlite import SQLiteCheckpointTable
+
+__all__ = [
+    "CheckpointTable",
+    "LGBlobRow",
+    "LGCheckpointRow",
+    "LGWriteRow",
+    "MemoryCheckpointTable",
+    "MySQLCheckpointTable",
+    "PostgresCheckpointTable",
+    "SQLiteCheckpointTable",
+]

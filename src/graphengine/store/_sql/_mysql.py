@@ -1,0 +1,160 @@
+"""MySQL and MariaDB driver glue (asyncmy) shared by `MySQLStore` and the LangGraph checkpoint tables.
+
+Driver exceptions are translated in ONE table (`TRANSLATE`, by exception class, each entry looking
+at the MySQL error number), checked complete by `tests/test_store_mysql.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Final
+from urllib.parse import unquote, urlsplit
+
+from ..errors import (
+    CorruptRecordError,
+    MissingDriverError,
+    RunExistsError,
+    StepConflictError,
+    StoreError,
+    StoreUnavailableError,
+)
+from ._core import Op
+from ._pool import driver_error
+
+__all__ = ["OTHER_ERRORS", "RETRYABLE", "TRANSLATE", "driver", "errno", "parse_dsn", "text", "translate"]
+
+
+def text(value: Any, run_id: Any = None, field: str = "run_id") -> str:
+    """A key column (VARBINARY since v2) as the str it was written from."""
+    if isinstance(value, str):
+        return value
+    try:
+        return bytes(value).decode()
+    except (UnicodeDecodeError, TypeError) as exc:
+        raise CorruptRecordError(
+            f"record of run {run_id if run_id is not None else value!r} is corrupt: field {field!r} "
+            f"holds {value!r:.60}, not UTF-8 text",
+            field=field,
+        ) from exc
+
+
+# --------------------------------------------------------------------------------------------
+# Driver exceptions -> StoreError. ONE table keyed by asyncmy exception class name (walked up the
+# MRO); each entry looks at the MySQL error number (args[0]). Error numbers:
+# https://mariadb.com/kb/en/mariadb-error-codes/ and the MySQL server error reference.
+
+_Pick = Callable[[BaseException, Op], type[StoreError]]
+
+_DUPLICATE_KEY: Final = 1062
+_NO_PARENT: Final = frozenset({1452, 1216})  # foreign key: parent row missing
+RETRYABLE: Final = frozenset({1213, 1205})  # deadlock victim, lock wait timeout
+_UNAVAILABLE_ERRNOS: Final = frozenset(
+    {
+        1040,  # too many connections
+        1044,  # access denied to database
+        1045,  # access denied for user
+        1049,  # unknown database
+        1053,  # server shutdown in progress
+        1152,  # aborted connection
+        1205,  # lock wait timeout
+        1213,  # deadlock
+        1290,  # read-only server (--read-only, a replica)
+        1792,  # read-only transaction
+        2002,  # cannot connect through socket
+        2003,  # cannot connect to server
+        2006,  # server has gone away
+        2013,  # lost connection during query
+    }
+)
+
+
+def errno(exc: BaseException) -> int:
+    args = getattr(exc, "args", ())
+    return args[0] if args and isinstance(args[0], int) else 0
+
+
+def _always(kind: type[StoreError]) -> _Pick:
+    return lambda exc, op: kind
+
+
+def _integrity(exc: BaseException, op: Op) -> type[StoreError]:
+    # A taken key or a missing parent row is a conflict; NOT NULL and CHECK (JSON_VALID)
+    # failures mean a bad value was passed.
+    code = errno(exc)
+    if code == _DUPLICATE_KEY or code in _NO_PARENT:
+        if op == "create_run" and code == _DUPLICATE_KEY:
+            return RunExistsError
+        if op in ("save_step", "save_branches", "save_checkpoint"):
+            return StepConflictError
+    return StoreError
+
+
+def _operational(exc: BaseException, op: Op) -> type[StoreError]:
+    code = errno(exc)
+    if code in _UNAVAILABLE_ERRNOS or op == "open":
+        return StoreUnavailableError
+    if code in (1030, 1034, 1035, 126, 127, 134, 145):  # storage engine / table marked crashed
+        return CorruptRecordError
+    return _integrity(exc, op)  # MariaDB reports some constraint failures as operational (4025)
+
+
+TRANSLATE: Final[dict[str, _Pick]] = {
+    "IntegrityError": _integrity,
+    "OperationalError": _operational,
+    "InternalError": _operational,  # e.g. deadlock, lock timeouts on some servers
+    "DataError": _always(StoreError),  # a value the column cannot hold
+    "ProgrammingError": _operational,  # unknown table/database (1146/1049) comes as this
+    "NotSupportedError": _always(StoreError),
+    "DatabaseError": _operational,
+    "InterfaceError": _always(StoreUnavailableError),  # the connection is closed or broken
+    "Error": _operational,
+    "MySQLError": _operational,
+    "Warning": _always(StoreError),
+    "OSError": _always(StoreUnavailableError),  # cannot connect, broken pipe
+    "TimeoutError": _always(StoreUnavailableError),
+}
+
+
+def translate(
+    exc: BaseException, op: Op, where: str, *, run_id: str | None = None, step: int | None = None
+) -> StoreError:
+    """Turn a driver exception into the `StoreError` subclass the table picks (caller adds `from exc`)."""
+    kind: type[StoreError] = StoreError
+    for cls in type(exc).__mro__:
+        pick = TRANSLATE.get(cls.__name__)
+        if pick is not None:
+            kind = pick(exc, op)
+            break
+    return driver_error(kind, exc, op, where, run_id=run_id, step=step)
+
+
+def driver() -> ModuleType:
+    """asyncmy, imported on first use so the extra is needed only by those who use this store."""
+    try:
+        import asyncmy
+    except ImportError as exc:
+        raise MissingDriverError(
+            "MySQLStore needs the asyncmy driver: pip install 'graphengine[mysql]'"
+        ) from exc
+    mod: ModuleType = asyncmy
+    return mod
+
+
+def parse_dsn(dsn: str) -> dict[str, Any]:
+    url = urlsplit(dsn)
+    if url.scheme not in ("mysql", "mariadb", "mysql+asyncmy"):
+        raise ValueError(f"dsn scheme {url.scheme!r}; expected mysql://user:password@host:port/database")
+    database = url.path.lstrip("/")
+    if not database:
+        raise ValueError("dsn names no database; expected mysql://user:password@host:port/database")
+    return {
+        "host": url.hostname or "127.0.0.1",
+        "port": url.port or 3306,
+        "user": unquote(url.username or "root"),
+        "password": unquote(url.password or ""),
+        "db": unquote(database),
+    }
+
+
+OTHER_ERRORS: Final = (OSError, TimeoutError)
