@@ -18,7 +18,11 @@ from test_saver_graphengine import growing
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
-from graphengine.adapters.langgraph_tables import MySQLCheckpointTable, PostgresCheckpointTable
+from graphengine.adapters.langgraph_tables import (
+    LGCheckpointRow,
+    MySQLCheckpointTable,
+    PostgresCheckpointTable,
+)
 from graphengine.store import StoreUnavailableError
 
 SERVERS = ["postgres", "mysql"]
@@ -36,6 +40,7 @@ async def _mysql_admin(sql: str) -> None:
     try:
         async with conn.cursor() as cur:
             await cur.execute(sql)
+        await conn.commit()
     finally:
         conn.close()
 
@@ -187,3 +192,81 @@ def test_server_dsns_are_configured() -> None:
     """The server tables use the shared test servers (GRAPHENGINE_TEST_POSTGRES / _MYSQL)."""
     assert POSTGRES_DSN.startswith("postgresql://")
     assert MYSQL_DSN.startswith("mysql://")
+
+
+def _row(thread: str, cp_id: str, ns: str = "", payload: bytes = b"cp") -> LGCheckpointRow:
+    return LGCheckpointRow(thread, ns, cp_id, None, "json", payload, "json", b"{}", "run", b"{}")
+
+
+@pytest.mark.parametrize("kind", SERVERS)
+async def test_ids_differing_by_trailing_spaces_are_distinct(kind: str) -> None:
+    """Thread, namespace and checkpoint ids compare byte for byte: "t" and "t " are two threads."""
+    require_table(kind)
+    async with server_table(kind) as table, table:
+        await table.put(_row("t", "1", payload=b"a"), [])
+        await table.put(_row("t ", "1", payload=b"b"), [])
+        await table.put(_row("t", "1 ", payload=b"c"), [])
+        await table.put(_row("t", "1", ns="n ", payload=b"d"), [])
+        await table.put(_row("t", "1", ns="n", payload=b"e"), [])
+        got = {
+            (r.thread_id, r.ns, r.checkpoint_id): r.checkpoint
+            for r in [
+                await table.get(t, ns, c)
+                for t, ns, c in [
+                    ("t", "", "1"),
+                    ("t ", "", "1"),
+                    ("t", "", "1 "),
+                    ("t", "n ", "1"),
+                    ("t", "n", "1"),
+                ]
+            ]
+            if r is not None
+        }
+        assert got == {
+            ("t", "", "1"): b"a",
+            ("t ", "", "1"): b"b",
+            ("t", "", "1 "): b"c",
+            ("t", "n ", "1"): b"d",
+            ("t", "n", "1"): b"e",
+        }
+        latest = await table.get("t ", "", None)
+        assert latest is not None and latest.thread_id == "t " and latest.checkpoint == b"b"
+        listed = [r.checkpoint_id async for r in table.search("t", "", None, None)]
+        assert listed == ["1 ", "1"]
+
+
+async def test_mysql_character_id_columns_are_converted_on_open() -> None:
+    """lg_ tables made when ids were utf8mb4_bin text become VARBINARY on open; their rows stay."""
+    require_table("mysql")
+    table = await new_table("mysql")
+    assert isinstance(table, MySQLCheckpointTable)
+    key = "VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL"
+    db = table.database
+    try:
+        # The tables as graphengine created them before ids were binary (trimmed to the keys).
+        await _mysql_admin(
+            f"CREATE TABLE {db}.lg_checkpoints (thread_id {key}, ns {key}, checkpoint_id VARCHAR(128) "
+            "CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, parent_id VARCHAR(128) CHARACTER SET utf8mb4 "
+            "COLLATE utf8mb4_bin, type VARCHAR(64) NOT NULL, checkpoint LONGBLOB NOT NULL, metadata_type "
+            "VARCHAR(64) NOT NULL, metadata LONGBLOB NOT NULL, run_id VARCHAR(191) CHARACTER SET utf8mb4 "
+            "COLLATE utf8mb4_bin, versions LONGBLOB NOT NULL, PRIMARY KEY (thread_id, ns, checkpoint_id), "
+            "KEY lg_checkpoints_run (run_id), KEY lg_checkpoints_id (checkpoint_id)) ENGINE = InnoDB"
+        )
+        await _mysql_admin(
+            f"INSERT INTO {db}.lg_checkpoints VALUES ('old', '', '1', NULL, 'json', 'x', 'json', '{{}}', 'r', '{{}}')"
+        )
+        async with table:
+            old = await table.get("old", "", "1")
+            assert old is not None and old.checkpoint == b"x" and old.run_id == "r"
+            await table.put(_row("old ", "1", payload=b"y"), [])
+            again = await table.get("old", "", "1")
+            assert again is not None and again.checkpoint == b"x"
+            rows = await table._fetch(
+                "SELECT count(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+                "AND TABLE_NAME LIKE 'lg_%%' AND DATA_TYPE = 'varchar' AND COLUMN_NAME <> 'type' "
+                "AND COLUMN_NAME <> 'metadata_type'",
+                (),
+            )
+            assert rows[0][0] == 0
+    finally:
+        await drop_table(table)

@@ -9,10 +9,11 @@ implicitly), and it never touches the store's tables or its `schema_version`.
   loop and the application's loop each get theirs. Sessions autocommit at READ COMMITTED.
 - `put` (a checkpoint and its new blobs), the bulk deletes and `copy_thread` each run in one
   transaction; `put_writes` is one multi-row `INSERT`.
-- Values are `LONGBLOB` (byte-for-byte round trip); ids are `utf8mb4_bin`, so "newest first"
-  is byte order of checkpoint ids, as in every other table. Key lengths fit InnoDB's 3072-byte
-  index limit: thread ids up to 191 characters, namespaces 255, checkpoint and task ids 128,
-  channel names 191, versions 128 (ASCII).
+- Values are `LONGBLOB` (byte-for-byte round trip); ids are `VARBINARY` (tables from before
+  are converted on open), so they compare byte for byte (no trailing-space padding) and "newest
+  first" is byte order of checkpoint ids, as in every other table. Key lengths fit InnoDB's
+  3072-byte index limit: thread ids up to 764 UTF-8 bytes, namespaces 1020, checkpoint and task
+  ids 512, channel names 764, versions 128.
 - Blobs no checkpoint references any more are found on the client (MySQL and MariaDB disagree
   on JSON table functions), inside the deleting transaction.
 - Driver exceptions are translated by the MySQL store's one table (`graphengine.store._sql`) (`StoreError` subclasses).
@@ -42,43 +43,62 @@ from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
 
 __all__ = ["MySQLCheckpointTable"]
 
+# Ids are VARBINARY, so they compare byte for byte: utf8mb4_bin is a PAD SPACE collation on
+# MariaDB and MySQL 5.7 ("t" = "t  "), as the run store found before its schema v2. Byte lengths
+# are those of the character columns they replace (4 bytes a character), within InnoDB's
+# 3072-byte key limit. `task_path` only orders rows, so it stays text.
 _SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS lg_checkpoints (
-        thread_id     VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        ns            VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        checkpoint_id VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        parent_id     VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+        thread_id     VARBINARY(764) NOT NULL,
+        ns            VARBINARY(1020) NOT NULL,
+        checkpoint_id VARBINARY(512) NOT NULL,
+        parent_id     VARBINARY(512),
         type          VARCHAR(64) NOT NULL,
         checkpoint    LONGBLOB NOT NULL,
         metadata_type VARCHAR(64) NOT NULL,
         metadata      LONGBLOB NOT NULL,
-        run_id        VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,
+        run_id        VARBINARY(764),
         versions      LONGBLOB NOT NULL,
         PRIMARY KEY (thread_id, ns, checkpoint_id),
         KEY lg_checkpoints_run (run_id),
         KEY lg_checkpoints_id (checkpoint_id)
     ) ENGINE = InnoDB""",
     """CREATE TABLE IF NOT EXISTS lg_blobs (
-        thread_id VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        ns        VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        channel   VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        version   VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+        thread_id VARBINARY(764) NOT NULL,
+        ns        VARBINARY(1020) NOT NULL,
+        channel   VARBINARY(764) NOT NULL,
+        version   VARBINARY(128) NOT NULL,
         type      VARCHAR(64) NOT NULL,
         value     LONGBLOB NOT NULL,
         PRIMARY KEY (thread_id, ns, channel, version)
     ) ENGINE = InnoDB""",
     """CREATE TABLE IF NOT EXISTS lg_writes (
-        thread_id     VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        ns            VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        checkpoint_id VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
-        task_id       VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        thread_id     VARBINARY(764) NOT NULL,
+        ns            VARBINARY(1020) NOT NULL,
+        checkpoint_id VARBINARY(512) NOT NULL,
+        task_id       VARBINARY(512) NOT NULL,
         task_path     TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
         idx           INT NOT NULL,
-        channel       VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+        channel       VARBINARY(764) NOT NULL,
         type          VARCHAR(64) NOT NULL,
         value         LONGBLOB NOT NULL,
         PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
     ) ENGINE = InnoDB""",
+)
+# Tables created before ids were binary still have character id columns: converted on open. A
+# character column becomes binary keeping its (utf8mb4) bytes; each statement is re-runnable, so
+# an interrupted conversion completes on the next open.
+_TEXT_IDS: Final = """SELECT count(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()
+    AND TABLE_NAME IN ('lg_checkpoints', 'lg_blobs', 'lg_writes') AND DATA_TYPE = 'varchar'
+    AND COLUMN_NAME IN ('thread_id', 'ns', 'checkpoint_id', 'parent_id', 'run_id', 'channel', 'version', 'task_id')"""
+_BINARY_IDS: Final = (
+    """ALTER TABLE lg_checkpoints MODIFY thread_id VARBINARY(764) NOT NULL, MODIFY ns VARBINARY(1020) NOT NULL,
+    MODIFY checkpoint_id VARBINARY(512) NOT NULL, MODIFY parent_id VARBINARY(512), MODIFY run_id VARBINARY(764)""",
+    """ALTER TABLE lg_blobs MODIFY thread_id VARBINARY(764) NOT NULL, MODIFY ns VARBINARY(1020) NOT NULL,
+    MODIFY channel VARBINARY(764) NOT NULL, MODIFY version VARBINARY(128) NOT NULL""",
+    """ALTER TABLE lg_writes MODIFY thread_id VARBINARY(764) NOT NULL, MODIFY ns VARBINARY(1020) NOT NULL,
+    MODIFY checkpoint_id VARBINARY(512) NOT NULL, MODIFY task_id VARBINARY(512) NOT NULL,
+    MODIFY channel VARBINARY(764) NOT NULL""",
 )
 
 _PUT_CP: Final = """INSERT INTO lg_checkpoints (thread_id, ns, checkpoint_id, parent_id, type, checkpoint, metadata_type, metadata, run_id, versions)
@@ -152,8 +172,15 @@ ON DUPLICATE KEY UPDATE task_path = VALUES(task_path), channel = VALUES(channel)
 )
 
 
+def _s(value: Any) -> Any:
+    """An id column (VARBINARY) as the str it was written from; NULL stays None."""
+    return value.decode() if isinstance(value, (bytes, bytearray)) else value
+
+
 def _cp(r: Sequence[Any]) -> LGCheckpointRow:
-    return LGCheckpointRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), r[6], bytes(r[7]), r[8], bytes(r[9]))
+    return LGCheckpointRow(
+        _s(r[0]), _s(r[1]), _s(r[2]), _s(r[3]), r[4], bytes(r[5]), r[6], bytes(r[7]), _s(r[8]), bytes(r[9])
+    )
 
 
 class MySQLCheckpointTable:
@@ -250,6 +277,10 @@ class MySQLCheckpointTable:
             async with pool.acquire() as conn, conn.cursor() as cur:
                 for stmt in _SCHEMA:
                     await cur.execute(stmt)
+                await cur.execute(_TEXT_IDS)
+                if (await cur.fetchone())[0]:
+                    for stmt in _BINARY_IDS:
+                        await cur.execute(stmt)
         except BaseException as exc:
             _terminate(pool)
             if isinstance(exc, self._errors):
@@ -366,12 +397,15 @@ class MySQLCheckpointTable:
         for ch, v in versions.items():
             args += (ch, v)
         rows = await self._fetch(sql, args)
-        return [LGBlobRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5])) for r in rows]
+        return [LGBlobRow(_s(r[0]), _s(r[1]), _s(r[2]), _s(r[3]), r[4], bytes(r[5])) for r in rows]
 
     async def writes(self, thread_id: str, ns: str, checkpoint_id: str) -> list[LGWriteRow]:
         """Pending writes in replay order."""
         rows = await self._fetch(_GET_WRITES, (thread_id, ns, checkpoint_id))
-        return [LGWriteRow(r[0], r[1], r[2], r[3], r[4], int(r[5]), r[6], r[7], bytes(r[8])) for r in rows]
+        return [
+            LGWriteRow(_s(r[0]), _s(r[1]), _s(r[2]), _s(r[3]), r[4], int(r[5]), _s(r[6]), r[7], bytes(r[8]))
+            for r in rows
+        ]
 
     async def delete_thread(self, thread_id: str) -> None:
         """Delete everything of a thread, in one transaction."""
@@ -388,9 +422,12 @@ class MySQLCheckpointTable:
         for t in threads:
             await cur.execute(_GC_WRITES, (t,))
             await cur.execute(_USED_VERSIONS, (t,))
-            used = {(ns, ch, v) for ns, vs in await cur.fetchall() for ch, v in json.loads(bytes(vs)).items()}
+            used = {
+                (_s(ns), ch, v) for ns, vs in await cur.fetchall() for ch, v in json.loads(bytes(vs)).items()
+            }
             await cur.execute(_BLOB_KEYS, (t,))
-            gone = [(t, ns, ch, v) for ns, ch, v in await cur.fetchall() if (ns, ch, v) not in used]
+            keys = [(_s(ns), _s(ch), _s(v)) for ns, ch, v in await cur.fetchall()]
+            gone = [(t, *key) for key in keys if key not in used]
             if gone:
                 await cur.executemany(_DEL_BLOB, gone)
 
@@ -403,7 +440,7 @@ class MySQLCheckpointTable:
             threads: set[str] = set()
             for rid in run_ids:
                 await cur.execute(_RUN_THREADS, (rid,))
-                threads.update(r[0] for r in await cur.fetchall())
+                threads.update(_s(r[0]) for r in await cur.fetchall())
                 await cur.execute(_DEL_RUN, (rid,))
             await self._gc(cur, sorted(threads))
 
