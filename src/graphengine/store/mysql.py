@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, check_pool_size, meta_text, run_record, terminate
 from ._sql._mysql import OTHER_ERRORS, RETRYABLE, TRANSLATE, driver, errno, parse_dsn, text, translate
 from .errors import (
     StoreError,
@@ -269,10 +269,7 @@ class MySQLStore(PoolMixin, LeaseMixin):
         self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
     ) -> None:
         self._conn_args = parse_dsn(dsn)
-        if not 0 <= min_size <= max_size or max_size < 1:
-            raise ValueError(
-                f"min_size={min_size}, max_size={max_size}; expected 0 <= min_size <= max_size, max_size >= 1"
-            )
+        check_pool_size(min_size, max_size)
         self.database: str = self._conn_args["db"]
         """The database holding this store's tables."""
         self.min_size = min_size

@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, check_pool_size, meta_text, run_record, terminate
 from ._sql._postgres import (
     CREATE_SCHEMA,
     OTHER_ERRORS,
@@ -263,10 +263,7 @@ class PostgresStore(PoolMixin, LeaseMixin):
     ) -> None:
         if not SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema={schema!r}; expected a lower-case SQL identifier ([a-z_][a-z0-9_]*)")
-        if not 0 <= min_size <= max_size or max_size < 1:
-            raise ValueError(
-                f"min_size={min_size}, max_size={max_size}; expected 0 <= min_size <= max_size, max_size >= 1"
-            )
+        check_pool_size(min_size, max_size)
         self.dsn = dsn
         """Where the database is (a libpq-style URL)."""
         self.schema = schema

@@ -23,15 +23,12 @@ implicitly), and it never touches the store's tables or its `schema_version`.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
-from types import TracebackType
 from typing import Any, Final
 from urllib.parse import quote
 
-from graphengine.store import StoreUnavailableError
+from graphengine.store._sql import LoopPoolsMixin, check_pool_size
 from graphengine.store._sql import Op as _Op
 from graphengine.store._sql import terminate as _terminate
 from graphengine.store._sql._mysql import OTHER_ERRORS as _OTHER_ERRORS
@@ -183,7 +180,7 @@ def _cp(r: Sequence[Any]) -> LGCheckpointRow:
     )
 
 
-class MySQLCheckpointTable:
+class MySQLCheckpointTable(LoopPoolsMixin):
     """LangGraph checkpoints, blobs and writes in `lg_*` tables of a MySQL or MariaDB database.
 
     `MySQLCheckpointTable("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on
@@ -199,10 +196,7 @@ class MySQLCheckpointTable:
         self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
     ) -> None:
         self._conn_args = _parse_dsn(dsn)
-        if not 0 <= min_size <= max_size or max_size < 1:
-            raise ValueError(
-                f"min_size={min_size}, max_size={max_size}; expected 0 <= min_size <= max_size, max_size >= 1"
-            )
+        check_pool_size(min_size, max_size)
         self.database: str = self._conn_args["db"]
         """The database holding the `lg_*` tables."""
         self.min_size = min_size
@@ -212,12 +206,8 @@ class MySQLCheckpointTable:
         self.connect_timeout = connect_timeout
         """Seconds to wait for a connection before `StoreUnavailableError`."""
         self._dsn = dsn
-        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
-        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
         self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
-        self._closed = False
+        self._init_pools()
 
     @classmethod
     def beside(cls, store: Any, **kw: Any) -> MySQLCheckpointTable:
@@ -231,31 +221,7 @@ class MySQLCheckpointTable:
         # Never show the DSN: it may hold a password.
         return f"MySQLCheckpointTable(database={self.database!r})"
 
-    async def __aenter__(self) -> MySQLCheckpointTable:
-        """Connect now, so a bad DSN fails here rather than at the first checkpoint."""
-        await self._pool()
-        return self
-
-    async def __aexit__(
-        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
     # ---------------------------------------------------------------- connections
-
-    async def _pool(self) -> Any:
-        loop = asyncio.get_running_loop()
-        pool = self._pools.get(loop)
-        if pool is not None:
-            return pool
-        lock = self._locks.setdefault(loop, asyncio.Lock())
-        async with lock:
-            if self._closed:
-                raise StoreUnavailableError(f"{self!r} is closed")
-            pool = self._pools.get(loop)
-            if pool is None:
-                pool = self._pools[loop] = await self._connect()
-            return pool
 
     async def _connect(self) -> Any:
         asyncmy = _driver()
@@ -467,21 +433,6 @@ class MySQLCheckpointTable:
 
         await self._tx(body)
 
-    async def close(self) -> None:
-        """Close the running loop's pool and drop the others; the table may not be used afterwards."""
-        self._closed = True
-        try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        pools = list(self._pools.items())
-        self._pools.clear()
-        for owner, pool in pools:
-            if owner is loop:
-                pool.close()
-                try:
-                    await asyncio.wait_for(pool.wait_closed(), self.connect_timeout)
-                    continue
-                except self._errors:
-                    pass  # best effort: every write was already committed
-            _terminate(pool)
+    async def _close_pool(self, pool: Any) -> None:
+        pool.close()
+        await pool.wait_closed()

@@ -20,15 +20,11 @@ tables or its `schema_version`.
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
-from types import TracebackType
 from typing import Any, Final
 
-from graphengine.store import StoreUnavailableError
+from graphengine.store._sql import LoopPoolsMixin, check_pool_size
 from graphengine.store._sql import Op as _Op
-from graphengine.store._sql import terminate as _terminate
 from graphengine.store._sql._postgres import CREATE_SCHEMA as _CREATE_SCHEMA
 from graphengine.store._sql._postgres import OTHER_ERRORS as _OTHER_ERRORS
 from graphengine.store._sql._postgres import SCHEMA_NAME as _SCHEMA_NAME
@@ -158,7 +154,7 @@ def _cp(r: Any) -> LGCheckpointRow:
     return LGCheckpointRow(r[0], r[1], r[2], r[3], r[4], bytes(r[5]), r[6], bytes(r[7]), r[8], bytes(r[9]))
 
 
-class PostgresCheckpointTable:
+class PostgresCheckpointTable(LoopPoolsMixin):
     """LangGraph checkpoints, blobs and writes in `lg_*` tables of a PostgreSQL schema.
 
     `PostgresCheckpointTable(dsn)` needs no event loop and connects on first use; release it
@@ -181,10 +177,7 @@ class PostgresCheckpointTable:
     ) -> None:
         if not _SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema={schema!r}; expected a lower-case SQL identifier ([a-z_][a-z0-9_]*)")
-        if not 0 <= min_size <= max_size or max_size < 1:
-            raise ValueError(
-                f"min_size={min_size}, max_size={max_size}; expected 0 <= min_size <= max_size, max_size >= 1"
-            )
+        check_pool_size(min_size, max_size)
         self.dsn = dsn
         """Where the database is (a libpq-style URL)."""
         self.schema = schema
@@ -195,12 +188,8 @@ class PostgresCheckpointTable:
         """Most connections each loop's pool opens."""
         self.connect_timeout = connect_timeout
         """Seconds to wait for a connection before `StoreUnavailableError`."""
-        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
-        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
-            weakref.WeakKeyDictionary()
-        )
         self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
-        self._closed = False
+        self._init_pools()
 
     @classmethod
     def beside(cls, store: Any, **kw: Any) -> PostgresCheckpointTable:
@@ -211,31 +200,7 @@ class PostgresCheckpointTable:
         # Never show the DSN: it may hold a password.
         return f"PostgresCheckpointTable(schema={self.schema!r})"
 
-    async def __aenter__(self) -> PostgresCheckpointTable:
-        """Connect now, so a bad DSN fails here rather than at the first checkpoint."""
-        await self._pool()
-        return self
-
-    async def __aexit__(
-        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
     # ---------------------------------------------------------------- connections
-
-    async def _pool(self) -> Any:
-        loop = asyncio.get_running_loop()
-        pool = self._pools.get(loop)
-        if pool is not None:
-            return pool
-        lock = self._locks.setdefault(loop, asyncio.Lock())
-        async with lock:
-            if self._closed:
-                raise StoreUnavailableError(f"{self!r} is closed")
-            pool = self._pools.get(loop)
-            if pool is None:
-                pool = self._pools[loop] = await self._connect()
-            return pool
 
     async def _connect(self) -> Any:
         asyncpg = _driver()
@@ -389,20 +354,5 @@ class PostgresCheckpointTable:
             [(_PRUNE_KEEP if keep_latest else _PRUNE_ALL, (ids,)), (_GC_WRITES, (ids,)), (_GC_BLOBS, (ids,))]
         )
 
-    async def close(self) -> None:
-        """Close the running loop's pool and drop the others; the table may not be used afterwards."""
-        self._closed = True
-        try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        pools = list(self._pools.items())
-        self._pools.clear()
-        for owner, pool in pools:
-            if owner is loop:
-                try:
-                    await asyncio.wait_for(pool.close(), self.connect_timeout)
-                    continue
-                except self._errors:
-                    pass  # best effort: every write was already committed
-            _terminate(pool)
+    async def _close_pool(self, pool: Any) -> None:
+        await pool.close()

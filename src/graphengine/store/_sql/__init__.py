@@ -7,14 +7,16 @@ keeps only its dialect (`Statements`) and its driver glue (`_count`, `_rows`, er
 """
 
 from ._core import LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
-from ._pool import PoolMixin, driver_error, terminate
+from ._pool import LoopPoolsMixin, PoolMixin, check_pool_size, driver_error, terminate
 
 __all__ = [
     "LeaseMixin",
+    "LoopPoolsMixin",
     "Op",
     "PoolMixin",
     "SQLStore",
     "Statements",
+    "check_pool_size",
     "driver_error",
     "meta_text",
     "run_record",

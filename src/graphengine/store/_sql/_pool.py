@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import weakref
 from types import TracebackType
 from typing import Any, Self
 
 from ..errors import CorruptRecordError, RunExistsError, StoreError, StoreUnavailableError
 
-__all__ = ["PoolMixin", "driver_error", "terminate"]
+__all__ = ["LoopPoolsMixin", "PoolMixin", "check_pool_size", "driver_error", "terminate"]
 
 
 def driver_error(
@@ -33,6 +34,14 @@ def driver_error(
     if kind is CorruptRecordError:
         return CorruptRecordError(msg, run_id=run_id, step=step, field="")
     return kind(msg, run_id=run_id, step=step)
+
+
+def check_pool_size(min_size: int, max_size: int) -> None:
+    """`ValueError` unless 0 <= min_size <= max_size and max_size >= 1."""
+    if not 0 <= min_size <= max_size or max_size < 1:
+        raise ValueError(
+            f"min_size={min_size}, max_size={max_size}; expected 0 <= min_size <= max_size, max_size >= 1"
+        )
 
 
 def terminate(pool: Any) -> None:
@@ -106,6 +115,73 @@ class PoolMixin:
     async def __aenter__(self) -> Self:
         """Connect now, so a bad DSN fails here rather than at the first write."""
         await self._db()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+
+class LoopPoolsMixin:
+    """One pool per event loop, each opened lazily in its loop and kept while the loop lives.
+
+    For users driven from several loops at once (the LangGraph saver's sync bridge loop and the
+    application's loop). The class supplies `_connect` and `_close_pool`, as for `PoolMixin`.
+    """
+
+    connect_timeout: float
+    _errors: tuple[type[BaseException], ...]
+
+    def _init_pools(self) -> None:
+        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._closed = False
+
+    async def _connect(self) -> Any:
+        raise NotImplementedError
+
+    async def _close_pool(self, pool: Any) -> None:
+        raise NotImplementedError
+
+    async def _pool(self) -> Any:
+        """The running loop's pool, opened on first use in it."""
+        loop = asyncio.get_running_loop()
+        pool = self._pools.get(loop)
+        if pool is not None:
+            return pool
+        lock = self._locks.setdefault(loop, asyncio.Lock())
+        async with lock:
+            if self._closed:
+                raise StoreUnavailableError(f"{self!r} is closed")
+            pool = self._pools.get(loop)
+            if pool is None:
+                pool = self._pools[loop] = await self._connect()
+            return pool
+
+    async def close(self) -> None:
+        """Close the running loop's pool and drop the others; no use afterwards (`StoreUnavailableError`)."""
+        self._closed = True
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        pools = list(self._pools.items())
+        self._pools.clear()
+        for owner, pool in pools:
+            if owner is loop:
+                try:
+                    await asyncio.wait_for(self._close_pool(pool), self.connect_timeout)
+                    continue
+                except self._errors:
+                    pass  # best effort: every write was already committed
+            terminate(pool)
+
+    async def __aenter__(self) -> Self:
+        """Connect now, so a bad DSN fails here rather than at the first use."""
+        await self._pool()
         return self
 
     async def __aexit__(
