@@ -1,5 +1,5 @@
-"""Builds the optional C accelerators: LM-cut and the A* loop over it (``goap._lmcut``), and grounding
-(``goap._ground``).
+"""Builds the optional C accelerators: LM-cut and the A* loop over it (``goap.planning._lmcut``), and grounding
+(``goap.planning._ground``).
 
 Everything else is configured in pyproject.toml. The extensions are optional: when one cannot be
 built, installation still succeeds and the planner uses its pure-Python code (same results).
@@ -10,15 +10,15 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "goap._lmcut",
-            sources=["src/goap/_lmcut.c", "src/goap/_astar.c", "src/goap/_canon.c"],
-            depends=["src/goap/_lmcut.h"],
+            "goap.planning._lmcut",
+            sources=["src/goap/planning/_lmcut.c", "src/goap/planning/_astar.c", "src/goap/planning/_canon.c"],
+            depends=["src/goap/planning/_lmcut.h"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,
         ),
         Extension(
-            "goap._ground",
-            sources=["src/goap/_ground.c"],
+            "goap.planning._ground",
+            sources=["src/goap/planning/_ground.c"],
             extra_compile_args=["-O2", "-std=c99", "-Wall", "-Wextra", "-Wno-unused-parameter"],
             optional=True,
         ),

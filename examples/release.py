@@ -23,9 +23,16 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from goap import ActionOutcome, ActionSpec, GoalSpec, GoapGraph, GoapState
-from goap.approval import Approval
-from goap.guards import FunctionalGuard, GuardResult
+from goap import (
+    ActionOutcome,
+    ActionSpec,
+    Approval,
+    FunctionalGuard,
+    GoalSpec,
+    GoapGraph,
+    GoapState,
+    GuardResult,
+)
 from graphengine.store import SQLiteStore
 
 WORLD: dict[str, bool] = {

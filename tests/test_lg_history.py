@@ -16,8 +16,8 @@ from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
-from goap.history import ActionRecord, ExecutionHistory, StoreExecutionHistory
-from goap.lg_history import LangGraphStoreHistory
+from goap.runtime._history import ActionRecord, ExecutionHistory, StoreExecutionHistory
+from goap.runtime._lg_history import LangGraphStoreHistory
 
 W0 = {"source": False, "built": False, "signed": False, "published": False}
 

@@ -428,7 +428,7 @@ def test_tool_call_ids_are_kept_when_the_wire_has_them() -> None:
 def test_models_package_imports_no_http_client_or_sdk() -> None:
     """`import graphengine.models` and `graphengine.tools` load neither httpx nor langchain."""
     code = (
-        "import sys, graphengine, graphengine.models, graphengine.tools, goap.interpreter\n"
+        "import sys, graphengine, graphengine.models, graphengine.tools, goap.runtime._interpreter\n"
         "bad = [m for m in ('httpx', 'langchain_core', 'openai', 'ollama') if m in sys.modules]\n"
         "assert not bad, bad\n"
     )

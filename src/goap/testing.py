@@ -10,8 +10,8 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goap.actions import ActionSpec
-from goap.goals import GoalSpec
+from goap.planning._actions import ActionSpec
+from goap.planning._goals import GoalSpec
 
 __all__ = ["brute_force_optimum", "simulate"]
 

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goap import ActionSpec, AStar, GoalSpec, plan
-from goap import strategies as strategies_module
-from goap.astar import best_first, search
-from goap.compile import _cache, compile_task
-from goap.heuristics import HEURISTICS
-from goap.symmetry import find_symmetry
+from goap.planning import _strategy as strategies_module
+from goap.planning._compile import _cache, compile_task
+from goap.planning._search import best_first, search
+from goap.planning._symmetry import find_symmetry
+from goap.planning.heuristics import HEURISTICS
 from goap.testing import simulate
 
 

@@ -8,8 +8,8 @@ import hypothesis.strategies as st
 from hypothesis import HealthCheck, given, settings
 
 from goap import ActionSpec, in_, ne
-from goap.compile import compile_task
-from goap.explain import explain_unreachable
+from goap.planning._compile import compile_task
+from goap.planning._explain import explain_unreachable
 
 ENUM = ["x", "y", "z"]
 

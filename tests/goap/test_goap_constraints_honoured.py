@@ -38,10 +38,10 @@ from goap import (
     UtilityStrategy,
     plan,
 )
-from goap.approval import Approval
-from goap.planner import DefaultStrategy
-from goap.serialize import goal_from_dict, goal_to_dict
-from goap.state import GoapState
+from goap.planning._planner import DefaultStrategy
+from goap.runtime._approval import Approval
+from goap.runtime._serialize import goal_from_dict, goal_to_dict
+from goap.runtime._state import GoapState
 from graphengine.store import SQLiteStore, Store
 
 TOKENS = ResourceConstraint("tokens", max=4)

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import goap.csp as csp
+import goap.strategies._csp as csp
 from bench.strategies import FAMILIES, ours_actions
 from goap import (
     ActionSpec,

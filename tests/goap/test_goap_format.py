@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from goap import PlanningError, ProblemFormatError, load_problem
-from goap.conditions import Add, Compare
+from goap.planning._conditions import Add, Compare
 
 
 def _valid() -> dict[str, Any]:

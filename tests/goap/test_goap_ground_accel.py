@@ -1,4 +1,4 @@
-"""The C grounding (``goap._ground``) compiles plain tasks exactly as the pure-Python compiler does.
+"""The C grounding (``goap.planning._ground``) compiles plain tasks exactly as the pure-Python compiler does.
 
 Both compile every shared problem and generated tasks; the variables, operators (every field),
 goal sets, pruning counts and flags must be equal, and a task the C code cannot decide alone
@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, ModelError, add, in_, load_problem, ne, plan
-from goap import compile as compile_module
-from goap.compile import CompiledOp, Task
+from goap.planning import _compile as compile_module
+from goap.planning._compile import CompiledOp, Task
 
 pytestmark = pytest.mark.skipif(
-    compile_module._ground is None, reason="goap._ground is not built (or GOAP_PURE_PYTHON=1)"
+    compile_module._ground is None, reason="goap.planning._ground is not built (or GOAP_PURE_PYTHON=1)"
 )
 
 PROBLEMS = PROBLEM_DIR
@@ -207,7 +207,7 @@ def test_bad_input_raises_instead_of_crashing() -> None:
 
 def test_goap_pure_python_forces_the_python_grounding() -> None:
     """With GOAP_PURE_PYTHON=1 the C grounding is not used."""
-    code = "from goap import compile; print(compile.ACCELERATED, compile._ground)"
+    code = "from goap.planning import _compile; print(_compile.ACCELERATED, _compile._ground)"
     env = {**os.environ, "GOAP_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "None"]

@@ -1,4 +1,4 @@
-"""Memory-safety regressions of the C grounding (``goap._ground``), one test per bug found in review.
+"""Memory-safety regressions of the C grounding (``goap.planning._ground``), one test per bug found in review.
 
 The C code used to read the caller's own dicts (an exact dict was not copied, nor was the dict a
 user ``copy()`` of a MappingProxyType returned) after checking them, while Python code it runs
@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 
 from goap import ActionSpec
-from goap import compile as compile_module
-from goap.compile import CompiledOp
+from goap.planning import _compile as compile_module
+from goap.planning._compile import CompiledOp
 
 pytestmark = pytest.mark.skipif(
-    compile_module._ground is None, reason="goap._ground is not built (or GOAP_PURE_PYTHON=1)"
+    compile_module._ground is None, reason="goap.planning._ground is not built (or GOAP_PURE_PYTHON=1)"
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,8 +61,8 @@ def test_goal_dict_shrinking_during_the_goal_walk_does_not_read_uninitialised_me
     ``gk`` entries uninitialised, which were then used as array indices (SIGSEGV)."""
     out = _run(
         """
-        import goap._ground as G
-        from goap.compile import CompiledOp
+        import goap.planning._ground as G
+        from goap.planning._compile import CompiledOp
         KEEP = []
         class Evil:
             def __hash__(self):
@@ -176,8 +176,8 @@ def test_half_built_lists_are_never_visible_to_python_code() -> None:
     out = _run(
         """
         import gc
-        import goap._ground as G
-        from goap.compile import CompiledOp
+        import goap.planning._ground as G
+        from goap.planning._compile import CompiledOp
         class Name(str):
             def __hash__(self):
                 for o in gc.get_objects():
@@ -383,7 +383,7 @@ class _NoCopyMapping(Mapping[str, Any]):
 def test_a_proxy_over_a_mapping_without_copy_is_read_through_the_mapping_protocol() -> None:
     """A MappingProxyType over a Mapping that has no copy(): the C grounding reads it with keys()
     and m[key] (it used to raise AttributeError there, which the broad except in
-    goap.compile._compile_plain hid by re-running everything in Python)."""
+    goap.planning._compile._compile_plain hid by re-running everything in Python)."""
     acts = [
         ActionSpec(
             "a", MappingProxyType(_NoCopyMapping({"x": 0})), MappingProxyType(_NoCopyMapping({"x": 1}))
@@ -415,7 +415,7 @@ def test_a_non_mapping_goes_to_the_python_compiler_for_its_error(bad: Any) -> No
 def test_errors_raised_in_the_c_grounding_propagate_without_rerunning_user_code(
     exc: type[Exception], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """goap.compile used to catch every exception of the C call and re-run the task in Python: a
+    """goap.planning._compile used to catch every exception of the C call and re-run the task in Python: a
     MemoryError or an internal error was hidden, and user code (here a name's __hash__) ran twice.
     Only None (not a plain task) goes to the Python compiler now."""
     calls: list[int] = []

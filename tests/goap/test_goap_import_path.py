@@ -49,7 +49,7 @@ def _heavy(modules: list[str]) -> list[str]:
         "import goap",
         "import goap.__main__",
         "from goap import plan, load_problem, AStar, GoalSpec, ActionSpec, PlanResult",
-        "import goap.planner, goap.problem, goap.strategies, goap.explain, goap.symmetry, goap.result",
+        "import goap.planning._planner, goap.planning._problem, goap.planning._strategy, goap.planning._explain, goap.planning._symmetry, goap.planning._result",
     ],
 )
 def test_planning_imports_load_nothing_heavy(code: str) -> None:
@@ -71,14 +71,14 @@ def test_plan_command_loads_nothing_heavy() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["status"] == "found"
     imported = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s*(\S+)$", done.stderr, re.M)
-    assert "goap.planner" in imported
+    assert "goap.planning._planner" in imported
     assert _heavy(imported) == []
 
 
 def test_explain_of_an_unreachable_goal_loads_nothing_heavy() -> None:
     """Explaining a relaxed-unreachable goal stays on the planning path too."""
     code = (
-        "from goap.problem import load_problem\nfrom goap.planner import plan\n"
+        "from goap.planning._problem import load_problem\nfrom goap.planning._planner import plan\n"
         f"p = load_problem({str(PROBLEMS)!r} + '/no-plan-missing-producer.json')\n"
         "r = plan(p.initial, p.goal, p.actions)\nassert r.status == 'no_plan' and r.explanation is not None\n"
     )
@@ -96,27 +96,27 @@ def test_public_names_resolve_lazily_and_are_listed() -> None:
 
 
 PLANNING = {
-    "goap.actions",
-    "goap.astar",
-    "goap.compile",
-    "goap.conditions",
-    "goap.errors",
-    "goap.explain",
-    "goap.goals",
-    "goap.heuristics",
-    "goap.heuristics.base",
-    "goap.heuristics.blind",
-    "goap.heuristics.ff",
-    "goap.heuristics.hmax",
-    "goap.heuristics.lmcut",
-    "goap.planner",
-    "goap.problem",
-    "goap.qos",
-    "goap.result",
-    "goap.score",
-    "goap.strategies",
-    "goap.symmetry",
-    "goap.typecheck",
+    "goap.planning._actions",
+    "goap.planning._search",
+    "goap.planning._compile",
+    "goap.planning._conditions",
+    "goap.planning._errors",
+    "goap.planning._explain",
+    "goap.planning._goals",
+    "goap.planning.heuristics",
+    "goap.planning.heuristics.base",
+    "goap.planning.heuristics.blind",
+    "goap.planning.heuristics.ff",
+    "goap.planning.heuristics.hmax",
+    "goap.planning.heuristics.lmcut",
+    "goap.planning._planner",
+    "goap.planning._problem",
+    "goap.planning._qos",
+    "goap.planning._result",
+    "goap.planning._score",
+    "goap.planning._strategy",
+    "goap.planning._symmetry",
+    "goap.planning._typecheck",
 }
 """The pure planning modules (a later ``goap.planning`` subpackage): they import only each other."""
 
@@ -124,5 +124,9 @@ PLANNING = {
 def test_planning_modules_import_only_each_other() -> None:
     """Importing every planning module loads no other goap module, so they can move as a group."""
     loaded = _loaded("import " + ", ".join(sorted(PLANNING)))
-    others = {m for m in loaded if m.startswith("goap.")} - PLANNING - {"goap._ground", "goap._lmcut"}
+    others = (
+        {m for m in loaded if m.startswith("goap.")}
+        - PLANNING
+        - {"goap.planning._ground", "goap.planning._lmcut"}
+    )
     assert others == set()

@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.state import CompiledStateGraph
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
-from goap.tracing import HOOKS
+from goap.runtime._tracing import HOOKS
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
 from graphengine.adapters.langgraph_tables import MemoryCheckpointTable
 

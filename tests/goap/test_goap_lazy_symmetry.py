@@ -12,8 +12,8 @@ import pytest
 from goap_tasks import gripper
 
 from goap import ActionSpec, AStar, GoalSpec, plan
-from goap import strategies as strategies_module
-from goap.compile import _cache
+from goap.planning import _strategy as strategies_module
+from goap.planning._compile import _cache
 
 
 def _gripper(n: int) -> tuple[dict[str, Any], GoalSpec, list[ActionSpec]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from goap import ActionSpec, GoalSpec, GoapGraph
-from goap.lineage import PlanVersion, plan_diff
+from goap.runtime._lineage import PlanVersion, plan_diff
 from graphengine.store import SQLiteStore, Store
 from graphengine.testing import assert_replays
 

@@ -1,4 +1,4 @@
-"""The C accelerator of LM-cut (``goap._lmcut``) agrees with the pure-Python LM-cut exactly.
+"""The C accelerator of LM-cut (``goap.planning._lmcut``) agrees with the pure-Python LM-cut exactly.
 
 Both run the same search on every shared problem and on generated tasks; every evaluated state
 must get the same h value and the same landmarks, and the searches the same path. The extension
@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, add, ge, in_, load_problem, lt, ne, plan
-from goap.astar import SearchOutcome, best_first
-from goap.compile import Task, compile_task
-from goap.heuristics import lmcut as lmcut_module
-from goap.heuristics.lmcut import LMCut
+from goap.planning._compile import Task, compile_task
+from goap.planning._search import SearchOutcome, best_first
+from goap.planning.heuristics import lmcut as lmcut_module
+from goap.planning.heuristics.lmcut import LMCut
 
 pytestmark = pytest.mark.skipif(
-    lmcut_module._core is None, reason="goap._lmcut is not built (or GOAP_PURE_PYTHON=1)"
+    lmcut_module._core is None, reason="goap.planning._lmcut is not built (or GOAP_PURE_PYTHON=1)"
 )
 
 PROBLEMS = PROBLEM_DIR
@@ -183,7 +183,7 @@ def test_bad_input_raises_instead_of_crashing() -> None:
 
 def test_goap_pure_python_forces_the_python_implementation() -> None:
     """With GOAP_PURE_PYTHON=1 the C extension is not used."""
-    code = "from goap.heuristics import lmcut; print(lmcut.ACCELERATED, lmcut._core)"
+    code = "from goap.planning.heuristics import lmcut; print(lmcut.ACCELERATED, lmcut._core)"
     env = {**os.environ, "GOAP_PURE_PYTHON": "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "None"]
@@ -340,8 +340,8 @@ def test_a_zero_cost_cut_ends_the_loop_instead_of_hanging() -> None:
     core too: test_goap_lmcut_zero_cut.py). Run in a subprocess with a time limit."""
     code = """if True:
         from goap import ActionSpec
-        from goap.compile import compile_task
-        from goap.heuristics.lmcut import LMCut
+        from goap.planning._compile import compile_task
+        from goap.planning.heuristics.lmcut import LMCut
         task = compile_task({"a": True, "b": False, "c": False, "d": False}, {"d": True}, [
             ActionSpec("o0", {"a": True}, {"b": True}, cost=0.0),
             ActionSpec("o1", {"b": True}, {"c": True}, cost=0.9e-9),

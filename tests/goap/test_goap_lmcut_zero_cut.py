@@ -12,12 +12,12 @@ import sys
 
 import pytest
 
-from goap.heuristics import lmcut as lmcut_module
+from goap.planning.heuristics import lmcut as lmcut_module
 
 _TASK = """if True:
     from goap import ActionSpec
-    from goap.compile import compile_task
-    from goap.heuristics.lmcut import LMCut
+    from goap.planning._compile import compile_task
+    from goap.planning.heuristics.lmcut import LMCut
     task = compile_task({"a": True, "b": False, "c": False, "d": False}, {"d": True}, [
         ActionSpec("o0", {"a": True}, {"b": True}, cost=0.0),
         ActionSpec("o1", {"b": True}, {"c": True}, cost=0.9e-9),
@@ -50,7 +50,7 @@ def test_the_python_core_ends_a_zero_cost_cut_instead_of_hanging() -> None:
 def test_the_python_and_c_cores_give_the_same_value_on_a_zero_cost_cut() -> None:
     """Both cores stop at the same cut, so the value is the same (skipped without the C core)."""
     if lmcut_module._core is None:
-        pytest.skip("goap._lmcut is not built (or GOAP_PURE_PYTHON=1)")
+        pytest.skip("goap.planning._lmcut is not built (or GOAP_PURE_PYTHON=1)")
     code = (
         _TASK
         + """

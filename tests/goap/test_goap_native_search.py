@@ -1,5 +1,5 @@
-"""The A* loop in C (``Core.search``, behind ``goap.astar.search``) returns what the Python loop
-(``goap.astar.best_first``) returns: the same status, path (operators and symmetry permutations),
+"""The A* loop in C (``Core.search``, behind ``goap.planning._search.search``) returns what the Python loop
+(``goap.planning._search.best_first``) returns: the same status, path (operators and symmetry permutations),
 cost and counts of expanded, generated, evaluated and reopened states, on every shared problem and
 on generated tasks, with and without symmetry, for A*, weighted A* and greedy search and under
 expansion limits. Bad input raises, never crashes.
@@ -17,16 +17,17 @@ from goap_tasks import gripper
 from hypothesis import HealthCheck, given, settings
 from problem_files import PROBLEMS as PROBLEM_DIR
 
-from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, load_problem, plan, strategies
-from goap.astar import SearchOutcome, best_first, search
-from goap.compile import Task, compile_task
-from goap.heuristics import lmcut as lmcut_module
-from goap.heuristics.lmcut import LMCut
-from goap.strategies import SYMMETRY_AFTER
-from goap.symmetry import find_symmetry
+from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, load_problem, plan
+from goap.planning import _strategy as strategies
+from goap.planning._compile import Task, compile_task
+from goap.planning._search import SearchOutcome, best_first, search
+from goap.planning._strategy import SYMMETRY_AFTER
+from goap.planning._symmetry import find_symmetry
+from goap.planning.heuristics import lmcut as lmcut_module
+from goap.planning.heuristics.lmcut import LMCut
 
 pytestmark = pytest.mark.skipif(
-    lmcut_module._core is None, reason="goap._lmcut is not built (or GOAP_PURE_PYTHON=1)"
+    lmcut_module._core is None, reason="goap.planning._lmcut is not built (or GOAP_PURE_PYTHON=1)"
 )
 
 PROBLEMS = PROBLEM_DIR
@@ -313,7 +314,7 @@ def test_a_wide_state_crosses_into_canon_and_back() -> None:
     assert len(task.variables) == 70 and any(s.bit_length() > 64 for s in seen)
 
 
-# ---- the canonical form in C (goap._lmcut.Canon) ----
+# ---- the canonical form in C (goap.planning._lmcut.Canon) ----
 
 
 def _gripper(n: int) -> tuple[dict[str, Any], dict[str, Any], list[ActionSpec]]:

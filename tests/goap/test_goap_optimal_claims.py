@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from goap import ActionSpec, AnytimeStrategy, AStar, GoalSpec, GreedyBestFirst, MultiGoal, plan
-from goap.astar import best_first
-from goap.compile import compile_task
-from goap.heuristics import HEURISTICS
+from goap.planning._compile import compile_task
+from goap.planning._search import best_first
+from goap.planning.heuristics import HEURISTICS
 
 
 def _detour(scale: float) -> list[ActionSpec]:

@@ -20,11 +20,11 @@ from goap_families import FAMILIES, Encoding, gripper, gripper_optimum
 from problem_files import PROBLEMS
 
 from goap import AStar, GoalSpec, load_problem, plan
-from goap import strategies as strategies_module
-from goap.astar import SearchOutcome, best_first, search
-from goap.compile import _cache, compile_task
-from goap.heuristics import HEURISTICS
-from goap.symmetry import find_symmetry
+from goap.planning import _strategy as strategies_module
+from goap.planning._compile import _cache, compile_task
+from goap.planning._search import SearchOutcome, best_first, search
+from goap.planning._symmetry import find_symmetry
+from goap.planning.heuristics import HEURISTICS
 from goap.testing import simulate
 
 SWITCH_POINTS = (1, 2, 5, 20, 80, 200)

@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from goap import ActionSpec, GoalSpec, GoapGraph
-from goap.otel import GoapTelemetry
+from goap.runtime._otel import GoapTelemetry
 from graphengine.emit import OTelEmitter
 
 
@@ -94,8 +94,8 @@ async def test_router_choice_and_cpsat_results_are_span_attributes() -> None:
     assert final.status == "achieved"
     (plan_span,) = [s for s in exporter.get_finished_spans() if s.name == "goap.plan"]
     attrs = plan_span.attributes or {}
-    assert attrs["goap.router.chosen"] in {"csp-pipeline", "astar"}
-    assert attrs["goap.router.reason"]
+    assert attrs["goap.strategies._router.chosen"] in {"csp-pipeline", "astar"}
+    assert attrs["goap.strategies._router.reason"]
     assert attrs["goap.cpsat.status"] in {
         "OPTIMAL",
         "FEASIBLE",

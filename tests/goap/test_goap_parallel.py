@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from goap import ActionSpec, GoalSpec, GoapGraph
-from goap.parallel import independent_batch
-from goap.state import GoapState
+from goap.runtime._parallel import independent_batch
+from goap.runtime._state import GoapState
 from graphengine.store import Store
 from graphengine.testing import assert_replays
 

@@ -11,7 +11,7 @@ import pytest
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, load_problem, plan
-from goap.compile import _CACHE_SIZE, compile_task
+from goap.planning._compile import _CACHE_SIZE, compile_task
 
 PROBLEMS = Path(PROBLEM_DIR)
 

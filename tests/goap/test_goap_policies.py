@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from goap import ActionSpec, GoalSpec, GoapGraph
-from goap.approval import Approval
-from goap.guards import FunctionalGuard, GuardResult
-from goap.qos import ActionQos
-from goap.reflexion import ReflexionTracer
-from goap.sensors import FunctionalSensor
-from goap.stuck import FunctionalStuckHandler, StuckResolution
-from goap.termination import AllOf, FirstOf, MaxActions, MaxCost, MaxTokens, OnStuck
+from goap.planning._qos import ActionQos
+from goap.runtime._approval import Approval
+from goap.runtime._guards import FunctionalGuard, GuardResult
+from goap.runtime._reflexion import ReflexionTracer
+from goap.runtime._sensors import FunctionalSensor
+from goap.runtime._stuck import FunctionalStuckHandler, StuckResolution
+from goap.runtime._termination import AllOf, FirstOf, MaxActions, MaxCost, MaxTokens, OnStuck
 from graphengine.store import Store
 from graphengine.testing import assert_replays
 
@@ -341,7 +341,7 @@ async def test_idempotent_actions_retry_any_exception_after_a_backoff(store: Sto
 
 async def test_max_wall_clock_reads_the_recorded_clock(store: Store) -> None:
     """MaxWallClock(0) fires at the first observation; the replay decides the same from the recorded clock."""
-    from goap.termination import MaxWallClock
+    from goap.runtime._termination import MaxWallClock
 
     g = GoapGraph(actions(), store=store, termination=MaxWallClock(0))
     final = await g.run("r", W0, GOAL)
@@ -381,7 +381,7 @@ async def test_stuck_handler_rescues_a_spent_replan_budget(store: Store) -> None
 
 async def test_llm_budget_policies_read_world_counters(store: Store) -> None:
     """MaxLLMCalls and MaxTokens fire on the counters the actions keep in the world."""
-    from goap.termination import MaxLLMCalls
+    from goap.runtime._termination import MaxLLMCalls
 
     g = GoapGraph(actions(), store=store, termination=FirstOf(MaxTokens(10_000), MaxLLMCalls(3)))
     final = await g.run("r", {**W0, "llm_call_count": 3}, GOAL)

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from goap import ActionSpec, GoapGraph, GoapState
-from goap.tool import goap_tool
+from goap.runtime._tool import goap_tool
 from graphengine import Context, Engine, NodeResult, stop
 from graphengine.store import Store
 from graphengine.testing import assert_replays

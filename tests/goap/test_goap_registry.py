@@ -9,7 +9,7 @@ import pytest
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import HEURISTICS, STRATEGIES, AStar, GreedyBestFirst, load_problem, plan
-from goap.compile import compile_task
+from goap.planning._compile import compile_task
 from goap.testing import simulate
 
 PROBLEMS = PROBLEM_DIR

@@ -14,14 +14,14 @@ from problem_files import PROBLEMS
 
 from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, ModelError, add, eq, load_problem, plan
 from goap import astar as astar_module
-from goap.astar import SearchOutcome, best_first, search
-from goap.compile import Task, compile_task
-from goap.heuristics import lmcut as lmcut_module
-from goap.heuristics.lmcut import LMCut
+from goap.planning._search import SearchOutcome, best_first, search
+from goap.planning._compile import Task, compile_task
+from goap.planning.heuristics import lmcut as lmcut_module
+from goap.planning.heuristics.lmcut import LMCut
 from goap.testing import brute_force_optimum
 
 native = pytest.mark.skipif(
-    lmcut_module._core is None, reason="goap._lmcut is not built (or GOAP_PURE_PYTHON=1)"
+    lmcut_module._core is None, reason="goap.planning._lmcut is not built (or GOAP_PURE_PYTHON=1)"
 )
 
 PROBLEM_FILES = sorted(glob.glob(f"{PROBLEMS}/*.json")) + sorted(glob.glob(f"{PROBLEMS}/ipc/*.json"))

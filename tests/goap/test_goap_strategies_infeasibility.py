@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from goap import ActionSpec, GoalSpec
-from goap.constraints import ResourceConstraint
-from goap.infeasibility import explain_infeasibility
+from goap.planning._constraints import ResourceConstraint
+from goap.strategies._infeasibility import explain_infeasibility
 
 pytest.importorskip("ortools")
 

@@ -19,10 +19,10 @@ from goap import (
     ge,
     plan,
 )
-from goap.anytime import AnytimeStrategy
-from goap.goals import SoftGoal, soft_score
-from goap.repair import RepairStrategy
-from goap.utility import UtilityStrategy
+from goap.planning._goals import SoftGoal, soft_score
+from goap.strategies._anytime import AnytimeStrategy
+from goap.strategies._repair import RepairStrategy
+from goap.strategies._utility import UtilityStrategy
 from graphengine.store import Store
 from graphengine.testing import assert_replays
 

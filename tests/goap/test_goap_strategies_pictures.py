@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from goap import ActionSpec, GoalSpec, plan
-from goap.result import Plan, PlanResult, SearchStats
-from goap.schedule import Schedule, ScheduledAction
-from goap.visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
+from goap.planning._result import Plan, PlanResult, SearchStats
+from goap.planning._schedule import Schedule, ScheduledAction
+from goap.runtime._visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
 
 ACTIONS = [
     ActionSpec("fetch", {}, {"source": True}),

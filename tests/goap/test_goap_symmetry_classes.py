@@ -1,6 +1,6 @@
 """Classes found by symmetry detection on the shared problems, pinned.
 
-The cheap colours that rule swaps out before they are checked (``goap.symmetry._colours``) must
+The cheap colours that rule swaps out before they are checked (``goap.planning._symmetry._colours``) must
 never change what is found: the classes below were computed before they existed, and the same
 classes come out with the colours turned off.
 """
@@ -14,9 +14,9 @@ import pytest
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import load_problem
-from goap import symmetry as symmetry_module
-from goap.compile import compile_task
-from goap.symmetry import find_symmetry
+from goap.planning import _symmetry as symmetry_module
+from goap.planning._compile import compile_task
+from goap.planning._symmetry import find_symmetry
 
 # The shared problems sit beside the checkout (as in test_goap_problems.py).
 _SHARED = Path(PROBLEM_DIR)

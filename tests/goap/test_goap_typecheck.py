@@ -22,7 +22,7 @@ from goap import (
     plan,
     problem_from_dict,
 )
-from goap.typecheck import check_types, first_type_error
+from goap.planning._typecheck import check_types, first_type_error
 from graphengine.store import MemoryStore
 
 INIT: dict[str, Any] = {"b": False, "n": 0, "s": "idle", "unknown": None}

@@ -2,7 +2,7 @@
 
 ::
 
-    PlanningError                    (goap.errors)
+    PlanningError                    (goap.planning._errors)
     └── CapabilityError              base of every goap.capabilities error
         ├── CapabilityInputError     an input is malformed (also a ValueError); names the field
         │   ├── InvalidGoal          a Goal field is missing, unknown or the wrong type
@@ -21,7 +21,7 @@ possible) are statuses of :class:`PlanResult`; :meth:`PlanResult.unwrap` turns t
 
 from __future__ import annotations
 
-from goap.errors import PlanningError
+from goap.planning._errors import PlanningError
 
 __all__ = [
     "BlockedError",

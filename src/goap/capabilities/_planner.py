@@ -35,7 +35,6 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote_plus, urlsplit
 
-from goap.actions import ActionSpec
 from goap.capabilities._errors import ContractViolation, InvalidCapability, InvalidGoal, InvalidWorldState
 from goap.capabilities._model import Goal, Plan, PlannedAction, PlanResult, ToolCapability, WorldState
 from goap.capabilities._tables import (
@@ -47,9 +46,10 @@ from goap.capabilities._tables import (
     PLATFORM_ALIASES,
     SEARCH_URLS,
 )
-from goap.goals import GoalSpec
-from goap.planner import plan as goap_plan
-from goap.strategies import AStar, PlanningStrategy
+from goap.planning._actions import ActionSpec
+from goap.planning._goals import GoalSpec
+from goap.planning._planner import plan as goap_plan
+from goap.planning._strategy import AStar, PlanningStrategy
 
 __all__ = ["GoalPlanner", "check_plan", "search_url"]
 

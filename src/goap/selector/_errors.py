@@ -2,7 +2,7 @@
 
 ::
 
-    PlanningError                 (goap.errors)
+    PlanningError                 (goap.planning._errors)
     ├── ModelError                a GoalSegment, StateDef, SlotContract or observation is malformed
     └── SelectorError             base of the selector's own errors
         └── SegmentLintError      load-time lint found problems; ``problems`` lists every one
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from goap.errors import PlanningError
+from goap.planning._errors import PlanningError
 
 __all__ = ["LintProblem", "SegmentLintError", "SelectorError"]
 

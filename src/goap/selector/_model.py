@@ -15,8 +15,8 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from goap.actions import _check_fact_map
-from goap.errors import ModelError
+from goap.planning._actions import _check_fact_map
+from goap.planning._errors import ModelError
 
 __all__ = [
     "GoalSegment",

@@ -1,0 +1,843 @@
+"""Compilation of a planning call into a compact integer task the search loop runs on.
+
+Decide once, run many: every condition is resolved against the finite value domain of its fact
+here, so the search never compares Python values.
+
+- **Finite facts** (every key that no ``add()`` effect touches) get a value domain: the initial
+  value plus every value an effect assigns. A state stores each finite fact as a value index in a
+  bit field of one Python ``int``; a precondition set is then one mask test
+  ``state & pre_mask == pre_val`` and applying an action is ``(state & keep) | eff_val``.
+- Non-equality conditions on finite facts (``ne``, ``lt``, ``in_``...) become the set of domain
+  values they allow; an action whose condition allows several values is split into one compiled
+  operator per value (bounded by ``_MAX_SPLIT``; beyond that the set is checked at run time).
+  So the heuristics see a STRIPS-like task of (fact, value) pairs.
+- **Numeric facts** (keys touched by ``add()``) are unbounded: they live in a tuple next to the
+  packed int and their conditions are checked at run time. Heuristics ignore them (a relaxation,
+  so admissibility holds).
+- **Pruning**: operators whose preconditions are not reachable in the delete relaxation are
+  dropped (forward), then operators that produce no fact a goal or a relevant operator needs are
+  dropped (backward relevance), and facts nothing tests are projected away. With state-dependent
+  costs only the forward step runs (a cost function may read any fact). Both keep every
+  optimal plan, so optimality and completeness are unchanged.
+
+The common case (plain equality conditions and values, numeric costs, no ``add()``) is compiled by
+the optional C extension :mod:`goap.planning._ground` when it is built; it returns exactly what the
+pure-Python code below returns (the same variables, operators, goal sets and counts). Without it,
+or with ``GOAP_PURE_PYTHON=1`` in the environment, or for any other task, the Python code runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, NamedTuple, TypeAlias
+
+from goap.planning._actions import ActionSpec, CostFunction
+from goap.planning._conditions import Add, holds
+from goap.planning._errors import ModelError
+
+__all__ = ["ACCELERATED", "CompiledOp", "State", "Task", "compile_task"]
+
+_ground: Any = None
+if os.environ.get("GOAP_PURE_PYTHON", "") != "1":
+    try:
+        from goap.planning import _ground
+    except ImportError:  # the extension was not built: the pure-Python grounding runs
+        _ground = None
+
+ACCELERATED: bool = _ground is not None
+"""Whether plain tasks are grounded by the C extension (built, and ``GOAP_PURE_PYTHON`` unset)."""
+
+State: TypeAlias = Any
+"""A search state: an ``int`` (finite facts only) or ``(int, tuple_of_numbers)``."""
+
+_MAX_SPLIT = 64
+"""Most operators one action may be split into for its non-equality conditions."""
+
+
+class CompiledOp:
+    """One grounded operator (an action, or one split of it) over the packed encoding.
+
+    Immutable, compared by identity. A plain slotted class rather than a dataclass: the planning
+    path builds no dataclass it can do without (each costs a share of ``python -m goap plan``'s
+    start-up), and the C grounding fills these slots directly."""
+
+    __slots__ = (  # noqa: RUF023 (the constructor's argument order)
+        "index",
+        "action",
+        "pre",
+        "eff",
+        "pre_mask",
+        "pre_val",
+        "keep",
+        "eff_val",
+        "cost",
+        "cost_fn",
+        "residual",
+        "residual_facts",
+        "num_pre",
+        "num_eff",
+    )
+
+    index: int
+    """Position in ``Task.ops`` (also the deterministic tie-break order)."""
+    action: ActionSpec
+    """The user's action this operator came from."""
+    pre: tuple[int, ...]
+    """Fact ids of the equality preconditions (finite facts)."""
+    eff: tuple[int, ...]
+    """Fact ids of the assigned values (finite facts)."""
+    pre_mask: int
+    """Bits of the precondition facts."""
+    pre_val: int
+    """Required value of those bits."""
+    keep: int
+    """Mask that clears the effect facts' bits (``~eff_mask``)."""
+    eff_val: int
+    """Value bits of the effects."""
+    cost: float
+    """Static cost, or the ``min_cost`` lower bound when ``cost_fn`` is set."""
+    cost_fn: CostFunction | None
+    """State-dependent cost, evaluated on the decoded state."""
+    residual: tuple[tuple[int, int, frozenset[int]], ...]
+    """Set conditions kept for run time: (shift, mask, allowed value indices)."""
+    residual_facts: tuple[tuple[int, ...], ...]
+    """The same sets as fact ids (relevance and explanations use them)."""
+    num_pre: tuple[tuple[int, object], ...]
+    """Numeric conditions: (numeric slot, condition)."""
+    num_eff: tuple[tuple[int, bool, float], ...]
+    """Numeric effects: (numeric slot, is_add, amount or value)."""
+
+    def __init__(
+        self,
+        index: int,
+        action: ActionSpec,
+        pre: tuple[int, ...],
+        eff: tuple[int, ...],
+        pre_mask: int,
+        pre_val: int,
+        keep: int,
+        eff_val: int,
+        cost: float,
+        cost_fn: CostFunction | None,
+        residual: tuple[tuple[int, int, frozenset[int]], ...],
+        residual_facts: tuple[tuple[int, ...], ...],
+        num_pre: tuple[tuple[int, object], ...],
+        num_eff: tuple[tuple[int, bool, float], ...],
+    ) -> None:
+        values = (
+            index,
+            action,
+            pre,
+            eff,
+            pre_mask,
+            pre_val,
+            keep,
+            eff_val,
+            cost,
+            cost_fn,
+            residual,
+            residual_facts,
+            num_pre,
+            num_eff,
+        )
+        for name, value in zip(CompiledOp.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"CompiledOp is immutable: cannot assign {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"CompiledOp is immutable: cannot delete {name!r}")
+
+    def __repr__(self) -> str:
+        return f"CompiledOp(index={self.index!r}, action={self.action.name!r}, cost={self.cost!r})"
+
+    @property
+    def simple(self) -> bool:
+        """Whether the operator is pure mask arithmetic (no run-time checks)."""
+        return not (self.residual or self.num_pre or self.num_eff or self.cost_fn is not None)
+
+
+class _Var(NamedTuple):
+    # a NamedTuple: built from the grounding's tuples without a Python-level __init__ per variable
+    name: str
+    domain: tuple[Any, ...]
+    shift: int
+    mask: int
+    base: int
+
+
+class Task:
+    """A compiled planning task: packed states, operators, goal test and successor generator.
+
+    Built by :func:`compile_task`; read-only afterwards, so one Task can serve concurrent searches.
+    """
+
+    def __init__(
+        self,
+        variables: Sequence[_Var],
+        num_names: Sequence[str],
+        ops: Sequence[CompiledOp],
+        init_packed: int,
+        init_nums: tuple[float, ...],
+        goal_sets: Sequence[tuple[int, frozenset[int]]],
+        num_goal: Sequence[tuple[int, object]],
+        pruned: int,
+        dropped_keys: Mapping[str, Any],
+        impossible: bool = False,
+        relaxed_reachable: bool = False,
+        buckets: Sequence[int] | None = None,
+        plain: bool = False,
+    ) -> None:
+        self.variables: tuple[_Var, ...] = tuple(variables)
+        """The kept finite facts, sorted by key."""
+        self.num_names: tuple[str, ...] = tuple(num_names)
+        """The kept numeric facts, sorted by key."""
+        self.ops: tuple[CompiledOp, ...] = tuple(ops)
+        """Operators that survived pruning, in action order."""
+        self.pruned_ops = pruned
+        """How many operators pruning removed."""
+        self.dropped_keys: Mapping[str, Any] = MappingProxyType(dict(dropped_keys))
+        """Initial values of the facts projected away (never tested by a relevant operator)."""
+        self.nfacts = sum(len(v.domain) for v in self.variables)
+        """Number of (finite fact, value) pairs; fact ids are ``var.base + value_index``."""
+        self.impossible = impossible
+        """Whether some goal fact has no value that satisfies it (the goal can never hold)."""
+        self.relaxed_reachable = relaxed_reachable
+        """Whether compilation proved every goal condition reachable in the delete relaxation, for a
+        task without numeric facts: then :func:`goap.planning._explain.explain_unreachable` finds nothing."""
+        self.numeric = bool(self.num_names)
+        """Whether states carry numeric facts (then a state is ``(packed, nums)``)."""
+        self.has_cost_functions = not plain and any(op.cost_fn is not None for op in self.ops)
+        """Whether some operator has a state-dependent cost."""
+        self.initial: State = (init_packed, init_nums) if self.numeric else init_packed
+        """The initial search state."""
+        # goal: single-value sets become one mask test, the rest stay set checks
+        gmask = gval = 0
+        gsets: list[tuple[int, int, frozenset[int]]] = []
+        self.goal_facts: tuple[tuple[int, ...], ...] = ()
+        facts: list[tuple[int, ...]] = []
+        for vi, allowed in goal_sets:
+            var = self.variables[vi]
+            facts.append(tuple(var.base + x for x in sorted(allowed)))
+            if len(allowed) == 1:
+                (x,) = allowed
+                gmask |= var.mask << var.shift
+                gval |= x << var.shift
+            else:
+                gsets.append((var.shift, var.mask, allowed))
+        self.goal_facts = tuple(facts)
+        """For each finite goal fact, the fact ids that satisfy it (a disjunction)."""
+        self._gmask = gmask
+        self._gval = gval
+        self._gsets = tuple(gsets)
+        self._num_goal = tuple(num_goal)
+        self.fact_var: tuple[int, ...] = tuple(vi for vi, v in enumerate(self.variables) for _ in v.domain)
+        """Variable index of each fact id."""
+        self._varinfo = tuple((v.base, v.shift, v.mask) for v in self.variables)
+        if buckets is None:
+            buckets = self._choose_buckets()
+        self.bucket_facts: Sequence[int] = buckets
+        """The successor-index fact of each operator (-1: none), in operator order."""
+        fast = plain or not (self.numeric or not all(op.simple for op in self.ops))
+        self.expand: Callable[[State], list[tuple[CompiledOp, State, float]]] = (
+            self._expand_fast if fast else self._expand_general
+        )
+        """``expand(state)`` -> ``[(op, child, cost), ...]`` in operator order within buckets."""
+        self.mask_only = fast and not gsets and not impossible and self.variables != ()
+        """Whether every operator is pure mask arithmetic on the packed int and the goal one mask
+        test (no set condition, numbers or cost functions): then the search may run in C."""
+
+    # ------------------------------------------------------------------ encoding helpers
+    def packed(self, state: State) -> int:
+        """The packed finite part of a state."""
+        return state[0] if self.numeric else state  # type: ignore[no-any-return]
+
+    def facts(self, state: State) -> list[int]:
+        """Fact ids true in ``state`` (one per finite variable)."""
+        p = state[0] if self.numeric else state
+        return [base + ((p >> shift) & mask) for base, shift, mask in self._varinfo]
+
+    def fact_name(self, fact: int) -> tuple[str, Any]:
+        """``(key, value)`` of a fact id."""
+        var = self.variables[self.fact_var[fact]]
+        return var.name, var.domain[fact - var.base]
+
+    def decode(self, state: State) -> dict[str, Any]:
+        """The world-state dict of a search state (projected-away facts keep their initial value)."""
+        p = state[0] if self.numeric else state
+        out: dict[str, Any] = dict(self.dropped_keys)
+        for var in self.variables:
+            out[var.name] = var.domain[(p >> var.shift) & var.mask]
+        if self.numeric:
+            out.update(zip(self.num_names, state[1], strict=True))
+        return {k: v for k, v in out.items() if v is not None}
+
+    def encode(self, values: Mapping[str, Any]) -> State:
+        """The search state of a world-state dict (raises KeyError for a value outside a domain)."""
+        p = 0
+        for var in self.variables:
+            p |= var.domain.index(values.get(var.name)) << var.shift
+        if self.numeric:
+            return (p, tuple(values[n] for n in self.num_names))
+        return p
+
+    def is_goal(self, state: State) -> bool:
+        """Whether ``state`` satisfies the goal."""
+        if self.impossible:
+            return False
+        if self.numeric:
+            p, nums = state
+            if any(not holds(c, nums[i]) for i, c in self._num_goal):
+                return False
+        else:
+            p = state
+        if p & self._gmask != self._gval:
+            return False
+        return all(((p >> sh) & m) in allowed for sh, m, allowed in self._gsets)
+
+    # ------------------------------------------------------------------ successors
+    def _choose_buckets(self) -> list[int]:
+        # Each operator goes in the bucket of its most selective precondition fact (the one the
+        # fewest operators share, ties to the smaller id), so a state only looks at operators whose
+        # bucket fact holds. The C grounding hands over the same choice.
+        count: dict[int, int] = {}
+        for op in self.ops:
+            for f in op.pre:
+                count[f] = count.get(f, 0) + 1
+        return [min(op.pre, key=lambda x: (count[x], x)) if op.pre else -1 for op in self.ops]
+
+    @cached_property
+    def _index(
+        self,
+    ) -> tuple[tuple[tuple[int, int, tuple[tuple[CompiledOp, ...], ...]], ...], tuple[CompiledOp, ...]]:
+        """The successor index: ((shift, mask, operators by value) per bucketed variable, operators
+        without a bucket). Built on first use: the C search builds its own from ``bucket_facts``."""
+        tables: dict[int, list[list[CompiledOp]]] = {}
+        free: list[CompiledOp] = []
+        fact_var = self.fact_var
+        for op, f in zip(self.ops, self.bucket_facts, strict=True):
+            if f < 0:
+                free.append(op)
+                continue
+            vi = fact_var[f]
+            var = self.variables[vi]
+            table = tables.setdefault(vi, [[] for _ in var.domain])
+            table[f - var.base].append(op)
+        buckets = tuple(
+            (self.variables[vi].shift, self.variables[vi].mask, tuple(tuple(b) for b in tables[vi]))
+            for vi in sorted(tables)
+        )
+        return buckets, tuple(free)
+
+    def _expand_fast(self, s: int) -> list[tuple[CompiledOp, State, float]]:
+        out: list[tuple[CompiledOp, State, float]] = []
+        append = out.append
+        buckets, free = self._index
+        for shift, mask, table in buckets:
+            for op in table[(s >> shift) & mask]:
+                if s & op.pre_mask == op.pre_val:
+                    append((op, (s & op.keep) | op.eff_val, op.cost))
+        for op in free:
+            append((op, (s & op.keep) | op.eff_val, op.cost))
+        return out
+
+    def applicable_ops(self, state: State) -> Iterable[CompiledOp]:
+        """Operators applicable in ``state`` (full checks, any encoding)."""
+        p, nums = state if self.numeric else (state, ())
+        buckets, free = self._index
+        for op in itertools.chain((op for _, _, t in buckets for b in t for op in b), free):
+            if p & op.pre_mask != op.pre_val:
+                continue
+            if any(((p >> sh) & m) not in allowed for sh, m, allowed in op.residual):
+                continue
+            if any(not holds(c, nums[i]) for i, c in op.num_pre):
+                continue
+            yield op
+
+    def _expand_general(self, state: State) -> list[tuple[CompiledOp, State, float]]:
+        out: list[tuple[CompiledOp, State, float]] = []
+        p, nums = state if self.numeric else (state, ())
+        decoded: dict[str, Any] | None = None
+        buckets, free = self._index
+        for shift, mask, table in buckets:
+            for op in table[(p >> shift) & mask]:
+                if p & op.pre_mask == op.pre_val:
+                    decoded = self._general_one(op, state, p, nums, out, decoded)
+        for op in free:
+            decoded = self._general_one(op, state, p, nums, out, decoded)
+        return out
+
+    def _general_one(
+        self,
+        op: CompiledOp,
+        state: State,
+        p: int,
+        nums: tuple[float, ...],
+        out: list[tuple[CompiledOp, State, float]],
+        decoded: dict[str, Any] | None,
+    ) -> dict[str, Any] | None:
+        for sh, m, allowed in op.residual:
+            if ((p >> sh) & m) not in allowed:
+                return decoded
+        for i, c in op.num_pre:
+            if not holds(c, nums[i]):
+                return decoded
+        child_p = (p & op.keep) | op.eff_val
+        if self.numeric:
+            if op.num_eff:
+                new = list(nums)
+                for i, is_add, amount in op.num_eff:
+                    new[i] = new[i] + amount if is_add else amount
+                child: State = (child_p, tuple(new))
+            else:
+                child = (child_p, nums)
+        else:
+            child = child_p
+        cost = op.cost
+        if op.cost_fn is not None:
+            if decoded is None:
+                decoded = self.decode(state)
+            cost = op.action.cost_in(decoded)
+        out.append((op, child, cost))
+        return decoded
+
+    def apply(self, op: CompiledOp, state: State) -> tuple[State, float]:
+        """Child state and step cost of applying an applicable ``op`` in ``state``."""
+        out: list[tuple[CompiledOp, State, float]] = []
+        p, nums = state if self.numeric else (state, ())
+        self._general_one(op, state, p, nums, out, None)
+        if not out:
+            raise ModelError(f"action {op.action.name!r} is not applicable")
+        return out[0][1], out[0][2]
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+_CACHE_SIZE = 32
+"""Most compiled tasks kept by :func:`compile_task` (least recently used ones are dropped)."""
+
+_cache: OrderedDict[tuple[Any, ...], tuple[tuple[ActionSpec, ...], Task]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _cache_key(
+    initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec], prune: bool
+) -> tuple[Any, ...] | None:
+    # types are part of the key: 1, 1.0 and True are equal but compile to different domains
+    try:
+        key = (
+            prune,
+            tuple(map(id, actions)),
+            tuple([(k, type(v), v) for k, v in initial.items()]),
+            tuple([(k, type(c), c) for k, c in goal.items()]),
+        )
+        hash(key)
+    except TypeError:
+        return None  # an unhashable value or condition: no caching
+    return key
+
+
+def compile_task(
+    initial: Mapping[str, Any],
+    goal: Mapping[str, Any],
+    actions: Sequence[ActionSpec],
+    *,
+    prune: bool = True,
+) -> Task:
+    """Compile a planning call into a :class:`Task`.
+
+    A Task is read-only, so the last :data:`_CACHE_SIZE` compilations are kept and a repeated call
+    (the same ActionSpec objects, in the same order, with equal initial state and goal) returns
+    the cached one: re-planning with an unchanged action set and state skips compilation. The
+    cache is keyed by the actions' identity (they are frozen) and holds them, so an id is never
+    reused while its entry lives; it is safe under concurrent planning (a lock guards it).
+
+    Raises :class:`goap.ModelError` for duplicate action names or a numeric effect on a fact that
+    is not a number in ``initial``.
+    """
+    key = _cache_key(initial, goal, actions, prune)
+    if key is not None:
+        with _cache_lock:
+            hit = _cache.get(key)
+            if hit is not None:
+                _cache.move_to_end(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], actions, strict=True)):
+            return hit[1]
+    task = _compile(initial, goal, actions, prune)
+    if key is not None:
+        with _cache_lock:
+            _cache[key] = (tuple(actions), task)
+            _cache.move_to_end(key)
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return task
+
+
+def _compile(
+    initial: Mapping[str, Any],
+    goal: Mapping[str, Any],
+    actions: Sequence[ActionSpec],
+    prune: bool,
+    accelerated: bool | None = None,
+) -> Task:
+    if prune and (ACCELERATED if accelerated is None else accelerated):
+        task = _compile_plain(initial, goal, actions)
+        if task is not None:
+            return task
+    return _compile_python(initial, goal, actions, prune)
+
+
+def _compile_plain(
+    initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec]
+) -> Task | None:
+    """The C grounding of a plain task, or None when it does not apply (the Python code then runs,
+    raising its own errors for bad input). An exception the C code raises (from user code it ran:
+    a name's ``__hash__``, a cost's ``__float__``, a mapping's ``keys()``; MemoryError; an internal
+    error) propagates: the Python compiler does not run that user code a second time."""
+    if _ground is None:
+        raise ImportError("goap.planning._ground is not built; reinstall with: pip install -e .")
+    out = _ground.compile_plain(initial, goal, actions, CompiledOp)
+    if out is None:
+        return None
+    variables, ops, goal_sets, pruned, dropped, impossible, reachable, buckets = out
+    return Task(
+        [_Var._make(v) for v in variables],
+        (),
+        ops,
+        0,
+        (),
+        goal_sets,
+        (),
+        pruned,
+        dropped,
+        impossible,
+        reachable,
+        buckets,
+        plain=True,
+    )
+
+
+def _compile_python(
+    initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec], prune: bool
+) -> Task:
+    seen: set[str] = set()
+    for a in actions:
+        if a.name in seen:
+            raise ModelError(f"duplicate action name {a.name!r}")
+        seen.add(a.name)
+    keys: set[str] = set(initial) | set(goal)
+    for a in actions:
+        keys.update(a.preconditions)
+        keys.update(a.effects)
+    numeric_keys = {k for a in actions for k, e in a.effects.items() if isinstance(e, Add)}
+    for k in sorted(numeric_keys):
+        if not _is_number(initial.get(k)):
+            raise ModelError(
+                f"fact {k!r} has add() effects but its initial value {initial.get(k)!r} is not a number"
+            )
+        for a in actions:
+            e = a.effects.get(k)
+            if e is not None and not isinstance(e, Add) and not _is_number(e):
+                raise ModelError(f"action {a.name!r}: numeric fact {k!r} cannot be set to {e!r}")
+    finite_keys = sorted(keys - numeric_keys)
+    num_keys = sorted(numeric_keys)
+    domains: dict[str, dict[Any, int]] = {}
+    for k in finite_keys:
+        dom: dict[Any, int] = {initial.get(k): 0}
+        domains[k] = dom
+    for a in actions:
+        for k, e in a.effects.items():
+            if k in domains and e not in domains[k]:
+                domains[k][e] = len(domains[k])
+    # provisional fact ids over all finite keys (pruning re-numbers them)
+    base: dict[str, int] = {}
+    nf = 0
+    for k in finite_keys:
+        base[k] = nf
+        nf += len(domains[k])
+    dom_values: dict[str, list[Any]] = {k: list(d) for k, d in domains.items()}
+
+    plain_types = (str, int, float, bool, type(None))
+
+    def allowed(k: str, cond: object) -> list[int]:
+        if type(cond) in plain_types:
+            # a plain value means equality: one dict lookup instead of a scan of the domain
+            i = domains[k].get(cond)
+            if i is not None and dom_values[k][i] == cond:
+                return [i]
+        return [i for i, v in enumerate(dom_values[k]) if holds(cond, v)]
+
+    # ---- ground every action: (action, eq pre facts, residual fact sets, num pre, eff facts, num eff)
+    Raw = tuple[ActionSpec, dict[str, int], dict[str, tuple[int, ...]], list[tuple[str, object]],
+                dict[str, int], list[tuple[str, bool, float]]]  # fmt: skip
+    raws: list[Raw] = []
+    for a in actions:
+        eq_pre: dict[str, int] = {}
+        multi: dict[str, tuple[int, ...]] = {}
+        num_pre: list[tuple[str, object]] = []
+        dead = False
+        for k, cond in a.preconditions.items():
+            if k in numeric_keys:
+                num_pre.append((k, cond))
+                continue
+            if type(cond) in plain_types:
+                # the common case inline: equality with a plain value is one dict lookup
+                dk = domains[k]
+                i = dk.get(cond)
+                if i is not None and dom_values[k][i] == cond:
+                    if len(dk) > 1:
+                        eq_pre[k] = i
+                    continue
+            ok = allowed(k, cond)
+            if not ok:
+                dead = True
+                break
+            if len(ok) == len(dom_values[k]):
+                continue
+            if len(ok) == 1:
+                eq_pre[k] = ok[0]
+            else:
+                multi[k] = tuple(ok)
+        if dead:
+            continue
+        eff: dict[str, int] = {}
+        num_eff: list[tuple[str, bool, float]] = []
+        for k, e in a.effects.items():
+            if k in numeric_keys:
+                if isinstance(e, Add):
+                    num_eff.append((k, True, e.amount))
+                else:
+                    num_eff.append((k, False, e))
+            else:
+                eff[k] = domains[k][e]
+        if not multi:
+            e2 = {k: x for k, x in eff.items() if eq_pre.get(k) != x}
+            if e2 or num_eff:  # otherwise a self-loop: it changes nothing
+                raws.append((a, eq_pre, multi, num_pre, e2, num_eff))
+            continue
+        # split set conditions into equality operators when the product stays small
+        split_keys = sorted(multi)
+        size = 1
+        for k in split_keys:
+            size *= len(multi[k])
+        if size <= _MAX_SPLIT:
+            for combo in itertools.product(*(multi[k] for k in split_keys)):
+                pre = dict(eq_pre)
+                pre.update(zip(split_keys, combo, strict=True))
+                e2 = {k: x for k, x in eff.items() if pre.get(k) != x}
+                if not e2 and not num_eff:
+                    continue  # a self-loop: it changes nothing
+                raws.append((a, pre, {}, num_pre, e2, num_eff))
+        else:
+            raws.append((a, eq_pre, multi, num_pre, eff, num_eff))
+
+    # ---- goal
+    goal_allowed: dict[str, tuple[int, ...]] = {}
+    num_goal: list[tuple[str, object]] = []
+    for k, cond in goal.items():
+        if k in numeric_keys:
+            num_goal.append((k, cond))
+        else:
+            goal_allowed[k] = tuple(allowed(k, cond))
+
+    # ---- forward relaxed reachability (numeric conditions count as satisfiable), linear:
+    # each operator waits for a count of condition units (an equality fact, or a set condition
+    # satisfied by any of its facts); reaching a fact settles its units and fires the operators
+    n_raw = len(raws)
+    if prune:
+        reached = [False] * nf
+        alive = [False] * n_raw
+        waiting = [0] * n_raw
+        unit_ops: list[list[int]] = []
+        fact_units: dict[int, list[int]] = {}
+        for i, (_a, pre, multi, _np, _eff, _ne) in enumerate(raws):
+            waiting[i] = len(pre) + len(multi)
+            for k, x in pre.items():
+                fact_units.setdefault(base[k] + x, []).append(len(unit_ops))
+                unit_ops.append([i])
+            for k, xs in multi.items():
+                u = len(unit_ops)
+                unit_ops.append([i])
+                for x in xs:
+                    fact_units.setdefault(base[k] + x, []).append(u)
+        unit_done = [False] * len(unit_ops)
+        queue = [base[k] for k in finite_keys]  # value index 0 is the initial value
+        for f in queue:
+            reached[f] = True
+        fire = [i for i in range(n_raw) if not waiting[i]]
+        while queue or fire:
+            while fire:
+                i = fire.pop()
+                alive[i] = True
+                for k, x in raws[i][4].items():
+                    f = base[k] + x
+                    if not reached[f]:
+                        reached[f] = True
+                        queue.append(f)
+            if queue:
+                f = queue.pop()
+                for u in fact_units.get(f, ()):
+                    if unit_done[u]:
+                        continue
+                    unit_done[u] = True
+                    for i in unit_ops[u]:
+                        waiting[i] -= 1
+                        if not waiting[i]:
+                            fire.append(i)
+        # no numeric facts: this is exactly the reachability explain_unreachable computes
+        relaxed_reachable = not numeric_keys and all(
+            any(reached[base[k] + x] for x in xs) for k, xs in goal_allowed.items()
+        )
+        # ---- backward relevance, linear: a worklist of relevant facts and numeric keys
+        producers: dict[int, list[int]] = {}
+        num_producers: dict[str, list[int]] = {}
+        for i, (_a, _pre, _multi, _np, eff, num_eff) in enumerate(raws):
+            if not alive[i]:
+                continue
+            for k, x in eff.items():
+                producers.setdefault(base[k] + x, []).append(i)
+            for k, _, _ in num_eff:
+                num_producers.setdefault(k, []).append(i)
+        rel_fact = [False] * nf
+        rel_num: set[str] = set()
+        relevant = [False] * n_raw
+        fact_work: list[int] = []
+        num_work: list[str] = []
+        for k, _ in num_goal:
+            if k not in rel_num:
+                rel_num.add(k)
+                num_work.append(k)
+        for k, xs in goal_allowed.items():
+            for x in xs:
+                f = base[k] + x
+                if not rel_fact[f]:
+                    rel_fact[f] = True
+                    fact_work.append(f)
+        while fact_work or num_work:
+            users = producers.get(fact_work.pop(), ()) if fact_work else num_producers.get(num_work.pop(), ())
+            for i in users:
+                if relevant[i]:
+                    continue
+                relevant[i] = True
+                _a, pre, multi, num_pre, _eff, _ne = raws[i]
+                for k, x in pre.items():
+                    f = base[k] + x
+                    if not rel_fact[f]:
+                        rel_fact[f] = True
+                        fact_work.append(f)
+                for k, xs in multi.items():
+                    for x in xs:
+                        f = base[k] + x
+                        if not rel_fact[f]:
+                            rel_fact[f] = True
+                            fact_work.append(f)
+                for k, _ in num_pre:
+                    if k not in rel_num:
+                        rel_num.add(k)
+                        num_work.append(k)
+        any_cost_fn = any(a.has_cost_function for a in actions)
+        if any_cost_fn:
+            # a cost function may read any fact, so an operator can matter just by changing a
+            # later cost: only forward pruning is safe
+            relevant = alive
+        keep = [r for i, r in enumerate(raws) if relevant[i]]
+        if any_cost_fn:
+            # a cost function may read any fact, so none is projected away
+            kept_finite = finite_keys
+            kept_num = num_keys
+        else:
+            kept_finite = [k for k in finite_keys if any(rel_fact[base[k] : base[k] + len(dom_values[k])])]
+            kept_num = [k for k in num_keys if k in rel_num]
+    else:
+        keep = raws
+        kept_finite = finite_keys
+        kept_num = num_keys
+        relaxed_reachable = False
+
+    # ---- final encoding
+    variables: list[_Var] = []
+    vindex: dict[str, int] = {}
+    shift = 0
+    fbase = 0
+    for k in kept_finite:
+        values = tuple(dom_values[k])
+        bits = (len(values) - 1).bit_length()
+        vindex[k] = len(variables)
+        variables.append(_Var(k, values, shift, (1 << bits) - 1, fbase))
+        shift += bits
+        fbase += len(values)
+    nindex = {k: i for i, k in enumerate(kept_num)}
+    # key -> (bits of the fact, shift, base fact id)
+    vbits = {v.name: (v.mask << v.shift, v.shift, v.base) for v in variables}
+    ops: list[CompiledOp] = []
+    for a, pre, multi, num_pre, eff, num_eff in keep:
+        pmask = pval = emask = evalue = 0
+        pre_f: list[int] = []
+        for k, x in sorted(pre.items()):
+            vb = vbits.get(k)
+            if vb is None:
+                continue
+            pmask |= vb[0]
+            pval |= x << vb[1]
+            pre_f.append(vb[2] + x)
+        eff_f: list[int] = []
+        for k, x in sorted(eff.items()):
+            vb = vbits.get(k)
+            if vb is None:
+                continue
+            emask |= vb[0]
+            evalue |= x << vb[1]
+            if pre.get(k) != x:
+                eff_f.append(vb[2] + x)
+        residual: tuple[tuple[int, int, frozenset[int]], ...] = ()
+        residual_facts: tuple[tuple[int, ...], ...] = ()
+        if multi:
+            rs = []
+            rf = []
+            for k, xs in sorted(multi.items()):
+                v = variables[vindex[k]]
+                rs.append((v.shift, v.mask, frozenset(xs)))
+                rf.append(tuple(v.base + x for x in xs))
+            residual, residual_facts = tuple(rs), tuple(rf)
+        n_pre = tuple([(nindex[k], c) for k, c in num_pre if k in nindex]) if num_pre else ()
+        n_eff = (
+            tuple([(nindex[k], ia, float(amt)) for k, ia, amt in num_eff if k in nindex]) if num_eff else ()
+        )
+        acost = a.cost
+        if isinstance(acost, int | float):
+            cost_fn = None
+            cost = float(acost)
+        else:
+            cost_fn = acost
+            cost = float(a.min_cost)
+        # positional: the fields in declaration order (keywords cost more per operator)
+        fields = (len(ops), a, tuple(pre_f), tuple(eff_f), pmask, pval, ~emask, evalue, cost, cost_fn)
+        ops.append(CompiledOp(*fields, residual, residual_facts, n_pre, n_eff))
+    init_nums = tuple(initial[k] for k in kept_num)
+    goal_sets = [(vindex[k], frozenset(xs)) for k, xs in sorted(goal_allowed.items()) if k in vindex]
+    impossible = any(not xs for xs in goal_allowed.values())
+    num_goal_idx = [(nindex[k], c) for k, c in num_goal]
+    dropped = {k: initial.get(k) for k in finite_keys if k not in vindex}
+    dropped.update({k: initial[k] for k in num_keys if k not in nindex})
+    return Task(
+        variables,
+        kept_num,
+        ops,
+        0,
+        init_nums,
+        goal_sets,
+        num_goal_idx,
+        len(raws) - len(ops),
+        dropped,
+        impossible,
+        relaxed_reachable,
+    )

@@ -1,0 +1,124 @@
+"""What a planning call returns: PlanResult with its Plan, SearchStats and explanation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, TypeAlias
+
+if TYPE_CHECKING:
+    # Annotations only: importing a result must not import what produced it (the planning path
+    # loads this module; explanations and scores are loaded by the code that makes them).
+    from goap.planning._actions import ActionSpec
+    from goap.planning._constraints import SolverReport
+    from goap.planning._explain import NoPlanExplanation
+    from goap.planning._features import RoutingDecision
+    from goap.planning._schedule import Schedule
+    from goap.planning._score import Score
+
+__all__ = ["Plan", "PlanResult", "SearchStats", "Status"]
+
+Status: TypeAlias = Literal["found", "no_plan", "budget_exhausted"]
+"""Outcome of a planning call."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A sequence of actions and its total cost (costs evaluated along the planned states)."""
+
+    actions: tuple[ActionSpec, ...]
+    """The actions, in execution order."""
+    cost: float
+    """Sum of the actions' costs."""
+    quality: Score | None = None
+    """The score a scoring strategy (the CP-SAT pipeline) gave the plan; None: unscored."""
+
+    @property
+    def score(self) -> Score:
+        """``quality`` when set, else ``SimpleScore(-cost)``; ``min(plans, key=...)`` picks the best."""
+        if self.quality is not None:
+            return self.quality
+        from goap.planning._score import SimpleScore
+
+        return SimpleScore(-self.cost)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The action names, in order."""
+        return tuple(a.name for a in self.actions)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def __iter__(self) -> Iterator[ActionSpec]:
+        return iter(self.actions)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchStats:
+    """Counters of one planning call (summed over the pieces of a sequential MultiGoal)."""
+
+    expanded: int = 0
+    """States whose successors were generated."""
+    generated: int = 0
+    """Successor states produced (before duplicate detection)."""
+    evaluated: int = 0
+    """Heuristic evaluations."""
+    reopened: int = 0
+    """States expanded again after a cheaper path to them was found."""
+    seconds: float = 0.0
+    """Wall time of the whole call, compilation included."""
+    initial_h: float = 0.0
+    """Heuristic value of the initial state."""
+    pruned_actions: int = 0
+    """Operators removed by reachability and relevance pruning."""
+    symmetry_classes: int = 0
+    """Classes of interchangeable objects the search folded together."""
+
+    def __add__(self, other: SearchStats) -> SearchStats:
+        return SearchStats(
+            self.expanded + other.expanded,
+            self.generated + other.generated,
+            self.evaluated + other.evaluated,
+            self.reopened + other.reopened,
+            self.seconds + other.seconds,
+            self.initial_h if self.expanded or self.evaluated else other.initial_h,
+            self.pruned_actions + other.pruned_actions,
+            max(self.symmetry_classes, other.symmetry_classes),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PlanResult:
+    """The outcome of :func:`goap.plan`.
+
+    ``status`` is ``"found"`` (``plan`` is set), ``"no_plan"`` (``explanation`` is set: the goal
+    is unreachable, proven by relaxed reachability or exhaustive search) or
+    ``"budget_exhausted"`` (``max_expansions`` or ``timeout`` hit; nothing is proven).
+    """
+
+    status: Status
+    """``"found"``, ``"no_plan"`` or ``"budget_exhausted"``."""
+    plan: Plan | None
+    """The plan when found."""
+    explanation: NoPlanExplanation | None
+    """Why there is no plan, when ``status == "no_plan"``."""
+    stats: SearchStats
+    """Search counters and timing."""
+    optimal: bool
+    """True when the plan is proven least-cost (A* with weight 1 and an admissible heuristic)."""
+    strategy: str = ""
+    """Description of the strategy that produced it, e.g. ``astar(lmcut)``."""
+    schedule: Schedule | None = None
+    """When each action runs (CP-SAT pipeline, when actions declare durations or capacities)."""
+    candidates: tuple[Plan, ...] = ()
+    """The scored candidate plans a selecting strategy chose from (the chosen one included)."""
+    solver: SolverReport | None = None
+    """What CP-SAT did and with which settings (CP-SAT pipeline)."""
+    routing: RoutingDecision | None = None
+    """Which strategy a router chose and why (:class:`goap.StrategyRouter`)."""
+
+    @property
+    def found(self) -> bool:
+        """Whether a plan was found."""
+        return self.status == "found"

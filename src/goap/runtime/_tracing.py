@@ -1,0 +1,162 @@
+"""Planning tracers: sync `on_*` and async `aon_*` hooks around planning and execution.
+
+A tracer that raises never affects planning: `MultiTracer` and the runtime isolate each call.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = ["LoggingTracer", "MultiTracer", "NullTracer", "PlanningTracer", "call_tracer"]
+
+_log = logging.getLogger("goap.runtime._tracing")
+
+HOOKS = (
+    "plan_start",
+    "plan_complete",
+    "plan_failed",
+    "action_start",
+    "action_complete",
+    "action_retry",
+    "replan",
+    "goal_achieved",
+)
+"""Hook names; each has a sync `on_<name>` and an async `aon_<name>`."""
+
+
+@runtime_checkable
+class PlanningTracer(Protocol):
+    """Observability hooks of the GOAP loop. Implementations should never raise."""
+
+    def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
+        """Planning starts for `goal` from `state`."""
+
+    def on_plan_complete(self, plan: Any, duration_ms: float) -> None:
+        """A plan was found."""
+
+    def on_plan_failed(self, reason: str, duration_ms: float) -> None:
+        """No plan was found (`reason` is the status)."""
+
+    def on_action_start(self, action: Any, state: Any) -> None:
+        """An action is about to execute."""
+
+    def on_action_complete(self, result: Any) -> None:
+        """An action finished (result: the `ActionOutcome`)."""
+
+    def on_action_retry(self, action: Any, attempt: int, exception: BaseException, backoff_ms: float) -> None:
+        """An action failed and is retried."""
+
+    def on_replan(self, reason: str, new_plan: Any) -> None:
+        """The observer asked for a new plan."""
+
+    def on_goal_achieved(self, final_state: Any) -> None:
+        """The goal holds."""
+
+    async def aon_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
+        """Async `on_plan_start`."""
+
+    async def aon_plan_complete(self, plan: Any, duration_ms: float) -> None:
+        """Async `on_plan_complete`."""
+
+    async def aon_plan_failed(self, reason: str, duration_ms: float) -> None:
+        """Async `on_plan_failed`."""
+
+    async def aon_action_start(self, action: Any, state: Any) -> None:
+        """Async `on_action_start`."""
+
+    async def aon_action_complete(self, result: Any) -> None:
+        """Async `on_action_complete`."""
+
+    async def aon_action_retry(
+        self, action: Any, attempt: int, exception: BaseException, backoff_ms: float
+    ) -> None:
+        """Async `on_action_retry`."""
+
+    async def aon_replan(self, reason: str, new_plan: Any) -> None:
+        """Async `on_replan`."""
+
+    async def aon_goal_achieved(self, final_state: Any) -> None:
+        """Async `on_goal_achieved`."""
+
+
+class NullTracer:
+    """Does nothing (the default)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("aon_"):
+
+            async def _anop(*args: Any, **kwargs: Any) -> None:
+                return None
+
+            return _anop
+        if name.startswith("on_"):
+            return lambda *args, **kwargs: None
+        raise AttributeError(name)
+
+
+class LoggingTracer(NullTracer):
+    """Logs every hook through stdlib logging (INFO)."""
+
+    def __init__(self, logger: logging.Logger | str = "goap", level: int = logging.INFO) -> None:
+        self._logger = logging.getLogger(logger) if isinstance(logger, str) else logger
+        self._level = level
+
+    def __getattr__(self, name: str) -> Any:
+        hook = name.removeprefix("a").removeprefix("on_")
+        if hook not in HOOKS:
+            raise AttributeError(name)
+
+        def log(*args: Any, **kwargs: Any) -> None:
+            self._logger.log(self._level, "goap %s %s", hook, " ".join(repr(a)[:200] for a in args))
+
+        if name.startswith("aon_"):
+
+            async def alog(*args: Any, **kwargs: Any) -> None:
+                log(*args, **kwargs)
+
+            return alog
+        return log
+
+
+class MultiTracer(NullTracer):
+    """Sends each hook to several tracers, isolating their failures."""
+
+    def __init__(self, tracers: Iterable[Any]) -> None:
+        self.tracers = tuple(tracers)
+        """The tracers, in order."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("aon_"):
+
+            async def fan(*args: Any, **kwargs: Any) -> None:
+                for t in self.tracers:
+                    await call_tracer(t, name[4:], *args, **kwargs)
+
+            return fan
+        if name.startswith("on_"):
+
+            def fan_sync(*args: Any, **kwargs: Any) -> None:
+                for t in self.tracers:
+                    try:
+                        getattr(t, name)(*args, **kwargs)
+                    except Exception:
+                        _log.exception("tracer %r failed in %s", t, name)
+
+            return fan_sync
+        raise AttributeError(name)
+
+
+async def call_tracer(tracer: Any, hook: str, *args: Any, **kwargs: Any) -> None:
+    """Call `aon_<hook>` (or `on_<hook>` when the tracer has no async one); never raises."""
+    try:
+        fn = getattr(tracer, f"aon_{hook}", None)
+        if fn is not None:
+            await fn(*args, **kwargs)
+            return
+        sync = getattr(tracer, f"on_{hook}", None)
+        if sync is not None:
+            sync(*args, **kwargs)
+    except Exception:
+        _log.exception("tracer %r failed in %s", tracer, hook)

@@ -1,0 +1,121 @@
+"""`RepairStrategy`: keep the longest still-valid prefix of the old plan and search only the rest.
+
+When a run replans (``GoapGraph(strategy=RepairStrategy())``), the planner hands the strategy
+what was left of the old plan. Repair walks it from the current world while each action is
+allowed (not blacklisted), applicable and the goal is not yet reached: that is the still-valid
+prefix. It then searches, with its ``base`` strategy, only from the state the prefix leaves. When
+that suffix search finds nothing, it falls back to planning from scratch. A repaired plan keeps
+the work already planned (useful when plans are reviewed or approved), at the price of
+optimality: ``optimal`` is True only for a from-scratch plan of an optimal base.
+
+Without an old plan (``solve``) it is its base strategy.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from goap.planning._actions import ActionSpec
+from goap.planning._constraints import goal_constraints, honours_constraints, refuse_constraints
+from goap.planning._goals import GoalSpec
+from goap.planning._result import Plan, PlanResult, SearchStats
+from goap.planning._strategy import AStar, PlanningStrategy
+
+__all__ = ["RepairStrategy"]
+
+
+@dataclass(frozen=True, slots=True)
+class RepairStrategy:
+    """Plan repair around a base strategy (see the module docstring)."""
+
+    base: PlanningStrategy = field(default_factory=AStar)
+    """Searches the suffix (and plans from scratch)."""
+    previous: tuple[str, ...] = ()
+    """An old plan to repair when called through ``solve`` (the runtime passes it to ``repair``)."""
+
+    @property
+    def honours_constraints(self) -> bool:
+        """Whether the base honours a goal's constraints (then a constrained goal is planned afresh)."""
+        return honours_constraints(self.base)
+
+    @property
+    def name(self) -> str:
+        """``repair(<base>)``."""
+        return f"repair({self.base.name})"
+
+    def solve(
+        self,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+    ) -> PlanResult:
+        """Repair ``previous`` when set, else plan with the base strategy."""
+        if not honours_constraints(self.base):
+            refuse_constraints(self.name, goal)
+        if self.previous:
+            return self.repair(initial, goal, actions, self.previous, blacklist=blacklist)
+        return replace(self.base.solve(initial, goal, actions, blacklist=blacklist), strategy=self.name)
+
+    def repair(
+        self,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        previous: Sequence[str],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+    ) -> PlanResult:
+        """A plan that starts with the longest still-valid prefix of ``previous`` when one can be completed.
+
+        A constrained goal is planned from scratch by the base (which must honour it, else
+        :class:`goap.UnsupportedConstraintError`): a kept prefix plus a suffix planned alone
+        could together break a budget that each respects.
+        """
+        if not honours_constraints(self.base):
+            refuse_constraints(self.name, goal)
+        t0 = time.perf_counter()
+        by_name = {a.name: a for a in actions}
+        state: dict[str, Any] = dict(initial)
+        prefix: list[ActionSpec] = []
+        if not goal_constraints(goal).empty:
+            previous = ()
+        for n in previous:
+            a = by_name.get(n)
+            if a is None or n in blacklist or goal.satisfied_by(state) or not a.applicable(state):
+                break
+            prefix.append(a)
+            state = a.apply(state)
+        stats = SearchStats()
+        last: PlanResult | None = None
+        for keep in dict.fromkeys((len(prefix), 0)):
+            start: dict[str, Any] = dict(initial)
+            for a in prefix[:keep]:
+                start = a.apply(start)
+            res = self.base.solve(start, goal, actions, blacklist=blacklist)
+            stats = stats + res.stats
+            last = res
+            if res.plan is not None:
+                steps = (*prefix[:keep], *res.plan.actions)
+                plan = Plan(steps, _cost(initial, steps))
+                optimal = res.optimal and keep == 0
+                return PlanResult("found", plan, None, _timed(stats, t0), optimal, self.name)
+        assert last is not None
+        return replace(last, stats=_timed(stats, t0), strategy=self.name)
+
+
+def _cost(initial: Mapping[str, Any], steps: Sequence[ActionSpec]) -> float:
+    state: dict[str, Any] = dict(initial)
+    total = 0.0
+    for a in steps:
+        total += a.cost_in(state)
+        state = a.apply(state)
+    return total
+
+
+def _timed(stats: SearchStats, t0: float) -> SearchStats:
+    return replace(stats, seconds=time.perf_counter() - t0)
