@@ -32,7 +32,7 @@ The open list is not folded in place: the closed states stay unfolded, their ``b
 then stand for states no entry holds any more, and a folded entry dropped in favour of such an
 entry (or of a state that is its own representative, whose entry was itself replaced) loses its
 part of the state space. That returned cost 31 with ``optimal=True`` on a 10-ball gripper whose
-optimum is 29 (``tests/goap/test_goap_optimal_oracles.py``).
+optimum is 29 (``tests/goap/planning/test_goap_optimal_oracles.py``).
 
 :func:`search` is the entry point: it runs :func:`best_first` in C (``goap.planning._lmcut``'s
 ``Core.search``, a step-for-step port that returns the same outcome) when the heuristic is the C

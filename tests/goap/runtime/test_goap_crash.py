@@ -16,7 +16,7 @@ from pathlib import Path
 from graphengine.store import SQLiteStore
 from graphengine.testing import assert_replays
 
-WORKER = Path(__file__).parent.parent / "crash" / "goap_worker.py"
+WORKER = Path(__file__).parents[2] / "crash" / "goap_worker.py"
 # Loaded by path: the worker's folder must not be on sys.path here, and tests/ must not be on the
 # worker's (its goap/ folder would shadow the goap package).
 _spec = importlib.util.spec_from_file_location("goap_crash_worker", WORKER)

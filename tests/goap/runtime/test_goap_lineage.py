@@ -18,7 +18,7 @@ from goap.runtime._lineage import PlanVersion, plan_diff
 from graphengine.store import SQLiteStore, Store
 from graphengine.testing import assert_replays
 
-WORKER = Path(__file__).parent.parent / "crash" / "goap_worker.py"
+WORKER = Path(__file__).parents[2] / "crash" / "goap_worker.py"
 W0 = {"built": False, "signed": False, "published": False}
 GOAL = GoalSpec({"published": True})
 

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(
     compile_module._ground is None, reason="goap.planning._ground is not built (or GOAP_PURE_PYTHON=1)"
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:

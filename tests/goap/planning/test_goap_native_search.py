@@ -346,7 +346,7 @@ SYMMETRIC = (
     "ipc-movie-01",
     "ipc-satellite-02",
 )
-"""The shared problems on which symmetry is found (tests/goap/test_goap_symmetry_classes.py pins
+"""The shared problems on which symmetry is found (tests/goap/planning/test_goap_symmetry_classes.py pins
 their classes)."""
 
 
