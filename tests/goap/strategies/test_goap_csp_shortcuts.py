@@ -20,6 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import goap.strategies._csp as csp
+import goap.strategies._csp_common as csp_common
+import goap.strategies._csp_model as csp_model
+import goap.strategies._csp_search as csp_search
 from bench.strategies import FAMILIES, ours_actions
 from goap import (
     ActionSpec,
@@ -244,22 +247,22 @@ def subset_plans(acts: list[ActionSpec], goal: GoalSpec) -> Iterator[list[Action
 def test_descent_proof_holds_against_every_plan(problem: Problem) -> None:
     """When the budgeted descent proves its best candidate, no plan within the hard budgets has a
     lower top level (without its makespan terms, a lower bound of it), by exhaustive enumeration."""
-    proofs: list[tuple[csp._Settle, list[ResourceConstraint]]] = []
-    descend = csp._Generator._descend
+    proofs: list[tuple[csp_search._Settle, list[ResourceConstraint]]] = []
+    descend = csp_search._Generator._descend
 
-    def spy(gen: csp._Generator, judge: csp._Settle, hard: list[ResourceConstraint]) -> bool:
+    def spy(gen: csp_search._Generator, judge: csp_search._Settle, hard: list[ResourceConstraint]) -> bool:
         proven = descend(gen, judge, hard)
         if proven:
             proofs.append((judge, list(hard)))
         return proven
 
-    with mock.patch.object(csp._Generator, "_descend", spy):
+    with mock.patch.object(csp_search._Generator, "_descend", spy):
         solve(problem)
     acts, goal, _, _, _ = problem
     for judge, hard in proofs:
         assert judge.top_lb is not None
         top = judge.gen.levels[0]
-        relaxed = csp._Level(top.terms, tuple(c for c in top.soft if c.key != "makespan"))
+        relaxed = csp_common._Level(top.terms, tuple(c for c in top.soft if c.key != "makespan"))
         for steps in subset_plans(acts, goal):
             metrics = {"cost": float(sum(a.cost_in({}) for a in steps)), "length": float(len(steps))}
             for a in steps:
@@ -276,7 +279,7 @@ def test_makespan_bound_is_below_every_candidates_makespan(problem: Problem) -> 
     """h^max over durations never exceeds the earliest-start makespan of a plan the pipeline found."""
     acts, goal, _, _, _ = problem
     res = solve(problem, settle=False)
-    bound = csp._makespan_bound({}, goal.conditions, acts, 1000)
+    bound = csp_search._makespan_bound({}, goal.conditions, acts, 1000)
     assert bound is not None
     for cand in res.candidates:
         steps = list(cand.actions)
@@ -302,7 +305,7 @@ def test_constant_makespans_choose_without_building_a_model() -> None:
     """Without capacities every candidate's levels are constants: phase 2 picks without CP-SAT."""
     p = FAMILIES["deadline"](3)
     problem = (ours_actions(p), GoalSpec(p.goal), p.constraints, p.objectives, [])
-    with mock.patch.object(csp, "_model_class", side_effect=AssertionError("model built")):
+    with mock.patch.object(csp_model, "_model_class", side_effect=AssertionError("model built")):
         res = solve(problem)
     assert res.solver is not None and res.solver.status == "OPTIMAL"
     assert res.plan is not None and res.plan.names == ("quick0", "quick1", "quick2")
