@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     )
     from goap.planning.heuristics import HEURISTICS
     from goap.runtime._approval import Approval
+    from goap.runtime._config import GoapConfig
     from goap.runtime._graph import GoapGraph, GoapReplayReport
     from goap.runtime._guards import FunctionalGuard, Guard, GuardResult
     from goap.runtime._history import (
@@ -68,7 +69,6 @@ if TYPE_CHECKING:
     )
     from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
     from goap.runtime._lineage import PlanDivergence, PlanVersion
-    from goap.runtime._nodes import GoapConfig
     from goap.runtime._reflexion import Reflection, ReflexionTracer
     from goap.runtime._sensors import FunctionalSensor, Sensor
     from goap.runtime._serialize import goal_from_dict, goal_to_dict
@@ -253,7 +253,7 @@ _EXPORTS: dict[str, str] = {
     "GoalInterpretationError": "goap.runtime._interpreter",
     "GoalInterpreter": "goap.runtime._interpreter",
     "GoalSpec": "goap.planning._goals",
-    "GoapConfig": "goap.runtime._nodes",
+    "GoapConfig": "goap.runtime._config",
     "GoapGraph": "goap.runtime._graph",
     "GoapReplayReport": "goap.runtime._graph",
     "GoapState": "goap.runtime._state",

@@ -6,6 +6,7 @@ It sits on :mod:`goap.strategies` and :mod:`goap.planning` and on the engine (:m
 """
 
 from goap.runtime._approval import Approval
+from goap.runtime._config import GoapConfig
 from goap.runtime._graph import GoapGraph, GoapReplayReport
 from goap.runtime._guards import FunctionalGuard, Guard, GuardResult
 from goap.runtime._history import (
@@ -16,7 +17,6 @@ from goap.runtime._history import (
 )
 from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
 from goap.runtime._lineage import PlanDivergence, PlanVersion
-from goap.runtime._nodes import GoapConfig
 from goap.runtime._reflexion import Reflection, ReflexionTracer
 from goap.runtime._sensors import FunctionalSensor, Sensor
 from goap.runtime._serialize import goal_from_dict, goal_to_dict

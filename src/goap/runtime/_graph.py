@@ -13,8 +13,11 @@ from goap.planning._planner import DefaultStrategy, check_problem
 from goap.planning._qos import ActionRetry, qos_of
 from goap.planning._strategy import PlanningStrategy
 from goap.planning._transitions import TransitionModel
+from goap.runtime._config import GoapConfig, solve, spent_single_use
+from goap.runtime._executor import Executor
 from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
-from goap.runtime._nodes import ApprovalStep, Executor, GoapConfig, Observer, Planner, solve, spent_single_use
+from goap.runtime._nodes import ApprovalStep, Planner
+from goap.runtime._observer import Observer
 from goap.runtime._otel import GoapTelemetry
 from goap.runtime._reflexion import ReflexionTracer
 from goap.runtime._sensors import as_sensor
