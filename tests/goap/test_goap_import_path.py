@@ -105,6 +105,7 @@ PLANNING = {
     "goap.planning._goals",
     "goap.planning._planner",
     "goap.planning._problem",
+    "goap.planning._prologue",
     "goap.planning._qos",
     "goap.planning._result",
     "goap.planning._score",

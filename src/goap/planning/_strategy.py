@@ -24,6 +24,7 @@ from goap.planning._actions import ActionSpec
 from goap.planning._compile import CompiledOp, Task, compile_task
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec
+from goap.planning._prologue import start_solve
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._search import Canon, SearchOutcome, search
 from goap.planning.heuristics import HEURISTICS
@@ -108,27 +109,19 @@ class _BestFirst:
         *,
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
-        if type(goal) is not GoalSpec:  # only a subclass (ConstrainedGoal) can carry constraints
-            from goap.planning._constraints import refuse_constraints
-
-            refuse_constraints(self.name, goal)
-        t0 = time.perf_counter()
+        start = start_solve(self.name, goal, actions, blacklist, self.blacklist)
+        t0, usable = start.t0, start.usable
         deadline = None if self.timeout is None else t0 + self.timeout
-        black = self.blacklist | blacklist
         conds = goal.conditions
-        usable = [a for a in actions if a.name not in black] if black else actions
         try:
             task: Task | None = compile_task(initial, conds, usable)
         except ModelError:
             task = None  # an unreachable goal is still answered "no plan" first, as before
         # compilation proves relaxed reachability of most goals on its own: then there is nothing to explain
         if task is None or not task.relaxed_reachable:
-            from goap.planning._explain import explain_unreachable
-
-            why = explain_unreachable(initial, conds, actions, black, goal.label)
-            if why is not None:
-                stats = SearchStats(seconds=time.perf_counter() - t0)
-                return PlanResult("no_plan", None, why, stats, self.optimal, self.name)
+            no_plan = start.unreachable(initial, goal, actions, optimal=self.optimal)
+            if no_plan is not None:
+                return no_plan
             if task is None:
                 task = compile_task(initial, conds, usable)  # raises the ModelError again
         found: list[Symmetry] = []

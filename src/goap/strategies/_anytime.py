@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from goap.planning._actions import ActionSpec
-from goap.planning._constraints import refuse_constraints
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec
+from goap.planning._prologue import start_solve
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._strategy import AStar
 from goap.planning.heuristics import HEURISTICS
@@ -67,8 +67,7 @@ class AnytimeStrategy:
         """The best plan found in the budget; ``optimal`` when a weight-1 round completed.
 
         A constrained goal raises :class:`goap.UnsupportedConstraintError` (every round is A*)."""
-        refuse_constraints(self.name, goal)
-        t0 = time.perf_counter()
+        t0 = start_solve(self.name, goal, actions, blacklist).t0
         deadline = t0 + self.time_budget
         stats = SearchStats()
         improving: list[Plan] = []

@@ -45,7 +45,6 @@ Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) a
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -63,6 +62,7 @@ from goap.planning._constraints import (
 )
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec, MultiGoal
+from goap.planning._prologue import start_solve
 from goap.planning._result import PlanResult
 from goap.planning._schedule import Schedule, ScheduledAction
 from goap.planning._strategy import AStar, PlanningStrategy
@@ -149,13 +149,12 @@ class CspPipeline:
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
         """Plan for ``goal`` under the constraints; see the class docstring."""
-        t0 = time.perf_counter()
-        black = self.blacklist | blacklist
+        start = start_solve(self.name, goal, actions, blacklist, self.blacklist, refuse=False)
+        t0, black, usable = start.t0, start.black, start.usable
         cs = ConstraintSet(self.constraints, self.objectives, self.capacities)
         if isinstance(goal, ConstrainedGoal):
             cs = cs + goal.constraint_set
         _check_reserved(actions)
-        usable = [a for a in actions if a.name not in black]
         timed = any(a.duration for a in usable)
         # The inner search only proposes candidates (the constraints are this pipeline's job), so it
         # gets the conditions alone: a condition-only strategy refuses a constrained goal.

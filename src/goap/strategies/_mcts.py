@@ -29,10 +29,9 @@ from typing import Any
 
 from goap.planning._actions import ActionSpec
 from goap.planning._conditions import holds
-from goap.planning._constraints import refuse_constraints
 from goap.planning._errors import ModelError
-from goap.planning._explain import explain_unreachable
 from goap.planning._goals import GoalSpec
+from goap.planning._prologue import start_solve
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
 
@@ -110,15 +109,12 @@ class Mcts:
     ) -> PlanResult:
         """Plan for ``goal``; see the module docstring (a constrained goal raises
         :class:`goap.UnsupportedConstraintError`: rollouts only aim at the conditions)."""
-        refuse_constraints(self.name, goal)
-        t0 = time.perf_counter()
-        black = self.blacklist | blacklist
-        why = explain_unreachable(initial, goal.conditions, actions, black, goal.label)
-        if why is not None:
-            return PlanResult(
-                "no_plan", None, why, SearchStats(seconds=time.perf_counter() - t0), False, self.name
-            )
-        run = _Run(self, goal, [a for a in actions if a.name not in black])
+        start = start_solve(self.name, goal, actions, blacklist, self.blacklist)
+        t0 = start.t0
+        no_plan = start.unreachable(initial, goal, actions, optimal=False)
+        if no_plan is not None:
+            return no_plan
+        run = _Run(self, goal, list(start.usable))
         plan, iters = run.search(initial, t0)
         stats = SearchStats(
             expanded=iters, generated=run.generated, evaluated=run.rollouts, seconds=time.perf_counter() - t0

@@ -20,9 +20,9 @@ from types import MappingProxyType
 from typing import Any
 
 from goap.planning._actions import ActionSpec
-from goap.planning._constraints import refuse_constraints
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec, SoftGoal, soft_score
+from goap.planning._prologue import start_solve
 from goap.planning._result import Plan, PlanResult, SearchStats
 
 __all__ = ["UtilityStrategy"]
@@ -79,13 +79,13 @@ class UtilityStrategy:
         """Choose actions greedily by net value (see the module docstring).
 
         A constrained goal raises :class:`goap.UnsupportedConstraintError`: greedy value ignores budgets."""
-        refuse_constraints(self.name, goal)
-        t0 = time.perf_counter()
+        start = start_solve(self.name, goal, actions, blacklist)
+        t0 = start.t0
         state: dict[str, Any] = dict(initial)
         chosen: list[ActionSpec] = []
         cost = 0.0
         evaluated = 0
-        usable = [a for a in actions if a.name not in blacklist]
+        usable = start.usable
         while len(chosen) < self.max_actions and not (goal.conditions and goal.satisfied_by(state)):
             best: tuple[float, ActionSpec] | None = None
             for a in usable:
