@@ -26,8 +26,8 @@ def test_every_public_callable_is_documented() -> None:
             assert (obj.__doc__ or "").strip(), f"{name} has no docstring"
 
 
-def test_issue_names_are_exported() -> None:
-    """The names the issue and the benchmark rely on are exported."""
+def test_documented_names_are_exported() -> None:
+    """The names the README and the benchmark rely on are exported."""
     from goap import (  # noqa: F401
         ActionSpec,
         AStar,

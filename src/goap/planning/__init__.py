@@ -5,8 +5,9 @@ It imports the standard library only (and its optional C accelerators), never th
 OpenTelemetry, OR-Tools or aiosqlite: ``python -m goap plan`` loads this layer and nothing above it.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from goap.planning._exports import lazy_exports
 
 if TYPE_CHECKING:
     from goap.planning._actions import ActionSpec, CostFunction
@@ -107,8 +108,7 @@ _EXPORTS: dict[str, str] = {
     "soft_score": "goap.planning._goals",
     "sub": "goap.planning._conditions",
 }
-"""Public name -> the module defining it, imported on first use (PEP 562) so that the plan path
-loads only the modules it needs."""
+"""Public name -> the module defining it (imported on first use)."""
 
 __all__ = [
     "AStar",
@@ -173,15 +173,4 @@ __all__ = [
     "sub",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'goap.planning' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

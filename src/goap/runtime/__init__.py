@@ -5,38 +5,97 @@ execution history, OpenTelemetry, serialization, the agent tool and plan picture
 It sits on :mod:`goap.strategies` and :mod:`goap.planning` and on the engine (:mod:`graphengine`).
 """
 
-from goap.runtime._approval import Approval
-from goap.runtime._config import GoapConfig
-from goap.runtime._graph import GoapGraph, GoapReplayReport
-from goap.runtime._guards import FunctionalGuard, Guard, GuardResult
-from goap.runtime._history import (
-    ActionRecord,
-    ExecutionHistory,
-    MemoryExecutionHistory,
-    StoreExecutionHistory,
-)
-from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
-from goap.runtime._lineage import PlanDivergence, PlanVersion
-from goap.runtime._reflexion import Reflection, ReflexionTracer
-from goap.runtime._sensors import FunctionalSensor, Sensor
-from goap.runtime._serialize import goal_from_dict, goal_to_dict
-from goap.runtime._state import ActionOutcome, GoapState, GoapStatus, PolicyEvent, ReplanReason
-from goap.runtime._stuck import FunctionalStuckHandler, StuckHandler, StuckResolution
-from goap.runtime._termination import (
-    AllOf,
-    FirstOf,
-    MaxActions,
-    MaxCost,
-    MaxLLMCalls,
-    MaxTokens,
-    MaxWallClock,
-    OnStuck,
-    Termination,
-    TerminationPolicy,
-)
-from goap.runtime._tool import GoapTool, goap_tool
-from goap.runtime._tracing import LoggingTracer, MultiTracer, NullTracer, PlanningTracer
-from goap.runtime._visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
+from typing import TYPE_CHECKING
+
+from goap.planning._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from goap.runtime._approval import Approval
+    from goap.runtime._config import GoapConfig
+    from goap.runtime._graph import GoapGraph, GoapReplayReport
+    from goap.runtime._guards import FunctionalGuard, Guard, GuardResult
+    from goap.runtime._history import (
+        ActionRecord,
+        ExecutionHistory,
+        MemoryExecutionHistory,
+        StoreExecutionHistory,
+    )
+    from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
+    from goap.runtime._lineage import PlanDivergence, PlanVersion
+    from goap.runtime._reflexion import Reflection, ReflexionTracer
+    from goap.runtime._sensors import FunctionalSensor, Sensor
+    from goap.runtime._serialize import goal_from_dict, goal_to_dict
+    from goap.runtime._state import ActionOutcome, GoapState, GoapStatus, PolicyEvent, ReplanReason
+    from goap.runtime._stuck import FunctionalStuckHandler, StuckHandler, StuckResolution
+    from goap.runtime._termination import (
+        AllOf,
+        FirstOf,
+        MaxActions,
+        MaxCost,
+        MaxLLMCalls,
+        MaxTokens,
+        MaxWallClock,
+        OnStuck,
+        Termination,
+        TerminationPolicy,
+    )
+    from goap.runtime._tool import GoapTool, goap_tool
+    from goap.runtime._tracing import LoggingTracer, MultiTracer, NullTracer, PlanningTracer
+    from goap.runtime._visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
+
+_EXPORTS: dict[str, str] = {
+    "ActionOutcome": "goap.runtime._state",
+    "ActionRecord": "goap.runtime._history",
+    "AllOf": "goap.runtime._termination",
+    "AmbiguousGoalError": "goap.runtime._interpreter",
+    "Approval": "goap.runtime._approval",
+    "ExecutionHistory": "goap.runtime._history",
+    "FirstOf": "goap.runtime._termination",
+    "FunctionalGuard": "goap.runtime._guards",
+    "FunctionalSensor": "goap.runtime._sensors",
+    "FunctionalStuckHandler": "goap.runtime._stuck",
+    "GoalInterpretationError": "goap.runtime._interpreter",
+    "GoalInterpreter": "goap.runtime._interpreter",
+    "GoapConfig": "goap.runtime._config",
+    "GoapGraph": "goap.runtime._graph",
+    "GoapReplayReport": "goap.runtime._graph",
+    "GoapState": "goap.runtime._state",
+    "GoapStatus": "goap.runtime._state",
+    "GoapTool": "goap.runtime._tool",
+    "Guard": "goap.runtime._guards",
+    "GuardResult": "goap.runtime._guards",
+    "LoggingTracer": "goap.runtime._tracing",
+    "MaxActions": "goap.runtime._termination",
+    "MaxCost": "goap.runtime._termination",
+    "MaxLLMCalls": "goap.runtime._termination",
+    "MaxTokens": "goap.runtime._termination",
+    "MaxWallClock": "goap.runtime._termination",
+    "MemoryExecutionHistory": "goap.runtime._history",
+    "MultiTracer": "goap.runtime._tracing",
+    "NullTracer": "goap.runtime._tracing",
+    "OnStuck": "goap.runtime._termination",
+    "PlanDivergence": "goap.runtime._lineage",
+    "PlanVersion": "goap.runtime._lineage",
+    "PlanningTracer": "goap.runtime._tracing",
+    "PolicyEvent": "goap.runtime._state",
+    "Reflection": "goap.runtime._reflexion",
+    "ReflexionTracer": "goap.runtime._reflexion",
+    "ReplanReason": "goap.runtime._state",
+    "Sensor": "goap.runtime._sensors",
+    "StoreExecutionHistory": "goap.runtime._history",
+    "StuckHandler": "goap.runtime._stuck",
+    "StuckResolution": "goap.runtime._stuck",
+    "Termination": "goap.runtime._termination",
+    "TerminationPolicy": "goap.runtime._termination",
+    "goal_from_dict": "goap.runtime._serialize",
+    "goal_to_dict": "goap.runtime._serialize",
+    "goap_tool": "goap.runtime._tool",
+    "plan_to_dot": "goap.runtime._visualize",
+    "plan_to_gantt": "goap.runtime._visualize",
+    "plan_to_mermaid": "goap.runtime._visualize",
+    "run_nl": "goap.runtime._interpreter",
+}
+"""Public name -> the module defining it (imported on first use)."""
 
 __all__ = [
     "ActionOutcome",
@@ -90,3 +149,5 @@ __all__ = [
     "plan_to_mermaid",
     "run_nl",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,4 +1,4 @@
-"""`GoapState`: the durable state of a GOAP run on the engine (the seed's GoapState keys)."""
+"""`GoapState`: the durable state of a GOAP run on the engine."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ cost), an ``exit_target`` and a ``fallback_state``. Each conversation keeps a :c
 deterministic, in the order its docstring lists. :func:`load_segments` lints segments at load
 time and lists every problem; :class:`SelectorRouter` plugs the selector into an engine as a
 node's router behind the dual gate (``selector="goap_lite"`` and ``GRAPHENGINE_GOAP_SELECTOR=1``
-or ``enabled=True``). :mod:`goap.selector.booking` is the seed's booking flow.
+or ``enabled=True``). :mod:`goap.selector.booking` is a booking flow built on it.
 
 >>> from goap.selector import GoalSegment, SelectorContext, SlotContract, StateDef, choose_next
 >>> seg = GoalSegment("s", SlotContract(("phone",)), (StateDef("ask_phone", collects=("phone",)),),

@@ -1,4 +1,4 @@
-"""``choose_next``: the pure, deterministic GOAP-lite decision, in the seed's order.
+"""``choose_next``: the pure, deterministic GOAP-lite decision, in a fixed order.
 
 1. **Apply slot observations** to the ledger (observations of slots outside the contract are
    ignored and noted).

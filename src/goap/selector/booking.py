@@ -1,4 +1,4 @@
-"""The booking flow of the seed (name, phone, address) as an engine graph routed by the selector.
+"""A booking flow (name, phone, address) as an engine graph routed by the selector.
 
 A scripted caller stands in for speech recognition: ``BookingState.caller`` holds the caller's
 lines, ``listen`` takes the next one (silence once the script is over) and a deterministic

@@ -4,13 +4,34 @@ repair, anytime, utility and the strategy router -- and infeasibility explanatio
 It imports :mod:`goap.planning` and never :mod:`goap.runtime`.
 """
 
-from goap.strategies._anytime import AnytimeStrategy
-from goap.strategies._csp import CspPipeline, pipeline_plan
-from goap.strategies._infeasibility import Infeasibility, InfeasibleConstraint, explain_infeasibility
-from goap.strategies._mcts import Mcts
-from goap.strategies._repair import RepairStrategy
-from goap.strategies._router import RuleBasedClassifier, StrategyClassifier, StrategyRouter
-from goap.strategies._utility import UtilityStrategy
+from typing import TYPE_CHECKING
+
+from goap.planning._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from goap.strategies._anytime import AnytimeStrategy
+    from goap.strategies._csp import CspPipeline, pipeline_plan
+    from goap.strategies._infeasibility import Infeasibility, InfeasibleConstraint, explain_infeasibility
+    from goap.strategies._mcts import Mcts
+    from goap.strategies._repair import RepairStrategy
+    from goap.strategies._router import RuleBasedClassifier, StrategyClassifier, StrategyRouter
+    from goap.strategies._utility import UtilityStrategy
+
+_EXPORTS: dict[str, str] = {
+    "AnytimeStrategy": "goap.strategies._anytime",
+    "CspPipeline": "goap.strategies._csp",
+    "Infeasibility": "goap.strategies._infeasibility",
+    "InfeasibleConstraint": "goap.strategies._infeasibility",
+    "Mcts": "goap.strategies._mcts",
+    "RepairStrategy": "goap.strategies._repair",
+    "RuleBasedClassifier": "goap.strategies._router",
+    "StrategyClassifier": "goap.strategies._router",
+    "StrategyRouter": "goap.strategies._router",
+    "UtilityStrategy": "goap.strategies._utility",
+    "explain_infeasibility": "goap.strategies._infeasibility",
+    "pipeline_plan": "goap.strategies._csp",
+}
+"""Public name -> the module defining it (imported on first use)."""
 
 __all__ = [
     "AnytimeStrategy",
@@ -26,3 +47,5 @@ __all__ = [
     "explain_infeasibility",
     "pipeline_plan",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

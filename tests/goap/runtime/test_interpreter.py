@@ -230,7 +230,7 @@ async def test_interpreter_over_a_local_openai_server() -> None:
 
 
 async def test_interpreter_accepts_langchain_models() -> None:
-    """A LangChain chat model, wrapped, drives the interpreter (the LangGOAP seed's usage)."""
+    """A LangChain chat model, wrapped, drives the interpreter."""
     pytest.importorskip("langchain_core", reason="langchain-core is not installed")
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
