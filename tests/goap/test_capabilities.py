@@ -17,6 +17,8 @@ from goap.capabilities import (
     FILE_TOOLS,
     BlockedError,
     CapabilityError,
+    CapabilityPlan,
+    CapabilityPlanResult,
     ContractViolation,
     Fact,
     Goal,
@@ -26,9 +28,7 @@ from goap.capabilities import (
     InvalidWorldState,
     NoCapabilityError,
     PartialPlanError,
-    Plan,
     PlannedAction,
-    PlanResult,
     ToolCapability,
     WorldState,
     check_plan,
@@ -42,7 +42,9 @@ SEARCH_NEEDS_BROWSER = ToolCapability("browser.search", {"browser_search"}, requ
 LAUNCH_BROWSER = ToolCapability("browser.launch", {"app_launch"}, effects={"browser_running"})
 
 
-def plan(goal: Goal, world: WorldState | None = None, caps: object = DEFAULT_CAPABILITIES) -> PlanResult:
+def plan(
+    goal: Goal, world: WorldState | None = None, caps: object = DEFAULT_CAPABILITIES
+) -> CapabilityPlanResult:
     return GoalPlanner().plan(goal, world or WorldState(), caps)  # type: ignore[arg-type]
 
 
@@ -314,16 +316,16 @@ def act(aid: str, tool: str = "browser.open_url", deps: tuple[str, ...] = ()) ->
 def test_violation_zero_actions_with_success() -> None:
     """A success with no plan, or a plan with no action, is a contract violation."""
     with pytest.raises(ContractViolation) as info:
-        PlanResult("success", None, "done")
+        CapabilityPlanResult("success", None, "done")
     assert info.value.rule == "empty_success"
     with pytest.raises(ContractViolation, match="empty_success"):
-        Plan((), "a1", 0)
+        CapabilityPlan((), "a1", 0)
 
 
 def test_violation_goal_achieved_by_not_in_actions() -> None:
     """goal_achieved_by must name one of the plan's actions."""
     with pytest.raises(ContractViolation) as info:
-        Plan.of([act("a1")], "a9")
+        CapabilityPlan.of([act("a1")], "a9")
     assert info.value.rule == "goal_achieved_by"
     assert "'a9'" in str(info.value)
 
@@ -331,27 +333,27 @@ def test_violation_goal_achieved_by_not_in_actions() -> None:
 def test_violation_circular_dependencies() -> None:
     """A dependency cycle is refused, and the message shows it."""
     with pytest.raises(ContractViolation) as info:
-        Plan.of([act("a1", deps=("a3",)), act("a2", deps=("a1",)), act("a3", deps=("a2",))], "a3")
+        CapabilityPlan.of([act("a1", deps=("a3",)), act("a2", deps=("a1",)), act("a3", deps=("a2",))], "a3")
     assert info.value.rule == "cyclic_dependencies"
     assert "a1 -> a3 -> a2 -> a1" in str(info.value)
     with pytest.raises(ContractViolation, match="cyclic"):
-        Plan.of([act("a1", deps=("a1",))], "a1")
+        CapabilityPlan.of([act("a1", deps=("a1",))], "a1")
 
 
 def test_violation_unknown_dependency_duplicate_id_and_count() -> None:
     """Dependencies name existing actions, ids are unique, total_actions is right."""
     with pytest.raises(ContractViolation, match="unknown_dependency"):
-        Plan.of([act("a1", deps=("zz",))], "a1")
+        CapabilityPlan.of([act("a1", deps=("zz",))], "a1")
     with pytest.raises(ContractViolation, match="duplicate_action_id"):
-        Plan.of([act("a1"), act("a1")], "a1")
+        CapabilityPlan.of([act("a1"), act("a1")], "a1")
     with pytest.raises(ContractViolation, match="total_actions"):
-        Plan((act("a1"),), "a1", 2)
+        CapabilityPlan((act("a1"),), "a1", 2)
 
 
 def test_violation_tool_not_in_capabilities() -> None:
     """check_plan refuses a plan using a tool the capabilities do not have."""
     with pytest.raises(ContractViolation) as info:
-        check_plan(Plan.of([act("a1", tool="shell.rm_rf")], "a1"), [OPEN_URL])
+        check_plan(CapabilityPlan.of([act("a1", tool="shell.rm_rf")], "a1"), [OPEN_URL])
     assert info.value.rule == "unknown_tool"
     assert "'shell.rm_rf'" in str(info.value)
 
@@ -365,9 +367,9 @@ class _Rogue(GoalPlanner):
 
     def solve(
         self, goal: Goal, world_state: WorldState, capabilities: tuple[ToolCapability, ...]
-    ) -> PlanResult:
+    ) -> CapabilityPlanResult:
         if self.how == "unknown_tool":
-            return PlanResult("success", Plan.of([act("a1", tool="made.up")], "a1"), "ok")
+            return CapabilityPlanResult("success", CapabilityPlan.of([act("a1", tool="made.up")], "a1"), "ok")
         if self.how == "mutate_goal":
             object.__setattr__(goal, "query", "something else")
         elif self.how == "mutate_world":
@@ -382,13 +384,15 @@ class _Rogue(GoalPlanner):
 class _ListMutator(GoalPlanner):
     """A planner that sorts the caller's list in place (a classic accidental mutation)."""
 
-    def plan(self, goal: Goal, world_state: WorldState, capabilities: Iterable[ToolCapability]) -> PlanResult:
+    def plan(
+        self, goal: Goal, world_state: WorldState, capabilities: Iterable[ToolCapability]
+    ) -> CapabilityPlanResult:
         self._given = capabilities
         return super().plan(goal, world_state, capabilities)
 
     def solve(
         self, goal: Goal, world_state: WorldState, capabilities: tuple[ToolCapability, ...]
-    ) -> PlanResult:
+    ) -> CapabilityPlanResult:
         self._given.reverse()  # type: ignore[attr-defined]
         return super().solve(goal, world_state, capabilities)
 
@@ -420,8 +424,8 @@ def test_plan_catches_mutation_of_the_capability_list() -> None:
 
 def test_result_shapes_are_checked() -> None:
     """Blocked results carry no plan, partial ones name the unmet parts, every result has a reason."""
-    p = Plan.of([act("a1")], "a1")
-    bad: list[tuple[Any, Plan | None, str, tuple[str, ...]]] = [
+    p = CapabilityPlan.of([act("a1")], "a1")
+    bad: list[tuple[Any, CapabilityPlan | None, str, tuple[str, ...]]] = [
         ("blocked", p, "x", ()),
         ("partial", p, "x", ()),
         ("success", p, "", ()),
@@ -430,10 +434,10 @@ def test_result_shapes_are_checked() -> None:
     ]
     for status, pl, reason, unmet in bad:
         with pytest.raises(ContractViolation, match="result_shape"):
-            PlanResult(status, pl, reason, unmet)
+            CapabilityPlanResult(status, pl, reason, unmet)
 
 
 def test_layers_group_independent_actions() -> None:
     """Plan.layers groups actions by dependency depth, keeping plan order within a layer."""
-    p = Plan.of([act("a1"), act("a2"), act("a3", deps=("a1", "a2")), act("a4", deps=("a1",))], "a3")
+    p = CapabilityPlan.of([act("a1"), act("a2"), act("a3", deps=("a1", "a2")), act("a4", deps=("a1",))], "a3")
     assert p.layers() == (("a1", "a2"), ("a3", "a4"))

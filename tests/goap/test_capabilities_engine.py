@@ -8,10 +8,10 @@ import pytest
 
 from goap.capabilities import (
     DEFAULT_CAPABILITIES,
+    CapabilityPlan,
     Goal,
     GoalPlanner,
     InvalidCapability,
-    Plan,
     PlannedAction,
     PlanRunState,
     ToolCapability,
@@ -72,7 +72,7 @@ async def test_dependencies_are_respected() -> None:
 
 async def test_independent_actions_are_fanned_out_and_joined_in_plan_order() -> None:
     """Actions with no dependency between them run as one fan-out; results merge in plan order."""
-    plan = Plan.of(
+    plan = CapabilityPlan.of(
         [
             PlannedAction("a1", "t.a", {"n": 1}),
             PlannedAction("a2", "t.b", {"n": 2}),
@@ -96,6 +96,6 @@ async def test_independent_actions_are_fanned_out_and_joined_in_plan_order() -> 
 
 def test_unbound_tool_is_a_typed_error() -> None:
     """A plan tool without a bound Tool raises InvalidCapability naming it."""
-    plan = Plan.of([PlannedAction("a1", "t.a")], "a1")
+    plan = CapabilityPlan.of([PlannedAction("a1", "t.a")], "a1")
     with pytest.raises(InvalidCapability, match=r"\['t.a'\]"):
         plan_to_engine(plan, {})

@@ -1,6 +1,6 @@
-"""Run a capability :class:`Plan` on the engine: one node per action, calling its bound ``Tool``.
+"""Run a capability :class:`CapabilityPlan` on the engine: one node per action, calling its bound ``Tool``.
 
-Actions are grouped into dependency layers (:meth:`Plan.layers`); a layer of one action is a
+Actions are grouped into dependency layers (:meth:`CapabilityPlan.layers`); a layer of one action is a
 plain hop, a layer of several is a fan-out whose branches run concurrently and whose results are
 merged in plan order by a join node. Every tool call goes through ``ctx.call``, so results are
 recorded with the step and a replay serves them instead of calling the tools again.
@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field
 
 from goap.capabilities._errors import InvalidCapability
-from goap.capabilities._model import Plan, PlannedAction
+from goap.capabilities._model import CapabilityPlan, PlannedAction
 from graphengine import Context, Engine, NodeResult, Options, Tool, merge
 
 __all__ = ["PlanRunState", "plan_to_engine"]
@@ -45,7 +45,7 @@ def _join(ctx: Context, state: PlanRunState) -> NodeResult[PlanRunState]:
 
 
 def plan_to_engine(
-    plan: Plan, tools: Mapping[str, Tool | Any], *, engine: Engine[PlanRunState] | None = None
+    plan: CapabilityPlan, tools: Mapping[str, Tool | Any], *, engine: Engine[PlanRunState] | None = None
 ) -> Engine[PlanRunState]:
     """An engine whose run executes ``plan``: dependencies respected, independent actions fanned out.
 

@@ -9,13 +9,13 @@
         │   ├── InvalidWorldState    a WorldState or Fact field is the wrong type
         │   └── InvalidCapability    a ToolCapability is malformed, duplicated or not bound to a Tool
         ├── ContractViolation        a plan or a planner broke the contract (rule names which)
-        └── PlanRejected             PlanResult.unwrap() on a result that is not "success"
+        └── PlanRejected             CapabilityPlanResult.unwrap() on a result that is not "success"
             ├── NoCapabilityError    status "no_capability"
             ├── BlockedError         status "blocked"
             └── PartialPlanError     status "partial"
 
 Outcomes a caller branches on (no tool can do it, requirements unreachable, only part of it is
-possible) are statuses of :class:`PlanResult`; :meth:`PlanResult.unwrap` turns them into the
+possible) are statuses of :class:`CapabilityPlanResult`; :meth:`CapabilityPlanResult.unwrap` turns them into the
 :class:`PlanRejected` errors for callers who prefer exceptions.
 """
 
@@ -81,7 +81,7 @@ class ContractViolation(CapabilityError):
 
 
 class PlanRejected(CapabilityError):
-    """A planning result was not ``success``; raised by :meth:`PlanResult.unwrap`."""
+    """A planning result was not ``success``; raised by :meth:`CapabilityPlanResult.unwrap`."""
 
     status: str
     """The result's status."""

@@ -1,7 +1,7 @@
-"""The records of the capability contract: Goal, WorldState, Fact, ToolCapability in; PlanResult out.
+"""The records of the capability contract: Goal, WorldState, Fact, ToolCapability in; CapabilityPlanResult out.
 
 Every record is a frozen, slotted dataclass validated on construction: a malformed input raises a
-:class:`CapabilityInputError` naming the field, and a :class:`Plan` or :class:`PlanResult` that
+:class:`CapabilityInputError` naming the field, and a :class:`CapabilityPlan` or :class:`CapabilityPlanResult` that
 breaks the contract cannot be built (:class:`ContractViolation`).
 """
 
@@ -34,8 +34,8 @@ from goap.capabilities._tables import (
 __all__ = [
     "Fact",
     "Goal",
-    "Plan",
-    "PlanResult",
+    "CapabilityPlan",
+    "CapabilityPlanResult",
     "PlanStatus",
     "PlannedAction",
     "ToolCapability",
@@ -322,7 +322,7 @@ def _find_cycle(actions: tuple[PlannedAction, ...]) -> list[str] | None:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class CapabilityPlan:
     """A minimal executable plan: actions, the one that achieves the goal, and their count.
 
     Validated on construction, so a broken plan cannot exist: it raises :class:`ContractViolation`
@@ -375,7 +375,7 @@ class Plan:
             raise ContractViolation("cyclic_dependencies", f"dependencies form a cycle: {' -> '.join(cycle)}")
 
     @classmethod
-    def of(cls, actions: Iterable[PlannedAction], goal_achieved_by: str) -> Plan:
+    def of(cls, actions: Iterable[PlannedAction], goal_achieved_by: str) -> CapabilityPlan:
         """A plan of ``actions`` with ``total_actions`` counted."""
         acts = tuple(actions)
         return cls(acts, goal_achieved_by, len(acts))
@@ -415,7 +415,7 @@ class Plan:
 
 
 @dataclass(frozen=True, slots=True)
-class PlanResult:
+class CapabilityPlanResult:
     """What :meth:`GoalPlanner.plan` returns: a status, the plan when there is one, and why.
 
     - ``success``: ``plan`` achieves the whole goal (at least one action);
@@ -429,7 +429,7 @@ class PlanResult:
 
     status: PlanStatus
     """One of ``success``, ``no_capability``, ``blocked``, ``partial``."""
-    plan: Plan | None
+    plan: CapabilityPlan | None
     """The plan (``success`` and ``partial`` only)."""
     reason: str
     """Why the result is what it is."""
@@ -444,8 +444,8 @@ class PlanResult:
             )
         if not isinstance(self.unmet, tuple):
             object.__setattr__(self, "unmet", tuple(self.unmet))
-        if self.plan is not None and not isinstance(self.plan, Plan):
-            raise ContractViolation("result_shape", f"plan must be a Plan or None, got {self.plan!r}")
+        if self.plan is not None and not isinstance(self.plan, CapabilityPlan):
+            raise ContractViolation("result_shape", f"plan must be a CapabilityPlan or None, got {self.plan!r}")
         if st == "success" and self.plan is None:
             raise ContractViolation("empty_success", "status 'success' with no plan (0 actions)")
         if st == "partial" and self.plan is None:
@@ -462,7 +462,7 @@ class PlanResult:
         """Whether the status is ``success``."""
         return self.status == "success"
 
-    def unwrap(self) -> Plan:
+    def unwrap(self) -> CapabilityPlan:
         """The plan of a ``success``; otherwise raise the matching :class:`PlanRejected` error."""
         if self.status == "success" and self.plan is not None:
             return self.plan

@@ -36,7 +36,14 @@ from typing import Any
 from urllib.parse import quote_plus, urlsplit
 
 from goap.capabilities._errors import ContractViolation, InvalidCapability, InvalidGoal, InvalidWorldState
-from goap.capabilities._model import Goal, Plan, PlannedAction, PlanResult, ToolCapability, WorldState
+from goap.capabilities._model import (
+    CapabilityPlan,
+    CapabilityPlanResult,
+    Goal,
+    PlannedAction,
+    ToolCapability,
+    WorldState,
+)
 from goap.capabilities._tables import (
     BROWSER_OPEN,
     DECOMPOSITIONS,
@@ -205,7 +212,7 @@ def _check_inputs(goal: object, ws: object, capabilities: object) -> tuple[ToolC
     return caps
 
 
-def check_plan(plan: Plan, capabilities: Iterable[ToolCapability]) -> None:
+def check_plan(plan: CapabilityPlan, capabilities: Iterable[ToolCapability]) -> None:
     """Check that ``plan`` is executable with ``capabilities`` (G3); raise ContractViolation otherwise.
 
     The plan's own invariants (ids, ``goal_achieved_by``, acyclic dependencies) were checked when
@@ -223,7 +230,7 @@ def check_plan(plan: Plan, capabilities: Iterable[ToolCapability]) -> None:
 class GoalPlanner:
     """Plans a typed :class:`Goal` with tool capabilities; honours the contract G1-G6 (module doc).
 
-    ``plan`` returns a :class:`PlanResult` (``success``, ``partial``, ``no_capability`` or
+    ``plan`` returns a :class:`CapabilityPlanResult` (``success``, ``partial``, ``no_capability`` or
     ``blocked``, with a reason). It raises :class:`CapabilityInputError` subclasses for malformed
     inputs and :class:`ContractViolation` if the result breaks the contract.
     ``strategy`` is the :class:`goap.PlanningStrategy` used to find prerequisites; it must be
@@ -269,16 +276,18 @@ class GoalPlanner:
         self.browser: str = browser.strip()
         """The browser application a ``browser_open`` tool opens."""
 
-    def plan(self, goal: Goal, world_state: WorldState, capabilities: Iterable[ToolCapability]) -> PlanResult:
+    def plan(
+        self, goal: Goal, world_state: WorldState, capabilities: Iterable[ToolCapability]
+    ) -> CapabilityPlanResult:
         """Plan ``goal`` from ``world_state`` with ``capabilities``; see the class docstring."""
         caps = _check_inputs(goal, world_state, capabilities)
         # Snapshot what the caller handed us (the list itself, if it is one) to prove G5 after.
         given = capabilities if isinstance(capabilities, list | tuple) else caps
         before = _snapshot(goal, world_state, given)
         result = self.solve(goal, world_state, caps)
-        if not isinstance(result, PlanResult):
+        if not isinstance(result, CapabilityPlanResult):
             raise ContractViolation(
-                "result_shape", f"solve() returned {type(result).__name__}, not a PlanResult"
+                "result_shape", f"solve() returned {type(result).__name__}, not a CapabilityPlanResult"
             )
         if _snapshot(goal, world_state, given) != before:
             raise ContractViolation(
@@ -290,12 +299,12 @@ class GoalPlanner:
 
     def solve(
         self, goal: Goal, world_state: WorldState, capabilities: tuple[ToolCapability, ...]
-    ) -> PlanResult:
+    ) -> CapabilityPlanResult:
         """The planning itself, on validated inputs; :meth:`plan` checks its result against the contract."""
         caps = tuple(sorted(capabilities, key=lambda c: c.name))
         parts = _goal_parts(goal, caps, self.search_urls)
         if isinstance(parts, str):
-            return PlanResult("no_capability", None, f"goal {goal.goal_id!r}: {parts}")
+            return CapabilityPlanResult("no_capability", None, f"goal {goal.goal_id!r}: {parts}")
         init = _initial_facts(world_state)
         chosen: list[int] = []
         unmet: list[str] = []
@@ -323,12 +332,14 @@ class GoalPlanner:
             best = (found, parts)
         prefix = f"goal {goal.goal_id!r}: "
         if best is None:
-            return PlanResult("blocked" if blocked else "no_capability", None, prefix + "; ".join(reasons))
+            return CapabilityPlanResult(
+                "blocked" if blocked else "no_capability", None, prefix + "; ".join(reasons)
+            )
         plan = _to_plan(best[0], best[1], init, self.browser)
         if unmet:
-            return PlanResult("partial", plan, prefix + "; ".join(reasons), tuple(unmet))
+            return CapabilityPlanResult("partial", plan, prefix + "; ".join(reasons), tuple(unmet))
         what = ", ".join(parts[i].label for i in chosen)
-        return PlanResult("success", plan, f"{prefix}{what} in {plan.total_actions} action(s)")
+        return CapabilityPlanResult("success", plan, f"{prefix}{what} in {plan.total_actions} action(s)")
 
     def _search(
         self,
@@ -381,7 +392,7 @@ def _to_plan(
     parts: Sequence[_Part],
     init: Mapping[str, bool],
     browser: str,
-) -> Plan:
+) -> CapabilityPlan:
     """Turn the search's tool sequence into PlannedActions with explicit dependencies (G4)."""
     ids = [f"a{n + 1}" for n in range(len(steps))]
     pres: list[set[str]] = []
@@ -416,4 +427,4 @@ def _to_plan(
             producer[e] = ids[n]
         if i is not None:
             producer[f"part:{i}"] = ids[n]
-    return Plan.of(actions, achieved_by)
+    return CapabilityPlan.of(actions, achieved_by)
