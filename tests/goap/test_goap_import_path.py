@@ -113,6 +113,7 @@ PLANNING = {
     "goap.planning._search",
     "goap.planning._strategy",
     "goap.planning._symmetry",
+    "goap.planning._task",
     "goap.planning._typecheck",
     "goap.planning.heuristics",
     "goap.planning.heuristics.base",

@@ -445,7 +445,9 @@ class CapabilityPlanResult:
         if not isinstance(self.unmet, tuple):
             object.__setattr__(self, "unmet", tuple(self.unmet))
         if self.plan is not None and not isinstance(self.plan, CapabilityPlan):
-            raise ContractViolation("result_shape", f"plan must be a CapabilityPlan or None, got {self.plan!r}")
+            raise ContractViolation(
+                "result_shape", f"plan must be a CapabilityPlan or None, got {self.plan!r}"
+            )
         if st == "success" and self.plan is None:
             raise ContractViolation("empty_success", "status 'success' with no plan (0 actions)")
         if st == "partial" and self.plan is None:

@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-from goap.planning._compile import CompiledOp, State, Task
+from goap.planning._task import CompiledOp, State, Task
 from goap.planning.heuristics.base import INF, Heuristic
 
 __all__ = ["SearchOutcome", "best_first", "search"]

@@ -21,12 +21,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from goap.planning._actions import ActionSpec
-from goap.planning._compile import CompiledOp, Task, compile_task
+from goap.planning._compile import compile_task
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec
 from goap.planning._prologue import start_solve
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._search import Canon, SearchOutcome, search
+from goap.planning._task import CompiledOp, Task
 from goap.planning.heuristics import HEURISTICS
 
 if TYPE_CHECKING:

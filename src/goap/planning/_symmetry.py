@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-from goap.planning._compile import CompiledOp, State, Task
+from goap.planning._task import CompiledOp, State, Task
 from goap.planning.heuristics.lmcut import _core as _native
 
 __all__ = ["Symmetry", "find_symmetry"]

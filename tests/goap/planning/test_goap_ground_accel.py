@@ -22,7 +22,7 @@ from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, ModelError, add, in_, load_problem, ne, plan
 from goap.planning import _compile as compile_module
-from goap.planning._compile import CompiledOp, Task
+from goap.planning._task import CompiledOp, Task
 
 pytestmark = pytest.mark.skipif(
     compile_module._ground is None, reason="goap.planning._ground is not built (or GOAP_PURE_PYTHON=1)"

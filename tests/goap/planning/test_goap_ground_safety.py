@@ -25,7 +25,7 @@ import pytest
 
 from goap import ActionSpec
 from goap.planning import _compile as compile_module
-from goap.planning._compile import CompiledOp
+from goap.planning._task import CompiledOp
 
 pytestmark = pytest.mark.skipif(
     compile_module._ground is None, reason="goap.planning._ground is not built (or GOAP_PURE_PYTHON=1)"
@@ -62,7 +62,7 @@ def test_goal_dict_shrinking_during_the_goal_walk_does_not_read_uninitialised_me
     out = _run(
         """
         import goap.planning._ground as G
-        from goap.planning._compile import CompiledOp
+        from goap.planning._task import CompiledOp
         KEEP = []
         class Evil:
             def __hash__(self):
@@ -177,7 +177,7 @@ def test_half_built_lists_are_never_visible_to_python_code() -> None:
         """
         import gc
         import goap.planning._ground as G
-        from goap.planning._compile import CompiledOp
+        from goap.planning._task import CompiledOp
         class Name(str):
             def __hash__(self):
                 for o in gc.get_objects():

@@ -19,8 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, add, ge, in_, load_problem, lt, ne, plan
-from goap.planning._compile import Task, compile_task
+from goap.planning._compile import compile_task
 from goap.planning._search import SearchOutcome, best_first
+from goap.planning._task import Task
 from goap.planning.heuristics import lmcut as lmcut_module
 from goap.planning.heuristics.lmcut import LMCut
 

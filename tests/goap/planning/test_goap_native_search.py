@@ -19,10 +19,11 @@ from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, load_problem, plan
 from goap.planning import _strategy as strategies
-from goap.planning._compile import Task, compile_task
+from goap.planning._compile import compile_task
 from goap.planning._search import SearchOutcome, best_first, search
 from goap.planning._strategy import SYMMETRY_AFTER
 from goap.planning._symmetry import find_symmetry
+from goap.planning._task import Task
 from goap.planning.heuristics import lmcut as lmcut_module
 from goap.planning.heuristics.lmcut import LMCut
 

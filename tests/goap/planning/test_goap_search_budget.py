@@ -14,8 +14,9 @@ from problem_files import PROBLEMS
 
 from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, ModelError, add, eq, load_problem, plan
 from goap.planning import _search as astar_module
-from goap.planning._compile import Task, compile_task
+from goap.planning._compile import compile_task
 from goap.planning._search import SearchOutcome, best_first, search
+from goap.planning._task import Task
 from goap.planning.heuristics import lmcut as lmcut_module
 from goap.planning.heuristics.lmcut import LMCut
 from goap.testing import brute_force_optimum

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from goap.planning._compile import Task
+from goap.planning._task import Task
 from goap.planning.heuristics.base import INF, Heuristic, RelaxedTask
 from goap.planning.heuristics.blind import Blind
 from goap.planning.heuristics.ff import HFF, HAdd

@@ -16,7 +16,7 @@ import heapq
 from functools import cached_property
 from typing import Protocol
 
-from goap.planning._compile import State, Task
+from goap.planning._task import State, Task
 
 __all__ = ["INF", "Heuristic", "RelaxedTask"]
 
@@ -41,7 +41,7 @@ class Heuristic(Protocol):
 
 
 class RelaxedTask:
-    """The delete relaxation of a compiled :class:`goap.planning._compile.Task` (see the module docstring)."""
+    """The delete relaxation of a compiled :class:`goap.planning._task.Task` (see the module docstring)."""
 
     def __init__(self, task: Task) -> None:
         self.task = task

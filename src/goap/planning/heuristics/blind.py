@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from goap.planning._compile import State, Task
+from goap.planning._task import State, Task
 from goap.planning.heuristics.base import INF
 
 __all__ = ["Blind"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 
-from goap.planning._compile import State, Task
+from goap.planning._task import State, Task
 from goap.planning.heuristics.base import INF, RelaxedTask
 
 __all__ = ["HAdd", "HFF"]

@@ -51,7 +51,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
-from goap.planning._compile import CompiledOp, State, Task
+from goap.planning._task import CompiledOp, State, Task
 from goap.planning.heuristics.base import INF, RelaxedTask
 
 __all__ = ["ACCELERATED", "LMCut", "Landmarks"]
