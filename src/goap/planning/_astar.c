@@ -1,4 +1,4 @@
-/* Core.search: goap.astar.best_first in C, for plain tasks under the C LM-cut.
+/* Core.search: goap.planning._search.best_first in C, for plain tasks under the C LM-cut.
  *
  * A cold planning call spends most of its time in the interpreter around the heuristic: popping
  * tuples, hashing int states, generating successors, handing landmarks between Python and C. This
@@ -11,7 +11,7 @@
  * search(ops, buckets, goal, weight, greedy, limit, deadline, clock, canon, detect, switch_at)
  *   ops      the compiled operators (objects with pre, eff: tuples of fact ids, and cost: float),
  *            pure mask arithmetic: no residual, numeric or state-dependent part
- *   buckets  the successor-index fact of each operator (-1: none), as goap.compile.Task picks it
+ *   buckets  the successor-index fact of each operator (-1: none), as goap.planning._task.Task picks it
  *   goal     the goal's fact ids (one per goal variable)
  *   weight, greedy, limit (-1: none), deadline (None or a clock() value), clock (a callable
  *   returning seconds, read every 128 expansions when there is a deadline), canon (None or
@@ -22,7 +22,7 @@
  * returns (status, [(op index, permutation or None)], cost, expanded, generated, evaluated,
  *          reopened, initial h)
  *
- * States are packed ints as in goap.compile, held as little-endian arrays of 64-bit words; they
+ * States are packed ints as in goap.planning._compile, held as little-endian arrays of 64-bit words; they
  * become Python ints only to cross into canon. Python code runs only in clock, canon and detect,
  * never while Core scratch arrays hold live data (lmcut_run has returned and its landmarks are
  * copied out), so a callback that evaluates with the same Core is harmless. Every id is checked;
@@ -31,9 +31,9 @@
 #include "_lmcut.h"
 
 #define CLOCK_EVERY 128
-/* goap.astar._EPS: cost comparisons are relative, so small costs are told apart */
+/* goap.planning._search._EPS: cost comparisons are relative, so small costs are told apart */
 #define REL_EPS 1e-12
-#define LM_BYTES_MIN ((long long)16 << 20) /* default of lm_bytes_min (goap.astar._LM_BYTES_MIN) */
+#define LM_BYTES_MIN ((long long)16 << 20) /* default of lm_bytes_min (goap.planning._search._LM_BYTES_MIN) */
 
 typedef struct {
     double key, h, g;
@@ -309,7 +309,7 @@ static int off_cmp(const void *x, const void *y) {
     return a[0] < b[0] ? -1 : (a[0] > b[0] ? 1 : 0);
 }
 
-/* goap.astar._drop_landmarks: the landmarks of a state are kept while the state is open (its
+/* goap.planning._search._drop_landmarks: the landmarks of a state are kept while the state is open (its
  * children will inherit them) or one of its children, linked to it without a permutation, is not
  * evaluated yet; the others are dropped and the arena compacted in place. A closed state reopened
  * later then evaluates its children afresh (admissible all the same). Without this, the arena
@@ -758,10 +758,10 @@ static inline int is_goal(const Search *S, const uint64_t *w) {
     return 1;
 }
 
-/* The restart of goap.astar.best_first at the symmetry switch: every state forgets its path (g
+/* The restart of goap.planning._search.best_first at the symmetry switch: every state forgets its path (g
  * becomes INFINITY: not reached, parent none, not closed) and keeps its heuristic value and
  * landmarks; each representative of an evaluated state gets the larger of their values
- * (goap.astar._carry_h); the open list empties. The caller pushes the start again. */
+ * (goap.planning._search._carry_h); the open list empties. The caller pushes the start again. */
 static int restart(Search *S, PyObject *canon) {
     S->hlen = 0;
     for (int s = 0; s < S->n; s++) {
@@ -964,7 +964,7 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
                 goto finish;
             }
         }
-        /* successors, in the order of goap.compile.Task._expand_fast; s's words are copied first
+        /* successors, in the order of goap.planning._task.Task._expand_fast; s's words are copied first
          * (adding a state may move the pool) */
         uint64_t *sw = S.cur;
         memcpy(sw, S.words + (size_t)s * nw, nw * sizeof(uint64_t));

@@ -1,8 +1,8 @@
-/* goap._lmcut.Canon: goap.symmetry's canonical form of a packed state, in C.
+/* goap.planning._lmcut.Canon: goap.planning._symmetry's canonical form of a packed state, in C.
  *
  * Symmetry.canon maps every generated state to the representative of its class of symmetric
  * states, and on symmetric tasks (gripper) it runs once per generated state: in Python it cost more
- * than the rest of the search. This is a port of goap.symmetry._Class.canon and
+ * than the rest of the search. This is a port of goap.planning._symmetry._Class.canon and
  * Symmetry._canon_new: each class of interchangeable objects sorts its objects by the same
  * signature (stable sort, so ties keep their order), and the state is rewritten through the
  * resulting permutation. Same representative, same permutation tuple (tests compare both on every
@@ -696,7 +696,7 @@ PyTypeObject CanonType = {
     .tp_vectorcall_offset = offsetof(CanonObject, vectorcall),
     .tp_call = Canon_call,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "canon(state) -> (representative, permutation): goap.symmetry's canonical form (see _canon.c).",
+    .tp_doc = "canon(state) -> (representative, permutation): goap.planning._symmetry's canonical form (see _canon.c).",
     .tp_init = (initproc)Canon_init,
     .tp_new = Canon_new,
 };

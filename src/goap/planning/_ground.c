@@ -1,6 +1,6 @@
-/* Optional C accelerator of goap.compile: grounding of "plain" tasks.
+/* Optional C accelerator of goap.planning._compile: grounding of "plain" tasks.
  *
- * compile_plain(initial, goal, actions, op_class) does what goap.compile._compile does with
+ * compile_plain(initial, goal, actions, op_class) does what goap.planning._compile._compile does with
  * prune=True, for the common case it can decide alone: every fact value, precondition and goal
  * condition is a plain str/int/float/bool/None (equality), every cost is a number and no effect is
  * add(). It returns None for anything else (a non-plain condition, a numeric fact, a cost function,
@@ -13,7 +13,7 @@
  * Returns (variables, ops, goal_sets, pruned, dropped, impossible, relaxed_reachable, buckets)
  * with variables = [(name, domain, shift, mask, base)], ops = [op_class instances], goal_sets =
  * [(variable index, frozenset of value indices)], dropped = {key: initial value}, buckets = the
- * successor-index fact of each operator (-1: none), as goap.compile.Task would choose it.
+ * successor-index fact of each operator (-1: none), as goap.planning._task.Task would choose it.
  *
  * Every input is checked; unexpected input gives None or a Python exception, never a crash. Python
  * code may run while the inputs are read (a user Mapping's items(), an action's name's __hash__, a
@@ -707,7 +707,7 @@ static int compile_plain(G *g, PyObject *initial_in, PyObject *goal_in, PyObject
             slot_at[f] = m->offset;
     }
     /* successor-index bucket of each operator: its precondition fact the fewest operators share
-     * (ties to the smaller fact id), as goap.compile.Task picks it; -1 without preconditions */
+     * (ties to the smaller fact id), as goap.planning._task.Task picks it; -1 without preconditions */
     Py_ssize_t *share = (Py_ssize_t *)calloc((size_t)fbase + 1, sizeof(Py_ssize_t));
     buckets = PyList_New(0);
     if (share == NULL || buckets == NULL) {
@@ -892,7 +892,7 @@ static PyObject *py_compile_plain(PyObject *self, PyObject *args) {
     PyObject *initial, *goal, *actions, *op_class;
     if (!PyArg_ParseTuple(args, "OOOO:compile_plain", &initial, &goal, &actions, &op_class)) return NULL;
     if (!PyType_Check(op_class) || ((PyTypeObject *)op_class)->tp_new != PyBaseObject_Type.tp_new) {
-        PyErr_SetString(PyExc_TypeError, "op_class must be a plain class (goap.compile.CompiledOp)");
+        PyErr_SetString(PyExc_TypeError, "op_class must be a plain class (goap.planning._compile.CompiledOp)");
         return NULL;
     }
     G g;
@@ -914,7 +914,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "goap.planning._ground",
-                                       "C grounding of plain tasks (see goap.compile).", -1, methods,
+                                       "C grounding of plain tasks (see goap.planning._compile).", -1, methods,
                                        NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__ground(void) {

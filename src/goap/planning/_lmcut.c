@@ -1,4 +1,4 @@
-/* Optional C accelerator of goap.heuristics.lmcut: the per-state LM-cut computation.
+/* Optional C accelerator of goap.planning.heuristics.lmcut: the per-state LM-cut computation.
  *
  * It mirrors the pure-Python implementation step for step (same h^max tie-breaking: Dial buckets
  * walked in insertion order for whole-number costs, a (value, fact) binary heap otherwise; same
@@ -1030,7 +1030,7 @@ static PyMethodDef Core_methods[] = {
      "value(state) -> h: LM-cut of a packed state from scratch."},
     {"search", (PyCFunction)(void (*)(void))Core_search, METH_FASTCALL,
      "search(ops, buckets, goal, weight, greedy, limit, deadline, clock, canon, detect, switch_at) -> "
-     "(status, path, cost, expanded, generated, evaluated, reopened, initial h): goap.astar.best_first "
+     "(status, path, cost, expanded, generated, evaluated, reopened, initial h): goap.planning._search.best_first "
      "in C over a plain task (see _astar.c)."},
     {"decode", (PyCFunction)Core_decode, METH_O,
      "decode(landmarks) -> [(relaxed operator ids, cost), ...] (for tests and debugging)."},
@@ -1041,7 +1041,7 @@ static PyTypeObject CoreType = {
     .tp_basicsize = sizeof(Core),
     .tp_dealloc = (destructor)Core_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "LM-cut over a relaxed task given as integer arrays (see goap.heuristics.lmcut).",
+    .tp_doc = "LM-cut over a relaxed task given as integer arrays (see goap.planning.heuristics.lmcut).",
     .tp_methods = Core_methods,
     .tp_init = (initproc)Core_init,
     .tp_new = Core_new,

@@ -1,4 +1,4 @@
-/* Shared by the two files of the goap._lmcut extension: the LM-cut core (_lmcut.c) and the A* search
+/* Shared by the two files of the goap.planning._lmcut extension: the LM-cut core (_lmcut.c) and the A* search
  * that drives it without leaving C (_astar.c). */
 #ifndef GOAP_LMCUT_H
 #define GOAP_LMCUT_H
@@ -76,7 +76,7 @@ GOAP_INTERNAL int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char
  * inherited landmarks lm[0..lmlen); see _lmcut.c. */
 GOAP_INTERNAL int lmcut_run(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, double *total_out);
 
-/* goap._lmcut.Canon (see _canon.c): one class of interchangeable objects, and the canonicalizer. */
+/* goap.planning._lmcut.Canon (see _canon.c): one class of interchangeable objects, and the canonicalizer. */
 typedef struct {
     int n, nv, ntid, nvt;
     int *own, *ktid;

@@ -19,9 +19,10 @@ import pytest
 from problem_files import PROBLEMS
 
 from goap import ActionSpec
-from goap.compile import Task, compile_task
-from goap.heuristics import lmcut as lmcut_module
-from goap.heuristics.lmcut import LMCut
+from goap.planning._compile import compile_task
+from goap.planning._task import Task
+from goap.planning.heuristics import lmcut as lmcut_module
+from goap.planning.heuristics.lmcut import LMCut
 
 _INF = float("inf")
 _MAX_STATES = 3000
@@ -175,7 +176,9 @@ def test_probing_keeps_the_larger_of_both_tie_breaks_then_uses_the_chosen_one() 
     assert probing._tie_probes == lmcut_module.TIE_PROBES
 
 
-@pytest.mark.skipif(lmcut_module._core is None, reason="goap._lmcut is not built (or GOAP_PURE_PYTHON=1)")
+@pytest.mark.skipif(
+    lmcut_module._core is None, reason="goap.planning._lmcut is not built (or GOAP_PURE_PYTHON=1)"
+)
 def test_c_and_python_choose_the_same_tie_break() -> None:
     """The C core and the Python LM-cut give the same value on every state, before and after the choice."""
     task = _gripper_task()
