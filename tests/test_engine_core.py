@@ -232,7 +232,7 @@ async def test_timeout_raises_node_timeout_error(store: Store) -> None:
 
 async def test_backoff_is_deterministic() -> None:
     """Retry delays depend only on seed, run, step and attempt."""
-    from graphengine.loop import backoff
+    from graphengine._attempts import backoff
 
     g = Engine(S, options=Options(backoff=1.0, seed=7)).add("a", inc).start_at("a")
     node = g._graph()[0].nodes["a"]

@@ -16,6 +16,8 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
     S(n=3)
 """
 
+from ._encoding import FAN_OUT_NODE
+from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from .context import Context, InterruptSignal, Tool, ToolCallError
 from .engine import Engine, Interrupt
 from .errors import (
@@ -43,7 +45,6 @@ from .errors import (
 )
 from .graph import Edge
 from .history import StepView, field_sizes
-from .loop import FAN_OUT_NODE
 from .node import Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, merge, replace
@@ -61,11 +62,13 @@ __all__ = [
     "Divergence",
     "DuplicateNodeError",
     "Edge",
+    "EdgeSpec",
     "EncodeError",
     "Engine",
     "FAN_OUT_NODE",
     "GraphChangedError",
     "GraphError",
+    "GraphSpec",
     "GraphValidationError",
     "Interrupt",
     "InterruptSignal",
@@ -78,6 +81,7 @@ __all__ = [
     "Node",
     "NodeError",
     "NodeFunc",
+    "NodeInfo",
     "NodeLike",
     "NodeOptions",
     "NodeResult",

@@ -55,10 +55,10 @@ from graphengine.store import (
     prune,
 )
 
+from ._encoding import FAN_OUT_NODE
 from .engine import Engine
 from .errors import GraphError, NodeError
 from .history import field_sizes
-from .loop import FAN_OUT_NODE
 from .viz import RenderError, run_path, to_dot, to_mermaid
 from .viz import render as render_file
 

@@ -1,61 +1,54 @@
-"""`Engine[S]`: wiring, validation and the public run API (the step loop is in `loop.py`)."""
+"""`Engine[S]`: wiring, validation and the public run API (the step loop is in `_loop.py`, what a run works with in `_runtime.py`)."""
 
 from __future__ import annotations
 
 import asyncio
-import copy
-import json
 import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, overload
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from typing_extensions import is_typeddict
-
-from graphengine.emit import Emitter, Event, EventKind, NullEmitter, safe_emit
+from graphengine.emit import Emitter, Event, EventKind, NullEmitter
 from graphengine.store import (
     Checkpoint,
     Codec,
     CorruptRecordError,
     InvalidIdError,
     JsonCodec,
-    Latest,
     MemoryStore,
     RunRecord,
     RunStatus,
     StatusConflictError,
-    StepRecord,
     Store,
-    adaptable_type,
     check_id,
 )
 from graphengine.store import RunExistsError as StoreRunExistsError
 
+from ._encoding import FAN_OUT_NODE, decode_events
+from ._loop import FirstHop, drive
+from ._runtime import Runtime, dumps, error_delta, run_meta, state_check, state_copier
+from ._spec import GraphSpec, graph_spec
 from .errors import (
     DuplicateNodeError,
-    GraphChangedError,
     GraphValidationError,
-    ReducerError,
     RunExistsError,
     RunNotFoundError,
     StateValidationError,
 )
-from .graph import CompiledGraph, Edge, NodeSpec, Wiring, changes, compile_graph
+from .graph import CompiledGraph, Edge, NodeSpec, Wiring, compile_graph
 from .history import StepView, field_sizes
-from .loop import FAN_OUT_NODE, FirstHop, decode_events, drive, non_finite, storable_text
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
-from .reducer import Reducer, default_reducer, is_pure, model_copier
+from .reducer import Reducer, default_reducer, is_pure
 from .replay import ReplayReport, replay_run
 from .route_codec import RouteCodec
-from .routing import Next, NextKind, goto
+from .routing import NextKind, goto
 from .stream import RunStream, stream_resume, stream_run
 from .subgraph import Subgraph
-from .versions import Migration, VersionMap, migrate_bytes
+from .versions import Migration, VersionMap
 from .viz import RunPath, render, to_dot, to_mermaid
 
 __all__ = ["Engine", "Interrupt"]
@@ -149,9 +142,9 @@ class Engine(Generic[S]):
         self._wiring: Wiring[S] = Wiring()
         self._compiled: tuple[CompiledGraph[S], RouteCodec[S]] | None = None
         self._run_meta: tuple[CompiledGraph[S], bytes] | None = None
-        self._is_state = _state_check(state_type)
-        self._copy_state: Callable[[S], S] = _state_copier(state_type)
-        self._error_delta: Callable[[str], S] | None = _error_delta(state_type)
+        self._is_state = state_check(state_type)
+        self._copy_state: Callable[[S], S] = state_copier(state_type)
+        self._error_delta: Callable[[str], S] | None = error_delta(state_type)
 
     # ------------------------------------------------------------------ wiring
 
@@ -294,7 +287,7 @@ class Engine(Generic[S]):
         """The meta a new run records: the graph's description, encoded once per compiled graph."""
         m = self._run_meta
         if m is None or m[0] is not g:
-            m = self._run_meta = (g, _dumps({"graph": g.description}))
+            m = self._run_meta = (g, dumps({"graph": g.description}))
         return m[1]
 
     def _graph(self) -> tuple[CompiledGraph[S], RouteCodec[S]]:
@@ -303,6 +296,41 @@ class Engine(Generic[S]):
             g = compile_graph(self._wiring, self.options)
             c = self._compiled = (g, RouteCodec(self.codec, g.nodes))
         return c
+
+    def runtime(self) -> Runtime[S]:
+        """What a run of this engine works with now: the compiled graph, codec, reducer, store, emitter, options.
+
+        The graph is validated when first used (`GraphValidationError`). The step loop, replay, streaming, workers
+        and adapters receive it; a copy of the engine with another store or emitter makes its own.
+        """
+        return Runtime(
+            state_type=self.state_type,
+            reducer=self.reducer,
+            reducer_pure=self._reducer_pure,
+            store=self.store,
+            emitter=self.emitter,
+            options=self.options,
+            codec=self.codec,
+            state_version=self.state_version,
+            migrations=self.migrations,
+            compile=self._graph,
+            decode_delta=self._decode_delta,
+            is_state=self._is_state,
+            copy_state=self._copy_state,
+            error_delta=self._error_delta,
+        )
+
+    def spec(self) -> GraphSpec:
+        """The graph as declared so far, read-only: nodes, edges with predicate names, error routes, start.
+
+        Its `fingerprint` is None while the graph does not validate; drawing an unfinished
+        graph is allowed.
+        """
+        try:
+            fingerprint: str | None = self._graph()[0].fingerprint
+        except GraphValidationError:
+            fingerprint = None
+        return graph_spec(self.state_type, self._wiring, fingerprint)
 
     # ------------------------------------------------------------------ runs
 
@@ -316,8 +344,9 @@ class Engine(Generic[S]):
         limit. After a failure every committed step is kept and `resume(run_id)` continues.
         """
         _check_run_id(run_id)
-        g, rc = self._graph()
-        state, encoded = self._validated(initial, run_id)
+        rt = self.runtime()
+        g, rc = rt.compiled()
+        state, encoded = rt.validated(initial, run_id)
         now = time.time()
         rec = RunRecord(
             run_id=run_id,
@@ -334,8 +363,8 @@ class Engine(Generic[S]):
         except StoreRunExistsError as exc:
             raise RunExistsError(f"run {run_id!r} exists; use resume({run_id!r})", run_id=run_id) from exc
         if self.emitter is not None:
-            self._emit(Event(run_id, 0, "", "run started", {"start": g.start}, kind=EventKind.RUN_START))
-        return await drive(self, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
+            rt.emit(Event(run_id, 0, "", "run started", {"start": g.start}, kind=EventKind.RUN_START))
+        return await drive(rt, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
 
     def run_sync(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
         """`run` for callers without an event loop (uses `asyncio.run`)."""
@@ -364,27 +393,26 @@ class Engine(Generic[S]):
         `GraphChangedError` if the graph's shape differs from the run's (unless
         `allow_graph_change`), `CorruptRecordError` for a stored record that cannot be decoded.
         """
-        g, rc = self._graph()
+        rt = self.runtime()
+        rt.compiled()
         for race in range(_RESUME_RACES):
             try:
-                return await self._resume(g, rc, run_id, input, allow_graph_change)
+                return await self._resume(rt, run_id, input, allow_graph_change)
             except _MovedOn as moved:
                 if race + 1 == _RESUME_RACES:
                     raise moved.error from None
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _resume(
-        self, g: CompiledGraph[S], rc: RouteCodec[S], run_id: str, input: Any, allow_graph_change: bool
-    ) -> S:
+    async def _resume(self, rt: Runtime[S], run_id: str, input: Any, allow_graph_change: bool) -> S:
         """One attempt of `resume`; `_MovedOn` when another process changed the run meanwhile."""
-        latest = await self._latest(run_id)
+        latest = await rt.latest(run_id)
         run = latest.run
         # Every status write below is conditioned on what was just read, so a resumer that
         # stalled here cannot flip a run its owner finished (or moved on) meanwhile.
         seen_step, seen_status = latest.last_step, run.status
-        self._check_fingerprint(run, g, allow_graph_change)
-        state = self._fold(latest)
-        nxt = self._next_of(latest, g, rc)
+        rt.check_fingerprint(run, allow_graph_change)
+        state = rt.fold(latest)
+        nxt = rt.next_of(latest)
         has_input = input is not _NO_INPUT
         paused = run.status is RunStatus.INTERRUPTED
         # A routed error stays on the run record; a failure is what this resume retries.
@@ -424,10 +452,10 @@ class Engine(Generic[S]):
                     )
                 )
             return state
-        vm = self._versions(run)
+        vm = rt.versions(run)
         forced_snapshot = False
         if vm is not None and vm.at(latest.last_step + 1) != self.state_version:
-            meta = _meta(run)
+            meta = run_meta(run)
             ups = list(meta.get("migrations", []))
             ups.append(
                 {
@@ -438,7 +466,7 @@ class Engine(Generic[S]):
                 }
             )
             meta["migrations"] = ups
-            await self.store.update_meta(run_id, _dumps(meta))
+            await self.store.update_meta(run_id, dumps(meta))
             vm = VersionMap.of(run_id, run.state_version, meta)
             forced_snapshot = True  # the first new step stores the state in the new version
         first = FirstHop(
@@ -464,7 +492,7 @@ class Engine(Generic[S]):
             )
         )
         if self.emitter is not None:
-            self._emit(
+            rt.emit(
                 Event(
                     run_id,
                     latest.last_step,
@@ -474,7 +502,7 @@ class Engine(Generic[S]):
                     kind=EventKind.RUN_RESUME,
                 )
             )
-        return await drive(self, g, rc, run_id, state, latest.last_step, nxt, first)
+        return await drive(rt, rt.graph, rt.routes, run_id, state, latest.last_step, nxt, first)
 
     def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT) -> S:
         """`resume` for callers without an event loop."""
@@ -513,20 +541,18 @@ class Engine(Generic[S]):
 
     async def get_state(self, run_id: str) -> S:
         """The state after the run's last committed step (`RunNotFoundError` if unknown)."""
-        return self._fold(await self._latest(run_id))
+        rt = self.runtime()
+        return rt.fold(await rt.latest(run_id))
 
     async def get_run(self, run_id: str) -> RunRecord:
         """The run's record: status, last error, fingerprint (`RunNotFoundError` if unknown)."""
-        rec = await self.store.get_run(run_id)
-        if rec is None:
-            raise RunNotFoundError(f"no run {run_id!r} in the store", run_id=run_id)
-        return rec
+        return await self.runtime().get_run(run_id)
 
     async def get_interrupt(self, run_id: str) -> Interrupt | None:
         """What an interrupted run waits for (node, payload), or None if it is not interrupted."""
-        latest = await self._latest(run_id)
-        g, rc = self._graph()
-        nxt = self._next_of(latest, g, rc)
+        rt = self.runtime()
+        latest = await rt.latest(run_id)
+        nxt = rt.next_of(latest)
         # A committed interrupt step is pending whatever the status says: the status write
         # after it may have been lost to a crash, or a resume with input may have died.
         if nxt.kind is NextKind.INTERRUPT and latest.last is not None:
@@ -538,17 +564,18 @@ class Engine(Generic[S]):
     async def history(self, run_id: str) -> list[StepView[S]]:
         """Every committed step of the run, decoded, with the state after each."""
         run = await self.get_run(run_id)
-        _, rc = self._graph()
-        vm = self._versions(run)
-        state = self._decode(run.initial, run_id, 0, "initial", vm)
+        rt = self.runtime()
+        rt.compiled()
+        vm = rt.versions(run)
+        state = rt.decode(run.initial, run_id, 0, "initial", vm)
         out: list[StepView[S]] = []
         for rec in await self.store.load_steps(run_id):
-            delta = None if rec.delta is None else self._decode(rec.delta, run_id, rec.step, "delta", vm)
+            delta = None if rec.delta is None else rt.decode(rec.delta, run_id, rec.step, "delta", vm)
             if rec.state is not None:
-                state = self._decode(rec.state, run_id, rec.step, "state", vm)
+                state = rt.decode(rec.state, run_id, rec.step, "state", vm)
             elif delta is not None:
                 # The previous view keeps its state: an impure reducer works on a copy.
-                state = self._merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
+                state = rt.merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
             try:
                 events = decode_events(rec.events)
             except (ValueError, TypeError) as exc:
@@ -564,7 +591,7 @@ class Engine(Generic[S]):
                     node_id=rec.node_id,
                     delta=delta,
                     state=state,
-                    route=self._route(rec, rc),
+                    route=rt.route(rec),
                     attempt=rec.attempt,
                     error=rec.error,
                     ts=rec.ts,
@@ -576,8 +603,9 @@ class Engine(Generic[S]):
 
     async def checkpoint(self, run_id: str, label: str) -> int:
         """Save the run's current state under `label`; returns the step it was taken at."""
-        latest = await self._latest(run_id)
-        state = self._fold(latest)
+        rt = self.runtime()
+        latest = await rt.latest(run_id)
+        state = rt.fold(latest)
         await self.store.save_checkpoint(
             Checkpoint(run_id=run_id, label=label, step=latest.last_step, state=self.codec.encode(state))
         )
@@ -589,7 +617,8 @@ class Engine(Generic[S]):
         if cp is None:
             raise RunNotFoundError(f"run {run_id!r} has no checkpoint {label!r}", run_id=run_id)
         run = await self.get_run(run_id)
-        return self._decode(cp.state, run_id, cp.step, f"checkpoint {label!r}", self._versions(run))
+        rt = self.runtime()
+        return rt.decode(cp.state, run_id, cp.step, f"checkpoint {label!r}", rt.versions(run))
 
     save_checkpoint = checkpoint
     """The seed's name for `checkpoint`."""
@@ -602,7 +631,7 @@ class Engine(Generic[S]):
         otherwise `report.divergences` lists what differs at the first diverging step (field
         path, recorded value, replayed value). Raises `GraphChangedError` for a changed graph.
         """
-        return await replay_run(self, run_id, allow_graph_change=allow_graph_change)
+        return await replay_run(self.runtime(), run_id, allow_graph_change=allow_graph_change)
 
     async def fork(
         self,
@@ -621,7 +650,8 @@ class Engine(Generic[S]):
         `run` returns.
         """
         _check_run_id(new_run_id)
-        g, rc = self._graph()
+        rt = self.runtime()
+        g, rc = rt.compiled()
         src = await self.get_run(run_id)
         if at_label is not None:
             if at_step is not None:
@@ -637,24 +667,24 @@ class Engine(Generic[S]):
             raise GraphValidationError(
                 f"run {run_id!r} has steps 0..{len(steps)}; cannot fork at step {at_step}", run_id=run_id
             )
-        vm = self._versions(src)
-        state = self._decode(src.initial, run_id, 0, "initial", vm)
+        vm = rt.versions(src)
+        state = rt.decode(src.initial, run_id, 0, "initial", vm)
         for rec in steps[:at_step]:
             if rec.state is not None:
-                state = self._decode(rec.state, run_id, rec.step, "state", vm)
+                state = rt.decode(rec.state, run_id, rec.step, "state", vm)
             elif rec.delta is not None:
-                delta = self._decode(rec.delta, run_id, rec.step, "delta", vm)
-                state = self._merge(state, delta, run_id, rec.step, rec.node_id)
-        nxt = self._route(steps[at_step - 1], rc) if at_step else self._start_of(src, g, rc)
+                delta = rt.decode(rec.delta, run_id, rec.step, "delta", vm)
+                state = rt.merge(state, delta, run_id, rec.step, rec.node_id)
+        nxt = rt.route(steps[at_step - 1]) if at_step else rt.start_of(src)
         if nxt.kind is NextKind.INTERRUPT:
             nxt = goto(steps[at_step - 1].node_id)
         if patch is not None:
-            if not self._is_state(patch):
+            if not rt.is_state(patch):
                 raise StateValidationError(
                     f"fork patch must be a {self._type_name}, got {type(patch).__name__}"
                 )
-            state = self._merge(state, patch, run_id, at_step, "patch")
-        state, encoded = self._validated(state, new_run_id)
+            state = rt.merge(state, patch, run_id, at_step, "patch")
+        state, encoded = rt.validated(state, new_run_id)
         now = time.time()
         meta = {"graph": g.description, "forked_from": run_id, "at_step": at_step, "start": rc.encode(nxt)}
         new = RunRecord(
@@ -665,7 +695,7 @@ class Engine(Generic[S]):
             self.state_version,
             now,
             now,
-            meta=_dumps(meta),
+            meta=dumps(meta),
         )
         try:
             await self.store.create_run(new)
@@ -674,162 +704,7 @@ class Engine(Generic[S]):
         if nxt.kind is NextKind.STOP:
             await self.store.set_status(new_run_id, RunStatus.DONE)
             return state
-        return await drive(self, g, rc, new_run_id, state, 0, nxt, FirstHop(snap_size=len(encoded)))
-
-    # ------------------------------------------------------------------ helpers used by the loop
-
-    async def _fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
-        msg = storable_text(f"{type(exc).__name__}: {exc}")
-        try:
-            await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
-        except Exception as lost:  # the failure being reported matters more than its record
-            _log.warning("run %r: could not record its failure (%s): %r", run_id, msg, lost)
-        if self.emitter is not None:
-            self._emit(Event(run_id, step, node_id, msg, {"error": type(exc).__name__}, kind=EventKind.ERROR))
-
-    def _emit(self, event: Event) -> None:
-        if self.emitter is not None:
-            safe_emit(self.emitter, event)
-
-    # ------------------------------------------------------------------ decoding
-
-    def _validated(self, initial: S | Mapping[str, Any], run_id: str) -> tuple[S, bytes]:
-        """Validate the initial state by a round trip through the codec (what resume will see)."""
-        try:
-            if not self._is_state(initial):
-                initial = TypeAdapter(adaptable_type(self.state_type)).validate_python(initial)
-            encoded = self.codec.encode(cast(S, initial))
-            if b"null" in encoded:  # JSON would store NaN and infinity as null
-                where = non_finite(initial, "")
-                if where is not None:
-                    raise ValueError(
-                        f"non-finite float at {where or 'the top'} (JSON has no NaN or infinity)"
-                    )
-            return self.codec.decode(encoded), encoded
-        except (ValidationError, ValueError, TypeError) as exc:
-            raise StateValidationError(
-                f"initial state of run {run_id!r} does not validate as {self._type_name}: {exc}",
-                run_id=run_id,
-            ) from exc
-
-    async def _latest(self, run_id: str) -> Latest:
-        latest = await self.store.load_latest(run_id)
-        if latest is None:
-            raise RunNotFoundError(
-                f"no run {run_id!r} in the store; start it with run({run_id!r}, ...)", run_id=run_id
-            )
-        return latest
-
-    def _versions(self, run: RunRecord) -> VersionMap | None:
-        """The run's per-step versions, or None when everything it stored is current."""
-        meta = _meta(run)
-        if run.state_version == self.state_version and not meta.get("migrations"):
-            return None
-        return VersionMap.of(run.run_id, run.state_version, meta)
-
-    def _decode(self, data: bytes, run_id: str, step: int, what: str, vm: VersionMap | None = None) -> S:
-        if vm is not None:
-            v = vm.at(step)
-            if v != self.state_version:
-                try:
-                    data = migrate_bytes(
-                        data, v, self.state_version, self.migrations, run_id=run_id, step=step
-                    )
-                except (ValueError, TypeError) as exc:
-                    raise CorruptRecordError(
-                        f"run {run_id!r} step {step}: stored {what} is not JSON: {exc}",
-                        run_id=run_id,
-                        step=step,
-                        field=what,
-                    ) from exc
-        try:
-            # Fan-out branch deltas ("branch 3 delta") are partial too.
-            if what.endswith("delta"):
-                return self._decode_delta(data)
-            return self.codec.decode(data)
-        except (ValidationError, ValueError, TypeError) as exc:
-            raise CorruptRecordError(
-                f"run {run_id!r} step {step}: stored {what} does not decode as {self._type_name}: {exc}",
-                run_id=run_id,
-                step=step,
-                field=what,
-            ) from exc
-
-    def _fold(self, latest: Latest) -> S:
-        run_id = latest.run.run_id
-        vm = self._versions(latest.run)
-        state = self._decode(
-            latest.base_state, run_id, latest.base_step, "state" if latest.base_step else "initial", vm
-        )
-        for rec in latest.tail:
-            if rec.delta is not None:
-                delta = self._decode(rec.delta, run_id, rec.step, "delta", vm)
-                state = self._merge(state, delta, run_id, rec.step, rec.node_id)
-        return state
-
-    def _merge(self, state: S, delta: S, run_id: str, step: int, node_id: str, *, keep: bool = False) -> S:
-        """Fold a stored delta into `state`; `ReducerError` naming the step if the reducer raises.
-
-        `keep`: the caller still shows `state` (a history view, a streamed state), so a reducer not
-        known to be pure is handed a deep copy; otherwise one that changes its previous state in
-        place would rewrite what was already shown.
-        """
-        try:
-            if keep and not self._reducer_pure:
-                state = copy.deepcopy(state)
-            return self.reducer(state, delta)
-        except Exception as exc:
-            raise ReducerError(
-                f"run {run_id!r} step {step}: the reducer raised merging the stored delta of node "
-                f"{node_id!r}: {type(exc).__name__}: {exc}",
-                run_id=run_id,
-                step=step,
-                node_id=node_id,
-            ) from exc
-
-    def _route(self, rec: StepRecord, rc: RouteCodec[S]) -> Next:
-        try:
-            return rc.decode(rec.route)
-        except (ValueError, TypeError) as exc:
-            raise CorruptRecordError(
-                f"run {rec.run_id!r} step {rec.step}: stored route {rec.route[:80]!r} is not a route: {exc}",
-                run_id=rec.run_id,
-                step=rec.step,
-                field="route",
-            ) from exc
-
-    def _next_of(self, latest: Latest, g: CompiledGraph[S], rc: RouteCodec[S]) -> Next:
-        if latest.last is None:
-            return self._start_of(latest.run, g, rc)
-        return self._route(latest.last, rc)
-
-    def _start_of(self, run: RunRecord, g: CompiledGraph[S], rc: RouteCodec[S]) -> Next:
-        """The first hop of a run: the start node, or where a fork said to continue."""
-        meta = _meta(run)
-        start = meta.get("start")
-        if isinstance(start, str):
-            try:
-                return rc.decode(start)
-            except (ValueError, TypeError) as exc:
-                raise CorruptRecordError(
-                    f"run {run.run_id!r}: stored fork start {start[:80]!r} is not a route: {exc}",
-                    run_id=run.run_id,
-                    field="meta",
-                ) from exc
-        return goto(g.start)
-
-    def _check_fingerprint(self, run: RunRecord, g: CompiledGraph[S], allow: bool) -> None:
-        if not run.fingerprint or run.fingerprint == g.fingerprint or allow:
-            return
-        old = _meta(run).get("graph")
-        what = "; ".join(changes(old, g.description)) if isinstance(old, dict) else "nodes or edges changed"
-        raise GraphChangedError(
-            f"run {run.run_id!r} was started by a graph with fingerprint {run.fingerprint}, this engine's is "
-            f"{g.fingerprint} ({what}); resume it with the graph it started with, or pass allow_graph_change=True",
-            run_id=run.run_id,
-            stored=run.fingerprint,
-            current=g.fingerprint,
-        )
+        return await drive(rt, g, rc, new_run_id, state, 0, nxt, FirstHop(snap_size=len(encoded)))
 
 
 def _check_run_id(run_id: Any) -> None:
@@ -871,49 +746,3 @@ async def _cas(write: Awaitable[None]) -> None:
         await write
     except StatusConflictError as exc:
         raise _MovedOn(exc) from exc
-
-
-def _dumps(doc: Any) -> bytes:
-    return json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
-
-
-def _meta(run: RunRecord) -> dict[str, Any]:
-    try:
-        meta = json.loads(run.meta or b"{}")
-    except ValueError as exc:
-        raise CorruptRecordError(
-            f"run {run.run_id!r}: stored meta is not JSON: {exc}", run_id=run.run_id, field="meta"
-        ) from exc
-    return meta if isinstance(meta, dict) else {}
-
-
-def _state_check(tp: Any) -> Callable[[Any], bool]:
-    if isinstance(tp, type):
-        try:
-            isinstance(None, tp)
-            return lambda x: isinstance(x, tp)
-        except TypeError:
-            pass
-    # TypedDict and other non-class types: deltas are dicts.
-    return lambda x: isinstance(x, dict)
-
-
-def _state_copier(tp: Any) -> Callable[[Any], Any]:
-    """Shallow copy of a state, for fan-out branches (each gets its own top-level container)."""
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
-        copy = model_copier(tp)
-        return lambda s: copy(s, {})
-    if is_typeddict(tp) or tp is dict:
-        return dict
-    return lambda s: s
-
-
-def _error_delta(tp: Any) -> Callable[[str], Any] | None:
-    """A delta that sets the state's `last_error` field, if the type has one."""
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
-        if "last_error" not in tp.model_fields:
-            return None
-        return lambda msg: tp.model_construct(_fields_set={"last_error"}, last_error=msg)
-    if is_typeddict(tp) and "last_error" in getattr(tp, "__annotations__", {}):
-        return lambda msg: {"last_error": msg}
-    return None

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphengine.store import CorruptRecordError
 
+from ._attempts import execute
+from ._encoding import FAN_OUT_NODE, encode_events, isolated
 from .errors import GraphError, NodeError
-from .loop import FAN_OUT_NODE, encode_events, execute, isolated
 from .routing import Next, NextKind
 from .versions import VersionMap, migrate
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from ._runtime import Runtime
 
 __all__ = ["Divergence", "ReplayReport", "diff_values", "replay_run"]
 
@@ -119,13 +120,13 @@ def _event_docs(data: bytes | None, run_id: str, step: int) -> list[Any]:
     return [{k: d.get(k) for k in ("node_id", "kind", "msg", "meta")} for d in docs if isinstance(d, dict)]
 
 
-async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = False) -> ReplayReport:
+async def replay_run(eng: Runtime[S], run_id: str, *, allow_graph_change: bool = False) -> ReplayReport:
     """Re-execute every recorded step of `run_id` and compare; see `Engine.replay`."""
-    g, rc = eng._graph()
+    g, rc = eng.compiled()
     run = await eng.get_run(run_id)
-    eng._check_fingerprint(run, g, allow_graph_change)
-    vm = eng._versions(run)
-    state = eng._decode(run.initial, run_id, 0, "initial", vm)
+    eng.check_fingerprint(run, allow_graph_change)
+    vm = eng.versions(run)
+    state = eng.decode(run.initial, run_id, 0, "initial", vm)
 
     def as_recorded(data: bytes | str | None, step: int, what: str = "delta") -> Any:
         doc = _json(data, run_id, step, what)
@@ -133,7 +134,7 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
             doc = migrate(doc, vm.at(step), eng.state_version, eng.migrations, run_id=run_id, step=step)
         return doc
 
-    prev: Next = eng._start_of(run, g, rc)
+    prev: Next = eng.start_of(run)
     steps = await eng.store.load_steps(run_id)
     for rec in steps:
         divs: list[Divergence] = []
@@ -219,16 +220,16 @@ async def replay_run(eng: Engine[S], run_id: str, *, allow_graph_change: bool = 
         if divs:
             return ReplayReport(run_id, rec.step, tuple(divs))
         state = _advance(eng, state, rec, vm)
-        prev = eng._route(rec, rc)
+        prev = eng.route(rec)
     return ReplayReport(run_id, len(steps))
 
 
-def _advance(eng: Engine[S], state: S, rec: Any, vm: VersionMap | None) -> S:
+def _advance(eng: Runtime[S], state: S, rec: Any, vm: VersionMap | None) -> S:
     """The state after a recorded step, from the record (so later steps see what the run saw)."""
     if rec.state is not None:
-        return eng._decode(rec.state, rec.run_id, rec.step, "state", vm)
+        return eng.decode(rec.state, rec.run_id, rec.step, "state", vm)
     if rec.delta is not None:
-        delta = eng._decode(rec.delta, rec.run_id, rec.step, "delta", vm)
+        delta = eng.decode(rec.delta, rec.run_id, rec.step, "delta", vm)
         # `keep`: the caller may fold the same step twice (the route check, then the advance).
-        return eng._merge(state, delta, rec.run_id, rec.step, rec.node_id, keep=True)
+        return eng.merge(state, delta, rec.run_id, rec.step, rec.node_id, keep=True)
     return state

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 from graphengine.emit import Event, MultiEmitter
 from graphengine.store import BranchRecord, RunRecord, StepRecord, Store
 
-from .loop import FAN_OUT_NODE
+from ._encoding import FAN_OUT_NODE
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -192,7 +192,8 @@ class RunStream(Generic[S]):
         max_buffer: int,
         allow_graph_change: bool,
     ) -> AsyncGenerator[Event, None]:
-        _, rc = eng._graph()  # compile once, shared with the clone below
+        rt = eng.runtime()
+        rt.compiled()  # compile once, shared with the clone below
         sink = _Sink(max_buffer)
         clone = copy.copy(eng)
         clone.emitter = sink if eng.emitter is None else MultiEmitter(eng.emitter, sink)
@@ -224,12 +225,12 @@ class RunStream(Generic[S]):
                     rec = item.rec
                     if isinstance(rec, RunRecord):
                         if states:
-                            state = eng._decode(rec.initial, run_id, 0, "initial")
+                            state = rt.decode(rec.initial, run_id, 0, "initial")
                         continue
-                    delta = None if rec.delta is None else eng._decode(rec.delta, run_id, rec.step, "delta")
+                    delta = None if rec.delta is None else rt.decode(rec.delta, run_id, rec.step, "delta")
                     meta: dict[str, Any] = {
                         "delta": delta,
-                        "route": eng._route(rec, rc),
+                        "route": rt.route(rec),
                         "attempt": rec.attempt,
                         "error": rec.error,
                     }
@@ -238,14 +239,14 @@ class RunStream(Generic[S]):
                         meta["branches"] = [
                             None
                             if i not in got or got[i].delta is None
-                            else eng._decode(cast(bytes, got[i].delta), run_id, rec.step, f"branch {i} delta")
+                            else rt.decode(cast(bytes, got[i].delta), run_id, rec.step, f"branch {i} delta")
                             for i in range(max(got, default=-1) + 1)
                         ]
                     if states:
                         if rec.state is not None:
-                            state = eng._decode(rec.state, run_id, rec.step, "state")
+                            state = rt.decode(rec.state, run_id, rec.step, "state")
                         elif delta is not None:
-                            state = eng._merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
+                            state = rt.merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
                         meta["state"] = state
                     last_delta = (rec.step, rec.node_id, delta)
                     yield Event(run_id, rec.step, rec.node_id, "", meta, kind=STEP, ts=rec.ts)

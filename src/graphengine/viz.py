@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from graphengine.store import RunStatus
 
+from ._encoding import FAN_OUT_NODE
 from .errors import GraphError
-from .loop import FAN_OUT_NODE
 from .routing import Next, NextKind
 
 if TYPE_CHECKING:
+    from ._spec import GraphSpec
     from .engine import Engine
 
 __all__ = ["END", "START", "RenderError", "RunPath", "render", "run_path", "to_dot", "to_mermaid"]
@@ -81,13 +82,9 @@ class _Edge:
     label: str = ""
 
 
-def _pred_name(fn: Any) -> str:
-    name = getattr(fn, "__name__", None) or type(fn).__name__
-    return "when" if name == "<lambda>" else str(name)
-
-
-def _edges(engine: Engine[Any], path: RunPath | None) -> list[_Edge]:
-    wiring = engine._wiring
+def edge_list(spec: GraphSpec, path: RunPath | None) -> list[_Edge]:
+    """The edges a drawing shows: start, static, fan-out/join, end, error and (with `path`) dynamic ones."""
+    wiring = spec
     out: list[_Edge] = []
     seen: set[tuple[str, str, str]] = set()
 
@@ -98,9 +95,9 @@ def _edges(engine: Engine[Any], path: RunPath | None) -> list[_Edge]:
 
     if wiring.start is not None:
         add(START, wiring.start, "start")
-    outgoing: dict[str, list[bool]] = {n: [] for n in wiring.nodes}
+    outgoing: dict[str, list[bool]] = {n.id: [] for n in wiring.nodes}
     for e in wiring.edges:
-        label = _pred_name(e.when) if e.when is not None else ""
+        label = e.when or ""
         outgoing.setdefault(e.src, []).append(e.when is not None)
         if e.branches:
             for b in e.branches:
@@ -114,9 +111,8 @@ def _edges(engine: Engine[Any], path: RunPath | None) -> list[_Edge]:
             add(n, END, "end")
         elif all(conds):
             add(n, END, "end", "otherwise")
-    routes = wiring.error_routes
-    for n in wiring.nodes:
-        handler = routes.get(n, routes.get(None))
+    for n in wiring.node_ids:
+        handler = wiring.handler_of(n)
         if handler is not None and handler != n:
             add(n, handler, "error", "error")
     if path is not None:
@@ -139,7 +135,7 @@ def _label(node: str, path: RunPath | None) -> str:
 def to_dot(engine: Engine[Any], *, highlight: RunPath | None = None, name: str = "graph") -> str:
     """The graph as Graphviz DOT text (`highlight`: a run's path to mark; see the module docstring)."""
     path = highlight
-    wiring = engine._wiring
+    spec = engine.spec()
     lines = [
         f"digraph {_dq(name)} {{",
         "  rankdir=TB;",
@@ -148,11 +144,12 @@ def to_dot(engine: Engine[Any], *, highlight: RunPath | None = None, name: str =
         f'  {_dq(START)} [shape=circle, label="", width=0.2, style=filled, fillcolor=black];',
         f'  {_dq(END)} [shape=doublecircle, label="", width=0.15, style=filled, fillcolor=black];',
     ]
-    for node, spec in wiring.nodes.items():
+    for info in spec.nodes:
+        node = info.id
         attrs = [
-            f"label={_dq(_label(node, path) + (chr(10) + '(interrupt before)' if spec.interrupt_before else ''))}"
+            f"label={_dq(_label(node, path) + (chr(10) + '(interrupt before)' if info.interrupt_before else ''))}"
         ]
-        if spec.interrupt_before:
+        if info.interrupt_before:
             attrs += [f'color="{_PAUSED}"', "penwidth=2"]
         if path is not None:
             if node in path.failed:
@@ -162,7 +159,7 @@ def to_dot(engine: Engine[Any], *, highlight: RunPath | None = None, name: str =
             if node == path.current:
                 attrs += [f'color="{_PAUSED}"', "penwidth=3"]
         lines.append(f"  {_dq(node)} [{', '.join(attrs)}];")
-    for e in _edges(engine, path):
+    for e in edge_list(spec, path):
         attrs = []
         label = e.label
         if e.kind in ("fanout", "join"):
@@ -194,17 +191,17 @@ def _mq(s: str) -> str:
 def to_mermaid(engine: Engine[Any], *, highlight: RunPath | None = None) -> str:
     """The graph as a Mermaid flowchart (`highlight`: a run's path to mark)."""
     path = highlight
-    wiring = engine._wiring
-    ids = {n: f"n{i}" for i, n in enumerate(wiring.nodes)}
+    spec = engine.spec()
+    ids = {n: f"n{i}" for i, n in enumerate(spec.node_ids)}
     ids[START], ids[END] = START, END
     lines = ["flowchart TD", f"    {START}(( ))", f"    {END}((( )))"]
-    for node, spec in wiring.nodes.items():
-        text = _label(node, path) + (" (interrupt before)" if spec.interrupt_before else "")
-        lines.append(f"    {ids[node]}[{_mq(text)}]")
+    for info in spec.nodes:
+        text = _label(info.id, path) + (" (interrupt before)" if info.interrupt_before else "")
+        lines.append(f"    {ids[info.id]}[{_mq(text)}]")
     arrows = {"fanout": "==>", "join": "==>", "error": "-.->", "end": "-.->", "dynamic": "-.->"}
     taken: list[int] = []
     idle: list[int] = []
-    for i, e in enumerate(_edges(engine, path)):
+    for i, e in enumerate(edge_list(spec, path)):
         label = e.label
         if path is not None:
             n = path.edges.get((e.src, e.dst), 0)
@@ -214,13 +211,13 @@ def to_mermaid(engine: Engine[Any], *, highlight: RunPath | None = None) -> str:
         arrow = arrows.get(e.kind, "-->")
         mid = f"|{_mq(label)}|" if label else ""
         lines.append(f"    {ids.get(e.src, e.src)} {arrow}{mid} {ids.get(e.dst, e.dst)}")
-    before = [ids[n] for n, spec in wiring.nodes.items() if spec.interrupt_before]
+    before = [ids[n.id] for n in spec.nodes if n.interrupt_before]
     if before:
         lines.append(f"    classDef interrupt stroke:{_PAUSED},stroke-width:2px,stroke-dasharray:4")
         lines.append(f"    class {','.join(before)} interrupt")
     if path is not None:
-        visited = [ids[n] for n in wiring.nodes if path.visits.get(n) and n not in path.failed]
-        failed = [ids[n] for n in wiring.nodes if n in path.failed]
+        visited = [ids[n] for n in spec.node_ids if path.visits.get(n) and n not in path.failed]
+        failed = [ids[n] for n in spec.node_ids if n in path.failed]
         if visited:
             lines += [f"    classDef visited fill:{_VISITED}", f"    class {','.join(visited)} visited"]
         if failed:
@@ -284,17 +281,18 @@ def render(
 async def run_path(engine: Engine[Any], run_id: str) -> RunPath:
     """Where run `run_id` went, from its committed steps (`RunNotFoundError` if unknown)."""
     run = await engine.get_run(run_id)
-    g, rc = engine._graph()
+    rt = engine.runtime()
+    rt.compiled()
     steps = await engine.store.load_steps(run_id)
     visits: Counter[str] = Counter()
     edges: Counter[tuple[str, str]] = Counter()
     failed: set[str] = set()
-    prev: Next = engine._start_of(run, g, rc)
+    prev: Next = rt.start_of(run)
     if prev.kind is NextKind.GOTO:
         edges[(START, prev.target)] += 1
     current: str | None = None
     for rec in steps:
-        route = engine._route(rec, rc)
+        route = rt.route(rec)
         if rec.node_id == FAN_OUT_NODE:
             srcs = [b.node for b in prev.branches]
             visits.update(srcs)

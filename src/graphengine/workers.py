@@ -211,8 +211,9 @@ class RunQueue:
         queued. Should queueing fail after the run was stored, the error says so and
         `enqueue(run_id)` queues it.
         """
-        g, _ = engine._graph()
-        _, encoded = engine._validated(initial, run_id)
+        rt = engine.runtime()
+        g = rt.graph
+        _, encoded = rt.validated(initial, run_id)
         now = time.time()
         meta = json.dumps({"graph": g.description}, separators=(",", ":"), sort_keys=True).encode()
         rec = RunRecord(

@@ -68,10 +68,11 @@ import uuid
 from collections.abc import Callable, Coroutine, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, TypeVar, cast
 
+from graphengine._attempts import execute
+from graphengine._checks import wrong_delta
 from graphengine.engine import Engine
 from graphengine.errors import GraphError, NodeError, UnknownNodeError, UnsupportedFeature
 from graphengine.graph import CompiledNode
-from graphengine.loop import execute
 from graphengine.result import NodeResult
 from graphengine.routing import Branch, Next, NextKind, fan_out, goto, stop
 
@@ -90,6 +91,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
+
 
 __all__ = ["FANIN_NODE", "STATE_KEY", "UnsupportedFeature", "from_langgraph", "to_langgraph"]
 
@@ -206,7 +208,7 @@ class EngineStateChannel(BaseChannel[Any, Any, bytes]):
                 else:
                     branches.append(entry)
             else:
-                state, _ = eng._validated(v, "langgraph")
+                state, _ = eng.runtime().validated(v, "langgraph")
         if failed is not None:
             if failed[1] is not None:
                 state = reducer(state, decode(failed[1]))
@@ -315,15 +317,16 @@ class _Adapted:
     """Everything the adapted nodes of one engine share, decided once in `to_langgraph`."""
 
     def __init__(self, engine: Engine[Any], use_fanin: bool) -> None:
-        g, _ = engine._graph()
-        self.engine = engine
+        rt = engine.runtime()
+        g = rt.graph
+        self.engine = rt
         self.graph = g
         self.nodes = g.nodes
         self.use_fanin = use_fanin
-        self.codec = engine.codec
-        self.reducer = engine.reducer
-        self.is_state = engine._is_state
-        self.error_delta = engine._error_delta
+        self.codec = rt.codec
+        self.reducer = rt.reducer
+        self.is_state = rt.is_state
+        self.error_delta = rt.error_delta
 
     def make(self, node: CompiledNode[Any]) -> RunnableCallable:
         """The LangGraph node (sync and async) running engine node `node`."""
@@ -380,12 +383,12 @@ class _Adapted:
             return Command(update=update, goto=handler)
         if eng.emitter is not None:
             for ev in res.events:
-                eng._emit(ev)
+                eng.emit(ev)
         update = {}
         delta = res.delta
         if delta is not None:
             if not self.is_state(delta):
-                raise _wrong_delta(eng, delta, run_id, step, node.id)
+                raise wrong_delta(eng, delta, run_id, step, node.id)
             if node.replaces_state:
                 state = delta
                 update[STATE_KEY] = _REPLACE + self.codec.encode(delta)
@@ -453,7 +456,7 @@ class _Adapted:
             )
         d = res.delta
         if d is not None and not self.is_state(d):
-            raise _wrong_delta(self.engine, d, run_id, step, node.id)
+            raise wrong_delta(self.engine, d, run_id, step, node.id)
         return Command(
             update={STATE_KEY: ("b", i, self.codec.encode_delta(d) if d is not None else None)}, goto=nxt
         )
@@ -471,17 +474,6 @@ class _Adapted:
         if not target:
             raise GraphError("fan-in reached without a pending fan-out (corrupt control channel)")
         return Command(update={_CTL_KEY: None}, goto=target)
-
-
-def _wrong_delta(eng: Engine[Any], delta: Any, run_id: str, step: int, node_id: str) -> GraphError:
-    from graphengine.errors import DeltaTypeError
-
-    return DeltaTypeError(
-        f"node {node_id!r} returned a delta of type {type(delta).__name__}, expected {eng._type_name}",
-        run_id=run_id,
-        step=step,
-        node_id=node_id,
-    )
 
 
 def _unknown(route: Next, run_id: str, step: int, node_id: str) -> UnknownNodeError:
@@ -502,7 +494,7 @@ def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
     depends on what its nodes do.
     """
     engine.validate()
-    g, _ = engine._graph()
+    g = engine.runtime().graph
     for nid in g.nodes:
         if nid in _RESERVED or "|" in nid or ":" in nid:
             raise UnsupportedFeature(
@@ -510,12 +502,13 @@ def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
                 feature="node id",
                 node_id=nid,
             )
-    use_fanin = bool(engine._wiring.error_routes)
+    spec = engine.spec()
+    use_fanin = bool(spec.error_routes)
     ad = _Adapted(engine, use_fanin)
     channel = EngineStateChannel(engine)
     state_ann = Annotated[Any, channel]
     ctl_ann = Annotated[Any, ControlChannel()]
-    name = f"{engine._type_name}Graph"
+    name = f"{spec.type_name}Graph"
     full = TypedDict(name, {STATE_KEY: state_ann, _CTL_KEY: NotRequired[ctl_ann]})  # type: ignore[misc]
     io = TypedDict(f"{name}IO", {STATE_KEY: state_ann})  # type: ignore[misc]
     builder = StateGraph(full, input_schema=io, output_schema=io)

@@ -501,7 +501,8 @@ def create_app(
         rec = await engine.get_run(run_id)
         if step == 0:
             # The initial state as the run stored it (migrated like history() migrates it).
-            return jsonable(engine._decode(rec.initial, run_id, 0, "initial", engine._versions(rec)))
+            rt = engine.runtime()
+            return jsonable(rt.decode(rec.initial, run_id, 0, "initial", rt.versions(rec)))
         views = await engine.history(run_id)
         if step > len(views):
             raise StepNotFoundError(f"run {run_id!r} has steps 0..{len(views)}, not {step}", run_id=run_id)

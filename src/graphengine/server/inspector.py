@@ -25,7 +25,7 @@ import subprocess
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from ..viz import END, START, RunPath, _edges, to_dot
+from ..viz import END, START, RunPath, edge_list, to_dot
 from .page import PAGE
 
 if TYPE_CHECKING:
@@ -49,16 +49,16 @@ def inspector_html(title: str) -> str:
 
 def graph_json(engine: Engine[Any], path: RunPath | None) -> dict[str, Any]:
     """The graph as JSON data (see `GraphInfo`), with the marks of `path` when given."""
-    wiring = engine._wiring
+    spec = engine.spec()
     nodes = [
         {
-            "id": n,
-            "interrupt_before": spec.interrupt_before,
-            "visits": path.visits.get(n, 0) if path else 0,
-            "failed": bool(path and n in path.failed),
-            "current": bool(path and path.current == n),
+            "id": info.id,
+            "interrupt_before": info.interrupt_before,
+            "visits": path.visits.get(info.id, 0) if path else 0,
+            "failed": bool(path and info.id in path.failed),
+            "current": bool(path and path.current == info.id),
         }
-        for n, spec in wiring.nodes.items()
+        for info in spec.nodes
     ]
     edges = [
         {
@@ -68,10 +68,10 @@ def graph_json(engine: Engine[Any], path: RunPath | None) -> dict[str, Any]:
             "label": e.label,
             "taken": path.edges.get((e.src, e.dst), 0) if path else 0,
         }
-        for e in _edges(engine, path)
+        for e in edge_list(spec, path)
     ]
     return {
-        "start": wiring.start,
+        "start": spec.start,
         "fingerprint": engine.fingerprint,
         "nodes": nodes,
         "edges": edges,
@@ -111,7 +111,8 @@ def _run_dot(dot: str, text: str) -> str | None:
 
 
 def _layers(engine: Engine[Any], path: RunPath | None) -> tuple[list[list[str]], list[Any]]:
-    edges = _edges(engine, path)
+    spec = engine.spec()
+    edges = edge_list(spec, path)
     out: dict[str, list[str]] = {}
     for e in edges:
         out.setdefault(e.src, []).append(e.dst)
@@ -123,11 +124,11 @@ def _layers(engine: Engine[Any], path: RunPath | None) -> tuple[list[list[str]],
             if m not in depth and m != END:
                 depth[m] = depth[n] + 1
                 queue.append(m)
-    for n in engine._wiring.nodes:  # unreachable from the start (error handlers only...)
+    for n in spec.node_ids:  # unreachable from the start (error handlers only...)
         depth.setdefault(n, max(depth.values()) + 1)
     depth[END] = max(depth.values()) + 1
     rows: list[list[str]] = [[] for _ in range(max(depth.values()) + 1)]
-    order = [START, *engine._wiring.nodes, END]
+    order = [START, *spec.node_ids, END]
     for n in order:
         rows[depth[n]].append(n)
     return rows, edges
@@ -146,9 +147,10 @@ def simple_svg(engine: Engine[Any], path: RunPath | None = None) -> str:
     ones red, the node a paused or failed run is at outlined orange.
     """
     rows, edges = _layers(engine, path)
-    wiring = engine._wiring
+    spec = engine.spec()
+    before = {n.id for n in spec.nodes if n.interrupt_before}
     box_h, gap_y, gap_x = 34, 64, 36
-    widths = {n: max(90, 9 * len(_node_text(n, path)) + 24) for n in wiring.nodes}
+    widths = {n: max(90, 9 * len(_node_text(n, path)) + 24) for n in spec.node_ids}
     widths[START] = widths[END] = 18
     row_w = [sum(widths[n] for n in r) + gap_x * (len(r) - 1) for r in rows]
     width = max([*row_w, 200]) + 160
@@ -222,14 +224,13 @@ def simple_svg(engine: Engine[Any], path: RunPath | None = None) -> str:
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="#000"><title>end</title></circle>'
             )
             continue
-        spec = wiring.nodes[n]
         fill, stroke, sw = "#fff", "#333", 1.3
         if path is not None:
             if n in path.failed:
                 fill = _FAILED
             elif path.visits.get(n):
                 fill = _VISITED
-        if spec.interrupt_before:
+        if n in before:
             stroke, sw = _CURRENT, 2
         if path is not None and path.current == n:
             stroke, sw = _CURRENT, 3.5

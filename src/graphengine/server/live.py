@@ -24,8 +24,8 @@ from typing import Any, cast
 from graphengine.emit import Event
 from graphengine.store import RunStatus
 
+from .._encoding import FAN_OUT_NODE
 from ..engine import Engine
-from ..loop import FAN_OUT_NODE
 from .errors import AlreadyRunningError, NotRunningError, status_of
 from .forms import event_doc
 
@@ -285,8 +285,8 @@ class RunManager:
         hi = bisect_left(live.step_seqs, before)
         if lo >= hi:
             return
-        eng = self.engine
-        _, rc = eng._graph()
+        eng = self.engine.runtime()
+        eng.compiled()
         seq_of = {live.step_nos[i]: live.step_seqs[i] for i in range(lo, hi)}
         first, last = live.step_nos[lo], live.step_nos[hi - 1]
         cursor = first - 1
@@ -301,10 +301,10 @@ class RunManager:
                 seq = seq_of.get(rec.step)
                 if seq is None:
                     continue
-                delta = None if rec.delta is None else eng._decode(rec.delta, live.run_id, rec.step, "delta")
+                delta = None if rec.delta is None else eng.decode(rec.delta, live.run_id, rec.step, "delta")
                 meta: dict[str, Any] = {
                     "delta": delta,
-                    "route": eng._route(rec, rc),
+                    "route": eng.route(rec),
                     "attempt": rec.attempt,
                     "error": rec.error,
                 }
@@ -313,9 +313,7 @@ class RunManager:
                     meta["branches"] = [
                         None
                         if i not in got or got[i].delta is None
-                        else eng._decode(
-                            cast(bytes, got[i].delta), live.run_id, rec.step, f"branch {i} delta"
-                        )
+                        else eng.decode(cast(bytes, got[i].delta), live.run_id, rec.step, f"branch {i} delta")
                         for i in range(max(got, default=-1) + 1)
                     ]
                 ev = Event(live.run_id, rec.step, rec.node_id, "", meta, kind="step", ts=rec.ts)

@@ -1,0 +1,231 @@
+"""Running one node: its attempts, timeouts, retries with backoff, and error routes."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from graphengine.emit import Event, EventKind, safe_emit
+from graphengine.store import RunStatus, StepRecord
+
+from ._checks import reducer_failed
+from ._encoding import snapshot_of, storable_text, unstorable
+from .context import Context, InterruptSignal
+from .errors import (
+    GraphError,
+    NodeError,
+    NodeReturnTypeError,
+    NodeTimeoutError,
+)
+from .graph import CompiledGraph, CompiledNode
+from .result import NodeResult
+from .route_codec import RouteCodec
+from .routing import Next, goto, interrupt
+
+if TYPE_CHECKING:
+    from ._runtime import Runtime
+
+__all__ = ["backoff", "execute", "outcome_of", "retry_delay", "route_error"]
+
+S = TypeVar("S")
+
+
+_EMPTY_RESULT: NodeResult[Any] = NodeResult()
+_now = time.time
+_SAME: Any = object()
+
+
+async def execute(
+    eng: Runtime[S],
+    node: CompiledNode[S],
+    run_id: str,
+    step: int,
+    state: S,
+    resumed: bool,
+    resume_input: Any,
+    branch: int | None,
+    interrupted_at: int | None = None,
+    recorded: Any = None,
+    emitter: Any = _SAME,
+    attempt: int = 1,
+) -> tuple[NodeResult[S], int, Context]:
+    """Run one node with its retries and timeout; returns its result and the attempts it took.
+
+    Raises `NodeError` (or `NodeTimeoutError`) after the last failed attempt, at once for an
+    exception outside `retry_on`; engine errors (a bad return value) are not retried.
+    `attempt` > 1 continues the retries of a caller that made the earlier attempts itself.
+    """
+    call = node.call
+    if emitter is _SAME:
+        emitter = eng.emitter
+    while True:
+        ctx = Context(
+            run_id, step, node.id, attempt, emitter, resume_input, resumed, branch, interrupted_at, recorded
+        )
+        try:
+            if node.timeout is None:
+                res = call(ctx, state)
+                if node.is_async:
+                    res = await res
+            else:
+                async with asyncio.timeout(node.timeout):
+                    res = call(ctx, state)
+                    if node.is_async:
+                        res = await res
+            return outcome_of(node, res, run_id, step), attempt, ctx
+        except InterruptSignal as sig:
+            return NodeResult(route=interrupt(sig.payload)), attempt, ctx
+        except GraphError:
+            raise
+        except Exception as exc:
+            delay = retry_delay(eng, node, exc, attempt, run_id, step, branch, emitter)
+        if delay > 0:
+            await asyncio.sleep(delay)
+        attempt += 1
+
+
+def outcome_of(node: CompiledNode[S], res: Any, run_id: str, step: int) -> NodeResult[S]:
+    """What a node returned, checked: its `NodeResult`; raises its `err`, or for a wrong type."""
+    if res is None:
+        return _EMPTY_RESULT
+    if type(res) is not NodeResult and not isinstance(res, NodeResult):
+        if asyncio.iscoroutine(res):
+            res.close()
+        raise NodeReturnTypeError(
+            f"node {node.id!r} returned {type(res).__name__}, expected NodeResult",
+            run_id=run_id,
+            step=step,
+            node_id=node.id,
+        )
+    if res.err is not None:
+        raise res.err
+    # A string type: no typing subscription per step.
+    return cast("NodeResult[S]", res)
+
+
+def retry_delay(
+    eng: Runtime[Any],
+    node: CompiledNode[Any],
+    exc: Exception,
+    attempt: int,
+    run_id: str,
+    step: int,
+    branch: int | None,
+    emitter: Any,
+) -> float:
+    """Attempt `attempt` raised `exc`: the delay before the next one, or the `NodeError` raised."""
+    retryable = isinstance(exc, node.retry_on)
+    if attempt > node.retries or not retryable:
+        timed_out = isinstance(exc, TimeoutError)
+        kind = NodeTimeoutError if timed_out else NodeError
+        what = f"timed out after {node.timeout}s" if timed_out else f"raised {exc!r}"
+        where = f"branch {branch} (node {node.id!r})" if branch is not None else f"node {node.id!r}"
+        why = "" if retryable else ", not retryable"
+        raise kind(
+            f"{where} {what} at step {step} of run {run_id!r} "
+            f"(attempt {attempt} of {node.retries + 1}{why}); fix it and resume({run_id!r})",
+            run_id=run_id,
+            step=step,
+            node_id=node.id,
+            attempts=attempt,
+        ) from exc
+    delay = backoff(eng, node, run_id, step, attempt, branch)
+    if emitter is not None:
+        safe_emit(
+            emitter,
+            Event(
+                run_id,
+                step,
+                node.id,
+                f"retrying after {exc!r}",
+                {"attempt": attempt, "delay": delay, "error": repr(exc), "branch": branch},
+                kind=EventKind.RETRY,
+            ),
+        )
+    return delay
+
+
+def backoff(
+    eng: Runtime[Any],
+    node: CompiledNode[Any],
+    run_id: str,
+    step: int,
+    attempt: int,
+    branch: int | None = None,
+) -> float:
+    """Delay before retry `attempt + 1`: exponential, capped, with jitter seeded by the run's coordinates."""
+    if node.backoff <= 0:
+        return 0.0
+    base = min(node.backoff * 2.0 ** (attempt - 1), eng.options.max_backoff)
+    # Seeded from stable strings (not hash(), which is salted per process) so resumed and
+    # replayed runs wait the same way.
+    seed = hashlib.sha256(f"{eng.options.seed}:{run_id}:{step}:{branch}:{attempt}".encode()).digest()
+    return base * (0.5 + 0.5 * random.Random(seed).random())
+
+
+async def route_error(
+    eng: Runtime[S],
+    g: CompiledGraph[S],
+    rc: RouteCodec[S],
+    run_id: str,
+    step: int,
+    node_id: str,
+    state: S,
+    exc: NodeError,
+    attempts: int,
+) -> tuple[S, Next, str, int]:
+    """Commit a failed step that goes to its error route; the error is recorded on the step and the run.
+
+    Returns the new state, the route, the error message and the size of the snapshot it stored.
+    """
+    handler = g.nodes[node_id].error_route
+    assert handler is not None
+    cause = exc.__cause__ if exc.__cause__ is not None else exc
+    msg = storable_text(f"{type(cause).__name__}: {cause}")
+    delta_b = None
+    if eng.error_delta is not None:
+        delta = eng.error_delta(msg)
+        try:
+            delta_b = eng.codec.encode_delta(delta)
+            delta = eng.decode_delta(delta_b)
+        except Exception as err:
+            raise unstorable(err, delta, run_id, step, node_id, "error delta") from err
+        try:
+            state = eng.reducer(state, delta)
+        except Exception as err:
+            raise reducer_failed(err, run_id, step, node_id) from err
+    route = goto(handler)
+    state_b, state = snapshot_of(eng, state, run_id, step, node_id)
+    # The run record first: if the process dies before the step commits, the step is redone
+    # (deterministically failing again), so the record never lags behind a committed error step.
+    await eng.store.set_status(run_id, RunStatus.RUNNING, error=msg, error_node=node_id)
+    await eng.store.save_step(
+        StepRecord(
+            run_id,
+            step,
+            node_id,
+            delta_b,
+            rc.encode(route),
+            state_b,
+            attempts,
+            msg,
+            None,
+            None,
+            _now(),
+        )
+    )
+    if eng.emitter is not None:
+        eng.emit(
+            Event(
+                run_id,
+                step,
+                node_id,
+                msg,
+                {"error": type(cause).__name__, "handler": handler},
+                kind=EventKind.ERROR,
+            )
+        )
+    return state, route, msg, len(state_b)

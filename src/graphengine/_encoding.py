@@ -1,0 +1,283 @@
+"""What a step stores, encoded and checked: states, events, tool calls, routes."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
+from pydantic_core import from_json, to_json
+
+from graphengine.emit import Event, EventKind
+
+from .context import Context
+from .errors import (
+    EncodeError,
+    NodeReturnTypeError,
+)
+from .route_codec import RouteCodec
+from .routing import Next
+
+if TYPE_CHECKING:
+    from ._runtime import Runtime
+
+__all__ = [
+    "FAN_OUT_NODE",
+    "ROUTE_MAX_DEPTH",
+    "check_finite",
+    "decode_events",
+    "encode_events",
+    "event_doc",
+    "isolated",
+    "isolated_bytes",
+    "json_checked",
+    "json_depth",
+    "no_constant",
+    "non_finite",
+    "record_calls",
+    "route_checked",
+    "snapshot_of",
+    "storable_text",
+    "unstorable",
+]
+
+S = TypeVar("S")
+
+FAN_OUT_NODE = "__fan_out__"
+"""Node id of the step record that commits a fan-out's merged branches."""
+
+
+def record_calls(
+    ctx: Context,
+    resumed: bool,
+    run_id: str = "",
+    step: int = 0,
+    node_id: str = "",
+    events: Sequence[Event] = (),
+) -> bytes | None:
+    """The JSON a step stores of its outside inputs: the resume input and the tool calls.
+
+    A fan-out branch's events ride along (`events`), as branch records have no field of their own.
+    Raises `EncodeError` when the document cannot be written as JSON that reads back.
+    """
+    if not resumed and not ctx.calls and not events:
+        return None
+    doc: dict[str, Any] = {}
+    if resumed:
+        doc["input"] = ctx.resume_input
+    if ctx.calls:
+        doc["calls"] = ctx.calls
+    if events:
+        doc["events"] = [event_doc(ev, run_id, step, node_id) for ev in events]
+    return json_checked(doc, run_id, step, node_id, "calls")
+
+
+def storable_text(text: str) -> str:
+    """`text` as every store can hold it: lone surrogates escaped, NUL (refused by PostgreSQL) escaped."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\\x00")
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode()
+    return text
+
+
+def json_checked(doc: Any, run_id: str, step: int, node_id: str, what: str) -> bytes:
+    """`doc` as JSON (anything unknown as its str), read back once so that nothing unreadable is stored."""
+    try:
+        data = to_json(doc, fallback=str)
+        from_json(data)
+    except Exception as exc:
+        raise unstorable(exc, doc, run_id, step, node_id, what) from exc
+    return data
+
+
+def event_doc(ev: Any, run_id: str, step: int, node_id: str) -> dict[str, Any]:
+    if not isinstance(ev, Event):
+        raise NodeReturnTypeError(
+            f"node {node_id!r} returned an event of type {type(ev).__name__} at step {step} of run "
+            f"{run_id!r}; NodeResult.events holds emit.Event values",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+        )
+    return ev.to_dict()
+
+
+def encode_events(events: Sequence[Event], run_id: str, step: int, node_id: str) -> bytes | None:
+    """The JSON a step stores of the events its node returned (`NodeResult.events`), or None."""
+    if isinstance(events, (str, bytes)) or not isinstance(events, Sequence):
+        raise NodeReturnTypeError(
+            f"node {node_id!r} returned events of type {type(events).__name__} at step {step} of run "
+            f"{run_id!r}; NodeResult.events is a sequence of emit.Event",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+        )
+    if not events:
+        return None
+    return json_checked(
+        [event_doc(ev, run_id, step, node_id) for ev in events], run_id, step, node_id, "events"
+    )
+
+
+def decode_events(data: bytes | None) -> tuple[Event, ...]:
+    """The events `encode_events` stored (meta values as JSON gave them back); `ValueError` if malformed."""
+    if not data:
+        return ()
+    docs = json.loads(data)
+    if not isinstance(docs, list):
+        raise ValueError("stored events are not a JSON list")
+    out = []
+    for d in docs:
+        if not isinstance(d, dict):
+            raise ValueError(f"stored event is not a JSON object: {d!r:.80}")
+        out.append(
+            Event(
+                str(d.get("run_id", "")),
+                int(d.get("step", 0)),
+                str(d.get("node_id", "")),
+                str(d.get("msg", "")),
+                dict(d.get("meta") or {}),
+                kind=str(d.get("kind", EventKind.CUSTOM)),
+                ts=float(d.get("ts", 0.0)),
+            )
+        )
+    return tuple(out)
+
+
+def unstorable(
+    exc: BaseException, value: Any, run_id: str, step: int, node_id: str, what: str
+) -> EncodeError:
+    """The `EncodeError` for a value whose encoding failed or did not read back."""
+    why = str(exc).splitlines()
+    return EncodeError(
+        f"node {node_id!r} at step {step} of run {run_id!r}: its {what} cannot be stored so that it "
+        f"reads back ({type(exc).__name__}: {' '.join(why[:3])[:300]}); value of type {type(value).__name__}",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+        field=what,
+    )
+
+
+def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
+    """The path of the first NaN or infinity inside `value`, or None."""
+    if type(value) is float:
+        return None if math.isfinite(value) else path
+    if depth > 300 or isinstance(value, (str, bytes, int, bool)) or value is None:
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path
+    items: Any
+    if isinstance(value, BaseModel):
+        items = value.__dict__.items()
+        extra = value.__pydantic_extra__
+        if extra:
+            items = [*items, *extra.items()]
+    elif isinstance(value, Mapping):
+        items = value.items()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = enumerate(value)
+    elif hasattr(value, "__dataclass_fields__"):
+        items = ((k, getattr(value, k, None)) for k in value.__dataclass_fields__)
+    else:
+        return None
+    for k, v in items:
+        found = non_finite(v, f"{path}.{k}" if path else str(k), depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) -> None:
+    """Raise `EncodeError` if `value` holds NaN or infinity, which JSON would store as null."""
+    where = non_finite(value, "")
+    if where is not None:
+        raise EncodeError(
+            f"node {node_id!r} at step {step} of run {run_id!r}: its {what} holds a non-finite float at "
+            f"{where or 'the top'}; JSON has no NaN or infinity (it would be stored as null and read back "
+            "as something else): store it as None or a string",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+            field=what,
+        )
+
+
+def snapshot_of(eng: Runtime[S], state: S, run_id: str, step: int, node_id: str) -> tuple[bytes, S]:
+    """Encode a state to store, and the state decoded from those very bytes (what a resume sees).
+
+    Raises `EncodeError` when they do not read back.
+    """
+    try:
+        data = eng.codec.encode(state)
+        back = eng.codec.decode(data)
+    except Exception as exc:
+        raise unstorable(exc, state, run_id, step, node_id, "state") from exc
+    if b"null" in data:
+        check_finite(state, run_id, step, node_id, "state")
+    return data, back
+
+
+def isolated(eng: Runtime[S], state: S, data: bytes | None) -> S:
+    """A copy of `state` that shares no object with it (decoded from its encoding `data`, if given)."""
+    if data is None:
+        data = eng.codec.encode(state)
+    return eng.codec.decode(data)
+
+
+ROUTE_MAX_DEPTH = 31
+"""Deepest nesting of a stored route's JSON (payload, branch inputs): MariaDB's JSON_VALID limit,
+so that a route every backend stores is refused the same way on all of them."""
+
+
+def json_depth(doc: Any, limit: int) -> int:
+    """Nesting depth of parsed JSON, counting stops once past `limit`."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = v.values()
+        elif not isinstance(v, list):
+            continue
+        if d > deepest:
+            deepest = d
+            if d > limit:
+                break
+        stack.extend((c, d + 1) for c in v if isinstance(c, (dict, list)))
+    return deepest
+
+
+def no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def route_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node_id: str) -> tuple[Next, str]:
+    """Encode a route that carries values, and decode it back: (the decoded route, its JSON text)."""
+    try:
+        text = rc.encode(route)
+        text.encode()  # lone surrogates cannot be stored as UTF-8
+        doc = json.loads(text, parse_constant=no_constant)  # NaN/Infinity are not JSON (stores refuse them)
+        if text.count("[") + text.count("{") > ROUTE_MAX_DEPTH:
+            depth = json_depth(doc, ROUTE_MAX_DEPTH)
+            if depth > ROUTE_MAX_DEPTH:
+                raise ValueError(f"the route's JSON nests more than {ROUTE_MAX_DEPTH} levels")
+        back = rc.decode(text)
+    except Exception as exc:
+        raise unstorable(exc, route, run_id, step, node_id, "route") from exc
+    if "null" in text:
+        check_finite([route.payload, *(b.input for b in route.branches)], run_id, step, node_id, "route")
+    return back, text
+
+
+def isolated_bytes(eng: Runtime[Any], state: Any, run_id: str, step: int) -> bytes:
+    """The encoded state a fan-out's branches start from (each decodes its own copy)."""
+    try:
+        return eng.codec.encode(state)
+    except Exception as exc:
+        raise unstorable(exc, state, run_id, step, FAN_OUT_NODE, "state") from exc

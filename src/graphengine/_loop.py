@@ -1,0 +1,339 @@
+"""The step loop: run a node, merge, route, commit.
+
+Kept apart from `engine.py` (wiring and the public API) because it is the hot path: everything it
+can look up is looked up once per run, and each step does one store write. A node's attempts are
+in `_attempts`, fan-out steps in `_fanout`, what a step stores in `_encoding`, the checks of what
+nodes return in `_checks`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from graphengine.emit import Event, EventKind
+from graphengine.store import RunStatus, StepRecord, StoreError
+
+from ._attempts import execute, route_error
+from ._checks import (
+    check_budgets,
+    check_route,
+    checked_delta,
+    max_steps_error,
+    reducer_failed,
+    static_route,
+    wrong_delta,
+    wrong_route,
+)
+from ._encoding import (
+    FAN_OUT_NODE,
+    check_finite,
+    encode_events,
+    record_calls,
+    route_checked,
+    snapshot_of,
+    unstorable,
+)
+from ._fanout import fan_out_step
+from .errors import (
+    GraphError,
+    NodeError,
+    StepError,
+    UnknownNodeError,
+)
+from .graph import CompiledGraph
+from .route_codec import RouteCodec
+from .routing import Next, NextKind
+
+if TYPE_CHECKING:
+    from ._runtime import Runtime
+
+__all__ = ["FAN_OUT_NODE", "FirstHop", "drive"]
+
+S = TypeVar("S")
+
+
+_NO_META: Mapping[str, Any] = MappingProxyType({})
+_GOTO = NextKind.GOTO
+_STOP = NextKind.STOP
+_FAN_OUT = NextKind.FAN_OUT
+_INTERRUPT = NextKind.INTERRUPT
+_now = time.time
+
+
+@dataclass(frozen=True, slots=True)
+class FirstHop:
+    """How the first node of a `drive` call is treated (after a resume)."""
+
+    resumed: bool = False
+    """Hand `input` to the first node as the answer to its interrupt."""
+    input: Any = None
+    """The resume input."""
+    approved: bool = False
+    """Run the first node even if it is marked interrupt_before (the pause was answered)."""
+    interrupted_at: int | None = None
+    """When the first node continues its own interrupt: the step at which it interrupted."""
+    error: str | None = None
+    """The run's last routed error, kept on the run record until another replaces it."""
+    error_node: str | None = None
+    """The node of that error."""
+    snap_size: int = 0
+    """Encoded size of the newest snapshot (or initial state)."""
+    since_bytes: int = 0
+    """Delta bytes stored since that snapshot."""
+    since_steps: int = 0
+    """Steps stored since that snapshot."""
+    versions: Any = None
+    """The run's `VersionMap` when some of its stored values predate the engine's state version."""
+
+
+_FRESH = FirstHop()
+
+
+async def drive(
+    eng: Runtime[S],
+    g: CompiledGraph[S],
+    rc: RouteCodec[S],
+    run_id: str,
+    state: S,
+    step: int,
+    nxt: Next,
+    first: FirstHop = _FRESH,
+) -> S:
+    """Drive a run from `nxt` until it stops, interrupts or fails; returns the state at that point."""
+    store = eng.store
+    codec = eng.codec
+    encode_delta = codec.encode_delta
+    decode_delta = eng.decode_delta
+    reducer = eng.reducer
+    emitter = eng.emitter
+    is_state = eng.is_state
+    nodes = g.nodes
+    max_steps = eng.options.max_steps
+    snap_every = eng.options.snapshot_every
+    snap_ratio = eng.options.snapshot_ratio
+    snap_size, since_bytes, since_steps = first.snap_size, first.since_bytes, first.since_steps
+    budgets = eng.options.field_budgets
+    sizes: dict[str, int] = {}
+    resumed, resume_input, approved = first.resumed, first.input, first.approved
+    interrupted_at = first.interrupted_at
+    last_err = (first.error, first.error_node)
+    node_id = ""
+    t0 = 0.0
+    state_b: bytes | None = None  # the snapshot the last step stored (a fan-out's branches start from it)
+    try:
+        while True:
+            kind = nxt.kind
+            if kind is _GOTO:
+                node_id = nxt.target
+                node = nodes.get(node_id)
+                if node is None:
+                    raise UnknownNodeError(
+                        f"step {step} routed to unknown node {node_id!r}",
+                        run_id=run_id,
+                        step=step,
+                        node_id=node_id,
+                    )
+                if node.interrupt_before and not approved:
+                    await store.set_status(
+                        run_id,
+                        RunStatus.INTERRUPTED,
+                        error=last_err[0],
+                        error_node=last_err[1],
+                        expect_step=step,
+                    )
+                    if emitter is not None:
+                        eng.emit(
+                            Event(
+                                run_id,
+                                step,
+                                node_id,
+                                "paused before node",
+                                {"before": True},
+                                kind=EventKind.INTERRUPT,
+                            )
+                        )
+                    return state
+                approved = False
+                if step >= max_steps:
+                    raise max_steps_error(run_id, step, node_id, max_steps)
+                step += 1
+                if emitter is not None:
+                    t0 = time.perf_counter()
+                    eng.emit(Event(run_id, step, node_id, "", _NO_META, kind=EventKind.NODE_START))
+                try:
+                    res, attempt, ctx = await execute(
+                        eng, node, run_id, step, state, resumed, resume_input, None, interrupted_at
+                    )
+                except NodeError as exc:
+                    if node.error_route is None:
+                        raise
+                    state, nxt, msg, snap_size = await route_error(
+                        eng, g, rc, run_id, step, node_id, state, exc, exc.attempts
+                    )
+                    last_err = (msg, node_id)
+                    since_bytes = since_steps = 0  # that step stored a snapshot
+                    resumed = False
+                    interrupted_at = None
+                    continue
+                calls_b = record_calls(ctx, resumed, run_id, step, node_id)
+                resumed = False
+                interrupted_at = None
+                delta = res.delta
+                snapshot = False
+                if delta is None:
+                    delta_b = None
+                elif node.replaces_state:
+                    state = checked_delta(eng, delta, run_id, step, node_id)
+                    delta_b = None
+                    snapshot = True
+                else:
+                    if not is_state(delta):
+                        raise wrong_delta(eng, delta, run_id, step, node_id)
+                    # What is committed must read back: the delta is decoded from the very bytes
+                    # written, and that decoded copy is what the state is built from (so the run
+                    # shares nothing with the node's objects and sees what a resume would see).
+                    try:
+                        delta_b = encode_delta(delta)
+                        back = decode_delta(delta_b)
+                    except Exception as exc:
+                        raise unstorable(exc, delta, run_id, step, node_id, "delta") from exc
+                    if b"null" in delta_b:  # JSON writes NaN and infinity as null
+                        check_finite(delta, run_id, step, node_id, "delta")
+                    delta = back
+                    try:
+                        state = reducer(state, delta)
+                    except Exception as exc:
+                        raise reducer_failed(exc, run_id, step, node_id) from exc
+                if budgets and delta is not None:
+                    check_budgets(eng, budgets, sizes, delta, state, run_id, step, node_id)
+                route = res.route
+                if route is None:
+                    route = static_route(node, state, run_id, step)
+                elif type(route) is not Next:
+                    raise wrong_route(route, run_id, step, node_id)
+                elif route.kind is not _STOP:
+                    check_route(route, nodes, run_id, step, node_id)
+                rk = route.kind
+                if rk is _GOTO:
+                    route_s = rc.encode(route)
+                else:
+                    # Fan-outs and interrupts carry values (branch inputs, payloads): read back
+                    # what is stored, and go on with that (each branch input a fresh copy).
+                    route, route_s = route_checked(rc, route, run_id, step, node_id)
+                events_b = encode_events(res.events, run_id, step, node_id) if res.events else None
+                since_steps += 1
+                if delta_b is not None:
+                    since_bytes += len(delta_b)
+                if (
+                    snapshot
+                    or rk is not _GOTO
+                    or since_steps >= snap_every
+                    or since_bytes > snap_ratio * snap_size
+                ):
+                    state_b, state = snapshot_of(eng, state, run_id, step, node_id)
+                    snap_size = len(state_b)
+                    since_bytes = since_steps = 0
+                else:
+                    state_b = None
+                await store.save_step(
+                    StepRecord(
+                        run_id,
+                        step,
+                        node_id,
+                        delta_b,
+                        route_s,
+                        state_b,
+                        attempt,
+                        None,
+                        calls_b,
+                        events_b,
+                        _now(),
+                    )
+                )
+                if emitter is not None:
+                    for ev in res.events:
+                        eng.emit(ev)
+                    eng.emit(
+                        Event(
+                            run_id,
+                            step,
+                            node_id,
+                            "",
+                            {
+                                "route": repr(route),
+                                "attempt": attempt,
+                                "ms": (time.perf_counter() - t0) * 1e3,
+                            },
+                            kind=EventKind.NODE_END,
+                        )
+                    )
+                nxt = route
+                if rk is _INTERRUPT:
+                    await store.set_status(
+                        run_id,
+                        RunStatus.INTERRUPTED,
+                        error=last_err[0],
+                        error_node=last_err[1],
+                        expect_step=step,
+                    )
+                    if emitter is not None:
+                        eng.emit(
+                            Event(
+                                run_id,
+                                step,
+                                node_id,
+                                "interrupted",
+                                {"payload": route.payload},
+                                kind=EventKind.INTERRUPT,
+                            )
+                        )
+                    return state
+            elif kind is _FAN_OUT:
+                node_id = FAN_OUT_NODE
+                if step >= max_steps:
+                    raise max_steps_error(run_id, step, node_id, max_steps)
+                step += 1
+                state, nxt, err, snap_size = await fan_out_step(
+                    eng, g, rc, run_id, step, state, nxt, first.versions, state_b
+                )
+                since_bytes = since_steps = 0  # that step stored a snapshot
+                if err is not None:
+                    last_err = err
+            else:
+                break
+    except GraphError as exc:
+        await eng.fail(run_id, step, node_id, exc)
+        raise
+    except (StoreError, OSError):
+        # The store itself (or the machine) failed, or another worker owns the run: the status is
+        # not ours to change, and the store may not take the write anyway. As after a crash,
+        # nothing of the step was committed and the run stays resumable.
+        raise
+    except Exception as exc:
+        # Whatever else escaped the step: typed, naming where, and the run marked failed.
+        wrapped = StepError(
+            f"step {step} (node {node_id!r}) of run {run_id!r} failed: {type(exc).__name__}: {exc}",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+        )
+        await eng.fail(run_id, step, node_id, wrapped)
+        raise wrapped from exc
+    except asyncio.CancelledError:
+        await asyncio.shield(store.set_status(run_id, RunStatus.CANCELLED))
+        if emitter is not None:  # so emitters can end what they opened (spans, streams)
+            eng.emit(Event(run_id, step, "", "cancelled", {"status": "cancelled"}, kind=EventKind.RUN_END))
+        raise
+    # Conditioned on this driver's last step: if another process took the run over and went
+    # further, this stale driver must not mark it done.
+    await store.set_status(
+        run_id, RunStatus.DONE, error=last_err[0], error_node=last_err[1], expect_step=step
+    )
+    if emitter is not None:
+        eng.emit(Event(run_id, step, "", "run finished", {"steps": step}, kind=EventKind.RUN_END))
+    return state

@@ -1,0 +1,358 @@
+"""`Runtime[S]`: what one run of an engine works with, and the decoding of what runs stored.
+
+The step loop, replay, streaming, workers and adapters receive a `Runtime` (from
+`Engine.runtime()`) rather than reading the engine's attributes: it is built per run from the
+engine's current store, emitter, options and codec (a copied engine with another store gets its
+own), with the compiled graph and its route codec.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar, cast
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from typing_extensions import is_typeddict
+
+from graphengine.emit import Emitter, Event, EventKind, safe_emit
+from graphengine.store import (
+    Codec,
+    CorruptRecordError,
+    Latest,
+    RunRecord,
+    RunStatus,
+    StepRecord,
+    Store,
+    adaptable_type,
+)
+
+from ._encoding import non_finite, storable_text
+from .errors import GraphChangedError, ReducerError, RunNotFoundError, StateValidationError
+from .graph import CompiledGraph, changes
+from .options import Options
+from .reducer import Reducer, model_copier
+from .route_codec import RouteCodec
+from .routing import Next, goto
+from .versions import Migration, VersionMap, migrate_bytes
+
+__all__ = ["Runtime", "dumps", "error_delta", "run_meta", "state_check", "state_copier"]
+
+S = TypeVar("S")
+
+_log = logging.getLogger("graphengine")
+
+
+class Runtime(Generic[S]):
+    """One run's view of an engine: compiled graph, codec, reducer, store, emitter and options.
+
+    Its methods decode what runs stored (migrating older state versions), fold deltas and
+    report failures; they raise the engine's typed errors naming the run and step.
+    """
+
+    __slots__ = (
+        "_compile",
+        "_compiled",
+        "codec",
+        "copy_state",
+        "decode_delta",
+        "emitter",
+        "error_delta",
+        "is_state",
+        "migrations",
+        "options",
+        "reducer",
+        "reducer_pure",
+        "state_type",
+        "state_version",
+        "store",
+        "type_name",
+    )
+
+    def __init__(
+        self,
+        *,
+        state_type: Any,
+        reducer: Reducer[S],
+        reducer_pure: bool,
+        store: Store,
+        emitter: Emitter | None,
+        options: Options,
+        codec: Codec[S],
+        state_version: int,
+        migrations: Mapping[int, Migration],
+        compile: Callable[[], tuple[CompiledGraph[S], RouteCodec[S]]],
+        decode_delta: Callable[[bytes], S],
+        is_state: Callable[[Any], bool],
+        copy_state: Callable[[S], S],
+        error_delta: Callable[[str], S] | None,
+    ) -> None:
+        self.state_type = state_type
+        """The state type every node reads and every delta has."""
+        self.type_name: str = getattr(state_type, "__name__", str(state_type))
+        """The state type's name, for messages."""
+        self.reducer = reducer
+        """Merges a delta into the state."""
+        self.reducer_pure = reducer_pure
+        """The reducer is known never to change its previous state in place."""
+        self.store = store
+        """Where the run is persisted."""
+        self.emitter = emitter
+        """Where events go (None: events are not even built)."""
+        self.options = options
+        """Limits and failure handling."""
+        self.codec = codec
+        """Encodes states and deltas for the store."""
+        self.decode_delta = decode_delta
+        """Decodes a stored delta."""
+        self.state_version = state_version
+        """The engine's state schema version."""
+        self.migrations = migrations
+        """`{v: up_v_to_v_plus_1}` functions over JSON-like data."""
+        # compiled on first use: reading a run's state does not need a valid graph
+        self._compile = compile
+        self._compiled: tuple[CompiledGraph[S], RouteCodec[S]] | None = None
+        self.is_state = is_state
+        """Whether a value is of the state type."""
+        self.copy_state = copy_state
+        """A shallow copy of a state (each fan-out branch gets its own top-level container)."""
+        self.error_delta = error_delta
+        """A delta setting the state's `last_error` field, or None when it has none."""
+
+    @property
+    def graph(self) -> CompiledGraph[S]:
+        """The validated graph (`GraphValidationError` for a malformed one)."""
+        return self.compiled()[0]
+
+    @property
+    def routes(self) -> RouteCodec[S]:
+        """Encodes and decodes the routes steps store."""
+        return self.compiled()[1]
+
+    def compiled(self) -> tuple[CompiledGraph[S], RouteCodec[S]]:
+        """The validated graph and its route codec."""
+        c = self._compiled
+        if c is None:
+            c = self._compiled = self._compile()
+        return c
+
+    # ------------------------------------------------------------------ reporting
+
+    def emit(self, event: Event) -> None:
+        """Hand `event` to the emitter, if any (an emitter's failure is logged, not raised)."""
+        if self.emitter is not None:
+            safe_emit(self.emitter, event)
+
+    async def fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
+        """Record the run as failed with `exc` and emit an error event."""
+        msg = storable_text(f"{type(exc).__name__}: {exc}")
+        try:
+            await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
+        except Exception as lost:  # the failure being reported matters more than its record
+            _log.warning("run %r: could not record its failure (%s): %r", run_id, msg, lost)
+        if self.emitter is not None:
+            self.emit(Event(run_id, step, node_id, msg, {"error": type(exc).__name__}, kind=EventKind.ERROR))
+
+    # ------------------------------------------------------------------ decoding
+
+    def validated(self, initial: S | Mapping[str, Any], run_id: str) -> tuple[S, bytes]:
+        """Validate an initial state by a round trip through the codec (what resume will see)."""
+        try:
+            if not self.is_state(initial):
+                initial = TypeAdapter(adaptable_type(self.state_type)).validate_python(initial)
+            encoded = self.codec.encode(cast(S, initial))
+            if b"null" in encoded:  # JSON would store NaN and infinity as null
+                where = non_finite(initial, "")
+                if where is not None:
+                    raise ValueError(
+                        f"non-finite float at {where or 'the top'} (JSON has no NaN or infinity)"
+                    )
+            return self.codec.decode(encoded), encoded
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise StateValidationError(
+                f"initial state of run {run_id!r} does not validate as {self.type_name}: {exc}",
+                run_id=run_id,
+            ) from exc
+
+    async def latest(self, run_id: str) -> Latest:
+        """The run's latest snapshot and the steps after it (`RunNotFoundError` if unknown)."""
+        latest = await self.store.load_latest(run_id)
+        if latest is None:
+            raise RunNotFoundError(
+                f"no run {run_id!r} in the store; start it with run({run_id!r}, ...)", run_id=run_id
+            )
+        return latest
+
+    async def get_run(self, run_id: str) -> RunRecord:
+        """The run's record (`RunNotFoundError` if unknown)."""
+        rec = await self.store.get_run(run_id)
+        if rec is None:
+            raise RunNotFoundError(f"no run {run_id!r} in the store", run_id=run_id)
+        return rec
+
+    def versions(self, run: RunRecord) -> VersionMap | None:
+        """The run's per-step versions, or None when everything it stored is current."""
+        meta = run_meta(run)
+        if run.state_version == self.state_version and not meta.get("migrations"):
+            return None
+        return VersionMap.of(run.run_id, run.state_version, meta)
+
+    def decode(self, data: bytes, run_id: str, step: int, what: str, vm: VersionMap | None = None) -> S:
+        """Decode a stored state or delta (`what` ends with "delta" for one), migrating it to the current version."""
+        if vm is not None:
+            v = vm.at(step)
+            if v != self.state_version:
+                try:
+                    data = migrate_bytes(
+                        data, v, self.state_version, self.migrations, run_id=run_id, step=step
+                    )
+                except (ValueError, TypeError) as exc:
+                    raise CorruptRecordError(
+                        f"run {run_id!r} step {step}: stored {what} is not JSON: {exc}",
+                        run_id=run_id,
+                        step=step,
+                        field=what,
+                    ) from exc
+        try:
+            # Fan-out branch deltas ("branch 3 delta") are partial too.
+            if what.endswith("delta"):
+                return self.decode_delta(data)
+            return self.codec.decode(data)
+        except (ValidationError, ValueError, TypeError) as exc:
+            raise CorruptRecordError(
+                f"run {run_id!r} step {step}: stored {what} does not decode as {self.type_name}: {exc}",
+                run_id=run_id,
+                step=step,
+                field=what,
+            ) from exc
+
+    def fold(self, latest: Latest) -> S:
+        """The state after the run's last committed step: its latest snapshot with the later deltas merged."""
+        run_id = latest.run.run_id
+        vm = self.versions(latest.run)
+        state = self.decode(
+            latest.base_state, run_id, latest.base_step, "state" if latest.base_step else "initial", vm
+        )
+        for rec in latest.tail:
+            if rec.delta is not None:
+                delta = self.decode(rec.delta, run_id, rec.step, "delta", vm)
+                state = self.merge(state, delta, run_id, rec.step, rec.node_id)
+        return state
+
+    def merge(self, state: S, delta: S, run_id: str, step: int, node_id: str, *, keep: bool = False) -> S:
+        """Fold a stored delta into `state`; `ReducerError` naming the step if the reducer raises.
+
+        `keep`: the caller still shows `state` (a history view, a streamed state), so a reducer not
+        known to be pure is handed a deep copy; otherwise one that changes its previous state in
+        place would rewrite what was already shown.
+        """
+        try:
+            if keep and not self.reducer_pure:
+                state = copy.deepcopy(state)
+            return self.reducer(state, delta)
+        except Exception as exc:
+            raise ReducerError(
+                f"run {run_id!r} step {step}: the reducer raised merging the stored delta of node "
+                f"{node_id!r}: {type(exc).__name__}: {exc}",
+                run_id=run_id,
+                step=step,
+                node_id=node_id,
+            ) from exc
+
+    def route(self, rec: StepRecord) -> Next:
+        """Where the run went after step `rec` (`CorruptRecordError` if the stored route does not decode)."""
+        try:
+            return self.routes.decode(rec.route)
+        except (ValueError, TypeError) as exc:
+            raise CorruptRecordError(
+                f"run {rec.run_id!r} step {rec.step}: stored route {rec.route[:80]!r} is not a route: {exc}",
+                run_id=rec.run_id,
+                step=rec.step,
+                field="route",
+            ) from exc
+
+    def next_of(self, latest: Latest) -> Next:
+        """Where the run goes after its last committed step."""
+        if latest.last is None:
+            return self.start_of(latest.run)
+        return self.route(latest.last)
+
+    def start_of(self, run: RunRecord) -> Next:
+        """The first hop of a run: the start node, or where a fork said to continue."""
+        meta = run_meta(run)
+        start = meta.get("start")
+        if isinstance(start, str):
+            try:
+                return self.routes.decode(start)
+            except (ValueError, TypeError) as exc:
+                raise CorruptRecordError(
+                    f"run {run.run_id!r}: stored fork start {start[:80]!r} is not a route: {exc}",
+                    run_id=run.run_id,
+                    field="meta",
+                ) from exc
+        return goto(self.graph.start)
+
+    def check_fingerprint(self, run: RunRecord, allow: bool) -> None:
+        """`GraphChangedError` when the run was started by a graph of another shape (unless `allow`)."""
+        g = self.graph
+        if not run.fingerprint or run.fingerprint == g.fingerprint or allow:
+            return
+        old = run_meta(run).get("graph")
+        what = "; ".join(changes(old, g.description)) if isinstance(old, dict) else "nodes or edges changed"
+        raise GraphChangedError(
+            f"run {run.run_id!r} was started by a graph with fingerprint {run.fingerprint}, this engine's is "
+            f"{g.fingerprint} ({what}); resume it with the graph it started with, or pass allow_graph_change=True",
+            run_id=run.run_id,
+            stored=run.fingerprint,
+            current=g.fingerprint,
+        )
+
+
+def dumps(doc: Any) -> bytes:
+    """Compact, key-sorted JSON bytes (run meta)."""
+    return json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+
+
+def run_meta(run: RunRecord) -> dict[str, Any]:
+    """The run's meta document (`CorruptRecordError` when it is not JSON)."""
+    try:
+        meta = json.loads(run.meta or b"{}")
+    except ValueError as exc:
+        raise CorruptRecordError(
+            f"run {run.run_id!r}: stored meta is not JSON: {exc}", run_id=run.run_id, field="meta"
+        ) from exc
+    return meta if isinstance(meta, dict) else {}
+
+
+def state_check(tp: Any) -> Callable[[Any], bool]:
+    """A test for "is a value of state type `tp`" (TypedDict and other non-class types: a dict)."""
+    if isinstance(tp, type):
+        try:
+            isinstance(None, tp)
+            return lambda x: isinstance(x, tp)
+        except TypeError:
+            pass
+    return lambda x: isinstance(x, dict)
+
+
+def state_copier(tp: Any) -> Callable[[Any], Any]:
+    """Shallow copy of a state, for fan-out branches (each gets its own top-level container)."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        copier = model_copier(tp)
+        return lambda s: copier(s, {})
+    if is_typeddict(tp) or tp is dict:
+        return dict
+    return lambda s: s
+
+
+def error_delta(tp: Any) -> Callable[[str], Any] | None:
+    """A delta that sets the state's `last_error` field, if the type has one."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        if "last_error" not in tp.model_fields:
+            return None
+        return lambda msg: tp.model_construct(_fields_set={"last_error"}, last_error=msg)
+    if is_typeddict(tp) and "last_error" in getattr(tp, "__annotations__", {}):
+        return lambda msg: {"last_error": msg}
+    return None
