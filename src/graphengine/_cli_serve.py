@@ -1,0 +1,263 @@
+"""The commands that drive or serve an engine: serve, resume, replay, render, worker."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from graphengine.store import (
+    MemoryStore,
+    open_store,
+)
+
+from ._cli_common import PROG, CliError, json_out, load_engine, open_cli_store, rich_console, write_out
+from .errors import NodeError
+from .viz import render as render_file
+from .viz import run_path, to_dot, to_mermaid
+
+__all__ = ["cmd_render", "cmd_replay", "cmd_resume", "cmd_serve", "cmd_worker"]
+
+
+async def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve an engine's HTTP API and inspector until SIGINT/SIGTERM (see `graphengine.server`)."""
+    try:
+        import uvicorn
+
+        from .server import create_app, token_from_env
+        from .server.security import LOOPBACK_HOSTS, is_loopback
+    except ImportError as exc:
+        raise CliError(f"serve needs the server extra: pip install graphengine[server] ({exc})") from exc
+    url = args.store or args.store_main or os.environ.get("GRAPHENGINE_STORE")
+    if not url:
+        raise CliError("no store: pass --store URL (e.g. --store sqlite:///runs.db) or set GRAPHENGINE_STORE")
+    token = token_from_env(args.token_env)
+    # Bind before anything else: a bad host or port, or a port in use, is one line, not a traceback.
+    sock = _listen(args.host, args.port)
+    try:
+        allowed = _allowed_hosts(args.host, args.allow_host, token, LOOPBACK_HOSTS, is_loopback)
+        store = open_store(
+            url
+        )  # serve starts runs: unlike the inspecting commands, it may create the database
+        try:
+            await store.list_runs(
+                limit=1
+            )  # a file that is not a database fails now, not on the first request
+            app = create_app(
+                load_engine(args.engine, store), token=token, allowed_hosts=allowed, max_body=args.max_body
+            )
+            config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
+            server = uvicorn.Server(config)
+            # Uvicorn logs where it listens only for sockets it binds itself; say it as it would
+            # (the socket already listens: a client connecting now waits in its backlog).
+            where = sock.getsockname()
+            shown = f"[{where[0]}]" if ":" in where[0] else where[0]
+            logging.getLogger("uvicorn.error").info(
+                "Uvicorn running on http://%s:%d (Press CTRL+C to quit)", shown, where[1]
+            )
+            await server.serve(sockets=[sock])
+            if not server.started:
+                raise CliError("the server did not start (see its log above)")
+        finally:
+            await store.close()
+    finally:
+        sock.close()
+    return 0
+
+
+def _allowed_hosts(
+    host: str, extra: Sequence[str] | None, token: str | None, loopback: Sequence[str], is_loopback: Any
+) -> list[str] | None:
+    """The Host allow-list for `serve` (None: the server's default), refusing an open port without a token."""
+    if not is_loopback(host) and not token and not extra:
+        raise CliError(
+            f"refusing to serve on {host} without a token: anyone who reaches the port could start runs. "
+            "Set $GRAPHENGINE_TOKEN (or --token-env VAR), or name the host names clients use "
+            "with --allow-host NAME (--allow-host '*' for any)"
+        )
+    if not extra:
+        return None
+    hosts = [*loopback, *extra]
+    if host not in ("0.0.0.0", "::", ""):  # noqa: S104 (comparing, not binding)
+        hosts.append(host)
+    if not token:
+        print(
+            f"{PROG}: WARNING: serving on {host} WITHOUT A TOKEN to hosts {', '.join(extra)}: "
+            "anyone who reaches the port can start and resume runs",
+            file=sys.stderr,
+        )
+    return hosts
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port` (SO_REUSEADDR, as uvicorn binds); CliError naming what failed."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise CliError(f"cannot listen on {host!r}: not a known host or address ({exc})") from None
+    family, kind, proto, _, addr = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(2048)  # uvicorn's default backlog
+    except OSError as exc:
+        sock.close()
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+async def cmd_resume(args: argparse.Namespace) -> int:
+    """Resume a run with an engine, showing progress; prints where it ended."""
+    store = open_cli_store(args, required=False)
+    try:
+        eng = load_engine(args.engine, store)
+        kw: dict[str, Any] = {}
+        if args.input is not None:
+            try:
+                kw["input"] = json.loads(args.input)
+            except ValueError as exc:
+                raise CliError(f"--input is not JSON: {exc}") from exc
+        await eng.get_run(args.run)
+        stream = eng.stream_resume(args.run, **kw)
+        console = rich_console()
+        try:
+            if console is not None:
+                from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+                with Progress(
+                    SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
+                ) as progress:
+                    task = progress.add_task(f"resuming {args.run}", total=None)
+                    async for ev in stream:
+                        if ev.kind == "node_start":
+                            progress.update(task, description=f"{args.run}: step {ev.step} {ev.node_id}")
+            else:
+                async for _ in stream:
+                    pass
+        except NodeError as exc:
+            print(f"{PROG}: run {args.run!r} failed: {exc}", file=sys.stderr)
+            return 1
+        run = await eng.get_run(args.run)
+        state = json.loads(eng.codec.encode(stream.result)) if stream.result is not None else None
+        pending = await eng.get_interrupt(args.run)
+    finally:
+        if store is not None:
+            await store.close()
+    if args.json:
+        json_out({"run_id": args.run, "status": str(run.status), "state": state})
+        return 0
+    print(f"run {args.run}: {run.status}")
+    if pending is not None:
+        what = "before" if pending.before else "at"
+        print(
+            f"waiting {what} {pending.node_id}"
+            + (f": {json.dumps(pending.payload)}" if pending.payload else "")
+        )
+    json_out(state)
+    return 0
+
+
+async def cmd_replay(args: argparse.Namespace) -> int:
+    """Re-execute a run against its record; exit 1 on divergence."""
+    store = open_cli_store(args, required=False)
+    try:
+        eng = load_engine(args.engine, store)
+        console = rich_console()
+        if console is not None:
+            with console.status(f"replaying {args.run}"):
+                report = await eng.replay(args.run)
+        else:
+            report = await eng.replay(args.run)
+    finally:
+        if store is not None:
+            await store.close()
+    if args.json:
+        json_out(
+            {
+                "run_id": report.run_id,
+                "ok": report.ok,
+                "steps": report.steps,
+                "divergences": [
+                    {
+                        "step": d.step,
+                        "node_id": d.node_id,
+                        "field": d.field,
+                        "path": d.path,
+                        "recorded": d.recorded,
+                        "replayed": d.replayed,
+                        "branch": d.branch,
+                    }
+                    for d in report.divergences
+                ],
+            }
+        )
+    else:
+        print(report)
+    return 0 if report.ok else 1
+
+
+async def cmd_render(args: argparse.Namespace) -> int:
+    """Draw an engine's graph (optionally with a run's path) as DOT, Mermaid or an image."""
+    store = open_cli_store(args, required=args.run is not None)
+    try:
+        # Drawing needs no store; a factory that takes one gets an empty in-memory store.
+        eng = load_engine(args.engine, store if store is not None else MemoryStore())
+        path = await run_path(eng, args.run) if args.run is not None else None
+    finally:
+        if store is not None:
+            await store.close()
+    fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "dot") or "dot"
+    fmt = {"mmd": "mermaid", "gv": "dot"}.get(fmt, fmt)
+    if fmt in ("dot", "mermaid"):
+        text = to_dot(eng, highlight=path) if fmt == "dot" else to_mermaid(eng, highlight=path)
+        if args.output:
+            await asyncio.to_thread(write_out, args.output, text)
+        else:
+            sys.stdout.write(text)
+        return 0
+    if not args.output:
+        raise CliError(f"--format {fmt} writes a binary image: pass -o FILE")
+    await asyncio.to_thread(render_file, eng, args.output, format=fmt, highlight=path)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------- parser
+
+
+async def cmd_worker(args: argparse.Namespace) -> int:
+    """Serve queued runs of an engine until SIGINT/SIGTERM (see `graphengine.workers`)."""
+    from .workers import serve
+
+    logging.basicConfig(
+        level=getattr(logging, args.log_level),
+        format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
+    )
+    if args.log_level != "DEBUG":
+        logging.getLogger("procrastinate").setLevel(logging.WARNING)  # a line per job otherwise
+    store = open_cli_store(args)
+    assert store is not None
+    try:
+        eng = load_engine(args.engine, store)
+        await serve(
+            eng,
+            queue_dsn=args.queue_dsn,
+            queue=args.queue,
+            concurrency=args.concurrency,
+            ttl=args.ttl,
+            stalled_after=args.stalled_after,
+        )
+    except TypeError as exc:  # a store without leases
+        raise CliError(str(exc)) from exc
+    finally:
+        await store.close()
+    return 0
