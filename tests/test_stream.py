@@ -22,9 +22,9 @@ from graphengine import (
     interrupt,
     stop,
 )
+from graphengine._stream import STEP
 from graphengine.emit import EventKind, MemoryEmitter
 from graphengine.store import MemoryStore, RunStatus, SQLiteStore, Store
-from graphengine.stream import STEP
 
 
 class Acc(BaseModel):

@@ -17,7 +17,9 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
 """
 
 from ._encoding import FAN_OUT_NODE
+from ._replay import Divergence, ReplayReport
 from ._spec import EdgeSpec, GraphSpec, NodeInfo
+from ._stream import RunStream
 from .context import Context, InterruptSignal, Tool, ToolCallError
 from .engine import Engine, Interrupt
 from .errors import (
@@ -48,7 +50,6 @@ from .history import StepView, field_sizes
 from .node import Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, merge, replace
-from .replay import Divergence, ReplayReport
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
 from .subgraph import Subgraph
@@ -94,6 +95,7 @@ __all__ = [
     "RoutingError",
     "RunExistsError",
     "RunNotFoundError",
+    "RunStream",
     "SchemaVersionError",
     "StateValidationError",
     "StepError",

@@ -29,7 +29,7 @@ from graphengine.store import (
     adaptable_type,
 )
 
-from ._encoding import non_finite, storable_text
+from ._encoding import FAN_OUT_NODE, non_finite, storable_text
 from .errors import GraphChangedError, ReducerError, RunNotFoundError, StateValidationError
 from .graph import CompiledGraph, changes
 from .options import Options
@@ -272,6 +272,26 @@ class Runtime(Generic[S]):
                 step=rec.step,
                 field="route",
             ) from exc
+
+    async def step_meta(self, rec: StepRecord) -> dict[str, Any]:
+        """What a `step` event carries of committed step `rec`: delta, route, attempt, error, and a
+        fan-out's branch deltas (`branches`, by branch number; None for a branch without one)."""
+        run_id = rec.run_id
+        meta: dict[str, Any] = {
+            "delta": None if rec.delta is None else self.decode(rec.delta, run_id, rec.step, "delta"),
+            "route": self.route(rec),
+            "attempt": rec.attempt,
+            "error": rec.error,
+        }
+        if rec.node_id == FAN_OUT_NODE:
+            got = {b.branch: b for b in await self.store.load_branches(run_id, rec.step)}
+            meta["branches"] = [
+                None
+                if i not in got or got[i].delta is None
+                else self.decode(cast(bytes, got[i].delta), run_id, rec.step, f"branch {i} delta")
+                for i in range(max(got, default=-1) + 1)
+            ]
+        return meta
 
     def next_of(self, latest: Latest) -> Next:
         """Where the run goes after its last committed step."""

@@ -29,8 +29,10 @@ from graphengine.store import RunExistsError as StoreRunExistsError
 
 from ._encoding import FAN_OUT_NODE, decode_events
 from ._loop import FirstHop, drive
+from ._replay import ReplayReport, replay_run
 from ._runtime import Runtime, dumps, error_delta, run_meta, state_check, state_copier
 from ._spec import GraphSpec, graph_spec
+from ._stream import RunStream, stream_resume, stream_run
 from .errors import (
     DuplicateNodeError,
     GraphValidationError,
@@ -43,10 +45,8 @@ from .history import StepView, field_sizes
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
 from .reducer import Reducer, default_reducer, is_pure
-from .replay import ReplayReport, replay_run
 from .route_codec import RouteCodec
 from .routing import NextKind, goto
-from .stream import RunStream, stream_resume, stream_run
 from .subgraph import Subgraph
 from .versions import Migration, VersionMap
 from .viz import RunPath, render, to_dot, to_mermaid
@@ -514,7 +514,7 @@ class Engine(Generic[S]):
         """`run`, yielding the run's events as they happen: `async for ev in g.stream(...)`.
 
         Deltas ride on `node_end` events, `states=True` adds the state after each step; the
-        buffering policy, ordering and isolation are described in `graphengine.stream`.
+        buffering policy, ordering and isolation are described in `graphengine._stream` (`RunStream`).
         """
         return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._replay import ReplayReport
 from .engine import Engine
-from .replay import ReplayReport
 
 __all__ = ["assert_replays"]
 

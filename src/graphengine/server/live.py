@@ -19,12 +19,11 @@ from bisect import bisect_left, bisect_right
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from graphengine.emit import Event
 from graphengine.store import RunStatus
 
-from .._encoding import FAN_OUT_NODE
 from ..engine import Engine
 from .errors import AlreadyRunningError, NotRunningError, status_of
 from .forms import event_doc
@@ -301,20 +300,6 @@ class RunManager:
                 seq = seq_of.get(rec.step)
                 if seq is None:
                     continue
-                delta = None if rec.delta is None else eng.decode(rec.delta, live.run_id, rec.step, "delta")
-                meta: dict[str, Any] = {
-                    "delta": delta,
-                    "route": eng.route(rec),
-                    "attempt": rec.attempt,
-                    "error": rec.error,
-                }
-                if rec.node_id == FAN_OUT_NODE:
-                    got = {b.branch: b for b in await eng.store.load_branches(live.run_id, rec.step)}
-                    meta["branches"] = [
-                        None
-                        if i not in got or got[i].delta is None
-                        else eng.decode(cast(bytes, got[i].delta), live.run_id, rec.step, f"branch {i} delta")
-                        for i in range(max(got, default=-1) + 1)
-                    ]
+                meta = await eng.step_meta(rec)
                 ev = Event(live.run_id, rec.step, rec.node_id, "", meta, kind="step", ts=rec.ts)
                 yield event_doc(ev, seq)

@@ -54,8 +54,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 from graphengine.emit import Event, MultiEmitter
 from graphengine.store import BranchRecord, RunRecord, StepRecord, Store
 
-from ._encoding import FAN_OUT_NODE
-
 if TYPE_CHECKING:
     from .engine import Engine
 
@@ -227,21 +225,8 @@ class RunStream(Generic[S]):
                         if states:
                             state = rt.decode(rec.initial, run_id, 0, "initial")
                         continue
-                    delta = None if rec.delta is None else rt.decode(rec.delta, run_id, rec.step, "delta")
-                    meta: dict[str, Any] = {
-                        "delta": delta,
-                        "route": rt.route(rec),
-                        "attempt": rec.attempt,
-                        "error": rec.error,
-                    }
-                    if rec.node_id == FAN_OUT_NODE:
-                        got = {b.branch: b for b in await eng.store.load_branches(run_id, rec.step)}
-                        meta["branches"] = [
-                            None
-                            if i not in got or got[i].delta is None
-                            else rt.decode(cast(bytes, got[i].delta), run_id, rec.step, f"branch {i} delta")
-                            for i in range(max(got, default=-1) + 1)
-                        ]
+                    meta = await rt.step_meta(rec)
+                    delta = meta["delta"]
                     if states:
                         if rec.state is not None:
                             state = rt.decode(rec.state, run_id, rec.step, "state")
