@@ -17,11 +17,12 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
 """
 
 from ._encoding import FAN_OUT_NODE
+from ._reads import Interrupt
 from ._replay import Divergence, ReplayReport
 from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
 from .context import Context, InterruptSignal, Tool, ToolCallError
-from .engine import Engine, Interrupt
+from .engine import Engine
 from .errors import (
     BudgetExceededError,
     DeltaTypeError,

@@ -7,15 +7,12 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, TypeVar, overload
 
 from graphengine.emit import Emitter, Event, EventKind, NullEmitter
 from graphengine.store import (
-    Checkpoint,
     Codec,
-    CorruptRecordError,
     InvalidIdError,
     JsonCodec,
     MemoryStore,
@@ -27,8 +24,9 @@ from graphengine.store import (
 )
 from graphengine.store import RunExistsError as StoreRunExistsError
 
-from ._encoding import FAN_OUT_NODE, decode_events
+from ._encoding import FAN_OUT_NODE
 from ._loop import FirstHop, drive
+from ._reads import Interrupt, RunReads
 from ._replay import ReplayReport, replay_run
 from ._runtime import Runtime, dumps, error_delta, run_meta, state_check, state_copier
 from ._spec import GraphSpec, graph_spec
@@ -41,7 +39,6 @@ from .errors import (
     StateValidationError,
 )
 from .graph import CompiledGraph, Edge, NodeSpec, Wiring, compile_graph
-from .history import StepView, field_sizes
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
 from .reducer import Reducer, default_reducer, is_pure
@@ -65,23 +62,7 @@ _GOTO = NextKind.GOTO
 _log = logging.getLogger("graphengine")
 
 
-@dataclass(frozen=True, slots=True)
-class Interrupt:
-    """A paused run waiting for input."""
-
-    run_id: str
-    """The run."""
-    step: int
-    """The last committed step."""
-    node_id: str
-    """The node that will run on resume (and receive the input)."""
-    payload: Any
-    """What the node asked (None for an `interrupt_before` pause)."""
-    before: bool
-    """True when the run paused before `node_id` (`interrupt_before`), False when the node interrupted."""
-
-
-class Engine(Generic[S]):
+class Engine(RunReads[S]):
     """A typed graph of nodes over one state type `S`, with durable, resumable runs.
 
     Wire it with `add`, `start_at`, `connect` and `on_error`; the graph is validated before the
@@ -538,90 +519,6 @@ class Engine(Generic[S]):
     ) -> Path:
         """Draw the graph to a file through Graphviz `dot` (`RenderError` naming the fix if it is missing)."""
         return render(self, path, format=format, highlight=highlight)
-
-    async def get_state(self, run_id: str) -> S:
-        """The state after the run's last committed step (`RunNotFoundError` if unknown)."""
-        rt = self.runtime()
-        return rt.fold(await rt.latest(run_id))
-
-    async def get_run(self, run_id: str) -> RunRecord:
-        """The run's record: status, last error, fingerprint (`RunNotFoundError` if unknown)."""
-        return await self.runtime().get_run(run_id)
-
-    async def get_interrupt(self, run_id: str) -> Interrupt | None:
-        """What an interrupted run waits for (node, payload), or None if it is not interrupted."""
-        rt = self.runtime()
-        latest = await rt.latest(run_id)
-        nxt = rt.next_of(latest)
-        # A committed interrupt step is pending whatever the status says: the status write
-        # after it may have been lost to a crash, or a resume with input may have died.
-        if nxt.kind is NextKind.INTERRUPT and latest.last is not None:
-            return Interrupt(run_id, latest.last_step, latest.last.node_id, nxt.payload, False)
-        if latest.run.status is RunStatus.INTERRUPTED and nxt.kind is _GOTO:
-            return Interrupt(run_id, latest.last_step, nxt.target, None, True)
-        return None
-
-    async def history(self, run_id: str) -> list[StepView[S]]:
-        """Every committed step of the run, decoded, with the state after each."""
-        run = await self.get_run(run_id)
-        rt = self.runtime()
-        rt.compiled()
-        vm = rt.versions(run)
-        state = rt.decode(run.initial, run_id, 0, "initial", vm)
-        out: list[StepView[S]] = []
-        for rec in await self.store.load_steps(run_id):
-            delta = None if rec.delta is None else rt.decode(rec.delta, run_id, rec.step, "delta", vm)
-            if rec.state is not None:
-                state = rt.decode(rec.state, run_id, rec.step, "state", vm)
-            elif delta is not None:
-                # The previous view keeps its state: an impure reducer works on a copy.
-                state = rt.merge(state, delta, run_id, rec.step, rec.node_id, keep=True)
-            try:
-                events = decode_events(rec.events)
-            except (ValueError, TypeError) as exc:
-                raise CorruptRecordError(
-                    f"run {run_id!r} step {rec.step}: stored events do not decode: {exc}",
-                    run_id=run_id,
-                    step=rec.step,
-                    field="events",
-                ) from exc
-            out.append(
-                StepView(
-                    step=rec.step,
-                    node_id=rec.node_id,
-                    delta=delta,
-                    state=state,
-                    route=rt.route(rec),
-                    attempt=rec.attempt,
-                    error=rec.error,
-                    ts=rec.ts,
-                    sizes=field_sizes(rec.delta),
-                    events=events,
-                )
-            )
-        return out
-
-    async def checkpoint(self, run_id: str, label: str) -> int:
-        """Save the run's current state under `label`; returns the step it was taken at."""
-        rt = self.runtime()
-        latest = await rt.latest(run_id)
-        state = rt.fold(latest)
-        await self.store.save_checkpoint(
-            Checkpoint(run_id=run_id, label=label, step=latest.last_step, state=self.codec.encode(state))
-        )
-        return latest.last_step
-
-    async def load_checkpoint(self, run_id: str, label: str) -> S:
-        """The state saved under `label` (`RunNotFoundError` if there is no such checkpoint)."""
-        cp = await self.store.load_checkpoint(run_id, label)
-        if cp is None:
-            raise RunNotFoundError(f"run {run_id!r} has no checkpoint {label!r}", run_id=run_id)
-        run = await self.get_run(run_id)
-        rt = self.runtime()
-        return rt.decode(cp.state, run_id, cp.step, f"checkpoint {label!r}", rt.versions(run))
-
-    save_checkpoint = checkpoint
-    """The seed's name for `checkpoint`."""
 
     async def replay(self, run_id: str, *, allow_graph_change: bool = False) -> ReplayReport:
         """Re-execute every recorded step against its recorded input and compare; writes nothing.
