@@ -157,7 +157,19 @@ STORE_BACKENDS: list[StoreBackend] = [
 @pytest.fixture(params=STORE_BACKENDS, ids=lambda b: b.name)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
     """An empty store of each backend in `STORE_BACKENDS`."""
-    backend: StoreBackend = request.param
+    async with _open_backend(request.param, tmp_path) as s:
+        yield s
+
+
+@pytest.fixture(params=[b for b in STORE_BACKENDS if b.name != "memory"], ids=lambda b: b.name)
+async def sql_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    """An empty store of each SQL backend (for damage only a database allows: rows deleted by hand)."""
+    async with _open_backend(request.param, tmp_path) as s:
+        yield s
+
+
+@asynccontextmanager
+async def _open_backend(backend: StoreBackend, tmp_path: Path) -> AsyncIterator[Store]:
     reason = backend.unavailable()
     if reason is not None:
         if backend.server and os.environ.get("CI", "").lower() == "true":

@@ -400,11 +400,10 @@ async def test_pruned_history_starting_at_a_snapshot_is_not_a_gap(store: Store) 
     assert latest is not None and latest.base_step == 4 and latest.last_step == 6
 
 
-async def test_steps_orphaned_by_a_deleted_run_row_are_never_folded_into_a_new_run(store: Store) -> None:
+async def test_steps_orphaned_by_a_deleted_run_row_are_never_folded_into_a_new_run(sql_store: Store) -> None:
     """The run row deleted under its steps (foreign keys off): a new run with that id is refused,
     and reading the orphans raises `CorruptRecordError` naming the run and its first step."""
-    if isinstance(store, MemoryStore):
-        pytest.skip("a MemoryStore run owns its steps: one cannot outlive the other")
+    store = sql_store  # a MemoryStore run owns its rows: none can outlive it
     await _with_steps(store, "r", 3)
     await _raw(store, "DELETE FROM runs WHERE run_id = ?", "r", no_fk=True)
     with pytest.raises(CorruptRecordError) as err:
@@ -417,10 +416,9 @@ async def test_steps_orphaned_by_a_deleted_run_row_are_never_folded_into_a_new_r
         await store.load_latest("r")
 
 
-async def test_orphaned_checkpoints_also_block_a_new_run(store: Store) -> None:
+async def test_orphaned_checkpoints_also_block_a_new_run(sql_store: Store) -> None:
     """Checkpoints whose run row is gone make `create_run` of that id a `CorruptRecordError`."""
-    if isinstance(store, MemoryStore):
-        pytest.skip("a MemoryStore run owns its checkpoints")
+    store = sql_store  # a MemoryStore run owns its rows: none can outlive it
     await store.create_run(_run("r"))
     await store.save_checkpoint(Checkpoint("r", "l", 0, b"x"))
     await _raw(store, "DELETE FROM runs WHERE run_id = ?", "r", no_fk=True)
