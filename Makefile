@@ -41,7 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench planner
 
 crash-test: $(STAMP)
-	CRASH_RUNS=300 $(BIN)/python -m pytest -q tests/test_crash_sigkill.py
+	CRASH_RUNS=300 $(BIN)/python -m pytest -q tests/engine/test_crash_sigkill.py
 
 clean:
 	rm -rf $(VENV) .venv-3.* .pytest_cache .mypy_cache .ruff_cache

@@ -1,6 +1,6 @@
 """The graph the SIGKILL crash test runs, its side log and the driver that takes a run to its end.
 
-Imported by `worker.py` (the child process the test kills) and by `tests/test_crash_sigkill.py`
+Imported by `worker.py` (the child process the test kills) and by `tests/engine/test_crash_sigkill.py`
 (for the uninterrupted reference run and to read the side log back). Everything a run stores is
 deterministic: node deltas and routes depend only on the state, `ctx.step`, `ctx.attempt` and the
 branch index, never on the clock, the pid or the random sleeps that only widen the kill windows.

@@ -19,7 +19,7 @@ driven inline, an I/O table through a private event loop thread of the saver. Fr
 running loop, use the async methods (`ainvoke`), as with LangGraph's own async savers.
 
 Passes LangGraph's conformance suite (`langgraph-checkpoint-conformance`), base and extended
-capabilities (`delete_for_runs`, `copy_thread`, `prune`); see `tests/test_saver_conformance.py`.
+capabilities (`delete_for_runs`, `copy_thread`, `prune`); see `tests/adapters/test_saver_conformance.py`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Decisions a caller should know:
   branch and status writes are conditioned on the token in the same statement, with a locking
   read of the run row (`LOCK IN SHARE MODE`) so a concurrent claim and a stale write serialize.
 - Driver exceptions are translated in ONE table (`_TRANSLATE`, by exception class, each entry
-  looking at the MySQL error number), checked complete by `tests/test_store_mysql.py`.
+  looking at the MySQL error number), checked complete by `tests/store/test_store_mysql.py`.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ Decisions a caller should know:
   server: asyncpg's default reset query (`RESET ALL`, `UNLISTEN *`, ...) would be a second round
   trip on every statement. A connection returned inside a transaction is still rolled back.
 - Driver exceptions are translated in ONE table keyed by SQLSTATE class and client exception
-  name (`_TRANSLATE`, checked complete by `tests/test_store_postgres.py`).
+  name (`_TRANSLATE`, checked complete by `tests/store/test_store_postgres.py`).
 """
 
 from __future__ import annotations

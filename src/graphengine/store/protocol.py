@@ -15,7 +15,7 @@ __all__ = ["LeaseStore", "Store"]
 class Store(Protocol):
     """Durable home of runs, their step records and named checkpoints.
 
-    Contract (checked by `tests/test_store_contract.py` against every backend):
+    Contract (checked by `tests/store/test_store_contract.py` against every backend):
     - `save_step` is atomic: after it returns the step survives a crash of the process; a
       failed or interrupted call leaves nothing visible. A second write of the same
       (run id, step) raises `StepConflictError` and changes nothing.
@@ -121,7 +121,7 @@ class Store(Protocol):
 class LeaseStore(Store, Protocol):
     """A `Store` whose runs can be owned by one worker at a time, with fencing (optional extension).
 
-    Contract (checked by `tests/test_store_leases.py` against every backend that has it):
+    Contract (checked by `tests/store/test_store_leases.py` against every backend that has it):
     - `claim` gives a run to a worker until the lease expires (database clock), with a fencing
       token greater than any earlier claim's. It fails (None) while another worker's lease is live.
     - While this store object holds a lease on a run (from `claim` until `release`), its writes to

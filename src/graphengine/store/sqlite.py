@@ -287,7 +287,7 @@ def _checkpoint_from_row(row: Sequence[Any]) -> Checkpoint:
 
 # --------------------------------------------------------------------------------------------
 # Driver exceptions -> StoreError. ONE table, keyed by every exception class sqlite3 defines
-# (tests/test_store_sqlite.py fails if sqlite3 grows one that is missing). Each entry picks the
+# (tests/store/test_store_sqlite.py fails if sqlite3 grows one that is missing). Each entry picks the
 # StoreError subclass from the SQLite result code and the operation that failed.
 
 _Op = Op

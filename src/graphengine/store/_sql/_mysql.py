@@ -1,7 +1,7 @@
 """MySQL and MariaDB driver glue (asyncmy) shared by `MySQLStore` and the LangGraph checkpoint tables.
 
 Driver exceptions are translated in ONE table (`TRANSLATE`, by exception class, each entry looking
-at the MySQL error number), checked complete by `tests/test_store_mysql.py`.
+at the MySQL error number), checked complete by `tests/store/test_store_mysql.py`.
 """
 
 from __future__ import annotations

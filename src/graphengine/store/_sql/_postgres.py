@@ -1,7 +1,7 @@
 """PostgreSQL driver glue (asyncpg) shared by `PostgresStore` and the LangGraph checkpoint tables.
 
 Driver exceptions are translated in ONE table keyed by SQLSTATE class and client exception name
-(`TRANSLATE`, checked complete by `tests/test_store_postgres.py`).
+(`TRANSLATE`, checked complete by `tests/store/test_store_postgres.py`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ CREATE_SCHEMA: Final = "SELECT format('CREATE SCHEMA IF NOT EXISTS %I', $1::text
 # --------------------------------------------------------------------------------------------
 # Driver exceptions -> StoreError. ONE table: server errors are keyed by their SQLSTATE class
 # (the first two characters of `sqlstate`), client-side errors by exception class name (walked
-# up the MRO). tests/test_store_postgres.py fails if asyncpg defines a SQLSTATE class or a
+# up the MRO). tests/store/test_store_postgres.py fails if asyncpg defines a SQLSTATE class or a
 # client exception that has no entry. Each entry picks the StoreError subclass from the
 # exception and the operation that failed.
 

@@ -86,7 +86,7 @@ async def test_runtime_follows_the_engines_store_and_compiles_once() -> None:
 
 def test_no_module_outside_engine_reads_an_engine_private() -> None:
     """Other modules use `Engine.runtime()` and `Engine.spec()`, never the engine's private attributes."""
-    src = Path(__file__).resolve().parents[1] / "src"
+    src = Path(__file__).resolve().parents[2] / "src"
     private = re.compile(r"\b(?:eng|engine|self\.engine|self\._engine)\._(?!_)[a-z]\w*")
     found = [
         f"{path.relative_to(src)}:{i}: {line.strip()}"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from test_cli import APP, STORE, cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 BROKEN = """
 def build(store):

@@ -210,7 +210,7 @@ _HOLDER = textwrap.dedent(
 )
 
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _spawn(kind: str, dsn: str, where: str) -> subprocess.Popen[str]:

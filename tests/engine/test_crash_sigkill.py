@@ -50,7 +50,7 @@ from crash.graph import (
 from graphengine import FAN_OUT_NODE
 from graphengine.store import BranchRecord, RunRecord, RunStatus, SQLiteStore, StepRecord
 
-WORKER = Path(__file__).parent / "crash" / "worker.py"
+WORKER = Path(__file__).resolve().parents[1] / "crash" / "worker.py"
 KILLS = int(os.environ.get("CRASH_RUNS", "30"))
 SEED = int(os.environ.get("CRASH_SEED", str(random.SystemRandom().randrange(2**32))))
 JOBS = int(os.environ.get("CRASH_JOBS", "2"))

@@ -30,7 +30,7 @@ from graphengine.store import (
 )
 from graphengine.store.sqlite import SCHEMA_VERSION
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_rec(run_id: str = "r1") -> RunRecord:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 APP = '''
 """A tiny app for the CLI tests: count to 3, optionally pausing for approval."""

@@ -18,7 +18,7 @@ httpx = pytest.importorskip("httpx")
 
 from test_server import APP  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "live-test-token"
 AUTH = {"authorization": f"Bearer {TOKEN}"}
 

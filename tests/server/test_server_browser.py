@@ -30,7 +30,7 @@ pytest.importorskip("fastapi", reason="the server extra is not installed (pip in
 pytest.importorskip("uvicorn", reason="the server extra is not installed (pip install graphengine[server])")
 httpx = pytest.importorskip("httpx")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -4,7 +4,7 @@ The main test starts three real `graphengine worker test_workers_graph:build` pr
 2-second leases, submits 200 runs of a graph with fan-outs, SIGKILLs one worker a third of the way
 through and SIGSTOPs another past its lease (until another worker has taken over one of its
 runs) before SIGCONTing it, and checks from the store and the side log every node appends to
-(`tests/test_workers_graph.py`) that:
+(`tests/workers/test_workers_graph.py`) that:
 
 1. every run is done, with the final state and the dense steps 1..N of an uninterrupted run;
 2. no committed step or branch was executed again: every node execution carries the fencing
@@ -43,7 +43,7 @@ from graphengine import RunExistsError
 from graphengine.store import LeaseStore, MemoryStore, MySQLStore, PostgresStore, RunStatus
 from graphengine.workers import RunQueue
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RUNS = 200
 TTL = 2.0
 """Seconds a worker's lease lasts (renewed every TTL / 3); jobs of a silent worker move after 2 * TTL."""
@@ -119,7 +119,7 @@ def _spawn(s: Setup, n: int, side: Path) -> tuple[subprocess.Popen[bytes], Path]
     err = s.tmp / f"worker{n}.err"
     env = dict(
         os.environ,
-        PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), str(ROOT)]),
+        PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "workers"), str(ROOT / "tests"), str(ROOT)]),
         GRAPHENGINE_TEST_SIDE_LOG=str(side),
     )
     cmd = [sys.executable, "-m", "graphengine", "worker", "test_workers_graph:build"]
@@ -328,7 +328,11 @@ async def test_submit_refuses_a_taken_run_id(setup: Setup) -> None:
 
 def test_worker_command_refuses_a_store_without_leases(tmp_path: Path) -> None:
     """`graphengine worker` on a store without leases exits 2 naming the stores that have them."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "tests"), GRAPHENGINE_TEST_SIDE_LOG=str(tmp_path / "s.log"))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "workers"), str(ROOT / "tests")]),
+        GRAPHENGINE_TEST_SIDE_LOG=str(tmp_path / "s.log"),
+    )
     out = subprocess.run(
         [sys.executable, "-m", "graphengine", "worker", "test_workers_graph:build", "--store", "memory://"],
         cwd=ROOT,
