@@ -1,6 +1,6 @@
 """Replay a plan against a problem in the shared JSON format and price it with the problem's costs.
 
-Same rules as ``../shared/problems/validate.py`` (numeric extension included), written again here
+Same rules as ``tests/data/problems/validate.py`` (numeric extension included), written again here
 so the benchmark judges every planner — ours too — with a checker that shares no code with any of
 them.
 """

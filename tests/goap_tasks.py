@@ -9,7 +9,7 @@ from goap import ActionSpec
 
 
 def gripper(balls: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], list[ActionSpec]]:
-    """Gripper as ``../shared/problems/generate.py`` writes it: a robot in room A or B with two
+    """Gripper as the generated family in ``tests/data/problems`` has it: a robot in room A or B with two
     grippers moves every ball from A to B. The balls are one class of interchangeable objects (so
     are the grippers); from 30 balls on the packed states are wider than 64 bits. Returns
     ``(initial state, goal conditions, actions)``; the optimum is ``2 * len(balls)`` picks and drops

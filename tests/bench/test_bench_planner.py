@@ -77,7 +77,7 @@ def switch_problem(name: str = "switch", expect: str = "plan") -> dict[str, Any]
 
 @pytest.fixture
 def problems_dir(tmp_path: Path) -> Path:
-    """A problem folder shaped like ../shared/problems, with one task at the top and one in ipc/."""
+    """A problem folder shaped like tests/data/problems, with one task at the top and one in ipc/."""
     (tmp_path / "ipc").mkdir()
     (tmp_path / "switch.json").write_text(json.dumps(switch_problem()))
     (tmp_path / "ipc" / "dark.json").write_text(json.dumps(switch_problem("dark", "no_plan")))

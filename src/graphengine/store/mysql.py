@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, check_pool_size, meta_text, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
 from ._sql._mysql import OTHER_ERRORS, RETRYABLE, TRANSLATE, driver, errno, parse_dsn, text, translate
 from .errors import (
     StoreError,
@@ -269,16 +269,9 @@ class MySQLStore(PoolMixin, LeaseMixin):
         self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
     ) -> None:
         self._conn_args = parse_dsn(dsn)
-        check_pool_size(min_size, max_size)
+        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS)
         self.database: str = self._conn_args["db"]
         """The database holding this store's tables."""
-        self.min_size = min_size
-        """Connections the pool keeps open."""
-        self.max_size = max_size
-        """Most connections the pool opens."""
-        self.connect_timeout = connect_timeout
-        """Seconds to wait for a connection before `StoreUnavailableError`."""
-        self._errors: tuple[type[BaseException], ...] = OTHER_ERRORS
         self._init_pool()
         self._init_sql()
 

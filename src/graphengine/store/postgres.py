@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, check_pool_size, meta_text, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
 from ._sql._postgres import (
     CREATE_SCHEMA,
     OTHER_ERRORS,
@@ -263,18 +263,11 @@ class PostgresStore(PoolMixin, LeaseMixin):
     ) -> None:
         if not SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema={schema!r}; expected a lower-case SQL identifier ([a-z_][a-z0-9_]*)")
-        check_pool_size(min_size, max_size)
+        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS)
         self.dsn = dsn
         """Where the database is (a libpq-style URL)."""
         self.schema = schema
         """The PostgreSQL schema holding this store's tables."""
-        self.min_size = min_size
-        """Connections the pool keeps open."""
-        self.max_size = max_size
-        """Most connections the pool opens (the most statements in flight at once)."""
-        self.connect_timeout = connect_timeout
-        """Seconds to wait for a connection before `StoreUnavailableError`."""
-        self._errors: tuple[type[BaseException], ...] = OTHER_ERRORS
         self._init_pool()
         self._init_sql()
 

@@ -28,7 +28,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import quote
 
-from graphengine.store._sql import LoopPoolsMixin, check_pool_size
+from graphengine.store._sql import LoopPoolsMixin
 from graphengine.store._sql import Op as _Op
 from graphengine.store._sql import terminate as _terminate
 from graphengine.store._sql._mysql import OTHER_ERRORS as _OTHER_ERRORS
@@ -196,17 +196,10 @@ class MySQLCheckpointTable(LoopPoolsMixin):
         self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
     ) -> None:
         self._conn_args = _parse_dsn(dsn)
-        check_pool_size(min_size, max_size)
+        self._init_settings(min_size, max_size, connect_timeout, _OTHER_ERRORS)
         self.database: str = self._conn_args["db"]
         """The database holding the `lg_*` tables."""
-        self.min_size = min_size
-        """Connections each loop's pool keeps open."""
-        self.max_size = max_size
-        """Most connections each loop's pool opens."""
-        self.connect_timeout = connect_timeout
-        """Seconds to wait for a connection before `StoreUnavailableError`."""
         self._dsn = dsn
-        self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
         self._init_pools()
 
     @classmethod

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Final
 
-from graphengine.store._sql import LoopPoolsMixin, check_pool_size
+from graphengine.store._sql import LoopPoolsMixin
 from graphengine.store._sql import Op as _Op
 from graphengine.store._sql._postgres import CREATE_SCHEMA as _CREATE_SCHEMA
 from graphengine.store._sql._postgres import OTHER_ERRORS as _OTHER_ERRORS
@@ -177,18 +177,11 @@ class PostgresCheckpointTable(LoopPoolsMixin):
     ) -> None:
         if not _SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema={schema!r}; expected a lower-case SQL identifier ([a-z_][a-z0-9_]*)")
-        check_pool_size(min_size, max_size)
+        self._init_settings(min_size, max_size, connect_timeout, _OTHER_ERRORS)
         self.dsn = dsn
         """Where the database is (a libpq-style URL)."""
         self.schema = schema
         """The PostgreSQL schema holding the `lg_*` tables."""
-        self.min_size = min_size
-        """Connections each loop's pool keeps open."""
-        self.max_size = max_size
-        """Most connections each loop's pool opens."""
-        self.connect_timeout = connect_timeout
-        """Seconds to wait for a connection before `StoreUnavailableError`."""
-        self._errors: tuple[type[BaseException], ...] = _OTHER_ERRORS
         self._init_pools()
 
     @classmethod

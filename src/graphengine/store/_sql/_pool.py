@@ -52,7 +52,28 @@ def terminate(pool: Any) -> None:
         pool.terminate()
 
 
-class PoolMixin:
+class PoolSettings:
+    """The sizes and timeout every pooled backend takes, checked once (`check_pool_size`)."""
+
+    min_size: int
+    """Connections a pool keeps open."""
+    max_size: int
+    """Most connections a pool opens (the most statements in flight at once)."""
+    connect_timeout: float
+    """Seconds to wait for a connection before `StoreUnavailableError`."""
+
+    def _init_settings(
+        self, min_size: int, max_size: int, connect_timeout: float, errors: tuple[type[BaseException], ...]
+    ) -> None:
+        check_pool_size(min_size, max_size)
+        self.min_size = min_size
+        self.max_size = max_size
+        self.connect_timeout = connect_timeout
+        # the driver's own error classes join these once it is imported (in `_connect`)
+        self._errors: tuple[type[BaseException], ...] = errors
+
+
+class PoolMixin(PoolSettings):
     """A connection pool opened lazily inside the running event loop, reopened in another loop.
 
     The backend supplies `_connect` (open and migrate) and `_close_pool` (a polite close).
@@ -123,7 +144,7 @@ class PoolMixin:
         await self.close()
 
 
-class LoopPoolsMixin:
+class LoopPoolsMixin(PoolSettings):
     """One pool per event loop, each opened lazily in its loop and kept while the loop lives.
 
     For users driven from several loops at once (the LangGraph saver's sync bridge loop and the
