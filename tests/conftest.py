@@ -9,20 +9,16 @@ report a backend as passing when it did not run.
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import os
-import socket
-import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
+from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, postgres_store, server_unavailable
 
-from graphengine.store import MemoryStore, MySQLStore, PostgresStore, SQLiteStore, Store
+from graphengine.store import MemoryStore, SQLiteStore, Store
 
 
 @dataclass(frozen=True)
@@ -50,84 +46,10 @@ async def _sqlite(tmp_path: Path) -> AsyncIterator[Store]:
         yield s
 
 
-POSTGRES_DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
-"""The PostgreSQL server tests use; each test gets a schema of its own in it."""
-MYSQL_DSN = os.environ.get("GRAPHENGINE_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
-"""The MySQL/MariaDB server tests use; each test gets a database of its own on it."""
-
-
-@functools.cache
-def _server_unavailable(dsn: str, driver: str, extra: str) -> str | None:
-    """Why a server backend cannot run here: its driver is missing or nothing listens at `dsn`."""
-    if importlib.util.find_spec(driver) is None:
-        return f"driver {driver!r} is not installed (pip install 'graphengine[{extra}]')"
-    url = urlsplit(dsn)
-    try:
-        socket.create_connection((url.hostname or "127.0.0.1", url.port or 0), timeout=2).close()
-    except OSError as exc:
-        return f"no server at {url.hostname}:{url.port}: {exc}"
-    return None
-
-
-def unique_name(prefix: str) -> str:
-    """A schema/database name no other test (or test process) uses."""
-    return f"{prefix}_{uuid.uuid4().hex[:16]}"
-
-
-@asynccontextmanager
-async def postgres_store(schema: str | None = None) -> AsyncIterator[PostgresStore]:
-    """A `PostgresStore` in a fresh schema of its own, dropped afterwards."""
-    import asyncpg
-
-    schema = schema or unique_name("t")
-    try:
-        async with PostgresStore(POSTGRES_DSN, schema=schema, min_size=1, max_size=4) as s:
-            yield s
-    finally:
-        conn = await asyncpg.connect(POSTGRES_DSN)
-        try:
-            # The name is ours (unique_name), not user text; identifiers cannot be bound.
-            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        finally:
-            await conn.close()
-
-
 @asynccontextmanager
 async def _postgres(tmp_path: Path) -> AsyncIterator[Store]:
     async with postgres_store() as s:
         yield s
-
-
-@asynccontextmanager
-async def mysql_store(database: str | None = None) -> AsyncIterator[MySQLStore]:
-    """A `MySQLStore` in a fresh database of its own, dropped afterwards."""
-    import asyncmy
-
-    database = database or unique_name("t")
-    url = urlsplit(MYSQL_DSN)
-    server = {
-        "host": url.hostname,
-        "port": url.port or 3306,
-        "user": url.username or "root",
-        "password": url.password or "",
-    }
-    conn = await asyncmy.connect(**server)
-    try:
-        async with conn.cursor() as cur:
-            # The name is ours (unique_name), not user text; identifiers cannot be bound.
-            await cur.execute(f"CREATE DATABASE {database}")
-    finally:
-        conn.close()
-    try:
-        async with MySQLStore(url._replace(path=f"/{database}").geturl(), max_size=4) as s:
-            yield s
-    finally:
-        conn = await asyncmy.connect(**server)
-        try:
-            async with conn.cursor() as cur:
-                await cur.execute(f"DROP DATABASE IF EXISTS {database}")
-        finally:
-            conn.close()
 
 
 @asynccontextmanager
@@ -143,13 +65,13 @@ STORE_BACKENDS: list[StoreBackend] = [
         "postgres",
         _postgres,
         server=True,
-        unavailable=lambda: _server_unavailable(POSTGRES_DSN, "asyncpg", "postgres"),
+        unavailable=lambda: server_unavailable(POSTGRES_DSN, "asyncpg", "postgres"),
     ),
     StoreBackend(
         "mysql",
         _mysql,
         server=True,
-        unavailable=lambda: _server_unavailable(MYSQL_DSN, "asyncmy", "mysql"),
+        unavailable=lambda: server_unavailable(MYSQL_DSN, "asyncmy", "mysql"),
     ),
 ]
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
-from conftest import MYSQL_DSN, POSTGRES_DSN, _server_unavailable, unique_name
+from db_servers import POSTGRES_DSN, mysql_database, unique_name
+from saver_helpers import drop_postgres_schema, require_table
 
 pytest.importorskip("langgraph.checkpoint.conformance")
 
@@ -42,17 +40,6 @@ def _sqlite(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
     return factory
 
 
-async def drop_postgres_schema(schema: str) -> None:
-    """Drop a test's schema (its name is ours, from unique_name; identifiers cannot be bound)."""
-    import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type information
-
-    conn = await asyncpg.connect(POSTGRES_DSN)
-    try:
-        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-    finally:
-        await conn.close()
-
-
 def _postgres(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
     async def factory() -> AsyncIterator[GraphEngineSaver]:
         schema = unique_name("lg")
@@ -63,36 +50,6 @@ def _postgres(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
             await drop_postgres_schema(schema)
 
     return factory
-
-
-@asynccontextmanager
-async def mysql_database() -> AsyncIterator[str]:
-    """The DSN of a fresh MySQL database of its own, dropped afterwards."""
-    import asyncmy
-
-    database = unique_name("lg")
-    url = urlsplit(MYSQL_DSN)
-    server = {
-        "host": url.hostname,
-        "port": url.port or 3306,
-        "user": url.username or "root",
-        "password": url.password or "",
-    }
-
-    async def run(sql: str) -> None:
-        conn = await asyncmy.connect(**server)
-        try:
-            async with conn.cursor() as cur:
-                await cur.execute(sql)
-        finally:
-            conn.close()
-
-    # The name is ours (unique_name), not user text; identifiers cannot be bound.
-    await run(f"CREATE DATABASE {database}")
-    try:
-        yield url._replace(path=f"/{database}").geturl()
-    finally:
-        await run(f"DROP DATABASE IF EXISTS {database}")
 
 
 def _mysql(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
@@ -111,23 +68,6 @@ TABLES: dict[str, Callable[[Path], Callable[[], AsyncIterator[GraphEngineSaver]]
     "postgres": _postgres,
     "mysql": _mysql,
 }
-SERVERS: dict[str, Callable[[], str | None]] = {
-    "postgres": lambda: _server_unavailable(POSTGRES_DSN, "asyncpg", "postgres"),
-    "mysql": lambda: _server_unavailable(MYSQL_DSN, "asyncmy", "mysql"),
-}
-"""Tables on a server: skipped when it is down, except under CI=true, where that fails."""
-
-
-def require_table(table: str) -> None:
-    """Skip (or, under CI=true, fail) when a server table's driver or server is missing."""
-    reason = SERVERS[table]() if table in SERVERS else None
-    if reason is None:
-        return
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"checkpoint table {table!r} is unavailable under CI: {reason}")
-    pytest.skip(f"checkpoint table {table!r} is unavailable: {reason}")
-
-
 @pytest.mark.parametrize("table", list(TABLES))
 async def test_conformance_base_and_extended_capabilities(table: str, tmp_path: Path) -> None:
     """Every capability (put, writes, get, list, delete_thread, delete_for_runs, copy_thread, prune) passes."""

@@ -5,36 +5,18 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
-from typing_extensions import TypedDict
+from saver_helpers import growing
 
 pytest.importorskip("langgraph")
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from langgraph.graph import END, START, StateGraph
 
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
 from graphengine.adapters.langgraph_tables import MemoryCheckpointTable, SQLiteCheckpointTable
 from graphengine.store import SQLiteStore
-
-
-class Grow(TypedDict):
-    """One item more per step next to a field that never changes."""
-
-    items: Annotated[list[int], lambda a, b: [*a, *b]]
-    blob: str
-
-
-def growing(steps: int, saver: Any) -> Any:
-    """A LangGraph loop appending one item per step until `steps` items."""
-    b: Any = StateGraph(Grow)
-    b.add_node("add", lambda s: {"items": [len(s["items"])]})
-    b.add_edge(START, "add")
-    b.add_conditional_edges("add", lambda s: END if len(s["items"]) >= steps else "add")
-    return b.compile(checkpointer=saver)
-
 
 CFG: dict[str, Any] = {"configurable": {"thread_id": "t"}}
 

@@ -9,12 +9,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import MYSQL_DSN, POSTGRES_DSN, mysql_store, postgres_store, unique_name
+from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, postgres_store, unique_name
 
 pytest.importorskip("langgraph")
 
-from test_saver_conformance import drop_postgres_schema, require_table
-from test_saver_graphengine import growing
+from saver_helpers import drop_postgres_schema, growing, require_table
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from graphengine.adapters.langgraph_saver import GraphEngineSaver

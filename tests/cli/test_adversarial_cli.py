@@ -10,16 +10,12 @@ and exit non-zero.
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from test_cli import APP, STORE, cli
-
-ROOT = Path(__file__).resolve().parents[2]
+from cli_app import STORE, cli, write_cli_app
 
 BROKEN = """
 def build(store):
@@ -31,23 +27,13 @@ def build(store):
 def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory with cliapp.py, a store with done run 'r1', a file that is not a database, broken modules."""
     tmp = tmp_path_factory.mktemp("advcli")
-    (tmp / "cliapp.py").write_text(APP)
+    write_cli_app(tmp, paused=False)
     (tmp / "brokenapp.py").write_text(BROKEN)
     (tmp / "importfails.py").write_text("raise ValueError('bad config at import')\n")
     (tmp / "syntaxapp.py").write_text("def build(store:\n")
     (tmp / "notdb.db").write_bytes(b"this is not a database " * 200)
     (tmp / "empty.db").write_bytes(b"")
     (tmp / "adir.db").mkdir()
-    code = (
-        "import asyncio, cliapp\n"
-        "from graphengine.store import SQLiteStore\n"
-        "async def main():\n"
-        "    async with SQLiteStore('runs.db') as s:\n"
-        "        await cliapp.build(s).run('r1', cliapp.C())\n"
-        "asyncio.run(main())\n"
-    )
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp}"}
-    subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, check=True, timeout=60)
     return tmp
 
 

@@ -16,7 +16,7 @@ pytest.importorskip("fastapi", reason="the server extra is not installed (pip in
 pytest.importorskip("uvicorn", reason="the server extra is not installed (pip install graphengine[server])")
 httpx = pytest.importorskip("httpx")
 
-from test_server import APP  # noqa: E402
+from server_app import APP  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "live-test-token"

@@ -11,7 +11,7 @@ schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not i
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 from schemathesis.specs.openapi.checks import missing_required_header, negative_data_rejection  # noqa: E402
-from test_server import load_app_module  # noqa: E402
+from server_app import load_app_module  # noqa: E402
 
 from graphengine.server import create_app  # noqa: E402
 from graphengine.store import MemoryStore  # noqa: E402

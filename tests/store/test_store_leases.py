@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 
 import pytest
-from conftest import MYSQL_DSN, POSTGRES_DSN, _server_unavailable, mysql_store, postgres_store
+from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, postgres_store, server_unavailable
 
 from graphengine.store import (
     BranchRecord,
@@ -37,7 +37,7 @@ _BACKENDS = {
 
 def _open(name: str) -> AbstractAsyncContextManager[PostgresStore] | AbstractAsyncContextManager[MySQLStore]:
     opener, dsn, driver = _BACKENDS[name]
-    reason = _server_unavailable(dsn, driver, name)
+    reason = server_unavailable(dsn, driver, name)
     if reason is not None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"store backend {name!r} is unavailable under CI: {reason}")

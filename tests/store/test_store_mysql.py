@@ -7,7 +7,7 @@ import os
 import sys
 
 import pytest
-from conftest import MYSQL_DSN, _server_unavailable, mysql_store
+from db_servers import MYSQL_DSN, mysql_store, server_unavailable
 
 import graphengine.store.mysql as my_mod
 from graphengine.store import (
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.usefixtures("_mysql_up")
 
 @pytest.fixture
 def _mysql_up() -> None:
-    reason = _server_unavailable(MYSQL_DSN, "asyncmy", "mysql")
+    reason = server_unavailable(MYSQL_DSN, "asyncmy", "mysql")
     if reason is not None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"MySQL is unavailable under CI: {reason}")

@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 import pytest
-from conftest import POSTGRES_DSN, _server_unavailable, postgres_store, unique_name
+from db_servers import POSTGRES_DSN, postgres_store, server_unavailable, unique_name
 
 import graphengine.store.postgres as pg_mod
 from graphengine.store import (
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.usefixtures("_postgres_up")
 def _postgres_up() -> None:
     import os
 
-    reason = _server_unavailable(POSTGRES_DSN, "asyncpg", "postgres")
+    reason = server_unavailable(POSTGRES_DSN, "asyncpg", "postgres")
     if reason is not None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"PostgreSQL is unavailable under CI: {reason}")

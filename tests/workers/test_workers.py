@@ -1,10 +1,10 @@
 """Workers (issue 25): runs dispatched through procrastinate to `graphengine worker` processes on PostgreSQL.
 
-The main test starts three real `graphengine worker test_workers_graph:build` processes with
+The main test starts three real `graphengine worker workers_graph:build` processes with
 2-second leases, submits 200 runs of a graph with fan-outs, SIGKILLs one worker a third of the way
 through and SIGSTOPs another past its lease (until another worker has taken over one of its
 runs) before SIGCONTing it, and checks from the store and the side log every node appends to
-(`tests/workers/test_workers_graph.py`) that:
+(`tests/workers_graph.py`) that:
 
 1. every run is done, with the final state and the dense steps 1..N of an uninterrupted run;
 2. no committed step or branch was executed again: every node execution carries the fencing
@@ -36,8 +36,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import MYSQL_DSN, POSTGRES_DSN, _server_unavailable, mysql_store, unique_name
-from test_workers_graph import WState, build
+from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, unique_name
+from db_servers import server_unavailable as _server_unavailable
+from workers_graph import WState, build
 
 from graphengine import RunExistsError
 from graphengine.store import LeaseStore, MemoryStore, MySQLStore, PostgresStore, RunStatus
@@ -122,7 +123,7 @@ def _spawn(s: Setup, n: int, side: Path) -> tuple[subprocess.Popen[bytes], Path]
         PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "workers"), str(ROOT / "tests"), str(ROOT)]),
         GRAPHENGINE_TEST_SIDE_LOG=str(side),
     )
-    cmd = [sys.executable, "-m", "graphengine", "worker", "test_workers_graph:build"]
+    cmd = [sys.executable, "-m", "graphengine", "worker", "workers_graph:build"]
     cmd += [
         "--store",
         s.store_url,
@@ -334,7 +335,7 @@ def test_worker_command_refuses_a_store_without_leases(tmp_path: Path) -> None:
         GRAPHENGINE_TEST_SIDE_LOG=str(tmp_path / "s.log"),
     )
     out = subprocess.run(
-        [sys.executable, "-m", "graphengine", "worker", "test_workers_graph:build", "--store", "memory://"],
+        [sys.executable, "-m", "graphengine", "worker", "workers_graph:build", "--store", "memory://"],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import pytest
-from conftest import POSTGRES_DSN, _server_unavailable, unique_name
+from db_servers import POSTGRES_DSN, server_unavailable, unique_name
 
 pytest.importorskip("langgraph")
 
@@ -39,7 +39,7 @@ def release_actions() -> list[ActionSpec]:
 
 
 def _postgres_unavailable() -> str | None:
-    return _server_unavailable(POSTGRES_DSN, "psycopg", "dev")
+    return server_unavailable(POSTGRES_DSN, "psycopg", "dev")
 
 
 @pytest.fixture(params=["memory", "postgres"])

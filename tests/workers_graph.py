@@ -1,4 +1,4 @@
-"""The graph `tests/workers/test_workers.py` serves with `graphengine worker test_workers_graph:build`, and its side log.
+"""The graph `tests/workers/test_workers.py` serves with `graphengine worker workers_graph:build`, and its side log.
 
 A run ticks `i` up to `LAST`; at every `SPLIT_EVERY`-th tick it fans out to `WIDTH` branches of
 `work`, joined by `join`. Every node execution, just before its node returns, appends one line to

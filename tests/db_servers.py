@@ -1,0 +1,96 @@
+"""The PostgreSQL and MySQL/MariaDB servers the tests use: where they are, whether they answer,
+and stores in a schema or database of their own that is dropped afterwards.
+
+Test modules and `conftest.py` import these by name (`from db_servers import ...`); no tests live here.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from urllib.parse import urlsplit
+
+from graphengine.store import MySQLStore, PostgresStore
+
+POSTGRES_DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+"""The PostgreSQL server tests use; each test gets a schema of its own in it."""
+MYSQL_DSN = os.environ.get("GRAPHENGINE_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
+"""The MySQL/MariaDB server tests use; each test gets a database of its own on it."""
+
+
+@functools.cache
+def server_unavailable(dsn: str, driver: str, extra: str) -> str | None:
+    """Why a server backend cannot run here: its driver is missing or nothing listens at `dsn`."""
+    if importlib.util.find_spec(driver) is None:
+        return f"driver {driver!r} is not installed (pip install 'graphengine[{extra}]')"
+    url = urlsplit(dsn)
+    try:
+        socket.create_connection((url.hostname or "127.0.0.1", url.port or 0), timeout=2).close()
+    except OSError as exc:
+        return f"no server at {url.hostname}:{url.port}: {exc}"
+    return None
+
+
+def unique_name(prefix: str) -> str:
+    """A schema/database name no other test (or test process) uses."""
+    return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+@asynccontextmanager
+async def postgres_store(schema: str | None = None) -> AsyncIterator[PostgresStore]:
+    """A `PostgresStore` in a fresh schema of its own, dropped afterwards."""
+    import asyncpg
+
+    schema = schema or unique_name("t")
+    try:
+        async with PostgresStore(POSTGRES_DSN, schema=schema, min_size=1, max_size=4) as s:
+            yield s
+    finally:
+        conn = await asyncpg.connect(POSTGRES_DSN)
+        try:
+            # The name is ours (unique_name), not user text; identifiers cannot be bound.
+            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        finally:
+            await conn.close()
+
+
+@asynccontextmanager
+async def mysql_database(database: str | None = None) -> AsyncIterator[str]:
+    """The DSN of a fresh MySQL database of its own (on `MYSQL_DSN`'s server), dropped afterwards."""
+    import asyncmy
+
+    database = database or unique_name("t")
+    url = urlsplit(MYSQL_DSN)
+    server = {
+        "host": url.hostname,
+        "port": url.port or 3306,
+        "user": url.username or "root",
+        "password": url.password or "",
+    }
+
+    async def run(sql: str) -> None:
+        conn = await asyncmy.connect(**server)
+        try:
+            async with conn.cursor() as cur:
+                await cur.execute(sql)
+        finally:
+            conn.close()
+
+    # The name is ours (unique_name), not user text; identifiers cannot be bound.
+    await run(f"CREATE DATABASE {database}")
+    try:
+        yield url._replace(path=f"/{database}").geturl()
+    finally:
+        await run(f"DROP DATABASE IF EXISTS {database}")
+
+
+@asynccontextmanager
+async def mysql_store(database: str | None = None) -> AsyncIterator[MySQLStore]:
+    """A `MySQLStore` in a fresh database of its own, dropped afterwards."""
+    async with mysql_database(database) as dsn, MySQLStore(dsn, max_size=4) as s:
+        yield s

@@ -1,0 +1,61 @@
+"""What the LangGraph checkpoint-table tests share: server checks, schema clean-up, a growing graph.
+
+Test modules import these by name (`from saver_helpers import ...`); no tests live here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import pytest
+from db_servers import MYSQL_DSN, POSTGRES_DSN, server_unavailable
+from typing_extensions import TypedDict
+
+
+async def drop_postgres_schema(schema: str) -> None:
+    """Drop a test's schema (its name is ours, from unique_name; identifiers cannot be bound)."""
+    import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type information
+
+    conn = await asyncpg.connect(POSTGRES_DSN)
+    try:
+        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    finally:
+        await conn.close()
+
+
+SERVERS: dict[str, Callable[[], str | None]] = {
+    "postgres": lambda: server_unavailable(POSTGRES_DSN, "asyncpg", "postgres"),
+    "mysql": lambda: server_unavailable(MYSQL_DSN, "asyncmy", "mysql"),
+}
+"""Tables on a server: skipped when it is down, except under CI=true, where that fails."""
+
+
+def require_table(table: str) -> None:
+    """Skip (or, under CI=true, fail) when a server table's driver or server is missing."""
+    reason = SERVERS[table]() if table in SERVERS else None
+    if reason is None:
+        return
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"checkpoint table {table!r} is unavailable under CI: {reason}")
+    pytest.skip(f"checkpoint table {table!r} is unavailable: {reason}")
+
+
+class Grow(TypedDict):
+    """One item more per step next to a field that never changes."""
+
+    items: Annotated[list[int], lambda a, b: [*a, *b]]
+    blob: str
+
+
+def growing(steps: int, saver: Any) -> Any:
+    """A LangGraph loop appending one item per step until `steps` items."""
+    # Imported here: modules that import this one skip themselves when LangGraph is missing.
+    from langgraph.graph import END, START, StateGraph
+
+    b: Any = StateGraph(Grow)
+    b.add_node("add", lambda s: {"items": [len(s["items"])]})
+    b.add_edge(START, "add")
+    b.add_conditional_edges("add", lambda s: END if len(s["items"]) >= steps else "add")
+    return b.compile(checkpointer=saver)
