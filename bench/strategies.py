@@ -44,6 +44,7 @@ from goap import (
     GoalSpec,
     Objective,
     ResourceConstraint,
+    SolverReport,
     dependencies,
     plan,
 )
@@ -136,7 +137,8 @@ def run_ours(p: Problem) -> tuple[str, tuple[str, ...] | None]:
     """Status and plan names from :class:`goap.CspPipeline`."""
     strategy = CspPipeline(constraints=tuple(p.constraints), objectives=tuple(p.objectives))
     res = plan({}, GoalSpec(p.goal), ours_actions(p), strategy)
-    status = res.solver.status if res.solver is not None else res.status
+    report = res.report(SolverReport)
+    status = report.status if report is not None else res.status
     return status, res.plan.names if res.plan is not None else None
 
 

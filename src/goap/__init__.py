@@ -12,7 +12,7 @@ The default strategy is :class:`AStar` with the LM-cut heuristic: optimal (least
 
 The package is in three layers that import downward only (import-linter contracts in
 pyproject.toml): :mod:`goap.planning` (the model, A*, heuristics; standard library only),
-:mod:`goap.planning._strategy` (CP-SAT pipeline, MCTS, repair, router...) and :mod:`goap.runtime` (the
+:mod:`goap.strategies` (CP-SAT pipeline, MCTS, repair, router...) and :mod:`goap.runtime` (the
 engine graph and its policies). It imports nothing up front: each public name is imported from its
 module on first use (PEP 562), so ``python -m goap plan`` and ``goap.plan`` load only planning
 modules, never the engine, the stores, pydantic or OpenTelemetry that other parts of goap use.

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
         ConstraintViolation,
         Objective,
         ResourceConstraint,
-        SolverReport,
     )
     from goap.planning._errors import (
         ModelError,
@@ -29,12 +28,12 @@ if TYPE_CHECKING:
         UnsupportedConstraintError,
     )
     from goap.planning._explain import NoPlanExplanation, UnreachableCondition
-    from goap.planning._features import ProblemFeatures, RoutingDecision, extract_features
+    from goap.planning._features import ProblemFeatures, extract_features
     from goap.planning._goals import GoalSpec, MultiGoal, SoftGoal, soft_score
     from goap.planning._planner import DefaultStrategy, plan
     from goap.planning._problem import Problem, load_problem, problem_from_dict
     from goap.planning._qos import ActionQos
-    from goap.planning._result import Plan, PlanResult, SearchStats
+    from goap.planning._result import Plan, PlanResult, SearchStats, StrategyReport
     from goap.planning._schedule import Schedule, ScheduledAction, dependencies
     from goap.planning._score import BendableScore, HardSoftScore, Score, SimpleScore
     from goap.planning._strategy import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
@@ -79,7 +78,6 @@ _EXPORTS: dict[str, str] = {
     "ProblemFeatures": "goap.planning._features",
     "ProblemFormatError": "goap.planning._errors",
     "ResourceConstraint": "goap.planning._constraints",
-    "RoutingDecision": "goap.planning._features",
     "STRATEGIES": "goap.planning._strategy",
     "Schedule": "goap.planning._schedule",
     "ScheduledAction": "goap.planning._schedule",
@@ -87,7 +85,7 @@ _EXPORTS: dict[str, str] = {
     "SearchStats": "goap.planning._result",
     "SimpleScore": "goap.planning._score",
     "SoftGoal": "goap.planning._goals",
-    "SolverReport": "goap.planning._constraints",
+    "StrategyReport": "goap.planning._result",
     "TransitionModel": "goap.planning._transitions",
     "UnreachableCondition": "goap.planning._explain",
     "UnsupportedConstraintError": "goap.planning._errors",
@@ -143,7 +141,6 @@ __all__ = [
     "ProblemFeatures",
     "ProblemFormatError",
     "ResourceConstraint",
-    "RoutingDecision",
     "STRATEGIES",
     "Schedule",
     "ScheduledAction",
@@ -151,7 +148,7 @@ __all__ = [
     "SearchStats",
     "SimpleScore",
     "SoftGoal",
-    "SolverReport",
+    "StrategyReport",
     "TransitionModel",
     "UnreachableCondition",
     "UnsupportedConstraintError",

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from goap.planning._conditions import Add, Compare, OneOf, Scalar, holds
 from goap.planning._errors import ModelError
@@ -14,7 +14,33 @@ from goap.planning._errors import ModelError
 if TYPE_CHECKING:
     from goap.planning._qos import ActionQos
 
-__all__ = ["ActionSpec", "ApprovalForm", "CostFunction"]
+__all__ = ["ActionSpec", "ApprovalForm", "CostFunction", "Guard", "GuardStage"]
+
+GuardStage: TypeAlias = Literal["pre", "post"]
+"""When a guard runs: before the action, or on the world it produced."""
+
+
+@runtime_checkable
+class Guard(Protocol):
+    """A check around an action, which :attr:`ActionSpec.guards` holds (see :mod:`goap.runtime`).
+
+    Described here by what the runtime calls on it, so an action can be typed by it; planning
+    never runs a guard.
+    """
+
+    @property
+    def name(self) -> str:
+        """Stable name, used in records and replay."""
+        ...
+
+    @property
+    def stage(self) -> GuardStage:
+        """``"pre"`` or ``"post"``."""
+        ...
+
+    def check(self, action: ActionSpec, world: Mapping[str, Any]) -> Any:
+        """A ``GuardResult`` (or bool/None), or an awaitable of one."""
+        ...
 
 
 class ApprovalForm(Protocol):
@@ -107,7 +133,7 @@ class ActionSpec:
     """Free-form metadata (description, tags)."""
     qos: ActionQos | None = None
     """Retry and re-run policy (:class:`goap.ActionQos`); None: ``max_retries`` retries, re-runnable."""
-    guards: tuple[Any, ...] = ()
+    guards: tuple[Guard, ...] = ()
     """Checks before/after this action (:class:`goap.Guard`); the graph's own guards run too."""
     approval: ApprovalForm | None = None
     """A form (subclass of :class:`goap.Approval`) a person answers before the action runs."""

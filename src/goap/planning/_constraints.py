@@ -1,4 +1,4 @@
-"""Constraints and objectives on whole plans, and the records the CP-SAT pipeline reports.
+"""Constraints and objectives on whole plans, and the explanations of their infeasibility.
 
 A *metric* is a number measured on a plan:
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal
 
 from goap.planning._errors import ModelError, UnsupportedConstraintError
 from goap.planning._explain import NoPlanExplanation
@@ -45,8 +45,6 @@ __all__ = [
     "ConstraintViolation",
     "Objective",
     "ResourceConstraint",
-    "SolverReport",
-    "SolverStatus",
     "constraint_label",
     "goal_constraints",
     "honours_constraints",
@@ -56,9 +54,6 @@ __all__ = [
 
 RESERVED_METRICS = frozenset({"cost", "length", "makespan"})
 """Metric names measured on the plan itself rather than summed from ``resources``."""
-
-SolverStatus: TypeAlias = Literal["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "SKIPPED"]
-"""CP-SAT's verdict: ``FEASIBLE`` means a time limit ended the search before optimality was proven."""
 
 
 def _num(owner: str, name: str, value: float | None) -> None:
@@ -290,44 +285,6 @@ class ConstraintExplanation(NoPlanExplanation):
         out["violations"] = [v.to_dict() for v in self.violations]
         out["message"] = self.message
         return out
-
-
-@dataclass(frozen=True, slots=True)
-class SolverReport:
-    """What CP-SAT did, with the settings that make the result reproducible."""
-
-    status: SolverStatus
-    """``OPTIMAL`` over the candidates, ``FEASIBLE`` (time limit hit: best found, not proven), ..."""
-    seed: int
-    """CP-SAT ``random_seed``."""
-    workers: int
-    """CP-SAT ``num_workers`` (1 keeps the search deterministic)."""
-    time_limit: float | None
-    """Seconds CP-SAT was allowed in total (None: unlimited)."""
-    seconds: float = 0.0
-    """Wall time spent in CP-SAT."""
-    candidates: int = 0
-    """Candidate plans the selection model chose from."""
-    selected: int = -1
-    """Index of the chosen candidate (-1: none)."""
-    levels: tuple[float, ...] = ()
-    """Objective value of each lexicographic level for the chosen plan (lower is better)."""
-    metrics: tuple[tuple[str, float], ...] = ()
-    """Metric values of the chosen plan, sorted by name."""
-    violations: tuple[ConstraintViolation, ...] = ()
-    """The hard constraints in the infeasibility core (INFEASIBLE only)."""
-    soft_violations: tuple[tuple[str, float], ...] = ()
-    """(constraint label, amount) of each violated soft constraint of the chosen plan."""
-    time_limit_hit: bool = False
-    """Whether a time limit ended some solve before optimality was proven."""
-
-    @property
-    def message(self) -> str:
-        """One line, e.g. ``OPTIMAL over 5 candidates (seed=0, workers=1)``."""
-        extra = (
-            "; time limit reached, best solution found is not proven optimal" if self.time_limit_hit else ""
-        )
-        return f"{self.status} over {self.candidates} candidates (seed={self.seed}, workers={self.workers}){extra}"
 
 
 def merge_constraints(sets: Iterable[ConstraintSet]) -> ConstraintSet:

@@ -1,4 +1,4 @@
-"""Cheap features of a planning problem, and the record of a routing decision.
+"""Cheap features of a planning problem.
 
 :func:`extract_features` reads the problem without searching it (a pass over the goal and the
 actions), so a :class:`goap.StrategyRouter` can afford it on every planning call.
@@ -16,7 +16,7 @@ from goap.planning._constraints import ConstrainedGoal, ConstraintSet
 from goap.planning._goals import GoalSpec
 from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
 
-__all__ = ["ProblemFeatures", "RiskProfile", "RoutingDecision", "extract_features"]
+__all__ = ["ProblemFeatures", "RiskProfile", "extract_features"]
 
 RiskProfile: TypeAlias = Literal["strict", "risk-averse", "learned", "hierarchical", "other"]
 """``strict``: the model's expectation is the declared effects; else its divergence policy's kind."""
@@ -48,20 +48,6 @@ class ProblemFeatures:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
-
-
-@dataclass(frozen=True, slots=True)
-class RoutingDecision:
-    """Which strategy a router chose, and why."""
-
-    chosen: str
-    """The registered name of the strategy that ran."""
-    reason: str
-    """Why, in one sentence (the rule that fired, or the classifier's name)."""
-    features: ProblemFeatures
-    """The features the decision was made on."""
-    requested: str = ""
-    """What the classifier returned, when it differs from ``chosen`` (an unknown name)."""
 
 
 def extract_features(

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias, TypeVar
 
 if TYPE_CHECKING:
     # Annotations only: importing a result must not import what produced it (the planning path
     # loads this module; explanations and scores are loaded by the code that makes them).
     from goap.planning._actions import ActionSpec
-    from goap.planning._constraints import SolverReport
     from goap.planning._explain import NoPlanExplanation
-    from goap.planning._features import RoutingDecision
     from goap.planning._schedule import Schedule
     from goap.planning._score import Score
 
-__all__ = ["Plan", "PlanResult", "SearchStats", "Status"]
+__all__ = ["Plan", "PlanResult", "SearchStats", "Status", "StrategyReport"]
 
 Status: TypeAlias = Literal["found", "no_plan", "budget_exhausted"]
 """Outcome of a planning call."""
@@ -88,6 +86,27 @@ class SearchStats:
         )
 
 
+class StrategyReport(Protocol):
+    """What a strategy tells about how it produced a :class:`PlanResult`.
+
+    Planning defines this seam and knows no report type: the strategies implement it (the CP-SAT
+    pipeline's ``SolverReport``, a router's ``RoutingDecision``, both in :mod:`goap.strategies`).
+    """
+
+    @property
+    def kind(self) -> str:
+        """What the report is about (``"solver"``, ``"routing"``); one report of a kind per result."""
+        ...
+
+    @property
+    def message(self) -> str:
+        """One line for people."""
+        ...
+
+
+R = TypeVar("R", bound=StrategyReport)
+
+
 @dataclass(frozen=True, slots=True)
 class PlanResult:
     """The outcome of :func:`goap.plan`.
@@ -113,10 +132,33 @@ class PlanResult:
     """When each action runs (CP-SAT pipeline, when actions declare durations or capacities)."""
     candidates: tuple[Plan, ...] = ()
     """The scored candidate plans a selecting strategy chose from (the chosen one included)."""
-    solver: SolverReport | None = None
-    """What CP-SAT did and with which settings (CP-SAT pipeline)."""
-    routing: RoutingDecision | None = None
-    """Which strategy a router chose and why (:class:`goap.StrategyRouter`)."""
+    reports: tuple[StrategyReport, ...] = ()
+    """What the strategies that produced the result report, at most one of each ``kind``."""
+
+    def report(self, kind: type[R]) -> R | None:
+        """The report of class ``kind`` (e.g. ``result.report(SolverReport)``), or None."""
+        for r in self.reports:
+            if isinstance(r, kind):
+                return r
+        return None
+
+    def with_report(self, report: StrategyReport) -> PlanResult:
+        """This result with ``report`` added, replacing one of the same ``kind``."""
+        kept = tuple(r for r in self.reports if r.kind != report.kind)
+        return replace(self, reports=(*kept, report))
+
+    def _of_kind(self, kind: str) -> StrategyReport | None:
+        return next((r for r in self.reports if r.kind == kind), None)
+
+    @property
+    def solver(self) -> StrategyReport | None:
+        """The report of kind ``"solver"``: what CP-SAT did and with which settings (CP-SAT pipeline)."""
+        return self._of_kind("solver")
+
+    @property
+    def routing(self) -> StrategyReport | None:
+        """The report of kind ``"routing"``: which strategy a router chose and why."""
+        return self._of_kind("routing")
 
     @property
     def found(self) -> bool:

@@ -17,18 +17,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from goap.planning._actions import ActionSpec
+from goap.planning._actions import ActionSpec, Guard, GuardStage
 
 __all__ = ["FunctionalGuard", "Guard", "GuardResult", "GuardSeverity", "GuardStage"]
 
 GuardSeverity = Literal["warn", "block"]
 """What a failed check does: ``warn`` records it, ``block`` stops (or refuses) the action."""
-
-GuardStage = Literal["pre", "post"]
-"""When a guard runs: before the action, or on the world it produced."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,25 +37,6 @@ class GuardResult:
     """Why it failed (recorded in the run's history)."""
     severity: GuardSeverity = "warn"
     """What a failure does."""
-
-
-@runtime_checkable
-class Guard(Protocol):
-    """A check around an action (see the module docstring)."""
-
-    @property
-    def name(self) -> str:
-        """Stable name, used in records and replay."""
-        ...
-
-    @property
-    def stage(self) -> GuardStage:
-        """``"pre"`` or ``"post"``."""
-        ...
-
-    def check(self, action: ActionSpec, world: Mapping[str, Any]) -> Any:
-        """A `GuardResult` (or bool/None), or an awaitable of one."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)

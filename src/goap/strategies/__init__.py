@@ -11,10 +11,16 @@ from goap.planning._exports import lazy_exports
 if TYPE_CHECKING:
     from goap.strategies._anytime import AnytimeStrategy
     from goap.strategies._csp import CspPipeline, pipeline_plan
+    from goap.strategies._csp_common import SolverReport
     from goap.strategies._infeasibility import Infeasibility, InfeasibleConstraint, explain_infeasibility
     from goap.strategies._mcts import Mcts
     from goap.strategies._repair import RepairStrategy
-    from goap.strategies._router import RuleBasedClassifier, StrategyClassifier, StrategyRouter
+    from goap.strategies._router import (
+        RoutingDecision,
+        RuleBasedClassifier,
+        StrategyClassifier,
+        StrategyRouter,
+    )
     from goap.strategies._utility import UtilityStrategy
 
 _EXPORTS: dict[str, str] = {
@@ -24,7 +30,9 @@ _EXPORTS: dict[str, str] = {
     "InfeasibleConstraint": "goap.strategies._infeasibility",
     "Mcts": "goap.strategies._mcts",
     "RepairStrategy": "goap.strategies._repair",
+    "RoutingDecision": "goap.strategies._router",
     "RuleBasedClassifier": "goap.strategies._router",
+    "SolverReport": "goap.strategies._csp_common",
     "StrategyClassifier": "goap.strategies._router",
     "StrategyRouter": "goap.strategies._router",
     "UtilityStrategy": "goap.strategies._utility",
@@ -40,7 +48,9 @@ __all__ = [
     "InfeasibleConstraint",
     "Mcts",
     "RepairStrategy",
+    "RoutingDecision",
     "RuleBasedClassifier",
+    "SolverReport",
     "StrategyClassifier",
     "StrategyRouter",
     "UtilityStrategy",

@@ -57,7 +57,6 @@ from goap.planning._constraints import (
     ConstraintSet,
     Objective,
     ResourceConstraint,
-    SolverReport,
     plain_goal,
 )
 from goap.planning._errors import ModelError
@@ -66,7 +65,7 @@ from goap.planning._prologue import start_solve
 from goap.planning._result import PlanResult
 from goap.planning._schedule import Schedule, ScheduledAction
 from goap.planning._strategy import AStar, PlanningStrategy
-from goap.strategies._csp_common import _check_reserved, _levels, _score, _timed, _violations
+from goap.strategies._csp_common import SolverReport, _check_reserved, _levels, _score, _timed, _violations
 from goap.strategies._csp_model import _solve_model
 from goap.strategies._csp_search import _Generator
 
@@ -161,7 +160,7 @@ class CspPipeline:
         base = self.search.solve(initial, plain_goal(goal), actions, blacklist=black)
         report = SolverReport("SKIPPED", self.seed, self.workers, self.time_limit)
         if base.plan is None or (cs.empty and not timed):
-            return replace(base, strategy=self.name, solver=report, stats=_timed(base.stats, t0))
+            return replace(base.with_report(report), strategy=self.name, stats=_timed(base.stats, t0))
         levels = _levels(cs, timed)
         gen = _Generator(self, initial, goal, actions, black, cs, levels)
         gen.add(base.plan, "search")
@@ -191,9 +190,11 @@ class CspPipeline:
                 violations=violations,
             )
             solver_report = replace(solver_report, violations=violations)
-            return PlanResult("no_plan", None, why, stats, False, self.name, solver=solver_report)
+            return PlanResult("no_plan", None, why, stats, False, self.name, reports=(solver_report,))
         if outcome.status == "UNKNOWN":
-            return PlanResult("budget_exhausted", None, None, stats, False, self.name, solver=solver_report)
+            return PlanResult(
+                "budget_exhausted", None, None, stats, False, self.name, reports=(solver_report,)
+            )
         scored = tuple(
             replace(c.plan, quality=_score(cs, levels, c, outcome.makespans[i] / self.scale))
             for i, c in enumerate(cands)
@@ -230,7 +231,7 @@ class CspPipeline:
             self.name,
             schedule=schedule,
             candidates=scored,
-            solver=solver_report,
+            reports=(solver_report,),
         )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from goap.planning._actions import ActionSpec
 from goap.planning._constraints import (
@@ -15,11 +15,55 @@ from goap.planning._constraints import (
     ConstraintViolation,
     Objective,
     ResourceConstraint,
-    SolverStatus,
 )
 from goap.planning._errors import ModelError
 from goap.planning._result import Plan, SearchStats
 from goap.planning._score import BendableScore, HardSoftScore, Score
+
+SolverStatus: TypeAlias = Literal["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "SKIPPED"]
+"""CP-SAT's verdict: ``FEASIBLE`` means a time limit ended the search before optimality was proven."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolverReport:
+    """What CP-SAT did, with the settings that make the result reproducible (``PlanResult.solver``)."""
+
+    kind: ClassVar[str] = "solver"
+    """The :class:`goap.planning.StrategyReport` kind."""
+
+    status: SolverStatus
+    """``OPTIMAL`` over the candidates, ``FEASIBLE`` (time limit hit: best found, not proven), ..."""
+    seed: int
+    """CP-SAT ``random_seed``."""
+    workers: int
+    """CP-SAT ``num_workers`` (1 keeps the search deterministic)."""
+    time_limit: float | None
+    """Seconds CP-SAT was allowed in total (None: unlimited)."""
+    seconds: float = 0.0
+    """Wall time spent in CP-SAT."""
+    candidates: int = 0
+    """Candidate plans the selection model chose from."""
+    selected: int = -1
+    """Index of the chosen candidate (-1: none)."""
+    levels: tuple[float, ...] = ()
+    """Objective value of each lexicographic level for the chosen plan (lower is better)."""
+    metrics: tuple[tuple[str, float], ...] = ()
+    """Metric values of the chosen plan, sorted by name."""
+    violations: tuple[ConstraintViolation, ...] = ()
+    """The hard constraints in the infeasibility core (INFEASIBLE only)."""
+    soft_violations: tuple[tuple[str, float], ...] = ()
+    """(constraint label, amount) of each violated soft constraint of the chosen plan."""
+    time_limit_hit: bool = False
+    """Whether a time limit ended some solve before optimality was proven."""
+
+    @property
+    def message(self) -> str:
+        """One line, e.g. ``OPTIMAL over 5 candidates (seed=0, workers=1)``."""
+        extra = (
+            "; time limit reached, best solution found is not proven optimal" if self.time_limit_hit else ""
+        )
+        return f"{self.status} over {self.candidates} candidates (seed={self.seed}, workers={self.workers}){extra}"
+
 
 _FACT = "__csp__"
 """Prefix of the numeric facts that carry budgets through constrained search."""

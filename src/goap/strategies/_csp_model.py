@@ -9,11 +9,17 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.planning._constraints import (
-    ConstraintSet,
+from goap.planning._constraints import ConstraintSet
+from goap.strategies._csp_common import (
+    _EPS,
+    _EXACT_LIMIT,
+    _WEIGHT_SCALE,
     SolverStatus,
+    _Candidate,
+    _Level,
+    _Outcome,
+    _use,
 )
-from goap.strategies._csp_common import _EPS, _EXACT_LIMIT, _WEIGHT_SCALE, _Candidate, _Level, _Outcome, _use
 
 if TYPE_CHECKING:
     from goap.strategies._csp import CspPipeline

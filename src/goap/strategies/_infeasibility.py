@@ -80,6 +80,7 @@ def explain_infeasibility(
     OR-Tools is missing (as the pipeline does).
     """
     from goap.strategies._csp import pipeline_plan
+    from goap.strategies._csp_common import SolverReport
 
     acts = tuple(actions)
     hard = [c for c in constraints if c.level == "hard"]
@@ -88,7 +89,8 @@ def explain_infeasibility(
     def solve(subset: list[ResourceConstraint]) -> tuple[ConstraintExplanation | None, dict[str, float]]:
         res = pipeline_plan(initial, goal, acts, constraints=subset, capacities=caps, **settings)
         if res.found:
-            return None, dict(res.solver.metrics) if res.solver is not None else {}
+            report = res.report(SolverReport)
+            return None, dict(report.metrics) if report is not None else {}
         why = res.explanation
         return (why if isinstance(why, ConstraintExplanation) else None), {}
 

@@ -38,7 +38,7 @@ from goap.planning._constraints import (
     refuse_constraints,
 )
 from goap.planning._errors import ModelError
-from goap.planning._features import ProblemFeatures, RoutingDecision, extract_features
+from goap.planning._features import ProblemFeatures, extract_features
 from goap.planning._goals import GoalSpec
 from goap.planning._result import PlanResult
 from goap.planning._strategy import AStar, PlanningStrategy
@@ -46,10 +46,32 @@ from goap.planning._transitions import TransitionModel
 from goap.strategies._csp import CspPipeline
 from goap.strategies._mcts import Mcts
 
-__all__ = ["RuleBasedClassifier", "StrategyClassifier", "StrategyRouter"]
+__all__ = ["RoutingDecision", "RuleBasedClassifier", "StrategyClassifier", "StrategyRouter"]
 
 StrategyClassifier: TypeAlias = Callable[[ProblemFeatures], str]
 """Maps problem features to a registered strategy name."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoutingDecision:
+    """Which strategy a router chose, and why (``PlanResult.routing``)."""
+
+    kind: ClassVar[str] = "routing"
+    """The :class:`goap.planning.StrategyReport` kind."""
+
+    chosen: str
+    """The registered name of the strategy that ran."""
+    reason: str
+    """Why, in one sentence (the rule that fired, or the classifier's name)."""
+    features: ProblemFeatures
+    """The features the decision was made on."""
+    requested: str = ""
+    """What the classifier returned, when it differs from ``chosen`` (an unknown name)."""
+
+    @property
+    def message(self) -> str:
+        """One line, e.g. ``astar: rule 5: default``."""
+        return f"{self.chosen}: {self.reason}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,4 +220,4 @@ class StrategyRouter:
         if not goal_constraints(goal).empty and not honours_constraints(chosen):
             refuse_constraints(f"{self.name} -> {decision.chosen}: {chosen.name}", goal)
         result = chosen.solve(initial, goal, actions, blacklist=blacklist)
-        return replace(result, routing=decision)
+        return result.with_report(decision)
