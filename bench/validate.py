@@ -18,7 +18,7 @@ from typing import Any
 JsonProblem = dict[str, Any]
 """A problem file as parsed by :func:`json.load`."""
 
-_OPS: dict[str, Callable[[Any, Any], bool]] = {
+OPS: dict[str, Callable[[Any, Any], bool]] = {
     "==": operator.eq,
     "!=": operator.ne,
     "<": operator.lt,
@@ -26,6 +26,7 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     ">": operator.gt,
     ">=": operator.ge,
 }
+"""The comparison operators of the problem format (numeric extension)."""
 
 OPTIMAL_TOLERANCE = 1e-6
 """A plan is optimal when its cost is within this of the file's ``optimal_cost`` (FORMAT.md)."""
@@ -62,7 +63,7 @@ def is_numeric(problem: JsonProblem) -> bool:
 def holds(condition: Any, value: Any) -> bool:
     """Whether a fact's ``value`` satisfies ``condition`` (a plain value or ``{"op", "value"}``)."""
     if isinstance(condition, dict) and "op" in condition:
-        return value is not None and _OPS[condition["op"]](value, condition["value"])
+        return value is not None and OPS[condition["op"]](value, condition["value"])
     return bool(value == condition)
 
 

@@ -9,14 +9,13 @@ report a backend as passing when it did not run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, postgres_store, server_unavailable
+from db_servers import mysql_store, mysql_unavailable, postgres_store, postgres_unavailable, require_server
 
 from graphengine.store import MemoryStore, SQLiteStore, Store
 
@@ -65,13 +64,13 @@ STORE_BACKENDS: list[StoreBackend] = [
         "postgres",
         _postgres,
         server=True,
-        unavailable=lambda: server_unavailable(POSTGRES_DSN, "asyncpg", "postgres"),
+        unavailable=postgres_unavailable,
     ),
     StoreBackend(
         "mysql",
         _mysql,
         server=True,
-        unavailable=lambda: server_unavailable(MYSQL_DSN, "asyncmy", "mysql"),
+        unavailable=mysql_unavailable,
     ),
 ]
 
@@ -93,9 +92,9 @@ async def sql_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIter
 @asynccontextmanager
 async def _open_backend(backend: StoreBackend, tmp_path: Path) -> AsyncIterator[Store]:
     reason = backend.unavailable()
-    if reason is not None:
-        if backend.server and os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"store backend {backend.name!r} is unavailable under CI: {reason}")
+    if backend.server:
+        require_server(f"store backend {backend.name!r}", reason)
+    elif reason is not None:
         pytest.skip(f"store backend {backend.name!r} is unavailable: {reason}")
     async with backend.open(tmp_path) as s:
         yield s

@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from urllib.parse import urlsplit
 
+import pytest
+
 from graphengine.store import MySQLStore, PostgresStore
 
 POSTGRES_DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -34,6 +36,36 @@ def server_unavailable(dsn: str, driver: str, extra: str) -> str | None:
     except OSError as exc:
         return f"no server at {url.hostname}:{url.port}: {exc}"
     return None
+
+
+def require_server(what: str, reason: str | None) -> None:
+    """Skip the test when `reason` (why `what` cannot run here) is set; under CI=true fail instead:
+    CI must never report a test as passing when its server did not run."""
+    if reason is None:
+        return
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{what} is unavailable under CI: {reason}")
+    pytest.skip(f"{what} is unavailable: {reason}")
+
+
+def postgres_unavailable(driver: str = "asyncpg", extra: str = "postgres") -> str | None:
+    """Why the PostgreSQL server at `POSTGRES_DSN` cannot be used through `driver`, or None."""
+    return server_unavailable(POSTGRES_DSN, driver, extra)
+
+
+def mysql_unavailable() -> str | None:
+    """Why the MySQL/MariaDB server at `MYSQL_DSN` cannot be used, or None."""
+    return server_unavailable(MYSQL_DSN, "asyncmy", "mysql")
+
+
+def require_postgres(driver: str = "asyncpg", extra: str = "postgres") -> None:
+    """`require_server` for the PostgreSQL server at `POSTGRES_DSN`, through `driver`."""
+    require_server("PostgreSQL", postgres_unavailable(driver, extra))
+
+
+def require_mysql() -> None:
+    """`require_server` for the MySQL/MariaDB server at `MYSQL_DSN`."""
+    require_server("MySQL", mysql_unavailable())
 
 
 def unique_name(prefix: str) -> str:

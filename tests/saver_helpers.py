@@ -5,12 +5,10 @@ Test modules import these by name (`from saver_helpers import ...`); no tests li
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Annotated, Any
 
-import pytest
-from db_servers import MYSQL_DSN, POSTGRES_DSN, server_unavailable
+from db_servers import POSTGRES_DSN, mysql_unavailable, postgres_unavailable, require_server
 from typing_extensions import TypedDict
 
 
@@ -26,20 +24,15 @@ async def drop_postgres_schema(schema: str) -> None:
 
 
 SERVERS: dict[str, Callable[[], str | None]] = {
-    "postgres": lambda: server_unavailable(POSTGRES_DSN, "asyncpg", "postgres"),
-    "mysql": lambda: server_unavailable(MYSQL_DSN, "asyncmy", "mysql"),
+    "postgres": postgres_unavailable,
+    "mysql": mysql_unavailable,
 }
 """Tables on a server: skipped when it is down, except under CI=true, where that fails."""
 
 
 def require_table(table: str) -> None:
     """Skip (or, under CI=true, fail) when a server table's driver or server is missing."""
-    reason = SERVERS[table]() if table in SERVERS else None
-    if reason is None:
-        return
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"checkpoint table {table!r} is unavailable under CI: {reason}")
-    pytest.skip(f"checkpoint table {table!r} is unavailable: {reason}")
+    require_server(f"checkpoint table {table!r}", SERVERS[table]() if table in SERVERS else None)
 
 
 class Grow(TypedDict):

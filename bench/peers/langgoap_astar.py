@@ -9,23 +9,13 @@ facts from it. The state space is the same as the JSON problem's, so plans trans
 
 from __future__ import annotations
 
-import operator
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from bench.peers import Outcome
-from bench.validate import load
-
-_OPS: dict[str, Callable[[Any, Any], bool]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
+from bench.validate import OPS, load
 
 Derived = dict[str, list[tuple[str, str, Any]]]
 """Numeric key -> its derived facts as (fact name, op, threshold)."""
@@ -62,7 +52,7 @@ def _dynamic_effects(
             value = state[key] + effect["add"] if isinstance(effect, dict) else effect
             new[key] = value
             for name, op, threshold in derived.get(key, ()):
-                new[name] = _OPS[op](value, threshold)
+                new[name] = OPS[op](value, threshold)
         return new
 
     return apply
@@ -96,7 +86,7 @@ def build(problem: dict[str, Any]) -> tuple[dict[str, Any], Any, list[Any]]:
     start = dict(problem["initial"])
     for key, entries in derived.items():
         for name, op, threshold in entries:
-            start[name] = _OPS[op](start[key], threshold)
+            start[name] = OPS[op](start[key], threshold)
     return start, GoalSpec(conditions=goal), actions
 
 

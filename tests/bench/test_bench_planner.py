@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from problem_files import house_problem
 
 from bench import planner
 from bench.__main__ import main as bench_main
@@ -28,33 +29,17 @@ from bench.planner import (
 from bench.validate import check, is_optimal
 
 
-def house_problem() -> dict[str, Any]:
-    """A numeric task (FORMAT.md's extension): optimum 7.5 = gather, buy_axe, chop x3, build."""
-    return {
-        "name": "house",
-        "family": "numeric",
-        "description": "",
-        "initial": {"wood": 0, "gold": 3, "axe": False, "house": False},
-        "goal": {"house": True},
-        "actions": [
-            {"name": "chop", "preconditions": {"axe": True}, "effects": {"wood": {"add": 2}}, "cost": 1.0},
-            {"name": "gather", "preconditions": {}, "effects": {"wood": {"add": 1}}, "cost": 1.0},
-            {
-                "name": "buy_axe",
-                "preconditions": {"gold": {"op": ">=", "value": 2}},
-                "effects": {"axe": True, "gold": {"add": -2}},
-                "cost": 1.5,
-            },
-            {
-                "name": "build",
-                "preconditions": {"wood": {"op": ">=", "value": 7}},
-                "effects": {"house": True, "wood": {"add": -7}},
-                "cost": 2.0,
-            },
-        ],
-        "optimal_cost": 7.5,
-        "expect": "plan",
-    }
+def run_house(peer: Any, tmp_path: Path) -> Outcome:
+    """Run `peer` on the house task and check its plan replays to the goal at the optimum (7.5)."""
+    path = tmp_path / "house.json"
+    path.write_text(json.dumps(house_problem()))
+    outcome: Outcome = peer.run(path, tmp_path)
+    assert outcome.status == "found", outcome.note
+    assert outcome.plan is not None
+    result = check(house_problem(), outcome.plan)
+    assert result.valid, result.message
+    assert is_optimal(result.cost, 7.5)
+    return outcome
 
 
 def switch_problem(name: str = "switch", expect: str = "plan") -> dict[str, Any]:
@@ -157,14 +142,7 @@ def test_invalid_plan_is_not_correct() -> None:
 
 def test_langgoap_numeric_encoding_finds_optimal_plan(tmp_path: Path) -> None:
     """langgoap's derived-fact encoding of numeric conditions yields a valid optimal plan."""
-    path = tmp_path / "house.json"
-    path.write_text(json.dumps(house_problem()))
-    outcome = langgoap_astar.run(path, tmp_path)
-    assert outcome.status == "found"
-    assert outcome.plan is not None
-    result = check(house_problem(), outcome.plan)
-    assert result.valid, result.message
-    assert is_optimal(result.cost, 7.5)
+    run_house(langgoap_astar, tmp_path)
 
 
 def test_ours_plan_validates(tmp_path: Path) -> None:
@@ -172,15 +150,7 @@ def test_ours_plan_validates(tmp_path: Path) -> None:
     goap = pytest.importorskip("goap")
     if not hasattr(goap, "plan"):
         pytest.skip("goap.plan is not available yet")
-    path = tmp_path / "house.json"
-    path.write_text(json.dumps(house_problem()))
-    outcome = ours.run(path, tmp_path)
-    assert outcome.status == "found"
-    assert outcome.plan is not None
-    result = check(house_problem(), outcome.plan)
-    assert result.valid, result.message
-    assert is_optimal(result.cost, 7.5)
-    assert outcome.nodes is not None
+    assert run_house(ours, tmp_path).nodes is not None
 
 
 def test_cost_other_than_fast_downwards_optimum_is_flagged() -> None:
@@ -229,13 +199,7 @@ def test_benchmark_compares_our_cost_with_fast_downward(
 def test_ours_cli_runs_the_command_as_a_process(tmp_path: Path) -> None:
     """The process peer runs ``python -m goap plan``: its plan validates at the optimum, its time
     covers the whole process and the in-process plan() time is reported beside it."""
-    path = tmp_path / "house.json"
-    path.write_text(json.dumps(house_problem()))
-    outcome = ours_cli.run(path, tmp_path)
-    assert outcome.status == "found", outcome.note
-    assert outcome.plan is not None
-    result = check(house_problem(), outcome.plan)
-    assert result.valid and is_optimal(result.cost, 7.5)
+    outcome = run_house(ours_cli, tmp_path)
     assert outcome.seconds is not None and outcome.search_seconds is not None
     assert outcome.seconds > outcome.search_seconds
     bad = tmp_path / "bad.json"

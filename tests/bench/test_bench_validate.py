@@ -8,6 +8,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from problem_files import house_problem
 
 from bench.planner import DEFAULT_PROBLEMS
 from bench.validate import check, is_optimal
@@ -26,25 +27,15 @@ def reference_checker() -> ModuleType:
     return module
 
 
-PROBLEM: dict[str, Any] = {
-    "initial": {"wood": 0, "gold": 3, "axe": False, "house": False},
-    "goal": {"house": True, "gold": {"op": "<", "value": 2}},
-    "actions": [
-        {"name": "chop", "preconditions": {"axe": True}, "effects": {"wood": {"add": 2}}, "cost": 1.0},
-        {"name": "gather", "preconditions": {}, "effects": {"wood": {"add": 1}}, "cost": 1.0},
-        {
-            "name": "buy_axe",
-            "preconditions": {"gold": {"op": ">=", "value": 2}},
-            "effects": {"axe": True, "gold": {"add": -2}},
-            "cost": 1.5,
-        },
-        {
-            "name": "build",
-            "preconditions": {"wood": {"op": ">=", "value": 7}},
-            "effects": {"house": True, "wood": {"add": -7}},
-        },
-    ],
-}
+def _problem() -> dict[str, Any]:
+    """The house task with a numeric goal condition too, and `build` at the format's default cost."""
+    problem = house_problem()
+    problem["goal"]["gold"] = {"op": "<", "value": 2}
+    del problem["actions"][3]["cost"]
+    return problem
+
+
+PROBLEM = _problem()
 
 PLANS = [
     [],

@@ -24,10 +24,11 @@ import operator
 import os
 import random
 import signal
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel
 
@@ -120,11 +121,17 @@ class MarkingStore(SQLiteStore):
         self._side = side
         self._kill_after = kill_after_step
 
+    @contextmanager
+    def _phase(self, phase: str, step: int) -> Iterator[None]:
+        """`begin` and `end` markers of `phase` around a store call (no `end` when it raises)."""
+        self._side.line("phase", phase, "begin", step)
+        yield
+        self._side.line("phase", phase, "end", step)
+
     async def save_step(self, rec: StepRecord) -> None:
         """`SQLiteStore.save_step` between `step-write` markers (and closing a `fan-out`)."""
-        self._side.line("phase", "step-write", "begin", rec.step)
-        await super().save_step(rec)
-        self._side.line("phase", "step-write", "end", rec.step)
+        with self._phase("step-write", rec.step):
+            await super().save_step(rec)
         if rec.step == self._kill_after:
             self._side.line("note", "self-kill", "after-step", rec.step)
             os.kill(os.getpid(), signal.SIGKILL)
@@ -133,37 +140,18 @@ class MarkingStore(SQLiteStore):
 
     async def save_branches(self, recs: Sequence[BranchRecord]) -> None:
         """`SQLiteStore.save_branches` between `branch-write` markers."""
-        step = recs[0].step if recs else 0
-        self._side.line("phase", "branch-write", "begin", step)
-        await super().save_branches(recs)
-        self._side.line("phase", "branch-write", "end", step)
+        with self._phase("branch-write", recs[0].step if recs else 0):
+            await super().save_branches(recs)
 
     async def load_branches(self, run_id: str, step: int) -> Sequence[BranchRecord]:
         """`SQLiteStore.load_branches`, opening a `fan-out` marker (the engine calls it to start one)."""
         self._side.line("phase", "fan-out", "begin", step)
         return await super().load_branches(run_id, step)
 
-    async def set_status(
-        self,
-        run_id: str,
-        status: RunStatus,
-        *,
-        error: str | None = None,
-        error_node: str | None = None,
-        expect_step: int | None = None,
-        expect_status: RunStatus | None = None,
-    ) -> None:
-        """`SQLiteStore.set_status` between `status-write` markers."""
-        self._side.line("phase", "status-write", "begin", 0)
-        await super().set_status(
-            run_id,
-            status,
-            error=error,
-            error_node=error_node,
-            expect_step=expect_step,
-            expect_status=expect_status,
-        )
-        self._side.line("phase", "status-write", "end", 0)
+    async def set_status(self, run_id: str, status: RunStatus, **options: Any) -> None:
+        """`SQLiteStore.set_status` (its keyword options passed on) between `status-write` markers."""
+        with self._phase("status-write", 0):
+            await super().set_status(run_id, status, **options)
 
 
 async def _pause() -> None:

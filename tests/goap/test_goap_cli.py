@@ -6,23 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from problem_files import two_step_problem
 
 from goap.__main__ import main
 
 
 def _problem(tmp_path: Path) -> Path:
-    data = {
-        "name": "two",
-        "family": "chain",
-        "initial": {"a": False, "b": False},
-        "goal": {"b": True},
-        "actions": [
-            {"name": "make_b", "preconditions": {"a": True}, "effects": {"b": True}, "cost": 2},
-            {"name": "make_a", "preconditions": {}, "effects": {"a": True}, "cost": 1},
-        ],
-        "optimal_cost": 3,
-        "expect": "plan",
-    }
+    data = two_step_problem()
     p = tmp_path / "two.json"
     p.write_text(json.dumps(data))
     return p

@@ -306,11 +306,9 @@ async def test_invalid_ids_raise_the_same_typed_error_on_every_backend(store: St
 async def test_mysql_ids_with_trailing_spaces_were_one_run_and_are_two_after_migration() -> None:
     """A database at schema v1 (PAD SPACE keys) is migrated to v2 on open with its rows intact;
     afterwards `get_run("job   ")` no longer finds `job` and both ids can exist."""
-    from db_servers import MYSQL_DSN, mysql_store, server_unavailable
+    from db_servers import MYSQL_DSN, mysql_store, require_mysql
 
-    reason = server_unavailable(MYSQL_DSN, "asyncmy", "mysql")
-    if reason is not None:
-        pytest.skip(reason)
+    require_mysql()
     import graphengine.store.mysql as my_mod
 
     async with mysql_store() as s:

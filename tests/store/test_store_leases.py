@@ -12,7 +12,14 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
 
 import pytest
-from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, postgres_store, server_unavailable
+from db_servers import (
+    MYSQL_DSN,
+    POSTGRES_DSN,
+    mysql_store,
+    postgres_store,
+    require_server,
+    server_unavailable,
+)
 
 from graphengine.store import (
     BranchRecord,
@@ -37,11 +44,7 @@ _BACKENDS = {
 
 def _open(name: str) -> AbstractAsyncContextManager[PostgresStore] | AbstractAsyncContextManager[MySQLStore]:
     opener, dsn, driver = _BACKENDS[name]
-    reason = server_unavailable(dsn, driver, name)
-    if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"store backend {name!r} is unavailable under CI: {reason}")
-        pytest.skip(f"store backend {name!r} is unavailable: {reason}")
+    require_server(f"store backend {name!r}", server_unavailable(dsn, driver, name))
     return opener()
 
 

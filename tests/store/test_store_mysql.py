@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 
 import pytest
-from db_servers import MYSQL_DSN, mysql_store, server_unavailable
+from db_servers import MYSQL_DSN, mysql_store, require_mysql
 
 import graphengine.store.mysql as my_mod
 from graphengine.store import (
@@ -30,11 +29,7 @@ pytestmark = pytest.mark.usefixtures("_mysql_up")
 
 @pytest.fixture
 def _mysql_up() -> None:
-    reason = server_unavailable(MYSQL_DSN, "asyncmy", "mysql")
-    if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"MySQL is unavailable under CI: {reason}")
-        pytest.skip(f"MySQL is unavailable: {reason}")
+    require_mysql()
 
 
 def test_translation_table_covers_every_asyncmy_exception() -> None:

@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 import pytest
-from db_servers import POSTGRES_DSN, postgres_store, server_unavailable, unique_name
+from db_servers import POSTGRES_DSN, postgres_store, require_postgres, unique_name
 
 import graphengine.store.postgres as pg_mod
 from graphengine.store import (
@@ -29,13 +29,7 @@ pytestmark = pytest.mark.usefixtures("_postgres_up")
 
 @pytest.fixture
 def _postgres_up() -> None:
-    import os
-
-    reason = server_unavailable(POSTGRES_DSN, "asyncpg", "postgres")
-    if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"PostgreSQL is unavailable under CI: {reason}")
-        pytest.skip(f"PostgreSQL is unavailable: {reason}")
+    require_postgres()
 
 
 def _asyncpg_exceptions() -> list[type[BaseException]]:

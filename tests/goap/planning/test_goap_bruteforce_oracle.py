@@ -14,16 +14,13 @@ from typing import Any
 
 import pytest
 from goap_families import FAMILIES, Encoding
+from goap_tasks import search_replayed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goap import ActionSpec, AStar, GoalSpec, plan
 from goap.planning import _strategy as strategies_module
-from goap.planning._compile import _cache, compile_task
-from goap.planning._search import best_first, search
-from goap.planning._symmetry import find_symmetry
-from goap.planning.heuristics import HEURISTICS
-from goap.testing import simulate
+from goap.planning._compile import _cache
 
 
 def dijkstra(
@@ -60,28 +57,13 @@ def dijkstra(
 def _searched_cost(
     init: Mapping[str, Any], goal: Mapping[str, Any], acts: Sequence[ActionSpec], after: int, native: bool
 ) -> float | None:
-    """A* + LM-cut in the C loop (``native``) or the Python loop with symmetry detection after
-    ``after`` expansions: the cost of its plan replayed on the actions, or None for no plan."""
-    task = compile_task(init, goal, acts)
-    h = HEURISTICS["lmcut"](task)
-    found: list[Any] = []
-
-    def detect() -> Any:
-        sym = find_symmetry(task)
-        if sym is None:
-            return None
-        found.append(sym)
-        return sym.canon
-
-    out = (search if native else best_first)(task, h, detect_symmetry=detect, symmetry_after=after)
+    """The replayed cost of a searched plan (see `search_replayed`), or None for no plan."""
+    out, cost = search_replayed(init, goal, acts, after, native)
     if out.status == "no_plan":
         return None
-    assert out.status == "found"
-    ops = found[0].realize(out.path) if found else [op for op, _ in out.path]
-    ok, cost, _ = simulate(dict(init), GoalSpec(dict(goal)), [op.action for op in ops])
-    assert ok
+    assert out.status == "found" and cost is not None
     assert cost == pytest.approx(out.cost, abs=1e-9)
-    return float(cost)
+    return cost
 
 
 _SMALL = [("gripper", 2), ("gripper", 4), ("logistics", 3), ("transport", 3), ("elevators", 4)]

@@ -15,10 +15,11 @@ from typing import Any
 
 import hypothesis.strategies as st
 import pytest
+from goap_tasks import ENUM, draw_condition
 from hypothesis import HealthCheck, given, settings
 from problem_files import PROBLEMS as PROBLEM_DIR
 
-from goap import ActionSpec, AStar, GoalSpec, add, ge, in_, load_problem, lt, ne, plan
+from goap import ActionSpec, AStar, GoalSpec, add, ge, load_problem, lt, plan
 from goap.planning._compile import compile_task
 from goap.planning._search import SearchOutcome, best_first
 from goap.planning._task import Task
@@ -76,7 +77,6 @@ def test_c_and_python_agree_on_every_state_of_a_shared_problem(path: str) -> Non
 
 
 COSTS = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.0, 3.5])
-ENUM = ["x", "y", "z"]
 
 
 @st.composite
@@ -89,16 +89,7 @@ def tasks(draw: st.DrawFn) -> tuple[dict[str, Any], GoalSpec, list[ActionSpec]]:
     keys = sorted(init)
 
     def cond(k: str) -> Any:
-        if k.startswith("b"):
-            return draw(st.booleans())
-        if k.startswith("e"):
-            kind = draw(st.integers(0, 2))
-            if kind == 0:
-                return draw(st.sampled_from(ENUM))
-            if kind == 1:
-                return ne(draw(st.sampled_from(ENUM)))
-            return in_(draw(st.sets(st.sampled_from(ENUM), min_size=1, max_size=2)))
-        return ge(draw(st.integers(0, 3)))
+        return draw_condition(draw, k, lambda: ge(draw(st.integers(0, 3))))
 
     actions: list[ActionSpec] = []
     for i in range(draw(st.integers(1, 9))):

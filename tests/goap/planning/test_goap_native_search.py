@@ -13,7 +13,7 @@ from typing import Any
 
 import hypothesis.strategies as st
 import pytest
-from goap_tasks import gripper
+from goap_tasks import gripper, outcome_key
 from hypothesis import HealthCheck, given, settings
 from problem_files import PROBLEMS as PROBLEM_DIR
 
@@ -44,19 +44,6 @@ def _task(path: str) -> Task:
     return compile_task(p.initial, goal.conditions, list(p.actions))
 
 
-def _key(out: SearchOutcome) -> tuple[Any, ...]:
-    return (
-        out.status,
-        [(op.index, perm) for op, perm in out.path],
-        out.cost,
-        out.expanded,
-        out.generated,
-        out.evaluated,
-        out.reopened,
-        out.initial_h,
-    )
-
-
 def _both(task: Task, **kw: Any) -> tuple[SearchOutcome, SearchOutcome]:
     """(Python outcome, C outcome) of one search configuration, each with its own heuristic and
     its own symmetry detection."""
@@ -76,7 +63,7 @@ def _both(task: Task, **kw: Any) -> tuple[SearchOutcome, SearchOutcome]:
 
 def _assert_same(task: Task, **kw: Any) -> SearchOutcome:
     py, c = _both(task, **kw)
-    assert _key(c) == _key(py)
+    assert outcome_key(c) == outcome_key(py)
     return c
 
 
@@ -383,7 +370,7 @@ def test_c_canon_and_c_loop_on_gripper(balls: int) -> None:
     assert sym is not None
     py = best_first(task, LMCut(task, accelerated=True), canon=sym._canon, max_expansions=limit)
     c = search(task, LMCut(task, accelerated=True), canon=sym.canon, max_expansions=limit)
-    assert _key(c) == _key(py)
+    assert outcome_key(c) == outcome_key(py)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,14 +17,13 @@ from typing import Any
 
 import pytest
 from goap_families import FAMILIES, Encoding, gripper, gripper_optimum
+from goap_tasks import search_replayed
 from problem_files import PROBLEMS
 
 from goap import AStar, GoalSpec, load_problem, plan
 from goap.planning import _strategy as strategies_module
-from goap.planning._compile import _cache, compile_task
-from goap.planning._search import SearchOutcome, best_first, search
-from goap.planning._symmetry import find_symmetry
-from goap.planning.heuristics import HEURISTICS
+from goap.planning._compile import _cache
+from goap.planning._search import SearchOutcome
 from goap.testing import simulate
 
 SWITCH_POINTS = (1, 2, 5, 20, 80, 200)
@@ -92,25 +91,9 @@ def test_ten_ball_ipc_gripper_costs_29() -> None:
 def _run(
     init: dict[str, Any], goal: dict[str, Any], acts: list[Any], after: int, native: bool
 ) -> tuple[SearchOutcome, float]:
-    """One A* + LM-cut search in the C loop (``native``) or the Python loop, with symmetry
-    detection after ``after`` expansions; the outcome and the cost of its plan replayed."""
-    task = compile_task(init, goal, acts)
-    h = HEURISTICS["lmcut"](task)
-    found: list[Any] = []
-
-    def detect() -> Any:
-        sym = find_symmetry(task)
-        if sym is None:
-            return None
-        found.append(sym)
-        return sym.canon
-
-    run = search if native else best_first
-    out = run(task, h, detect_symmetry=detect, symmetry_after=after)
-    assert out.status == "found"
-    ops = found[0].realize(out.path) if found else [op for op, _ in out.path]
-    ok, cost, _ = simulate(init, GoalSpec(goal), [op.action for op in ops])
-    assert ok
+    """A search that must find a plan (see `search_replayed`): the outcome and its replayed cost."""
+    out, cost = search_replayed(init, goal, acts, after, native)
+    assert out.status == "found" and cost is not None
     return out, cost
 
 

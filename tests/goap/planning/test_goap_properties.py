@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import hypothesis.strategies as st
+from goap_tasks import ENUM, draw_condition
 from hypothesis import HealthCheck, given, settings
 
-from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, add, ge, in_, le, lt, ne, plan
+from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, add, ge, le, lt, plan
 from goap.testing import brute_force_optimum, simulate
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 COSTS = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5])
-ENUM = ["x", "y", "z"]
 
 
 @st.composite
@@ -33,17 +33,9 @@ def problems(draw: st.DrawFn) -> tuple[dict[str, Any], GoalSpec, list[ActionSpec
     keys = sorted(init)
 
     def cond(k: str) -> Any:
-        if k.startswith("b"):
-            return draw(st.booleans())
-        if k.startswith("e"):
-            kind = draw(st.integers(0, 2))
-            if kind == 0:
-                return draw(st.sampled_from(ENUM))
-            if kind == 1:
-                return ne(draw(st.sampled_from(ENUM)))
-            return in_(draw(st.sets(st.sampled_from(ENUM), min_size=1, max_size=2)))
-        op = draw(st.sampled_from([ge, le, lambda v: v]))
-        return op(draw(st.integers(0, 4)))
+        return draw_condition(
+            draw, k, lambda: draw(st.sampled_from([ge, le, lambda v: v]))(draw(st.integers(0, 4)))
+        )
 
     actions: list[ActionSpec] = []
     for i in range(draw(st.integers(1, 7))):

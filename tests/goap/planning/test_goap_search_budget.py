@@ -10,12 +10,13 @@ import textwrap
 from typing import Any
 
 import pytest
+from goap_tasks import outcome_key
 from problem_files import PROBLEMS
 
 from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, ModelError, add, eq, load_problem, plan
 from goap.planning import _search as astar_module
 from goap.planning._compile import compile_task
-from goap.planning._search import SearchOutcome, best_first, search
+from goap.planning._search import best_first, search
 from goap.planning._task import Task
 from goap.planning.heuristics import lmcut as lmcut_module
 from goap.planning.heuristics.lmcut import LMCut
@@ -43,19 +44,6 @@ def _task(init: dict[str, Any], goal: dict[str, Any], acts: list[ActionSpec]) ->
     return compile_task(init, goal, acts)
 
 
-def _key(out: SearchOutcome) -> tuple[Any, ...]:
-    return (
-        out.status,
-        [(op.index, perm) for op, perm in out.path],
-        out.cost,
-        out.expanded,
-        out.generated,
-        out.evaluated,
-        out.reopened,
-        out.initial_h,
-    )
-
-
 def test_noop_successors_are_not_generated_in_python() -> None:
     """On a chain every state has one successor that is not itself: the Python loop generates n."""
     task = _task(*chain(60))
@@ -71,7 +59,7 @@ def test_noop_successors_are_not_generated_in_c() -> None:
     assert task.mask_only
     c = search(task, LMCut(task, accelerated=True))
     py = best_first(task, LMCut(task, accelerated=True))
-    assert c.generated == 300 and _key(c) == _key(py)
+    assert c.generated == 300 and outcome_key(c) == outcome_key(py)
 
 
 def test_noop_numeric_effects_are_pruned() -> None:
@@ -125,7 +113,7 @@ def test_landmark_drops_keep_both_loops_identical(path: str, monkeypatch: pytest
     monkeypatch.setattr(astar_module, "_drop_landmarks", counting)
     py = best_first(task, LMCut(task, accelerated=True), max_expansions=3000)
     c = search(task, LMCut(task, accelerated=True), max_expansions=3000)
-    assert _key(c) == _key(py)
+    assert outcome_key(c) == outcome_key(py)
     if py.evaluated > 3:
         assert calls, "the Python loop never dropped landmarks"
     if p.optimal_cost is not None and py.status == "found":

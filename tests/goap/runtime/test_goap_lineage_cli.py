@@ -7,23 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from problem_files import two_step_problem
 
 from goap import ActionSpec, GoalSpec, GoapGraph
 from goap.__main__ import main
 from graphengine.store import SQLiteStore
 
-PROBLEM = {
-    "name": "two",
-    "family": "chain",
-    "initial": {"a": False, "b": False},
-    "goal": {"b": True},
-    "actions": [
-        {"name": "make_b", "preconditions": {"a": True}, "effects": {"b": True}, "cost": 2},
-        {"name": "make_a", "preconditions": {}, "effects": {"a": True}, "cost": 1},
-    ],
-    "optimal_cost": 3,
-    "expect": "plan",
-}
+PROBLEM = two_step_problem()
 
 ACTIONS = [
     ActionSpec("build", {}, {"built": True}),

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import pytest
-from db_servers import POSTGRES_DSN, server_unavailable, unique_name
+from db_servers import POSTGRES_DSN, require_postgres, unique_name
 
 pytest.importorskip("langgraph")
 
@@ -38,21 +37,13 @@ def release_actions() -> list[ActionSpec]:
     ]
 
 
-def _postgres_unavailable() -> str | None:
-    return server_unavailable(POSTGRES_DSN, "psycopg", "dev")
-
-
 @pytest.fixture(params=["memory", "postgres"])
 async def base_store(request: pytest.FixtureRequest) -> AsyncIterator[BaseStore]:
     """An empty LangGraph store: `InMemoryStore`, or `AsyncPostgresStore` in a schema of its own."""
     if request.param == "memory":
         yield InMemoryStore()
         return
-    reason = _postgres_unavailable()
-    if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"PostgreSQL is unavailable under CI: {reason}")
-        pytest.skip(f"PostgreSQL is unavailable: {reason}")
+    require_postgres("psycopg", "dev")
     import psycopg
     from langgraph.store.postgres import AsyncPostgresStore
 
