@@ -44,6 +44,25 @@ class _Builder:
             return {f"({pred} {obj} {old})": False, f"({pred} {obj} {new})": True}
         return {f"{pred}_{obj}": new}
 
+    def carry(
+        self, names: tuple[str, str], vehicle: str, counter: str, p: str, x: str, before: str, after: str
+    ) -> list[ActionSpec]:
+        """Loading ``p`` at ``x`` into ``vehicle`` (its ``counter`` going ``before`` -> ``after``) and
+        unloading it there (the counter going back), named ``names``."""
+        at_x, inside = self.cond("at", vehicle, x), self.cond("at", p, vehicle)
+        return [
+            ActionSpec(
+                names[0],
+                {**self.cond("at", p, x), **at_x, **self.cond(counter, vehicle, before)},
+                {**self.move("at", p, x, vehicle), **self.move(counter, vehicle, before, after)},
+            ),
+            ActionSpec(
+                names[1],
+                {**inside, **at_x, **self.cond(counter, vehicle, after)},
+                {**self.move("at", p, vehicle, x), **self.move(counter, vehicle, after, before)},
+            ),
+        ]
+
 
 def gripper(balls: int, encoding: Encoding = "atoms") -> Family:
     """Gripper: a robot with two hands carries every ball from room A to room B (cost 1 each).
@@ -212,28 +231,8 @@ def transport(packages: int, encoding: Encoding = "atoms") -> Family:
         for x in places:
             for k in (1, 2):
                 more, less = sizes[k], sizes[k - 1]
-                acts.append(
-                    ActionSpec(
-                        f"(pick-up truck {x} {p} {less} {more})",
-                        {
-                            **b.cond("at", p, x),
-                            **b.cond("at", "truck", x),
-                            **b.cond("capacity", "truck", more),
-                        },
-                        {**b.move("at", p, x, "truck"), **b.move("capacity", "truck", more, less)},
-                    )
-                )
-                acts.append(
-                    ActionSpec(
-                        f"(drop truck {x} {p} {less} {more})",
-                        {
-                            **b.cond("at", p, "truck"),
-                            **b.cond("at", "truck", x),
-                            **b.cond("capacity", "truck", less),
-                        },
-                        {**b.move("at", p, "truck", x), **b.move("capacity", "truck", less, more)},
-                    )
-                )
+                names = (f"(pick-up truck {x} {p} {less} {more})", f"(drop truck {x} {p} {less} {more})")
+                acts += b.carry(names, "truck", "capacity", p, x, more, less)
     goal: dict[str, Any] = {}
     for p in pk:
         goal.update(b.cond("at", p, "p3"))
@@ -269,24 +268,8 @@ def elevators(passengers: int, encoding: Encoding = "atoms", floors: int = 5) ->
         for x in fl:
             for k in (1, 2):
                 less, more = loads[k - 1], loads[k]
-                acts.append(
-                    ActionSpec(
-                        f"(board {p} {x} {less} {more})",
-                        {**b.cond("at", p, x), **b.cond("at", "lift", x), **b.cond("load", "lift", less)},
-                        {**b.move("at", p, x, "lift"), **b.move("load", "lift", less, more)},
-                    )
-                )
-                acts.append(
-                    ActionSpec(
-                        f"(leave {p} {x} {less} {more})",
-                        {
-                            **b.cond("at", p, "lift"),
-                            **b.cond("at", "lift", x),
-                            **b.cond("load", "lift", more),
-                        },
-                        {**b.move("at", p, "lift", x), **b.move("load", "lift", more, less)},
-                    )
-                )
+                names = (f"(board {p} {x} {less} {more})", f"(leave {p} {x} {less} {more})")
+                acts += b.carry(names, "lift", "load", p, x, less, more)
     goal: dict[str, Any] = {}
     for p in ps:
         goal.update(b.cond("at", p, route[p][1]))

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.parametrize("package", ["graphengine", "graphengine.store", "graphengine.emit"])
+@pytest.mark.parametrize(
+    "package", ["graphengine", "graphengine.store", "graphengine.emit", "graphengine.models", "graphengine.tools"]
+)
 def test_all_is_sorted_importable_and_documented(package: str) -> None:
     """`__all__` is sorted, every name in it exists and has a docstring."""
     mod = importlib.import_module(package)
@@ -25,16 +27,23 @@ def test_all_is_sorted_importable_and_documented(package: str) -> None:
             assert (getattr(obj, "__doc__", None) or "").strip(), f"{package}.{name} has no docstring"
 
 
-def test_core_import_does_not_pull_optional_integrations() -> None:
-    """`import graphengine` works with core dependencies only: no LangGraph, no OTel SDK."""
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, graphengine, graphengine.store, graphengine.emit\n"
-        "bad = [m for m in ('langgraph', 'opentelemetry.sdk', 'langgoap') if m in sys.modules]\n"
-        "assert not bad, bad\n"
-    )
+@pytest.mark.parametrize(
+    ("imports", "absent"),
+    [
+        # `import graphengine` works with core dependencies only
+        ("graphengine, graphengine.store, graphengine.emit", ("langgraph", "opentelemetry.sdk", "langgoap")),
+        # chat-model adapters load their HTTP client or SDK when first used
+        (
+            "graphengine, graphengine.models, graphengine.tools, goap.runtime._interpreter",
+            ("httpx", "langchain_core", "openai", "ollama"),
+        ),
+    ],
+    ids=["core", "models"],
+)
+def test_imports_do_not_pull_optional_integrations(imports: str, absent: tuple[str, ...]) -> None:
+    """Importing these packages loads none of the optional integrations named (LangGraph, the
+    OpenTelemetry SDK, HTTP clients, model SDKs): they are imported on first use."""
+    code = f"import sys, {imports}\nbad = [m for m in {absent!r} if m in sys.modules]\nassert not bad, bad\n"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -94,6 +94,23 @@ class FirstHop:
 _FRESH = FirstHop()
 
 
+async def _pause(
+    eng: Runtime[S],
+    run_id: str,
+    step: int,
+    node_id: str,
+    last_err: tuple[str | None, str | None],
+    message: str,
+    data: dict[str, Any],
+) -> None:
+    """Mark the run interrupted at `step` (keeping its last routed error) and emit the pause."""
+    await eng.store.set_status(
+        run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1], expect_step=step
+    )
+    if eng.emitter is not None:
+        eng.emit(Event(run_id, step, node_id, message, data, kind=EventKind.INTERRUPT))
+
+
 async def drive(
     eng: Runtime[S],
     g: CompiledGraph[S],
@@ -139,24 +156,7 @@ async def drive(
                         node_id=node_id,
                     )
                 if node.interrupt_before and not approved:
-                    await store.set_status(
-                        run_id,
-                        RunStatus.INTERRUPTED,
-                        error=last_err[0],
-                        error_node=last_err[1],
-                        expect_step=step,
-                    )
-                    if emitter is not None:
-                        eng.emit(
-                            Event(
-                                run_id,
-                                step,
-                                node_id,
-                                "paused before node",
-                                {"before": True},
-                                kind=EventKind.INTERRUPT,
-                            )
-                        )
+                    await _pause(eng, run_id, step, node_id, last_err, "paused before node", {"before": True})
                     return state
                 approved = False
                 if step >= max_steps:
@@ -274,24 +274,9 @@ async def drive(
                     )
                 nxt = route
                 if rk is _INTERRUPT:
-                    await store.set_status(
-                        run_id,
-                        RunStatus.INTERRUPTED,
-                        error=last_err[0],
-                        error_node=last_err[1],
-                        expect_step=step,
+                    await _pause(
+                        eng, run_id, step, node_id, last_err, "interrupted", {"payload": route.payload}
                     )
-                    if emitter is not None:
-                        eng.emit(
-                            Event(
-                                run_id,
-                                step,
-                                node_id,
-                                "interrupted",
-                                {"payload": route.payload},
-                                kind=EventKind.INTERRUPT,
-                            )
-                        )
                     return state
             elif kind is _FAN_OUT:
                 node_id = FAN_OUT_NODE

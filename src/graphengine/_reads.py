@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from graphengine.store import Checkpoint, CorruptRecordError, RunRecord, RunStatus
+from graphengine.store import Checkpoint, RunRecord, RunStatus
 
 from ._encoding import decode_events
+from ._runtime import corrupt_step
 from .errors import RunNotFoundError
 from .history import StepView, field_sizes
 from .routing import NextKind
@@ -89,12 +90,7 @@ class RunReads(Generic[S]):
             try:
                 events = decode_events(rec.events)
             except (ValueError, TypeError) as exc:
-                raise CorruptRecordError(
-                    f"run {run_id!r} step {rec.step}: stored events do not decode: {exc}",
-                    run_id=run_id,
-                    step=rec.step,
-                    field="events",
-                ) from exc
+                raise corrupt_step(run_id, rec.step, "events", f"events do not decode: {exc}") from exc
             out.append(
                 StepView(
                     step=rec.step,

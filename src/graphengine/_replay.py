@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from graphengine.store import CorruptRecordError
-
 from ._attempts import execute
 from ._encoding import FAN_OUT_NODE, encode_events, isolated
+from ._runtime import corrupt_step
 from .errors import GraphError, NodeError
 from .routing import Next, NextKind
 from .versions import VersionMap, migrate
@@ -99,24 +98,14 @@ def _json(data: bytes | str | None, run_id: str = "", step: int = 0, what: str =
     try:
         return json.loads(data)
     except ValueError as exc:
-        raise CorruptRecordError(
-            f"run {run_id!r} step {step}: stored {what} is not JSON: {exc}",
-            run_id=run_id,
-            step=step,
-            field=what,
-        ) from exc
+        raise corrupt_step(run_id, step, what, f"{what} is not JSON: {exc}") from exc
 
 
 def _event_docs(data: bytes | None, run_id: str, step: int) -> list[Any]:
     """Stored events as compared by replay: what a node said (kind, message, meta), not when."""
     docs = _json(data, run_id, step, "events") or []
     if not isinstance(docs, list):
-        raise CorruptRecordError(
-            f"run {run_id!r} step {step}: stored events are not a JSON list",
-            run_id=run_id,
-            step=step,
-            field="events",
-        )
+        raise corrupt_step(run_id, step, "events", "events are not a JSON list")
     return [{k: d.get(k) for k in ("node_id", "kind", "msg", "meta")} for d in docs if isinstance(d, dict)]
 
 

@@ -209,24 +209,15 @@ class Runtime(Generic[S]):
                         data, v, self.state_version, self.migrations, run_id=run_id, step=step
                     )
                 except (ValueError, TypeError) as exc:
-                    raise CorruptRecordError(
-                        f"run {run_id!r} step {step}: stored {what} is not JSON: {exc}",
-                        run_id=run_id,
-                        step=step,
-                        field=what,
-                    ) from exc
+                    raise corrupt_step(run_id, step, what, f"{what} is not JSON: {exc}") from exc
         try:
             # Fan-out branch deltas ("branch 3 delta") are partial too.
             if what.endswith("delta"):
                 return self.decode_delta(data)
             return self.codec.decode(data)
         except (ValidationError, ValueError, TypeError) as exc:
-            raise CorruptRecordError(
-                f"run {run_id!r} step {step}: stored {what} does not decode as {self.type_name}: {exc}",
-                run_id=run_id,
-                step=step,
-                field=what,
-            ) from exc
+            problem = f"{what} does not decode as {self.type_name}: {exc}"
+            raise corrupt_step(run_id, step, what, problem) from exc
 
     def fold(self, latest: Latest) -> S:
         """The state after the run's last committed step: its latest snapshot with the later deltas merged."""
@@ -266,12 +257,8 @@ class Runtime(Generic[S]):
         try:
             return self.routes.decode(rec.route)
         except (ValueError, TypeError) as exc:
-            raise CorruptRecordError(
-                f"run {rec.run_id!r} step {rec.step}: stored route {rec.route[:80]!r} is not a route: {exc}",
-                run_id=rec.run_id,
-                step=rec.step,
-                field="route",
-            ) from exc
+            problem = f"route {rec.route[:80]!r} is not a route: {exc}"
+            raise corrupt_step(rec.run_id, rec.step, "route", problem) from exc
 
     async def step_meta(self, rec: StepRecord) -> dict[str, Any]:
         """What a `step` event carries of committed step `rec`: delta, route, attempt, error, and a
@@ -328,6 +315,13 @@ class Runtime(Generic[S]):
             stored=run.fingerprint,
             current=g.fingerprint,
         )
+
+
+def corrupt_step(run_id: str, step: int, field: str, problem: str) -> CorruptRecordError:
+    """The error for part `field` of a stored step that cannot be read: "run 'r' step 3: stored `problem`"."""
+    return CorruptRecordError(
+        f"run {run_id!r} step {step}: stored {problem}", run_id=run_id, step=step, field=field
+    )
 
 
 def dumps(doc: Any) -> bytes:

@@ -7,8 +7,6 @@ and Ollama's /api/chat. The server is `graphengine.models.testing.LocalChatServe
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -423,29 +421,3 @@ def test_tool_call_ids_are_kept_when_the_wire_has_them() -> None:
     )
     assert out.tool_calls[0].id == "abc"
     assert out.finish_reason == "tool_calls"
-
-
-def test_models_package_imports_no_http_client_or_sdk() -> None:
-    """`import graphengine.models` and `graphengine.tools` load neither httpx nor langchain."""
-    code = (
-        "import sys, graphengine, graphengine.models, graphengine.tools, goap.runtime._interpreter\n"
-        "bad = [m for m in ('httpx', 'langchain_core', 'openai', 'ollama') if m in sys.modules]\n"
-        "assert not bad, bad\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
-def test_models_all_is_sorted_and_documented() -> None:
-    """`graphengine.models.__all__` and `graphengine.tools.__all__` are sorted, importable and documented."""
-    import inspect
-
-    import graphengine.models
-    import graphengine.tools
-
-    for mod in (graphengine.models, graphengine.tools):
-        names = list(mod.__all__)
-        assert names == sorted(names)
-        for name in names:
-            obj = getattr(mod, name)
-            if inspect.isclass(obj) or inspect.isfunction(obj):
-                assert (obj.__doc__ or "").strip(), name

@@ -17,29 +17,11 @@ is the standard tool table (browser, applications, the ``fs.*`` file tools, syst
 :class:`goap.PlanningError` tree rooted at :class:`CapabilityError`.
 """
 
+from goap.capabilities import _errors, _model
 from goap.capabilities._engine import PlanRunState, plan_to_engine
-from goap.capabilities._errors import (
-    BlockedError,
-    CapabilityError,
-    CapabilityInputError,
-    ContractViolation,
-    InvalidCapability,
-    InvalidGoal,
-    InvalidWorldState,
-    NoCapabilityError,
-    PartialPlanError,
-    PlanRejected,
-)
-from goap.capabilities._model import (
-    CapabilityPlan,
-    CapabilityPlanResult,
-    Fact,
-    Goal,
-    PlannedAction,
-    PlanStatus,
-    ToolCapability,
-    WorldState,
-)
+from goap.capabilities._errors import *  # noqa: F403
+from goap.capabilities._model import *  # noqa: F403
+from goap.capabilities._model import ToolCapability
 from goap.capabilities._planner import GoalPlanner, check_plan, search_url
 from goap.capabilities._tables import FILE_ALIASES, FILE_OPS, FILE_TOOLS, GOAL_TYPES, SEARCH_URLS, GoalType
 
@@ -52,34 +34,19 @@ DEFAULT_CAPABILITIES: tuple[ToolCapability, ...] = (
 """The standard tool table: one tool per goal type, and one ``fs.<op>`` tool per file operation."""
 
 __all__ = [
-    "BlockedError",
-    "CapabilityError",
-    "CapabilityInputError",
-    "CapabilityPlan",
-    "CapabilityPlanResult",
-    "ContractViolation",
     "DEFAULT_CAPABILITIES",
     "FILE_ALIASES",
     "FILE_OPS",
     "FILE_TOOLS",
-    "Fact",
     "GOAL_TYPES",
-    "Goal",
     "GoalPlanner",
     "GoalType",
-    "InvalidCapability",
-    "InvalidGoal",
-    "InvalidWorldState",
-    "NoCapabilityError",
-    "PartialPlanError",
-    "PlanRejected",
     "PlanRunState",
-    "PlanStatus",
-    "PlannedAction",
     "SEARCH_URLS",
-    "ToolCapability",
-    "WorldState",
     "check_plan",
     "plan_to_engine",
     "search_url",
 ]
+__all__ += _errors.__all__  # the error tree
+__all__ += _model.__all__  # goals, world states, capabilities, plans
+__all__.sort()

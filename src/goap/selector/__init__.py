@@ -17,49 +17,12 @@ or ``enabled=True``). :mod:`goap.selector.booking` is a booking flow built on it
 'goap_lite: collect phone via ask_phone'
 """
 
-from goap.selector._choose import (
-    Decision,
-    DecisionKind,
-    SelectorContext,
-    apply_observations,
-    choose_next,
-    ledger_facts,
-)
-from goap.selector._errors import LintProblem, SegmentLintError, SelectorError
-from goap.selector._lint import lint_segments, load_segments
-from goap.selector._model import (
-    GoalSegment,
-    SelectorKind,
-    SlotContract,
-    SlotEntry,
-    SlotLedger,
-    SlotObservation,
-    SlotValue,
-    StateDef,
-)
-from goap.selector._router import ENV_FLAG, SelectorRouter, selector_enabled
+from goap.selector import _choose, _errors, _lint, _model, _router
+from goap.selector._choose import *  # noqa: F403
+from goap.selector._errors import *  # noqa: F403
+from goap.selector._lint import *  # noqa: F403
+from goap.selector._model import *  # noqa: F403
+from goap.selector._router import *  # noqa: F403
 
-__all__ = [
-    "Decision",
-    "DecisionKind",
-    "ENV_FLAG",
-    "GoalSegment",
-    "LintProblem",
-    "SegmentLintError",
-    "SelectorContext",
-    "SelectorError",
-    "SelectorKind",
-    "SelectorRouter",
-    "SlotContract",
-    "SlotEntry",
-    "SlotLedger",
-    "SlotObservation",
-    "SlotValue",
-    "StateDef",
-    "apply_observations",
-    "choose_next",
-    "ledger_facts",
-    "lint_segments",
-    "load_segments",
-    "selector_enabled",
-]
+__all__ = sorted([*_choose.__all__, *_errors.__all__, *_lint.__all__, *_model.__all__, *_router.__all__])
+"""Every public name of the selector's modules (each module's ``__all__`` lists its own)."""

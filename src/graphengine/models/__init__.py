@@ -11,56 +11,16 @@ LangChain bridge needs the ``langchain`` extra. Importing this package imports n
 they are loaded when an adapter is first used. Test doubles live in `graphengine.models.testing`.
 """
 
+from . import chat as _chat
+from . import errors as _errors
 from ._http import RetryPolicy
-from .chat import (
-    ChatModel,
-    ChatOut,
-    ChatRequest,
-    Message,
-    ModelTool,
-    Role,
-    ToolCall,
-    ToolSpec,
-    chat,
-    model_id,
-)
-from .errors import (
-    BadResponseError,
-    ChatModelError,
-    MissingExtraError,
-    ModelAuthError,
-    ModelConnectionError,
-    ModelHTTPError,
-    ModelRateLimitError,
-    ModelTimeoutError,
-    Redactor,
-)
+from .chat import *  # noqa: F403
+from .errors import *  # noqa: F403
 from .langchain import LangChainChatModel
 from .ollama import OllamaChatModel
 from .openai import OpenAIChatModel
 
-__all__ = [
-    "BadResponseError",
-    "ChatModel",
-    "ChatModelError",
-    "ChatOut",
-    "ChatRequest",
-    "LangChainChatModel",
-    "Message",
-    "MissingExtraError",
-    "ModelAuthError",
-    "ModelConnectionError",
-    "ModelHTTPError",
-    "ModelRateLimitError",
-    "ModelTimeoutError",
-    "ModelTool",
-    "OllamaChatModel",
-    "OpenAIChatModel",
-    "Redactor",
-    "RetryPolicy",
-    "Role",
-    "ToolCall",
-    "ToolSpec",
-    "chat",
-    "model_id",
-]
+__all__ = ["LangChainChatModel", "OllamaChatModel", "OpenAIChatModel", "RetryPolicy"]
+__all__ += _chat.__all__  # the protocol, its records, chat()
+__all__ += _errors.__all__  # the error tree
+__all__.sort()

@@ -47,13 +47,18 @@ class Flaky:
         return self.out
 
 
-async def test_qos_retries_are_the_engines_retries_of_the_executor_step(store: Store) -> None:
-    """A retryable failure is retried by the engine (same step, attempt 3) and then succeeds without a replan."""
-    hsm = Flaky(2, TimeoutError("slow"), {"signed": True})
+async def _run_signing(store: Store, hsm: Flaky) -> tuple[Flaky, GoapGraph, Any]:
+    """Run to the goal with `hsm` signing under ActionQos(attempts=3); the run must be achieved."""
     sign = ActionSpec("sign_hsm", {"built": True}, {"signed": True}, execute=hsm, qos=ActionQos(attempts=3))
     g = GoapGraph(actions(sign_hsm=sign), store=store)
     final = await g.run("r", W0, GOAL)
     assert final.status == "achieved"
+    return hsm, g, final
+
+
+async def test_qos_retries_are_the_engines_retries_of_the_executor_step(store: Store) -> None:
+    """A retryable failure is retried by the engine (same step, attempt 3) and then succeeds without a replan."""
+    hsm, g, final = await _run_signing(store, Flaky(2, TimeoutError("slow"), {"signed": True}))
     assert hsm.calls == 3
     assert final.plans_made == 1 and [o.success for o in final.execution_history] == [True, True, True]
     steps = await g.engine.history("r")
@@ -63,11 +68,7 @@ async def test_qos_retries_are_the_engines_retries_of_the_executor_step(store: S
 
 async def test_qos_does_not_retry_an_exception_outside_retry_on(store: Store) -> None:
     """A non-idempotent action is retried only on its retry_on exceptions; others fail at once and replan."""
-    hsm = Flaky(1, ValueError("bad key"), {"signed": True})
-    sign = ActionSpec("sign_hsm", {"built": True}, {"signed": True}, execute=hsm, qos=ActionQos(attempts=3))
-    g = GoapGraph(actions(sign_hsm=sign), store=store)
-    final = await g.run("r", W0, GOAL)
-    assert final.status == "achieved"
+    _, _, final = await _run_signing(store, Flaky(1, ValueError("bad key"), {"signed": True}))
     assert final.execution_history[1].error == "ValueError: bad key"
     assert final.replan_reason == "action_failed"
 

@@ -13,12 +13,13 @@ task is easier than the real one, so every admissible heuristic on it stays admi
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Protocol
 
 from goap.planning._task import State, Task
 
-__all__ = ["INF", "Heuristic", "RelaxedTask"]
+__all__ = ["INF", "Heuristic", "RelaxedHeuristic", "RelaxedTask"]
 
 INF = float("inf")
 """Heuristic value of a dead end (the goal is unreachable even in the relaxation)."""
@@ -96,20 +97,12 @@ class RelaxedTask:
     @cached_property
     def pre_of(self) -> tuple[tuple[int, ...], ...]:
         """Relaxed operators that have each fact as a precondition."""
-        pre_of: list[list[int]] = [[] for _ in range(self.nfacts)]
-        for o, pre in enumerate(self.pres):
-            for f in pre:
-                pre_of[f].append(o)
-        return tuple(tuple(x) for x in pre_of)
+        return _by_fact(self.nfacts, self.pres)
 
     @cached_property
     def achievers(self) -> tuple[tuple[int, ...], ...]:
         """Relaxed operators that add each fact."""
-        achievers: list[list[int]] = [[] for _ in range(self.nfacts)]
-        for o, eff in enumerate(self.effs):
-            for f in eff:
-                achievers[f].append(o)
-        return tuple(tuple(x) for x in achievers)
+        return _by_fact(self.nfacts, self.effs)
 
     def init_facts(self, state: State) -> list[int]:
         """The relaxed facts true in ``state`` (including ``TOP``)."""
@@ -185,3 +178,36 @@ class RelaxedTask:
                             h[e] = nd
                             push(heap, (nd, e))
         return h, supp
+
+
+def _by_fact(nfacts: int, facts_of_op: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], ...]:
+    """For each fact, the operators whose list (preconditions or effects) holds it, in order."""
+    out: list[list[int]] = [[] for _ in range(nfacts)]
+    for o, facts in enumerate(facts_of_op):
+        for f in facts:
+            out[f].append(o)
+    return tuple(tuple(x) for x in out)
+
+
+class RelaxedHeuristic:
+    """A heuristic computed on the delete relaxation: the relaxed task is built once per task, and a
+    goal the relaxation proves impossible is ``INF`` in every state."""
+
+    name: str
+    """Registry name."""
+    admissible: bool
+    """Whether it never overestimates the least remaining cost."""
+
+    def __init__(self, task: Task) -> None:
+        self._rt = RelaxedTask(task)
+
+    def __call__(self, state: State) -> float:
+        """The heuristic value of ``state`` (``INF`` when the relaxation cannot reach the goal)."""
+        rt = self._rt
+        if rt.impossible:
+            return INF
+        return self._value(rt, rt.init_facts(state))
+
+    def _value(self, rt: RelaxedTask, init: list[int]) -> float:
+        """The value from the relaxed facts ``init`` of a state (the goal is not proven impossible)."""
+        raise NotImplementedError

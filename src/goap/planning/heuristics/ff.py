@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import heapq
 
-from goap.planning._task import State, Task
-from goap.planning.heuristics.base import INF, RelaxedTask
+from goap.planning.heuristics.base import INF, RelaxedHeuristic, RelaxedTask
 
 __all__ = ["HAdd", "HFF"]
 
@@ -39,39 +38,26 @@ def _hadd(rt: RelaxedTask, init: list[int]) -> tuple[list[float], list[int]]:
     return h, best
 
 
-class HAdd:
+class HAdd(RelaxedHeuristic):
     """h^add: sum of the goal facts' relaxed costs; inadmissible (counts shared work twice)."""
 
     name = "add"
     admissible = False
 
-    def __init__(self, task: Task) -> None:
-        self._rt = RelaxedTask(task)
-
-    def __call__(self, state: State) -> float:
-        """The h^add value of ``state``."""
-        rt = self._rt
-        if rt.impossible:
-            return INF
-        h, _ = _hadd(rt, rt.init_facts(state))
+    def _value(self, rt: RelaxedTask, init: list[int]) -> float:
+        h, _ = _hadd(rt, init)
         return h[rt.goal]
 
 
-class HFF:
+class HFF(RelaxedHeuristic):
     """h^FF: cost of a relaxed plan extracted from h^add best achievers; inadmissible."""
 
     name = "ff"
     admissible = False
 
-    def __init__(self, task: Task) -> None:
-        self._rt = RelaxedTask(task)
-
-    def __call__(self, state: State) -> float:
-        """The cost of a relaxed plan from ``state`` (``INF`` when there is none)."""
-        rt = self._rt
-        if rt.impossible:
-            return INF
-        h, best = _hadd(rt, rt.init_facts(state))
+    def _value(self, rt: RelaxedTask, init: list[int]) -> float:
+        """The cost of a relaxed plan (``INF`` when there is none)."""
+        h, best = _hadd(rt, init)
         if h[rt.goal] == INF:
             return INF
         used: set[int] = set()
