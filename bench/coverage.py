@@ -38,7 +38,16 @@ from typing import Any, TextIO
 from bench.ipc import ground
 from bench.peers import Outcome
 from bench.peers.fast_downward import SEARCH, driver_path
-from bench.planner import REPO_ROOT, Settings, run_once
+from bench.planner import (
+    REPO_ROOT,
+    Settings,
+    add_run_options,
+    discovered,
+    parse_run_options,
+    publish,
+    run_once,
+    run_settings,
+)
 from bench.validate import JsonProblem, check
 
 DEFAULT_PDDL = REPO_ROOT / "bench" / "data" / "ipc-large"
@@ -269,17 +278,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--planners", default="ours,fd", help="comma list of ours, ours-nosym, fd (default ours,fd)"
     )
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per instance and planner (default 1)")
-    parser.add_argument("--startup", type=float, default=20.0, help="extra seconds for our worker to start")
-    parser.add_argument(
-        "--memory-mb", type=int, default=8192, help="address-space limit of our workers, 0 = none"
-    )
-    parser.add_argument("--json", type=Path, help="also write the rows and summary as JSON here")
-    parser.add_argument("--markdown", type=Path, help="also write the markdown report here")
-    args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
+    add_run_options(parser, unit="instance", repeat=1)
+    args = parse_run_options(parser, argv)
     args.planner_list = [p.strip() for p in args.planners.split(",") if p.strip()]
     unknown = [p for p in args.planner_list if p not in (*OURS, "fd")]
     if unknown or not args.planner_list:
@@ -290,14 +290,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str], progress: TextIO = sys.stderr) -> int:
     """Run the benchmark; the report goes to stdout, progress lines to ``progress``."""
     args = parse_args(argv)
-    settings = Settings(args.timeout, args.repeat, args.startup, args.memory_mb)
-    try:
-        found = discover(args.pddl, args.only)
-    except FileNotFoundError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    if not found:
-        print(f"no instance in {args.pddl} matches {args.only!r}", file=sys.stderr)
+    settings = run_settings(args)
+    found = discovered(discover, args.pddl, args.only, "instance")
+    if found is None:
         return 2
     instances: list[Instance] = []
     started = time.perf_counter()
@@ -335,16 +330,6 @@ def main(argv: Sequence[str], progress: TextIO = sys.stderr) -> int:
         + summary_text(summary, args.planner_list)
         + "\n"
     )
-    print(report)
-    if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(report, encoding="utf-8")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        payload = {
-            "settings": asdict(settings),
-            "instances": [asdict(i) for i in instances],
-            "summary": summary,
-        }
-        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    payload = {"settings": asdict(settings), "instances": [asdict(i) for i in instances], "summary": summary}
+    publish(args, report, payload)
     return 0

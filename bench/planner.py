@@ -27,10 +27,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from bench.peers import ALIASES, PEERS, Outcome
 from bench.validate import OPTIMAL_TOLERANCE, check, is_optimal, load
@@ -493,6 +493,64 @@ def legend(peers: Sequence[str], settings: Settings) -> str:
     return "\n".join(out) + "\n"
 
 
+def add_run_options(parser: argparse.ArgumentParser, *, unit: str, repeat: int) -> None:
+    """The options every benchmark runner shares: limits of one run, repetitions, report files."""
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
+    parser.add_argument(
+        "--repeat", type=int, default=repeat, help=f"runs per {unit} and planner (default {repeat})"
+    )
+    parser.add_argument(
+        "--startup", type=float, default=20.0, help="extra seconds for a worker to start (default 20)"
+    )
+    parser.add_argument(
+        "--memory-mb", type=int, default=8192, help="address-space limit per worker, 0 = none"
+    )
+    parser.add_argument("--json", type=Path, help="also write the rows and summary as JSON here")
+    parser.add_argument("--markdown", type=Path, help="also write the markdown report here")
+
+
+def parse_run_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse `argv`, refusing a `--repeat` below 1."""
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    return args
+
+
+def run_settings(args: argparse.Namespace) -> Settings:
+    """The `Settings` the shared options give."""
+    return Settings(args.timeout, args.repeat, args.startup, args.memory_mb)
+
+
+T = TypeVar("T")
+
+
+def discovered(
+    find: Callable[[Path, str | None], list[T]], folder: Path, only: str | None, what: str
+) -> list[T] | None:
+    """`find(folder, only)`, or None after saying on stderr why there is nothing to run."""
+    try:
+        found = find(folder, only)
+    except FileNotFoundError as exc:
+        print(exc, file=sys.stderr)
+        return None
+    if not found:
+        print(f"no {what} in {folder} matches {only!r}", file=sys.stderr)
+        return None
+    return found
+
+
+def publish(args: argparse.Namespace, report: str, payload: dict[str, Any]) -> None:
+    """Print the markdown report; write it to `--markdown` and `payload` as JSON to `--json` when given."""
+    print(report)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(report, encoding="utf-8")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(prog="python -m bench planner", description=__doc__.splitlines()[0])
@@ -503,19 +561,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--planners", default=",".join(DEFAULT_PEERS), help=f"comma list of {', '.join([*PEERS, *ALIASES])}"
     )
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per problem and planner (default 3)")
-    parser.add_argument(
-        "--startup", type=float, default=20.0, help="extra seconds for a worker to start (default 20)"
-    )
-    parser.add_argument(
-        "--memory-mb", type=int, default=8192, help="address-space limit per worker, 0 = none"
-    )
-    parser.add_argument("--json", type=Path, help="also write rows and summary as JSON here")
-    parser.add_argument("--markdown", type=Path, help="also write the markdown report here")
-    args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
+    add_run_options(parser, unit="problem", repeat=3)
+    args = parse_run_options(parser, argv)
     try:
         args.peers = select_peers(args.planners)
     except ValueError as exc:
@@ -526,14 +573,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str], progress: TextIO = sys.stderr) -> int:
     """Run the benchmark; the report goes to stdout, progress lines to ``progress``."""
     args = parse_args(argv)
-    settings = Settings(args.timeout, args.repeat, args.startup, args.memory_mb)
-    try:
-        files = discover(args.problems, args.only)
-    except FileNotFoundError as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    if not files:
-        print(f"no problem in {args.problems} matches {args.only!r}", file=sys.stderr)
+    settings = run_settings(args)
+    files = discovered(discover, args.problems, args.only, "problem")
+    if files is None:
         return 2
     rows: list[Row] = []
     started = time.perf_counter()
@@ -557,16 +599,10 @@ def main(argv: Sequence[str], progress: TextIO = sys.stderr) -> int:
     if "ours-cli" in args.peers and "fd" in args.peers:
         report += "\n" + process_table(rows) + "\n"
     report += summary_text(summary) + "\n"
-    print(report)
-    if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(report, encoding="utf-8")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        payload = {
-            "settings": asdict(settings),
-            "rows": [{**asdict(r), "seconds": r.seconds, "search_seconds": r.search_seconds} for r in rows],
-            "summary": summary,
-        }
-        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    payload = {
+        "settings": asdict(settings),
+        "rows": [{**asdict(r), "seconds": r.seconds, "search_seconds": r.search_seconds} for r in rows],
+        "summary": summary,
+    }
+    publish(args, report, payload)
     return 0

@@ -96,21 +96,29 @@ def build(model: ChatModel, store: Store, emitter: Emitter | None = None) -> Eng
     return eng
 
 
+SCRIPT: tuple[str | ChatOut, ...] = (
+    "goap\nA* search",
+    ChatOut(
+        tool_calls=(
+            ToolCall(id="c1", name="search", arguments={"query": "goap"}),
+            ToolCall(id="c2", name="search", arguments={"query": "A* search"}),
+        )
+    ),
+    "GOAP uses A*.",
+    "FAIL: too short",
+    "GOAP plans action sequences toward a goal, searching them with A*, least cost first.",
+    "PASS",
+)
+"""The demo's replies, one per model call in order: plan the queries, call the search tool,
+answer too briefly, be judged short, answer again, pass."""
+
+ANSWER = SCRIPT[4]
+"""The answer the judge passes."""
+
+
 def scripted() -> ScriptedChatModel:
     """An offline model answering the demo question (one reply per call, in order)."""
-    return ScriptedChatModel(
-        "goap\nA* search",
-        ChatOut(
-            tool_calls=(
-                ToolCall(id="c1", name="search", arguments={"query": "goap"}),
-                ToolCall(id="c2", name="search", arguments={"query": "A* search"}),
-            )
-        ),
-        "GOAP uses A*.",
-        "FAIL: too short",
-        "GOAP plans action sequences toward a goal, searching them with A*, least cost first.",
-        "PASS",
-    )
+    return ScriptedChatModel(*SCRIPT)
 
 
 def model_from(args: argparse.Namespace) -> ChatModel:

@@ -217,15 +217,7 @@ async def route_error(
             _now(),
         )
     )
-    if eng.emitter is not None:
-        eng.emit(
-            Event(
-                run_id,
-                step,
-                node_id,
-                msg,
-                {"error": type(cause).__name__, "handler": handler},
-                kind=EventKind.ERROR,
-            )
-        )
+    eng.notify(
+        run_id, step, node_id, msg, {"error": type(cause).__name__, "handler": handler}, EventKind.ERROR
+    )
     return state, route, msg, len(state_b)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic_core import to_json
 
-from graphengine.emit import Event, EventKind
+from graphengine.emit import EventKind
 
 from .errors import (
     BudgetExceededError,
@@ -73,17 +73,9 @@ def check_budgets(
             )
         if before is None or before <= budget:  # warn when crossing, not on every later step
             _log.warning("run %r: %s", run_id, msg)
-            if eng.emitter is not None:
-                eng.emit(
-                    Event(
-                        run_id,
-                        step,
-                        node_id,
-                        msg,
-                        {"field": name, "size": size, "budget": budget},
-                        kind=EventKind.WARNING,
-                    )
-                )
+            eng.notify(
+                run_id, step, node_id, msg, {"field": name, "size": size, "budget": budget}, EventKind.WARNING
+            )
 
 
 def reducer_failed(exc: BaseException, run_id: str, step: int, node_id: str) -> ReducerError:

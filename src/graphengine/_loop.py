@@ -107,8 +107,7 @@ async def _pause(
     await eng.store.set_status(
         run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1], expect_step=step
     )
-    if eng.emitter is not None:
-        eng.emit(Event(run_id, step, node_id, message, data, kind=EventKind.INTERRUPT))
+    eng.notify(run_id, step, node_id, message, data, EventKind.INTERRUPT)
 
 
 async def drive(

@@ -145,6 +145,13 @@ class Runtime(Generic[S]):
         if self.emitter is not None:
             safe_emit(self.emitter, event)
 
+    def notify(
+        self, run_id: str, step: int, node_id: str, msg: str, data: dict[str, Any], kind: EventKind
+    ) -> None:
+        """Emit one event, built only when there is an emitter (for the paths off the hot loop)."""
+        if self.emitter is not None:
+            safe_emit(self.emitter, Event(run_id, step, node_id, msg, data, kind=kind))
+
     async def fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
         """Record the run as failed with `exc` and emit an error event."""
         msg = storable_text(f"{type(exc).__name__}: {exc}")
@@ -152,8 +159,7 @@ class Runtime(Generic[S]):
             await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
         except Exception as lost:  # the failure being reported matters more than its record
             _log.warning("run %r: could not record its failure (%s): %r", run_id, msg, lost)
-        if self.emitter is not None:
-            self.emit(Event(run_id, step, node_id, msg, {"error": type(exc).__name__}, kind=EventKind.ERROR))
+        self.notify(run_id, step, node_id, msg, {"error": type(exc).__name__}, EventKind.ERROR)
 
     # ------------------------------------------------------------------ decoding
 

@@ -10,30 +10,17 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel
 
-from examples.agent import CORPUS, Agent, build
+from examples.agent import ANSWER, CORPUS, SCRIPT, Agent, build
 from graphengine import Context, Engine, NodeResult, ToolCallError
 from graphengine.emit import MemoryEmitter
-from graphengine.models import ChatOut, Message, OpenAIChatModel, ToolCall, chat
+from graphengine.models import ChatOut, Message, OpenAIChatModel, chat
 from graphengine.models.testing import LocalChatServer, ScriptedChatModel, openai_reply
 from graphengine.store import MemoryStore
 from graphengine.testing import assert_replays
 
 KEY = "sk-graph-SECRET-9876543210"
 
-# The agent under test is the shipped example, so the example is what these tests prove.
-SCRIPT = [
-    "goap\nA* search",
-    ChatOut(
-        tool_calls=(
-            ToolCall(id="c1", name="search", arguments={"query": "goap"}),
-            ToolCall(id="c2", name="search", arguments={"query": "A* search"}),
-        )
-    ),
-    "GOAP uses A*.",
-    "FAIL: too short",
-    "GOAP plans action sequences with A*, least cost first.",
-    "PASS",
-]
+# The agent under test is the shipped example, with its own script, so the example is what these tests prove.
 
 
 def _wire(item: str | ChatOut) -> dict[str, object]:
@@ -52,7 +39,7 @@ def srv() -> Iterator[LocalChatServer]:
 def _check_final(final: Agent) -> None:
     assert final.plan == ["goap", "A* search"]
     assert final.docs == [CORPUS["goap"], CORPUS["a*"]]
-    assert final.answer == "GOAP plans action sequences with A*, least cost first."
+    assert final.answer == ANSWER
     assert (final.verdict, final.rounds) == ("PASS", 2)
 
 

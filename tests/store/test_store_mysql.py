@@ -7,14 +7,13 @@ import sys
 
 import pytest
 from db_servers import MYSQL_DSN, mysql_store, require_mysql
+from store_checks import check_json_text_kept
 
 import graphengine.store.mysql as my_mod
 from graphengine.store import (
     MissingDriverError,
     MySQLStore,
     RunExistsError,
-    RunRecord,
-    RunStatus,
     StepConflictError,
     StepRecord,
     StoreError,
@@ -98,14 +97,7 @@ async def test_schema_version_is_recorded_and_newer_is_refused() -> None:
 async def test_route_and_meta_keep_their_exact_json_text() -> None:
     """`route` and run `meta` come back with their exact text; text that is not JSON is refused."""
     async with mysql_store() as s:
-        meta = b'{ "b" : 1,  "a":[ 1 ,2 ] }'
-        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x", meta=meta))
-        rec = StepRecord("r", 1, "n", None, '{"goto" :  "x"}', ts=1.0)
-        await s.save_step(rec)
-        assert list(await s.load_steps("r")) == [rec]
-        run = await s.get_run("r")
-        assert run is not None
-        assert run.meta == meta
+        await check_json_text_kept(s)
         with pytest.raises(StoreError) as info:
             await s.save_step(StepRecord("r", 2, "n", None, "not json", ts=1.0))
         assert not isinstance(info.value, StepConflictError)

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from db_servers import POSTGRES_DSN, postgres_store, require_postgres, unique_name
+from store_checks import check_json_text_kept
 
 import graphengine.store.postgres as pg_mod
 from graphengine.store import (
@@ -171,14 +172,7 @@ def test_store_moves_between_event_loops() -> None:
 async def test_route_and_meta_are_json_columns_kept_verbatim() -> None:
     """`route` and run `meta` live in json columns and come back with their exact text."""
     async with postgres_store() as s:
-        meta = b'{ "b" : 1,  "a":[ 1 ,2 ] }'
-        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x", meta=meta))
-        rec = StepRecord("r", 1, "n", None, '{"goto" :  "x"}', ts=1.0)
-        await s.save_step(rec)
-        assert list(await s.load_steps("r")) == [rec]
-        run = await s.get_run("r")
-        assert run is not None
-        assert run.meta == meta
+        await check_json_text_kept(s)
         conn = await asyncpg.connect(POSTGRES_DSN, server_settings={"search_path": s.schema})
         try:
             types = await conn.fetch(

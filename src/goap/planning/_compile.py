@@ -164,6 +164,23 @@ def _compile_plain(
     )
 
 
+def _pack(
+    facts: Mapping[str, int], vbits: Mapping[str, tuple[int, int, int]]
+) -> tuple[int, int, list[tuple[str, int, int]]]:
+    """Facts (key -> value index) of the kept variables as the packed state's mask and value, and
+    each as (key, value index, fact id), in key order; facts of pruned variables are left out."""
+    mask = value = 0
+    out: list[tuple[str, int, int]] = []
+    for k, x in sorted(facts.items()):
+        vb = vbits.get(k)
+        if vb is None:
+            continue
+        mask |= vb[0]
+        value |= x << vb[1]
+        out.append((k, x, vb[2] + x))
+    return mask, value, out
+
+
 def _compile_python(
     initial: Mapping[str, Any], goal: Mapping[str, Any], actions: Sequence[ActionSpec], prune: bool
 ) -> Task:
@@ -350,16 +367,23 @@ def _compile_python(
         relevant = [False] * n_raw
         fact_work: list[int] = []
         num_work: list[str] = []
-        for k, _ in num_goal:
+
+        def need(k: str, x: int) -> None:
+            f = base[k] + x
+            if not rel_fact[f]:
+                rel_fact[f] = True
+                fact_work.append(f)
+
+        def need_num(k: str) -> None:
             if k not in rel_num:
                 rel_num.add(k)
                 num_work.append(k)
+
+        for k, _ in num_goal:
+            need_num(k)
         for k, xs in goal_allowed.items():
             for x in xs:
-                f = base[k] + x
-                if not rel_fact[f]:
-                    rel_fact[f] = True
-                    fact_work.append(f)
+                need(k, x)
         while fact_work or num_work:
             users = producers.get(fact_work.pop(), ()) if fact_work else num_producers.get(num_work.pop(), ())
             for i in users:
@@ -368,20 +392,12 @@ def _compile_python(
                 relevant[i] = True
                 _a, pre, multi, num_pre, _eff, _ne = raws[i]
                 for k, x in pre.items():
-                    f = base[k] + x
-                    if not rel_fact[f]:
-                        rel_fact[f] = True
-                        fact_work.append(f)
+                    need(k, x)
                 for k, xs in multi.items():
                     for x in xs:
-                        f = base[k] + x
-                        if not rel_fact[f]:
-                            rel_fact[f] = True
-                            fact_work.append(f)
+                        need(k, x)
                 for k, _ in num_pre:
-                    if k not in rel_num:
-                        rel_num.add(k)
-                        num_work.append(k)
+                    need_num(k)
         any_cost_fn = any(a.has_cost_function for a in actions)
         if any_cost_fn:
             # a cost function may read any fact, so an operator can matter just by changing a
@@ -418,24 +434,10 @@ def _compile_python(
     vbits = {v.name: (v.mask << v.shift, v.shift, v.base) for v in variables}
     ops: list[CompiledOp] = []
     for a, pre, multi, num_pre, eff, num_eff in keep:
-        pmask = pval = emask = evalue = 0
-        pre_f: list[int] = []
-        for k, x in sorted(pre.items()):
-            vb = vbits.get(k)
-            if vb is None:
-                continue
-            pmask |= vb[0]
-            pval |= x << vb[1]
-            pre_f.append(vb[2] + x)
-        eff_f: list[int] = []
-        for k, x in sorted(eff.items()):
-            vb = vbits.get(k)
-            if vb is None:
-                continue
-            emask |= vb[0]
-            evalue |= x << vb[1]
-            if pre.get(k) != x:
-                eff_f.append(vb[2] + x)
+        pmask, pval, pre_fx = _pack(pre, vbits)
+        emask, evalue, eff_fx = _pack(eff, vbits)
+        pre_f = [f for _, _, f in pre_fx]
+        eff_f = [f for k, x, f in eff_fx if pre.get(k) != x]
         residual: tuple[tuple[int, int, frozenset[int]], ...] = ()
         residual_facts: tuple[tuple[int, ...], ...] = ()
         if multi:

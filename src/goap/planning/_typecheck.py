@@ -98,25 +98,35 @@ def _types(initial: Mapping[str, Any], actions: Sequence[ActionSpec]) -> dict[st
     return types
 
 
+def _condition_error(
+    types: Mapping[str, tuple[FactType, str]],
+    where: Literal["goal", "precondition"],
+    owner: str,
+    index: int,
+    conditions: Mapping[str, Any],
+) -> TypeMismatch | None:
+    """The first of ``conditions`` (of a goal or an action's preconditions) whose values are not of
+    their fact's type, or None."""
+    for key, cond in conditions.items():
+        if key in types:
+            t, origin = types[key]
+            for v in _values(cond):
+                if fact_type(v) != t:
+                    return TypeMismatch(where, owner, index, key, v, t, origin)
+    return None
+
+
 def first_type_error(
     initial: Mapping[str, Any], goals: Iterable[GoalSpec], actions: Sequence[ActionSpec]
 ) -> TypeMismatch | None:
     """The first goal condition, precondition or effect whose type differs from its fact's, or None."""
     types = _types(initial, actions)
     for gi, goal in enumerate(goals):
-        for key, cond in goal.conditions.items():
-            if key in types:
-                t, origin = types[key]
-                for v in _values(cond):
-                    if fact_type(v) != t:
-                        return TypeMismatch("goal", goal.label, gi, key, v, t, origin)
+        if (wrong := _condition_error(types, "goal", goal.label, gi, goal.conditions)) is not None:
+            return wrong
     for ai, a in enumerate(actions):
-        for key, cond in a.preconditions.items():
-            if key in types:
-                t, origin = types[key]
-                for v in _values(cond):
-                    if fact_type(v) != t:
-                        return TypeMismatch("precondition", a.name, ai, key, v, t, origin)
+        if (wrong := _condition_error(types, "precondition", a.name, ai, a.preconditions)) is not None:
+            return wrong
         for key, eff in a.effects.items():
             if key in types:
                 t, origin = types[key]
@@ -186,23 +196,22 @@ def _quick_ok(initial: Mapping[str, Any], goals: Sequence[GoalSpec], actions: Se
     detail; it never lets a mismatch through.
     """
     at = _action_types(actions)
-    for k, t_act in at.used.items():
+
+    def fact_type_of(k: str) -> FactType | None:
+        # the initial value's type, else the type of the first effect that sets the fact
         v = initial.get(k)
         t = None if v is None else (_TYPES.get(type(v)) or fact_type(v))
-        if t is None:
-            t = at.first_effect.get(k)
-            if t is None:
-                continue
-        if t_act != t:
+        return at.first_effect.get(k) if t is None else t
+
+    for k, t_act in at.used.items():
+        t = fact_type_of(k)
+        if t is not None and t_act != t:
             return False
     for goal in goals:
         for k, cond in goal.conditions.items():
-            v = initial.get(k)
-            t = None if v is None else (_TYPES.get(type(v)) or fact_type(v))
+            t = fact_type_of(k)
             if t is None:
-                t = at.first_effect.get(k)
-                if t is None:
-                    continue
+                continue
             for value in _values(cond):
                 if fact_type(value) != t:
                     return False

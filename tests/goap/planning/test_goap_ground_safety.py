@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import os
+import string
 import subprocess
 import sys
 import textwrap
@@ -41,6 +42,45 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=120
     )
+
+
+_GROWN_WHILE_WALKED = string.Template(
+    textwrap.dedent(
+        """
+        import sys
+        from types import MappingProxyType
+        import goap
+        from goap import ActionSpec, AStar
+        $setup
+        class V:
+            armed = True
+            def __hash__(self):
+                if V.armed:
+                    V.armed = False
+                    for i in range(200):
+                        $grown[f"k{i}"] = 1
+                return hash(1)
+            def __eq__(self, o):
+                return o == 1
+        class Name(str):
+            armed = True
+            def __hash__(self):
+                if Name.armed and sys._getframe(1).f_code.co_name == "_compile_plain":
+                    Name.armed = False
+                    $grown["x"] = V()
+                return str.__hash__(self)
+            __eq__ = str.__eq__
+        acts = [ActionSpec("a0", MappingProxyType($pre), {"y": 1}), ActionSpec(Name("a1"), {}, {"x": 1})]
+        acts += [ActionSpec(f"b{i}", {}, {f"k{i}": 1}) for i in range(200)]
+        initial = {f"k{i}": 0 for i in range(200)}
+        initial["x"] = 0
+        print(goap.plan(initial, {"y": 1}, acts, AStar()).status)
+        """
+    )
+)
+"""A plan() call whose action ``a0`` has the precondition ``MappingProxyType($pre)``: hashing
+action ``a1``'s name inside the C grounding puts a value into the dict ``$grown`` whose hashing
+then grows that dict by 200 keys while the grounding walks it (``$setup`` defines them)."""
 
 
 def _assert_clean(out: subprocess.CompletedProcess[str], expect: str) -> None:
@@ -96,41 +136,13 @@ def test_precondition_dict_growing_during_plan_does_not_overflow_the_heap() -> N
     """Bug 2 (critical), public API: plan() with a precondition MappingProxyType over a dict
     subclass whose copy() returns a shared dict; Python code run inside the C grounding grows that
     dict while it is walked, and the fixed-size pair buffer overflowed (heap-buffer-overflow)."""
-    out = _run(
-        """
-        import sys
-        from types import MappingProxyType
-        import goap
-        from goap import ActionSpec, AStar
+    setup = """
         shared = {"x": 1}
         class D(dict):
             def copy(self):
                 return shared
-        class V:
-            armed = True
-            def __hash__(self):
-                if V.armed:
-                    V.armed = False
-                    for i in range(200):
-                        shared[f"k{i}"] = 1
-                return hash(1)
-            def __eq__(self, o):
-                return o == 1
-        class Name(str):
-            armed = True
-            def __hash__(self):
-                if Name.armed and sys._getframe(1).f_code.co_name == "_compile_plain":
-                    Name.armed = False
-                    shared["x"] = V()
-                return str.__hash__(self)
-            __eq__ = str.__eq__
-        acts = [ActionSpec("a0", MappingProxyType(D(x=1)), {"y": 1}), ActionSpec(Name("a1"), {}, {"x": 1})]
-        acts += [ActionSpec(f"b{i}", {}, {f"k{i}": 1}) for i in range(200)]
-        initial = {f"k{i}": 0 for i in range(200)}
-        initial["x"] = 0
-        print(goap.plan(initial, {"y": 1}, acts, AStar()).status)
-        """
-    )
+    """
+    out = _run(_GROWN_WHILE_WALKED.substitute(setup=textwrap.dedent(setup), grown="shared", pre="D(x=1)"))
     _assert_clean(out, "found")
 
 
@@ -283,38 +295,7 @@ def test_a_mapping_proxy_over_a_dict_the_caller_mutates_during_plan_is_safe() ->
     the caller may still hold (and mutate) the dict it wraps. Reading that dict in place instead of
     a private copy let Python code run inside the C grounding grow it while it was walked
     (heap-buffer-overflow of the precondition pair buffer)."""
-    out = _run(
-        """
-        import sys
-        from types import MappingProxyType
-        import goap
-        from goap import ActionSpec, AStar
-        pre = {"x": 1}
-        class V:
-            armed = True
-            def __hash__(self):
-                if V.armed:
-                    V.armed = False
-                    for i in range(200):
-                        pre[f"k{i}"] = 1
-                return hash(1)
-            def __eq__(self, o):
-                return o == 1
-        class Name(str):
-            armed = True
-            def __hash__(self):
-                if Name.armed and sys._getframe(1).f_code.co_name == "_compile_plain":
-                    Name.armed = False
-                    pre["x"] = V()
-                return str.__hash__(self)
-            __eq__ = str.__eq__
-        acts = [ActionSpec("a0", MappingProxyType(pre), {"y": 1}), ActionSpec(Name("a1"), {}, {"x": 1})]
-        acts += [ActionSpec(f"b{i}", {}, {f"k{i}": 1}) for i in range(200)]
-        initial = {f"k{i}": 0 for i in range(200)}
-        initial["x"] = 0
-        print(goap.plan(initial, {"y": 1}, acts, AStar()).status)
-        """
-    )
+    out = _run(_GROWN_WHILE_WALKED.substitute(setup='pre = {"x": 1}', grown="pre", pre="pre"))
     _assert_clean(out, "found")
 
 
