@@ -81,14 +81,34 @@ def _check_limits(max_expansions: int | None, timeout: float | None, max_memory_
 
 @dataclass(frozen=True, slots=True)
 class _BestFirst:
-    heuristic: str
-    weight: float
-    greedy: bool
-    max_expansions: int | None
-    timeout: float | None
-    blacklist: frozenset[str]
-    symmetry: bool
-    max_memory_mb: float | None
+    """What A* and greedy best-first share: their settings (the subclasses set the defaults that
+    differ), their validation, and the search itself."""
+
+    heuristic: str = "lmcut"
+    """Heuristic name (see :data:`goap.planning.heuristics.HEURISTICS`)."""
+    weight: float = 1.0
+    """Weight of ``h`` in ``f = g + weight * h`` (1 = optimal A*; unused by greedy search)."""
+    greedy: bool = False
+    """Expand by ``h`` alone (True for :class:`GreedyBestFirst` only)."""
+    max_expansions: int | None = 2_000_000
+    """Give up after this many expansions (``budget_exhausted``); None = no limit."""
+    timeout: float | None = 30.0
+    """Give up after this many seconds (``budget_exhausted``); None = no limit."""
+    blacklist: frozenset[str] = frozenset()
+    """Action names never to use (merged with ``plan(..., blacklist=...)``)."""
+    symmetry: bool = True
+    """Fold interchangeable objects (e.g. gripper's balls) into one search state."""
+    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB
+    """Give up (``budget_exhausted``) once the search's own tables (states, open list, landmarks)
+    hold more than this many MiB; None = no limit."""
+
+    def _check(self) -> None:
+        """The checks both strategies make: a known heuristic, sane limits, a frozen blacklist."""
+        if self.heuristic not in HEURISTICS:
+            raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
+        _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
+        if not isinstance(self.blacklist, frozenset):
+            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
 
     @property
     def name(self) -> str:
@@ -227,64 +247,29 @@ class AStar(_BestFirst):
     interchangeable objects (sound: it never changes the optimal cost).
     """
 
-    heuristic: str = "lmcut"
-    """Heuristic name (see :data:`goap.planning.heuristics.HEURISTICS`)."""
-    weight: float = 1.0
-    """Weight of ``h`` in ``f = g + weight * h`` (1 = optimal A*)."""
-    greedy: bool = False
-    """Always False for A* (see :class:`GreedyBestFirst`)."""
-    max_expansions: int | None = 2_000_000
-    """Give up after this many expansions (``budget_exhausted``); None = no limit."""
-    timeout: float | None = 30.0
-    """Give up after this many seconds (``budget_exhausted``); None = no limit."""
-    blacklist: frozenset[str] = frozenset()
-    """Action names never to use (merged with ``plan(..., blacklist=...)``)."""
-    symmetry: bool = True
-    """Fold interchangeable objects (e.g. gripper's balls) into one search state."""
-    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB
-    """Give up (``budget_exhausted``) once the search's own tables (states, open list, landmarks)
-    hold more than this many MiB; None = no limit."""
-
     def __post_init__(self) -> None:
-        if self.heuristic not in HEURISTICS:
-            raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
+        self._check()
         if not (self.weight >= 1.0 and math.isfinite(self.weight)):
             raise ModelError(f"weight must be a finite number >= 1, got {self.weight}")
         if self.greedy:
             raise ModelError("AStar(greedy=True) is not A*; use GreedyBestFirst()")
-        _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
-        if not isinstance(self.blacklist, frozenset):
-            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
 
 
 @dataclass(frozen=True, slots=True)
 class GreedyBestFirst(_BestFirst):
-    """Greedy best-first search on ``h`` alone: fast, plans not optimal (``optimal=False``)."""
+    """Greedy best-first search on ``h`` alone: fast, plans not optimal (``optimal=False``).
+
+    The settings are :class:`AStar`'s; ``weight`` is unused and ``greedy`` always True.
+    """
 
     heuristic: str = "ff"
     """Heuristic name (see :data:`goap.planning.heuristics.HEURISTICS`)."""
-    weight: float = 1.0
-    """Unused by greedy search (kept for a uniform configuration)."""
     greedy: bool = True
     """Always True."""
-    max_expansions: int | None = 2_000_000
-    """Give up after this many expansions; None = no limit."""
-    timeout: float | None = 30.0
-    """Give up after this many seconds; None = no limit."""
-    blacklist: frozenset[str] = frozenset()
-    """Action names never to use."""
-    symmetry: bool = True
-    """Fold interchangeable objects into one search state."""
-    max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB
-    """Give up once the search's own tables hold more than this many MiB; None = no limit."""
 
     def __post_init__(self) -> None:
-        if self.heuristic not in HEURISTICS:
-            raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
+        self._check()
         object.__setattr__(self, "greedy", True)
-        _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
-        if not isinstance(self.blacklist, frozenset):
-            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
 
 
 def _lazy(module: str, cls: str) -> Callable[[], PlanningStrategy]:

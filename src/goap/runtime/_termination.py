@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from goap.runtime._state import GoapState
@@ -141,41 +141,48 @@ def _count(view: RunView, key: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class MaxTokens:
-    """Stop once ``world_state[key]`` (tokens used, kept by the actions) reaches ``limit``."""
+class _CountLimit:
+    """Stop once the count the actions keep in ``world_state[key]`` reaches ``limit``."""
 
     limit: int
-    """Most tokens."""
-    key: str = "total_tokens"
-    """World fact holding the tokens used."""
-    name: str = "MaxTokens"
+    """The most allowed."""
+    key: str
+    """World fact holding the count."""
+    name: str
     """Recorded name."""
+    counted: ClassVar[str]
+    """What is counted, as the reason says it (``tokens used``)."""
 
     def check(self, view: RunView) -> Termination | None:
-        """Fire when the tokens used reach ``limit``."""
+        """Fire when the count reaches ``limit``."""
         used = _count(view, self.key)
         return (
-            Termination(self.name, f"{used} tokens used, limit {self.limit}") if used >= self.limit else None
+            None
+            if used < self.limit
+            else Termination(self.name, f"{used} {self.counted}, limit {self.limit}")
         )
 
 
 @dataclass(frozen=True, slots=True)
-class MaxLLMCalls:
+class MaxTokens(_CountLimit):
+    """Stop once ``world_state[key]`` (tokens used, kept by the actions) reaches ``limit``."""
+
+    key: str = "total_tokens"
+    """World fact holding the tokens used."""
+    name: str = "MaxTokens"
+    """Recorded name."""
+    counted: ClassVar[str] = "tokens used"
+
+
+@dataclass(frozen=True, slots=True)
+class MaxLLMCalls(_CountLimit):
     """Stop once ``world_state[key]`` (model calls made, kept by the actions) reaches ``limit``."""
 
-    limit: int
-    """Most calls."""
     key: str = "llm_call_count"
     """World fact holding the calls made."""
     name: str = "MaxLLMCalls"
     """Recorded name."""
-
-    def check(self, view: RunView) -> Termination | None:
-        """Fire when the calls made reach ``limit``."""
-        used = _count(view, self.key)
-        return (
-            Termination(self.name, f"{used} model calls, limit {self.limit}") if used >= self.limit else None
-        )
+    counted: ClassVar[str] = "model calls"
 
 
 @dataclass(frozen=True, slots=True)
