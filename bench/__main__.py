@@ -12,6 +12,7 @@ import sys
 BENCHMARKS = {
     "coverage": "bench.coverage",
     "engine": "bench.engine",
+    "memory": "bench.memory",
     "planner": "bench.planner",
     "scale": "bench.scale",
     "search": "bench.search_stress",
