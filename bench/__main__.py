@@ -17,6 +17,7 @@ BENCHMARKS = {
     "scale": "bench.scale",
     "search": "bench.search_stress",
     "strategies": "bench.strategies",
+    "workers": "bench.workers",
 }
 """Benchmark name -> module exposing ``main(argv: list[str]) -> int``."""
 
