@@ -138,7 +138,8 @@ async def on_server(path: Path, runs: int, payload: str, first: str) -> Result:
     async def setup() -> Callable[[], Awaitable[None]]:
         for i in range(runs):
             rid = f"s{i}"
-            GATES[rid] = asyncio.Event()
+            if first == "wait":
+                GATES[rid] = asyncio.Event()
             await manager.start(rid, Doc(n=i, payload=payload), wait=first == "ask")
 
         async def teardown() -> None:
