@@ -44,8 +44,8 @@ _REDUCER_TYPES = (types.FunctionType, types.BuiltinFunctionType)
 
 @functools.cache
 def plain_depth(tp: Any) -> int | None:
-    """How deep the JSON of a value of `tp` can nest (an object is 1), or None when `tp` is not a
-    type whose values read back by construction."""
+    """How deep the JSON of a value of `tp` that decodes can nest (an object is 1), or None when
+    `tp` is not built only of the parts the module docstring lists."""
     if not (isinstance(tp, type) and issubclass(tp, BaseModel)):
         return None
     return _plain_model(tp, frozenset())
