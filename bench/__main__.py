@@ -12,10 +12,12 @@ import sys
 BENCHMARKS = {
     "coverage": "bench.coverage",
     "engine": "bench.engine",
+    "memory": "bench.memory",
     "planner": "bench.planner",
     "scale": "bench.scale",
     "search": "bench.search_stress",
     "strategies": "bench.strategies",
+    "workers": "bench.workers",
 }
 """Benchmark name -> module exposing ``main(argv: list[str]) -> int``."""
 

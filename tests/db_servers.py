@@ -68,6 +68,19 @@ def require_mysql() -> None:
     require_server("MySQL", mysql_unavailable())
 
 
+def require_worker_servers(store: str = "postgres") -> None:
+    """`require_server` for the workers: PostgreSQL (their queue), MySQL too when `store` is
+    "mysql", and the queue's packages."""
+    reason = postgres_unavailable()
+    if reason is None and store == "mysql":
+        reason = mysql_unavailable()
+    if reason is None:
+        for mod in ("procrastinate", "psycopg"):
+            if importlib.util.find_spec(mod) is None:
+                reason = f"{mod} is not installed (pip install 'graphengine[workers]')"
+    require_server("workers' servers (PostgreSQL, and MySQL for its store)", reason)
+
+
 def unique_name(prefix: str) -> str:
     """A schema/database name no other test (or test process) uses."""
     return f"{prefix}_{uuid.uuid4().hex[:16]}"

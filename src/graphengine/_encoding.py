@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
@@ -12,13 +12,14 @@ from pydantic_core import from_json, to_json
 
 from graphengine.emit import Event, EventKind
 
+from ._exact import plain_depth
 from .context import Context
 from .errors import (
     EncodeError,
     NodeReturnTypeError,
 )
 from .route_codec import RouteCodec
-from .routing import Next
+from .routing import Branch, Next, NextKind
 
 if TYPE_CHECKING:
     from ._runtime import Runtime
@@ -30,6 +31,7 @@ __all__ = [
     "decode_events",
     "encode_events",
     "event_doc",
+    "fan_out_checked",
     "isolated",
     "isolated_bytes",
     "json_checked",
@@ -38,12 +40,15 @@ __all__ = [
     "non_finite",
     "record_calls",
     "route_checked",
+    "route_checked_full",
     "snapshot_of",
     "storable_text",
     "unstorable",
 ]
 
 S = TypeVar("S")
+
+_FAN_OUT = NextKind.FAN_OUT
 
 FAN_OUT_NODE = "__fan_out__"
 """Node id of the step record that commits a fan-out's merged branches."""
@@ -258,7 +263,21 @@ def no_constant(name: str) -> Any:
 
 
 def route_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node_id: str) -> tuple[Next, str]:
-    """Encode a route that carries values, and decode it back: (the decoded route, its JSON text)."""
+    """Encode a route that carries values, and decode it back: (the decoded route, its JSON text).
+
+    Raises `EncodeError` (field "route") when the route cannot be stored so that it reads back.
+    A map fan-out whose inputs pydantic writes is checked branch by branch (`fan_out_checked`);
+    anything else by parsing the whole text (`route_checked_full`).
+    """
+    if route.kind is _FAN_OUT and rc.pydantic_json:
+        return fan_out_checked(rc, route, run_id, step, node_id)
+    return route_checked_full(rc, route, run_id, step, node_id)
+
+
+def route_checked_full(
+    rc: RouteCodec[S], route: Next, run_id: str, step: int, node_id: str
+) -> tuple[Next, str]:
+    """`route_checked` by a full round trip: encode, parse the text, decode it as a resume would."""
     try:
         text = rc.encode(route)
         text.encode()  # lone surrogates cannot be stored as UTF-8
@@ -266,13 +285,75 @@ def route_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node_i
         if text.count("[") + text.count("{") > ROUTE_MAX_DEPTH:
             depth = json_depth(doc, ROUTE_MAX_DEPTH)
             if depth > ROUTE_MAX_DEPTH:
-                raise ValueError(f"the route's JSON nests more than {ROUTE_MAX_DEPTH} levels")
+                raise ValueError(_too_deep())
         back = rc.decode(text)
     except Exception as exc:
         raise unstorable(exc, route, run_id, step, node_id, "route") from exc
     if "null" in text:
         check_finite([route.payload, *(b.input for b in route.branches)], run_id, step, node_id, "route")
     return back, text
+
+
+_INPUT_DEPTH = ROUTE_MAX_DEPTH - 3
+"""Deepest a branch input may nest: the route wraps it in three levels ({"fan_out": [{"input": .}]})."""
+
+
+def _too_deep() -> str:
+    return f"the route's JSON nests more than {ROUTE_MAX_DEPTH} levels"
+
+
+def fan_out_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node_id: str) -> tuple[Next, str]:
+    """`route_checked` of a fan-out whose branch inputs pydantic writes, one input at a time.
+
+    Each input is encoded once and decoded once from those very bytes: the decoded copy is the
+    branch's own input and the proof that it reads back. The text around the inputs is the route
+    codec's own JSON, so it is not parsed again. An input is parsed by the standard library only
+    when its bytes could hold what the full check refuses (a bracket count over the depth limit,
+    NaN or Infinity written as constants), and not even then for a plain model (`_exact`), whose
+    depth is bounded by its type and which writes no constants. A resume decodes the same values
+    from the same text (`tests/engine/test_fan_out_checks.py` holds the checks to each other).
+    """
+    codec: Any = rc.codec
+    depth = plain_depth(codec.type)
+    try:
+        parse = depth is None or depth > _INPUT_DEPTH
+        inputs, branches = _encoded_inputs(route, codec.encode, codec.decode, parse)
+        text = rc.fan_out_text(route, inputs)
+        text.encode()  # stored as UTF-8 (cheap next to the inputs)
+    except Exception as exc:
+        raise unstorable(exc, route, run_id, step, node_id, "route") from exc
+    if "null" in text:
+        check_finite([b.input for b in route.branches], run_id, step, node_id, "route")
+    return Next(_FAN_OUT, route.target, tuple(branches)), text
+
+
+def _encoded_inputs(
+    route: Next, enc: Callable[[Any], bytes], dec: Callable[[bytes], Any], parse: bool
+) -> tuple[list[bytes | None], list[Branch[Any]]]:
+    """Each branch input encoded, and decoded once from those bytes (the branch's own copy).
+
+    `parse`: an input whose bytes could nest too deep or hold NaN/Infinity constants is parsed
+    and its depth counted (not needed for a plain model, see `fan_out_checked`).
+    """
+    inputs: list[bytes | None] = []
+    branches: list[Branch[Any]] = []
+    for b in route.branches:
+        value = b.input
+        if value is None:
+            inputs.append(None)
+            branches.append(b)
+            continue
+        data = enc(value)
+        copy = dec(data)
+        if parse and (
+            data.count(b"[") + data.count(b"{") > _INPUT_DEPTH or b"NaN" in data or b"Infinity" in data
+        ):
+            doc = json.loads(data, parse_constant=no_constant)
+            if json_depth(doc, _INPUT_DEPTH) > _INPUT_DEPTH:
+                raise ValueError(_too_deep())
+        inputs.append(data)
+        branches.append(Branch(b.node, copy))
+    return inputs, branches
 
 
 def isolated_bytes(eng: Runtime[Any], state: Any, run_id: str, step: int) -> bytes:

@@ -204,9 +204,12 @@ class RunStream(Generic[S]):
             task: asyncio.Future[S] = asyncio.ensure_future(clone.resume(run_id, **kw))
         else:
             task = asyncio.ensure_future(clone.run(run_id, initial))
+        del initial  # the run holds its own state; the caller's value is not kept for its lifetime
         task.add_done_callback(lambda _: sink.wake.set())
         last_delta: tuple[int, str, Any] | None = None
         items = sink.items
+        item: Any = None
+        rec: Any = None
         try:
             while True:
                 if items:
@@ -240,6 +243,7 @@ class RunStream(Generic[S]):
                     self.result = task.result()  # raises the run's failure after its events
                     return
                 sink.wake.clear()
+                item = rec = None  # a record read (a snapshot's bytes) is not kept while the run waits
                 await sink.wake.wait()
         finally:
             sink.closed = True

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -324,6 +324,12 @@ class Engine(RunReads[S]):
         when a node fails after its retries with no error route, `MaxStepsExceeded` at the step
         limit. After a failure every committed step is kept and `resume(run_id)` continues.
         """
+        driving = await self._created(run_id, initial)
+        del initial  # while it runs, a run holds its current state only, not the caller's value
+        return await driving
+
+    async def _created(self, run_id: str, initial: S | Mapping[str, Any]) -> Coroutine[Any, Any, S]:
+        """Store run `run_id` from `initial`; the drive of its steps, not yet started."""
         _check_run_id(run_id)
         rt = self.runtime()
         g, rc = rt.compiled()
@@ -345,7 +351,7 @@ class Engine(RunReads[S]):
             raise RunExistsError(f"run {run_id!r} exists; use resume({run_id!r})", run_id=run_id) from exc
         if self.emitter is not None:
             rt.emit(Event(run_id, 0, "", "run started", {"start": g.start}, kind=EventKind.RUN_START))
-        return await drive(rt, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
+        return drive(rt, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
 
     def run_sync(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
         """`run` for callers without an event loop (uses `asyncio.run`)."""

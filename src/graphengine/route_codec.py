@@ -7,12 +7,12 @@ every plain `goto`/`stop` is precomputed so the step loop formats nothing for th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
-from typing import Any, Generic, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any, Generic, TypeVar, cast
 
 from pydantic_core import to_jsonable_python
 
-from graphengine.store import Codec
+from graphengine.store import Codec, JsonCodec
 
 from .routing import STOP, Branch, Next, NextKind, goto
 
@@ -30,7 +30,12 @@ class RouteCodec(Generic[S]):
     """Encodes and decodes `Next` values for one graph and state type."""
 
     def __init__(self, codec: Codec[S], node_ids: Iterable[str]) -> None:
-        self._codec = codec
+        self.codec = codec
+        """The codec of the state type (branch inputs)."""
+        self.pydantic_json = type(cast(object, codec)) is JsonCodec  # not a subclass: its bytes may differ
+        """The codec writes JSON through pydantic: UTF-8, well formed, no constants but NaN and
+        Infinity (a model may ask for them), lone surrogates refused; what a custom codec writes is
+        checked by parsing it."""
         # Keyed by node id, not by `Next`: a str caches its hash, while hashing the frozen
         # dataclass (kind, target, branches, payload) runs Python code on every step.
         ids = list(node_ids)
@@ -38,6 +43,7 @@ class RouteCodec(Generic[S]):
         # Each map branch's JSON starts with its node; bytes, so the encoded inputs are joined
         # as the codec returns them and the whole route is decoded to text once.
         self._input_head: dict[str, bytes] = {nid: _branch_head(nid) for nid in ids}
+        self._plain: dict[str, bytes] = {nid: _dumps({"node": nid}).encode() for nid in ids}
 
     def encode(self, nxt: Next) -> str:
         """JSON text of a route."""
@@ -49,16 +55,22 @@ class RouteCodec(Generic[S]):
             return '{"stop":true}'
         if k is NextKind.INTERRUPT:
             return _dumps({"interrupt": True, "payload": to_jsonable_python(nxt.payload, fallback=str)})
+        enc = self.codec.encode
+        return self.fan_out_text(nxt, [None if b.input is None else enc(b.input) for b in nxt.branches])
+
+    def fan_out_text(self, nxt: Next, inputs: Sequence[bytes | None]) -> str:
+        """JSON text of a fan-out whose branch inputs are already encoded (`inputs`, in branch order)."""
         heads = self._input_head
-        enc = self._codec.encode
+        plain = self._plain
         parts: list[bytes] = []
         add = parts.append
-        for b in nxt.branches:
-            if b.input is None:
-                add(_dumps({"node": b.node}).encode())
+        for b, data in zip(nxt.branches, inputs, strict=True):
+            if data is None:
+                head = plain.get(b.node)
+                add(head if head is not None else _dumps({"node": b.node}).encode())
             else:
                 head = heads.get(b.node)
-                add((head if head is not None else _branch_head(b.node)) + enc(b.input) + b"}")
+                add((head if head is not None else _branch_head(b.node)) + data + b"}")
         return (
             b'{"fan_out":[' + b",".join(parts) + b'],"join":' + _dumps(nxt.target).encode() + b"}"
         ).decode()
@@ -81,7 +93,7 @@ class RouteCodec(Generic[S]):
                     raise ValueError(f"bad fan-out branch {b!r}")
                 inp = b.get("input")
                 branches.append(
-                    Branch(b["node"], None if inp is None else self._codec.decode(_dumps(inp).encode()))
+                    Branch(b["node"], None if inp is None else self.codec.decode(_dumps(inp).encode()))
                 )
             return Next(NextKind.FAN_OUT, data["join"], tuple(branches))
         raise ValueError(f"unknown route {text[:80]!r}")

@@ -22,7 +22,6 @@ PostgreSQL only. Under CI=true an unavailable server fails these tests.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import re
 import signal
@@ -36,8 +35,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, unique_name
-from db_servers import server_unavailable as _server_unavailable
+from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, require_worker_servers, unique_name
 from workers_graph import WState, build
 
 from graphengine import RunExistsError
@@ -51,20 +49,6 @@ TTL = 2.0
 WORKERS = 3
 CONCURRENCY = 4
 TRACE = re.compile(r"(\w+)@(\d+):(-|\d+)#(-?\d+)")
-
-
-def _require_servers(store: str = "postgres") -> None:
-    reason = _server_unavailable(POSTGRES_DSN, "asyncpg", "postgres")
-    if reason is None and store == "mysql":
-        reason = _server_unavailable(MYSQL_DSN, "asyncmy", "mysql")
-    if reason is None:
-        for mod in ("procrastinate", "psycopg"):
-            if importlib.util.find_spec(mod) is None:
-                reason = f"{mod} is not installed (pip install 'graphengine[workers]')"
-    if reason is not None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"workers need PostgreSQL (and MySQL for its store) under CI: {reason}")
-        pytest.skip(f"workers need PostgreSQL (and MySQL for its store): {reason}")
 
 
 @dataclass
@@ -99,7 +83,7 @@ async def _drop_queue(queue: str, schema: str | None) -> None:
 @pytest.fixture(params=["postgres", "mysql"])
 async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Setup]:
     """An empty store (PostgreSQL schema or MySQL database) and queue name, removed afterwards."""
-    _require_servers(request.param)
+    require_worker_servers(request.param)
     queue = unique_name("workers")
     if request.param == "mysql":
         async with mysql_store() as my:

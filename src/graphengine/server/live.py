@@ -201,8 +201,11 @@ class RunManager:
     async def _drive(self, live: _Live, open_stream: Callable[[], Any]) -> None:
         status: str | None = None
         durations: Durations | None = None
+        stream = open_stream()
+        # The opener's closure holds the request's initial state: not kept while the run lives.
+        del open_stream
         try:
-            async with open_stream() as stream:
+            async with stream:
                 async for ev in stream:
                     if durations is None:
                         live.began = True
