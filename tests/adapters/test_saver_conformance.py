@@ -6,7 +6,6 @@ import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -15,7 +14,7 @@ from conftest import MYSQL_DSN, POSTGRES_DSN, _server_unavailable, unique_name
 pytest.importorskip("langgraph.checkpoint.conformance")
 
 from langgraph.checkpoint.conformance import checkpointer_test, validate
-from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES
+from langgraph.checkpoint.conformance.capabilities import Capability
 
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
 from graphengine.adapters.langgraph_tables import (
@@ -128,14 +127,27 @@ def require_table(table: str) -> None:
     pytest.skip(f"checkpoint table {table!r} is unavailable: {reason}")
 
 
+NOT_MET: dict[str, str] = {}
+"""Capabilities of the suite GraphEngineSaver does not meet, each with why (none today).
+
+Every other capability the installed suite knows is run, so a capability a newer suite adds is
+checked as soon as it is installed: green when the saver meets it, red (naming it) until it is
+met or named here.
+"""
+
+
 @pytest.mark.parametrize("table", list(TABLES))
-async def test_conformance_base_and_extended_capabilities(table: str, tmp_path: Path) -> None:
-    """Every capability (put, writes, get, list, delete_thread, delete_for_runs, copy_thread, prune) passes."""
+async def test_conformance_every_capability_of_the_suite(table: str, tmp_path: Path) -> None:
+    """Every capability the installed suite has (put, writes, get, list, delete_thread,
+    delete_for_runs, copy_thread, prune, delta_channel_history, ...) passes, except those in NOT_MET."""
     require_table(table)
+    wanted = {c.value for c in Capability} - NOT_MET.keys()
     registered = checkpointer_test(name=f"GraphEngineSaver[{table}]")(TABLES[table](tmp_path))
-    report = await validate(registered)
-    failures: dict[str, Any] = {
-        cap: res.failures for cap, res in report.results.items() if res.passed is not True
+    report = await validate(registered, capabilities=wanted)
+    results = {cap: report.results.get(cap) for cap in sorted(wanted)}
+    unmet = {
+        cap: ("not run" if res is None else "not detected" if not res.detected else res.failures)
+        for cap, res in results.items()
+        if res is None or res.passed is not True
     }
-    assert not failures, failures
-    assert {r for r, res in report.results.items() if res.passed} == {c.value for c in ALL_CAPABILITIES}
+    assert not unmet, unmet
