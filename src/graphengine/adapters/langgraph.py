@@ -67,6 +67,7 @@ without a default reducer (dataclasses).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import threading
 import uuid
@@ -123,6 +124,8 @@ def _run_coro(coro: Coroutine[Any, Any, Any]) -> Any:
         runner: asyncio.Runner | None = getattr(_local, "runner", None)
         if runner is None:
             runner = _local.runner = asyncio.Runner()
+            # Closed at exit: a loop left to the garbage collector at shutdown fails noisily.
+            atexit.register(runner.close)
         return runner.run(coro)
     # Called from inside a running loop (sync invoke from async code): use another thread.
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -205,7 +208,7 @@ class _Adapted:
             d = self._error_delta(exc)
             if d is not None:
                 layout.merge(writes, d)
-            return Command(update=writes, goto=handler)
+            return Command(update=_update(writes), goto=handler)
         if eng.emitter is not None:
             for ev in res.events:
                 eng.emit(ev)
@@ -226,13 +229,13 @@ class _Adapted:
         if kind is _GOTO:
             if route.target not in self.nodes:
                 raise _unknown(route, run_id, step, node.id)
-            return Command(update=writes, goto=route.target)
+            return Command(update=_update(writes), goto=route.target)
         if kind is _STOP:
-            return Command(update=writes, goto=END)
+            return Command(update=_update(writes), goto=END)
         if kind is _INTERRUPT:
             writes = [w for w in writes if w[0] != CTL_KEY]
             writes.append((CTL_KEY, {"pause_node": node.id, "payload": route.payload, "step": step}))
-            return Command(update=writes, goto=node.id)
+            return Command(update=_update(writes), goto=node.id)
         return self._fan_out(route, state, writes, run_id, step, node.id)
 
     def _fan_out(self, route: Next, state: Any, writes: Writes, run_id: str, step: int, node_id: str) -> Any:
@@ -249,7 +252,7 @@ class _Adapted:
                     base = self.codec.encode(state)
                 data = base
             sends.append(Send(br.node, {"ge_branch": i, "ge_in": data, "ge_join": route.target}))
-        return Command(update=writes, goto=sends)
+        return Command(update=_update(writes), goto=sends)
 
     async def _branch(self, node: CompiledNode[Any], inp: Mapping[str, Any], run_id: str, step: int) -> Any:
         """Run one fan-out branch; its result goes to the fan-in node as `(kind, index, delta, target)`."""
@@ -298,10 +301,17 @@ class _Adapted:
             first = min(fails, key=lambda e: int(e[1]))
             if first[2] is not None:
                 self.layout.merge(writes, decode(first[2]))
-            return Command(update=writes, goto=first[3])
+            return Command(update=_update(writes), goto=first[3])
         ordered = sorted(entries, key=lambda e: int(e[1]))
         self.layout.merge_many(writes, [decode(e[2]) for e in ordered if e[2] is not None])
-        return Command(update=writes, goto=ordered[0][3])
+        return Command(update=_update(writes), goto=ordered[0][3])
+
+
+def _update(writes: Writes) -> Any:
+    """A `Command` update: a dict when each channel is written once (LangGraph's usual shape, also
+    in `stream_mode="updates"`), else the ordered writes."""
+    d = dict(writes)
+    return d if len(d) == len(writes) else writes
 
 
 def _unknown(route: Next, run_id: str, step: int, node_id: str) -> UnknownNodeError:

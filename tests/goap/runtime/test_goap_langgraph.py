@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import operator
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
 pytest.importorskip("langgraph")
 
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from typing_extensions import TypedDict
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from goap.runtime._tracing import HOOKS
@@ -136,6 +139,8 @@ def test_to_langgraph_compiles_planner_executor_and_observer() -> None:
     app = GoapGraph(release_actions()).to_langgraph()
     assert isinstance(app, CompiledStateGraph)
     assert {"planner", "executor", "observer"} <= set(app.get_graph().nodes)
+    assert set(GoapState.model_fields) <= set(app.channels)
+    assert set(app.get_input_jsonschema()["properties"]) == set(GoapState.model_fields)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -197,3 +202,31 @@ def test_the_checkpointer_holds_the_final_state() -> None:
     assert snap.values == out
     assert GoapState(**out).status == "achieved"
     assert snap.next == ()
+
+
+class Parent(TypedDict):
+    """A LangGraph app's state sharing some of GoapState's keys, plus one of its own."""
+
+    world_state: dict[str, Any]
+    goal: Any
+    status: str
+    execution_history: Annotated[list[Any], operator.add]
+    request: str
+
+
+def test_the_goap_graph_is_a_subgraph_node_of_a_langgraph_app_with_its_keys() -> None:
+    """GoapState's keys are channels: a parent app with some of them gets the engine's values back
+    through them, and its own keys are left alone."""
+    final, _, _ = on_engine("replan")
+    b = StateGraph(Parent)
+    b.add_node("agent", GoapGraph(release_actions(offline), blacklist_after=2, max_replans=3).to_langgraph())
+    b.add_node("reply", lambda s: {"request": f"{s['request']}: {s['status']}"})
+    b.add_edge(START, "agent")
+    b.add_edge("agent", "reply")
+    out = b.compile().invoke(
+        {"world_state": dict(W0), "goal": GOAL, "status": "planning", "execution_history": [], "request": "ship"}
+    )
+    assert out["request"] == "ship: achieved"
+    assert out["status"] == final.status and out["world_state"] == final.world_state
+    assert out["execution_history"] == final.execution_history
+    assert set(out) == set(Parent.__annotations__)
