@@ -7,6 +7,7 @@ and as the subgraph node of an ordinary LangGraph app) and must return the same 
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import pytest
@@ -23,7 +24,7 @@ from test_adapter_langgraph import F, conditional_engine, interrupt_engine
 from typing_extensions import TypedDict
 
 from graphengine import Branch, Engine, NodeResult, append, fan_out
-from graphengine.adapters.langgraph import STATE_KEY, to_langgraph
+from graphengine.adapters.langgraph import STATE_KEY, UnsupportedFeature, to_langgraph
 
 
 def native_conditional() -> Any:
@@ -124,16 +125,28 @@ async def test_map_reduce_with_send_matches_the_native_graph() -> None:
     assert adapted["log"] == ["start", "w1", "w2", "w3", "join=6"]
 
 
+TWINS: dict[str, tuple[Callable[[], Engine[F]], Callable[[], Any]]] = {
+    "conditional": (conditional_engine, native_conditional),
+    "map-reduce": (map_engine, native_map),
+}
+
+
+@pytest.mark.parametrize("saver", [False, True], ids=["no-checkpointer", "InMemorySaver"])
+@pytest.mark.parametrize("twin", list(TWINS))
 @pytest.mark.parametrize(
     "inp", [{"log": ["p"], "total": 5, "note": ""}, {"log": [], "total": 0, "note": "x"}]
 )
-def test_as_a_subgraph_node_it_composes_like_the_native_graph(inp: dict[str, Any]) -> None:
+def test_as_a_subgraph_node_it_composes_like_the_native_graph(
+    inp: dict[str, Any], twin: str, saver: bool
+) -> None:
     """A LangGraph app with ordinary keys takes the adapted graph as a node: keys outside its schema
     are dropped and its reducers apply to the child's output, exactly as with the native child."""
-    native = parent(native_conditional()).invoke(inp)
-    adapted = parent(to_langgraph(conditional_engine())).invoke(inp)
-    assert adapted == native
-    assert set(adapted) == {"log", "total", "note"}
+    ours, native = TWINS[twin]
+    cfg: Any = {"configurable": {"thread_id": "t"}}
+    expected = parent(native(), InMemorySaver() if saver else None).invoke(inp, cfg)
+    got = parent(to_langgraph(ours()), InMemorySaver() if saver else None).invoke(inp, cfg)
+    assert got == expected
+    assert set(got) == {"log", "total", "note"}
 
 
 def test_a_subgraph_shows_its_nodes_and_fields_in_langgraph_tooling() -> None:
@@ -183,3 +196,31 @@ def test_a_field_that_does_not_validate_names_the_node_that_read_it() -> None:
     with pytest.raises(StateValidationError) as info:
         to_langgraph(conditional_engine()).invoke({"item": "many"})
     assert info.value.node_id == "start" and "item" in str(info.value)
+
+
+def test_states_whose_fields_are_not_all_known_keep_the_single_channel() -> None:
+    """A model allowing extra fields cannot list its channels in advance: one "state" channel."""
+
+    class Open(BaseModel, extra="allow"):
+        n: int = 0
+
+    g = Engine(Open)
+    g.add("inc", lambda ctx, s: NodeResult(delta=Open(n=s.n + 1)))
+    g.start_at("inc")
+    graph = to_langgraph(g)
+    assert set(graph.stream_channels) == {STATE_KEY}
+    assert graph.invoke({STATE_KEY: Open(n=1, note="x")}) == {STATE_KEY: Open(n=2, note="x")}
+
+
+def test_a_field_named_like_a_private_channel_is_refused_by_name() -> None:
+    """`ge_ctl` and `ge_branches` are the adapted graph's own channels."""
+
+    class Clash(BaseModel):
+        ge_ctl: int = 0
+
+    g = Engine(Clash)
+    g.add("a", lambda ctx, s: NodeResult())
+    g.start_at("a")
+    with pytest.raises(UnsupportedFeature, match="ge_ctl") as info:
+        to_langgraph(g)
+    assert info.value.feature == "state field"

@@ -28,8 +28,10 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   merged state in declaration order, as on the engine.
 - **Fan-out** (a static fan-out edge, or `fan_out(...)` with named or map branches) becomes one
   `Send` per branch, each carrying its own state (the pre-fan-out state, or the branch's
-  input). The branches meet in a private node, `__ge_fanin__`, which merges their deltas in
-  declared branch order whatever order LangGraph ran them in, then goes to the join.
+  input). The branches meet in a private node, `__ge_fanin__` (one LangGraph step more per
+  fan-out), which merges their deltas in declared branch order whatever order LangGraph ran
+  them in, then goes to the join. Branch results and a pending pause travel in two private
+  channels, `ge_branches` and `ge_ctl`, which are neither input nor output.
 - **Interrupts.** A node that interrupts (`route=interrupt(p)` or `ctx.interrupt(p)`) has its
   delta merged and committed, as on the engine; the adapted graph then pauses with LangGraph's
   `interrupt(p)`, and `Command(resume=v)` re-runs the node with `ctx.resume_input == v`. A node
@@ -50,8 +52,8 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
 
 What is not carried: the engine's store, emitter spans, replay and fork (LangGraph's
 checkpointer and time travel take their place); node ids containing LangGraph's reserved
-characters (`|`, `:`) or names (`__start__`, `__end__`, `__ge_fanin__`) raise
-`UnsupportedFeature`.
+characters (`|`, `:`) or names (`__start__`, `__end__`, `__ge_fanin__`), and state fields
+named like the private channels, raise `UnsupportedFeature`.
 
 ## `from_langgraph(state_graph)`
 
