@@ -234,6 +234,9 @@ def test_with_opens_the_table_and_exit_stops_the_private_loop(tmp_path: Path) ->
     assert _saver_threads() == before
     with GraphEngineSaver(SQLiteCheckpointTable(tmp_path / "cp.db")) as again:
         assert growing(3, again).get_state(CFG).values["items"] == [0, 1, 2]
+    with GraphEngineSaver(MemoryCheckpointTable()) as in_memory:
+        assert growing(2, in_memory).invoke({"items": [], "blob": "x"}, CFG)["items"] == [0, 1]
+    assert _saver_threads() == before
 
 
 async def test_async_with_opens_and_closes_the_table(tmp_path: Path) -> None:
