@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("langgraph")
 
+from conftest import POSTGRES_DSN, unique_name
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint
 from langgraph.checkpoint.base.id import uuid6
@@ -24,7 +25,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
-from test_saver_conformance import TABLES, require_table
+from test_saver_conformance import TABLES, drop_postgres_schema, mysql_database, require_table
 from test_saver_graphengine import CFG, growing
 from typing_extensions import TypedDict
 
@@ -290,3 +291,42 @@ async def test_a_delta_channel_graph_reads_back_what_langgraphs_own_saver_reads(
         ours = delta_graph(saver)
         assert await ours.ainvoke({"items": [], "n": 0}, cfg) == expected == {"items": list(range(8)), "n": 8}
         assert [h.values async for h in ours.aget_state_history(cfg)] == lg_history
+
+
+@asynccontextmanager
+async def store_url(kind: str, tmp: Path) -> AsyncIterator[str]:
+    """A store URL of each kind, its schema or database dropped afterwards."""
+    require_table(kind)
+    if kind == "postgres":
+        schema = unique_name("lgurl")
+        try:
+            yield f"{POSTGRES_DSN}?schema={schema}"
+        finally:
+            await drop_postgres_schema(schema)
+    elif kind == "mysql":
+        async with mysql_database() as dsn:
+            yield dsn
+    else:
+        yield {"memory": "memory://", "sqlite": f"sqlite:///{tmp / 'url.db'}"}[kind]
+
+
+@pytest.mark.parametrize("kind", list(TABLES))
+async def test_from_conn_string_opens_the_tables_beside_a_store_url(kind: str, tmp_path: Path) -> None:
+    """`async with GraphEngineSaver.from_conn_string(url)` on every kind of store URL runs a graph."""
+    async with store_url(kind, tmp_path) as url, GraphEngineSaver.from_conn_string(url) as saver:
+        out = await growing(3, saver).ainvoke({"items": [], "blob": "x"}, CFG)
+        assert out["items"] == [0, 1, 2]
+        assert (await growing(3, saver).aget_state(CFG)).values == out
+
+
+def test_from_conn_string_in_a_sync_with_and_a_bad_url(tmp_path: Path) -> None:
+    """The sync form keeps the file's checkpoints; an unknown scheme names the known ones."""
+    url = f"sqlite:///{tmp_path / 'sync.db'}"
+    with GraphEngineSaver.from_conn_string(url) as saver:
+        growing(2, saver).invoke({"items": [], "blob": "x"}, CFG)
+    with GraphEngineSaver.from_conn_string(url) as saver:
+        assert growing(2, saver).get_state(CFG).values["items"] == [0, 1]
+    from graphengine.store import StoreUnavailableError
+
+    with pytest.raises(StoreUnavailableError, match="sqlite://"):
+        GraphEngineSaver.from_conn_string("redis://localhost/0")

@@ -19,7 +19,7 @@ driven inline, an I/O table through a private event loop thread of the saver. Fr
 running loop, use the async methods (`ainvoke`), as with LangGraph's own async savers.
 
 Like LangGraph's savers it is a context manager, `with GraphEngineSaver(table) as saver:` or
-`async with ...`: the table opens on entry and its connections (and the saver's private loop
+`async with ...` (or `GraphEngineSaver.from_conn_string("sqlite:///cp.db")`, any store URL): the table opens on entry and its connections (and the saver's private loop
 thread) close on exit. `list(filter=...)` validates metadata filter keys as LangGraph's SQL
 savers do (letters, digits, `_`, `.`, `-`) and reads a dotted key as a path into nested
 metadata (`{"source.kind": "x"}` matches `{"source": {"kind": "x"}}`); a None value matches a
@@ -42,7 +42,13 @@ from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping, Sequenc
 from types import TracebackType
 from typing import Any, Self, TypeVar, cast
 
-from graphengine.adapters.langgraph_tables import CheckpointTable, LGBlobRow, LGCheckpointRow, LGWriteRow
+from graphengine.adapters.langgraph_tables import (
+    CheckpointTable,
+    LGBlobRow,
+    LGCheckpointRow,
+    LGWriteRow,
+    open_table,
+)
 
 try:
     from langgraph.checkpoint.base import (
@@ -147,6 +153,15 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         """Where checkpoints, blobs and writes are stored."""
         self._bridge: _Bridge | None = None
         self._bridge_lock = threading.Lock()
+
+    @classmethod
+    def from_conn_string(cls, url: str, *, serde: SerializerProtocol | None = None) -> GraphEngineSaver:
+        """A saver on the tables beside the store `url` names (`sqlite:///cp.db`,
+        `postgresql://host/db?schema=s`, `mysql://host/db`, `memory://`; see
+        `langgraph_tables.open_table`), to use as LangGraph's savers are used:
+        `with GraphEngineSaver.from_conn_string(url) as saver:` or `async with ...`.
+        """
+        return cls(open_table(url), serde=serde)
 
     # ------------------------------------------------------------------ lifetime
 
