@@ -440,3 +440,27 @@ def test_invoking_twice_without_a_thread_runs_subgraphs_afresh() -> None:
     second = graph.invoke(F(log=["again"]))
     assert first["log"] == ["outer", "sub", "inner"]
     assert second["log"] == ["again", "outer", "sub", "inner"]
+
+
+@pytest.mark.parametrize("saver_name", ["AsyncSqliteSaver", "GraphEngineSaver-sqlite"])
+async def test_a_pause_survives_a_new_graph_and_saver_on_the_same_file(
+    saver_name: str, tmp_path: Path
+) -> None:
+    """Paused, everything dropped, then a fresh adapted graph on a fresh saver of the same file resumes
+    from the checkpoint and ends where the engine ends."""
+    eng = interrupt_engine()
+    await eng.run("r", F())
+    for answer in ["ada", True]:
+        await eng.resume("r", input=answer)
+    expected = await eng.resume("r", input="open")
+    cfg: dict[str, Any] = {"configurable": {"thread_id": "t"}}
+    answers = iter(["ada", True, "open"])
+    async with SAVERS[saver_name](tmp_path) as saver:
+        out = await to_langgraph(interrupt_engine(), checkpointer=saver).ainvoke(F(), cfg)
+        assert "__interrupt__" in out
+    while "__interrupt__" in out:
+        async with SAVERS[saver_name](tmp_path) as saver:
+            out = await to_langgraph(interrupt_engine(), checkpointer=saver).ainvoke(
+                Command(resume=next(answers)), cfg
+            )
+    assert F(**out) == expected
