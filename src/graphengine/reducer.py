@@ -56,7 +56,8 @@ def is_pure(reducer: Callable[..., Any]) -> bool:
 def field_reducers(reducer: Callable[..., Any]) -> Mapping[str, Callable[[Any, Any], Any]] | None:
     """The per-field reducers of a default reducer merging field by field, else None.
 
-    A field missing from the mapping is replaced by the delta's value. None for a reducer of the
+    A field missing from the mapping is replaced by the delta's value (a plain `dict` state
+    declares no fields: an empty mapping). None for a reducer of the
     caller's own (it may merge the whole state in any way) and for models allowing extra fields
     (their extra fields are not known in advance); adapters that expose one channel per field
     (`graphengine.adapters.langgraph`) use it to decide whether they can.
