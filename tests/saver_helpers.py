@@ -5,11 +5,29 @@ Test modules import these by name (`from saver_helpers import ...`); no tests li
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Annotated, Any
 
-from db_servers import POSTGRES_DSN, mysql_unavailable, postgres_unavailable, require_server
+from db_servers import (
+    POSTGRES_DSN,
+    mysql_database,
+    mysql_unavailable,
+    postgres_unavailable,
+    require_server,
+    unique_name,
+)
 from typing_extensions import TypedDict
+
+from graphengine.adapters.langgraph_saver import GraphEngineSaver
+from graphengine.adapters.langgraph_tables import (
+    MemoryCheckpointTable,
+    PostgresCheckpointTable,
+    SQLiteCheckpointTable,
+)
+
+CFG: dict[str, Any] = {"configurable": {"thread_id": "t"}}
+"""The config of the one thread the saver tests use."""
 
 
 async def drop_postgres_schema(schema: str) -> None:
@@ -52,3 +70,51 @@ def growing(steps: int, saver: Any) -> Any:
     b.add_edge(START, "add")
     b.add_conditional_edges("add", lambda s: END if len(s["items"]) >= steps else "add")
     return b.compile(checkpointer=saver)
+
+
+def _memory(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
+    async def factory() -> AsyncIterator[GraphEngineSaver]:
+        yield GraphEngineSaver(MemoryCheckpointTable())
+
+    return factory
+
+
+def _sqlite(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
+    n = iter(range(1000))
+
+    async def factory() -> AsyncIterator[GraphEngineSaver]:
+        async with SQLiteCheckpointTable(tmp / f"cp{next(n)}.db") as table:
+            yield GraphEngineSaver(table)
+
+    return factory
+
+
+def _postgres(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
+    async def factory() -> AsyncIterator[GraphEngineSaver]:
+        schema = unique_name("lg")
+        try:
+            async with PostgresCheckpointTable(POSTGRES_DSN, schema=schema, max_size=4) as table:
+                yield GraphEngineSaver(table)
+        finally:
+            await drop_postgres_schema(schema)
+
+    return factory
+
+
+def _mysql(tmp: Path) -> Callable[[], AsyncIterator[GraphEngineSaver]]:
+    from graphengine.adapters.langgraph_tables import MySQLCheckpointTable
+
+    async def factory() -> AsyncIterator[GraphEngineSaver]:
+        async with mysql_database() as dsn, MySQLCheckpointTable(dsn, max_size=4) as table:
+            yield GraphEngineSaver(table)
+
+    return factory
+
+
+TABLES: dict[str, Callable[[Path], Callable[[], AsyncIterator[GraphEngineSaver]]]] = {
+    "memory": _memory,
+    "sqlite": _sqlite,
+    "postgres": _postgres,
+    "mysql": _mysql,
+}
+"""Checkpoint tables by name: a factory (given a fresh temporary folder) of savers on an empty table."""

@@ -11,12 +11,13 @@ from __future__ import annotations
 import operator
 import typing
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, TypeAlias, TypeVar, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
-__all__ = ["Reducer", "append", "default_reducer", "is_pure", "merge", "replace"]
+__all__ = ["Reducer", "append", "default_reducer", "field_reducers", "is_pure", "merge", "replace"]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -50,6 +51,19 @@ def is_pure(reducer: Callable[..., Any]) -> bool:
     what it is given, so the engine hands it a copy wherever the previous state is still seen.
     """
     return getattr(reducer, "pure", False) is True
+
+
+def field_reducers(reducer: Callable[..., Any]) -> Mapping[str, Callable[[Any, Any], Any]] | None:
+    """The per-field reducers of a default reducer merging field by field, else None.
+
+    A field missing from the mapping is replaced by the delta's value (a plain `dict` state
+    declares no fields: an empty mapping). None for a reducer of the
+    caller's own (it may merge the whole state in any way) and for models allowing extra fields
+    (their extra fields are not known in advance); adapters that expose one channel per field
+    (`graphengine.adapters.langgraph`) use it to decide whether they can.
+    """
+    fields = getattr(reducer, "field_reducers", None)
+    return fields if isinstance(fields, MappingProxyType) else None
 
 
 def _pure_fields(fields: Mapping[str, Callable[[Any, Any], Any]]) -> bool:
@@ -124,6 +138,7 @@ def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
             return copy(prev, {k: d[k] for k in fs})
 
         plain.pure = True  # type: ignore[attr-defined]
+        plain.field_reducers = MappingProxyType(fields)  # type: ignore[attr-defined]
         return plain
 
     def with_fields(prev: Any, delta: Any) -> Any:
@@ -166,6 +181,7 @@ def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
 
     with_fields.many = many  # type: ignore[attr-defined]
     with_fields.pure = _pure_fields(fields)  # type: ignore[attr-defined]
+    with_fields.field_reducers = MappingProxyType(fields)  # type: ignore[attr-defined]
     return with_fields
 
 
@@ -189,6 +205,7 @@ def _dict_reducer(tp: Any) -> Reducer[Any]:
         return out
 
     reduce.pure = _pure_fields(fields)  # type: ignore[attr-defined]
+    reduce.field_reducers = MappingProxyType(fields)  # type: ignore[attr-defined]
     return reduce
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 pytest.importorskip("langgraph")
 
+from adapted_engines import F, conditional_engine, interrupt_engine, tag
 from engine_fixtures import S, seed_engine
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
@@ -26,47 +27,12 @@ from graphengine import (
     Engine,
     NodeError,
     NodeResult,
-    Options,
-    append,
     fan_out,
     goto,
-    interrupt,
     stop,
 )
-from graphengine.adapters.langgraph import FANIN_NODE, UnsupportedFeature, to_langgraph
+from graphengine.adapters.langgraph import FANIN_NODE, STATE_KEY, UnsupportedFeature, to_langgraph
 from graphengine.store import MemoryStore
-
-
-class F(BaseModel):
-    """State for flow tests: a log with an append reducer, a sum, a plain field."""
-
-    log: Annotated[list[str], append] = []
-    total: Annotated[int, operator.add] = 0
-    item: int = 0
-    last_error: str = ""
-
-
-def tag(name: str) -> Callable[[Context, F], NodeResult[F]]:
-    """A node appending its name."""
-
-    def fn(ctx: Context, s: F) -> NodeResult[F]:
-        return NodeResult(delta=F(log=[name]))
-
-    fn.__qualname__ = f"tag_{name}"
-    return fn
-
-
-def conditional_engine() -> Engine[F]:
-    """start -> (total < 3: add) | (otherwise: done); add -> start."""
-    g = Engine(F, options=Options(max_steps=50))
-    g.add("start", tag("start"))
-    g.add("add", lambda ctx, s: NodeResult(delta=F(total=1, log=["add"])))
-    g.add("done", tag("done"))
-    g.start_at("start")
-    g.connect("start", "add", when=lambda s: s.total < 3)
-    g.connect("start", "done")
-    g.connect("add", "start")
-    return g
 
 
 async def slow(ctx: Context, s: F) -> NodeResult[F]:
@@ -92,28 +58,6 @@ def map_engine() -> Engine[F]:
     g.add("merge", tag("merge"))
     g.start_at("start")
     g.connect("join", ["b", "a"], join="merge")
-    return g
-
-
-def interrupt_engine() -> Engine[F]:
-    """ask interrupts (after logging), then logs the answer; confirm uses ctx.interrupt; gate pauses before."""
-    g = Engine(F)
-
-    def ask(ctx: Context, s: F) -> NodeResult[F]:
-        if not ctx.resumed:
-            return NodeResult(delta=F(log=["asked"]), route=interrupt({"q": "name?"}))
-        return NodeResult(delta=F(log=[f"answer={ctx.resume_input}"]))
-
-    def confirm(ctx: Context, s: F) -> NodeResult[F]:
-        ok = ctx.interrupt("sure?")
-        return NodeResult(delta=F(log=[f"confirm={ok}"]))
-
-    g.add("ask", ask)
-    g.add("confirm", confirm)
-    g.add("gate", lambda ctx, s: NodeResult(delta=F(log=[f"gate={ctx.resume_input}"])), interrupt_before=True)
-    g.start_at("ask")
-    g.connect("ask", "confirm")
-    g.connect("confirm", "gate")
     return g
 
 
@@ -170,6 +114,24 @@ async def run_engine(g: Engine[Any], initial: Any) -> Any:
     return await g.run("r", initial)
 
 
+def without_interrupt(out: Mapping[str, Any]) -> dict[str, Any]:
+    """An output without LangGraph's `__interrupt__` key."""
+    return {k: v for k, v in out.items() if k != "__interrupt__"}
+
+
+def given(graph: Any, initial: Any) -> Any:
+    """The input of an adapted graph: the state itself, or `{"state": ...}` for a custom reducer."""
+    return {STATE_KEY: initial} if STATE_KEY in graph.channels else initial
+
+
+def final(graph: Any, out: Mapping[str, Any], like: Any) -> Any:
+    """The engine state an adapted graph's output stands for (`like` gives the state type)."""
+    if STATE_KEY in graph.channels:
+        assert set(out) == {STATE_KEY}
+        return out[STATE_KEY]
+    return type(like)(**out)
+
+
 async def last_value(graph: Any, inp: Any, config: dict[str, Any] | None = None) -> Any:
     """The final state through `astream(stream_mode="values")`."""
     last = None
@@ -194,28 +156,26 @@ async def test_invoke_ainvoke_and_astream_end_where_the_engine_ends(name: str) -
     expected = await run_engine(make(), initial)
     graph = to_langgraph(make())
     got_sync = await asyncio.to_thread(
-        graph.invoke, {"state": initial}, {"configurable": {"thread_id": "t1"}}
+        graph.invoke, given(graph, initial), {"configurable": {"thread_id": "t1"}}
     )
-    assert got_sync == {"state": expected}
+    assert final(graph, got_sync, initial) == expected
     graph = to_langgraph(make())
-    assert await graph.ainvoke({"state": initial}, {"configurable": {"thread_id": "t2"}}) == {
-        "state": expected
-    }
+    got = await graph.ainvoke(given(graph, initial), {"configurable": {"thread_id": "t2"}})
+    assert final(graph, got, initial) == expected
     graph = to_langgraph(make())
-    assert await last_value(graph, {"state": initial}, {"configurable": {"thread_id": "t3"}}) == {
-        "state": expected
-    }
+    got = await last_value(graph, given(graph, initial), {"configurable": {"thread_id": "t3"}})
+    assert final(graph, got, initial) == expected
 
 
 def test_sync_invoke_works_without_an_event_loop() -> None:
     """`invoke` from plain synchronous code runs async engine nodes too."""
     expected = map_engine().run_sync("r", F())
-    assert to_langgraph(map_engine()).invoke({"state": F()}) == {"state": expected}
+    assert F(**to_langgraph(map_engine()).invoke(F())) == expected
 
 
 def test_map_branches_merge_in_declared_order() -> None:
     """Branch deltas merge in branch order although the last branch finishes first."""
-    out = to_langgraph(map_engine()).invoke({"state": F()})["state"]
+    out = F(**to_langgraph(map_engine()).invoke(F()))
     assert out.log == ["start", "m0", "m1", "m2", "join", "b", "a", "merge"]
     assert out.total == 0 + 2 + 4
 
@@ -236,7 +196,7 @@ def test_a_failing_node_without_error_route_raises_node_error() -> None:
     g.add("bad", lambda ctx, s: (_ for _ in ()).throw(ValueError("no")), retries=1)
     g.start_at("bad")
     with pytest.raises(NodeError) as info:
-        to_langgraph(g).invoke({"state": F()})
+        to_langgraph(g).invoke(F())
     assert info.value.node_id == "bad"
     assert info.value.attempts == 2
 
@@ -259,7 +219,7 @@ async def test_failing_branch_goes_to_its_error_route_like_the_engine() -> None:
     assert expected.log == ["start", "fix"] and expected.last_error == "KeyError: 'k'"
     graph = to_langgraph(make())
     assert FANIN_NODE in graph.get_graph().nodes
-    assert await graph.ainvoke({"state": F()}) == {"state": expected}
+    assert F(**await graph.ainvoke(F())) == expected
 
 
 def test_reserved_node_ids_are_refused_with_the_node_named() -> None:
@@ -303,7 +263,9 @@ def test_typed_dict_states_are_carried() -> None:
         return g
 
     expected = make().run_sync("r", {"items": [], "n": 0})
-    assert to_langgraph(make()).invoke({"state": {"items": [], "n": 0}}) == {"state": expected}
+    graph = to_langgraph(make())
+    assert set(graph.channels) >= {"items", "n"} and STATE_KEY not in graph.channels
+    assert graph.invoke({"items": [], "n": 0}) == expected
 
 
 # --------------------------------------------------------------------------- checkpointers
@@ -357,29 +319,29 @@ async def test_interrupts_pause_and_resume_like_the_engine(saver_name: str, tmp_
     async with SAVERS[saver_name](tmp_path) as saver:
         graph = to_langgraph(interrupt_engine(), checkpointer=saver)
         cfg: dict[str, Any] = {"configurable": {"thread_id": "t"}}
-        out = await graph.ainvoke({"state": F()}, cfg)
-        assert out["state"] == states[0]
+        out = await graph.ainvoke(F(), cfg)
+        assert F(**without_interrupt(out)) == states[0]
         assert out["__interrupt__"][0].value == {"q": "name?"}
         out = await graph.ainvoke(Command(resume="ada"), cfg)
-        assert out["state"] == states[1]
+        assert F(**without_interrupt(out)) == states[1]
         assert out["__interrupt__"][0].value == "sure?"
         out = await last_value(graph, Command(resume=True), cfg)
-        assert out is not None and out["state"] == states[2]
+        assert out is not None and F(**without_interrupt(out)) == states[2]
         out = await graph.ainvoke(Command(resume="open"), cfg)
-        assert out == {"state": states[3]}
+        assert "__interrupt__" not in out and F(**out) == states[3]
         snap = await graph.aget_state(cfg)
-        assert snap.values["state"] == states[3] and not snap.next
+        assert F(**snap.values) == states[3] and not snap.next
 
 
 def test_sync_invoke_interrupt_and_resume_with_in_memory_saver() -> None:
     """Sync invoke pauses and resumes the same way."""
     graph = to_langgraph(interrupt_engine(), checkpointer=InMemorySaver())
     cfg: dict[str, Any] = {"configurable": {"thread_id": "t"}}
-    graph.invoke({"state": F()}, cfg)
+    graph.invoke(F(), cfg)
     graph.invoke(Command(resume="bob"), cfg)
     graph.invoke(Command(resume=False), cfg)
     out = graph.invoke(Command(resume="x"), cfg)
-    assert out["state"].log == ["asked", "answer=bob", "confirm=False", "gate=x"]
+    assert out["log"] == ["asked", "answer=bob", "confirm=False", "gate=x"]
 
 
 async def test_interrupt_inside_a_subgraph_pauses_and_resumes_the_adapted_graph() -> None:
@@ -400,10 +362,10 @@ async def test_interrupt_inside_a_subgraph_pauses_and_resumes_the_adapted_graph(
     expected = await eng.resume("r", input="yes")
     graph = to_langgraph(make(), checkpointer=InMemorySaver())
     cfg: dict[str, Any] = {"configurable": {"thread_id": "t"}}
-    out = await graph.ainvoke({"state": F()}, cfg)
+    out = await graph.ainvoke(F(), cfg)
     assert out["__interrupt__"][0].value["payload"] == "?"
     out = await graph.ainvoke(Command(resume="yes"), cfg)
-    assert out == {"state": expected}
+    assert F(**out) == expected
 
 
 def test_importing_graphengine_adapters_does_not_import_langgraph() -> None:
@@ -418,7 +380,31 @@ def test_importing_graphengine_adapters_does_not_import_langgraph() -> None:
 def test_invoking_twice_without_a_thread_runs_subgraphs_afresh() -> None:
     """Two thread-less invocations of one adapted graph do not share subgraph child runs."""
     graph = to_langgraph(subgraph_engine())
-    first = graph.invoke({"state": F()})
-    second = graph.invoke({"state": F(log=["again"])})
-    assert first["state"].log == ["outer", "sub", "inner"]
-    assert second["state"].log == ["again", "outer", "sub", "inner"]
+    first = graph.invoke(F())
+    second = graph.invoke(F(log=["again"]))
+    assert first["log"] == ["outer", "sub", "inner"]
+    assert second["log"] == ["again", "outer", "sub", "inner"]
+
+
+@pytest.mark.parametrize("saver_name", ["AsyncSqliteSaver", "GraphEngineSaver-sqlite"])
+async def test_a_pause_survives_a_new_graph_and_saver_on_the_same_file(
+    saver_name: str, tmp_path: Path
+) -> None:
+    """Paused, everything dropped, then a fresh adapted graph on a fresh saver of the same file resumes
+    from the checkpoint and ends where the engine ends."""
+    eng = interrupt_engine()
+    await eng.run("r", F())
+    for answer in ["ada", True]:
+        await eng.resume("r", input=answer)
+    expected = await eng.resume("r", input="open")
+    cfg: dict[str, Any] = {"configurable": {"thread_id": "t"}}
+    answers = iter(["ada", True, "open"])
+    async with SAVERS[saver_name](tmp_path) as saver:
+        out = await to_langgraph(interrupt_engine(), checkpointer=saver).ainvoke(F(), cfg)
+        assert "__interrupt__" in out
+    while "__interrupt__" in out:
+        async with SAVERS[saver_name](tmp_path) as saver:
+            out = await to_langgraph(interrupt_engine(), checkpointer=saver).ainvoke(
+                Command(resume=next(answers)), cfg
+            )
+    assert F(**out) == expected

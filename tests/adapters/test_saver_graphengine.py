@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
-from saver_helpers import growing
+from saver_helpers import CFG, growing
 
 pytest.importorskip("langgraph")
 
@@ -17,8 +16,6 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
 from graphengine.adapters.langgraph_tables import MemoryCheckpointTable, SQLiteCheckpointTable
 from graphengine.store import SQLiteStore
-
-CFG: dict[str, Any] = {"configurable": {"thread_id": "t"}}
 
 
 def test_sync_invoke_on_a_sqlite_table_outside_any_event_loop(tmp_path: Path) -> None:

@@ -223,8 +223,15 @@ class GoapGraph:
         """This agent as a compiled LangGraph graph (`CompiledStateGraph`) of planner, executor and observer.
 
             app = graph.to_langgraph(checkpointer=InMemorySaver())
-            out = await app.ainvoke({"state": GoapState(world_state=w, goal=g)}, config)
-            final: GoapState = out["state"]
+            out = await app.ainvoke(GoapState(world_state=w, goal=g), config)  # or a dict of fields
+            final = GoapState(**out)
+
+        Each `GoapState` field is a LangGraph channel (`execution_history`, `plan_lineage` and the
+        other `append` fields accumulate), so the graph composes as a node of a LangGraph app
+        whose state has these keys, and the output is LangGraph's dict of the fields. A
+        checkpointer stores the input as given, so with one give the goal in its JSON form
+        (`GoapState(...).model_dump(mode="json")`): LangGraph's serializer cannot store a
+        `GoalSpec`, whose conditions are a read-only mapping.
 
         A thin call of `graphengine.adapters.langgraph.to_langgraph(self.engine, checkpointer)`:
         the nodes are the engine's, so tracer hooks, replanning, blacklisting and the final state

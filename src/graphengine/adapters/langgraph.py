@@ -6,15 +6,21 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
 
 ## `to_langgraph(engine)`: how the engine's semantics are carried
 
-- **One state channel, the engine's reducer.** The LangGraph state has one public key,
-  `"state"`, holding the engine's state `S`; its channel merges every node's delta with the
-  engine's own reducer (so `model_fields_set`, per-field `Annotated` reducers and any custom
-  whole-state reducer behave exactly as on the engine). Per-field LangGraph channels could not
-  carry a custom reducer of the whole state, nor the "only fields the delta set" rule.
-  `graph.invoke({"state": initial})` returns `{"state": final}`; the input is validated like
-  `Engine.run` validates it. Writes and checkpoints hold the engine codec's bytes (the JSON
-  the engine stores), never pickled or class-importing msgpack values, so any LangGraph
-  checkpointer (and `GraphEngineSaver`) stores them safely.
+- **One channel per field.** A state merged field by field (the default reducer of a pydantic
+  model or TypedDict, with per-field `Annotated` reducers) gets one LangGraph channel per field:
+  `BinaryOperatorAggregate` over the field's reducer, `LastValue` for the others. The graph is
+  called like one written in LangGraph, `graph.invoke(S(...))` or `graph.invoke({"field": ...})`,
+  returns LangGraph's usual dict of the fields written so far, composes as a subgraph node of a
+  LangGraph app with ordinary keys, and its input and output schemas are the state type. As in
+  LangGraph, input values pass through the fields' reducers (from the type's empty value) and
+  each node validates the fields into the state type; the checkpointer stores the field values
+  with its own serializer, as it stores any LangGraph graph's.
+- **One state channel for a custom reducer.** With a reducer of the whole state
+  (`Engine(S, reducer=...)`), which per-field channels cannot express, the state lives in one
+  channel, `"state"`, merging every delta with the engine's reducer:
+  `graph.invoke({"state": initial})` returns `{"state": final}`, the input validated like
+  `Engine.run` validates it, and writes and checkpoints hold the engine codec's bytes (the JSON
+  the engine stores), never pickled or class-importing values.
 - **Nodes** become LangGraph nodes returning `Command(update=..., goto=...)`. They run the
   engine's node through the engine's own executor, so retries (`retries`, `retry_on`,
   deterministic backoff) and timeouts are the engine's, not LangGraph's `RetryPolicy` (whose
@@ -22,8 +28,10 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   merged state in declaration order, as on the engine.
 - **Fan-out** (a static fan-out edge, or `fan_out(...)` with named or map branches) becomes one
   `Send` per branch, each carrying its own state (the pre-fan-out state, or the branch's
-  input); the state channel merges branch deltas in declared branch order whatever order
-  LangGraph applies them in, then the join runs.
+  input). The branches meet in a private node, `__ge_fanin__` (one LangGraph step more per
+  fan-out), which merges their deltas in declared branch order whatever order LangGraph ran
+  them in, then goes to the join. Branch results and a pending pause travel in two private
+  channels, `ge_branches` and `ge_ctl`, which are neither input nor output.
 - **Interrupts.** A node that interrupts (`route=interrupt(p)` or `ctx.interrupt(p)`) has its
   delta merged and committed, as on the engine; the adapted graph then pauses with LangGraph's
   `interrupt(p)`, and `Command(resume=v)` re-runs the node with `ctx.resume_input == v`. A node
@@ -31,8 +39,8 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   checkpointer, as everywhere in LangGraph.
 - **Error routes.** A node that fails after its retries goes to its `on_error` handler with the
   state's `last_error` set, as on the engine; a failing fan-out branch with an error route
-  discards the other branches' deltas and goes to the handler (the branches then meet in a
-  private node, `__ge_fanin__`, which decides between the join and the handler).
+  discards the other branches' deltas and goes to the handler (`__ge_fanin__` decides between
+  the join and the handler).
 - **Subgraphs** (an `Engine` added as a node) run as one LangGraph node through the engine's
   `Subgraph` (the child run is kept in the child engine's store, under
   `"{thread_id}/{node}/{step}"`); interrupts inside them pause and resume the adapted graph.
@@ -44,8 +52,8 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
 
 What is not carried: the engine's store, emitter spans, replay and fork (LangGraph's
 checkpointer and time travel take their place); node ids containing LangGraph's reserved
-characters (`|`, `:`) or names (`__start__`, `__end__`, `__ge_fanin__`) raise
-`UnsupportedFeature`.
+characters (`|`, `:`) or names (`__start__`, `__end__`, `__ge_fanin__`), and state fields
+named like the private channels, raise `UnsupportedFeature`.
 
 ## `from_langgraph(state_graph)`
 
@@ -61,11 +69,12 @@ without a default reducer (dataclasses).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import threading
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, NotRequired, TypedDict, TypeVar
+from collections.abc import Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphengine._attempts import execute
 from graphengine._checks import wrong_delta
@@ -76,9 +85,6 @@ from graphengine.routing import Next, NextKind
 
 try:
     from langgraph._internal._runnable import RunnableCallable
-    from langgraph._internal._typing import MISSING as _MISSING
-    from langgraph.channels.base import BaseChannel
-    from langgraph.errors import EmptyChannelError
     from langgraph.graph import END, START, StateGraph
     from langgraph.types import Command, Send
     from langgraph.types import interrupt as lg_interrupt
@@ -88,6 +94,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from ._from_langgraph import from_langgraph
+from ._lg_state import BRANCH_KEY, CTL_KEY, STATE_KEY, StateLayout, Writes, layout_for
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -97,189 +104,12 @@ __all__ = ["FANIN_NODE", "STATE_KEY", "UnsupportedFeature", "from_langgraph", "t
 
 S = TypeVar("S")
 
-STATE_KEY = "state"
-"""The key of the adapted graph's state: `invoke({"state": initial}) -> {"state": final}`."""
 FANIN_NODE = "__ge_fanin__"
-"""Private node where fan-out branches meet when the graph has error routes."""
-_CTL_KEY = "ge_ctl"
+"""Private node where a fan-out's branches meet: it merges their deltas in branch order."""
 _RESERVED = frozenset({START, END, FANIN_NODE})
-_MERGE = b"+"
-_REPLACE = b"="
 _GOTO = NextKind.GOTO
 _STOP = NextKind.STOP
 _INTERRUPT = NextKind.INTERRUPT
-
-
-# --------------------------------------------------------------------------- channels
-
-
-class EngineStateChannel(BaseChannel[Any, Any, bytes]):
-    """The LangGraph channel holding an engine's state, merged with the engine's reducer.
-
-    Updates are the engine codec's bytes: `b"+" + delta` (merged), `b"=" + state` (replaces,
-    a subgraph's final state), or a fan-out branch's `("b", index, delta | None)` /
-    `("f", index, error delta | None)`; input values (a state or a mapping) are validated as
-    `Engine.run` validates its input. Branch updates are applied in branch order; when a
-    branch failed, only the error delta of the first failing branch is applied. The
-    checkpoint is the codec's encoding of the state.
-    """
-
-    __slots__ = ("decode_delta", "engine", "value")
-
-    def __init__(
-        self,
-        engine: Engine[Any],
-        typ: Any = Any,
-        key: str = "",
-        decode_delta: Callable[[bytes], Any] | None = None,
-    ) -> None:
-        super().__init__(typ, key)
-        self.engine = engine
-        """The engine whose codec and reducer the channel uses."""
-        self.decode_delta: Callable[[bytes], Any] = decode_delta or delta_decoder(engine)
-        """Decodes an encoded delta (partial for TypedDict states)."""
-        self.value: Any = _MISSING
-
-    @property
-    def ValueType(self) -> Any:
-        """The engine's state type."""
-        return self.engine.state_type
-
-    @property
-    def UpdateType(self) -> Any:
-        """Encoded deltas (bytes), branch tuples, or an initial state."""
-        return Any
-
-    def copy(self) -> EngineStateChannel:
-        """A channel sharing the (immutable) state."""
-        new = EngineStateChannel(self.engine, self.typ, self.key, self.decode_delta)
-        new.value = self.value
-        return new
-
-    def checkpoint(self) -> Any:
-        """The state encoded by the engine's codec."""
-        if self.value is _MISSING:
-            return _MISSING
-        return self.engine.codec.encode(self.value)
-
-    def from_checkpoint(self, checkpoint: Any) -> EngineStateChannel:
-        """A channel holding the state decoded from `checkpoint` (empty when missing)."""
-        new = EngineStateChannel(self.engine, self.typ, self.key, self.decode_delta)
-        if isinstance(checkpoint, bytes | bytearray):
-            new.value = self.engine.codec.decode(bytes(checkpoint))
-        return new
-
-    def get(self) -> Any:
-        """The current state; `EmptyChannelError` before the input."""
-        if self.value is _MISSING:
-            raise EmptyChannelError()
-        return self.value
-
-    def is_available(self) -> bool:
-        """Whether the channel holds a state."""
-        return self.value is not _MISSING
-
-    def update(self, values: Sequence[Any]) -> bool:
-        """Merge the updates of one LangGraph step (see the class docstring)."""
-        if not values:
-            return False
-        eng = self.engine
-        codec = eng.codec
-        decode = self.decode_delta
-        reducer = eng.reducer
-        branches: list[tuple[int, bytes | None]] = []
-        failed: tuple[int, bytes | None] | None = None
-        state = self.value
-        for v in values:
-            if isinstance(v, bytes):
-                tag, body = v[:1], v[1:]
-                if tag == _MERGE:
-                    state = reducer(state, decode(body))
-                elif tag == _REPLACE:
-                    state = codec.decode(body)
-                else:
-                    raise GraphError(f"state channel: unknown update tag {tag!r}")
-            elif isinstance(v, list | tuple) and len(v) == 3 and v[0] in ("b", "f"):
-                entry = (int(v[1]), v[2])
-                if v[0] == "f":
-                    if failed is None or entry[0] < failed[0]:
-                        failed = entry
-                else:
-                    branches.append(entry)
-            else:
-                state, _ = eng.runtime().validated(v, "langgraph")
-        if failed is not None:
-            if failed[1] is not None:
-                state = reducer(state, decode(failed[1]))
-        else:
-            for _, d in sorted(branches, key=lambda e: e[0]):
-                if d is not None:
-                    state = reducer(state, decode(d))
-        self.value = state
-        return True
-
-
-def delta_decoder(engine: Engine[Any]) -> Callable[[bytes], Any]:
-    """How the adapted graph decodes a delta the engine's codec encoded (its `decode_delta`: a
-    delta may leave out required keys)."""
-    codec: Any = engine.codec
-    return codec.decode_delta if hasattr(codec, "decode_delta") else codec.decode  # type: ignore[no-any-return]
-
-
-class ControlChannel(BaseChannel[Any, Any, Any]):
-    """Private control value of an adapted graph: a pending pause, a fan-out's join, a branch failure.
-
-    Several writes in one step keep the failure of the lowest branch; otherwise the last write.
-    Values are small JSON-compatible dicts (or None).
-    """
-
-    __slots__ = ("value",)
-
-    def __init__(self, typ: Any = Any, key: str = "") -> None:
-        super().__init__(typ, key)
-        self.value: Any = None
-
-    @property
-    def ValueType(self) -> Any:
-        """A dict or None."""
-        return Any
-
-    @property
-    def UpdateType(self) -> Any:
-        """A dict or None."""
-        return Any
-
-    def copy(self) -> ControlChannel:
-        """A copy sharing the value."""
-        new = ControlChannel(self.typ, self.key)
-        new.value = self.value
-        return new
-
-    def checkpoint(self) -> Any:
-        """The value itself (JSON-compatible)."""
-        return self.value
-
-    def from_checkpoint(self, checkpoint: Any) -> ControlChannel:
-        """A channel holding `checkpoint` (None when missing)."""
-        new = ControlChannel(self.typ, self.key)
-        new.value = checkpoint if isinstance(checkpoint, dict) else None
-        return new
-
-    def get(self) -> Any:
-        """The value (None: nothing pending)."""
-        return self.value
-
-    def is_available(self) -> bool:
-        """Always readable."""
-        return True
-
-    def update(self, values: Sequence[Any]) -> bool:
-        """Keep the lowest failing branch, else the last value written."""
-        if not values:
-            return False
-        fails = [v for v in values if isinstance(v, dict) and "fail" in v]
-        self.value = min(fails, key=lambda v: int(v["i"])) if fails else values[-1]
-        return True
 
 
 # --------------------------------------------------------------------------- running engine nodes
@@ -296,6 +126,8 @@ def _run_coro(coro: Coroutine[Any, Any, Any]) -> Any:
         runner: asyncio.Runner | None = getattr(_local, "runner", None)
         if runner is None:
             runner = _local.runner = asyncio.Runner()
+            # Closed at exit: a loop left to the garbage collector at shutdown fails noisily.
+            atexit.register(runner.close)
         return runner.run(coro)
     # Called from inside a running loop (sync invoke from async code): use another thread.
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -315,13 +147,13 @@ def _run_inline(coro: Coroutine[Any, Any, Any]) -> Any:
 class _Adapted:
     """Everything the adapted nodes of one engine share, decided once in `to_langgraph`."""
 
-    def __init__(self, engine: Engine[Any], use_fanin: bool) -> None:
+    def __init__(self, engine: Engine[Any], layout: StateLayout) -> None:
         rt = engine.runtime()
         g = rt.graph
         self.engine = rt
         self.graph = g
         self.nodes = g.nodes
-        self.use_fanin = use_fanin
+        self.layout = layout
         self.codec = rt.codec
         self.reducer = rt.reducer
         self.is_state = rt.is_state
@@ -352,15 +184,17 @@ class _Adapted:
         step = int(meta.get("langgraph_step", 0))
         if "ge_branch" in inp:
             return await self._branch(node, inp, run_id, step)
-        state = inp[STATE_KEY]
-        ctl = inp.get(_CTL_KEY)
+        layout = self.layout
+        state = layout.read(inp, node.id)
+        ctl = inp.get(CTL_KEY)
         resumed = False
         resume_input: Any = None
         interrupted_at: int | None = None
-        clear_ctl = False
+        writes: Writes = []
         if ctl is not None and ctl.get("pause_node") == node.id:
             resume_input = lg_interrupt(ctl.get("payload"))
-            resumed, interrupted_at, clear_ctl = True, int(ctl["step"]), True
+            resumed, interrupted_at = True, int(ctl["step"])
+            writes.append((CTL_KEY, None))
         elif node.interrupt_before:
             resume_input = lg_interrupt(None)
             resumed = True
@@ -373,27 +207,23 @@ class _Adapted:
             handler = node.error_route
             if handler is None:
                 raise
-            update: dict[str, Any] = {}
-            d = self._error_update(exc)
+            d = self._error_delta(exc)
             if d is not None:
-                update[STATE_KEY] = _MERGE + d
-            if clear_ctl:
-                update[_CTL_KEY] = None
-            return Command(update=update, goto=handler)
+                layout.merge(writes, d)
+            return Command(update=_update(writes), goto=handler)
         if eng.emitter is not None:
             for ev in res.events:
                 eng.emit(ev)
-        update = {}
         delta = res.delta
         if delta is not None:
             if not self.is_state(delta):
                 raise wrong_delta(eng, delta, run_id, step, node.id)
             if node.replaces_state:
                 state = delta
-                update[STATE_KEY] = _REPLACE + self.codec.encode(delta)
+                layout.replace(writes, delta)
             else:
                 state = self.reducer(state, delta)
-                update[STATE_KEY] = _MERGE + self.codec.encode_delta(delta)
+                layout.merge(writes, delta)
         route = res.route
         if route is None:
             route = node.resolve(state)
@@ -401,21 +231,16 @@ class _Adapted:
         if kind is _GOTO:
             if route.target not in self.nodes:
                 raise _unknown(route, run_id, step, node.id)
-            if clear_ctl:
-                update[_CTL_KEY] = None
-            return Command(update=update, goto=route.target)
+            return Command(update=_update(writes), goto=route.target)
         if kind is _STOP:
-            if clear_ctl:
-                update[_CTL_KEY] = None
-            return Command(update=update, goto=END)
+            return Command(update=_update(writes), goto=END)
         if kind is _INTERRUPT:
-            update[_CTL_KEY] = {"pause_node": node.id, "payload": route.payload, "step": step}
-            return Command(update=update, goto=node.id)
-        return self._fan_out(route, state, update, run_id, step, node.id)
+            writes = [w for w in writes if w[0] != CTL_KEY]
+            writes.append((CTL_KEY, {"pause_node": node.id, "payload": route.payload, "step": step}))
+            return Command(update=_update(writes), goto=node.id)
+        return self._fan_out(route, state, writes, run_id, step, node.id)
 
-    def _fan_out(
-        self, route: Next, state: Any, update: dict[str, Any], run_id: str, step: int, node_id: str
-    ) -> Any:
+    def _fan_out(self, route: Next, state: Any, writes: Writes, run_id: str, step: int, node_id: str) -> Any:
         missing = [n for n in (route.target, *(b.node for b in route.branches)) if n not in self.nodes]
         if missing:
             raise _unknown(route, run_id, step, node_id)
@@ -429,22 +254,22 @@ class _Adapted:
                     base = self.codec.encode(state)
                 data = base
             sends.append(Send(br.node, {"ge_branch": i, "ge_in": data, "ge_join": route.target}))
-        update[_CTL_KEY] = {"join": route.target} if self.use_fanin else None
-        return Command(update=update, goto=sends)
+        return Command(update=_update(writes), goto=sends)
 
     async def _branch(self, node: CompiledNode[Any], inp: Mapping[str, Any], run_id: str, step: int) -> Any:
+        """Run one fan-out branch; its result goes to the fan-in node as `(kind, index, delta, target)`."""
         i = int(inp["ge_branch"])
         join = str(inp["ge_join"])
         state = self.codec.decode(inp["ge_in"])
-        nxt = FANIN_NODE if self.use_fanin else join
         try:
             res, _attempt, _ctx = await execute(self.engine, node, run_id, step, state, False, None, i)
         except NodeError as exc:
             handler = node.error_route
-            if handler is None or not self.use_fanin:
+            if handler is None:
                 raise
-            fail = {"fail": handler, "i": i, "join": join}
-            return Command(update={STATE_KEY: ("f", i, self._error_update(exc)), _CTL_KEY: fail}, goto=nxt)
+            err = self._error_delta(exc)
+            enc = self.codec.encode_delta(err) if err is not None else None
+            return Command(update=[(BRANCH_KEY, ("f", i, enc, handler))], goto=FANIN_NODE)
         if res.route is not None and res.route.kind is _INTERRUPT:
             raise GraphError(
                 f"branch {i} (node {node.id!r}) of the fan-out at step {step} interrupted; "
@@ -456,23 +281,39 @@ class _Adapted:
         d = res.delta
         if d is not None and not self.is_state(d):
             raise wrong_delta(self.engine, d, run_id, step, node.id)
-        return Command(
-            update={STATE_KEY: ("b", i, self.codec.encode_delta(d) if d is not None else None)}, goto=nxt
-        )
+        enc = self.codec.encode_delta(d) if d is not None else None
+        return Command(update=[(BRANCH_KEY, ("b", i, enc, join))], goto=FANIN_NODE)
 
-    def _error_update(self, exc: NodeError) -> bytes | None:
+    def _error_delta(self, exc: NodeError) -> Any:
         if self.error_delta is None:
             return None
         cause = exc.__cause__ if exc.__cause__ is not None else exc
-        return self.codec.encode_delta(self.error_delta(f"{type(cause).__name__}: {cause}"))
+        return self.error_delta(f"{type(cause).__name__}: {cause}")
 
     def fanin(self, inp: Any) -> Any:
-        """The private node where branches meet: go to the failing branch's handler, else the join."""
-        ctl = inp.get(_CTL_KEY) or {}
-        target = ctl.get("fail") or ctl.get("join")
-        if not target:
-            raise GraphError("fan-in reached without a pending fan-out (corrupt control channel)")
-        return Command(update={_CTL_KEY: None}, goto=target)
+        """Where branches meet: the lowest failing branch's error delta and handler, else every
+        branch's delta in branch order and the join."""
+        entries = inp.get(BRANCH_KEY) or []
+        if not entries:
+            raise GraphError("fan-in reached without the results of a fan-out (corrupt branch channel)")
+        fails = [e for e in entries if e[0] == "f"]
+        decode = self.engine.decode_delta
+        writes: Writes = []
+        if fails:
+            first = min(fails, key=lambda e: int(e[1]))
+            if first[2] is not None:
+                self.layout.merge(writes, decode(first[2]))
+            return Command(update=_update(writes), goto=first[3])
+        ordered = sorted(entries, key=lambda e: int(e[1]))
+        self.layout.merge_many(writes, [decode(e[2]) for e in ordered if e[2] is not None])
+        return Command(update=_update(writes), goto=ordered[0][3])
+
+
+def _update(writes: Writes) -> Any:
+    """A `Command` update: a dict when each channel is written once (LangGraph's usual shape, also
+    in `stream_mode="updates"`), else the ordered writes."""
+    d = dict(writes)
+    return d if len(d) == len(writes) else writes
 
 
 def _unknown(route: Next, run_id: str, step: int, node_id: str) -> UnknownNodeError:
@@ -481,42 +322,83 @@ def _unknown(route: Next, run_id: str, step: int, node_id: str) -> UnknownNodeEr
     )
 
 
+def _destinations(engine: Engine[Any]) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """Where each node may go, for LangGraph's drawings (routing itself is by `Command`).
+
+    The engine's static edges and error routes; END for a node without an unconditional edge; the
+    fan-in node from the branches of static fan-outs (else from every node without static edges,
+    which route at run time and may fan out) to their joins and error handlers. Routes a node
+    returns at run time cannot be known here.
+    """
+    spec = engine.spec()
+    out: dict[str, list[str]] = {n.id: [] for n in spec.nodes}
+    unconditional: set[str] = set()
+    branch_nodes: set[str] = set()
+    fanin: list[str] = []
+    for e in spec.edges:
+        if e.branches:
+            out[e.src].extend(e.branches)
+            branch_nodes.update(e.branches)
+            fanin.append(e.dst)
+        else:
+            out[e.src].append(e.dst)
+        if e.when is None:
+            unconditional.add(e.src)
+    default = spec.error_routes.get(None)
+    for nid, targets in out.items():
+        handler = spec.error_routes.get(nid, default)
+        if handler is not None and handler != nid:
+            targets.append(handler)
+        if nid not in unconditional:
+            targets.append(END)
+    for nid in branch_nodes or {nid for nid in out if not any(e.src == nid for e in spec.edges)}:
+        out[nid].append(FANIN_NODE)
+    fanin.extend(h for h in spec.error_routes.values() if h not in fanin)
+    dests = {nid: tuple(dict.fromkeys(t)) for nid, t in out.items()}
+    return dests, tuple(dict.fromkeys(fanin)) or (END,)
+
+
 def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
     """Compile `engine` into a LangGraph graph (`CompiledStateGraph`) that behaves like it.
 
-    `graph.invoke({"state": initial}, config)` returns `{"state": final}`, the state
-    `engine.run` would return on the same input (see the module docstring for how each
-    feature is carried). `checkpointer` is any LangGraph checkpointer (needed for interrupts
-    and resume); None compiles without one (a parent graph's is then inherited).
-    Raises `GraphValidationError` for a malformed engine and `UnsupportedFeature` naming the
-    node for a node id LangGraph reserves. The engine may be a GOAP graph's engine: nothing here
-    depends on what its nodes do.
+    For a state merged field by field, `graph.invoke(S(...))` or `graph.invoke({"field": ...})`
+    returns LangGraph's dict of the fields, which `S(**out)` turns into the state `engine.run`
+    would return; with a custom whole-state reducer, `graph.invoke({"state": initial})` returns
+    `{"state": final}` (see the module docstring for how each feature is carried). `checkpointer`
+    is any LangGraph checkpointer (needed for interrupts and resume); None compiles without one
+    (a parent graph's is then inherited). Raises `GraphValidationError` for a malformed engine
+    and `UnsupportedFeature` naming the node for a node id LangGraph reserves (or the field for
+    a state field named like a private channel, `ge_ctl` or `ge_branches`). The engine may be a GOAP graph's engine: nothing here depends on
+    what its nodes do.
     """
     engine.validate()
-    g = engine.runtime().graph
-    for nid in g.nodes:
+    rt = engine.runtime()
+    layout = layout_for(rt)
+    for nid in rt.graph.nodes:
         if nid in _RESERVED or "|" in nid or ":" in nid:
             raise UnsupportedFeature(
                 f"node id {nid!r} is reserved or contains a character LangGraph reserves ('|', ':'); rename the node",
                 feature="node id",
                 node_id=nid,
             )
-    spec = engine.spec()
-    use_fanin = bool(spec.error_routes)
-    ad = _Adapted(engine, use_fanin)
-    channel = EngineStateChannel(engine)
-    state_ann = Annotated[Any, channel]
-    ctl_ann = Annotated[Any, ControlChannel()]
-    name = f"{spec.type_name}Graph"
-    full = TypedDict(name, {STATE_KEY: state_ann, _CTL_KEY: NotRequired[ctl_ann]})  # type: ignore[misc]
-    io = TypedDict(f"{name}IO", {STATE_KEY: state_ann})  # type: ignore[misc]
-    builder = StateGraph(full, input_schema=io, output_schema=io)
-    for node in g.nodes.values():
-        builder.add_node(node.id, ad.make(node))
-    if use_fanin:
-        builder.add_node(FANIN_NODE, RunnableCallable(ad.fanin, name=FANIN_NODE, trace=False))
-    builder.add_edge(START, g.start)
+    for key in (CTL_KEY, BRANCH_KEY):
+        if key in layout.keys:
+            raise UnsupportedFeature(
+                f"state field {key!r} is the name of a private channel of the adapted graph; rename the field",
+                feature="state field",
+            )
+    name = f"{rt.type_name}Graph"
+    ad = _Adapted(engine, layout)
+    inp, out = layout.io_schemas(name)
+    builder = StateGraph(layout.state_schema(name), input_schema=inp, output_schema=out)
+    dests, fanin_dests = _destinations(engine)
+    for node in rt.graph.nodes.values():
+        builder.add_node(node.id, ad.make(node), destinations=dests[node.id])
+    builder.add_node(
+        FANIN_NODE, RunnableCallable(ad.fanin, name=FANIN_NODE, trace=False), destinations=fanin_dests
+    )
+    builder.add_edge(START, rt.graph.start)
     compiled = builder.compile(checkpointer=checkpointer, name=name)
-    # Stream and inspect the engine's state only, not the private control channel.
-    compiled.stream_channels = [STATE_KEY]
+    # Stream and inspect the engine's state only, not the private channels.
+    compiled.stream_channels = list(layout.keys)
     return compiled.with_config({"recursion_limit": 2 * engine.options.max_steps + 5})

@@ -18,8 +18,17 @@ Sync methods (`invoke`) work from threads without a running event loop: an in-pr
 driven inline, an I/O table through a private event loop thread of the saver. From inside a
 running loop, use the async methods (`ainvoke`), as with LangGraph's own async savers.
 
+Like LangGraph's savers it is a context manager, `with GraphEngineSaver(table) as saver:` or
+`async with ...` (or `GraphEngineSaver.from_conn_string("sqlite:///cp.db")`, any store URL): the table opens on entry and its connections (and the saver's private loop
+thread) close on exit. `list(filter=...)` validates metadata filter keys as LangGraph's SQL
+savers do (letters, digits, `_`, `.`, `-`) and reads a dotted key as a path into nested
+metadata (`{"source.kind": "x"}` matches `{"source": {"kind": "x"}}`); a None value matches a
+missing key too, as in SQL. `aget_delta_channel_history` walks the parent chain in the table,
+reading only the requested channels' writes and blobs.
+
 Passes LangGraph's conformance suite (`langgraph-checkpoint-conformance`), base and extended
-capabilities (`delete_for_runs`, `copy_thread`, `prune`); see `tests/adapters/test_saver_conformance.py`.
+capabilities (`delete_for_runs`, `copy_thread`, `prune`, and `delta_channel_history` where the
+installed suite has it); see `tests/adapters/test_saver_conformance.py`.
 """
 
 from __future__ import annotations
@@ -27,11 +36,19 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
-from typing import Any, TypeVar, cast
+from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Self, TypeVar, cast
 
-from graphengine.adapters.langgraph_tables import CheckpointTable, LGBlobRow, LGCheckpointRow, LGWriteRow
+from graphengine.adapters.langgraph_tables import (
+    CheckpointTable,
+    LGBlobRow,
+    LGCheckpointRow,
+    LGWriteRow,
+    open_table,
+)
 
 try:
     from langgraph.checkpoint.base import (
@@ -41,6 +58,8 @@ try:
         Checkpoint,
         CheckpointMetadata,
         CheckpointTuple,
+        DeltaChannelHistory,
+        PendingWrite,
         get_checkpoint_id,
         get_checkpoint_metadata,
     )
@@ -58,9 +77,42 @@ __all__ = ["GraphEngineSaver"]
 T = TypeVar("T")
 
 
+_FILTER_KEY = re.compile(r"^[a-zA-Z0-9_.-]+$")
+_ABSENT = object()
+
+
 def _vkey(version: Any) -> str:
     """Canonical text of a LangGraph channel version (int, float or str)."""
     return json.dumps(version)
+
+
+def validate_filter(filter: Mapping[str, Any]) -> None:
+    """Refuse a metadata filter key LangGraph's SQL savers refuse (`ValueError` naming it)."""
+    for key in filter:
+        if not isinstance(key, str) or not _FILTER_KEY.match(key):
+            raise ValueError(
+                f"Invalid filter key: {key!r}. Filter keys must contain only alphanumeric characters, "
+                "underscores, dots, and hyphens."
+            )
+
+
+def matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
+    """Whether metadata holds every filter value, a dotted key being a path into nested mappings.
+
+    As SQL's `json_extract(metadata, '$.a.b') IS NULL`, a None value also matches a missing path.
+    """
+    for key, want in filter.items():
+        got: Any = metadata
+        for part in key.split("."):
+            got = got.get(part, _ABSENT) if isinstance(got, Mapping) else _ABSENT
+            if got is _ABSENT:
+                break
+        if got is _ABSENT:
+            if want is not None:
+                return False
+        elif got != want:
+            return False
+    return True
 
 
 class _Bridge:
@@ -73,6 +125,15 @@ class _Bridge:
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def close(self, last: Coroutine[Any, Any, None]) -> None:
+        """Run `last` (closing what was opened on this loop), then stop the loop and its thread."""
+        try:
+            self.run(last)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join()
+            self.loop.close()
 
 
 class GraphEngineSaver(BaseCheckpointSaver[str]):
@@ -92,6 +153,59 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         """Where checkpoints, blobs and writes are stored."""
         self._bridge: _Bridge | None = None
         self._bridge_lock = threading.Lock()
+
+    @classmethod
+    def from_conn_string(cls, url: str, *, serde: SerializerProtocol | None = None) -> GraphEngineSaver:
+        """A saver on the tables beside the store `url` names (`sqlite:///cp.db`,
+        `postgresql://host/db?schema=s`, `mysql://host/db`, `memory://`; see
+        `langgraph_tables.open_table`), to use as LangGraph's savers are used:
+        `with GraphEngineSaver.from_conn_string(url) as saver:` or `async with ...`.
+        """
+        return cls(open_table(url), serde=serde)
+
+    # ------------------------------------------------------------------ lifetime
+
+    async def __aenter__(self) -> Self:
+        """Open the table (its connections are made on this loop)."""
+        await self._open()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> Self:
+        """Open the table for the sync methods (through the private loop thread for an I/O table)."""
+        self._sync(self._open())
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    async def _open(self) -> None:
+        enter = getattr(self.table, "__aenter__", None)
+        if enter is not None:
+            await enter()
+
+    async def aclose(self) -> None:
+        """Close the table's connections on this loop and those the sync methods opened."""
+        await self.table.close()
+        self._stop_bridge()
+
+    def close(self) -> None:
+        """Close what the sync methods opened (on the private loop thread), then stop that thread."""
+        if self.table.inline:
+            self._sync(self.table.close())
+        self._stop_bridge()
+
+    def _stop_bridge(self) -> None:
+        with self._bridge_lock:
+            bridge, self._bridge = self._bridge, None
+        if bridge is not None:
+            bridge.close(self.table.close())
 
     # ------------------------------------------------------------------ sync bridge
 
@@ -177,6 +291,8 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """Checkpoints newest first, narrowed by `config`, metadata `filter`, `before` and `limit`."""
+        if filter:
+            validate_filter(filter)
         conf = config["configurable"] if config else {}
         tid = conf.get("thread_id")
         rows = self.table.search(
@@ -191,11 +307,51 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
                 break
             if filter:
                 md = self.serde.loads_typed((row.metadata_type, row.metadata))
-                if not all(md.get(k) == v for k, v in filter.items()):
+                if not matches(md, filter):
                     continue
             if left is not None:
                 left -= 1
             yield await self._tuple(row)
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """Per channel, the writes on the parent chain of `config`'s checkpoint, oldest first, back to
+        the nearest ancestor holding a value for the channel (its `seed`, with that ancestor's own
+        writes included); the checkpoint's own pending writes are not. Only the requested channels'
+        writes and blobs are read and decoded.
+        """
+        if not channels:
+            return {}
+        conf = config["configurable"]
+        tid, ns = str(conf["thread_id"]), conf.get("checkpoint_ns", "")
+        t = self.table
+        wanted = set(channels)
+        found: dict[str, list[PendingWrite]] = {c: [] for c in wanted}
+        seeds: dict[str, Any] = {}
+        target = await t.get(tid, ns, get_checkpoint_id(config))
+        cursor = target.parent_id if target is not None else None
+        while cursor and wanted:
+            row = await t.get(tid, ns, cursor)
+            if row is None:
+                break
+            for w in reversed(await t.writes(tid, ns, row.checkpoint_id)):
+                if w.channel in wanted:
+                    found[w.channel].append((w.task_id, w.channel, self.serde.loads_typed((w.type, w.value))))
+            versions: dict[str, str] = json.loads(row.versions)
+            held = {c: versions[c] for c in wanted if c in versions}
+            for b in await t.blobs(tid, ns, held) if held else ():
+                if b.type != "empty":
+                    seeds[b.channel] = self.serde.loads_typed((b.type, b.value))
+                    wanted.discard(b.channel)
+            cursor = row.parent_id
+        out: dict[str, DeltaChannelHistory] = {}
+        for c in channels:
+            entry: DeltaChannelHistory = {"writes": found[c][::-1]}
+            if c in seeds:
+                entry["seed"] = seeds[c]
+            out[c] = entry
+        return out
 
     # ------------------------------------------------------------------ writing
 
@@ -332,6 +488,12 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
     def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """Sync `aprune`."""
         self._sync(self.aprune(thread_ids, strategy=strategy))
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, DeltaChannelHistory]:
+        """Sync `aget_delta_channel_history`."""
+        return self._sync(self.aget_delta_channel_history(config=config, channels=channels))
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """Versions as LangGraph's own savers make them: a zero-padded counter and a random tiebreak."""

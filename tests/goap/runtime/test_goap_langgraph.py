@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import operator
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
 pytest.importorskip("langgraph")
 
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from typing_extensions import TypedDict
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from goap.runtime._tracing import HOOKS
@@ -112,7 +115,10 @@ def on_langgraph(scenario: str, mode: str, checkpointer: str = "none") -> tuple[
     """The same run through the compiled LangGraph graph, by `invoke`, `ainvoke` or `astream` (last value)."""
     tracer = CountingTracer()
     app = _graph(scenario, tracer).to_langgraph(checkpointer=CHECKPOINTERS[checkpointer]())
-    inp = {"state": GoapState(world_state=dict(W0), goal=GOAL)}
+    start = GoapState(world_state=dict(W0), goal=GOAL)
+    # A checkpointer stores the input as given: the goal goes in as its JSON form, since a
+    # GoalSpec (conditions in a mappingproxy) is nothing LangGraph's serializer can store.
+    inp: Any = start if checkpointer == "none" else start.model_dump(mode="json")
     cfg: Any = {"configurable": {"thread_id": "t"}}
     if mode == "invoke":
         out = app.invoke(inp, cfg)
@@ -125,9 +131,7 @@ def on_langgraph(scenario: str, mode: str, checkpointer: str = "none") -> tuple[
             return chunks[-1]
 
         out = asyncio.run(last_value())
-    final = out["state"]
-    assert isinstance(final, GoapState)
-    return final, tracer
+    return GoapState(**out), tracer
 
 
 def test_to_langgraph_compiles_planner_executor_and_observer() -> None:
@@ -135,6 +139,8 @@ def test_to_langgraph_compiles_planner_executor_and_observer() -> None:
     app = GoapGraph(release_actions()).to_langgraph()
     assert isinstance(app, CompiledStateGraph)
     assert {"planner", "executor", "observer"} <= set(app.get_graph().nodes)
+    assert set(GoapState.model_fields) <= set(app.channels)
+    assert set(app.get_input_jsonschema()["properties"]) == set(GoapState.model_fields)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -191,7 +197,36 @@ def test_the_checkpointer_holds_the_final_state() -> None:
     saver = InMemorySaver()
     app = GoapGraph(release_actions(offline), blacklist_after=2).to_langgraph(checkpointer=saver)
     cfg: Any = {"configurable": {"thread_id": "t"}}
-    out = app.invoke({"state": GoapState(world_state=dict(W0), goal=GOAL)}, cfg)
+    out = app.invoke(GoapState(world_state=dict(W0), goal=GOAL).model_dump(mode="json"), cfg)
     snap = app.get_state(cfg)
-    assert snap.values["state"] == out["state"]
+    assert snap.values == out
+    assert GoapState(**out).status == "achieved"
     assert snap.next == ()
+
+
+class Parent(TypedDict):
+    """A LangGraph app's state sharing some of GoapState's keys, plus one of its own."""
+
+    world_state: dict[str, Any]
+    goal: Any
+    status: str
+    execution_history: Annotated[list[Any], operator.add]
+    request: str
+
+
+def test_the_goap_graph_is_a_subgraph_node_of_a_langgraph_app_with_its_keys() -> None:
+    """GoapState's keys are channels: a parent app with some of them gets the engine's values back
+    through them, and its own keys are left alone."""
+    final, _, _ = on_engine("replan")
+    b = StateGraph(Parent)
+    b.add_node("agent", GoapGraph(release_actions(offline), blacklist_after=2, max_replans=3).to_langgraph())
+    b.add_node("reply", lambda s: {"request": f"{s['request']}: {s['status']}"})
+    b.add_edge(START, "agent")
+    b.add_edge("agent", "reply")
+    out = b.compile().invoke(
+        {"world_state": dict(W0), "goal": GOAL, "status": "planning", "execution_history": [], "request": "ship"}
+    )
+    assert out["request"] == "ship: achieved"
+    assert out["status"] == final.status and out["world_state"] == final.world_state
+    assert out["execution_history"] == final.execution_history
+    assert set(out) == set(Parent.__annotations__)

@@ -280,23 +280,10 @@ class MySQLCheckpointTable(LoopPoolsMixin):
 
         async def body(cur: Any) -> None:
             if blobs:
-                await cur.executemany(
-                    _PUT_BLOB, [(b.thread_id, b.ns, b.channel, b.version, b.type, b.value) for b in blobs]
-                )
+                await cur.executemany(_PUT_BLOB, [b.params() for b in blobs])
             await cur.execute(
                 _PUT_CP,
-                (
-                    row.thread_id,
-                    row.ns,
-                    row.checkpoint_id,
-                    row.parent_id,
-                    row.type,
-                    row.checkpoint,
-                    row.metadata_type,
-                    row.metadata,
-                    row.run_id,
-                    row.versions,
-                ),
+                row.params(),
             )
 
         await self._tx(body)
@@ -309,20 +296,7 @@ class MySQLCheckpointTable(LoopPoolsMixin):
         async def body(cur: Any) -> None:
             await cur.executemany(
                 _PUT_W_REPLACE if replace else _PUT_W_KEEP,
-                [
-                    (
-                        w.thread_id,
-                        w.ns,
-                        w.checkpoint_id,
-                        w.task_id,
-                        w.task_path,
-                        w.idx,
-                        w.channel,
-                        w.type,
-                        w.value,
-                    )
-                    for w in rows
-                ],
+                [w.params() for w in rows],
             )
 
         await self._tx(body)

@@ -31,7 +31,7 @@ from graphengine.store._sql._postgres import SCHEMA_NAME as _SCHEMA_NAME
 from graphengine.store._sql._postgres import driver as _driver
 from graphengine.store._sql._postgres import translate as _translate
 
-from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
+from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow, columns
 
 __all__ = ["PostgresCheckpointTable"]
 
@@ -252,16 +252,7 @@ class PostgresCheckpointTable(LoopPoolsMixin):
         """Store a checkpoint and its new blobs in one statement."""
         await self._execute(
             _PUT,
-            row.thread_id,
-            row.ns,
-            row.checkpoint_id,
-            row.parent_id,
-            row.type,
-            row.checkpoint,
-            row.metadata_type,
-            row.metadata,
-            row.run_id,
-            row.versions,
+            *row.params(),
             [b.channel for b in blobs],
             [b.version for b in blobs],
             [b.type for b in blobs],
@@ -274,15 +265,7 @@ class PostgresCheckpointTable(LoopPoolsMixin):
             return
         await self._execute(
             _PUT_W_REPLACE if replace else _PUT_W_KEEP,
-            [w.thread_id for w in rows],
-            [w.ns for w in rows],
-            [w.checkpoint_id for w in rows],
-            [w.task_id for w in rows],
-            [w.task_path for w in rows],
-            [w.idx for w in rows],
-            [w.channel for w in rows],
-            [w.type for w in rows],
-            [w.value for w in rows],
+            *columns(rows),
         )
 
     async def get(self, thread_id: str, ns: str, checkpoint_id: str | None) -> LGCheckpointRow | None:

@@ -23,13 +23,29 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["CheckpointTable", "LGBlobRow", "LGCheckpointRow", "LGWriteRow"]
+__all__ = ["CheckpointTable", "LGBlobRow", "LGCheckpointRow", "LGWriteRow", "columns"]
+
+
+class _Row:
+    """A row whose fields are its table's columns, in order."""
+
+    __slots__ = ()
+
+    def params(self) -> tuple[Any, ...]:
+        """The row's values in column order, for a parameterized INSERT."""
+        names: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, f) for f in names)
+
+
+def columns(rows: Sequence[_Row]) -> list[list[Any]]:
+    """The rows' values column by column, for drivers that insert arrays (one list per column)."""
+    return [list(col) for col in zip(*(r.params() for r in rows), strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
-class LGCheckpointRow:
+class LGCheckpointRow(_Row):
     """One stored LangGraph checkpoint (channel values live in blobs)."""
 
     thread_id: str
@@ -55,7 +71,7 @@ class LGCheckpointRow:
 
 
 @dataclass(frozen=True, slots=True)
-class LGBlobRow:
+class LGBlobRow(_Row):
     """One channel value at one version."""
 
     thread_id: str
@@ -73,7 +89,7 @@ class LGBlobRow:
 
 
 @dataclass(frozen=True, slots=True)
-class LGWriteRow:
+class LGWriteRow(_Row):
     """One pending write of a task, attached to the checkpoint it follows."""
 
     thread_id: str

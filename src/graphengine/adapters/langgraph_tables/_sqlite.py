@@ -182,23 +182,10 @@ class SQLiteCheckpointTable:
             await conn.execute("BEGIN IMMEDIATE")
             try:
                 if blobs:
-                    await conn.executemany(
-                        _PUT_BLOB, [(b.thread_id, b.ns, b.channel, b.version, b.type, b.value) for b in blobs]
-                    )
+                    await conn.executemany(_PUT_BLOB, [b.params() for b in blobs])
                 await conn.execute(
                     _PUT_CP,
-                    (
-                        row.thread_id,
-                        row.ns,
-                        row.checkpoint_id,
-                        row.parent_id,
-                        row.type,
-                        row.checkpoint,
-                        row.metadata_type,
-                        row.metadata,
-                        row.run_id,
-                        row.versions,
-                    ),
+                    row.params(),
                 )
                 await conn.execute("COMMIT")
             except BaseException:
@@ -215,20 +202,7 @@ class SQLiteCheckpointTable:
             try:
                 await c.conn.executemany(
                     _PUT_W_REPLACE if replace else _PUT_W_KEEP,
-                    [
-                        (
-                            w.thread_id,
-                            w.ns,
-                            w.checkpoint_id,
-                            w.task_id,
-                            w.task_path,
-                            w.idx,
-                            w.channel,
-                            w.type,
-                            w.value,
-                        )
-                        for w in rows
-                    ],
+                    [w.params() for w in rows],
                 )
                 await c.conn.execute("COMMIT")
             except BaseException:
