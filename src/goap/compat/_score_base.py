@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/_score_base.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """Internal base class for the :class:`~goap.compat.score.Score` hierarchy.
 
 Holds the comparison machinery (``__eq__`` from the dataclass plus a

@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/actions.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """Action specifications and decorator for GOAP planning."""
 
 from __future__ import annotations

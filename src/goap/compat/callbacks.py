@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/callbacks.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """LangChain callback adapters for LangGOAP cost / token accounting.
 
 The :class:`~goap.compat.termination.MaxCostPolicy`,

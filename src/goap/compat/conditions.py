@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/conditions.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """Three-valued condition logic for runtime GOAP precondition resolution.
 
 Implements the Orient phase of the OODA loop: after sensors update the

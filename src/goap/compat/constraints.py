@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/constraints.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """Fluent builder for CSP constraints and objectives.
 
 Lets users construct ``ConstraintSpec`` tuples and objective maps in a

@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/qos.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """Action QoS (retry policy) for the GOAP executor.
 
 ``ActionQos`` is the in-executor retry policy: when an action's

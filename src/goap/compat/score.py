@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/score.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """Score hierarchy for plan evaluation.
 
 LangGOAP uses a tiered score hierarchy for comparing plans:

@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/testing.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """Public testing utilities for LangGOAP.
 
 Mirrors LangChain's ``langchain.testing`` pattern: small, dependency-free

@@ -1,3 +1,6 @@
+# The semantics (blacklist fallback, the backward and forward passes, the reachability check) follow
+# langgoap 0.1.2, langgoap/planner/astar.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap); the search is goap's.
 """LangGOAP's ``plan()``: an optimal plan for equality goals, searched by :func:`goap.planning.plan`.
 
 LangGOAP's model is equality on hashable values: a precondition or goal ``{key: value}`` holds when

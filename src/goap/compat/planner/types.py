@@ -1,3 +1,5 @@
+# Ported from langgoap 0.1.2, langgoap/planner/types.py: MIT licence, Copyright (c) 2024 Integrallis Software
+# (goap/compat/LICENSE-langgoap), with its imports pointed at goap.compat.
 """Types for GOAP planning results."""
 
 from __future__ import annotations
