@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.compat.report import public_only, to_langgoap
+from tests.compat.report import Run, by_file, public_only, summary, to_langgoap
 
 COMPAT = Path(__file__).resolve().parent / "compat"
 
@@ -101,3 +101,29 @@ def test_a_module_that_does_not_import_is_one_failing_or_listed_item(tmp_path: P
         "tests/compat/test_listed.py::__import__": "xfailed",
         "tests/compat/test_missing.py::__import__": "failed",
     }
+
+
+def test_summary_and_by_file_count_passes_against_the_langgoap_baseline() -> None:
+    """Only tests passing against langgoap are counted; a private import leaves the public-only count."""
+    private = "test_reflexion.py::test_parse_llm_response_standard_format"
+    reference = Run(
+        {
+            "test_astar.py::TestA::t1": "passed",
+            "test_astar.py::TestA::t2": "passed",
+            "test_astar.py::TestA::t3": "failed",
+            private: "passed",
+        },
+        2.0,
+    )
+    compat = Run(
+        {"test_astar.py::TestA::t1": "passed", "test_astar.py::TestA::t3": "passed", private: "failed"}, 1.0
+    )
+    text = summary(reference, compat)
+    assert "passing: 3" in text
+    assert "among those: 1 (33.3%)" in text
+    assert "public-only tests passing against langgoap: 2; passing against goap.compat: 1 (50.0%)" in text
+    assert "not against langgoap): 1" in text
+    assert by_file(reference, compat).splitlines() == [
+        "    1 / 2     test_astar.py",
+        "    0 / 1     test_reflexion.py",
+    ]

@@ -11,7 +11,8 @@
 
 ``--regenerate`` runs step 2 only and rewrites ``known_failures.txt`` with every ported test
 that does not pass against goap.compat (failed, or errored in setup/teardown or import).
-``--compat-only`` skips the langgoap run (the counts then need no langgoap installed).
+``--compat-only`` skips the langgoap run (the counts then need no langgoap installed);
+``--by-file`` also lists, per ported file short of langgoap, its passes against each.
 Extra arguments after ``--`` go to both pytest runs (e.g. ``-- -k astar``).
 """
 
@@ -186,6 +187,18 @@ def summary(reference: Run, compat: Run) -> str:
     return "\n".join(lines)
 
 
+def by_file(reference: Run, compat: Run) -> str:
+    """Per ported file with a shortfall: tests passing against langgoap, and against goap.compat."""
+    ref_pass, ok = _passed(reference), _passed(compat)
+    files: dict[str, list[int]] = {}
+    for key in ref_pass:
+        counts = files.setdefault(key.split("::", 1)[0], [0, 0])
+        counts[0] += 1
+        counts[1] += key in ok
+    short = sorted(files.items(), key=lambda kv: (kv[1][1] - kv[1][0], kv[0]))
+    return "\n".join(f"{n_ok:5} / {n_ref:<5} {name}" for name, (n_ref, n_ok) in short if n_ok < n_ref)
+
+
 def regenerate(compat: Run) -> list[str]:
     """Rewrite known_failures.txt with every test that fails against goap.compat (skips are not listed)."""
     failing = sorted(k for k, v in compat.outcomes.items() if v == "failed")
@@ -207,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.compat.report")
     parser.add_argument("--regenerate", action="store_true", help="rewrite known_failures.txt")
     parser.add_argument("--compat-only", action="store_true", help="skip the langgoap run")
+    parser.add_argument(
+        "--by-file", action="store_true", help="also list each file's passes (goap.compat / langgoap)"
+    )
     opts = parser.parse_args(args)
     if opts.regenerate and extra:
         parser.error("--regenerate runs the whole ported suite: it takes no pytest arguments")
@@ -221,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"passing against goap.compat: {n} of {len(compat.outcomes)} ({compat.seconds:.1f} s)")
         return 0
     reference = run_langgoap(extra)
+    if opts.by_file:
+        print(by_file(reference, compat))
     print(summary(reference, compat))
     return 0
 
