@@ -180,3 +180,13 @@ def test_no_actions_or_a_met_goal() -> None:
     assert plan({}, GoalSpec({"a": True}), []) is None
     done = plan({"a": True}, GoalSpec({"a": True}), [])
     assert done is not None and done.actions == () and done.total_cost == 0.0
+
+
+def test_an_endless_state_space_gives_up_instead_of_running_forever() -> None:
+    """A state-dependent effect that counts up forever toward an unreachable goal ends with None."""
+    from goap.compat._search import search_states
+
+    grow = ActionSpec("grow", effects=lambda s: {"n": s["n"] + 1}, effect_keys=frozenset({"n"}))
+    start = PlanningState.from_dict({"n": 0})
+    found, nodes = search_states(start, {"n": -1}, [grow], None, max_nodes=500)
+    assert found is None and nodes == 500

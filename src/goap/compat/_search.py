@@ -23,7 +23,10 @@ from goap.compat.actions import ActionSpec
 from goap.compat.state import PlanningState
 from goap.planning import ModelError
 
-__all__ = ["ExpandHook", "Node", "search_states", "step_cost"]
+__all__ = ["MAX_NODES", "ExpandHook", "Node", "search_states", "step_cost"]
+
+MAX_NODES = 2_000_000
+"""Expansions after which a search without a deadline gives up (goap's A* default too)."""
 
 ExpandHook = Callable[[int, PlanningState, float, float, float, "int | None", "str | None"], Any]
 """``on_search_expand(node_id, state, g, h, f, parent_id, action_name)``."""
@@ -59,10 +62,12 @@ def search_states(
     actions: Sequence[ActionSpec],
     deadline: float | None,
     on_expand: ExpandHook | None = None,
+    max_nodes: int = MAX_NODES,
 ) -> tuple[tuple[ActionSpec, ...] | None, int]:
     """The cheapest action sequence found from ``start`` to ``goal`` (or None) and the nodes expanded.
 
-    Gives up with None at ``deadline`` (a ``time.monotonic()`` value). Actions with
+    Gives up with None at ``deadline`` (a ``time.monotonic()`` value) or after ``max_nodes``
+    expansions (effects computed from the state can make the state space endless). Actions with
     ``can_rerun=False`` appear at most once per plan. ``on_expand`` is called for each node taken
     from the open list, the root first. Raises :class:`goap.planning.ModelError` naming the action
     whose cost is negative, infinite or NaN.
@@ -74,7 +79,7 @@ def search_states(
     best: dict[tuple[PlanningState, frozenset[str]], float] = {(start, frozenset()): 0.0}
     expanded = 0
     while open_list:
-        if deadline is not None and time.monotonic() >= deadline:
+        if expanded >= max_nodes or (deadline is not None and time.monotonic() >= deadline):
             return None, expanded
         node = heapq.heappop(open_list)
         expanded += 1

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goap.compat._logs import get_logger
-from goap.compat._search import ExpandHook, search_states, step_cost
+from goap.compat._search import MAX_NODES, ExpandHook, search_states, step_cost
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner.types import Plan, PlanMetadata
@@ -177,7 +177,7 @@ def _search_core(
         initial,
         CoreGoal(interner.encode(goal)),
         core,
-        AStar(timeout=timeout, max_expansions=None if deadline is not None else 2_000_000),
+        AStar(timeout=timeout, max_expansions=None if deadline is not None else MAX_NODES),
     )
     if result.plan is None:
         return None, result.stats.expanded
