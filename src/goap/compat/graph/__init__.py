@@ -1,0 +1,1 @@
+"""LangGOAP's ``langgoap.graph`` package: the GOAP loop as a LangGraph graph."""
