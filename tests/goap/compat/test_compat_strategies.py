@@ -66,3 +66,16 @@ def test_lazy_rejects_a_lookahead_below_one() -> None:
     """lookahead=0 is a ValueError naming the value."""
     with pytest.raises(ValueError, match="lookahead must be >= 1, got 0"):
         LazyDecompositionStrategy(lookahead=0)
+
+
+@pytest.mark.parametrize("amount", [float("nan"), float("inf"), "10", True])
+def test_a_resource_amount_that_is_not_a_finite_number_is_refused_by_name(amount: Any) -> None:
+    """validate_plan names the action and the key instead of letting NaN pass every bound."""
+    from goap.compat.goals import ConstraintSpec
+    from goap.compat.planner.csp import validate_plan
+    from goap.compat.planner.types import Plan
+
+    bad = ActionSpec(name="spend", effects={"done": True}, resources={"tokens": amount})
+    goal = GoalSpec(conditions={"done": True}, constraints=(ConstraintSpec(key="tokens", max=5),))
+    with pytest.raises(ValueError, match=r"action 'spend': resources\['tokens'\] is .*finite numbers"):
+        validate_plan(Plan(actions=(bad,)), goal)

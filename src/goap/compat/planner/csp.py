@@ -15,6 +15,7 @@ Every computation here is exact without a solver run, so none is made:
 from __future__ import annotations
 
 import enum
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -134,10 +135,18 @@ def _ms(t0: float) -> float:
 
 
 def compute_resource_totals(actions: Sequence[ActionSpec]) -> dict[str, float]:
-    """Sum each action's ``resources`` per key (actions without resources add nothing)."""
+    """Sum each action's ``resources`` per key (actions without resources add nothing).
+
+    Raises ValueError naming the action and the key when an amount is not a finite number: a NaN
+    would otherwise pass every bound check unnoticed.
+    """
     totals: dict[str, float] = {}
     for action in actions:
         for key, value in (action.resources or {}).items():
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ValueError(
+                    f"action {action.name!r}: resources[{key!r}] is {value!r}; amounts must be finite numbers"
+                )
             totals[key] = totals.get(key, 0.0) + value
     return totals
 
