@@ -10,6 +10,7 @@ import importlib
 import sys
 
 BENCHMARKS = {
+    "compat": "bench.compat_planner",
     "coverage": "bench.coverage",
     "engine": "bench.engine",
     "planner": "bench.planner",

@@ -116,13 +116,20 @@ class RandomRollout:
         return shape_reward(cursor, goal, heuristic=self.scalar_heuristic)
 
 
-Effects = Callable[[PlanningState, ActionSpec], Mapping[str, Any]]
+Effects = Callable[[dict[str, Any], ActionSpec], Mapping[str, Any]]
 """How a rollout sees an action's effects in a state (declared, expected or sampled)."""
 
 
 def _closest(state: PlanningState, goal: GoalSpec, options: list[ActionSpec], judge: Effects) -> ActionSpec:
+    # The state is read once per step; an action only sees its own copy when its effects are a
+    # function, which might change what it is given.
+    now = state.to_dict()
+    wanted = goal.conditions.items()
+
     def score(a: ActionSpec) -> tuple[int, int]:
-        return (tree.unsatisfied(state.apply(dict(judge(state, a))), goal), -len(a.preconditions))
+        after = dict(now)
+        after.update(judge(dict(now) if a.has_dynamic_effects else now, a))
+        return (sum(1 for k, v in wanted if after.get(k) != v), -len(a.preconditions))
 
     return min(options, key=score)
 
@@ -145,12 +152,12 @@ def greedy_walk(
         options = tree.applicable(cursor, actions)
         if not options:
             break
-        cursor = cursor.apply(dict(move(cursor, _closest(cursor, goal, options, judge))))
+        cursor = cursor.apply(move(cursor.to_dict(), _closest(cursor, goal, options, judge)))
     return shape_reward(cursor, goal, heuristic=heuristic)
 
 
-def _declared(state: PlanningState, action: ActionSpec) -> Mapping[str, Any]:
-    return action.get_effects(state.to_dict())
+def _declared(state: dict[str, Any], action: ActionSpec) -> Mapping[str, Any]:
+    return action.get_effects(state)
 
 
 @dataclass(slots=True)
@@ -187,8 +194,8 @@ class StochasticRollout:
             goal,
             actions,
             self.max_depth,
-            lambda s, a: self.model.expected(s.to_dict(), a),
-            lambda s, a: self.model.sample(s.to_dict(), a, self.rng),
+            lambda now, a: self.model.expected(dict(now), a),
+            lambda now, a: self.model.sample(now, a, self.rng),
             self.scalar_heuristic,
         )
 
