@@ -24,6 +24,8 @@ from datetime import timedelta
 from types import ModuleType
 from typing import Any
 
+from goap.compat.planner.strategy import simulate
+
 
 def _mods(root: str) -> dict[str, ModuleType]:
     names = (
@@ -70,14 +72,9 @@ def _goal(m: dict[str, ModuleType], n: int, budget: float) -> Any:
 
 
 def _plan(m: dict[str, ModuleType], actions: list[Any]) -> Any:
-    state = m["state"].PlanningState.from_dict({})
-    states = []
-    for a in actions:
-        state = state.apply(a.get_effects(state.to_dict()))
-        states.append(state)
-    return m["planner.types"].Plan(
-        actions=tuple(actions), expected_states=tuple(states), total_cost=sum(a.get_cost({}) for a in actions)
-    )
+    # simulate() only calls the state's and actions' methods, which langgoap's classes share
+    states, cost = simulate(m["state"].PlanningState.from_dict({}), actions)
+    return m["planner.types"].Plan(actions=tuple(actions), expected_states=states, total_cost=cost)
 
 
 def _names(plan: Any) -> list[str] | None:

@@ -39,6 +39,7 @@ from goap.compat import goals as gc_goals  # noqa: E402
 from goap.compat import state as gc_state  # noqa: E402
 from goap.compat import types as gc_types  # noqa: E402
 from goap.compat.planner import types as gc_ptypes  # noqa: E402
+from goap.compat.planner.strategy import simulate  # noqa: E402
 
 KEYS = ("a", "b", "c", "d")
 RESOURCES = ("cost", "quality")
@@ -127,15 +128,12 @@ def build_goal(side: Side, spec: dict[str, Any]) -> Any:
 
 
 def build_plan(side: Side, actions: list[Any]) -> Any:
-    """A plan of ``actions`` from the empty state, with its expected states and cost."""
-    state = side["state"].PlanningState.from_dict({})
-    states = []
-    for a in actions:
-        state = state.apply(a.get_effects(state.to_dict()))
-        states.append(state)
-    return side["ptypes"].Plan(
-        actions=tuple(actions), expected_states=tuple(states), total_cost=sum(a.get_cost({}) for a in actions)
-    )
+    """A plan of ``actions`` from the empty state, with its expected states and cost.
+
+    :func:`simulate` only calls the state's and actions' methods, which both libraries share.
+    """
+    states, cost = simulate(side["state"].PlanningState.from_dict({}), actions)
+    return side["ptypes"].Plan(actions=tuple(actions), expected_states=states, total_cost=cost)
 
 
 def plans_of(side: Side, specs: list[dict[str, Any]], cuts: list[int]) -> list[Any]:
