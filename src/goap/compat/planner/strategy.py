@@ -1,0 +1,232 @@
+"""LangGOAP's planning strategies: the protocol and A*, CSP refinement, the two-phase pipeline,
+lazy decomposition and anytime planning.
+
+Each strategy has one method, ``plan(start, goal, actions, *, blacklisted_actions=None,
+prior_plan=None, current_step=0) -> Plan | None``. The searches run on our A* (through
+:func:`goap.compat.planner.astar.plan`).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol, runtime_checkable
+
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
+from goap.compat.planner.astar import plan as astar_plan
+from goap.compat.planner.pipeline import augment_plan
+from goap.compat.planner.pipeline import plan as pipeline_plan
+from goap.compat.planner.types import Plan
+from goap.compat.score import SimpleScore
+from goap.compat.state import PlanningState
+
+__all__ = [
+    "AStarStrategy",
+    "AnytimePlanningStrategy",
+    "CSPRefinementStrategy",
+    "LazyDecompositionStrategy",
+    "PlanRequest",
+    "PlanningStrategy",
+    "StrategyBase",
+    "TwoPhasePipelineStrategy",
+]
+
+
+@runtime_checkable
+class PlanningStrategy(Protocol):
+    """Anything that plans: a complete :class:`Plan` from ``start`` to ``goal``, or None.
+
+    ``prior_plan`` and ``current_step`` are advisory (repair-style strategies patch the prior
+    plan); every strategy accepts them.
+    """
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """A plan for ``goal`` from ``start``, or None when there is none."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRequest:
+    """The arguments of one ``plan`` call."""
+
+    start: PlanningState
+    """The state to plan from."""
+    goal: GoalSpec
+    """What to reach."""
+    actions: list[ActionSpec]
+    """The actions on offer."""
+    blacklisted_actions: list[str] | None = None
+    """Action names to avoid."""
+    prior_plan: Plan | None = None
+    """The plan being replaced, on a replan."""
+    current_step: int = 0
+    """How many of the prior plan's actions ran."""
+
+    def delegate(self, inner: PlanningStrategy) -> Plan | None:
+        """Ask ``inner``, passing the repair arguments only when there is a prior plan.
+
+        Strategies written before the repair arguments existed then keep working on first plans.
+        """
+        if self.prior_plan is None:
+            return inner.plan(
+                self.start, self.goal, self.actions, blacklisted_actions=self.blacklisted_actions
+            )
+        return inner.plan(
+            self.start,
+            self.goal,
+            self.actions,
+            blacklisted_actions=self.blacklisted_actions,
+            prior_plan=self.prior_plan,
+            current_step=self.current_step,
+        )
+
+    def first(self) -> PlanRequest:
+        """This request without the prior plan (planning from scratch)."""
+        return replace(self, prior_plan=None, current_step=0)
+
+
+class StrategyBase:
+    """The :class:`PlanningStrategy` signature, written once: :meth:`plan` hands a
+    :class:`PlanRequest` to :meth:`solve`, which each strategy defines."""
+
+    __slots__ = ()
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """A plan for ``goal`` from ``start``, or None when there is none."""
+        return self.solve(PlanRequest(start, goal, actions, blacklisted_actions, prior_plan, current_step))
+
+    def solve(self, request: PlanRequest) -> Plan | None:
+        """The plan for ``request``; NotImplementedError unless a subclass defines it."""
+        raise NotImplementedError(f"{type(self).__name__} must define solve(request)")
+
+
+class AStarStrategy(StrategyBase):
+    """Plain A* (no CSP step); ``time_budget_ms`` bounds the search (best plan found so far, else None)."""
+
+    def __init__(self, *, time_budget_ms: float | None = None) -> None:
+        self._time_budget_ms = time_budget_ms
+
+    def solve(self, request: PlanRequest) -> Plan | None:
+        """A least-cost plan from scratch (the prior plan is not used)."""
+        r = request
+        return astar_plan(
+            r.start,
+            r.goal,
+            r.actions,
+            blacklisted_actions=r.blacklisted_actions,
+            time_budget_ms=self._time_budget_ms,
+        )
+
+
+class CSPRefinementStrategy(StrategyBase):
+    """Checks a plan given at construction against each goal it is asked about (no search)."""
+
+    def __init__(self, candidate: Plan) -> None:
+        self._candidate = candidate
+
+    def solve(self, request: PlanRequest) -> Plan | None:
+        """The candidate with the CSP verdict for the request's goal attached."""
+        from goap.compat.planner.csp import validate_plan
+
+        return augment_plan(self._candidate, request.goal, validate_plan(self._candidate, request.goal))
+
+
+class TwoPhasePipelineStrategy(StrategyBase):
+    """A* then the CSP step, as :func:`goap.compat.planner.pipeline.plan` (the default strategy)."""
+
+    def __init__(self, *, max_alternatives: int = 5) -> None:
+        self._max_alternatives = max_alternatives
+
+    def solve(self, request: PlanRequest) -> Plan | None:
+        """The pipeline's plan (from scratch)."""
+        r = request
+        return pipeline_plan(
+            r.start, r.goal, r.actions, r.blacklisted_actions, max_alternatives=self._max_alternatives
+        )
+
+
+def simulate(start: PlanningState, actions: Sequence[ActionSpec]) -> tuple[tuple[PlanningState, ...], float]:
+    """The states after each action of ``actions`` from ``start``, and their summed cost."""
+    states: list[PlanningState] = []
+    state, cost = start, 0.0
+    for a in actions:
+        now = state.to_dict()
+        cost += a.get_cost(now)
+        state = state.apply(a.get_effects(now))
+        states.append(state)
+    return tuple(states), cost
+
+
+class LazyDecompositionStrategy(StrategyBase):
+    """Plans with ``inner`` (A* by default) and keeps only the first ``lookahead`` actions.
+
+    The loop replans after they ran, from the state they left (ADaPT-style). Raises ValueError
+    when ``lookahead < 1``.
+    """
+
+    def __init__(self, *, lookahead: int = 1, inner: PlanningStrategy | None = None) -> None:
+        if lookahead < 1:
+            raise ValueError(f"lookahead must be >= 1, got {lookahead}")
+        self._lookahead = lookahead
+        self._inner: PlanningStrategy = inner or AStarStrategy()
+
+    def solve(self, request: PlanRequest) -> Plan | None:
+        """The inner plan cut to ``lookahead`` actions (states and cost recomputed, metadata kept)."""
+        full = request.delegate(self._inner)
+        if full is None or len(full) <= self._lookahead:
+            return full
+        head = full.actions[: self._lookahead]
+        states, cost = simulate(request.start, head)
+        return Plan(
+            actions=head,
+            expected_states=states,
+            total_cost=cost,
+            metadata=full.metadata,
+            score=SimpleScore(scalar=cost),
+        )
+
+
+class AnytimePlanningStrategy(StrategyBase):
+    """Runs ``inner`` under a wall-clock deadline of ``time_budget_ms``; None when it runs over.
+
+    The default inner strategy is A* with the same budget, which itself returns its best plan in
+    time; a black-box strategy is run in a worker thread and abandoned at the deadline.
+    """
+
+    def __init__(self, time_budget_ms: float, *, inner: PlanningStrategy | None = None) -> None:
+        self._budget_ms = time_budget_ms
+        self._inner: PlanningStrategy = inner or AStarStrategy(time_budget_ms=time_budget_ms)
+
+    def solve(self, request: PlanRequest) -> Plan | None:
+        """The inner plan if it arrives within the budget, else None."""
+        # Not a `with` block: leaving one joins the worker, which would let an overrunning
+        # strategy hold the caller past the deadline.
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        future = pool.submit(request.delegate, self._inner)
+        try:
+            return future.result(timeout=self._budget_ms / 1000.0)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return None
+        finally:
+            pool.shutdown(wait=False)

@@ -1,0 +1,81 @@
+"""goap.compat's strategy wrappers: deadlines, lookahead and routing, on real searches."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
+from goap.compat.planner.strategy import AnytimePlanningStrategy, AStarStrategy, LazyDecompositionStrategy
+from goap.compat.state import PlanningState
+
+CHAIN = [
+    ActionSpec(name="a", effects={"x": True}),
+    ActionSpec(name="b", preconditions={"x": True}, effects={"y": True}),
+    ActionSpec(name="c", preconditions={"y": True}, effects={"z": True}),
+]
+
+
+class _Stalls:
+    """A strategy that never answers in time (it waits for ``release``)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def plan(self, start: Any, goal: Any, actions: Any, **kwargs: Any) -> None:
+        self.release.wait(5.0)
+
+
+def test_anytime_returns_none_at_the_deadline_without_waiting_for_the_inner_strategy() -> None:
+    """A stalled inner strategy costs the caller the budget, not the stall."""
+    inner = _Stalls()
+    strategy = AnytimePlanningStrategy(50.0, inner=inner)
+    t0 = time.monotonic()
+    try:
+        assert strategy.plan(PlanningState.from_dict({}), GoalSpec(conditions={"z": True}), CHAIN) is None
+        assert time.monotonic() - t0 < 2.0
+    finally:
+        inner.release.set()
+
+
+def test_anytime_passes_a_timely_plan_through() -> None:
+    """An inner strategy that finishes in time gives its plan unchanged."""
+    plan = AnytimePlanningStrategy(5000.0).plan(
+        PlanningState.from_dict({}), GoalSpec(conditions={"z": True}), CHAIN
+    )
+    assert plan is not None and plan.action_names == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("lookahead", [1, 2, 3, 5])
+def test_lazy_plan_is_the_full_plans_prefix_replayed_from_the_start(lookahead: int) -> None:
+    """The kept actions are the full plan's first ones; states and cost are those of replaying them."""
+    start, goal = PlanningState.from_dict({}), GoalSpec(conditions={"z": True})
+    full = AStarStrategy().plan(start, goal, CHAIN)
+    lazy = LazyDecompositionStrategy(lookahead=lookahead).plan(start, goal, CHAIN)
+    assert full is not None and lazy is not None
+    assert lazy.action_names == full.action_names[:lookahead]
+    assert lazy.total_cost == pytest.approx(sum(a.get_cost({}) for a in lazy.actions))
+    assert lazy.expected_states == full.expected_states[:lookahead]
+
+
+def test_lazy_rejects_a_lookahead_below_one() -> None:
+    """lookahead=0 is a ValueError naming the value."""
+    with pytest.raises(ValueError, match="lookahead must be >= 1, got 0"):
+        LazyDecompositionStrategy(lookahead=0)
+
+
+@pytest.mark.parametrize("amount", [float("nan"), float("inf"), "10", True])
+def test_a_resource_amount_that_is_not_a_finite_number_is_refused_by_name(amount: Any) -> None:
+    """validate_plan names the action and the key instead of letting NaN pass every bound."""
+    from goap.compat.goals import ConstraintSpec
+    from goap.compat.planner.csp import validate_plan
+    from goap.compat.planner.types import Plan
+
+    bad = ActionSpec(name="spend", effects={"done": True}, resources={"tokens": amount})
+    goal = GoalSpec(conditions={"done": True}, constraints=(ConstraintSpec(key="tokens", max=5),))
+    with pytest.raises(ValueError, match=r"action 'spend': resources\['tokens'\] is .*finite numbers"):
+        validate_plan(Plan(actions=(bad,)), goal)
