@@ -35,6 +35,9 @@ from graphengine.store import (
 
 TTL = 0.5
 """Seconds a test lease lasts: short, so expiry tests are quick."""
+LIVE_TTL = 60.0
+"""Seconds of a lease that must stay live through a test: a loaded machine or a slow server can
+take longer than `TTL` between two statements, which would let the lease expire mid-check."""
 
 _BACKENDS = {
     "postgres": (postgres_store, POSTGRES_DSN, "asyncpg"),
@@ -86,14 +89,14 @@ async def test_claims_get_ever_greater_tokens_and_exclude_others(lstore: LeaseSt
     """A live lease keeps other workers out; each claim's token is greater than the last."""
     other = other_store(lstore)  # type: ignore[arg-type]
     try:
-        a = await lstore.claim("r", "a", TTL)
+        a = await lstore.claim("r", "a", LIVE_TTL)
         assert a is not None
-        assert await other.claim("r", "b", TTL) is None
-        again = await lstore.claim("r", "a", TTL)
+        assert await other.claim("r", "b", LIVE_TTL) is None
+        again = await lstore.claim("r", "a", LIVE_TTL)
         assert again is not None
         assert again.token > a.token
         await lstore.release(again)
-        b = await other.claim("r", "b", TTL)
+        b = await other.claim("r", "b", LIVE_TTL)
         assert b is not None
         assert b.token > again.token
     finally:
