@@ -20,12 +20,17 @@ pytest.importorskip("langgraph")
 from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, Interrupt
-from lg_graphs import CASES, RESUME, Case
+from lg_graphs import CASES as FIRST
+from lg_graphs import RESUME, Case
+from lg_graphs_more import CASES as MORE
 from pydantic import BaseModel
 
 from graphengine.adapters.langgraph import from_langgraph
 from graphengine.options import Options
 from graphengine.store import MemoryStore, SQLiteStore
+
+CASES = {**FIRST, **MORE}
+"""Every graph of the corpus, by name."""
 
 LIMIT = 25
 """The recursion limit of every run (LangGraph's `recursion_limit`, our `Options(max_steps=)`)."""

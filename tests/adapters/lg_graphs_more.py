@@ -1,0 +1,271 @@
+"""More graphs from LangGraph's tests and docs (test_pregel.py at langchain-ai/langgraph f09cfe8, MIT).
+
+The second half of the corpus of `lg_graphs` (same `Case` form): subgraphs that interrupt or
+command their parent, managed values, message removal, several updates from one node,
+deferred nodes, runtime/config parameters, interrupts answered across several steps.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
+from langgraph.managed import RemainingSteps
+from langgraph.types import Command, Overwrite, Send, interrupt
+from lg_graphs import RESUME, Case
+from typing_extensions import TypedDict
+
+
+class _Baz(TypedDict):
+    baz: str
+
+
+def interrupt_subgraph() -> StateGraph[Any]:
+    """test_interrupt_subgraph: `interrupt()` inside a compiled subgraph, answered with Command(resume=)."""
+
+    def bar(state: _Baz) -> dict[str, Any]:
+        return {"baz": interrupt("Please provide baz value:")}
+
+    child = StateGraph(_Baz)
+    child.add_node("bar", bar)
+    child.add_edge(START, "bar")
+    b = StateGraph(_Baz)
+    b.add_node("foo", lambda s: {"baz": "foo"})
+    b.add_node("bar", child.compile())
+    b.add_edge(START, "foo")
+    b.add_edge("foo", "bar")
+    return b
+
+
+class _FooAdd(TypedDict):
+    foo: Annotated[str, operator.add]
+
+
+def multiple_updates() -> StateGraph[Any]:
+    """test_multiple_updates: a node returning a list of Commands."""
+    return (
+        StateGraph(_FooAdd)
+        .add_sequence(
+            [
+                ("node_a", lambda s: [Command(update={"foo": "a1"}), Command(update={"foo": "a2"})]),
+                ("node_b", lambda s: {"foo": "b"}),
+            ]
+        )
+        .add_edge(START, "node_a")
+    )
+
+
+def multiple_updates_root() -> StateGraph[Any]:
+    """test_multiple_updates_root: a root channel (not a dict state) updated by a list of Commands."""
+    return (
+        StateGraph(Annotated[str, operator.add])  # type: ignore[arg-type]
+        .add_sequence(
+            [("node_a", lambda s: [Command(update="a1"), Command(update="a2")]), ("node_b", lambda s: "b")]
+        )
+        .add_edge(START, "node_a")
+    )
+
+
+def dict_mixed_return() -> StateGraph[Any]:
+    """test_dict_mixed_return: a node returning a Command and a dict together."""
+    b = StateGraph(_FooAdd)
+    b.add_node("my_node", lambda s: [Command(update={"foo": "a"}), {"foo": "b"}])
+    b.add_edge(START, "my_node")
+    return b
+
+
+def remove_message_from_node() -> StateGraph[Any]:
+    """test_remove_message_from_node: RemoveMessage by the id add_messages gave."""
+    b = StateGraph(Annotated[list[AnyMessage], add_messages])  # type: ignore[arg-type]
+    b.add_node("chatbot", lambda s: [AIMessage(content="Hello!"), AIMessage(content="How can I help you?")])
+    b.add_node("delete_messages", lambda s: [RemoveMessage(id=s[-2].id)])
+    b.set_entry_point("chatbot")
+    b.add_edge("chatbot", "delete_messages")
+    b.add_edge("delete_messages", END)
+    return b
+
+
+class _Topics(TypedDict):
+    topics: list[str]
+    answers: Annotated[list[str], operator.add]
+
+
+def node_before_interrupt_resume() -> StateGraph[Any]:
+    """test_node_before_interrupt_resume_graph_api: a node asking one question per topic, answered one at a time."""
+
+    def ask(state: _Topics) -> dict[str, Any]:
+        return {"answers": [interrupt(f"Whats the answer for {t}?") for t in state["topics"]]}
+
+    return (
+        StateGraph(_Topics)
+        .add_node("setup", lambda s: {"topics": [f"topic {i + 1}" for i in range(len(s["topics"]))]})
+        .add_node("ask", ask)
+        .add_edge(START, "setup")
+        .add_edge("setup", "ask")
+        .add_edge("ask", END)
+    )
+
+
+class _Steps(TypedDict):
+    log: Annotated[list[int], operator.add]
+    remaining_steps: RemainingSteps
+
+
+def remaining_steps() -> StateGraph[Any]:
+    """The recursion-limit how-to: a loop that stops itself when RemainingSteps runs low."""
+    b = StateGraph(_Steps)
+    b.add_node("loop", lambda s: {"log": [s["remaining_steps"]]})
+    b.add_edge(START, "loop")
+    b.add_conditional_edges("loop", lambda s: END if s["remaining_steps"] <= 20 else "loop")
+    return b
+
+
+class _Docs(TypedDict):
+    docs: Annotated[list[str], operator.add]
+    summary: str
+
+
+def deferred_node() -> StateGraph[Any]:
+    """test_in_one_fan_out_state_graph_defer_node's shape: a deferred node runs once every branch is done."""
+    b = StateGraph(_Docs)
+    b.add_node("a", lambda s: {"docs": ["a"]})
+    b.add_node("b1", lambda s: {"docs": ["b1"]})
+    b.add_node("b2", lambda s: {"docs": ["b2"]})
+    b.add_node("sum", lambda s: {"summary": "+".join(s["docs"])}, defer=True)
+    b.add_edge(START, "a")
+    b.add_edge(START, "b1")
+    b.add_edge("b1", "b2")
+    b.add_edge("a", "sum")
+    b.add_edge("b2", "sum")
+    b.add_edge("sum", END)
+    return b
+
+
+class _Cfg(TypedDict):
+    seen: Annotated[list[str], operator.add]
+
+
+def config_and_runtime_parameters() -> StateGraph[Any]:
+    """Nodes taking `config` (the thread id) and `runtime` (LangGraph's Runtime, no context given)."""
+
+    def with_config(s: _Cfg, config: RunnableConfig) -> dict[str, Any]:
+        return {"seen": [str(config["configurable"]["thread_id"])]}
+
+    def with_runtime(s: _Cfg, runtime: Any) -> dict[str, Any]:
+        return {"seen": [repr(runtime.context)]}
+
+    b = StateGraph(_Cfg)
+    b.add_node("with_config", with_config)
+    b.add_node("with_runtime", with_runtime)
+    b.add_edge(START, "with_config")
+    b.add_edge("with_config", "with_runtime")
+    return b
+
+
+class _Parent(TypedDict):
+    log: Annotated[list[str], operator.add]
+
+
+def parent_command_goto() -> StateGraph[Any]:
+    """test_parent_command_goto's shape: a subgraph node sends Command(graph=PARENT, goto=...) to the parent."""
+
+    def decide(s: _Parent) -> Command[Any]:
+        return Command(graph=Command.PARENT, goto="after", update={"log": ["from child"]})
+
+    child = StateGraph(_Parent).add_node("decide", decide).add_edge(START, "decide").compile()
+    b = StateGraph(_Parent)
+    b.add_node("child", child, destinations=("after",))
+    b.add_node("after", lambda s: {"log": ["after"]})
+    b.add_edge(START, "child")
+    return b
+
+
+def command_goto_send() -> StateGraph[Any]:
+    """Command(goto=[Send(...)]) from a node: dynamic tasks with their own input."""
+
+    def fan(s: _Parent) -> Command[Any]:
+        return Command(goto=[Send("leaf", {"log": [f"leaf {i}"]}) for i in range(3)], update={"log": ["fan"]})
+
+    b = StateGraph(_Parent)
+    b.add_node("fan", fan)
+    b.add_node("leaf", lambda s: {"log": [f"got {s['log'][-1]}"]})
+    b.add_edge(START, "fan")
+    return b
+
+
+class _Over(TypedDict):
+    items: Annotated[list[str], operator.add]
+
+
+def overwrite_reducer() -> StateGraph[Any]:
+    """The Overwrite how-to: a node replacing a reducer channel's value instead of adding to it."""
+    b = StateGraph(_Over)
+    b.add_node("add", lambda s: {"items": ["x", "y"]})
+    b.add_node("reset", lambda s: {"items": Overwrite(["only"])})
+    b.add_edge(START, "add")
+    b.add_edge("add", "reset")
+    return b
+
+
+def human_in_the_loop_review() -> StateGraph[Any]:
+    """The human-in-the-loop how-to: approve or edit a draft, routing with Command(goto=) from the reviewer."""
+
+    class Draft(TypedDict):
+        messages: Annotated[list[AnyMessage], add_messages]
+        draft: str
+
+    def write(s: Draft) -> dict[str, Any]:
+        return {"draft": f"draft {len(s['messages'])}"}
+
+    def review(s: Draft) -> Command[Any]:
+        answer = interrupt({"draft": s["draft"]})
+        if answer == "ok":
+            return Command(goto="publish")
+        return Command(goto="write", update={"messages": [HumanMessage(content=answer, id=f"h{answer}")]})
+
+    b = StateGraph(Draft)
+    b.add_node("write", write)
+    b.add_node("review", review, destinations=("publish", "write"))
+    b.add_node("publish", lambda s: {"messages": [AIMessage(content=s["draft"], id="pub")]})
+    b.add_edge(START, "write")
+    b.add_edge("write", "review")
+    b.add_edge("publish", END)
+    return b
+
+
+CASES: dict[str, Case] = {
+    "interrupt_subgraph": Case(interrupt_subgraph, [("run", {"baz": ""}), ("resume", "bar")]),
+    "multiple_updates": Case(multiple_updates, [("run", {"foo": ""})]),
+    "multiple_updates_root": Case(multiple_updates_root, [("run", "")]),
+    "dict_mixed_return": Case(dict_mixed_return, [("run", {"foo": ""})]),
+    "remove_message_from_node": Case(
+        remove_message_from_node, [("run", [HumanMessage(content="Hi", id="h1")])]
+    ),
+    "node_before_interrupt_resume": Case(
+        node_before_interrupt_resume,
+        [("run", {"topics": ["a", "b"], "answers": []}), ("resume", "answer1"), ("resume", "answer2")],
+    ),
+    "remaining_steps": Case(remaining_steps, [("run", {"log": []})]),
+    "deferred_node": Case(deferred_node, [("run", {"docs": []})]),
+    "config_and_runtime_parameters": Case(config_and_runtime_parameters, [("run", {"seen": []})]),
+    "parent_command_goto": Case(parent_command_goto, [("run", {"log": []})]),
+    "command_goto_send": Case(command_goto_send, [("run", {"log": []})]),
+    "overwrite_reducer": Case(overwrite_reducer, [("run", {"items": ["start"]})]),
+    "human_in_the_loop_review": Case(
+        human_in_the_loop_review,
+        [
+            ("run", {"messages": [HumanMessage(content="go", id="m0")]}),
+            ("resume", "shorter"),
+            ("resume", "ok"),
+        ],
+    ),
+    "interrupt_subgraph_after_breakpoint": Case(
+        interrupt_subgraph,
+        [("run", {"baz": ""}), ("resume", RESUME), ("resume", "bar")],
+        {"interrupt_before": ["bar"]},
+    ),
+}
