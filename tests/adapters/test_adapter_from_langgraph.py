@@ -16,7 +16,7 @@ pytest.importorskip("langgraph")
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
-from lg_graphs import map_reduce_how_to
+from lg_graphs import chatbot_loop, map_reduce_how_to
 
 from graphengine.adapters.langgraph import AdaptedGraph, UnsupportedFeature, from_langgraph
 from graphengine.emit import EventKind, MemoryEmitter
@@ -237,12 +237,17 @@ async def test_events_name_the_langgraph_nodes() -> None:
     assert {"a", "b", "c", "d"} <= set(started)
 
 
-async def test_a_deterministic_run_replays_without_divergence() -> None:
-    """The engine's replay re-runs every superstep of an adapted run and finds the same records."""
-    g = from_langgraph(map_reduce_how_to(), store=MemoryStore())
-    await g.run("r", {"topic": "cats"})
+@pytest.mark.parametrize(
+    ("make", "initial"),
+    [(map_reduce_how_to, {"topic": "cats"}), (chatbot_loop, {"messages": [("user", "hi")]})],
+    ids=["map_reduce", "messages"],
+)
+async def test_a_run_replays_without_divergence(make: Any, initial: Any) -> None:
+    """The engine's replay re-runs every superstep and finds the same records (message ids included)."""
+    g = from_langgraph(make(), store=MemoryStore())
+    await g.run("r", initial)
     report = await g.engine.replay("r")
-    assert report.ok
+    assert report.ok, str(report)
 
 
 async def test_values_reads_the_last_applied_superstep() -> None:
@@ -272,3 +277,12 @@ def test_what_is_not_a_state_graph_is_refused_by_name() -> None:
     with pytest.raises(UnsupportedFeature, match="StateGraph") as info:
         from_langgraph(lambda s: s)
     assert info.value.feature == "graph kind"
+
+
+async def test_the_from_langgraph_benchmark_runs_end_to_end() -> None:
+    """`bench.langgraph_adapter.from_rows` compares LangGraph and the engine on both graphs and both stores."""
+    from bench.langgraph_adapter import from_rows, render_from
+
+    rates = await from_rows(steps=6, repeat=1)
+    assert len(rates) == 10 and all(r.us_per_step > 0 for r in rates)
+    assert "from_langgraph + sqlite store" in render_from(rates)

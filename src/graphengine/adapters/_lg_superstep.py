@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._config import patch_configurable
 from langgraph._internal._constants import (
@@ -34,9 +35,11 @@ from langgraph._internal._constants import (
     NULL_TASK_ID,
     RESUME,
 )
+from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import Checkpoint
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.graph.message import add_messages
 from langgraph.pregel._algo import (
     PregelTaskWrites,
     apply_writes,
@@ -117,6 +120,11 @@ class Pregelish:
         self.interrupt_after = compiled.interrupt_after_nodes
         self.limit = recursion_limit
         self.delta_channels = {k for k, v in self.specs.items() if isinstance(v, DeltaChannel)}
+        self.message_channels = {
+            k
+            for k, v in self.specs.items()
+            if isinstance(v, BinaryOperatorAggregate) and v.operator is add_messages
+        }
 
     # ------------------------------------------------------------------ state <-> live
 
@@ -173,9 +181,8 @@ class Pregelish:
         cp["id"] = self._checkpoint_id(run_id, -1)
         channels, managed = channels_from_checkpoint(self.specs, cp)
         writes = list(map_input(self.graph.input_channels, value))
-        updated = apply_writes(
-            cp, channels, [PregelTaskWrites((), INPUT, writes, [])], increment, self.trigger_to_nodes
-        )
+        given = self._with_ids(run_id, -1, [PregelTaskWrites((), INPUT, writes, [])])
+        updated = apply_writes(cp, channels, given, increment, self.trigger_to_nodes)
         live = Live(token, cp, channels, managed, 0, self.limit, updated=updated)
         self._advance(run_id, live, -1)
         return live
@@ -201,13 +208,10 @@ class Pregelish:
                 kept[(tid, chan)] = v
         live.pending = [(tid, chan, v) for (tid, chan), v in kept.items()]
         if null_writes:
-            updated = apply_writes(
-                live.checkpoint,
-                live.channels,
-                [PregelTaskWrites((), INPUT, null_writes, [])],
-                increment,
-                self.trigger_to_nodes,
+            given = self._with_ids(
+                run_id, live.step, [PregelTaskWrites((), INPUT, null_writes, [])], "answer"
             )
+            updated = apply_writes(live.checkpoint, live.channels, given, increment, self.trigger_to_nodes)
             live.updated = (live.updated or set()) | updated
         seen = live.checkpoint["versions_seen"].setdefault(INTERRUPT, {})
         for k, version in live.checkpoint["channel_versions"].items():
@@ -250,9 +254,8 @@ class Pregelish:
 
     def apply(self, run_id: str, live: Live, finished: Sequence[PregelTaskWrites]) -> None:
         """Apply the writes of a superstep's tasks together, then move to the next step."""
-        live.updated = apply_writes(
-            live.checkpoint, live.channels, finished, increment, self.trigger_to_nodes
-        )
+        given = self._with_ids(run_id, live.step, finished)
+        live.updated = apply_writes(live.checkpoint, live.channels, given, increment, self.trigger_to_nodes)
         live.pending = []
         live.resume_map = None
         live.results = {}
@@ -276,6 +279,28 @@ class Pregelish:
         live.step = step + 1
         live.tasks = None
 
+    def _with_ids(
+        self, run_id: str, step: int, tasks: Sequence[PregelTaskWrites], why: str = ""
+    ) -> Sequence[PregelTaskWrites]:
+        """`tasks` with an id on every message written to an `add_messages` channel.
+
+        `add_messages` gives a message without an id a random one; ids made here from the run,
+        the step and the write's place instead make the same run store the same messages, so
+        the engine's replay finds no divergence. (LangGraph's ids are random: no caller can
+        depend on their value.)
+        """
+        if not self.message_channels:
+            return tasks
+        out: list[PregelTaskWrites] = []
+        for t in tasks:
+            writes = list(t.writes)
+            for k, (chan, value) in enumerate(writes):
+                if chan in self.message_channels:
+                    seed = f"{run_id}\x00{step}\x00{why}\x00{t.path!r}\x00{t.name}\x00{k}"
+                    writes[k] = (chan, _ids_given(value, seed))
+            out.append(t._replace(writes=writes))
+        return out
+
     @staticmethod
     def _checkpoint_id(run_id: str, step: int) -> str:
         # Task ids (and so interrupt ids) derive from the checkpoint id: a name-based uuid makes
@@ -285,3 +310,18 @@ class Pregelish:
 
 def _is_interrupt_id(key: Any) -> bool:
     return isinstance(key, str) and len(key) == 32 and all(c in "0123456789abcdef" for c in key)
+
+
+def _ids_given(value: Any, seed: str) -> Any:
+    """`value` (what a node wrote to an `add_messages` channel) with ids derived from `seed` where missing."""
+    items = value if isinstance(value, list) else [value]
+    try:
+        msgs = convert_to_messages(items)
+    except Exception:  # not messages: the reducer raises its own error on it, as in LangGraph
+        return value
+    out: list[BaseMessage] = []
+    for i, m in enumerate(msgs):
+        if m.id is None:
+            m = m.model_copy(update={"id": str(uuid.uuid5(_ID_SPACE, f"{seed}\x00{i}"))})
+        out.append(m)
+    return out
