@@ -237,7 +237,59 @@ def human_in_the_loop_review() -> StateGraph[Any]:
     return b
 
 
+class _Last(TypedDict):
+    value: str
+    log: Annotated[list[str], operator.add]
+
+
+def parallel_writes_to_one_value() -> StateGraph[Any]:
+    """test_invoke_two_processes_two_in_two_out_invalid's rule: two tasks writing one LastValue key in one step fail."""
+    b = StateGraph(_Last)
+    b.add_node("left", lambda s: {"value": "l", "log": ["left"]})
+    b.add_node("right", lambda s: {"value": "r", "log": ["right"]})
+    b.add_edge(START, "left")
+    b.add_edge(START, "right")
+    return b
+
+
+def node_returns_a_string() -> StateGraph[Any]:
+    """A node returning neither a dict nor a Command: LangGraph's InvalidUpdateError."""
+    b = StateGraph(_Last)
+    b.add_node("bad", lambda s: "not an update")
+    b.add_edge(START, "bad")
+    return b
+
+
+def route_to_a_missing_node() -> StateGraph[Any]:
+    """A conditional edge without a path map naming a node that does not exist."""
+    b = StateGraph(_Last)
+    b.add_node("a", lambda s: {"log": ["a"]})
+    b.add_edge(START, "a")
+    b.add_conditional_edges("a", lambda s: "nowhere")
+    return b
+
+
+def node_raises_after_a_pause() -> StateGraph[Any]:
+    """A node whose answer makes it raise: the error surfaces from the resume, as from LangGraph's invoke."""
+
+    def ask(s: _Last) -> dict[str, Any]:
+        answer = interrupt("number?")
+        return {"value": str(int(answer))}
+
+    b = StateGraph(_Last)
+    b.add_node("ask", ask)
+    b.add_edge(START, "ask")
+    return b
+
+
 CASES: dict[str, Case] = {
+    "parallel_writes_to_one_value": Case(parallel_writes_to_one_value, [("run", {"value": "", "log": []})]),
+    "node_returns_a_string": Case(node_returns_a_string, [("run", {"value": "", "log": []})]),
+    "route_to_a_missing_node": Case(route_to_a_missing_node, [("run", {"value": "", "log": []})]),
+    "node_raises_after_a_pause": Case(
+        node_raises_after_a_pause, [("run", {"value": "", "log": []}), ("resume", "seven")]
+    ),
+    "input_of_the_wrong_type": Case(multiple_updates, [("run", "not a dict")]),
     "interrupt_subgraph": Case(interrupt_subgraph, [("run", {"baz": ""}), ("resume", "bar")]),
     "multiple_updates": Case(multiple_updates, [("run", {"foo": ""})]),
     "multiple_updates_root": Case(multiple_updates_root, [("run", "")]),
