@@ -38,6 +38,8 @@ class Case:
     """("run", input) then ("resume", value or RESUME) calls."""
     compile_kw: dict[str, Any] = field(default_factory=dict)
     """Breakpoints given to `compile()` (and to `from_langgraph`)."""
+    context: Any = None
+    """The run context given with the input (LangGraph's `invoke(context=...)`), if any."""
 
 
 class _Node:

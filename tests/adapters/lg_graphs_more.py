@@ -8,6 +8,7 @@ deferred nodes, runtime/config parameters, interrupts answered across several st
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, RemoveMessage
@@ -15,6 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.managed import RemainingSteps
+from langgraph.runtime import Runtime
 from langgraph.types import Command, Overwrite, Send, interrupt
 from lg_graphs import RESUME, Case
 from typing_extensions import TypedDict
@@ -237,6 +239,29 @@ def human_in_the_loop_review() -> StateGraph[Any]:
     return b
 
 
+@dataclass
+class _UserContext:
+    user: str
+    tone: str = "plain"
+
+
+def runtime_context() -> StateGraph[Any]:
+    """The runtime-context how-to: nodes read `runtime.context` (a dataclass context_schema), also after a pause."""
+
+    def greet(s: _Cfg, runtime: Runtime[_UserContext]) -> dict[str, Any]:
+        return {"seen": [f"hello {runtime.context.user} ({runtime.context.tone})"]}
+
+    def confirm(s: _Cfg, runtime: Runtime[_UserContext]) -> dict[str, Any]:
+        return {"seen": [f"{interrupt('ok?')} from {runtime.context.user}"]}
+
+    b = StateGraph(_Cfg, context_schema=_UserContext)
+    b.add_node("greet", greet)
+    b.add_node("confirm", confirm)
+    b.add_edge(START, "greet")
+    b.add_edge("greet", "confirm")
+    return b
+
+
 class _Last(TypedDict):
     value: str
     log: Annotated[list[str], operator.add]
@@ -283,6 +308,9 @@ def node_raises_after_a_pause() -> StateGraph[Any]:
 
 
 CASES: dict[str, Case] = {
+    "runtime_context": Case(
+        runtime_context, [("run", {"seen": []}), ("resume", "yes")], context={"user": "ada"}
+    ),
     "parallel_writes_to_one_value": Case(parallel_writes_to_one_value, [("run", {"value": "", "log": []})]),
     "node_returns_a_string": Case(node_returns_a_string, [("run", {"value": "", "log": []})]),
     "route_to_a_missing_node": Case(route_to_a_missing_node, [("run", {"value": "", "log": []})]),

@@ -286,3 +286,29 @@ async def test_the_from_langgraph_benchmark_runs_end_to_end() -> None:
     rates = await from_rows(steps=6, repeat=1)
     assert len(rates) == 10 and all(r.us_per_step > 0 for r in rates)
     assert "from_langgraph + sqlite store" in render_from(rates)
+
+
+def test_a_checkpointer_or_a_langgraph_store_is_refused_by_name() -> None:
+    """The engine's store keeps the run: a LangGraph checkpointer or BaseStore raises UnsupportedFeature naming it."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    with pytest.raises(UnsupportedFeature, match="store=") as info:
+        from_langgraph(chatbot_graph(), checkpointer=InMemorySaver())
+    assert info.value.feature == "checkpointer"
+    with pytest.raises(UnsupportedFeature, match="BaseStore") as info:
+        from_langgraph(chatbot_graph(), store=InMemoryStore())
+    assert info.value.feature == "langgraph store"
+
+
+async def test_a_run_context_reaches_the_nodes_runtime() -> None:
+    """`run(..., context=)` is LangGraph's `invoke(context=)`: nodes read it from their `runtime` parameter."""
+
+    def who(s: Chat, runtime: Any) -> dict[str, Any]:
+        return {"messages": [str(runtime.context)]}
+
+    b = StateGraph(Chat)
+    b.add_node("who", who)
+    b.add_edge(START, "who")
+    out = await from_langgraph(b).run("r", {"messages": [], "turns": 0}, context="ctx")
+    assert out["messages"] == ["ctx"]

@@ -69,14 +69,13 @@ async def run_native(case: Case) -> list[Any]:
     for what, value in case.script:
         try:
             if what == "run":
-                last = await graph.ainvoke(value, config)
+                last = await graph.ainvoke(value, config, context=case.context)
             elif value is RESUME:
-                last = await graph.ainvoke(None, config)
+                last = await graph.ainvoke(None, config, context=case.context)
             else:
                 answer = _answer(value, last)
-                last = await graph.ainvoke(
-                    answer if isinstance(answer, Command) else Command(resume=answer), config
-                )
+                cmd = answer if isinstance(answer, Command) else Command(resume=answer)
+                last = await graph.ainvoke(cmd, config, context=case.context)
         except Exception as exc:
             out.append(("raises", type(exc).__name__))
             break
@@ -92,11 +91,11 @@ async def run_ours(case: Case, store: Any) -> list[Any]:
     for what, value in case.script:
         try:
             if what == "run":
-                last = await adapted.run("t", value)
+                last = await adapted.run("t", value, context=case.context)
             elif value is RESUME:
-                last = await adapted.resume("t")
+                last = await adapted.resume("t", context=case.context)
             else:
-                last = await adapted.resume("t", input=_answer(value, last))
+                last = await adapted.resume("t", input=_answer(value, last), context=case.context)
         except Exception as exc:
             out.append(("raises", type(exc).__name__))
             break

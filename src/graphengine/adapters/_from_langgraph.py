@@ -107,6 +107,7 @@ class AdaptedGraph:
         self.recursion_limit = limit
         """LangGraph supersteps a run may take (`Options.max_steps`, else LangGraph's default)."""
         self._live: dict[str, Live] = {}
+        self._contexts: dict[str, Any] = {}  # run id -> LangGraph Runtime of the call driving it
         eng: Engine[Any] = Engine(PregelState, reducer=_reduce, **{**engine_kw, "options": inner})
         eng.add(BARRIER, self._barrier)
         for name in self.graph.nodes:
@@ -118,8 +119,11 @@ class AdaptedGraph:
 
     # ------------------------------------------------------------------ public API
 
-    async def run(self, run_id: str, input: Any) -> Any:
+    async def run(self, run_id: str, input: Any, *, context: Any = None) -> Any:
         """Run `input` (what LangGraph's `invoke` takes) as run `run_id`; returns what `invoke` returns.
+
+        `context` is LangGraph's run context (`invoke(context=...)`, read by nodes through their
+        `runtime` parameter); as in LangGraph it holds for this call only, not for a resume.
 
         A run that pauses (a breakpoint or `interrupt()`) returns the values so far, with
         `"__interrupt__"` listing the interrupts as LangGraph does. Raises what the engine's
@@ -136,32 +140,33 @@ class AdaptedGraph:
             "done": {},
             "intr": {},
         }
-        return await self._finish(run_id, self.engine.run(run_id, initial))
+        return await self._finish(run_id, self.engine.run(run_id, initial), context)
 
-    def run_sync(self, run_id: str, input: Any) -> Any:
+    def run_sync(self, run_id: str, input: Any, *, context: Any = None) -> Any:
         """`run` for callers without an event loop."""
         import asyncio
 
-        return asyncio.run(self.run(run_id, input))
+        return asyncio.run(self.run(run_id, input, context=context))
 
-    async def resume(self, run_id: str, *, input: Any = _NO_INPUT) -> Any:
+    async def resume(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
         """Continue run `run_id`: past a breakpoint without `input`, past an `interrupt()` with its answer.
 
         `input` is what `interrupt()` returns (or a `Command(resume=..., update=..., goto=...)`,
         or `{interrupt_id: answer}` for several pending interrupts). A run waiting on an
         `interrupt()` keeps waiting when no input is given. A failed run re-runs what failed.
+        `context` is this call's run context, as for `run`.
         """
         state = await self.engine.get_state(run_id) if input is _NO_INPUT else None
         if state is not None and state["pause"] in ("before", "after"):
             input = None
         coro = self.engine.resume(run_id) if input is _NO_INPUT else self.engine.resume(run_id, input=input)
-        return await self._finish(run_id, coro)
+        return await self._finish(run_id, coro, context)
 
-    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT) -> Any:
+    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
         """`resume` for callers without an event loop."""
         import asyncio
 
-        return asyncio.run(self.resume(run_id, input=input))
+        return asyncio.run(self.resume(run_id, input=input, context=context))
 
     async def values(self, run_id: str) -> Any:
         """The output channels' values of run `run_id` as of its last applied superstep."""
@@ -196,6 +201,7 @@ class AdaptedGraph:
             hit = lg.breakpoint(live, lg.interrupt_after, [self._ran(w) for w in finished])
             if hit:
                 return self._commit(run_id, live, {}, "after", interrupt({"after": hit}))
+        live.context = self._contexts.get(run_id)
         if live.step > live.stop:
             raise GraphRecursionError(
                 create_error_message(
@@ -226,6 +232,7 @@ class AdaptedGraph:
         live = self._live.get(ctx.run_id)
         if live is None or live.token != s["token"] or live.tasks is None:
             live = self._live_of(ctx.run_id, s)
+            live.context = self._contexts.get(ctx.run_id)
             self.pregel.prepare(ctx.run_id, live, list(s["done"]))
             self._keep(ctx.run_id, live)
         assert live.tasks is not None
@@ -291,7 +298,10 @@ class AdaptedGraph:
         node = self.graph.nodes.get(w.name)
         return SimpleNamespace(name=w.name, config={"tags": list(getattr(node, "tags", None) or ())})
 
-    async def _finish(self, run_id: str, coro: Any) -> Any:
+    async def _finish(self, run_id: str, coro: Any, context: Any) -> Any:
+        runtime = self.pregel.runtime(context)
+        if runtime is not None:
+            self._contexts[run_id] = runtime
         try:
             s: PregelState = await coro
         except NodeError as exc:
@@ -301,6 +311,8 @@ class AdaptedGraph:
                 # failure (and resume) is unchanged.
                 raise cause from exc
             raise
+        finally:
+            self._contexts.pop(run_id, None)
         live = self._live_of(run_id, s)
         if s["pause"] == "interrupt" or s["intr"]:
             return self._interrupted_output(live, s)
@@ -372,6 +384,19 @@ def from_langgraph(
         interrupt_before = interrupt_before or getattr(builder, "interrupt_before_nodes", None) or None
         interrupt_after = interrupt_after or getattr(builder, "interrupt_after_nodes", None) or None
         builder = inner
+    if "checkpointer" in engine_kw:
+        raise UnsupportedFeature(
+            "from_langgraph takes no checkpointer: the engine's store keeps the run (pass store=...)",
+            feature="checkpointer",
+        )
+    from langgraph.store.base import BaseStore
+
+    if isinstance(engine_kw.get("store"), BaseStore):
+        raise UnsupportedFeature(
+            "store= is the engine's Store (MemoryStore, SQLiteStore, ...); LangGraph's BaseStore for "
+            "nodes is not carried",
+            feature="langgraph store",
+        )
     compile_kw: dict[str, Any] = {}
     if interrupt_before:
         compile_kw["interrupt_before"] = interrupt_before

@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from typing import Any
 
 from langchain_core.messages import BaseMessage, convert_to_messages
@@ -52,6 +52,7 @@ from langgraph.pregel._io import map_command, map_input, read_channels
 from langgraph.pregel._retry import arun_with_retry
 from langgraph.runtime import DEFAULT_RUNTIME
 from langgraph.types import Command, PregelExecutableTask
+from pydantic import BaseModel
 
 __all__ = ["Live", "Pregelish", "decode", "encode"]
 
@@ -95,6 +96,8 @@ class Live:
     """The tasks of `step` still to run, in branch order (None: not prepared yet)."""
     updated: set[str] | None = None
     """The channels the last apply changed (LangGraph's shortcut to the triggered nodes)."""
+    context: Any = None
+    """LangGraph's `Runtime` carrying the context of the call driving the run, or None."""
     resuming: bool = False
     """Whether the tasks of `step` continue after a pause (LangGraph tells subgraphs so)."""
     results: dict[str, Any] = field(default_factory=dict)
@@ -133,13 +136,27 @@ class Pregelish:
         conf: dict[str, Any] = {
             "thread_id": run_id,
             CONFIG_KEY_CHECKPOINT_NS: "",
-            CONFIG_KEY_RUNTIME: DEFAULT_RUNTIME,
+            CONFIG_KEY_RUNTIME: DEFAULT_RUNTIME if live.context is None else live.context,
         }
         if live.resume_map is not None:
             conf[CONFIG_KEY_RESUME_MAP] = live.resume_map
         if live.resuming:
             conf[CONFIG_KEY_RESUMING] = True  # subgraphs continue from their checkpoints
         return patch_configurable({"recursion_limit": self.limit, "callbacks": None}, conf)
+
+    def runtime(self, context: Any) -> Any:
+        """LangGraph's `Runtime` for a run given `context` (coerced to the graph's context schema), or None."""
+        if context is None:
+            return None
+        schema = self.graph.context_schema
+        # As LangGraph's invoke: a dict becomes the context schema when that is a model or dataclass.
+        if (
+            isinstance(context, dict)
+            and isinstance(schema, type)
+            and (issubclass(schema, BaseModel) or is_dataclass(schema))
+        ):
+            context = schema(**context)
+        return DEFAULT_RUNTIME.override(context=context)
 
     def restore(self, token: str, text: str, step: int, stop: int, pending: str) -> Live:
         """Live channels rebuilt from a stored checkpoint (a resume in another process)."""
