@@ -262,6 +262,61 @@ def runtime_context() -> StateGraph[Any]:
     return b
 
 
+class _InnerKey(TypedDict):
+    my_key: Annotated[str, operator.add]
+    my_other_key: str
+
+
+def nested_graph_interrupts_parallel() -> StateGraph[Any]:
+    """test_nested_graph_interrupts_parallel: a subgraph's own breakpoint pauses the parent beside a finished task."""
+    inner = StateGraph(_InnerKey)
+    inner.add_node("inner_1", lambda s: {"my_key": "got here", "my_other_key": s["my_key"]})
+    inner.add_node("inner_2", lambda s: {"my_key": " and there", "my_other_key": s["my_key"]})
+    inner.add_edge("inner_1", "inner_2")
+    inner.set_entry_point("inner_1")
+    inner.set_finish_point("inner_2")
+    b = StateGraph(_FooKey)
+    b.add_node("inner", inner.compile(interrupt_before=["inner_2"]))
+    b.add_node("outer_1", lambda s: {"my_key": " and parallel"})
+    b.add_node("outer_2", lambda s: {"my_key": " and back again"})
+    b.add_edge(START, "inner")
+    b.add_edge(START, "outer_1")
+    b.add_edge(["inner", "outer_1"], "outer_2")
+    b.set_finish_point("outer_2")
+    return b
+
+
+class _FooKey(TypedDict):
+    my_key: Annotated[str, operator.add]
+
+
+class _Plain(TypedDict):
+    my_key: str
+
+
+def doubly_nested_graph_interrupts() -> StateGraph[Any]:
+    """test_doubly_nested_graph_interrupts: a grandchild's breakpoint pauses the whole graph."""
+    grandchild = StateGraph(_Plain)
+    grandchild.add_node("grandchild_1", lambda s: {"my_key": s["my_key"] + " here"})
+    grandchild.add_node("grandchild_2", lambda s: {"my_key": s["my_key"] + " and there"})
+    grandchild.add_edge("grandchild_1", "grandchild_2")
+    grandchild.set_entry_point("grandchild_1")
+    grandchild.set_finish_point("grandchild_2")
+    child = StateGraph(_Plain)
+    child.add_node("child_1", grandchild.compile(interrupt_before=["grandchild_2"]))
+    child.set_entry_point("child_1")
+    child.set_finish_point("child_1")
+    b = StateGraph(_Plain)
+    b.add_node("parent_1", lambda s: {"my_key": "hi " + s["my_key"]})
+    b.add_node("child", child.compile())
+    b.add_node("parent_2", lambda s: {"my_key": s["my_key"] + " and back again"})
+    b.set_entry_point("parent_1")
+    b.add_edge("parent_1", "child")
+    b.add_edge("child", "parent_2")
+    b.set_finish_point("parent_2")
+    return b
+
+
 class _Last(TypedDict):
     value: str
     log: Annotated[list[str], operator.add]
@@ -308,6 +363,12 @@ def node_raises_after_a_pause() -> StateGraph[Any]:
 
 
 CASES: dict[str, Case] = {
+    "nested_graph_interrupts_parallel": Case(
+        nested_graph_interrupts_parallel, [("run", {"my_key": ""}), ("resume", RESUME)]
+    ),
+    "doubly_nested_graph_interrupts": Case(
+        doubly_nested_graph_interrupts, [("run", {"my_key": "my value"}), ("resume", RESUME)]
+    ),
     "runtime_context": Case(
         runtime_context, [("run", {"seen": []}), ("resume", "yes")], context={"user": "ada"}
     ),

@@ -149,7 +149,7 @@ class AdaptedGraph:
         return asyncio.run(self.run(run_id, input, context=context))
 
     async def resume(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
-        """Continue run `run_id`: past a breakpoint without `input`, past an `interrupt()` with its answer.
+        """Continue run `run_id`: past a breakpoint (its own or a subgraph's) as is, past an `interrupt()` with its answer.
 
         `input` is what `interrupt()` returns (or a `Command(resume=..., update=..., goto=...)`,
         or `{interrupt_id: answer}` for several pending interrupts). A run waiting on an
@@ -157,8 +157,10 @@ class AdaptedGraph:
         `context` is this call's run context, as for `run`.
         """
         state = await self.engine.get_state(run_id) if input is _NO_INPUT else None
-        if state is not None and state["pause"] in ("before", "after"):
-            input = None
+        if state is not None and (
+            state["pause"] in ("before", "after") or (state["intr"] and not _interrupts(state))
+        ):
+            input = None  # a breakpoint (of this graph or of a subgraph): nothing to answer
         coro = self.engine.resume(run_id) if input is _NO_INPUT else self.engine.resume(run_id, input=input)
         return await self._finish(run_id, coro, context)
 
@@ -330,8 +332,8 @@ class AdaptedGraph:
             updated = apply_writes(cp, channels, finished, increment, lg.trigger_to_nodes)
             out = lg.output(SimpleNamespace(channels=channels))  # type: ignore[arg-type]
             del updated
-        interrupts = [i for enc in s["intr"].values() for i in decode(enc)[0]]
-        if isinstance(out, dict):
+        interrupts = _interrupts(s)
+        if interrupts and isinstance(out, dict):
             return {**out, "__interrupt__": interrupts}
         return out
 
@@ -341,8 +343,13 @@ def _task_writes(record: Sequence[Any]) -> PregelTaskWrites:
     return PregelTaskWrites(tuple(path), name, [tuple(w) for w in writes], triggers)
 
 
+def _interrupts(s: PregelState) -> list[Any]:
+    """The `Interrupt`s the paused tasks raised (none for a subgraph's breakpoint)."""
+    return [i for enc in s["intr"].values() for i in decode(enc)[0]]
+
+
 def _payload(s: PregelState) -> dict[str, Any]:
-    interrupts = [i for enc in s["intr"].values() for i in decode(enc)[0]]
+    interrupts = _interrupts(s)
     return {
         "interrupts": [
             {"id": getattr(i, "id", ""), "value": to_jsonable_python(getattr(i, "value", i), fallback=repr)}
