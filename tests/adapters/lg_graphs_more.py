@@ -317,6 +317,24 @@ def doubly_nested_graph_interrupts() -> StateGraph[Any]:
     return b
 
 
+def node_error_handler() -> StateGraph[Any]:
+    """The error-handler how-to: a failing node's handler runs in its place and routes on."""
+
+    def boom(s: _Parent) -> dict[str, Any]:
+        raise ValueError("boom")
+
+    def handler(s: _Parent) -> Command[Any]:
+        return Command(update={"log": ["handled"]}, goto="after")
+
+    b = StateGraph(_Parent)
+    b.add_node("boom", boom, error_handler=handler)
+    b.add_node("side", lambda s: {"log": ["side"]})
+    b.add_node("after", lambda s: {"log": ["after"]})
+    b.add_edge(START, "boom")
+    b.add_edge(START, "side")
+    return b
+
+
 class _Last(TypedDict):
     value: str
     log: Annotated[list[str], operator.add]
@@ -363,6 +381,7 @@ def node_raises_after_a_pause() -> StateGraph[Any]:
 
 
 CASES: dict[str, Case] = {
+    "node_error_handler": Case(node_error_handler, [("run", {"log": []})]),
     "nested_graph_interrupts_parallel": Case(
         nested_graph_interrupts_parallel, [("run", {"my_key": ""}), ("resume", RESUME)]
     ),

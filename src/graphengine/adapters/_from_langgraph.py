@@ -241,12 +241,12 @@ class AdaptedGraph:
         assert ctx.branch is not None
         task = live.tasks[ctx.branch]
         try:
-            await self.pregel.run_task(task)
+            ran = await self.pregel.run_task(live, task)
         except GraphInterrupt as exc:
             interrupts = list(exc.args[0]) if exc.args else []
             resumes = [(task.id, c, v) for c, v in task.writes if c == RESUME]
             return NodeResult(delta={"intr": {task.id: encode((interrupts, resumes))}})
-        record = (task.name, task.path, list(task.triggers), list(task.writes))
+        record = (ran.name, ran.path, list(ran.triggers), list(ran.writes))
         live.results[task.id] = record
         return NodeResult(delta={"done": {task.id: encode(record)}})
 

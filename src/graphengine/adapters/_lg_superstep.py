@@ -39,12 +39,14 @@ from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import Checkpoint
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.errors import GraphBubbleUp
 from langgraph.graph.message import add_messages
 from langgraph.pregel._algo import (
     PregelTaskWrites,
     apply_writes,
     increment,
     prepare_next_tasks,
+    prepare_node_error_handler_task,
     should_interrupt,
 )
 from langgraph.pregel._checkpoint import channels_from_checkpoint, create_checkpoint, empty_checkpoint
@@ -264,10 +266,42 @@ class Pregelish:
             return []
         return [t.name for t in should_interrupt(live.checkpoint, names, tasks)]
 
-    async def run_task(self, task: PregelExecutableTask) -> None:
-        """Run one task with its retry policy; its writes land in `task.writes`."""
+    async def run_task(self, live: Live, task: PregelExecutableTask) -> PregelExecutableTask:
+        """Run one task with its retry policy; returns the task whose writes count.
+
+        That is `task`, or, when it failed and its node has an error handler (`add_node(...,
+        error_handler=)`), the handler's task LangGraph runs in its place in the same step.
+        Raises what the task raised otherwise (`GraphInterrupt` for an `interrupt()`).
+        """
         task.writes.clear()
-        await arun_with_retry(task, self.retry_policy)
+        try:
+            await arun_with_retry(task, self.retry_policy)
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            handler = getattr(self.nodes[task.name], "error_handler_node", None)
+            if not handler:
+                raise
+            fallback = prepare_node_error_handler_task(
+                task,
+                handler_node_name=handler,
+                failed_error=exc,
+                checkpoint=live.checkpoint,
+                pending_writes=live.pending,
+                processes=self.nodes,
+                channels=live.channels,
+                managed=live.managed,
+                config=task.config,
+                step=live.step,
+                stop=live.stop,
+                checkpointer=self.subgraphs,
+                retry_policy=self.retry_policy,
+            )
+            if fallback is None:
+                raise
+            await arun_with_retry(fallback, self.retry_policy)
+            return fallback
+        return task
 
     def apply(self, run_id: str, live: Live, finished: Sequence[PregelTaskWrites]) -> None:
         """Apply the writes of a superstep's tasks together, then move to the next step."""
