@@ -172,9 +172,14 @@ async def test_an_interrupt_keeps_waiting_until_it_is_answered() -> None:
 async def test_a_run_paused_in_one_process_is_answered_in_another(tmp_path: Path) -> None:
     """A second adapted graph on the same SQLite file rebuilds the channels from the stored checkpoint."""
     db = tmp_path / "lg.db"
-    await from_langgraph(_ask(), store=SQLiteStore(db)).run("r", {"messages": ["x"], "turns": 1})
-    other = from_langgraph(_ask(), store=SQLiteStore(db))
-    assert await other.resume("r", input="Bo") == {"messages": ["x", "Bo", "hello Bo"], "turns": 1}
+    first, second = SQLiteStore(db), SQLiteStore(db)
+    try:
+        await from_langgraph(_ask(), store=first).run("r", {"messages": ["x"], "turns": 1})
+        other = from_langgraph(_ask(), store=second)
+        assert await other.resume("r", input="Bo") == {"messages": ["x", "Bo", "hello Bo"], "turns": 1}
+    finally:
+        await first.close()
+        await second.close()
 
 
 async def test_a_breakpoint_continues_with_resume_and_no_input() -> None:
