@@ -732,6 +732,8 @@ CASES: dict[str, Case] = {
     ),
     "command_pydantic": Case(command_pydantic, [("run", {"foo": ""})]),
     "command_dataclass": Case(command_dataclass, [("run", {"foo": ""})]),
+    "command_pydantic_instance_input": Case(command_pydantic, [("run", _PState(foo=""))]),
+    "command_dataclass_instance_input": Case(command_dataclass, [("run", _DState(foo=""))]),
     "command_with_static_breakpoints": Case(
         command_with_static_breakpoints,
         [("run", {"foo": "abc"}), ("resume", Command(resume="node1"))],

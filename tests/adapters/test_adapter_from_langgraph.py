@@ -317,3 +317,14 @@ async def test_a_run_context_reaches_the_nodes_runtime() -> None:
     b.add_edge(START, "who")
     out = await from_langgraph(b).run("r", {"messages": [], "turns": 0}, context="ctx")
     assert out["messages"] == ["ctx"]
+
+
+async def test_concurrent_runs_of_one_adapted_graph_keep_apart() -> None:
+    """Runs driven at once on one adapted graph each end with LangGraph's result for their own input."""
+    import asyncio
+
+    g = from_langgraph(map_reduce_how_to(), store=MemoryStore())
+    topics = [f"t{i}" for i in range(6)]
+    got = await asyncio.gather(*(g.run(f"r{t}", {"topic": t}) for t in topics))
+    native = map_reduce_how_to().compile()
+    assert got == [await native.ainvoke({"topic": t}) for t in topics]
