@@ -6,7 +6,8 @@ out on purpose: the fidelity tests run each graph natively with LangGraph and th
 `from_langgraph`, and LangGraph's own results are the expected values.
 
 A case is a builder factory, `compile()` keywords (breakpoints) and a script: ("run", input)
-starts the run, ("resume", value) answers a pause (`RESUME` alone: continue past a breakpoint).
+starts the run, ("resume", value) answers a pause (`RESUME` alone: continue past a breakpoint;
+"MAP" answers every pending interrupt by id, "ONE" the first of them by value).
 """
 
 from __future__ import annotations
@@ -752,6 +753,10 @@ CASES: dict[str, Case] = {
     ),
     "parallel_interrupts_in_sends": Case(
         parallel_interrupts_in_sends, [("run", {"prompts": ["a", "b", "c"]}), ("resume", "MAP")]
+    ),
+    "parallel_interrupts_answered_one_at_a_time": Case(
+        parallel_interrupts_in_sends,
+        [("run", {"prompts": ["a", "b", "c"]}), ("resume", "ONE"), ("resume", "ONE"), ("resume", "ONE")],
     ),
     "interrupt_beside_a_finished_task": Case(
         interrupt_beside_a_finished_task, [("run", {"a": ["i"]}), ("resume", "ans")]

@@ -54,9 +54,12 @@ def norm(x: Any) -> Any:
 
 
 def _answer(value: Any, last: Any) -> Any:
-    """The script's resume value; "MAP" answers every pending interrupt by its id."""
+    """The script's resume value; "MAP" answers every pending interrupt by its id, "ONE" the first by value."""
     if value == "MAP":
         return Command(resume={i.id: f"answer {i.value}" for i in last["__interrupt__"]})
+    if value == "ONE":
+        first = min(last["__interrupt__"], key=lambda i: str(i.value))
+        return Command(resume={first.id: f"answer {first.value}"})
     return value
 
 
