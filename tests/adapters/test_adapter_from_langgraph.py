@@ -328,3 +328,21 @@ async def test_concurrent_runs_of_one_adapted_graph_keep_apart() -> None:
     got = await asyncio.gather(*(g.run(f"r{t}", {"topic": t}) for t in topics))
     native = map_reduce_how_to().compile()
     assert got == [await native.ainvoke({"topic": t}) for t in topics]
+
+
+async def test_opentelemetry_spans_name_the_langgraph_nodes() -> None:
+    """With the engine's OTelEmitter every task of every superstep is a span carrying its LangGraph node's name."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from graphengine.emit import OTelEmitter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    await from_langgraph(parallel_graph(), emitter=OTelEmitter(provider)).run(
+        "r", {"messages": [], "turns": 0}
+    )
+    nodes = [(s.attributes or {}).get("graphengine.node_id") for s in exporter.get_finished_spans()]
+    assert {"a", "b", "c", "d"} <= set(nodes)
