@@ -346,3 +346,14 @@ async def test_opentelemetry_spans_name_the_langgraph_nodes() -> None:
     )
     nodes = [(s.attributes or {}).get("graphengine.node_id") for s in exporter.get_finished_spans()]
     assert {"a", "b", "c", "d"} <= set(nodes)
+
+
+@pytest.mark.parametrize("name", ["", "__superstep__", "__fan_out__"])
+def test_a_node_name_the_engine_cannot_hold_is_refused_by_name(name: str) -> None:
+    """A node name that is empty or reserved by the engine raises UnsupportedFeature naming the node."""
+    b = StateGraph(Chat)
+    b.add_node(name, lambda s: None)
+    b.add_edge(START, name)
+    with pytest.raises(UnsupportedFeature, match="rename it") as info:
+        from_langgraph(b)
+    assert info.value.node_id == name

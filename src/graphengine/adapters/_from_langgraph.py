@@ -111,7 +111,14 @@ class AdaptedGraph:
         eng: Engine[Any] = Engine(PregelState, reducer=_reduce, **{**engine_kw, "options": inner})
         eng.add(BARRIER, self._barrier)
         for name in self.graph.nodes:
-            eng.add(name, self._task)
+            try:
+                eng.add(name, self._task)
+            except GraphError as exc:  # an id the engine's stores cannot hold, or one it reserves
+                raise UnsupportedFeature(
+                    f"node {name!r} cannot be an engine node ({exc}); rename it",
+                    feature="node name",
+                    node_id=name,
+                ) from exc
         eng.start_at(BARRIER)
         eng.validate()
         self.engine: Engine[Any] = eng
