@@ -68,7 +68,7 @@ class PregelState(TypedDict):
     input: str
     """The run's input until the first barrier maps it onto the channels, then ""."""
     pause: str
-    """Why the run waits: "" (it does not), "before"/"after" (a breakpoint), "interrupt"."""
+    """"before"/"after" while the run waits at a breakpoint, else "" (an `interrupt()` shows in `intr`)."""
     done: dict[str, str]
     """Tasks of the current step that finished: task id -> (name, path, triggers, writes)."""
     intr: dict[str, str]
@@ -323,7 +323,7 @@ class AdaptedGraph:
         finally:
             self._contexts.pop(run_id, None)
         live = self._live_of(run_id, s)
-        if s["pause"] == "interrupt" or s["intr"]:
+        if s["intr"]:
             return self._interrupted_output(live, s)
         return self.pregel.output(live)
 
