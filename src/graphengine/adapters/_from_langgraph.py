@@ -27,8 +27,7 @@ from typing import Any, TypedDict
 from langgraph._internal._constants import RESUME
 from langgraph.errors import ErrorCode, GraphInterrupt, GraphRecursionError, create_error_message
 from langgraph.graph import StateGraph
-from langgraph.pregel._algo import PregelTaskWrites, apply_writes, increment
-from langgraph.pregel._checkpoint import channels_from_checkpoint, copy_checkpoint
+from langgraph.pregel._algo import PregelTaskWrites
 from pydantic_core import to_jsonable_python
 
 from graphengine.context import Context
@@ -330,15 +329,7 @@ class AdaptedGraph:
     def _interrupted_output(self, live: Live, s: PregelState) -> Any:
         # As LangGraph's loop on an interrupt: the values with the finished tasks' writes applied
         # (on a copy: the step is applied for real once the interrupt is answered).
-        lg = self.pregel
-        out = lg.output(live)
-        finished = self._finished(live, s["done"])
-        if finished and any(w.writes for w in finished):
-            cp = copy_checkpoint(live.checkpoint)
-            channels, _ = channels_from_checkpoint(lg.specs, decode(lg.snapshot(live)))
-            updated = apply_writes(cp, channels, finished, increment, lg.trigger_to_nodes)
-            out = lg.output(SimpleNamespace(channels=channels))  # type: ignore[arg-type]
-            del updated
+        out = self.pregel.output_with(live, self._finished(live, s["done"]))
         interrupts = _interrupts(s)
         if interrupts and isinstance(out, dict):
             return {**out, "__interrupt__": interrupts}

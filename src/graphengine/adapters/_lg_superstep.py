@@ -49,7 +49,12 @@ from langgraph.pregel._algo import (
     prepare_node_error_handler_task,
     should_interrupt,
 )
-from langgraph.pregel._checkpoint import channels_from_checkpoint, create_checkpoint, empty_checkpoint
+from langgraph.pregel._checkpoint import (
+    channels_from_checkpoint,
+    copy_checkpoint,
+    create_checkpoint,
+    empty_checkpoint,
+)
 from langgraph.pregel._io import map_command, map_input, read_channels
 from langgraph.pregel._retry import arun_with_retry
 from langgraph.runtime import DEFAULT_RUNTIME
@@ -316,6 +321,15 @@ class Pregelish:
     def output(self, live: Live) -> Any:
         """What LangGraph's `invoke` returns: the output channels' values."""
         return read_channels(live.channels, self.graph.output_channels)
+
+    def output_with(self, live: Live, finished: Sequence[PregelTaskWrites]) -> Any:
+        """The output with `finished` tasks' writes applied to a copy of the channels (an interrupted step's view)."""
+        if not any(w.writes for w in finished):
+            return self.output(live)
+        cp = copy_checkpoint(live.checkpoint)
+        channels, _ = channels_from_checkpoint(self.specs, decode(self.snapshot(live)))
+        apply_writes(cp, channels, finished, increment, self.trigger_to_nodes)
+        return read_channels(channels, self.graph.output_channels)
 
     def _advance(self, run_id: str, live: Live, step: int) -> None:
         cp = create_checkpoint(
