@@ -12,6 +12,12 @@
    `MemoryCheckpointTable`, time only). µs per step is wall time over steps; bytes per step
    is the SQLite file (after ``wal_checkpoint(TRUNCATE)`` and ``VACUUM``) over steps.
 
+3. `from_rows`: LangGraph graphs run by LangGraph and by the engine through `from_langgraph`,
+   µs per superstep (median of ``repeat`` fresh runs, side by side in one process): a counter
+   loop of ``from_steps`` supersteps (one task each) and a map-reduce loop (four `Send` tasks
+   and a join per round), on `InMemorySaver` vs `MemoryStore` and on `AsyncSqliteSaver` vs
+   `SQLiteStore` (LangGraph with ``durability="sync"``, as the engine commits every step).
+
 `adapter_rows` is the row ``python -m bench engine`` can add ("ours via to_langgraph").
 """
 
@@ -164,6 +170,110 @@ async def saver_rows(grow_steps: int = 1000, tmp: Path | None = None) -> list[Sa
         return out
 
 
+class Loop(TypedDict):
+    """The counter loop's state."""
+
+    n: int
+
+
+class Rounds(TypedDict):
+    """The map-reduce loop's state: rounds done, and what the tasks of the rounds returned."""
+
+    rounds: int
+    got: Annotated[list[int], lambda a, b: [*a, *b]]
+
+
+def _counter_loop(steps: int) -> Any:
+    from langgraph.graph import END, START, StateGraph
+
+    b: Any = StateGraph(Loop)
+    b.add_node("inc", lambda s: {"n": s["n"] + 1})
+    b.add_edge(START, "inc")
+    b.add_conditional_edges("inc", lambda s: END if s["n"] >= steps else "inc")
+    return b
+
+
+def _map_reduce_loop(rounds: int) -> Any:
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.types import Send
+
+    b: Any = StateGraph(Rounds)
+    b.add_node("plan", lambda s: {})
+    b.add_node("work", lambda s: {"got": [s["i"]]})
+    b.add_node("join", lambda s: {"rounds": s["rounds"] + 1})
+    b.add_edge(START, "plan")
+    b.add_conditional_edges("plan", lambda s: [Send("work", {"i": i}) for i in range(4)], ["work"])
+    b.add_edge("work", "join")
+    b.add_conditional_edges("join", lambda s: END if s["rounds"] >= rounds else "plan")
+    return b
+
+
+async def from_rows(steps: int = 300, repeat: int = 5) -> list[Rate]:
+    """µs per superstep of LangGraph graphs, natively and through `from_langgraph`, per store."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from graphengine.adapters.langgraph import from_langgraph
+    from graphengine.options import Options
+    from graphengine.store import SQLiteStore
+
+    rounds = max(1, steps // 3)  # plan, work, join: three supersteps a round
+    graphs = {
+        "loop": (_counter_loop(steps), {"n": 0}, steps + 1),
+        "map-reduce x4": (_map_reduce_loop(rounds), {"rounds": 0, "got": []}, 3 * rounds + 1),
+    }
+    out: list[Rate] = []
+    with tempfile.TemporaryDirectory() as d:
+        runs = iter(range(10**9))
+
+        async def native(builder: Any, initial: Any, supersteps: int, store: str) -> float:
+            config: Any = {"configurable": {"thread_id": "bench"}, "recursion_limit": supersteps + 10}
+            if store == "sqlite":
+                async with AsyncSqliteSaver.from_conn_string(str(Path(d) / f"lg{next(runs)}.db")) as saver:
+                    app = builder.compile(checkpointer=saver)
+                    t0 = time.perf_counter()
+                    await app.ainvoke(initial, config, durability="sync")
+                    return (time.perf_counter() - t0) * 1e6 / supersteps
+            app = builder.compile(checkpointer=InMemorySaver() if store == "memory" else None)
+            t0 = time.perf_counter()
+            await app.ainvoke(initial, config, durability="sync" if store == "memory" else None)
+            return (time.perf_counter() - t0) * 1e6 / supersteps
+
+        async def ours(builder: Any, initial: Any, supersteps: int, store: str) -> float:
+            st: Any = SQLiteStore(Path(d) / f"ours{next(runs)}.db") if store == "sqlite" else MemoryStore()
+            g = from_langgraph(builder, store=st, options=Options(max_steps=supersteps + 10))
+            t0 = time.perf_counter()
+            await g.run("bench", initial)
+            dt = time.perf_counter() - t0
+            await st.close()
+            return dt * 1e6 / supersteps
+
+        for name, (builder, initial, supersteps) in graphs.items():
+
+            def lg_run(store: str, b: Any = builder, i: Any = initial, n: int = supersteps) -> Any:
+                return lambda: native(b, i, n, store)
+
+            def our_run(store: str, b: Any = builder, i: Any = initial, n: int = supersteps) -> Any:
+                return lambda: ours(b, i, n, store)
+
+            out.append(
+                Rate(f"{name}: LangGraph, no checkpointer", supersteps, await _median(lg_run("none"), repeat))
+            )
+            for store, saver in (("memory", "InMemorySaver"), ("sqlite", "AsyncSqliteSaver")):
+                lg = await _median(lg_run(store), repeat)
+                us = await _median(our_run(store), repeat)
+                out.append(Rate(f"{name}: LangGraph + {saver}", supersteps, lg))
+                out.append(Rate(f"{name}: from_langgraph + {store} store", supersteps, us))
+    return out
+
+
+def render_from(rates: list[Rate]) -> str:
+    """The `from_rows` table as text."""
+    lines = [f"{'LangGraph graphs (per superstep)':55} {'steps':>6} {'µs/step':>9} {'steps/s':>9}"]
+    lines += [f"{r.label:55} {r.steps:>6} {r.us_per_step:>9.1f} {r.steps_per_s:>9.0f}" for r in rates]
+    return "\n".join(lines)
+
+
 def render(rates: list[Rate], costs: list[SaverCost]) -> str:
     """Both tables as text."""
     lines = [f"{'2-node loop':55} {'steps':>6} {'µs/step':>9} {'steps/s':>9}"]
@@ -184,10 +294,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--grow-steps", type=int, default=1000)
+    ap.add_argument("--from-steps", type=int, default=300, help="supersteps of the from_langgraph graphs")
+    ap.add_argument("--only-from", action="store_true", help="print only the from_langgraph table")
     a = ap.parse_args(argv)
 
     async def go() -> str:
-        return render(await adapter_rows(a.steps, a.repeat), await saver_rows(a.grow_steps))
+        table = render_from(await from_rows(a.from_steps, a.repeat))
+        if a.only_from:
+            return table
+        return render(await adapter_rows(a.steps, a.repeat), await saver_rows(a.grow_steps)) + "\n\n" + table
 
     print(asyncio.run(go()))
     return 0

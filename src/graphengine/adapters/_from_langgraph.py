@@ -1,288 +1,415 @@
-"""`from_langgraph(state_graph)`: a LangGraph `StateGraph` as an `Engine` (see `graphengine.adapters.langgraph`)."""
+"""`from_langgraph(builder)`: a LangGraph `StateGraph` run by the engine with LangGraph's semantics.
+
+Each LangGraph superstep is two engine steps:
+
+- a fan-out whose branches are the superstep's tasks (one engine node per LangGraph node, so
+  events and spans name them); each branch runs its task with LangGraph's runner and returns
+  the task's writes, and the engine stores each branch as it lands, so a process killed
+  mid-superstep re-runs only the tasks that had not finished;
+- the barrier (`BARRIER`, the join and the start node): it applies the writes of all tasks
+  together through the channels' reducers, computes the next tasks (edges, waiting edges,
+  conditional edges, `Send`, `Command`) and stops, pauses (a breakpoint, an `interrupt()`) or
+  fans out again.
+
+The engine state (`PregelState`) holds LangGraph's checkpoint and the finished tasks' writes as
+text (`_lg_superstep.encode`); the live channel objects are kept in memory between a barrier
+and the next, keyed by a hash of what the barrier committed, and rebuilt from the stored
+checkpoint in any other process.
+"""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Any, cast
+import hashlib
+from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any, TypedDict
 
-from langgraph._internal._runnable import RunnableCallable
-from langgraph.graph import END, START, StateGraph
-from langgraph.types import Command, Send
+from langgraph._internal._constants import RESUME
+from langgraph.errors import ErrorCode, GraphInterrupt, GraphRecursionError, create_error_message
+from langgraph.graph import StateGraph
+from langgraph.pregel._algo import PregelTaskWrites
+from pydantic_core import to_jsonable_python
 
+from graphengine.context import Context
 from graphengine.engine import Engine
-from graphengine.errors import GraphError, UnknownNodeError, UnsupportedFeature
+from graphengine.errors import GraphError, NodeError, UnsupportedFeature
+from graphengine.options import Options
 from graphengine.result import NodeResult
-from graphengine.routing import Branch, Next, fan_out, goto, stop
+from graphengine.routing import Branch, fan_out, interrupt, stop
 
-__all__ = ["from_langgraph"]
+from ._lg_superstep import Live, Pregelish, decode, encode
 
+__all__ = ["BARRIER", "AdaptedGraph", "PregelState", "from_langgraph"]
 
-def _unsupported(msg: str, feature: str, node_id: str | None = None) -> UnsupportedFeature:
-    return UnsupportedFeature(msg, feature=feature, node_id=node_id)
+BARRIER = "__superstep__"
+"""The engine node that ends one superstep and starts the next."""
 
-
-def _plain_function(nid: str, runnable: Any) -> Callable[[Any], Any]:
-    func = getattr(runnable, "afunc", None) if getattr(runnable, "func", None) is None else runnable.func
-    if not isinstance(runnable, RunnableCallable) or func is None:
-        raise _unsupported(
-            f"node {nid!r} is a {type(runnable).__name__}, not a plain function of the state; "
-            "wrap it in a function",
-            "node kind",
-            nid,
-        )
-    sig = inspect.signature(func)
-    params = [
-        p
-        for p in sig.parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.default is p.empty
-    ]
-    if len(params) != 1 or params[0].kind is params[0].KEYWORD_ONLY:
-        raise _unsupported(
-            f"node {nid!r} takes {list(sig.parameters)}; only functions of the state alone can be carried "
-            "(config, runtime, store and writer parameters are LangGraph's)",
-            "node signature",
-            nid,
-        )
-    return cast(Callable[[Any], Any], func)
+_NO_INPUT: Any = object()
+_LIVE_MAX = 256
+# The engine's own step limit only guards against a runaway barrier: LangGraph's recursion
+# limit (checked by the barrier, as LangGraph's loop checks it) is the one users see.
+_ENGINE_MAX_STEPS = 2**31 - 1
 
 
-def _path_function(src: str, runnable: Any) -> Callable[[Any], Any]:
-    func = getattr(runnable, "func", None) or getattr(runnable, "afunc", None)
-    if func is None or inspect.iscoroutinefunction(func):
-        raise _unsupported(
-            f"the conditional edge from {src!r} is not a plain sync function of the state",
-            "conditional edge",
-            src,
-        )
-    return cast(Callable[[Any], Any], func)
+class PregelState(TypedDict):
+    """The engine state of an adapted LangGraph run (text fields are `_lg_superstep.encode`d)."""
+
+    token: str
+    """Identifies the last barrier commit (a hash of what it stored); "" before the first."""
+    checkpoint: str
+    """LangGraph's checkpoint after the last applied superstep."""
+    step: int
+    """The LangGraph step whose tasks run next."""
+    stop: int
+    """The last LangGraph step the recursion limit allows."""
+    pending: str
+    """Resume writes and answers by interrupt id the next tasks read, or ""."""
+    input: str
+    """The run's input until the first barrier maps it onto the channels, then ""."""
+    pause: str
+    """"before"/"after" while the run waits at a breakpoint, else "" (an `interrupt()` shows in `intr`)."""
+    done: dict[str, str]
+    """Tasks of the current step that finished: task id -> (name, path, triggers, writes)."""
+    intr: dict[str, str]
+    """Tasks of the current step that called `interrupt()`: task id -> (interrupts, resume writes)."""
 
 
-def from_langgraph(state_graph: Any, **engine_kw: Any) -> Engine[Any]:
-    """Build an `Engine` from a LangGraph `StateGraph` (the builder, not the compiled graph).
+def _reduce(prev: PregelState, delta: PregelState) -> PregelState:
+    """A barrier's delta is the whole state; a task's adds its entry to `done` or `intr`."""
+    if "token" in delta:
+        return delta
+    out = dict(prev)
+    if "done" in delta:
+        out["done"] = {**prev["done"], **delta["done"]}
+    if "intr" in delta:
+        out["intr"] = {**prev["intr"], **delta["intr"]}
+    return out
 
-    Nodes must be plain functions of the state (sync or async) returning a partial update
-    (a dict) or None, or a `Command(update=..., goto=...)` to one node; edges may be static,
-    conditional (a sync path function, with or without a path map, choosing one destination or
-    `Send`s to one node whose only edge leads on), or parallel edges from one node that all
-    meet in one join (`add_edge([b, c], d)`). The state type keeps its LangGraph reducers
-    (`Annotated[list, operator.add]` merges the same way). `engine_kw` goes to `Engine(...)`
-    (store, options, ...). Raises `UnsupportedFeature` naming the node for anything else.
+
+_reduce.pure = True  # type: ignore[attr-defined]  # never changes what it is given
+
+
+class AdaptedGraph:
+    """A LangGraph `StateGraph` on the engine: `run`/`resume` take and return what LangGraph's `invoke` does.
+
+    `engine` is the underlying `Engine[PregelState]` (its store holds the runs; `replay`,
+    `fork`, history and emitters work on it as on any engine).
     """
-    if not isinstance(state_graph, StateGraph):
-        raise _unsupported(
-            f"from_langgraph takes a StateGraph builder, got {type(state_graph).__name__} "
-            "(pass the builder, before .compile())",
-            "graph kind",
-        )
-    sg = state_graph
-    tp = sg.state_schema
-    try:
-        eng: Engine[Any] = Engine(tp, **engine_kw)
-    except GraphError as exc:
-        raise _unsupported(
-            f"state type {getattr(tp, '__name__', tp)!r} has no default reducer in graphengine "
-            "(use a TypedDict or a pydantic model)",
-            "state type",
-        ) from exc
-    to_delta = _delta_maker(tp)
-    out_static: dict[str, list[str]] = {}
-    for src, dst in sorted(sg.edges):
-        out_static.setdefault(src, []).append(dst)
-    joins: dict[frozenset[str], str] = {}
-    for starts, end in sg.waiting_edges:
-        joins[frozenset(starts)] = end
-    join_members = {s for starts in joins for s in starts}
 
-    for nid, spec in sg.nodes.items():
-        for attr, feature in (
-            ("retry_policy", "retry_policy"),
-            ("cache_policy", "cache_policy"),
-            ("timeout", "timeout"),
-            ("error_handler_node", "error_handler"),
+    def __init__(self, builder: StateGraph[Any], engine_kw: Mapping[str, Any], compile_kw: Mapping[str, Any]):
+        options: Options | None = engine_kw.get("options")
+        limit = options.max_steps if options is not None else _default_limit()
+        inner = (options or Options()).with_(max_steps=_ENGINE_MAX_STEPS)
+        self.graph: Any = builder.compile(**compile_kw)
+        """The compiled LangGraph graph whose channels and nodes the engine runs."""
+        self.pregel = Pregelish(self.graph, limit)
+        self.recursion_limit = limit
+        """LangGraph supersteps a run may take (`Options.max_steps`, else LangGraph's default)."""
+        self._live: dict[str, Live] = {}
+        self._contexts: dict[str, Any] = {}  # run id -> LangGraph Runtime of the call driving it
+        eng: Engine[Any] = Engine(PregelState, reducer=_reduce, **{**engine_kw, "options": inner})
+        eng.add(BARRIER, self._barrier)
+        for name in self.graph.nodes:
+            try:
+                eng.add(name, self._task)
+            except GraphError as exc:  # an id the engine's stores cannot hold, or one it reserves
+                raise UnsupportedFeature(
+                    f"node {name!r} cannot be an engine node ({exc}); rename it",
+                    feature="node name",
+                    node_id=name,
+                ) from exc
+        eng.start_at(BARRIER)
+        eng.validate()
+        self.engine: Engine[Any] = eng
+        """The engine that runs and stores the adapted graph."""
+
+    # ------------------------------------------------------------------ public API
+
+    async def run(self, run_id: str, input: Any, *, context: Any = None) -> Any:
+        """Run `input` (what LangGraph's `invoke` takes) as run `run_id`; returns what `invoke` returns.
+
+        `context` is LangGraph's run context (`invoke(context=...)`, read by nodes through their
+        `runtime` parameter); as in LangGraph it holds for this call only, not for a resume.
+
+        A run that pauses (a breakpoint or `interrupt()`) returns the values so far, with
+        `"__interrupt__"` listing the interrupts as LangGraph does. Raises what the engine's
+        `run` raises, except that LangGraph's recursion limit raises `GraphRecursionError`.
+        """
+        initial = {
+            "token": "",
+            "checkpoint": "",
+            "step": 0,
+            "stop": 0,
+            "pending": "",
+            "input": encode(input),
+            "pause": "",
+            "done": {},
+            "intr": {},
+        }
+        return await self._finish(run_id, self.engine.run(run_id, initial), context)
+
+    def run_sync(self, run_id: str, input: Any, *, context: Any = None) -> Any:
+        """`run` for callers without an event loop."""
+        import asyncio
+
+        return asyncio.run(self.run(run_id, input, context=context))
+
+    async def resume(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
+        """Continue run `run_id`: past a breakpoint (its own or a subgraph's) as is, past an `interrupt()` with its answer.
+
+        `input` is what `interrupt()` returns (or a `Command(resume=..., update=..., goto=...)`,
+        or `{interrupt_id: answer}` for several pending interrupts). A run waiting on an
+        `interrupt()` keeps waiting when no input is given. A failed run re-runs what failed.
+        `context` is this call's run context, as for `run`.
+        """
+        state = await self.engine.get_state(run_id) if input is _NO_INPUT else None
+        if state is not None and (
+            state["pause"] in ("before", "after") or (state["intr"] and not _interrupts(state))
         ):
-            if getattr(spec, attr, None):
-                raise _unsupported(
-                    f"node {nid!r} has a {feature}; graphengine expresses it differently "
-                    "(Engine.add(retries=, timeout=), on_error): remove it and set it on the engine",
-                    feature,
-                    nid,
-                )
-        if getattr(spec, "defer", False) or getattr(spec, "is_error_handler", False):
-            raise _unsupported(f"node {nid!r} is deferred or an error handler", "deferred node", nid)
-        if spec.input_schema is not tp:
-            raise _unsupported(
-                f"node {nid!r} reads a private input schema {spec.input_schema!r}", "input schema", nid
-            )
-        if len(sg.branches.get(nid, {})) > 1 or (sg.branches.get(nid) and out_static.get(nid)):
-            raise _unsupported(
-                f"node {nid!r} has several outgoing edge groups that LangGraph runs in parallel; "
-                "give it one conditional edge or static edges to one node",
-                "parallel edges",
-                nid,
-            )
-    if sg.branches.get(START):
-        raise _unsupported(
-            "the graph has a conditional entry point; add a start node that routes instead",
-            "conditional entry",
-            START,
-        )
-    entry = out_static.get(START, [])
-    if len(entry) != 1:
-        raise _unsupported(
-            f"the graph needs exactly one entry edge from START, has {entry}", "entry point", START
-        )
+            input = None  # a breakpoint (of this graph or of a subgraph): nothing to answer
+        coro = self.engine.resume(run_id) if input is _NO_INPUT else self.engine.resume(run_id, input=input)
+        return await self._finish(run_id, coro, context)
 
-    for nid, spec in sg.nodes.items():
-        fn = _plain_function(nid, spec.runnable)
-        branch_specs = list(sg.branches.get(nid, {}).values())
-        path = (_path_function(nid, branch_specs[0].path), branch_specs[0].ends) if branch_specs else None
-        eng.add(nid, _make_node(eng, nid, fn, to_delta, path, out_static, sg))
-    eng.start_at(entry[0])
-    for src, dsts in out_static.items():
-        if src == START:
-            continue
-        targets = [d for d in dsts if d != END]
-        if not targets:
-            continue
-        if src in join_members and len(targets) == 0:
-            continue
-        if len(targets) == 1:
-            eng.connect(src, targets[0])
-            continue
-        join = joins.get(frozenset(targets))
-        if join is None:
-            raise _unsupported(
-                f"node {src!r} has edges to {targets}, which LangGraph runs in parallel; "
-                f"join them with add_edge({targets!r}, 'next') (graphengine runs a fan-out with an explicit join)",
-                "parallel edges",
-                src,
-            )
-        for t in targets:
-            if out_static.get(t) or sg.branches.get(t):
-                raise _unsupported(
-                    f"fan-out branch {t!r} (from {src!r}) has edges of its own; only the join may follow it",
-                    "parallel edges",
-                    t,
-                )
-        eng.connect(src, targets, join=join)
-    for starts_, end in sg.waiting_edges:
-        members = frozenset(starts_)
-        if not any(frozenset(d for d in dsts if d != END) == members for dsts in out_static.values()):
-            raise _unsupported(
-                f"join {sorted(members)} -> {end!r} is not reached by parallel edges from one node",
-                "join",
-                end,
-            )
-    eng.validate()
-    return eng
+    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
+        """`resume` for callers without an event loop."""
+        import asyncio
 
+        return asyncio.run(self.resume(run_id, input=input, context=context))
 
-def _delta_maker(tp: Any) -> Callable[[Any], Any]:
-    from pydantic import BaseModel
+    async def values(self, run_id: str) -> Any:
+        """The output channels' values of run `run_id` as of its last applied superstep."""
+        s = await self.engine.get_state(run_id)
+        return self.pregel.output(self._live_of(run_id, s))
 
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
-        model = tp
-        return lambda upd: model.model_construct(_fields_set=set(upd), **upd)
-    return dict
+    # ------------------------------------------------------------------ the engine's nodes
 
-
-def _make_node(
-    eng: Engine[Any],
-    nid: str,
-    fn: Callable[[Any], Any],
-    to_delta: Callable[[Any], Any],
-    path: tuple[Callable[[Any], Any], Mapping[Hashable, str] | None] | None,
-    out_static: Mapping[str, Sequence[str]],
-    sg: Any,
-) -> Callable[..., Any]:
-    """An engine node running LangGraph node function `fn` and its conditional edge, if any."""
-
-    def finish(s: Any, out: Any) -> NodeResult[Any]:
-        route: Next | None = None
-        if isinstance(out, Command):
-            if out.graph is not None or out.resume is not None:
-                raise _unsupported(f"node {nid!r} returned a Command with graph= or resume=", "command", nid)
-            goto_ = out.goto
-            upd = out.update
-            if isinstance(goto_, str) and goto_:
-                route = stop() if goto_ == END else goto(goto_)
-            elif goto_:
-                raise _unsupported(
-                    f"node {nid!r} returned Command(goto={goto_!r}); only one destination is carried",
-                    "command",
-                    nid,
-                )
-            out = upd
-        if out is None:
-            delta = None
-        elif isinstance(out, Mapping):
-            delta = to_delta(dict(out)) if out else None
+    async def _barrier(self, ctx: Context, s: PregelState) -> NodeResult[Any]:
+        run_id = ctx.run_id
+        lg = self.pregel
+        cached = self._live.pop(run_id, None)  # changed in place below: never left stale
+        done: dict[str, str] = {}
+        if s["input"]:
+            lg.subgraphs.delete_thread(run_id)  # a run of the same id in another store left it
+            live = lg.begin(run_id, "", decode(s["input"]))
+        elif ctx.resumed:
+            live = self._live_of(run_id, s, cached)
+            done = s["done"]
+            for enc in s["intr"].values():
+                tid_writes = decode(enc)[1]
+                live.pending.extend(tid_writes)
+            lg.answer(run_id, live, ctx.resume_input)
+        elif s["intr"]:
+            if cached is not None:
+                self._keep(run_id, cached)
+            return NodeResult(delta=None, route=interrupt(_payload(s)))
         else:
-            raise _unsupported(
-                f"node {nid!r} returned {type(out).__name__}; only partial updates (dicts) are carried",
-                "node return",
-                nid,
+            live = self._live_of(run_id, s, cached)
+            finished = self._finished(live, s["done"])
+            lg.apply(run_id, live, finished)
+            hit = lg.breakpoint(live, lg.interrupt_after, [self._ran(w) for w in finished])
+            if hit:
+                return self._commit(run_id, live, {}, "after", interrupt({"after": hit}))
+        live.context = self._contexts.get(run_id)
+        if live.step > live.stop:
+            raise GraphRecursionError(
+                create_error_message(
+                    message=(
+                        f"Recursion limit of {self.recursion_limit} reached without hitting a stop "
+                        "condition. You can increase the limit with Options(max_steps=...)."
+                    ),
+                    error_code=ErrorCode.GRAPH_RECURSION_LIMIT,
+                )
             )
-        if route is None and path is not None:
-            merged = eng.reducer(s, delta) if delta is not None else s
-            route = _route_of(nid, path, merged, out_static, sg)
+        tasks = lg.prepare(run_id, live, list(done))
+        if not tasks and not done:
+            lg.subgraphs.delete_thread(run_id)
+            return self._commit(run_id, live, done, "", stop())
+        if not ctx.resumed:
+            hit = lg.breakpoint(live, lg.interrupt_before, tasks)
+            if hit:
+                return self._commit(run_id, live, done, "before", interrupt({"before": hit}))
+        if not tasks:  # every task of an answered step had finished: apply them now
+            lg.apply(run_id, live, self._finished(live, done))
+            done = {}
+            tasks = lg.prepare(run_id, live, [])
+            if not tasks:
+                return self._commit(run_id, live, done, "", stop())
+        return self._commit(run_id, live, done, "", fan_out([Branch(t.name) for t in tasks], join=BARRIER))
+
+    async def _task(self, ctx: Context, s: PregelState) -> NodeResult[Any]:
+        live = self._live.get(ctx.run_id)
+        if live is None or live.token != s["token"] or live.tasks is None:
+            live = self._live_of(ctx.run_id, s)
+            live.context = self._contexts.get(ctx.run_id)
+            self.pregel.prepare(ctx.run_id, live, list(s["done"]))
+            self._keep(ctx.run_id, live)
+        assert live.tasks is not None
+        assert ctx.branch is not None
+        task = live.tasks[ctx.branch]
+        try:
+            ran = await self.pregel.run_task(live, task)
+        except GraphInterrupt as exc:
+            interrupts = list(exc.args[0]) if exc.args else []
+            resumes = [(task.id, c, v) for c, v in task.writes if c == RESUME]
+            return NodeResult(delta={"intr": {task.id: encode((interrupts, resumes))}})
+        record = (ran.name, ran.path, list(ran.triggers), list(ran.writes))
+        live.results[task.id] = record
+        return NodeResult(delta={"done": {task.id: encode(record)}})
+
+    # ------------------------------------------------------------------ helpers
+
+    def _commit(
+        self, run_id: str, live: Live, done: dict[str, str], pause: str, route: Any
+    ) -> NodeResult[Any]:
+        text = self.pregel.snapshot(live)
+        pending = (
+            encode((live.pending, live.resume_map, live.resuming))
+            if live.pending or live.resume_map or live.resuming
+            else ""
+        )
+        token = hashlib.blake2b(
+            f"{run_id}\x00{live.step}\x00{pause}\x00{pending}\x00{text}".encode(), digest_size=16
+        ).hexdigest()
+        live.token = token
+        self._keep(run_id, live)
+        delta: PregelState = {
+            "token": token,
+            "checkpoint": text,
+            "step": live.step,
+            "stop": live.stop,
+            "pending": pending,
+            "input": "",
+            "pause": pause,
+            "done": done,
+            "intr": {},
+        }
         return NodeResult(delta=delta, route=route)
 
-    if inspect.iscoroutinefunction(fn):
+    def _keep(self, run_id: str, live: Live) -> None:
+        if len(self._live) >= _LIVE_MAX and run_id not in self._live:
+            self._live.pop(next(iter(self._live)))
+        self._live[run_id] = live
 
-        async def anode(ctx: Any, s: Any) -> NodeResult[Any]:
-            return finish(s, await fn(s))
+    def _live_of(self, run_id: str, s: PregelState, cached: Live | None = None) -> Live:
+        if cached is not None and cached.token == s["token"]:
+            return cached
+        live = self._live.get(run_id)
+        if live is not None and live.token == s["token"]:
+            return live
+        return self.pregel.restore(s["token"], s["checkpoint"], s["step"], s["stop"], s["pending"])
 
-        anode.__qualname__ = getattr(fn, "__qualname__", nid)
-        anode.__module__ = getattr(fn, "__module__", __name__)
-        return anode
+    def _finished(self, live: Live, done: Mapping[str, str]) -> list[PregelTaskWrites]:
+        kept = live.results
+        return [_task_writes(kept[tid] if tid in kept else decode(text)) for tid, text in done.items()]
 
-    def snode(ctx: Any, s: Any) -> NodeResult[Any]:
-        return finish(s, fn(s))
+    def _ran(self, w: PregelTaskWrites) -> Any:
+        node = self.graph.nodes.get(w.name)
+        return SimpleNamespace(name=w.name, config={"tags": list(getattr(node, "tags", None) or ())})
 
-    snode.__qualname__ = getattr(fn, "__qualname__", nid)
-    snode.__module__ = getattr(fn, "__module__", __name__)
-    return snode
+    async def _finish(self, run_id: str, coro: Any, context: Any) -> Any:
+        runtime = self.pregel.runtime(context)
+        if runtime is not None:
+            self._contexts[run_id] = runtime
+        try:
+            s: PregelState = await coro
+        except NodeError as exc:
+            cause = exc.__cause__
+            if cause is not None and not isinstance(cause, GraphError):
+                # LangGraph's invoke raises what the node raised; the engine's record of the
+                # failure (and resume) is unchanged.
+                raise cause from exc
+            raise
+        finally:
+            self._contexts.pop(run_id, None)
+        live = self._live_of(run_id, s)
+        if s["intr"]:
+            return self._interrupted_output(live, s)
+        return self.pregel.output(live)
+
+    def _interrupted_output(self, live: Live, s: PregelState) -> Any:
+        # As LangGraph's loop on an interrupt: the values with the finished tasks' writes applied
+        # (on a copy: the step is applied for real once the interrupt is answered).
+        out = self.pregel.output_with(live, self._finished(live, s["done"]))
+        interrupts = _interrupts(s)
+        if interrupts and isinstance(out, dict):
+            return {**out, "__interrupt__": interrupts}
+        return out
 
 
-def _route_of(
-    nid: str,
-    path: tuple[Callable[[Any], Any], Mapping[Hashable, str] | None],
-    state: Any,
-    out_static: Mapping[str, Sequence[str]],
-    sg: Any,
-) -> Next:
-    fn, ends = path
-    res = fn(state)
-    items: list[Any] = list(res) if isinstance(res, list | tuple) else [res]
-    if items and all(isinstance(x, Send) for x in items):
-        nodes = {x.node for x in items}
-        if len(nodes) != 1:
-            raise _unsupported(
-                f"the conditional edge from {nid!r} sent to several nodes {sorted(nodes)}", "send", nid
+def _task_writes(record: Sequence[Any]) -> PregelTaskWrites:
+    name, path, triggers, writes = record
+    return PregelTaskWrites(tuple(path), name, [tuple(w) for w in writes], triggers)
+
+
+def _interrupts(s: PregelState) -> list[Any]:
+    """The `Interrupt`s the paused tasks raised (none for a subgraph's breakpoint)."""
+    return [i for enc in s["intr"].values() for i in decode(enc)[0]]
+
+
+def _payload(s: PregelState) -> dict[str, Any]:
+    interrupts = _interrupts(s)
+    return {
+        "interrupts": [
+            {"id": getattr(i, "id", ""), "value": to_jsonable_python(getattr(i, "value", i), fallback=repr)}
+            for i in interrupts
+        ]
+    }
+
+
+def _default_limit() -> int:
+    from langgraph._internal._config import DEFAULT_RECURSION_LIMIT
+
+    return int(DEFAULT_RECURSION_LIMIT)
+
+
+def from_langgraph(
+    builder: Any,
+    *,
+    interrupt_before: Sequence[str] | str | None = None,
+    interrupt_after: Sequence[str] | str | None = None,
+    **engine_kw: Any,
+) -> AdaptedGraph:
+    """Run a LangGraph `StateGraph` (the builder, or a graph compiled from one) on the engine.
+
+    The run has LangGraph's semantics: supersteps, channels and their reducers (the input
+    goes through them too), conditional and waiting edges, `Send`, `Command`, `interrupt()`,
+    breakpoints (`interrupt_before=`/`interrupt_after=` as `compile()` takes them), subgraphs,
+    input/output/node schemas and retry policies; `engine_kw` goes to `Engine(...)` (`store`,
+    `emitter`, `options`), and `Options(max_steps=...)` is the recursion limit. Nodes get the
+    LangGraph run config (thread id = run id) but no LangGraph store or checkpointer. Raises
+    `UnsupportedFeature` for what is not a `StateGraph`.
+    """
+    if not isinstance(builder, StateGraph):
+        inner = getattr(builder, "builder", None)
+        if not isinstance(inner, StateGraph):
+            raise UnsupportedFeature(
+                f"from_langgraph takes a StateGraph (or a graph compiled from one), got {type(builder).__name__}",
+                feature="graph kind",
             )
-        (target,) = nodes
-        after = [d for d in out_static.get(target, []) if d != END]
-        if len(after) != 1 or sg.branches.get(target):
-            raise _unsupported(
-                f"Send from {nid!r} to {target!r}: {target!r} needs exactly one static edge to a join",
-                "send",
-                target,
-            )
-        return fan_out([Branch(target, input=x.arg) for x in items], join=after[0])
-    if len(items) != 1 or isinstance(items[0], Send):
-        raise _unsupported(
-            f"the conditional edge from {nid!r} chose {items!r}; only one destination (or Sends to one node) is carried",
-            "parallel edges",
-            nid,
+        interrupt_before = interrupt_before or getattr(builder, "interrupt_before_nodes", None) or None
+        interrupt_after = interrupt_after or getattr(builder, "interrupt_after_nodes", None) or None
+        builder = inner
+    if "checkpointer" in engine_kw:
+        raise UnsupportedFeature(
+            "from_langgraph takes no checkpointer: the engine's store keeps the run (pass store=...)",
+            feature="checkpointer",
         )
-    dest = items[0]
-    if ends is not None:
-        if dest not in ends:
-            raise UnknownNodeError(
-                f"the conditional edge from {nid!r} returned {dest!r}, not in its path map {list(ends)}",
-                node_id=nid,
-            )
-        dest = ends[dest]
-    return stop() if dest == END else goto(str(dest))
+    from langgraph.store.base import BaseStore
+
+    if isinstance(engine_kw.get("store"), BaseStore):
+        raise UnsupportedFeature(
+            "store= is the engine's Store (MemoryStore, SQLiteStore, ...); LangGraph's BaseStore for "
+            "nodes is not carried",
+            feature="langgraph store",
+        )
+    compile_kw: dict[str, Any] = {}
+    if interrupt_before:
+        compile_kw["interrupt_before"] = interrupt_before
+    if interrupt_after:
+        compile_kw["interrupt_after"] = interrupt_after
+    try:
+        return AdaptedGraph(builder, engine_kw, compile_kw)
+    except GraphError:
+        raise
+    except ValueError as exc:
+        raise UnsupportedFeature(f"LangGraph refused the graph: {exc}", feature="graph") from exc

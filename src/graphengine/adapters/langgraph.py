@@ -55,15 +55,13 @@ checkpointer and time travel take their place); node ids containing LangGraph's 
 characters (`|`, `:`) or names (`__start__`, `__end__`, `__ge_fanin__`), and state fields
 named like the private channels, raise `UnsupportedFeature`.
 
-## `from_langgraph(state_graph)`
+## `from_langgraph(builder)`
 
-Builds an `Engine` from a `StateGraph` whose nodes are plain functions of the state (sync or
-async) and whose edges are static edges, conditional edges (a path function, optionally with a
-path map, returning one destination or `Send`s to one node) and joins (`add_edge([a, b], c)`
-after parallel edges from one node). Everything else raises `UnsupportedFeature` naming the
-node: retry/cache/timeout policies, deferred nodes, error handlers, private input schemas,
-parallel edges without a join, a conditional entry point, nodes taking config/runtime, states
-without a default reducer (dataclasses).
+Runs a LangGraph `StateGraph` on the engine with LangGraph's semantics and returns an
+`AdaptedGraph` whose `run`/`resume` take and return what LangGraph's `invoke` does (its
+`engine` is the `Engine` that stores, replays and emits). Each superstep is a fan-out of its
+tasks (one engine node per LangGraph node) and a barrier applying their writes through
+LangGraph's channels; see `graphengine.adapters._from_langgraph` for the mapping.
 """
 
 from __future__ import annotations
@@ -93,14 +91,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "graphengine.adapters.langgraph needs LangGraph. Install it with: pip install 'graphengine[langgraph]'"
     ) from exc
 
-from ._from_langgraph import from_langgraph
+from ._from_langgraph import AdaptedGraph, from_langgraph
 from ._lg_state import BRANCH_KEY, CTL_KEY, STATE_KEY, StateLayout, Writes, layout_for
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
 
-__all__ = ["FANIN_NODE", "STATE_KEY", "UnsupportedFeature", "from_langgraph", "to_langgraph"]
+__all__ = ["FANIN_NODE", "STATE_KEY", "AdaptedGraph", "UnsupportedFeature", "from_langgraph", "to_langgraph"]
 
 S = TypeVar("S")
 
