@@ -621,7 +621,7 @@ class SQLiteStore(SQLStore):
         params = [value for p in batch for value in p.params[:11]]
         try:
             rows = await conn.execute_fetchall(batch_insert(len(batch)), params)
-        except _DRIVER_ERRORS:
+        except Exception:  # a driver error, or a value sqlite3 cannot bind (OverflowError)
             # The statement wrote nothing; one statement per step isolates the step at fault.
             await super()._write_steps(batch)
             return

@@ -272,7 +272,7 @@ class SQLStore(RunTransfer, PruneMixin):
         for p in batch:
             try:
                 p.done(await self._write_one(p))
-            except StoreError as exc:
+            except Exception as exc:  # this step's own outcome (a bad value, a refused key)
                 p.done(exc)
 
     async def _write_one(self, p: Pending) -> int:
