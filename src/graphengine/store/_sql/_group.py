@@ -8,8 +8,10 @@ before its commit. The rules a backend's batch writer relies on:
   batch), in arrival order, so per-run ordering is the order of the calls.
 - One batch is in flight at a time per store and event loop: while it commits, new steps queue
   up and go together in the next one, so the batch grows with the load by itself. A step that
-  finds no batch in flight gives the loop one turn (the steps of other runs that are ready at
-  that moment join it); if none did, its own task writes it at once, without a task switch.
+  finds no batch in flight, when steps of other runs came in since its run's last one, gives the
+  loop one turn (the steps of other runs that are ready at that moment join it); then, or at
+  once for a run writing alone, if no other step joined, its own task writes it without a
+  task switch.
 - The batch writer decides each step's outcome on its own (`Pending.done`): written (1),
   refused by the statement's conditions (0, explained by the caller), or the store error of that
   step alone. A failure that leaves the batch uncommitted fails every step still undecided.
@@ -70,6 +72,7 @@ class GroupCommit:
         self._busy = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._drainer: asyncio.Task[None] | None = None
+        self._last_run: str | None = None
 
     async def submit(self, p: Pending) -> int:
         """Queue `p`, wait for its commit; the rows written (1, or 0 if refused) or its error."""
@@ -80,16 +83,18 @@ class GroupCommit:
             self._busy, self._loop, self._drainer = False, loop, None
         p.fut = loop.create_future()
         self._queue.append(p)
+        others, self._last_run = p.run_id != self._last_run, p.run_id
         if not self._busy:
             self._busy = True
-            try:
-                # One turn of the loop lets the steps of other runs that are ready now join
-                # this commit; a run alone loses only that turn.
-                await asyncio.sleep(0)
-            except asyncio.CancelledError:
-                self._forget(p)
-                self._next()
-                raise
+            if others:
+                try:
+                    # Steps of other runs came in since this run's last one: one turn of the
+                    # loop lets those that are ready now join this commit.
+                    await asyncio.sleep(0)
+                except asyncio.CancelledError:
+                    self._forget(p)
+                    self._next()
+                    raise
             if len(self._queue) == 1:
                 # Alone: write it in this task, without a switch. Only this step is at stake,
                 # so a cancellation here touches no one else's step.
