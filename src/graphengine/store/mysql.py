@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
 from ._sql._group import Pending
 from ._sql._mysql import OTHER_ERRORS, RETRYABLE, TRANSLATE, driver, errno, parse_dsn, text, translate
 from .errors import (
@@ -299,15 +299,7 @@ class MySQLStore(PoolMixin, LeaseMixin):
             )
         except self._errors as exc:
             raise _translate(exc, "open", where) from exc
-        try:
-            async with pool.acquire() as conn:
-                await self._migrate(conn)
-        except BaseException as exc:
-            terminate(pool)
-            if isinstance(exc, self._errors):
-                raise _translate(exc, "open", where) from exc
-            raise
-        return pool
+        return await self._migrated(pool, _translate)
 
     async def _migrate(self, conn: Any) -> None:
         async with conn.cursor() as cur:
