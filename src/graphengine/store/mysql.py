@@ -17,6 +17,8 @@ Decisions a caller should know:
   `JSON` is this very alias). Run ids compare byte-wise (`utf8mb4_bin`).
 - Every write is ONE statement: `save_step` is an `INSERT ... SELECT` checking that the run
   exists, that the step is exactly the next one and that the writer may write it (leases).
+  Steps of concurrent runs are group-committed: those ready at the same moment share one
+  transaction (one redo log flush), and each `save_step` returns after that commit.
 - Leases and fencing as in `PostgresStore`: while this store holds a lease on a run, its step,
   branch and status writes are conditioned on the token in the same statement, with a locking
   read of the run row (`LOCK IN SHARE MODE`) so a concurrent claim and a stale write serialize.

@@ -20,7 +20,9 @@ Decisions a caller should know:
 - Autocommit: every write is ONE statement and therefore one transaction. `save_step` is an
   `INSERT ... SELECT` that checks, in the same statement, that the run exists, that the step is
   exactly the next one and (see leases) that the writer may write; `save_branches` inserts the
-  whole batch from arrays (`unnest`) in one statement.
+  whole batch from arrays (`unnest`) in one statement. Steps of concurrent runs are
+  group-committed: those ready at the same moment go in one `unnest` statement with the same
+  checks per row (one transaction, one WAL flush), and each `save_step` returns after that commit.
 - Leases and fencing (`LeaseStore`): `claim` gives a run to a worker for a time (database
   clock) with a fencing token; while this store holds it, every step, branch and status write
   to the run is conditioned on that token in the same statement and locks the run row in share

@@ -7,8 +7,12 @@ Decisions a caller should know:
   `synchronous="FULL"` to survive that too, at the cost of an fsync per step.
 - Autocommit (`isolation_level=None`): each write is one SQL statement and therefore its own
   atomic transaction. `save_step` is a single `INSERT ... SELECT` that also checks, inside the
-  same statement, that the run exists and that the step is exactly the next one; so a step
-  costs one hop to the connection's thread and one commit, and nothing half-written is visible.
+  same statement, that the run exists and that the step is exactly the next one, so nothing
+  half-written is visible. Steps of concurrent runs are group-committed: those ready at the
+  same moment go in one multi-row statement (one commit); a run writing alone writes on the
+  event loop's thread, without a hop to the connection's thread (see
+  `graphengine.store._sql._sqlite` for why, and when it does not). `save_step` returns only
+  after the commit holding its step.
 - The schema is versioned with `PRAGMA user_version`; migrations run on open, inside one
   `BEGIN IMMEDIATE` transaction so two processes opening a fresh file do not race. A file
   written by a newer graphengine is refused with `StoreUnavailableError`.
