@@ -405,6 +405,9 @@ def _translate(
 
 
 _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
+# Writes that go on the loop connection when they can (see `graphengine.store._sql._sqlite`):
+# one short statement each, none relying on a foreign key (that connection checks none).
+_ON_LOOP: Final[frozenset[_Op]] = frozenset({"save_step", "create_run"})
 
 
 class SQLiteStore(SQLStore):
@@ -599,6 +602,10 @@ class SQLiteStore(SQLStore):
     async def _count(
         self, op: _Op, sql: str, params: Sequence[Any], *, run_id: str | None = None, step: int | None = None
     ) -> int:
+        if op in _ON_LOOP and self._direct is not None:
+            n = self._direct_count(op, sql, params, run_id, step)
+            if n is not None:
+                return n
         # Inlined `_db`: this is the hot path of every step.
         conn = self._conn
         if conn is None or self._loop is not asyncio.get_running_loop():
@@ -612,12 +619,7 @@ class SQLiteStore(SQLStore):
     async def _write_steps(self, batch: list[Pending]) -> None:
         """One step alone on the loop connection; several in one statement on the thread's."""
         if len(batch) == 1:
-            if self._direct is not None and batch[0].token is None:
-                n = self._direct_write(batch[0])
-                if n is not None:
-                    batch[0].done(n)
-                    return
-            await super()._write_steps(batch)
+            await super()._write_steps(batch)  # one statement: `_count`, on the loop if it can
             return
         conn = self._conn
         if conn is None or self._loop is not asyncio.get_running_loop():
@@ -633,15 +635,17 @@ class SQLiteStore(SQLStore):
         for p in batch:
             p.done(1 if p.run_id in written else 0)
 
-    def _direct_write(self, p: Pending) -> int | None:
-        """Write one step on the loop connection; None if another connection holds the lock."""
+    def _direct_count(
+        self, op: _Op, sql: str, params: Sequence[Any], run_id: str | None, step: int | None
+    ) -> int | None:
+        """Run one short write on the loop connection; None if another connection holds the lock."""
         assert self._direct is not None
         try:
-            n = self._direct.execute(self._sql.insert_step, p.params).rowcount
+            n = self._direct.execute(sql, params).rowcount
         except _DRIVER_ERRORS as exc:
             if _code(exc) & 0xFF in BUSY_CODES:
                 return None
-            raise _translate(exc, "save_step", repr(self), run_id=p.run_id, step=p.step) from exc
+            raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
         self._direct_commits += 1
         if self._direct_commits % CHECKPOINT_EVERY == 0 and self._checkpointing is None:
             self._checkpointing = asyncio.get_running_loop().create_task(self._checkpoint())

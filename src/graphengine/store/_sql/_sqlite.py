@@ -4,8 +4,8 @@ Measured on one run of a 2-node loop (`python -m bench scale --sections sqlite`)
 thread hop (a queue put, a thread wake-up and a `call_soon_threadsafe` back) costs more than the
 statement and its commit. So:
 
-- A batch of one step (a run alone, the common case) is written by a second, plain `sqlite3`
-  connection on the event loop's thread. It never waits there: its busy timeout is 0, so when
+- A batch of one step (a run alone, the common case), and a new run's record, is written by a
+  second, plain `sqlite3` connection on the event loop's thread. It never waits there: its busy timeout is 0, so when
   another process holds the write lock the step goes to the thread connection instead, which
   waits up to the store's `busy_timeout`; and it never checkpoints there
   (`wal_autocheckpoint = 0`): the thread connection runs a passive checkpoint every
@@ -68,8 +68,8 @@ def open_direct(path: str | Path, synchronous: str) -> sqlite3.Connection | None
     try:
         # Both values are validated (a whitelisted word), never user text.
         conn.execute(f"PRAGMA synchronous = {synchronous}")
-        # It only inserts steps, and `insert_step` checks in the same statement that the run
-        # exists, so the foreign key check (a second lookup of the run) would repeat that check.
+        # It only inserts runs and steps, and `insert_step` checks in the same statement that the
+        # run exists, so the foreign key check (a second lookup of the run) would repeat that check.
         conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("PRAGMA wal_autocheckpoint = 0")
     except BaseException:
