@@ -31,21 +31,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import multiprocessing as mp
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from typing_extensions import TypedDict
 
+from bench.engine import SYNCHRONOUS, langgraph_loop, open_langgraph_saver
 from graphengine import Context, Engine, NodeResult, Options, goto, stop
-from graphengine.store import PostgresStore, RunRecord, RunStatus
+from graphengine.store import PostgresStore, RunRecord, RunStatus, SQLiteStore
 
 DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 MYSQL_DSN = os.environ.get("GRAPHENGINE_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
@@ -55,12 +60,6 @@ class Counter(BaseModel):
     """The loop's state."""
 
     n: int = 0
-
-
-class LGCounter(TypedDict):
-    """LangGraph's state for the same loop."""
-
-    n: int
 
 
 async def inc(ctx: Context, s: Counter) -> NodeResult[Counter]:
@@ -122,28 +121,11 @@ async def ours_one_run(steps: int) -> float:
 async def langgraph_one_run(steps: int) -> float:
     """Seconds for one run of ``steps`` steps on LangGraph's `AsyncPostgresSaver`, durability="sync"."""
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-    from langgraph.graph import END, START, StateGraph
 
     target = steps // 2
-
-    async def lg_inc(s: LGCounter) -> dict[str, int]:
-        return {"n": s["n"] + 1}
-
-    def lg_check(s: LGCounter) -> dict[str, int]:
-        return {}
-
-    def route(s: LGCounter) -> str:
-        return END if s["n"] >= target else "inc"
-
-    b: Any = StateGraph(LGCounter)
-    b.add_node("inc", lg_inc)
-    b.add_node("check", lg_check)
-    b.add_edge(START, "inc")
-    b.add_edge("inc", "check")
-    b.add_conditional_edges("check", route, {"inc": "inc", END: END})
     async with AsyncPostgresSaver.from_conn_string(DSN) as saver:
         await saver.setup()
-        app = b.compile(checkpointer=saver)
+        app = langgraph_loop(steps, saver)
         cfg = {"recursion_limit": steps + 10, "configurable": {"thread_id": uuid.uuid4().hex}}
         t0 = time.perf_counter()
         out = await app.ainvoke({"n": 0}, cfg, durability="sync")
@@ -256,19 +238,235 @@ def one_run_rows(steps: int, repeat: int) -> dict[str, float | None]:
         "ours-mysql": ours_one_run_mysql,
         "floor-mysql": floor_mysql,
     }
-    times: dict[str, list[float]] = {k: [] for k in variants}
+    return take_turns({k: functools.partial(fn, steps) for k, fn in variants.items()}, repeat)
+
+
+# ------------------------------------------------------------------------------ one run on SQLite
+
+
+async def _sqlite_file(fn: Callable[[str], Any]) -> float:
+    """Run ``fn(path)`` on a fresh SQLite file in a temporary directory; its result."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return float(await fn(os.path.join(tmp, "bench.db")))
+
+
+async def ours_sqlite_one(steps: int) -> float:
+    """Seconds for one run of ``steps`` steps on `SQLiteStore` (WAL, synchronous=NORMAL)."""
+
+    async def go(path: str) -> float:
+        async with SQLiteStore(path, synchronous=SYNCHRONOUS) as store:
+            return await _timed_run(store, steps)
+
+    return await _sqlite_file(go)
+
+
+async def langgraph_sqlite_one(steps: int) -> float:
+    """Seconds for one run on LangGraph's `AsyncSqliteSaver` (WAL, NORMAL), durability="sync"."""
+
+    async def go(path: str) -> float:
+        saver, conn = await open_langgraph_saver(Path(path))
+        try:
+            app = langgraph_loop(steps, saver)
+            cfg = {"recursion_limit": steps + 10, "configurable": {"thread_id": "bench"}}
+            t0 = time.perf_counter()
+            out = await app.ainvoke({"n": 0}, cfg, durability="sync")
+            dt = time.perf_counter() - t0
+            assert out["n"] == steps // 2
+            return dt
+        finally:
+            await conn.close()
+
+    return await _sqlite_file(go)
+
+
+def _floor_conn(path: str, synchronous: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(f"PRAGMA synchronous = {synchronous}")
+    conn.execute(_FLOOR_TABLE.format(blob="BLOB"))
+    return conn
+
+
+_SQLITE_INSERT = "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def _floor_row(step: int) -> tuple[Any, ...]:
+    return ("bench", step, "inc", b'{"n":1}', '"check"', time.time())
+
+
+async def hop_aiosqlite(steps: int) -> float:
+    """One autocommitted INSERT per step through aiosqlite (a hop to its thread and back)."""
+    import aiosqlite
+
+    async def go(path: str) -> float:
+        _floor_conn(path, SYNCHRONOUS).close()
+        async with aiosqlite.connect(path, isolation_level=None) as conn:
+            await conn.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
+            t0 = time.perf_counter()
+            for step in range(1, steps + 1):
+                await conn.execute(_SQLITE_INSERT, _floor_row(step))
+            return time.perf_counter() - t0
+
+    return await _sqlite_file(go)
+
+
+def _on_loop(synchronous: str) -> Callable[[int], Any]:
+    async def hop(steps: int) -> float:
+        async def go(path: str) -> float:
+            conn = _floor_conn(path, synchronous)
+            try:
+                t0 = time.perf_counter()
+                for step in range(1, steps + 1):
+                    conn.execute(_SQLITE_INSERT, _floor_row(step))
+                    await asyncio.sleep(0)  # the turn of the loop a step of a run gives up
+                return time.perf_counter() - t0
+            finally:
+                conn.close()
+
+        return await _sqlite_file(go)
+
+    hop.__doc__ = f"One INSERT per step with sqlite3 on the loop's thread, synchronous={synchronous}."
+    return hop
+
+
+async def hop_writer_thread(steps: int) -> float:
+    """One INSERT per step on a dedicated writer thread (an executor of one thread) and back."""
+
+    async def go(path: str) -> float:
+        conn = _floor_conn(path, SYNCHRONOUS)
+        loop = asyncio.get_running_loop()
+        try:
+            with ThreadPoolExecutor(1) as writer:
+                t0 = time.perf_counter()
+                for step in range(1, steps + 1):
+                    await loop.run_in_executor(writer, conn.execute, _SQLITE_INSERT, _floor_row(step))
+                return time.perf_counter() - t0
+        finally:
+            conn.close()
+
+    return await _sqlite_file(go)
+
+
+SQLITE_ONE: dict[str, tuple[str, Callable[[int], Any]]] = {
+    "ours-sqlite": ("(f) graphengine + SQLiteStore", ours_sqlite_one),
+    "langgraph-sqlite": ('(g) LangGraph + AsyncSqliteSaver, durability="sync"', langgraph_sqlite_one),
+    "hop-aiosqlite": ("(h) INSERT per step: aiosqlite thread hop", hop_aiosqlite),
+    "hop-writer": ("(i) INSERT per step: own writer thread", hop_writer_thread),
+    "hop-loop": ("(j) INSERT per step: sqlite3 on the loop", _on_loop(SYNCHRONOUS)),
+    "hop-loop-full": ("(k) as (j), synchronous=FULL", _on_loop("FULL")),
+}
+"""The one-run SQLite rows: our store, LangGraph's saver, and the ways to reach SQLite per step."""
+
+
+def take_turns(variants: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float | None]:
+    """Median result per variant, the variants taking turns each round (load falls on all alike)."""
+    got: dict[str, list[float]] = {k: [] for k in variants}
     missing: dict[str, str] = {}
     for _ in range(repeat):
         for key, fn in variants.items():
             if key in missing:
                 continue
             try:
-                times[key].append(asyncio.run(fn(steps)))
+                got[key].append(asyncio.run(fn()))
             except (ImportError, OSError) as exc:
                 missing[key] = f"{type(exc).__name__}: {exc}"
     for key, why in missing.items():
         print(f"  {key}: not measured ({why})")
-    return {k: statistics.median(v) if v else None for k, v in times.items()}
+    return {k: statistics.median(v) if v else None for k, v in got.items()}
+
+
+# ------------------------------------------------------------------------------ many runs at once
+
+
+async def _many(g: Engine[Counter], runs: int, steps: int, tag: str) -> float:
+    """Seconds for ``runs`` runs of ``g`` started at once (each ``steps`` steps)."""
+    t0 = time.perf_counter()
+    finals = await asyncio.gather(*(g.run(f"{tag}-{i}", Counter()) for i in range(runs)))
+    dt = time.perf_counter() - t0
+    assert all(f.n == steps // 2 for f in finals)
+    return dt
+
+
+async def _lg_many(app: Any, runs: int, steps: int) -> float:
+    cfg = [{"recursion_limit": steps + 10, "configurable": {"thread_id": f"t{i}"}} for i in range(runs)]
+    t0 = time.perf_counter()
+    outs = await asyncio.gather(*(app.ainvoke({"n": 0}, c, durability="sync") for c in cfg))
+    dt = time.perf_counter() - t0
+    assert all(o["n"] == steps // 2 for o in outs)
+    return dt
+
+
+async def ours_sqlite_many(runs: int, steps: int) -> float:
+    """``runs`` concurrent runs on one `SQLiteStore` file."""
+
+    async def go(path: str) -> float:
+        async with SQLiteStore(path, synchronous=SYNCHRONOUS) as store:
+            return await _many(engine(store, steps), runs, steps, "m")
+
+    return await _sqlite_file(go)
+
+
+async def langgraph_sqlite_many(runs: int, steps: int) -> float:
+    """``runs`` concurrent LangGraph runs (one thread each) on one `AsyncSqliteSaver`."""
+
+    async def go(path: str) -> float:
+        saver, conn = await open_langgraph_saver(Path(path))
+        try:
+            return await _lg_many(langgraph_loop(steps, saver), runs, steps)
+        finally:
+            await conn.close()
+
+    return await _sqlite_file(go)
+
+
+POOL = 10
+"""Connections of each side's PostgreSQL pool in the many-runs rows."""
+
+
+async def ours_pg_many(runs: int, steps: int) -> float:
+    """``runs`` concurrent runs on one `PostgresStore` (a pool of `POOL` connections)."""
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    try:
+        async with PostgresStore(DSN, schema=schema, max_size=POOL) as store:
+            return await _many(engine(store, steps), runs, steps, "m")
+    finally:
+        await drop_schema(schema)
+
+
+async def langgraph_pg_many(runs: int, steps: int) -> float:
+    """``runs`` concurrent LangGraph runs on one `AsyncPostgresSaver` over a pool of `POOL` connections."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    conn = await _pg_admin()
+    await conn.execute(f"CREATE SCHEMA {schema}")
+    await conn.close()
+    kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    dsn = f"{DSN}?options=-csearch_path%3D{schema}"
+    try:
+        async with AsyncConnectionPool(dsn, max_size=POOL, kwargs=kwargs, open=False) as pool:
+            saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+            await saver.setup()
+            return await _lg_many(langgraph_loop(steps, saver), runs, steps)
+    finally:
+        await drop_schema(schema)
+
+
+async def _pg_admin() -> Any:
+    import asyncpg
+
+    return await asyncpg.connect(DSN)
+
+
+MANY: dict[str, tuple[str, Callable[[int, int], Any]]] = {
+    "ours-sqlite": ("graphengine + SQLiteStore", ours_sqlite_many),
+    "langgraph-sqlite": ("LangGraph + AsyncSqliteSaver", langgraph_sqlite_many),
+    "ours-pg": (f"graphengine + PostgresStore (pool {POOL})", ours_pg_many),
+    "langgraph-pg": (f"LangGraph + AsyncPostgresSaver (pool {POOL})", langgraph_pg_many),
+}
+"""The many-runs rows; SQLite ones take ``--sqlite-runs`` runs, PostgreSQL ones ``--pg-runs``."""
 
 
 # ------------------------------------------------------------------------------ workers
@@ -414,16 +612,34 @@ def main(argv: list[str]) -> int:
     p.add_argument("--run-steps", type=int, default=20, help="steps of each worker run")
     p.add_argument("--concurrency", type=int, default=8, help="runs driven at once per process")
     p.add_argument("--workers", default="1,2,4", help="process counts to measure")
+    p.add_argument("--sqlite-runs", type=int, default=500, help="concurrent runs on one SQLite file")
+    p.add_argument("--pg-runs", type=int, default=1000, help="concurrent runs on one PostgreSQL pool")
+    p.add_argument("--many-steps", type=int, default=10, help="steps of each concurrent run")
+    p.add_argument("--many-repeat", type=int, default=3, help="rounds of the many-runs rows (median)")
     p.add_argument(
         "--sections",
-        default="one,claim,queue",
-        help="what to measure: one run, claiming processes, queued workers",
+        default="sqlite,one,many,claim,queue",
+        help="what to measure: one run on SQLite, one run on the servers, many runs at once, "
+        "claiming processes, queued workers",
     )
     a = p.parse_args(argv)
 
     sections = set(a.sections.split(","))
     counts = [int(x) for x in a.workers.split(",")]
     print(f"PostgreSQL at {DSN.split('@')[-1]}, {os.cpu_count()} CPUs\n")
+    if "sqlite" in sections:
+        print(f"one run of {a.steps} steps on SQLite, a commit per step (median of {a.repeat} rounds):")
+        got = take_turns({k: functools.partial(fn, a.steps) for k, (_, fn) in SQLITE_ONE.items()}, a.repeat)
+        for key, (label, _) in SQLITE_ONE.items():
+            sec = got[key]
+            if sec is not None:
+                print(f"  {label:52} {a.steps / sec:7.0f} steps/s  {sec / a.steps * 1e6:7.1f} µs/step")
+        ours, lg = got["ours-sqlite"], got["langgraph-sqlite"]
+        if ours is not None:
+            print(f"  ours on SQLite: {ours / a.steps * 1e6:.1f} µs/step (target <= 100)")
+        if ours is not None and lg is not None:
+            print(f"  ours / LangGraph on SQLite: {lg / ours:.1f}x")
+        print()
     if "one" in sections:
         print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat} rounds):")
         t = one_run_rows(a.steps, a.repeat)
@@ -445,6 +661,24 @@ def main(argv: list[str]) -> int:
             o, f = t[f"ours-{db}"], t[f"floor-{db}"]
             if o is not None and f is not None:
                 print(f"  ours / raw driver floor on {db}: {o / f:.2f}x the floor's time")
+    if "many" in sections:
+        print(
+            f"\nmany runs at once, {a.many_steps} steps each, a commit per step "
+            f"(median of {a.many_repeat} rounds):"
+        )
+        runs_of = {"sqlite": a.sqlite_runs, "pg": a.pg_runs}
+        variants = {
+            k: functools.partial(fn, runs_of[k.split("-")[1]], a.many_steps) for k, (_, fn) in MANY.items()
+        }
+        got = take_turns(variants, a.many_repeat)
+        for key, (label, _) in MANY.items():
+            sec, runs = got[key], runs_of[key.split("-")[1]]
+            if sec is not None:
+                print(f"  {runs:5} runs, {label:44} {runs * a.many_steps / sec:8.0f} steps/s")
+        for db, target in (("sqlite", 40), ("pg", 10)):
+            o, lg = got[f"ours-{db}"], got[f"langgraph-{db}"]
+            if o is not None and lg is not None:
+                print(f"  ours / LangGraph, {runs_of[db]} runs on {db}: {lg / o:.1f}x (target >= {target}x)")
     if "claim" in sections:
         print(
             f"\nworker processes: {a.runs} runs x {a.run_steps} steps, claimed with leases, "

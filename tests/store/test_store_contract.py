@@ -17,6 +17,7 @@ from graphengine.store import (
     StepConflictError,
     StepRecord,
     Store,
+    StoreError,
 )
 
 # Bytes no text codec would round-trip: NULs, invalid UTF-8, every byte value.
@@ -280,6 +281,43 @@ async def test_concurrent_writers_of_one_step_exactly_one_wins(store: Store) -> 
     [got] = await store.load_steps("r1")
     winner = results.index(None)
     assert got.node_id == f"w{winner}"
+
+
+async def test_steps_of_many_runs_saved_at_once_all_commit(store: Store) -> None:
+    """Steps of 200 runs saved at the same moment (one group commit on SQL backends) all read back."""
+    ids = [f"g{i}" for i in range(200)]
+    for run_id in ids:
+        await store.create_run(run_rec(run_id))
+    for step in (1, 2):
+        await asyncio.gather(*(store.save_step(step_rec(step, run_id)) for run_id in ids))
+    for run_id in ids:
+        assert [(s.step, s.node_id) for s in await store.load_steps(run_id)] == [(1, "n1"), (2, "n2")]
+
+
+async def test_steps_of_one_run_saved_at_once_keep_call_order(store: Store) -> None:
+    """Several steps of one run saved at the same moment are written in call order, none refused."""
+    await store.create_run(run_rec())
+    await asyncio.gather(*(store.save_step(step_rec(i)) for i in range(1, 6)))
+    assert [s.step for s in await store.load_steps("r1")] == [1, 2, 3, 4, 5]
+
+
+async def test_refused_and_bad_steps_fail_alone_in_a_group(store: Store) -> None:
+    """In steps saved at the same moment, a step that is not the next one, a step of an unknown run
+    and a step number no column holds each fail with their own `StoreError`; the others commit."""
+    ids = [f"g{i}" for i in range(30)]
+    for run_id in ids:
+        await store.create_run(run_rec(run_id))
+    await store.save_step(step_rec(1, "g0"))
+    bad = [step_rec(1, "g0"), step_rec(1, "nobody"), step_rec(2**40, "g1")]
+    good = [step_rec(1, run_id) for run_id in ids[2:]]
+    results = await asyncio.gather(*(store.save_step(r) for r in [*bad, *good]), return_exceptions=True)
+    assert isinstance(results[0], StepConflictError)
+    assert isinstance(results[1], StepConflictError)
+    assert isinstance(results[2], StoreError)
+    assert results[3:] == [None] * len(good)
+    for run_id in ids:
+        assert [s.step for s in await store.load_steps(run_id)] == ([] if run_id == "g1" else [1])
+    assert await store.get_run("nobody") is None
 
 
 async def test_runs_do_not_see_each_others_steps(store: Store) -> None:

@@ -70,10 +70,10 @@ def step(n: int, node: str = "n") -> StepRecord:
     return StepRecord("r", n, node, b"{}", '"x"', ts=float(n))
 
 
-async def wait_expired(s: LeaseStore, worker: str) -> None:
-    """Wait (by polling the database clock through claims) until `worker` can claim run r."""
+async def wait_expired(s: LeaseStore, worker: str, run_id: str = "r") -> None:
+    """Wait (by polling the database clock through claims) until `worker` can claim `run_id`."""
     for _ in range(100):
-        lease = await s.claim("r", worker, TTL * 4)
+        lease = await s.claim(run_id, worker, TTL * 4)
         if lease is not None:
             return
         await asyncio.sleep(TTL / 5)
@@ -89,6 +89,8 @@ async def test_claims_get_ever_greater_tokens_and_exclude_others(lstore: LeaseSt
     """A live lease keeps other workers out; each claim's token is greater than the last."""
     other = other_store(lstore)  # type: ignore[arg-type]
     try:
+        # Open the second store's pool first: opening it can outlast a short lease on a busy machine.
+        assert await other.get_run("r") is not None
         a = await lstore.claim("r", "a", LIVE_TTL)
         assert a is not None
         assert await other.claim("r", "b", LIVE_TTL) is None
@@ -99,6 +101,29 @@ async def test_claims_get_ever_greater_tokens_and_exclude_others(lstore: LeaseSt
         b = await other.claim("r", "b", LIVE_TTL)
         assert b is not None
         assert b.token > again.token
+    finally:
+        await other.close()
+
+
+async def test_fenced_steps_of_many_runs_saved_at_once_commit_and_a_lost_lease_fails_alone(
+    lstore: LeaseStore,
+) -> None:
+    """Steps of many leased runs saved at the same moment (one group commit) all commit, except
+    the one whose lease another worker took: that one fails with `LeaseLostError`, writing nothing."""
+    other = other_store(lstore)  # type: ignore[arg-type]
+    ids = [f"f{i}" for i in range(20)]
+    try:
+        for run_id in ids:
+            await lstore.create_run(RunRecord(run_id, RunStatus.RUNNING, b"{}"))
+            assert await lstore.claim(run_id, "a", TTL if run_id == "f3" else 60.0) is not None
+        await wait_expired(other, "b", "f3")  # f3's lease expired and another worker took it
+        results = await asyncio.gather(
+            *(lstore.save_step(StepRecord(r, 1, "n", b"{}", '"x"')) for r in ids), return_exceptions=True
+        )
+        assert isinstance(results[3], LeaseLostError)
+        assert [r for i, r in enumerate(results) if i != 3] == [None] * (len(ids) - 1)
+        for run_id in ids:
+            assert [st.step for st in await lstore.load_steps(run_id)] == ([] if run_id == "f3" else [1])
     finally:
         await other.close()
 

@@ -327,16 +327,17 @@ async def test_snapshot_lookup_uses_the_partial_index(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------ hot path
 
 
-async def test_save_step_is_one_statement_and_one_thread_hop(
+async def test_a_step_alone_is_one_statement_on_the_loop_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`save_step` runs exactly one SQL statement (its own transaction) in one trip to the driver thread."""
+    """A run's step with no other step waiting is one SQL statement (its own transaction) on the
+    loop-thread connection, with no trip to the driver thread."""
     async with SQLiteStore(tmp_path / "a.db") as s:
         await s.create_run(run_rec())
-        conn = s._conn
-        assert conn is not None
+        conn, direct = s._conn, s._direct
+        assert conn is not None and direct is not None
         statements: list[str] = []
-        await conn.set_trace_callback(statements.append)
+        direct.set_trace_callback(statements.append)
         hops = 0
         real_execute = conn._execute
 
@@ -347,10 +348,46 @@ async def test_save_step_is_one_statement_and_one_thread_hop(
 
         monkeypatch.setattr(conn, "_execute", counting)
         await s.save_step(step_rec(1))
-        assert hops == 1
+        assert hops == 0
         assert len(statements) == 1
         assert statements[0].lstrip().startswith("INSERT INTO steps")
-        assert not conn.in_transaction
+        assert not direct.in_transaction
+        assert [r.step for r in await s.load_steps("r1")] == [1]
+
+
+async def test_steps_of_concurrent_runs_share_one_statement(tmp_path: Path) -> None:
+    """Steps of many runs saved at the same moment go in one multi-row statement (one commit),
+    and every one of them reads back."""
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        for i in range(50):
+            await s.create_run(run_rec(f"r{i}"))
+        conn = s._conn
+        assert conn is not None
+        statements: list[str] = []
+        await conn.set_trace_callback(statements.append)
+        await asyncio.gather(*(s.save_step(step_rec(1, run_id=f"r{i}")) for i in range(50)))
+        inserts = [x for x in statements if x.lstrip().startswith("INSERT INTO steps")]
+        # The other 49 queue during the turn of the loop the first one gives up: one statement.
+        assert len(inserts) == 1
+        assert inserts[0].count("VALUES") == 1 and inserts[0].count("'r") == 50
+        for i in range(50):
+            assert [r.step for r in await s.load_steps(f"r{i}")] == [1]
+
+
+async def test_a_step_waits_for_another_connection_holding_the_write_lock(tmp_path: Path) -> None:
+    """When another connection holds the write lock, a step does not fail at once on the loop
+    connection: it waits on the thread connection (up to busy_timeout) and commits after."""
+    async with SQLiteStore(tmp_path / "a.db", busy_timeout=5.0) as s:
+        await s.create_run(run_rec())
+        with raw(tmp_path / "a.db") as other:
+            other.isolation_level = None
+            other.execute("BEGIN IMMEDIATE")
+            saving = asyncio.ensure_future(s.save_step(step_rec(1)))
+            await asyncio.sleep(0.2)
+            assert not saving.done()
+            other.execute("COMMIT")
+            await asyncio.wait_for(saving, 5)
+        assert [r.step for r in await s.load_steps("r1")] == [1]
 
 
 # ------------------------------------------------------------------------------------ errors

@@ -17,6 +17,8 @@ Decisions a caller should know:
   `JSON` is this very alias). Run ids compare byte-wise (`utf8mb4_bin`).
 - Every write is ONE statement: `save_step` is an `INSERT ... SELECT` checking that the run
   exists, that the step is exactly the next one and that the writer may write it (leases).
+  Steps of concurrent runs are group-committed: those ready at the same moment share one
+  transaction (one redo log flush), and each `save_step` returns after that commit.
 - Leases and fencing as in `PostgresStore`: while this store holds a lease on a run, its step,
   branch and status writes are conditioned on the token in the same statement, with a locking
   read of the run row (`LOCK IN SHARE MODE`) so a concurrent claim and a stale write serialize.
@@ -31,7 +33,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
+from ._sql._group import Pending
 from ._sql._mysql import OTHER_ERRORS, RETRYABLE, TRANSLATE, driver, errno, parse_dsn, text, translate
 from .errors import (
     StoreError,
@@ -298,15 +301,7 @@ class MySQLStore(PoolMixin, LeaseMixin):
             )
         except self._errors as exc:
             raise _translate(exc, "open", where) from exc
-        try:
-            async with pool.acquire() as conn:
-                await self._migrate(conn)
-        except BaseException as exc:
-            terminate(pool)
-            if isinstance(exc, self._errors):
-                raise _translate(exc, "open", where) from exc
-            raise
-        return pool
+        return await self._migrated(pool, _translate)
 
     async def _migrate(self, conn: Any) -> None:
         async with conn.cursor() as cur:
@@ -370,6 +365,46 @@ class MySQLStore(PoolMixin, LeaseMixin):
                     continue
                 raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _write_steps(self, batch: list[Pending]) -> None:
+        """Several runs' steps in ONE transaction (one redo log flush), a statement each.
+
+        A statement that fails rolls back alone in InnoDB, so its error is that step's outcome
+        and the others still commit. A deadlock or lock wait rolls the whole transaction back:
+        then, as when the commit fails, the steps are written one transaction each.
+        """
+        if len(batch) == 1:
+            await super()._write_steps(batch)
+            return
+        pool = self._pool
+        if pool is None or self._loop is not asyncio.get_running_loop():
+            pool = await self._open_for_loop()
+        outcomes: list[int | BaseException] = []
+        try:
+            async with pool.acquire() as conn:
+                await conn.begin()
+                try:
+                    async with conn.cursor() as cur:
+                        for p in batch:
+                            sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
+                            try:
+                                outcomes.append(await cur.execute(sql, p.params))
+                            except self._errors as exc:
+                                if errno(exc) in RETRYABLE:
+                                    raise
+                                where = repr(self)
+                                outcomes.append(
+                                    _translate(exc, "save_step", where, run_id=p.run_id, step=p.step)
+                                )
+                    await conn.commit()
+                except BaseException:
+                    await conn.rollback()
+                    raise
+        except Exception:  # nothing of the batch committed
+            await super()._write_steps(batch)
+            return
+        for p, outcome in zip(batch, outcomes, strict=True):
+            p.done(outcome)
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return run_record(row, text(row[0]), row[9].encode())

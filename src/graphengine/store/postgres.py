@@ -20,7 +20,9 @@ Decisions a caller should know:
 - Autocommit: every write is ONE statement and therefore one transaction. `save_step` is an
   `INSERT ... SELECT` that checks, in the same statement, that the run exists, that the step is
   exactly the next one and (see leases) that the writer may write; `save_branches` inserts the
-  whole batch from arrays (`unnest`) in one statement.
+  whole batch from arrays (`unnest`) in one statement. Steps of concurrent runs are
+  group-committed: those ready at the same moment go in one `unnest` statement with the same
+  checks per row (one transaction, one WAL flush), and each `save_step` returns after that commit.
 - Leases and fencing (`LeaseStore`): `claim` gives a run to a worker for a time (database
   clock) with a fencing token; while this store holds it, every step, branch and status write
   to the run is conditioned on that token in the same statement and locks the run row in share
@@ -41,7 +43,8 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
+from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
+from ._sql._group import Pending
 from ._sql._postgres import (
     CREATE_SCHEMA,
     OTHER_ERRORS,
@@ -210,6 +213,23 @@ _INSERT_BRANCHES_FENCED: Final = """INSERT INTO branches (run_id, step, branch, 
 SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::bytea[], $6::integer[], $7::bytea[], $8::float8[])
 WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $9 AND lease_token = $10 AND lease_expires > now() FOR SHARE)"""
 
+# Group commit: the steps of many runs in ONE statement (one transaction, one WAL flush), from
+# arrays, each row with the conditions of `insert_step` (token NULL) or `insert_step_fenced`
+# (its token current; FOR SHARE, which a plain row merely does not need); RETURNING names the
+# runs whose step went in (a batch holds one step per run). ON CONFLICT: a step another process
+# wrote first is refused like any step that is not the next one, instead of failing the batch.
+_INSERT_STEPS: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+SELECT t.run_id, t.step, t.node_id, t.delta, t.route::json, t.state, t.attempt, t.error, t.calls, t.events, t.ts
+FROM unnest($1::text[], $2::integer[], $3::text[], $4::bytea[], $5::text[], $6::bytea[], $7::integer[], $8::text[],
+    $9::bytea[], $10::bytea[], $11::float8[], $12::bigint[])
+    AS t (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts, token)
+WHERE coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) = t.step - 1
+  AND EXISTS (SELECT 1 FROM runs r WHERE r.run_id = t.run_id AND CASE WHEN t.token IS NULL
+      THEN r.lease_expires IS NULL OR r.lease_expires <= now()
+      ELSE r.lease_token = t.token AND r.lease_expires > now() END FOR SHARE)
+ON CONFLICT DO NOTHING RETURNING run_id"""
+_MAX_BATCH: Final = 1000
+
 # Deleting history below a step is ONE statement: both deletes run only if that step carries a
 # snapshot (the run stays rebuildable).
 _DELETE_STEPS_BEFORE: Final = """WITH snap AS (SELECT 1 FROM steps WHERE run_id = $1 AND step = $2 AND state IS NOT NULL),
@@ -251,6 +271,7 @@ class PostgresStore(PoolMixin, LeaseMixin):
     """
 
     _sql = _STATEMENTS
+    _max_batch = _MAX_BATCH
 
     def __init__(
         self,
@@ -303,15 +324,7 @@ class PostgresStore(PoolMixin, LeaseMixin):
             )
         except self._errors as exc:
             raise _translate(exc, "open", where) from exc
-        try:
-            async with pool.acquire() as conn:
-                await self._migrate(conn)
-        except BaseException as exc:
-            terminate(pool)
-            if isinstance(exc, self._errors):
-                raise _translate(exc, "open", where) from exc
-            raise
-        return pool
+        return await self._migrated(pool, _translate)
 
     async def _migrate(self, conn: Any) -> None:
         async with conn.transaction():
@@ -359,6 +372,26 @@ class PostgresStore(PoolMixin, LeaseMixin):
             raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
         # The command tag ends with the row count: "INSERT 0 1", "UPDATE 0", "DELETE 3".
         return int(status.rpartition(" ")[2])
+
+    async def _write_steps(self, batch: list[Pending]) -> None:
+        """One step alone in `insert_step`; several in one statement (`_INSERT_STEPS`)."""
+        if len(batch) == 1:
+            await super()._write_steps(batch)
+            return
+        cols: tuple[list[Any], ...] = tuple([] for _ in range(12))
+        for p in batch:
+            for i in range(11):
+                cols[i].append(p.params[i])
+            cols[11].append(p.token)
+        try:
+            rows = await self._fetch("save_step", _INSERT_STEPS, cols, run_id=batch[0].run_id)
+        except Exception:  # a driver error, or a value the driver cannot encode
+            # The statement wrote nothing; one statement per step isolates the step at fault.
+            await super()._write_steps(batch)
+            return
+        written = {row[0] for row in rows}
+        for p in batch:
+            p.done(1 if p.run_id in written else 0)
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return run_record(row, row[0], row[9].encode())

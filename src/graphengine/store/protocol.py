@@ -18,7 +18,9 @@ class Store(Protocol):
     Contract (checked by `tests/store/test_store_contract.py` against every backend):
     - `save_step` is atomic: after it returns the step survives a crash of the process; a
       failed or interrupted call leaves nothing visible. A second write of the same
-      (run id, step) raises `StepConflictError` and changes nothing.
+      (run id, step) raises `StepConflictError` and changes nothing. Concurrent calls for
+      different runs may share one commit (group commit); each returns only after its own
+      step committed, and one step's failure fails no other.
     - Records come back exactly as written (bytes for bytes).
     - Methods on an unknown run id return None or empty results; they never invent a run.
     - Driver exceptions are translated to `StoreError` subclasses.

@@ -7,8 +7,12 @@ Decisions a caller should know:
   `synchronous="FULL"` to survive that too, at the cost of an fsync per step.
 - Autocommit (`isolation_level=None`): each write is one SQL statement and therefore its own
   atomic transaction. `save_step` is a single `INSERT ... SELECT` that also checks, inside the
-  same statement, that the run exists and that the step is exactly the next one; so a step
-  costs one hop to the connection's thread and one commit, and nothing half-written is visible.
+  same statement, that the run exists and that the step is exactly the next one, so nothing
+  half-written is visible. Steps of concurrent runs are group-committed: those ready at the
+  same moment go in one multi-row statement (one commit); a run writing alone writes on the
+  event loop's thread, without a hop to the connection's thread (see
+  `graphengine.store._sql._sqlite` for why, and when it does not). `save_step` returns only
+  after the commit holding its step.
 - The schema is versioned with `PRAGMA user_version`; migrations run on open, inside one
   `BEGIN IMMEDIATE` transaction so two processes opening a fresh file do not race. A file
   written by a newer graphengine is refused with `StoreUnavailableError`.
@@ -34,6 +38,8 @@ from typing import Any, Final
 import aiosqlite
 
 from ._sql import Op, SQLStore, Statements, driver_error, run_record
+from ._sql._group import Pending
+from ._sql._sqlite import BUSY_CODES, CHECKPOINT, CHECKPOINT_EVERY, MAX_BATCH, batch_insert, open_direct
 from .errors import (
     CorruptRecordError,
     RunExistsError,
@@ -399,6 +405,9 @@ def _translate(
 
 
 _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
+# Writes that go on the loop connection when they can (see `graphengine.store._sql._sqlite`):
+# one short statement each, none relying on a foreign key (that connection checks none).
+_ON_LOOP: Final[frozenset[_Op]] = frozenset({"save_step", "create_run"})
 
 
 class SQLiteStore(SQLStore):
@@ -431,6 +440,10 @@ class SQLiteStore(SQLStore):
         self.busy_timeout = busy_timeout
         """Seconds a statement waits for another connection's lock before `StoreUnavailableError`."""
         self._conn: aiosqlite.Connection | None = None
+        # Writes single steps on the event loop's thread (see `graphengine.store._sql._sqlite`).
+        self._direct: sqlite3.Connection | None = None
+        self._direct_commits = 0
+        self._checkpointing: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
         self._lock: asyncio.Lock | None = None
@@ -441,6 +454,7 @@ class SQLiteStore(SQLStore):
     _sql = _STATEMENTS
     _no_limit = -1
     _max_branches = _MAX_BRANCHES
+    _max_batch = MAX_BATCH
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -467,6 +481,11 @@ class SQLiteStore(SQLStore):
             if old is not None:
                 await self._dispose(old)
             conn = await self._connect()
+            try:
+                self._direct = await asyncio.to_thread(open_direct, self.path, self.synchronous)
+            except _DRIVER_ERRORS:
+                # Only a shortcut: every write can still take the thread connection.
+                log.warning("%r: no loop-thread connection; steps go through the thread", self, exc_info=True)
             self._conn, self._loop = conn, loop
             return conn
 
@@ -541,6 +560,9 @@ class SQLiteStore(SQLStore):
             raise
 
     async def _dispose(self, conn: aiosqlite.Connection) -> None:
+        direct, self._direct = self._direct, None
+        if direct is not None:
+            direct.close()  # nothing is pending on it: each of its writes is one autocommit statement
         # A connection opened in a loop that has since closed can still be closed from this one
         # (aiosqlite answers on the loop of the awaiting future); the timeout guards against a
         # worker thread that died with that loop.
@@ -554,6 +576,8 @@ class SQLiteStore(SQLStore):
         self._closed = True
         conn, self._conn, self._loop = self._conn, None, None
         if conn is not None:
+            if self._checkpointing is not None:
+                await asyncio.gather(self._checkpointing, return_exceptions=True)
             await self._dispose(conn)
 
     async def __aenter__(self) -> SQLiteStore:
@@ -578,6 +602,10 @@ class SQLiteStore(SQLStore):
     async def _count(
         self, op: _Op, sql: str, params: Sequence[Any], *, run_id: str | None = None, step: int | None = None
     ) -> int:
+        if op in _ON_LOOP and self._direct is not None:
+            n = self._direct_count(op, sql, params, run_id, step)
+            if n is not None:
+                return n
         # Inlined `_db`: this is the hot path of every step.
         conn = self._conn
         if conn is None or self._loop is not asyncio.get_running_loop():
@@ -587,6 +615,51 @@ class SQLiteStore(SQLStore):
         except _DRIVER_ERRORS as exc:
             raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
         return int(cur.rowcount)
+
+    async def _write_steps(self, batch: list[Pending]) -> None:
+        """One step alone on the loop connection; several in one statement on the thread's."""
+        if len(batch) == 1:
+            await super()._write_steps(batch)  # one statement: `_count`, on the loop if it can
+            return
+        conn = self._conn
+        if conn is None or self._loop is not asyncio.get_running_loop():
+            conn = await self._open_for_loop()
+        params = [value for p in batch for value in p.params[:11]]
+        try:
+            rows = await conn.execute_fetchall(batch_insert(len(batch)), params)
+        except Exception:  # a driver error, or a value sqlite3 cannot bind (OverflowError)
+            # The statement wrote nothing; one statement per step isolates the step at fault.
+            await super()._write_steps(batch)
+            return
+        written = {row[0] for row in rows}
+        for p in batch:
+            p.done(1 if p.run_id in written else 0)
+
+    def _direct_count(
+        self, op: _Op, sql: str, params: Sequence[Any], run_id: str | None, step: int | None
+    ) -> int | None:
+        """Run one short write on the loop connection; None if another connection holds the lock."""
+        assert self._direct is not None
+        try:
+            n = self._direct.execute(sql, params).rowcount
+        except _DRIVER_ERRORS as exc:
+            if _code(exc) & 0xFF in BUSY_CODES:
+                return None
+            raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
+        self._direct_commits += 1
+        if self._direct_commits % CHECKPOINT_EVERY == 0 and self._checkpointing is None:
+            self._checkpointing = asyncio.get_running_loop().create_task(self._checkpoint())
+        return int(n)
+
+    async def _checkpoint(self) -> None:
+        """Copy the WAL into the database on the thread connection (the loop one never does)."""
+        try:
+            conn = await self._db()
+            await conn.execute(CHECKPOINT)
+        except Exception:  # the next checkpoint catches up; the WAL stays valid meanwhile
+            log.warning("%r: passive checkpoint failed", self, exc_info=True)
+        finally:
+            self._checkpointing = None
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return _run_from_row(row)

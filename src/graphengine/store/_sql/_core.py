@@ -19,6 +19,7 @@ from ..ids import check_id
 from ..prune import PruneMixin
 from ..records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from ..transfer import RunTransfer
+from ._group import GroupCommit, Pending
 
 __all__ = ["LeaseMixin", "Op", "SQLStore", "Statements", "meta_text", "run_record"]
 
@@ -110,10 +111,13 @@ class SQLStore(RunTransfer, PruneMixin):
     """What `load_steps` binds for "no limit"."""
     _max_branches: int | None = None
     """Most branch records one `save_branches` call may carry (a bound-parameter limit)."""
+    _max_batch: int = 500
+    """Most steps (of as many runs) one group commit writes together."""
 
     def _init_sql(self) -> None:
         # Fencing tokens of the leases this store object holds, by run id (see LeaseStore).
         self._held: dict[str, int] = {}
+        self._group = GroupCommit(self._write_steps, self._max_batch)
 
     # ---------------------------------------------------------------- driver and dialect hooks
 
@@ -253,16 +257,29 @@ class SQLStore(RunTransfer, PruneMixin):
             else (*rec[:-1], time.time(), rec.run_id, rec.step, rec.run_id)
         )
         token = self._held.get(rec.run_id) if self._held else None
-        if token is None:
-            n = await self._count(
-                "save_step", self._sql.insert_step, params, run_id=rec.run_id, step=rec.step
-            )
-        else:
-            assert self._sql.insert_step_fenced is not None
-            sql = self._sql.insert_step_fenced
-            n = await self._count("save_step", sql, (*params, token), run_id=rec.run_id, step=rec.step)
-        if n != 1:
+        if token is not None:
+            params = (*params, token)
+        # Returns after the commit of the batch holding this step (see `_group`).
+        if await self._group.submit(Pending(params, rec.run_id, rec.step, token)) != 1:
             await self._refuse(rec.run_id, rec.step, token, "step")
+
+    async def _write_steps(self, batch: list[Pending]) -> None:
+        """Write a batch of steps (one per run) and decide each; by default one statement each.
+
+        A backend that can do better writes the batch in one transaction, and falls back to this
+        when that transaction fails, so one step's bad value never fails another run's step.
+        """
+        for p in batch:
+            try:
+                p.done(await self._write_one(p))
+            except Exception as exc:  # this step's own outcome (a bad value, a refused key)
+                p.done(exc)
+
+    async def _write_one(self, p: Pending) -> int:
+        """Write one step in its own statement (and transaction); the rows written."""
+        sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
+        assert sql is not None
+        return await self._count("save_step", sql, p.params, run_id=p.run_id, step=p.step)
 
     async def _refuse(self, run_id: str, step: int | None, token: int | None, what: _Refusal) -> None:
         """Explain why a conditioned write changed nothing (cold path, so it may take another read).

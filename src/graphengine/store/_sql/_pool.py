@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from ..errors import CorruptRecordError, RunExistsError, StoreError, StoreUnavailableError
 
@@ -95,6 +96,25 @@ class PoolMixin(PoolSettings):
 
     async def _close_pool(self, pool: Any) -> None:
         raise NotImplementedError
+
+    async def _migrate(self, conn: Any) -> None:
+        """Bring the schema to this code's version on `conn` (the backend's migrations)."""
+        raise NotImplementedError
+
+    async def _migrated(
+        self, pool: Any, translate: Callable[[BaseException, Literal["open"], str], StoreError]
+    ) -> Any:
+        """`pool` once `_migrate` ran on one of its connections; if that fails, the pool is dropped
+        and the driver's error comes out as `translate` names it (an "open" error)."""
+        try:
+            async with pool.acquire() as conn:
+                await self._migrate(conn)
+        except BaseException as exc:
+            terminate(pool)
+            if isinstance(exc, self._errors):
+                raise translate(exc, "open", repr(self)) from exc
+            raise
+        return pool
 
     async def _db(self) -> Any:
         """The pool for the running loop, opened (or reopened) on first use in it."""
