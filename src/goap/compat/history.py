@@ -47,8 +47,8 @@ import asyncio
 import hashlib
 import json
 import threading
-import weakref
 import uuid
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime

@@ -401,7 +401,7 @@ class LangGOAPSerializer(JsonPlusSerializer):
         if isinstance(obj, bytes):
             return "bytes", obj
         if isinstance(obj, bytearray):
-            return "bytearray", obj
+            return "bytearray", bytes(obj)
         try:
             return "msgpack", _langgoap_msgpack_enc(obj)
         except ormsgpack.MsgpackEncodeError as exc:
@@ -655,10 +655,10 @@ def _is_redis_serde(serde: Any) -> bool:
 
 
 def install_langgoap_serde(
-    checkpointer: BaseCheckpointSaver,
+    checkpointer: BaseCheckpointSaver[Any],
     *,
     extra_allowed_types: tuple[type, ...] = (),
-) -> BaseCheckpointSaver:
+) -> BaseCheckpointSaver[Any]:
     """Replace the checkpointer's serde with a LangGOAP-aware variant.
 
     Auto-detects the backend:

@@ -140,7 +140,7 @@ class GoapGraph:
         *,
         interrupt_before: list[str] | None = None,
         interrupt_after: list[str] | None = None,
-    ) -> CompiledStateGraph:
+    ) -> CompiledStateGraph[Any, Any, Any, Any]:
         """Build and compile the GOAP StateGraph.
 
         Args:

@@ -50,10 +50,10 @@ def create_goap_agent(
     durations: dict[str, timedelta] | None = None,
     effect_validators: dict[str, EffectValidator] | None = None,
     **graph_kwargs: Any,
-) -> CompiledStateGraph:
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Create a compiled GOAP agent from a list of LangChain tools and a goal.
 
-    **NL-at-invocation-time limitation**: the returned ``CompiledStateGraph``
+    **NL-at-invocation-time limitation**: the returned ``CompiledStateGraph[Any, Any, Any, Any]``
     only exposes LangGraph's ``invoke({"goal": GoalSpec, "world_state":
     dict})`` and ``ainvoke`` interfaces.  It does **not** have
     :meth:`~goap.compat.graph.builder.GoapGraph.invoke_nl`, because that
@@ -103,7 +103,7 @@ def create_goap_agent(
             :meth:`GoapGraph.compile` (e.g. ``checkpointer``, ``store``).
 
     Returns:
-        A compiled :class:`CompiledStateGraph` ready for ``.invoke()``
+        A compiled :class:`CompiledStateGraph[Any, Any, Any, Any]` ready for ``.invoke()``
         or ``.ainvoke()``.
 
     Raises:
@@ -128,7 +128,7 @@ def create_goap_agent(
     # pass it back to ``invoke({"goal": agent.goap_goal, ...})`` — the
     # resolved goal is otherwise opaque to the caller when the input
     # was a natural-language string.
-    compiled.goap_goal = resolved_goal
+    compiled.goap_goal = resolved_goal  # type: ignore[attr-defined]
     return compiled
 
 

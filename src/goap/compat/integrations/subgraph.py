@@ -57,7 +57,7 @@ class GoapSubgraph:
         self.actions = actions
         self.goal = goal
 
-    def compile(self, **kwargs: Any) -> CompiledStateGraph:
+    def compile(self, **kwargs: Any) -> CompiledStateGraph[Any, Any, Any, Any]:
         """Compile the sub-graph.
 
         Args:
@@ -65,7 +65,7 @@ class GoapSubgraph:
                 :meth:`GoapGraph.compile` (``checkpointer``, ``store``).
 
         Returns:
-            A compiled :class:`CompiledStateGraph` using the ``GoapState``
+            A compiled :class:`CompiledStateGraph[Any, Any, Any, Any]` using the ``GoapState``
             schema internally.
         """
         graph = GoapGraph(actions=self.actions)
@@ -73,7 +73,7 @@ class GoapSubgraph:
 
 
 def add_goap_subgraph(
-    parent_builder: StateGraph,
+    parent_builder: StateGraph[Any],
     *,
     name: str,
     actions: list[ActionSpec],

@@ -64,7 +64,8 @@ class SafeTracerProxy:
     @property
     def inner(self) -> PlanningTracer:
         """The wrapped tracer (read-only handle for tests / introspection)."""
-        return self._inner
+        inner: PlanningTracer = self._inner
+        return inner
 
     def __getattr__(self, name: str) -> Any:
         # Note: __getattr__ is only called when normal attribute lookup

@@ -85,7 +85,7 @@ def visualize(
 def _wrap_mermaid(source: str) -> str | Any:
     """Wrap Mermaid source in an IPython Markdown cell when available."""
     if _ipython_available():
-        from IPython.display import Markdown
+        from IPython.display import Markdown  # type: ignore[import-not-found]
 
         return Markdown(f"```mermaid\n{source}\n```")
     return source
@@ -96,7 +96,7 @@ def _render_dot_display(source: str) -> str | Any:
     if not _ipython_available():
         return source
     try:
-        import graphviz
+        import graphviz  # type: ignore[import-not-found]
     except ImportError:
         logger.warning("graphviz Python package not available; returning DOT source.")
         return source
