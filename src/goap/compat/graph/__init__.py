@@ -1,4 +1,1 @@
-"""LangGraph integration for GOAP planning and execution.
-
-Ported from ``langgoap.graph`` (langgoap 0.1.2, MIT licence, Integrallis Software).
-"""
+"""LangGOAP's ``langgoap.graph`` package: the GOAP loop as a LangGraph graph."""
