@@ -22,15 +22,15 @@ Ported from ``langgoap.guards`` (langgoap 0.1.2, MIT licence, Integrallis Softwa
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
+from goap.compat._logs import get_logger
 from goap.compat.actions import ActionSpec
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 # ---------------------------------------------------------------------------

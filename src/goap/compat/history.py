@@ -54,8 +54,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from goap.compat.goals import GoalSpec
 from langgraph.store.base import BaseStore
+
+from goap.compat.goals import GoalSpec
 
 _EXECUTIONS_NS = ("langgoap", "executions")
 _GOAL_INDEX_NS = ("langgoap", "goal_index")

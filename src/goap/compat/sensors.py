@@ -26,11 +26,12 @@ Ported from ``langgoap.sensors`` (langgoap 0.1.2, MIT licence, Integrallis Softw
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-logger = logging.getLogger(__name__)
+from goap.compat._logs import get_logger
+
+logger = get_logger(__name__)
 
 
 @runtime_checkable

@@ -52,40 +52,20 @@ from types import MappingProxyType
 from typing import Any
 
 import ormsgpack
-from goap.compat.actions import ActionSpec
-from goap.compat.goals import (
-    ConstraintSpec,
-    GoalPolicy,
-    GoalSpec,
-    MultiGoal,
-    SoftGoal,
-)
-from goap.compat.graph.state import ActionResult
-from goap.compat.planner.csp import CSPMetadata, ResourceUsage, ScheduleEntry
-from goap.compat.planner.explain import (
-    InfeasibilityExplanation,
-    NoPlanExplanation,
-    ResourceShortfall,
-)
-from goap.compat.planner.repair import RepairResult
-from goap.compat.planner.types import Plan, PlanMetadata
-from goap.compat.reflexion import Reflection
-from goap.compat.score import BendableScore, HardSoftScore, Score, SimpleScore
-from goap.compat.state import PlanningState
-from goap.compat.types import ObjectiveDirection, ReplanStrategy
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import (
     EXT_CONSTRUCTOR_KW_ARGS,
+    EXT_CONSTRUCTOR_POS_ARGS,
     EXT_CONSTRUCTOR_SINGLE_ARG,
+    EXT_METHOD_SINGLE_ARG,
+    EXT_PYDANTIC_V1,
+    EXT_PYDANTIC_V2,
     JsonPlusSerializer,
 )
 from langgraph.checkpoint.serde.jsonplus import (
     _msgpack_default as _stock_msgpack_default,
 )
 from langgraph.checkpoint.serde.jsonplus import _option as _stock_option
-
-from goap.compat.guards import GuardResult
-from goap.compat.history import ExecutionRecord
 
 __all__ = [
     "LANGGOAP_ALLOWED_MSGPACK_TYPES",
@@ -113,37 +93,48 @@ __all__ = [
 # ormsgpack handler would pack them as lists).  Ext reconstruction
 # looks up the class through the allowlist, so the builtins we emit
 # must be explicitly permitted.
-LANGGOAP_ALLOWED_MSGPACK_TYPES: tuple[type, ...] = (
+_COMPAT_TYPES: tuple[tuple[str, str], ...] = (
+    ("actions", "ActionSpec"),
+    ("graph.state", "ActionResult"),
+    ("score", "BendableScore"),
+    ("goals", "ConstraintSpec"),
+    ("planner.csp", "CSPMetadata"),
+    ("history", "ExecutionRecord"),
+    ("goals", "GoalPolicy"),
+    ("goals", "GoalSpec"),
+    ("guards", "GuardResult"),
+    ("score", "HardSoftScore"),
+    ("planner.explain", "InfeasibilityExplanation"),
+    ("goals", "MultiGoal"),
+    ("planner.explain", "NoPlanExplanation"),
+    ("types", "ObjectiveDirection"),
+    ("planner.types", "Plan"),
+    ("planner.types", "PlanMetadata"),
+    ("state", "PlanningState"),
+    ("reflexion", "Reflection"),
+    ("planner.repair", "RepairResult"),
+    ("types", "ReplanStrategy"),
+    ("planner.explain", "ResourceShortfall"),
+    ("planner.csp", "ResourceUsage"),
+    ("planner.csp", "ScheduleEntry"),
+    ("score", "SimpleScore"),
+    ("goals", "SoftGoal"),
+    ("_score_base", "Score"),
+)
+"""The model's dataclasses and enums that flow through checkpoints (module under the package)."""
+
+LANGGOAP_ALLOWED_MSGPACK_TYPES: tuple[type | tuple[str, str], ...] = (
     tuple,
     set,
     frozenset,
-    ActionSpec,
-    ActionResult,
-    BendableScore,
-    ConstraintSpec,
-    CSPMetadata,
-    ExecutionRecord,
-    GoalPolicy,
-    GoalSpec,
-    GuardResult,
-    HardSoftScore,
-    InfeasibilityExplanation,
-    MultiGoal,
-    NoPlanExplanation,
-    ObjectiveDirection,
-    Plan,
-    PlanMetadata,
-    PlanningState,
-    Reflection,
-    RepairResult,
-    ReplanStrategy,
-    ResourceShortfall,
-    ResourceUsage,
-    ScheduleEntry,
-    SimpleScore,
-    SoftGoal,
-    Score,
+    *((f"goap.compat.{m}", n) for m, n in _COMPAT_TYPES),
+    # Checkpoints written by langgoap name its modules; they decode to these classes.
+    *((f"langgoap.{m}", n) for m, n in _COMPAT_TYPES),
 )
+"""Classes a LangGOAP serializer decodes by default, as ``(module, name)`` (or the type itself).
+
+Named rather than imported, so installing the serde loads none of the planner modules.
+"""
 
 
 # ---------------------------------------------------------------------------
@@ -290,6 +281,45 @@ def _merge_langgoap_allowlist(
 _SERDE_SENTINEL: Any = object()
 
 
+_NAMED_EXT_CODES = frozenset(
+    (
+        EXT_CONSTRUCTOR_SINGLE_ARG,
+        EXT_CONSTRUCTOR_POS_ARGS,
+        EXT_CONSTRUCTOR_KW_ARGS,
+        EXT_METHOD_SINGLE_ARG,
+        EXT_PYDANTIC_V1,
+        EXT_PYDANTIC_V2,
+    )
+)
+"""Ext codes whose payload starts with the module of the class it names."""
+
+
+def _from_langgoap(code: int, data: bytes) -> bytes:
+    """``data`` with a class named in a ``langgoap`` module renamed to its ``goap.compat`` module.
+
+    Checkpoints written by langgoap then resume under goap.compat without langgoap installed.
+    """
+    if b"langgoap" not in data:  # the common case: nothing to rename, nothing decoded twice
+        return data
+
+    def nested(c: int, d: bytes) -> ormsgpack.Ext:
+        return ormsgpack.Ext(c, _from_langgoap(c, d))
+
+    try:
+        payload = ormsgpack.unpackb(data, ext_hook=nested, option=ormsgpack.OPT_NON_STR_KEYS)
+    except Exception:  # not a named payload: leave it to the stock hook
+        return data
+    if (
+        code in _NAMED_EXT_CODES
+        and isinstance(payload, list)
+        and payload
+        and isinstance(payload[0], str)
+        and (payload[0] == "langgoap" or payload[0].startswith("langgoap."))
+    ):
+        payload[0] = "goap.compat" + payload[0].removeprefix("langgoap")
+    return ormsgpack.packb(payload, option=_LANGGOAP_OPTION | ormsgpack.OPT_NON_STR_KEYS)
+
+
 def _langgoap_unpack_ext_hook(code: int, data: bytes, fallback: Any, allowed: Any = True) -> Any:
     """Custom Ext hook that intercepts the ``__import_class__`` marker.
 
@@ -301,6 +331,7 @@ def _langgoap_unpack_ext_hook(code: int, data: bytes, fallback: Any, allowed: An
     ``importlib`` instead, and falls back to the supplied parent hook
     for every other Ext code or non-marker payload.
     """
+    data = _from_langgoap(code, data)
     if code == EXT_CONSTRUCTOR_KW_ARGS:
         try:
             payload = ormsgpack.unpackb(data)

@@ -35,14 +35,15 @@ Ported from ``langgoap.stuck`` (langgoap 0.1.2, MIT licence, Integrallis Softwar
 from __future__ import annotations
 
 import enum
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
-logger = logging.getLogger(__name__)
+from goap.compat._logs import get_logger
+
+logger = get_logger(__name__)
 
 
 class StuckHandlingResultCode(enum.Enum):

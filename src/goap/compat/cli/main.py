@@ -8,8 +8,8 @@ Ported from ``langgoap.cli.main`` (langgoap 0.1.2, MIT licence, Integrallis Soft
 from __future__ import annotations
 
 import click
-from goap.compat._version import __version__
 
+from goap.compat import __version__
 from goap.compat.cli.actions_cmd import actions
 from goap.compat.cli.deploy_init_cmd import deploy_init
 from goap.compat.cli.explain_cmd import explain

@@ -6,9 +6,10 @@ Ported from ``langgoap.cli.plan_cmd`` (langgoap 0.1.2, MIT licence, Integrallis 
 from __future__ import annotations
 
 import json
-import logging
 import sys
 from typing import TYPE_CHECKING, Any
+
+from goap.compat._logs import get_logger
 
 if TYPE_CHECKING:
     from goap.compat.planner.types import Plan
@@ -17,7 +18,7 @@ import click
 
 from goap.compat.cli._loader import load_actions, load_goal, load_world_state
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 @click.command("plan")

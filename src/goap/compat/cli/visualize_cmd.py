@@ -6,9 +6,9 @@ Ported from ``langgoap.cli.visualize_cmd`` (langgoap 0.1.2, MIT licence, Integra
 from __future__ import annotations
 
 import click
-from goap.compat.planner.types import Plan
 
 from goap.compat.cli._loader import load_python_variable
+from goap.compat.planner.types import Plan
 
 
 @click.command("visualize")

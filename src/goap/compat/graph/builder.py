@@ -11,11 +11,6 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, cast
 
-from goap.compat.actions import ActionSpec
-from goap.compat.conditions import AsyncConditionResolver, ConditionResolver
-from goap.compat.goals import GoalSpec, MultiGoal
-from goap.compat.graph.state import GoapState
-from goap.compat.planner.transitions import TransitionModel
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -23,7 +18,11 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
+from goap.compat.actions import ActionSpec
+from goap.compat.conditions import AsyncConditionResolver, ConditionResolver
+from goap.compat.goals import GoalSpec, MultiGoal
 from goap.compat.graph.nodes import GoapExecutor, GoapObserver, GoapPlanner
+from goap.compat.graph.state import GoapState
 from goap.compat.guards import ActionGuard, AsyncActionGuard
 from goap.compat.history import StoreExecutionHistory
 from goap.compat.sensors import AsyncSensor, Sensor
@@ -32,7 +31,7 @@ from goap.compat.tracing import PlanningTracer
 
 if TYPE_CHECKING:
     from goap.compat.planner.strategy import PlanningStrategy
-
+    from goap.compat.planner.transitions import TransitionModel
     from goap.compat.stuck import StuckHandler
     from goap.compat.termination import TerminationPolicy
 

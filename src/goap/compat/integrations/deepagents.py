@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypedDict
 
-from goap.compat.actions import ActionSpec
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableLambda
@@ -34,6 +33,7 @@ from langgraph.graph import StateGraph
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 
+from goap.compat.actions import ActionSpec
 from goap.compat.graph.builder import GoapGraph
 
 __all__ = [

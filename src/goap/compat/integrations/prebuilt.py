@@ -20,20 +20,20 @@ Ported from ``langgoap.integrations.prebuilt`` (langgoap 0.1.2, MIT licence, Int
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from typing import Any
 
-from goap.compat.actions import ActionSpec
-from goap.compat.goals import GoalSpec
 from langchain_core.language_models import BaseChatModel
 from langchain_core.tools import BaseTool
 from langgraph.graph.state import CompiledStateGraph
 
+from goap.compat._logs import get_logger
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
 from goap.compat.graph.builder import GoapGraph
 from goap.compat.integrations.tools import EffectValidator, goapify_tool
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 def create_goap_agent(

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from goap.compat.actions import ActionSpec
-from goap.compat.goals import GoalSpec
 from langchain_core.runnables import Runnable
 from langgraph.graph import StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
 from goap.compat.graph.builder import GoapGraph
 
 

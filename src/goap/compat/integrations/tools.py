@@ -41,8 +41,9 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from goap.compat.actions import ActionSpec
 from langchain_core.tools import BaseTool
+
+from goap.compat.actions import ActionSpec
 
 EffectValidator = Callable[[dict[str, Any], dict[str, Any]], bool]
 

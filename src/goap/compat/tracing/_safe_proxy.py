@@ -18,13 +18,13 @@ Ported from ``langgoap.tracing._safe_proxy`` (langgoap 0.1.2, MIT licence, Integ
 from __future__ import annotations
 
 import inspect
-import logging
 from collections.abc import Callable
 from typing import Any
 
+from goap.compat._logs import get_logger
 from goap.compat.tracing._protocol import PlanningTracer
 
-logger = logging.getLogger("goap.compat.tracing")
+logger = get_logger("goap.compat.tracing")
 
 
 class SafeTracerProxy:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 # ``import logging`` resolves to the stdlib module via Python 3's absolute
 # import semantics; this file's name shadows nothing at the top level.
-import logging
 from typing import Any
 
-logger = logging.getLogger("goap.compat.tracing")
+from goap.compat._logs import get_logger
+
+logger = get_logger("goap.compat.tracing")
 
 
 class LoggingTracer:

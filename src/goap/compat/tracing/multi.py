@@ -5,12 +5,12 @@ Ported from ``langgoap.tracing.multi`` (langgoap 0.1.2, MIT licence, Integrallis
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
+from goap.compat._logs import get_logger
 from goap.compat.tracing._protocol import PlanningTracer
 
-logger = logging.getLogger("goap.compat.tracing")
+logger = get_logger("goap.compat.tracing")
 
 
 class MultiTracer:

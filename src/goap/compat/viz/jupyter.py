@@ -12,9 +12,9 @@ Ported from ``langgoap.viz.jupyter`` (langgoap 0.1.2, MIT licence, Integrallis S
 from __future__ import annotations
 
 import importlib.util
-import logging
 from typing import TYPE_CHECKING, Any, Literal
 
+from goap.compat._logs import get_logger
 from goap.compat.viz.ascii import render_ascii, render_ascii_gantt
 from goap.compat.viz.dot import render_dot
 from goap.compat.viz.mermaid import render_mermaid, render_mermaid_gantt
@@ -22,7 +22,7 @@ from goap.compat.viz.mermaid import render_mermaid, render_mermaid_gantt
 if TYPE_CHECKING:
     from goap.compat.planner.types import Plan
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 VizFormat = Literal["auto", "mermaid", "dot", "ascii", "gantt", "ascii_gantt"]
 

@@ -11,16 +11,18 @@ Ported from ``langgoap.graph.nodes._execution`` (langgoap 0.1.2, MIT licence, In
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from goap.compat.actions import ActionSpec
-from goap.compat.graph.state import ActionResult, GoapState
-from goap.compat.planner.transitions import TransitionModel
-from goap.compat.planner.types import Plan
 from langgraph.types import interrupt
 
+from goap.compat.actions import ActionSpec
 from goap.compat.graph.nodes._helpers import logger
+from goap.compat.graph.state import ActionResult, GoapState
 from goap.compat.guards import GuardResult
+from goap.compat.planner.types import Plan
+
+if TYPE_CHECKING:
+    from goap.compat.planner.transitions import TransitionModel
 
 
 def apply_result(

@@ -17,17 +17,16 @@ Ported from ``langgoap.graph.nodes._helpers`` (langgoap 0.1.2, MIT licence, Inte
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
+from goap.compat._logs import get_logger
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner.types import Plan
 from goap.compat.score import SimpleScore
-
 from goap.compat.tracing import PlanningTracer
 
-logger = logging.getLogger("goap.compat.graph.nodes")
+logger = get_logger("goap.compat.graph.nodes")
 
 
 def safe_tracer_call(tracer: PlanningTracer, method: str, *args: Any) -> None:

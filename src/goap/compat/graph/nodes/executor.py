@@ -9,12 +9,9 @@ import asyncio
 import inspect
 import random
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goap.compat.actions import ActionSpec
-from goap.compat.graph.state import GoapState
-from goap.compat.planner.transitions import TransitionModel
-
 from goap.compat.graph.nodes._execution import (
     apply_result,
     build_failure,
@@ -24,6 +21,7 @@ from goap.compat.graph.nodes._execution import (
     prepare_execution,
 )
 from goap.compat.graph.nodes._helpers import logger
+from goap.compat.graph.state import GoapState
 from goap.compat.guards import (
     ActionGuard,
     AsyncActionGuard,
@@ -32,6 +30,9 @@ from goap.compat.guards import (
     run_guards_sync,
 )
 from goap.compat.tracing import NullTracer, PlanningTracer, SafeTracerProxy
+
+if TYPE_CHECKING:
+    from goap.compat.planner.transitions import TransitionModel
 
 
 class GoapExecutor:

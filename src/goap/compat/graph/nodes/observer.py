@@ -10,28 +10,29 @@ Ported from ``langgoap.graph.nodes.observer`` (langgoap 0.1.2, MIT licence, Inte
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from goap.compat.termination import TerminationPolicy
 
-from goap.compat.actions import ActionSpec
-from goap.compat.goals import GoalSpec, MultiGoal
-from goap.compat.graph.state import ActionResult, GoapState
-from goap.compat.planner.types import Plan
-from goap.compat.state import PlanningState
-from goap.compat.types import ReplanStrategy
 from langgraph.graph import END
 from langgraph.types import Command
 
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec, MultiGoal
 from goap.compat.graph.nodes._helpers import logger, planning_keys
+from goap.compat.graph.state import ActionResult, GoapState
 from goap.compat.history import (
     ExecutionRecord,
     StoreExecutionHistory,
     compute_goal_hash,
 )
+from goap.compat.planner.types import Plan
+from goap.compat.state import PlanningState
 from goap.compat.tracing import NullTracer, PlanningTracer, SafeTracerProxy
+from goap.compat.types import ReplanStrategy
 
 
 def get_last_failed_action(state: GoapState) -> str | None:
@@ -85,9 +86,10 @@ def is_goal_satisfied(goal: GoalSpec, world_state: dict[str, Any]) -> bool:
     forward without a completion criterion and the loop ends only when
     the planner runs out of applicable actions.
     """
-    from goap.compat.planner.utility import is_nirvana
-
-    if is_nirvana(goal):
+    # A NirvanaGoal exists only once its module is imported: until then no goal can be one, and
+    # the observer, which runs after every action, imports nothing.
+    utility = sys.modules.get("goap.compat.planner.utility")
+    if utility is not None and utility.is_nirvana(goal):
         return False
     return all(k in world_state and world_state[k] == v for k, v in goal.conditions.items())
 

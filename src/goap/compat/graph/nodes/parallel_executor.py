@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goap.compat.actions import ActionSpec
-from goap.compat.graph.state import ActionResult, GoapState
-from goap.compat.planner.transitions import TransitionModel
-
 from goap.compat.graph.nodes._execution import (
     apply_result,
     build_failure,
@@ -31,6 +28,7 @@ from goap.compat.graph.nodes.executor import (
     execute_with_retries_async,
     execute_with_retries_sync,
 )
+from goap.compat.graph.state import ActionResult, GoapState
 from goap.compat.guards import (
     ActionGuard,
     AsyncActionGuard,
@@ -39,6 +37,9 @@ from goap.compat.guards import (
     run_guards_sync,
 )
 from goap.compat.tracing import NullTracer, PlanningTracer, SafeTracerProxy
+
+if TYPE_CHECKING:
+    from goap.compat.planner.transitions import TransitionModel
 
 
 def find_parallel_group(

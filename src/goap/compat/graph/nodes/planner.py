@@ -16,29 +16,26 @@ from goap.compat.conditions import (
     resolve_conditions,
 )
 from goap.compat.goals import GoalSpec, MultiGoal
-from goap.compat.graph.state import GoapState
-from goap.compat.planner.astar import plan as astar_plan
-from goap.compat.planner.explain import explain_no_plan
-from goap.compat.planner.types import Plan
-from goap.compat.state import PlanningState
-
 from goap.compat.graph.nodes._helpers import (
     is_better_plan,
     logger,
     planning_keys,
 )
 from goap.compat.graph.nodes.observer import is_goal_satisfied
+from goap.compat.graph.state import GoapState
+from goap.compat.planner.astar import plan as astar_plan
+from goap.compat.planner.types import Plan
 from goap.compat.sensors import (
     AsyncSensor,
     Sensor,
     run_sensors_async,
     run_sensors_sync,
 )
+from goap.compat.state import PlanningState
 from goap.compat.tracing import NullTracer, PlanningTracer, SafeTracerProxy
 
 if TYPE_CHECKING:
     from goap.compat.planner.strategy import PlanningStrategy
-
     from goap.compat.stuck import StuckHandler
 
 
@@ -492,6 +489,8 @@ class GoapPlanner:
                 )
 
         if result is None:
+            from goap.compat.planner.explain import explain_no_plan  # only when planning failed
+
             no_plan_expl = explain_no_plan(start, effective_goal, self.actions)
             logger.warning(
                 "A* found no plan for goal %s — %s",
