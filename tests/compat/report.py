@@ -138,7 +138,7 @@ def _is_test(node: ast.AST) -> bool:
     return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test")
 
 
-def public_only(key: str) -> bool:
+def public_only(key: str, root: Path = HERE) -> bool:
     """Whether a test imports only public goap.compat names.
 
     The imports counted are those of its module except the ones inside other test functions:
@@ -147,7 +147,7 @@ def public_only(key: str) -> bool:
     """
     path, _, rest = key.partition("::")
     parts = [p.split("[", 1)[0] for p in rest.split("::")] if rest else []
-    tree = ast.parse((HERE / path).read_text(encoding="utf-8"))
+    tree = ast.parse((root / path).read_text(encoding="utf-8"))
     own = parts[-1] if parts else None
 
     def relevant(node: ast.AST) -> Iterator[ast.AST]:

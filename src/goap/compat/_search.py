@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,8 +21,9 @@ from typing import Any
 
 from goap.compat.actions import ActionSpec
 from goap.compat.state import PlanningState
+from goap.planning import ModelError
 
-__all__ = ["ExpandHook", "Node", "search_states"]
+__all__ = ["ExpandHook", "Node", "search_states", "step_cost"]
 
 ExpandHook = Callable[[int, PlanningState, float, float, float, "int | None", "str | None"], Any]
 """``on_search_expand(node_id, state, g, h, f, parent_id, action_name)``."""
@@ -43,6 +45,14 @@ def _unmet(state: PlanningState, goal: Mapping[str, Any]) -> int:
     return sum(1 for item in goal.items() if item not in state.conditions)
 
 
+def step_cost(action: ActionSpec, state: dict[str, Any]) -> float:
+    """The action's cost in ``state``; ModelError naming it when negative, infinite or NaN."""
+    cost = action.get_cost(state)
+    if not math.isfinite(cost) or cost < 0:
+        raise ModelError(f"action {action.name!r}: cost must be a finite number >= 0, got {cost!r}")
+    return float(cost)
+
+
 def search_states(
     start: PlanningState,
     goal: Mapping[str, Any],
@@ -54,7 +64,8 @@ def search_states(
 
     Gives up with None at ``deadline`` (a ``time.monotonic()`` value). Actions with
     ``can_rerun=False`` appear at most once per plan. ``on_expand`` is called for each node taken
-    from the open list, the root first.
+    from the open list, the root first. Raises :class:`goap.planning.ModelError` naming the action
+    whose cost is negative, infinite or NaN.
     """
     ordered = sorted(actions, key=lambda a: len(a.preconditions), reverse=True)
     single_use = any(not a.can_rerun for a in ordered)
@@ -82,7 +93,7 @@ def search_states(
             nxt = node.state.apply(a.get_effects(now))
             if nxt == node.state:
                 continue
-            g = node.g + a.get_cost(now)
+            g = node.g + step_cost(a, now)
             key = (nxt, used if a.can_rerun else used | {a.name})
             if g >= best.get(key, float("inf")):
                 continue

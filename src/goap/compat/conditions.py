@@ -306,35 +306,44 @@ def resolve_conditions(
         Updated world-state dict with resolved TRUE/FALSE keys merged in.
     """
     updated = dict(world_state)
-    for key in keys:
-        if not overwrite and key in updated:
-            continue
-        resolved = False
+    for key in _pending(keys, updated, overwrite):
         for resolver in resolvers:
+            if not hasattr(resolver, "resolve"):
+                logger.warning("Resolver %r is async-only; skipping key %r in sync path.", resolver.name, key)
+                continue
             try:
-                if hasattr(resolver, "resolve"):
-                    status = resolver.resolve(key, updated)
-                else:
-                    logger.warning(
-                        "Resolver %r is async-only; skipping key %r in sync path.",
-                        resolver.name,
-                        key,
-                    )
-                    continue
-                if status == ConditionStatus.TRUE:
-                    updated[key] = True
-                    resolved = True
-                    break
-                if status == ConditionStatus.FALSE:
-                    updated[key] = False
-                    resolved = True
-                    break
-                # UNKNOWN: try next resolver
+                status = resolver.resolve(key, updated)
             except Exception as exc:
-                logger.warning("Resolver %r raised for key %r: %s", resolver.name, key, exc)
-        if not resolved and key not in updated:
-            logger.debug("All resolvers returned UNKNOWN for key %r — leaving absent", key)
+                _raised(resolver, key, exc)
+                continue
+            if _settle(updated, key, status):
+                break
+        else:
+            _unknown(key, updated)
     return updated
+
+
+def _pending(keys: list[str], state: dict[str, Any], overwrite: bool) -> list[str]:
+    """The keys to resolve: all of them with ``overwrite``, else those not set yet."""
+    return [k for k in keys if overwrite or k not in state]
+
+
+def _settle(state: dict[str, Any], key: str, status: ConditionStatus) -> bool:
+    """Write a TRUE/FALSE answer into ``state``; False for UNKNOWN (ask the next resolver)."""
+    if status == ConditionStatus.TRUE or status == ConditionStatus.FALSE:
+        state[key] = status == ConditionStatus.TRUE
+        return True
+    return False
+
+
+def _raised(resolver: Any, key: str, exc: Exception) -> None:
+    # a failing resolver is one unknown answer, never a failed planning round
+    logger.warning("Resolver %r raised for key %r: %s", resolver.name, key, exc)
+
+
+def _unknown(key: str, state: dict[str, Any]) -> None:
+    if key not in state:
+        logger.debug("All resolvers returned UNKNOWN for key %r — leaving absent", key)
 
 
 async def aresolve_conditions(
@@ -351,11 +360,7 @@ async def aresolve_conditions(
     """
     updated = dict(world_state)
     loop = asyncio.get_running_loop()
-
-    for key in keys:
-        if not overwrite and key in updated:
-            continue
-        resolved = False
+    for key in _pending(keys, updated, overwrite):
         for resolver in resolvers:
             try:
                 if hasattr(resolver, "aresolve"):
@@ -364,18 +369,13 @@ async def aresolve_conditions(
                     status = await loop.run_in_executor(None, resolver.resolve, key, updated)
                 else:
                     continue
-                if status == ConditionStatus.TRUE:
-                    updated[key] = True
-                    resolved = True
-                    break
-                if status == ConditionStatus.FALSE:
-                    updated[key] = False
-                    resolved = True
-                    break
             except Exception as exc:
-                logger.warning("Resolver %r raised for key %r: %s", resolver.name, key, exc)
-        if not resolved and key not in updated:
-            logger.debug("All resolvers returned UNKNOWN for key %r — leaving absent", key)
+                _raised(resolver, key, exc)
+                continue
+            if _settle(updated, key, status):
+                break
+        else:
+            _unknown(key, updated)
     return updated
 
 

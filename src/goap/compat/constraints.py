@@ -33,7 +33,7 @@ The builder is a typed construction helper, not a new field on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal
 
@@ -112,16 +112,7 @@ class ConstraintChain:
 
     def sum_resource(self, key: str) -> ConstraintChain:
         """Sum the given resource key across all matching actions."""
-        return ConstraintChain(
-            _ChainState(
-                resource_key=key,
-                min_bound=self._state.min_bound,
-                max_bound=self._state.max_bound,
-                weight=self._state.weight,
-                level=self._state.level,
-                direction=self._state.direction,
-            )
-        )
+        return ConstraintChain(replace(self._state, resource_key=key))
 
     def bounded(
         self,
@@ -131,13 +122,10 @@ class ConstraintChain:
     ) -> ConstraintChain:
         """Attach resource bounds to this chain."""
         return ConstraintChain(
-            _ChainState(
-                resource_key=self._state.resource_key,
+            replace(
+                self._state,
                 min_bound=min if min is not None else self._state.min_bound,
                 max_bound=max if max is not None else self._state.max_bound,
-                weight=self._state.weight,
-                level=self._state.level,
-                direction=self._state.direction,
             )
         )
 
@@ -148,55 +136,19 @@ class ConstraintChain:
         weight: float = 1.0,
     ) -> ConstraintChain:
         """Mark this chain as a penalty-emitting constraint."""
-        return ConstraintChain(
-            _ChainState(
-                resource_key=self._state.resource_key,
-                min_bound=self._state.min_bound,
-                max_bound=self._state.max_bound,
-                weight=weight,
-                level=level,
-                direction=self._state.direction,
-            )
-        )
+        return ConstraintChain(replace(self._state, weight=weight, level=level))
 
     def minimize(self) -> ConstraintChain:
         """Mark this chain as a minimize objective."""
-        return ConstraintChain(
-            _ChainState(
-                resource_key=self._state.resource_key,
-                min_bound=self._state.min_bound,
-                max_bound=self._state.max_bound,
-                weight=self._state.weight,
-                level=self._state.level,
-                direction=ObjectiveDirection.MINIMIZE,
-            )
-        )
+        return ConstraintChain(replace(self._state, direction=ObjectiveDirection.MINIMIZE))
 
     def maximize(self) -> ConstraintChain:
         """Mark this chain as a maximize objective."""
-        return ConstraintChain(
-            _ChainState(
-                resource_key=self._state.resource_key,
-                min_bound=self._state.min_bound,
-                max_bound=self._state.max_bound,
-                weight=self._state.weight,
-                level=self._state.level,
-                direction=ObjectiveDirection.MAXIMIZE,
-            )
-        )
+        return ConstraintChain(replace(self._state, direction=ObjectiveDirection.MAXIMIZE))
 
     def weight(self, w: float) -> ConstraintChain:
         """Attach a weight to this chain."""
-        return ConstraintChain(
-            _ChainState(
-                resource_key=self._state.resource_key,
-                min_bound=self._state.min_bound,
-                max_bound=self._state.max_bound,
-                weight=w,
-                level=self._state.level,
-                direction=self._state.direction,
-            )
-        )
+        return ConstraintChain(replace(self._state, weight=w))
 
     # ------------------------------------------------------------------
     # Terminators

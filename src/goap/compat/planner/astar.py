@@ -16,19 +16,20 @@ later) and the forward pass (drop actions that change nothing), kept only if the
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from goap.compat._logs import get_logger
-from goap.compat._search import ExpandHook, search_states
+from goap.compat._search import ExpandHook, search_states, step_cost
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner.types import Plan, PlanMetadata
 from goap.compat.score import SimpleScore
 from goap.compat.state import PlanningState
 from goap.planning import ActionSpec as CoreAction
-from goap.planning import AStar
+from goap.planning import AStar, ModelError
 from goap.planning import GoalSpec as CoreGoal
 from goap.planning import plan as core_plan
 
@@ -64,23 +65,25 @@ class _Interner:
 def _cost(action: ActionSpec, interner: _Interner) -> float | Callable[[Mapping[str, Any]], float]:
     if not callable(action.cost):
         return float(action.cost)
-    return lambda state: float(action.get_cost(interner.decode(state)))
+    return lambda state: step_cost(action, interner.decode(state))
 
 
 def _core_actions(
     actions: Sequence[ActionSpec], interner: _Interner, start: dict[str, int]
 ) -> list[CoreAction]:
-    """The actions in goap's model, named by their index (langgoap allows repeated names)."""
+    """The actions in goap's model, in order; a repeated name (langgoap allows them) gets ``#i``."""
     used_yes, used_no = interner(True), interner(False)
+    counts = Counter(a.name for a in actions)
     out: list[CoreAction] = []
     for i, a in enumerate(actions):
+        name = a.name if counts[a.name] == 1 else f"{a.name}#{i}"
         pre = interner.encode(a.preconditions)
         eff = interner.encode(a.get_effects({}))
         if not a.can_rerun:
             start[f"{_USED}{i}"] = used_no
             pre[f"{_USED}{i}"] = used_no
             eff[f"{_USED}{i}"] = used_yes
-        out.append(CoreAction(str(i), pre, eff, cost=_cost(a, interner)))
+        out.append(CoreAction(name, pre, eff, cost=_cost(a, interner)))
     return out
 
 
@@ -96,6 +99,26 @@ class _Hooks:
         if tracer is None or not record:
             return cls()
         return cls(getattr(tracer, "on_search_expand", None), getattr(tracer, "on_search_dead_end", None))
+
+
+def _check_hashable(owner: str, facts: Mapping[str, Any]) -> None:
+    """Raise :class:`~goap.planning.ModelError` naming the first unhashable value of ``facts``."""
+    for key, value in facts.items():
+        try:
+            hash(value)
+        except TypeError:
+            raise ModelError(
+                f"{owner}: {key!r} = {value!r} is not hashable; planning compares states as sets "
+                "of (key, value) pairs, so values must be hashable (use a tuple or frozenset)"
+            ) from None
+
+
+def _check_model(goal: Mapping[str, Any], actions: Sequence[ActionSpec]) -> None:
+    _check_hashable("goal conditions", goal)
+    for a in actions:
+        _check_hashable(f"action {a.name!r}: preconditions", a.preconditions)
+        if not a.has_dynamic_effects:
+            _check_hashable(f"action {a.name!r}: effects", a.get_effects({}))
 
 
 def _reachable(start: PlanningState, goal: Mapping[str, Any], actions: Sequence[ActionSpec]) -> bool:
@@ -155,7 +178,8 @@ def _search_core(
     )
     if result.plan is None:
         return None, result.stats.expanded
-    return tuple(ordered[int(a.name)] for a in result.plan.actions), result.stats.expanded
+    position = {c.name: i for i, c in enumerate(core)}
+    return tuple(ordered[position[a.name]] for a in result.plan.actions), result.stats.expanded
 
 
 def _backward_pass(actions: tuple[ActionSpec, ...], goal: Mapping[str, Any]) -> tuple[ActionSpec, ...]:
@@ -183,13 +207,20 @@ def _backward_pass(actions: tuple[ActionSpec, ...], goal: Mapping[str, Any]) -> 
 def _forward_pass(
     actions: tuple[ActionSpec, ...], start: PlanningState, goal: Mapping[str, Any]
 ) -> tuple[ActionSpec, ...]:
-    """Drop actions that change nothing; the input when the result misses the goal."""
+    """Drop actions that change nothing; the input when the result misses the goal.
+
+    The result is replayed with every precondition checked (langgoap checks the goal only): the
+    backward pass tracks needs as (key, value) pairs, and a shortened plan that leaves an action
+    unable to run is worse than the plan as searched.
+    """
     kept: list[ActionSpec] = []
     current = start
     for a in actions:
         now = current.to_dict()
         effects = a.get_effects(now)
         if a.has_dynamic_effects or any(now.get(k) != v for k, v in effects.items()):
+            if not current.satisfies(a.preconditions):
+                return actions
             kept.append(a)
             current = current.apply(effects)
     return tuple(kept) if current.satisfies(goal) else actions
@@ -236,6 +267,9 @@ def plan(
     repeated with every action. ``time_budget_ms`` bounds each search's wall time (None: no bound
     beyond goap's default expansion limit). With ``record_expansions`` and a ``tracer``, the
     tracer's ``on_search_complete(nodes, elapsed_ms, found)`` is called once.
+
+    Raises :class:`goap.planning.ModelError` (a ``ValueError``) naming the action or goal when a
+    value is not hashable, or a cost is negative, infinite or NaN (langgoap plans with such costs).
     """
     state = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
     t0 = time.monotonic()
@@ -248,6 +282,7 @@ def plan(
         if on_complete is not None:
             on_complete(nodes, (time.monotonic() - t0) * 1000, found)
 
+    _check_model(conditions, actions)
     if state.satisfies(conditions):
         complete(True, 0)
         return Plan(

@@ -116,6 +116,10 @@ class Plan:
     # Visualization
     # ------------------------------------------------------------------
 
+    def _render(self, module: str, name: str, show_resources: bool, show_schedule: bool) -> str:
+        render: Callable[..., str] = _viz(module, name)
+        return render(self, show_resources=show_resources, show_schedule=show_schedule)
+
     def to_mermaid(
         self,
         *,
@@ -127,13 +131,7 @@ class Plan:
         Returns:
             Mermaid source code as a plain string.
         """
-        render_mermaid: Callable[..., str] = _viz("mermaid", "render_mermaid")
-
-        return render_mermaid(
-            self,
-            show_resources=show_resources,
-            show_schedule=show_schedule,
-        )
+        return self._render("mermaid", "render_mermaid", show_resources, show_schedule)
 
     def to_dot(
         self,
@@ -146,13 +144,7 @@ class Plan:
         Returns:
             DOT source code as a plain string.
         """
-        render_dot: Callable[..., str] = _viz("dot", "render_dot")
-
-        return render_dot(
-            self,
-            show_resources=show_resources,
-            show_schedule=show_schedule,
-        )
+        return self._render("dot", "render_dot", show_resources, show_schedule)
 
     def to_ascii(
         self,
@@ -165,13 +157,7 @@ class Plan:
         Returns:
             Plain-text ASCII representation of the plan.
         """
-        render_ascii: Callable[..., str] = _viz("ascii", "render_ascii")
-
-        return render_ascii(
-            self,
-            show_resources=show_resources,
-            show_schedule=show_schedule,
-        )
+        return self._render("ascii", "render_ascii", show_resources, show_schedule)
 
     def visualize(
         self,
