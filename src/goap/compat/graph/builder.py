@@ -302,6 +302,14 @@ class GoapGraph:
         }
         return cast(GoapState, await compiled.ainvoke(input_state, config=config))
 
+    def _interpreter(self, llm: BaseChatModel, structured_output_kwargs: dict[str, Any] | None) -> Any:
+        """The goal interpreter of :meth:`invoke_nl` (``None`` kwargs: the interpreter's defaults for ``llm``)."""
+        from goap.compat.interpreter import GoalInterpreter
+
+        return GoalInterpreter(
+            llm=llm, actions=self.actions, structured_output_kwargs=structured_output_kwargs
+        )
+
     def invoke_nl(
         self,
         request: str,
@@ -332,19 +340,7 @@ class GoapGraph:
             The final :class:`~goap.compat.graph.state.GoapState` after the
             GOAP loop completes.
         """
-        from goap.compat.interpreter import (
-            GoalInterpreter,
-            _default_structured_output_kwargs,
-        )
-
-        if structured_output_kwargs is None:
-            structured_output_kwargs = _default_structured_output_kwargs(llm)
-
-        interpreter = GoalInterpreter(
-            llm=llm,
-            actions=self.actions,
-            structured_output_kwargs=structured_output_kwargs,
-        )
+        interpreter = self._interpreter(llm, structured_output_kwargs)
         goal = interpreter.interpret(request, world_state=world_state)
         return self.invoke(goal=goal, world_state=world_state, config=config)
 
@@ -374,18 +370,6 @@ class GoapGraph:
             The final :class:`~goap.compat.graph.state.GoapState` after the
             GOAP loop completes.
         """
-        from goap.compat.interpreter import (
-            GoalInterpreter,
-            _default_structured_output_kwargs,
-        )
-
-        if structured_output_kwargs is None:
-            structured_output_kwargs = _default_structured_output_kwargs(llm)
-
-        interpreter = GoalInterpreter(
-            llm=llm,
-            actions=self.actions,
-            structured_output_kwargs=structured_output_kwargs,
-        )
+        interpreter = self._interpreter(llm, structured_output_kwargs)
         goal = await interpreter.ainterpret(request, world_state=world_state)
         return await self.ainvoke(goal=goal, world_state=world_state, config=config)

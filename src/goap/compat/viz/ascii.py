@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from goap.compat.planner.csp import build_dependency_graph
-
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
     from goap.compat.planner.explain import (
@@ -45,6 +43,8 @@ def _render_schedule_block(plan: Plan, schedule: Sequence[ScheduleEntry]) -> lis
 
 def _render_linear_block(plan: Plan) -> list[str]:
     """Emit the unscheduled linear tree with precondition-based deps."""
+    from goap.compat.planner.csp import build_dependency_graph
+
     deps = build_dependency_graph(plan.actions)
     out: list[str] = []
     for i, action in enumerate(plan.actions):

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.compat.planner.csp import build_dependency_graph
+from goap.compat.viz._edges import plan_edges
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -154,17 +154,9 @@ def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
 
 def _emit_edges(plan: Plan, node_ids: list[str]) -> list[str]:
     """Emit dependency edges, falling back to sequential when none are derived."""
-    deps = build_dependency_graph(plan.actions)
-    out: list[str] = []
-    has_any_edge = False
-    for j in range(len(plan.actions)):
-        for i in deps[j]:
-            out.append(f"    {node_ids[i]} --> {node_ids[j]}")
-            has_any_edge = True
-    if not has_any_edge and len(plan.actions) > 1:
-        for i in range(len(plan.actions) - 1):
-            out.append(f"    {node_ids[i]} -.-> {node_ids[i + 1]}")
-    return out
+    edges, chained = plan_edges(plan)
+    form = "    {a} -.-> {b}" if chained else "    {a} --> {b}"
+    return [form.format(a=node_ids[i], b=node_ids[j]) for i, j in edges]
 
 
 def _emit_resource_summary(csp: CSPMetadata) -> list[str]:

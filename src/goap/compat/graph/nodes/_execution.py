@@ -124,6 +124,19 @@ def build_failure(
     }
 
 
+def build_policy_failure(
+    action: ActionSpec, error: str, state_before: dict[str, Any], world_state: dict[str, Any]
+) -> dict[str, Any]:
+    """A failure a policy decided (guard block, human denial, invalid form): blacklisted at once.
+
+    The failure count is set to ``max_retries + 1`` so the observer blacklists the action on this
+    first failure whatever its ``max_retries``: a decision is not a transient flake to retry.
+    """
+    result = build_failure(action, RuntimeError(error), state_before, world_state)
+    result["action_failure_counts"] = {action.name: action.max_retries + 1}
+    return result
+
+
 def build_guard_block(
     action: ActionSpec,
     guard_results: list[GuardResult],
@@ -139,14 +152,7 @@ def build_guard_block(
     """
     blocking = [r for r in guard_results if not r.passed]
     reason = "; ".join(r.message for r in blocking) if blocking else "guard_blocked"
-    result = build_failure(
-        action,
-        RuntimeError(f"guard_blocked: {reason}"),
-        state_before,
-        world_state,
-    )
-    result["action_failure_counts"] = {action.name: action.max_retries + 1}
-    return result
+    return build_policy_failure(action, f"guard_blocked: {reason}", state_before, world_state)
 
 
 def is_approved(resume_value: Any) -> bool:
@@ -223,14 +229,7 @@ def check_human_approval(
     reason = "denied by operator"
     if isinstance(resume_value, dict):
         reason = resume_value.get("reason", reason)
-    result = build_failure(
-        action,
-        RuntimeError(f"human_approval_denied: {reason}"),
-        state_before,
-        world_state,
-    )
-    result["action_failure_counts"] = {action.name: action.max_retries + 1}
-    return result
+    return build_policy_failure(action, f"human_approval_denied: {reason}", state_before, world_state)
 
 
 def check_form_approval(
@@ -291,14 +290,7 @@ def build_form_invalid_failure(
     world_state: dict[str, Any],
 ) -> dict[str, Any]:
     """Build a failure result for a rejected typed-form HITL submission."""
-    result = build_failure(
-        action,
-        RuntimeError(f"human_form_invalid: {reason}"),
-        state_before,
-        world_state,
-    )
-    result["action_failure_counts"] = {action.name: action.max_retries + 1}
-    return result
+    return build_policy_failure(action, f"human_form_invalid: {reason}", state_before, world_state)
 
 
 def prepare_execution(
@@ -349,6 +341,7 @@ __all__ = [
     "build_success",
     "build_failure",
     "build_guard_block",
+    "build_policy_failure",
     "is_approved",
     "check_human_approval",
     "prepare_execution",
