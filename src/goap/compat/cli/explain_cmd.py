@@ -7,19 +7,13 @@ from __future__ import annotations
 
 import click
 
-from goap.compat.cli._loader import load_actions, load_goal, load_world_state
+from goap.compat.cli._options import load_problem, world_state_option
 
 
 @click.command("explain")
 @click.argument("actions_ref")
 @click.argument("goal_ref")
-@click.option(
-    "-w",
-    "--world-state",
-    "world_state_ref",
-    default=None,
-    help="Module:variable or JSON file for initial world state.",
-)
+@world_state_option
 def explain(
     actions_ref: str,
     goal_ref: str,
@@ -30,12 +24,7 @@ def explain(
     ACTIONS_REF and GOAL_REF are Python module:variable references
     (e.g. my_module:ACTIONS, my_module:GOAL).
     """
-    try:
-        actions_list = load_actions(actions_ref)
-        goal = load_goal(goal_ref)
-        ws = load_world_state(world_state_ref)
-    except (ValueError, TypeError, ImportError, AttributeError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    actions_list, goal, ws = load_problem(actions_ref, goal_ref, world_state_ref)
 
     from goap.compat.planner.explain import explain_no_plan
     from goap.compat.state import PlanningState

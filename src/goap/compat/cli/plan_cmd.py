@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 import click
 
-from goap.compat.cli._loader import load_actions, load_goal, load_world_state
+from goap.compat.cli._options import emit, load_problem, output_option, world_state_option
 
 logger = get_logger(__name__)
 
@@ -24,13 +24,7 @@ logger = get_logger(__name__)
 @click.command("plan")
 @click.argument("actions_ref")
 @click.argument("goal_ref")
-@click.option(
-    "-w",
-    "--world-state",
-    "world_state_ref",
-    default=None,
-    help="Module:variable or JSON file for initial world state.",
-)
+@world_state_option
 @click.option(
     "-f",
     "--format",
@@ -48,14 +42,7 @@ logger = get_logger(__name__)
     show_default=True,
     help="Planning strategy.",
 )
-@click.option(
-    "-o",
-    "--output",
-    "output_path",
-    default=None,
-    type=click.Path(),
-    help="Write output to a file instead of stdout.",
-)
+@output_option
 def plan(
     actions_ref: str,
     goal_ref: str,
@@ -69,12 +56,7 @@ def plan(
     ACTIONS_REF and GOAL_REF are Python module:variable references
     (e.g. my_module:ACTIONS, my_module:GOAL).
     """
-    try:
-        actions_list = load_actions(actions_ref)
-        goal = load_goal(goal_ref)
-        ws = load_world_state(world_state_ref)
-    except (ValueError, TypeError, ImportError, AttributeError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    actions_list, goal, ws = load_problem(actions_ref, goal_ref, world_state_ref)
 
     strategy_obj = _resolve_strategy(strategy)
 
@@ -92,12 +74,7 @@ def plan(
         sys.exit(1)
 
     output = _render_plan(result_plan, fmt, dict(result))
-    if output_path:
-        with open(output_path, "w", encoding="utf-8") as f:
-            f.write(output)
-        click.echo(f"Plan written to {output_path}")
-    else:
-        click.echo(output)
+    emit(output, output_path, "Plan")
 
 
 def _resolve_strategy(name: str) -> Any:

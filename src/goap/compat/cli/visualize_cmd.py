@@ -8,6 +8,7 @@ from __future__ import annotations
 import click
 
 from goap.compat.cli._loader import load_python_variable
+from goap.compat.cli._options import emit, output_option
 from goap.compat.planner.types import Plan
 
 
@@ -22,14 +23,7 @@ from goap.compat.planner.types import Plan
     show_default=True,
     help="Visualization format.",
 )
-@click.option(
-    "-o",
-    "--output",
-    "output_path",
-    default=None,
-    type=click.Path(),
-    help="Write output to a file instead of stdout.",
-)
+@output_option
 def visualize(
     plan_ref: str,
     fmt: str,
@@ -49,12 +43,7 @@ def visualize(
         raise click.ClickException(f"Expected a Plan from {plan_ref!r}, got {type(plan_obj).__name__}.")
 
     output = _render(plan_obj, fmt)
-    if output_path:
-        with open(output_path, "w", encoding="utf-8") as f:
-            f.write(output)
-        click.echo(f"Visualization written to {output_path}")
-    else:
-        click.echo(output)
+    emit(output, output_path, "Visualization")
 
 
 def _render(plan_obj: Plan, fmt: str) -> str:
