@@ -557,94 +557,85 @@ class GoapPlanner:
             await self._tracer.aon_sensor_complete(sensor_name, updates)
         return world_state
 
-    def __call__(self, state: GoapState) -> dict[str, Any]:
-        # Anchor the wall-clock budget on the first planner invocation
-        # so MaxWallClockPolicy has a stable start time.  The newly set
-        # anchor is also added to the returned update dict so LangGraph
-        # persists it for downstream nodes.
-        new_wall_clock_anchor: float | None = None
-        if state.get("wall_clock_started_at") is None:
-            new_wall_clock_anchor = time.monotonic()
-            state = {**state, "wall_clock_started_at": new_wall_clock_anchor}
+    def _resolver_keys(self) -> list[str]:
+        """The facts condition resolvers may fill in: every precondition and effect key (sorted)."""
+        keys: set[str] = set()
+        for a in self.actions:
+            keys.update(a.preconditions.keys())
+            keys.update(a.effect_key_set())
+        return sorted(keys)
 
-        # Run sensors before planning
+    @staticmethod
+    def _anchored(state: GoapState) -> tuple[GoapState, float | None]:
+        """``state`` with the wall-clock anchor set on the first planning round, and the new anchor.
+
+        The anchor gives MaxWallClockPolicy a stable start; it is returned in the update too, so
+        LangGraph persists it for the other nodes.
+        """
+        if state.get("wall_clock_started_at") is not None:
+            return state, None
+        anchor = time.monotonic()
+        return {**state, "wall_clock_started_at": anchor}, anchor
+
+    def _plan_round(self, state: GoapState) -> tuple[dict[str, Any], str, tuple[Any, ...]]:
+        """Plan (with stuck recovery); the update and the tracer hook to fire with its arguments."""
+        started = time.perf_counter()
+        updates, was_replan = self._plan_with_stuck_recovery(state)
+        duration_ms = (time.perf_counter() - started) * 1000
+        plan = updates.get("plan")
+        if plan is None:
+            return updates, "on_plan_failed", (updates.get("status", "no_plan"), duration_ms)
+        if was_replan:
+            return updates, "on_replan", (state.get("replan_reason") or "unknown", plan)
+        return updates, "on_plan_complete", (plan, duration_ms)
+
+    def _start_args(self, state: GoapState) -> tuple[Any, ...]:
+        """The arguments of ``on_plan_start``: the goal as tracers see it, the world, the strategy."""
+        goal = state.get("goal")
+        return self._effective_goal_for_tracer(state), state.get("world_state", {}), self._strategy_name(goal)
+
+    @staticmethod
+    def _finish(
+        updates: dict[str, Any], sensor_ws: dict[str, Any] | None, anchor: float | None
+    ) -> dict[str, Any]:
+        """The node's update: the planning round's, plus what sensors read and the new anchor."""
+        if sensor_ws is not None and "world_state" not in updates:
+            updates["world_state"] = sensor_ws
+        if anchor is not None:
+            updates.setdefault("wall_clock_started_at", anchor)
+        return updates
+
+    def __call__(self, state: GoapState) -> dict[str, Any]:
+        state, anchor = self._anchored(state)
         sensor_ws = self._run_sensors_sync(state)
         if sensor_ws is not None:
             state = {**state, "world_state": sensor_ws}
-
-        # Run condition resolvers to fill in UNKNOWN/missing keys
+        # Condition resolvers fill in unknown or missing facts before planning.
         if self._resolvers:
-            ws = dict(state.get("world_state", {}))
-            resolver_keys: list[str] = []
-            for a in self.actions:
-                resolver_keys.extend(a.preconditions.keys())
-                resolver_keys.extend(a.effect_key_set())
-            ws = resolve_conditions(self._resolvers, list(set(resolver_keys)), ws)
+            ws = resolve_conditions(
+                self._resolvers, self._resolver_keys(), dict(state.get("world_state", {}))
+            )
             state = {**state, "world_state": ws}
-
-        goal = state.get("goal")
-        world_state = state.get("world_state", {})
-        strategy_name = self._strategy_name(goal)
-        tracer_goal = self._effective_goal_for_tracer(state)
-        self._tracer.on_plan_start(tracer_goal, world_state, strategy_name)
-        started = time.perf_counter()
-        updates, was_replan = self._plan_with_stuck_recovery(state)
-        duration_ms = (time.perf_counter() - started) * 1000
-        plan = updates.get("plan")
-        if plan is None:
-            self._tracer.on_plan_failed(updates.get("status", "no_plan"), duration_ms)
-        elif was_replan:
-            reason = state.get("replan_reason") or "unknown"
-            self._tracer.on_replan(reason, plan)
-        else:
-            self._tracer.on_plan_complete(plan, duration_ms)
-        if sensor_ws is not None and "world_state" not in updates:
-            updates["world_state"] = sensor_ws
-        if new_wall_clock_anchor is not None:
-            updates.setdefault("wall_clock_started_at", new_wall_clock_anchor)
-        return updates
+        self._tracer.on_plan_start(*self._start_args(state))
+        updates, hook, args = self._plan_round(state)
+        getattr(self._tracer, hook)(*args)
+        return self._finish(updates, sensor_ws, anchor)
 
     async def acall(self, state: GoapState) -> dict[str, Any]:
-        """Async entry point — fires async tracer hooks."""
-        new_wall_clock_anchor: float | None = None
-        if state.get("wall_clock_started_at") is None:
-            new_wall_clock_anchor = time.monotonic()
-            state = {**state, "wall_clock_started_at": new_wall_clock_anchor}
-
+        """Async entry point — async sensors, resolvers and tracer hooks."""
+        state, anchor = self._anchored(state)
         sensor_ws = await self._run_sensors_async(state)
         if sensor_ws is not None:
             state = {**state, "world_state": sensor_ws}
-
         if self._resolvers:
-            ws = dict(state.get("world_state", {}))
-            resolver_keys: list[str] = []
-            for a in self.actions:
-                resolver_keys.extend(a.preconditions.keys())
-                resolver_keys.extend(a.effect_key_set())
-            ws = await aresolve_conditions(self._resolvers, list(set(resolver_keys)), ws)
+            ws = await aresolve_conditions(
+                self._resolvers, self._resolver_keys(), dict(state.get("world_state", {}))
+            )
             state = {**state, "world_state": ws}
-
-        goal = state.get("goal")
-        world_state = state.get("world_state", {})
-        strategy_name = self._strategy_name(goal)
-        tracer_goal = self._effective_goal_for_tracer(state)
-        await self._tracer.aon_plan_start(tracer_goal, world_state, strategy_name)
-        started = time.perf_counter()
-        updates, was_replan = self._plan_with_stuck_recovery(state)
-        duration_ms = (time.perf_counter() - started) * 1000
-        plan = updates.get("plan")
-        if plan is None:
-            await self._tracer.aon_plan_failed(updates.get("status", "no_plan"), duration_ms)
-        elif was_replan:
-            reason = state.get("replan_reason") or "unknown"
-            await self._tracer.aon_replan(reason, plan)
-        else:
-            await self._tracer.aon_plan_complete(plan, duration_ms)
-        if sensor_ws is not None and "world_state" not in updates:
-            updates["world_state"] = sensor_ws
-        if new_wall_clock_anchor is not None:
-            updates.setdefault("wall_clock_started_at", new_wall_clock_anchor)
-        return updates
+        await self._tracer.aon_plan_start(*self._start_args(state))
+        updates, hook, args = self._plan_round(state)
+        await getattr(self._tracer, "a" + hook)(*args)
+        return self._finish(updates, sensor_ws, anchor)
 
 
 __all__ = ["GoapPlanner"]
