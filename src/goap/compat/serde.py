@@ -456,9 +456,13 @@ def _get_redis_serializer_base() -> type:
     """Import ``JsonPlusRedisSerializer`` on demand."""
     global _JsonPlusRedisSerializer
     if _JsonPlusRedisSerializer is None:
-        from langgraph.checkpoint.redis.jsonplus_redis import (
-            JsonPlusRedisSerializer,
-        )
+        try:
+            from langgraph.checkpoint.redis.jsonplus_redis import JsonPlusRedisSerializer
+        except ImportError as exc:
+            raise ImportError(
+                "LangGOAPRedisSerializer needs LangGraph's Redis checkpointer: "
+                "pip install langgraph-checkpoint-redis"
+            ) from exc
 
         _JsonPlusRedisSerializer = JsonPlusRedisSerializer
     return _JsonPlusRedisSerializer

@@ -1,8 +1,6 @@
 """The :class:`PlanningTracer` Protocol.
 
-Lives in its own module so concrete tracer implementations can import
-just the Protocol without dragging in the LangSmith adapter and its
-optional dependencies.
+Lives in its own module so tracer implementations import just the Protocol.
 
 Ported from ``langgoap.tracing._protocol`` (langgoap 0.1.2, MIT licence, Integrallis Software).
 """
@@ -25,13 +23,17 @@ class PlanningTracer(Protocol):
     # ------------------------------------------------------------------
     # Sync hooks
     # ------------------------------------------------------------------
-    def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None: ...
+    def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
+        """A planning round starts for ``goal`` (the current sub-goal of a sequential MultiGoal) from ``state``."""
 
-    def on_plan_complete(self, plan: Any, duration_ms: float) -> None: ...
+    def on_plan_complete(self, plan: Any, duration_ms: float) -> None:
+        """The first planning round of a run found ``plan`` in ``duration_ms``."""
 
-    def on_plan_failed(self, reason: str, duration_ms: float) -> None: ...
+    def on_plan_failed(self, reason: str, duration_ms: float) -> None:
+        """Planning found no plan, or the run ended without reaching its goal (``reason`` says why)."""
 
-    def on_action_start(self, action: Any, state: Any) -> None: ...
+    def on_action_start(self, action: Any, state: Any) -> None:
+        """The executor is about to run ``action`` in world ``state``."""
 
     def on_action_complete(self, result: Any) -> None:
         """Called immediately after an action node returns.
@@ -77,19 +79,21 @@ class PlanningTracer(Protocol):
         """
         ...
 
-    def on_replan(self, reason: str, new_plan: Any) -> None: ...
+    def on_replan(self, reason: str, new_plan: Any) -> None:
+        """A later planning round (``reason``: why the observer replanned) found ``new_plan``."""
 
-    def on_goal_achieved(self, final_state: Any) -> None: ...
+    def on_goal_achieved(self, final_state: Any) -> None:
+        """The observer found the goal satisfied in ``final_state``; the run ends."""
 
-    def on_sensor_complete(self, sensor_name: str, updates: Any) -> None: ...
+    def on_sensor_complete(self, sensor_name: str, updates: Any) -> None:
+        """Sensor ``sensor_name`` ran before planning and changed ``updates``."""
 
     # ------------------------------------------------------------------
     # A* search-tree hooks (gated by ``record_expansions`` on the graph /
     # planner — silent by default because per-expansion firehose is
     # high-volume and expensive to persist).  Aligned with the
     # OpenTelemetry GenAI convention of capturing high-volume content
-    # as span *events* rather than nested child spans; LangSmith maps
-    # OTel events to run events natively.
+    # as span *events* rather than nested child spans.
     # ------------------------------------------------------------------
     def on_search_expand(
         self,
@@ -100,24 +104,32 @@ class PlanningTracer(Protocol):
         f: float,
         parent_id: int | None,
         action_name: str | None,
-    ) -> None: ...
+    ) -> None:
+        """A* expanded search node ``node_id`` (only with ``record_expansions``)."""
 
-    def on_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None: ...
+    def on_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
+        """The search hit a dead end (``reason``, with ``detail``)."""
 
-    def on_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None: ...
+    def on_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
+        """The search ended after ``nodes_explored`` nodes; ``found`` says whether a plan was found."""
 
     # ------------------------------------------------------------------
-    # Async hooks (parity with CLAUDE.md dual-implementation pattern)
+    # Async hooks: the same events on the async (ainvoke) path
     # ------------------------------------------------------------------
-    async def aon_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None: ...
+    async def aon_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
+        """Async form of ``on_plan_start`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_plan_complete(self, plan: Any, duration_ms: float) -> None: ...
+    async def aon_plan_complete(self, plan: Any, duration_ms: float) -> None:
+        """Async form of ``on_plan_complete`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_plan_failed(self, reason: str, duration_ms: float) -> None: ...
+    async def aon_plan_failed(self, reason: str, duration_ms: float) -> None:
+        """Async form of ``on_plan_failed`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_action_start(self, action: Any, state: Any) -> None: ...
+    async def aon_action_start(self, action: Any, state: Any) -> None:
+        """Async form of ``on_action_start`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_action_complete(self, result: Any) -> None: ...
+    async def aon_action_complete(self, result: Any) -> None:
+        """Async form of ``on_action_complete`` (awaited on the ``ainvoke`` path)."""
 
     async def aon_action_retry(
         self,
@@ -125,15 +137,20 @@ class PlanningTracer(Protocol):
         attempt: int,
         exception: BaseException,
         backoff_ms: float,
-    ) -> None: ...
+    ) -> None:
+        """Async form of ``on_action_retry`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_strategy_chosen(self, strategy_name: str) -> None: ...
+    async def aon_strategy_chosen(self, strategy_name: str) -> None:
+        """Async form of ``on_strategy_chosen`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_replan(self, reason: str, new_plan: Any) -> None: ...
+    async def aon_replan(self, reason: str, new_plan: Any) -> None:
+        """Async form of ``on_replan`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_goal_achieved(self, final_state: Any) -> None: ...
+    async def aon_goal_achieved(self, final_state: Any) -> None:
+        """Async form of ``on_goal_achieved`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_sensor_complete(self, sensor_name: str, updates: Any) -> None: ...
+    async def aon_sensor_complete(self, sensor_name: str, updates: Any) -> None:
+        """Async form of ``on_sensor_complete`` (awaited on the ``ainvoke`` path)."""
 
     async def aon_search_expand(
         self,
@@ -144,11 +161,14 @@ class PlanningTracer(Protocol):
         f: float,
         parent_id: int | None,
         action_name: str | None,
-    ) -> None: ...
+    ) -> None:
+        """Async form of ``on_search_expand`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None: ...
+    async def aon_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
+        """Async form of ``on_search_dead_end`` (awaited on the ``ainvoke`` path)."""
 
-    async def aon_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None: ...
+    async def aon_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
+        """Async form of ``on_search_complete`` (awaited on the ``ainvoke`` path)."""
 
 
 __all__ = ["PlanningTracer"]

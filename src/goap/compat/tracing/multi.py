@@ -13,7 +13,7 @@ from goap.compat.tracing._protocol import PlanningTracer
 logger = get_logger("goap.compat.tracing")
 
 
-class MultiTracer:
+class MultiTracer(PlanningTracer):
     """Fan a single event out to multiple tracers.
 
     Each inner tracer is invoked in sequence; exceptions raised by an

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from goap.compat.tracing._protocol import PlanningTracer
 
-class NullTracer:
+
+class NullTracer(PlanningTracer):
     """No-op tracer — the default when no tracer is configured.
 
     Every hook is a silent pass.  Zero overhead.
