@@ -40,7 +40,10 @@ def test_run_paused_by_langgoap_finishes_under_compat(tmp_path: Path) -> None:
     """langgoap plans and runs the first action; goap.compat resumes the same thread to the goal."""
     db = tmp_path / "runs.sqlite"
     config = {"configurable": {"thread_id": "t1"}}
-    start = {"goal": langgoap.GoalSpec(conditions={"shipped": True}), "world_state": {"have": False, "shipped": False}}
+    start = {
+        "goal": langgoap.GoalSpec(conditions={"shipped": True}),
+        "world_state": {"have": False, "shipped": False},
+    }
     with sqlite3.connect(db, check_same_thread=False) as conn:
         saver = SqliteSaver(conn)
         before = graph(langgoap).compile(checkpointer=saver, interrupt_before=["executor"])

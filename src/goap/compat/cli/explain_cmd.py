@@ -50,3 +50,6 @@ def explain(
 
     if explanation.suggestion:
         click.echo(f"\nSuggestion: {explanation.suggestion}")
+
+
+__all__ = ["explain"]

@@ -28,3 +28,6 @@ cli.add_command(visualize)
 cli.add_command(explain)
 cli.add_command(actions)
 cli.add_command(deploy_init)
+
+
+__all__ = ["cli"]

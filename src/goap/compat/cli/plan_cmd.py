@@ -144,3 +144,6 @@ def _auto_explain(
         # Best-effort explainer — the CLI must keep going if the helper
         # hits an edge case.  Surface the cause under DEBUG logging.
         logger.debug("auto-explain failed: %s", exc, exc_info=True)
+
+
+__all__ = ["plan"]

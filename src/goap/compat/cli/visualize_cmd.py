@@ -57,3 +57,6 @@ def _render(plan_obj: Plan, fmt: str) -> str:
     elif fmt == "gantt":
         return plan_obj.to_gantt()
     return str(plan_obj)
+
+
+__all__ = ["visualize"]

@@ -373,3 +373,6 @@ class GoapGraph:
         interpreter = self._interpreter(llm, structured_output_kwargs)
         goal = await interpreter.ainterpret(request, world_state=world_state)
         return await self.ainvoke(goal=goal, world_state=world_state, config=config)
+
+
+__all__ = ["GoapGraph"]

@@ -183,3 +183,6 @@ def render_ascii_gantt(plan: Plan, *, width: int = 60) -> str:
             f"{entry.start.total_seconds():g}-{entry.end.total_seconds():g}s"
         )
     return "\n".join(lines) + "\n"
+
+
+__all__ = ["render_ascii", "render_ascii_gantt"]

@@ -135,3 +135,6 @@ def _format_label(plan: Plan, index: int, schedule_entry: ScheduleEntry) -> str:
     if duration_s > 0:
         label = f"{label}\\nduration={duration_s:g}s"
     return label
+
+
+__all__ = ["render_dot"]

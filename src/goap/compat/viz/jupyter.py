@@ -122,3 +122,6 @@ def repr_mimebundle(plan: Plan, **_kwargs: Any) -> dict[str, Any]:
         "text/plain": repr(plan),
         "image/png": draw_mermaid_png(plan),
     }
+
+
+__all__ = ["repr_mimebundle", "visualize"]

@@ -253,3 +253,6 @@ def draw_gantt_png(plan: Plan, **kwargs: Any) -> bytes:
     from langchain_core.runnables.graph_mermaid import draw_mermaid_png as _draw
 
     return _draw(render_mermaid_gantt(plan), **kwargs)
+
+
+__all__ = ["draw_gantt_png", "draw_mermaid_png", "render_mermaid", "render_mermaid_gantt"]
