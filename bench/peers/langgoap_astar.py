@@ -106,12 +106,18 @@ def run(problem_path: Path, workdir: Path) -> Outcome:
 
     from langgoap.planner.astar import plan
 
-    # Its per-plan INFO/WARNING logging is not part of planning work we want to time.
-    logging.getLogger("langgoap").setLevel(logging.ERROR)
-    start_state, goal, actions = build(load(problem_path))
-    begin = time.perf_counter()
-    result = plan(start_state, goal, actions)
-    seconds = time.perf_counter() - begin
+    # Its per-plan INFO/WARNING logging is not part of planning work we want to time; the level
+    # is put back after, since goap.compat logs under the same "langgoap" name in this process.
+    log = logging.getLogger("langgoap")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        start_state, goal, actions = build(load(problem_path))
+        begin = time.perf_counter()
+        result = plan(start_state, goal, actions)
+        seconds = time.perf_counter() - begin
+    finally:
+        log.setLevel(level)
     if result is None:
         return Outcome("no_plan", None, seconds)
     names = [a.name for a in result.actions]
