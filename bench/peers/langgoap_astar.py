@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bench.peers import Outcome
+from bench.peers import Outcome, quiet_langgoap
 from bench.validate import load
 
 _OPS: dict[str, Callable[[Any, Any], bool]] = {
@@ -102,22 +102,14 @@ def build(problem: dict[str, Any]) -> tuple[dict[str, Any], Any, list[Any]]:
 
 def run(problem_path: Path, workdir: Path) -> Outcome:
     """Build the langgoap objects (not timed), then time one ``plan()`` call."""
-    import logging
-
     from langgoap.planner.astar import plan
 
-    # Its per-plan INFO/WARNING logging is not part of planning work we want to time; the level
-    # is put back after, since goap.compat logs under the same "langgoap" name in this process.
-    log = logging.getLogger("langgoap")
-    level = log.level
-    log.setLevel(logging.ERROR)
-    try:
+    # Its per-plan INFO/WARNING logging is not part of planning work we want to time.
+    with quiet_langgoap():
         start_state, goal, actions = build(load(problem_path))
         begin = time.perf_counter()
         result = plan(start_state, goal, actions)
         seconds = time.perf_counter() - begin
-    finally:
-        log.setLevel(level)
     if result is None:
         return Outcome("no_plan", None, seconds)
     names = [a.name for a in result.actions]
