@@ -5,22 +5,14 @@ Ported from ``langgoap.viz.dot`` (langgoap 0.1.2, MIT licence, Integrallis Softw
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from goap.compat.viz._edges import plan_edges
+from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
     from goap.compat.planner.types import Plan
-
-
-_ID_SAFE = re.compile(r"[^A-Za-z0-9_]")
-
-
-def _node_id(index: int, name: str) -> str:
-    return f"a{index}_{_ID_SAFE.sub('_', name)}"
 
 
 def _escape_dot(text: str) -> str:
@@ -53,16 +45,14 @@ def render_dot(
         '    node [shape=box, style="rounded,filled", fillcolor="#e8f4ff"];',
     ]
 
-    node_ids = [_node_id(i, a.name) for i, a in enumerate(plan.actions)]
+    ids = node_ids(plan)
     csp = plan.metadata.csp
-    schedule = csp.schedule if (show_schedule and csp is not None and csp.schedule) else None
-
-    if schedule is not None and len(schedule) == len(plan.actions):
-        lines.extend(_emit_scheduled_nodes(plan, node_ids, schedule))
+    schedule = drawn_schedule(plan, show_schedule)
+    if schedule is not None:
+        lines.extend(_emit_scheduled_nodes(plan, ids, schedule))
     else:
-        lines.extend(_emit_unscheduled_nodes(plan, node_ids))
-
-    lines.extend(_emit_edges(plan, node_ids))
+        lines.extend(_emit_unscheduled_nodes(plan, ids))
+    lines.extend(_emit_edges(plan, ids))
 
     if show_resources and csp is not None and csp.resource_usage:
         lines.append(_emit_resource_legend(csp))

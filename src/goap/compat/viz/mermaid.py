@@ -5,19 +5,16 @@ Ported from ``langgoap.viz.mermaid`` (langgoap 0.1.2, MIT licence, Integrallis S
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.compat.viz._edges import plan_edges
+from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
     from goap.compat.planner.explain import InfeasibilityExplanation
     from goap.compat.planner.types import Plan
 
-
-_ID_SAFE = re.compile(r"[^A-Za-z0-9_]")
 
 # -- Brand styling ------------------------------------------------------------
 # Consistent visual identity across all LangGOAP plan diagrams.  Action nodes
@@ -30,16 +27,6 @@ _CLASSDEFS = [
 
 # Font Awesome icon used inside cost badge nodes.
 _COST_ICON = "fa:fa-dollar-sign"
-
-
-def _node_id(index: int, name: str) -> str:
-    """Return a Mermaid-safe node id.
-
-    Mermaid node ids must match ``[A-Za-z0-9_]+``; action names that
-    contain dots or spaces would otherwise break the diagram.
-    """
-    safe = _ID_SAFE.sub("_", name)
-    return f"a{index}_{safe}"
 
 
 def _escape_label(text: str) -> str:
@@ -82,22 +69,20 @@ def render_mermaid(
     lines.append("flowchart TD")
     lines.extend(_CLASSDEFS)
 
-    node_ids = [_node_id(i, a.name) for i, a in enumerate(plan.actions)]
+    ids = node_ids(plan)
     csp = plan.metadata.csp
-    schedule = csp.schedule if (show_schedule and csp is not None and csp.schedule) else None
-
-    if schedule is not None and len(schedule) == len(plan.actions):
-        lines.extend(_emit_scheduled_nodes(plan, node_ids, schedule))
+    schedule = drawn_schedule(plan, show_schedule)
+    if schedule is not None:
+        lines.extend(_emit_scheduled_nodes(plan, ids, schedule))
     else:
-        lines.extend(_emit_unscheduled_nodes(plan, node_ids))
-
-    lines.extend(_emit_edges(plan, node_ids))
+        lines.extend(_emit_unscheduled_nodes(plan, ids))
+    lines.extend(_emit_edges(plan, ids))
 
     if show_resources and csp is not None and csp.resource_usage:
         lines.extend(_emit_resource_summary(csp))
 
-    if csp is not None and csp.explanation is not None and node_ids:
-        lines.extend(_emit_infeasibility_note(csp.explanation, node_ids[0]))
+    if csp is not None and csp.explanation is not None and ids:
+        lines.extend(_emit_infeasibility_note(csp.explanation, ids[0]))
 
     return "\n".join(lines) + "\n"
 
