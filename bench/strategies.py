@@ -30,7 +30,6 @@ as won when ours is faster (ratio < 1) with an equal or better objective on a fe
 from __future__ import annotations
 
 import argparse
-import logging
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -38,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from bench.peers import quiet_langgoap
 from goap import (
     ActionSpec,
     CspPipeline,
@@ -291,7 +291,12 @@ def main(argv: list[str]) -> int:
         ap.error(f"--repeat must be >= 1, got {args.repeat}")
     sizes = [int(s) for s in args.sizes.split(",")]
     # langgoap logs every rejected alternative at WARNING; the table is the output
-    logging.getLogger("langgoap").setLevel(logging.ERROR)
+    with quiet_langgoap():
+        return _table(args.repeat, args.max_seconds, sizes)
+
+
+def _table(repeat: int, max_seconds: float, sizes: list[int]) -> int:
+    """Print the comparison table (see the module docstring); 0."""
     # warm both up once (imports, OR-Tools load) so the first row is not charged for them
     warm = budget(2)
     run_ours(warm)
@@ -304,7 +309,7 @@ def main(argv: list[str]) -> int:
     for family in FAMILIES.values():
         for k in sizes:
             p = family(k)
-            cmp = compare(p, args.repeat, run_ours, run_langgoap, max_seconds=args.max_seconds or None)
+            cmp = compare(p, repeat, run_ours, run_langgoap, max_seconds=max_seconds or None)
             ours, theirs, better, quicker = verdict(p, cmp)
             for label, times, out, j in (
                 ("graphengine", cmp.ours, cmp.ours_out, ours),

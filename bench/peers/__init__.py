@@ -9,7 +9,9 @@ them is not installed, and that peer reports an error naming the missing package
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -121,3 +123,19 @@ def runner(name: str) -> Runner:
     module = importlib.import_module(f"bench.peers.{peer.module}")
     fn: Runner = getattr(module, peer.function)
     return fn
+
+
+@contextmanager
+def quiet_langgoap() -> Iterator[None]:
+    """langgoap's INFO/WARNING logging off while timing it, and the logger's level put back after.
+
+    goap.compat logs under the same ``langgoap`` name; a level left at ERROR in a test process
+    would hide its warnings from later tests.
+    """
+    log = logging.getLogger("langgoap")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bench.peers import Outcome
+from bench.peers import Outcome, quiet_langgoap
 from bench.validate import OPS, load
 
 Derived = dict[str, list[tuple[str, str, Any]]]
@@ -92,16 +92,14 @@ def build(problem: dict[str, Any]) -> tuple[dict[str, Any], Any, list[Any]]:
 
 def run(problem_path: Path, workdir: Path) -> Outcome:
     """Build the langgoap objects (not timed), then time one ``plan()`` call."""
-    import logging
-
     from langgoap.planner.astar import plan
 
     # Its per-plan INFO/WARNING logging is not part of planning work we want to time.
-    logging.getLogger("langgoap").setLevel(logging.ERROR)
-    start_state, goal, actions = build(load(problem_path))
-    begin = time.perf_counter()
-    result = plan(start_state, goal, actions)
-    seconds = time.perf_counter() - begin
+    with quiet_langgoap():
+        start_state, goal, actions = build(load(problem_path))
+        begin = time.perf_counter()
+        result = plan(start_state, goal, actions)
+        seconds = time.perf_counter() - begin
     if result is None:
         return Outcome("no_plan", None, seconds)
     names = [a.name for a in result.actions]

@@ -1,0 +1,52 @@
+"""LangGraph executor node — runs the current action in the plan.
+
+Ported from ``langgoap.graph.nodes.executor`` (langgoap 0.1.2, MIT licence, Integrallis Software).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goap.compat.graph.nodes._execution import prepare_execution
+from goap.compat.graph.nodes._helpers import logger
+from goap.compat.graph.nodes._runner import ActionRunner, async_execute_action
+from goap.compat.graph.state import GoapState
+
+
+class GoapExecutor(ActionRunner):
+    """LangGraph node that executes the current action in the plan.
+
+    Runs ``plan.actions[current_step]``, updates world_state with the action's effects, and
+    appends to execution_history. A ``WARN`` guard failure is logged and the action runs; a
+    ``BLOCK`` failure aborts it and blacklists it at once (as ``max_retries + 1`` failures),
+    so the observer replans. Arguments: see :class:`ActionRunner`.
+    """
+
+    def __call__(self, state: GoapState) -> dict[str, Any]:
+        prep = prepare_execution(state)
+        if isinstance(prep, dict):
+            return prep
+        world_state, plan_obj, current_step, action = prep
+        action = self._rebind(action)
+        logger.info("Executing action %r (step %d/%d)", action.name, current_step + 1, len(plan_obj))
+        return self.run_sync(action, world_state, current_step)[0]
+
+    async def acall(self, state: GoapState) -> dict[str, Any]:
+        """Async variant of the executor node.
+
+        Uses :func:`async_execute_action` to resolve the best callable:
+        1. ``action.aexecute`` (explicit async callable)
+        2. ``action.execute`` if it is a coroutine function
+        3. ``action.execute`` via ``loop.run_in_executor`` (sync in thread)
+        4. No callable — declared effects applied
+        """
+        prep = prepare_execution(state)
+        if isinstance(prep, dict):
+            return prep
+        world_state, plan_obj, current_step, action = prep
+        action = self._rebind(action)
+        logger.info("Executing action %r async (step %d/%d)", action.name, current_step + 1, len(plan_obj))
+        return (await self.run_async(action, world_state, current_step))[0]
+
+
+__all__ = ["GoapExecutor", "async_execute_action"]

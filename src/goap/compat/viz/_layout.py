@@ -1,0 +1,50 @@
+"""The layout the Mermaid and DOT drawings of a plan share: node ids, edges, the schedule shown.
+
+Ported from ``langgoap.viz`` (langgoap 0.1.2, MIT licence, Integrallis Software), where each
+renderer derived them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from goap.compat.planner.types import Plan
+
+__all__ = ["drawn_schedule", "node_ids", "plan_edges"]
+
+_ID_SAFE = re.compile(r"[^A-Za-z0-9_]")
+
+
+def node_ids(plan: Plan) -> list[str]:
+    """One id per action, ``a{index}_{name}`` with every character outside ``[A-Za-z0-9_]`` as ``_``.
+
+    Both Mermaid and DOT accept these; action names with dots or spaces would break either.
+    """
+    return [f"a{i}_{_ID_SAFE.sub('_', a.name)}" for i, a in enumerate(plan.actions)]
+
+
+def drawn_schedule(plan: Plan, show_schedule: bool) -> Any:
+    """The plan's CSP schedule when it is to be shown and covers every action, else None."""
+    csp = plan.metadata.csp
+    schedule = csp.schedule if (show_schedule and csp is not None and csp.schedule) else None
+    if schedule is not None and len(schedule) == len(plan.actions):
+        return schedule
+    return None
+
+
+def plan_edges(plan: Plan) -> tuple[list[tuple[int, int]], bool]:
+    """The edges ``(i, j)`` (action ``j`` depends on action ``i``) and whether they are a fallback.
+
+    Edges come from :func:`goap.compat.planner.csp.build_dependency_graph`, so a drawing shows
+    what the scheduler sees. A plan of several actions with no dependency at all is drawn as the
+    sequence it will run in; the second value is then True (drawn dashed).
+    """
+    from goap.compat.planner.csp import build_dependency_graph
+
+    deps = build_dependency_graph(plan.actions)
+    edges = [(i, j) for j in range(len(plan.actions)) for i in deps[j]]
+    if edges or len(plan.actions) < 2:
+        return edges, False
+    return [(i, i + 1) for i in range(len(plan.actions) - 1)], True
