@@ -19,6 +19,7 @@ checkpoint in any other process.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
@@ -37,6 +38,7 @@ from graphengine.options import Options
 from graphengine.result import NodeResult
 from graphengine.routing import Branch, fan_out, interrupt, stop
 
+from ._lg_subgraphs import SubgraphSaver, subgraph_table
 from ._lg_superstep import Live, Pregelish, decode, encode
 
 __all__ = ["BARRIER", "AdaptedGraph", "PregelState", "from_langgraph"]
@@ -102,12 +104,13 @@ class AdaptedGraph:
         inner = (options or Options()).with_(max_steps=_ENGINE_MAX_STEPS)
         self.graph: Any = builder.compile(**compile_kw)
         """The compiled LangGraph graph whose channels and nodes the engine runs."""
-        self.pregel = Pregelish(self.graph, limit)
+        eng: Engine[Any] = Engine(PregelState, reducer=_reduce, **{**engine_kw, "options": inner})
+        self.pregel = Pregelish(self.graph, limit, SubgraphSaver(subgraph_table(eng.store)))
         self.recursion_limit = limit
         """LangGraph supersteps a run may take (`Options.max_steps`, else LangGraph's default)."""
         self._live: dict[str, Live] = {}
         self._contexts: dict[str, Any] = {}  # run id -> LangGraph Runtime of the call driving it
-        eng: Engine[Any] = Engine(PregelState, reducer=_reduce, **{**engine_kw, "options": inner})
+        self._calls: dict[Any, int] = {}  # event loop -> run/resume calls under way on it
         eng.add(BARRIER, self._barrier)
         for name in self.graph.nodes:
             try:
@@ -150,8 +153,6 @@ class AdaptedGraph:
 
     def run_sync(self, run_id: str, input: Any, *, context: Any = None) -> Any:
         """`run` for callers without an event loop."""
-        import asyncio
-
         return asyncio.run(self.run(run_id, input, context=context))
 
     async def resume(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
@@ -172,8 +173,6 @@ class AdaptedGraph:
 
     def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
         """`resume` for callers without an event loop."""
-        import asyncio
-
         return asyncio.run(self.resume(run_id, input=input, context=context))
 
     async def values(self, run_id: str) -> Any:
@@ -189,7 +188,7 @@ class AdaptedGraph:
         cached = self._live.pop(run_id, None)  # changed in place below: never left stale
         done: dict[str, str] = {}
         if s["input"]:
-            lg.subgraphs.delete_thread(run_id)  # a run of the same id in another store left it
+            lg.subgraphs.started(run_id)
             live = lg.begin(run_id, "", decode(s["input"]))
         elif ctx.resumed:
             live = self._live_of(run_id, s, cached)
@@ -222,7 +221,7 @@ class AdaptedGraph:
             )
         tasks = lg.prepare(run_id, live, list(done))
         if not tasks and not done:
-            lg.subgraphs.delete_thread(run_id)
+            await lg.subgraphs.ended(run_id)
             return self._commit(run_id, live, done, "", stop())
         if not ctx.resumed:
             hit = lg.breakpoint(live, lg.interrupt_before, tasks)
@@ -233,13 +232,19 @@ class AdaptedGraph:
             done = {}
             tasks = lg.prepare(run_id, live, [])
             if not tasks:
+                await lg.subgraphs.ended(run_id)
                 return self._commit(run_id, live, done, "", stop())
         return self._commit(run_id, live, done, "", fan_out([Branch(t.name) for t in tasks], join=BARRIER))
 
     async def _task(self, ctx: Context, s: PregelState) -> NodeResult[Any]:
         live = self._live.get(ctx.run_id)
         if live is None or live.token != s["token"] or live.tasks is None:
-            live = self._live_of(ctx.run_id, s)
+            if live is None or live.token != s["token"]:
+                live = self._live_of(ctx.run_id, s)
+                # Rebuilt from the store: the step's tasks run again in another process (after a
+                # kill), as in a LangGraph run resumed with None, so their subgraphs continue
+                # from their checkpoints, if they have any.
+                live.resuming = True
             live.context = self._contexts.get(ctx.run_id)
             self.pregel.prepare(ctx.run_id, live, list(s["done"]))
             self._keep(ctx.run_id, live)
@@ -296,6 +301,7 @@ class AdaptedGraph:
         live = self._live.get(run_id)
         if live is not None and live.token == s["token"]:
             return live
+        self.pregel.subgraphs.continued(run_id)  # its subgraphs may have run in another process
         return self.pregel.restore(s["token"], s["checkpoint"], s["step"], s["stop"], s["pending"])
 
     def _finished(self, live: Live, done: Mapping[str, str]) -> list[PregelTaskWrites]:
@@ -310,6 +316,8 @@ class AdaptedGraph:
         runtime = self.pregel.runtime(context)
         if runtime is not None:
             self._contexts[run_id] = runtime
+        loop = asyncio.get_running_loop()
+        self._calls[loop] = self._calls.get(loop, 0) + 1
         try:
             s: PregelState = await coro
         except NodeError as exc:
@@ -321,6 +329,10 @@ class AdaptedGraph:
             raise
         finally:
             self._contexts.pop(run_id, None)
+            self._calls[loop] -= 1
+            if not self._calls[loop]:
+                del self._calls[loop]
+                await self.pregel.subgraphs.release()
         live = self._live_of(run_id, s)
         if s["intr"]:
             return self._interrupted_output(live, s)
@@ -376,7 +388,8 @@ def from_langgraph(
     breakpoints (`interrupt_before=`/`interrupt_after=` as `compile()` takes them), subgraphs,
     input/output/node schemas and retry policies; `engine_kw` goes to `Engine(...)` (`store`,
     `emitter`, `options`), and `Options(max_steps=...)` is the recursion limit. Nodes get the
-    LangGraph run config (thread id = run id) but no LangGraph store or checkpointer. Raises
+    LangGraph run config (thread id = run id) but no LangGraph store or checkpointer; the
+    subgraphs they run checkpoint into `lg_*` tables beside `store` (`_lg_subgraphs`). Raises
     `UnsupportedFeature` for what is not a `StateGraph`.
     """
     if not isinstance(builder, StateGraph):

@@ -61,6 +61,8 @@ from langgraph.runtime import DEFAULT_RUNTIME
 from langgraph.types import Command, PregelExecutableTask
 from pydantic import BaseModel
 
+from ._lg_subgraphs import SubgraphSaver
+
 __all__ = ["Live", "Pregelish", "decode", "encode"]
 
 _SERDE = JsonPlusSerializer()
@@ -116,12 +118,10 @@ class Live:
 class Pregelish:
     """The parts of a superstep for one compiled LangGraph graph."""
 
-    def __init__(self, compiled: Any, recursion_limit: int) -> None:
-        from langgraph.checkpoint.memory import InMemorySaver
-
+    def __init__(self, compiled: Any, recursion_limit: int, subgraphs: SubgraphSaver) -> None:
         self.graph = compiled
-        self.subgraphs = InMemorySaver()
-        """Where subgraphs run by tasks keep their checkpoints (per run id, in this process)."""
+        self.subgraphs = subgraphs
+        """Where subgraphs run by tasks keep their checkpoints (thread = run id), beside the engine's store."""
         self.specs: Mapping[str, Any] = compiled.channels
         self.nodes: Mapping[str, Any] = compiled.nodes
         self.trigger_to_nodes: Mapping[str, Sequence[str]] = compiled.trigger_to_nodes

@@ -61,7 +61,10 @@ Runs a LangGraph `StateGraph` on the engine with LangGraph's semantics and retur
 `AdaptedGraph` whose `run`/`resume` take and return what LangGraph's `invoke` does (its
 `engine` is the `Engine` that stores, replays and emits). Each superstep is a fan-out of its
 tasks (one engine node per LangGraph node) and a barrier applying their writes through
-LangGraph's channels; see `graphengine.adapters._from_langgraph` for the mapping.
+LangGraph's channels; see `graphengine.adapters._from_langgraph` for the mapping. Subgraphs
+run by its tasks keep their checkpoints beside the engine's store (`lg_*` tables in the same
+SQLite file, PostgreSQL schema or MySQL database), so a subgraph paused or killed mid-way
+continues in any process; see `graphengine.adapters._lg_subgraphs`.
 """
 
 from __future__ import annotations

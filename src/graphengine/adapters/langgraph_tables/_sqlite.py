@@ -311,8 +311,12 @@ class SQLiteCheckpointTable:
         if stmts:
             await self._tx(stmts)
 
+    async def release(self) -> None:
+        """Close the running loop's connection, if any; the next use in this loop opens a new one."""
+        await self.close()
+
     async def close(self) -> None:
-        """Close the connection of the running loop (others close with their loop)."""
+        """Close the connection of the running loop (others close with their loop); it reopens on use."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:

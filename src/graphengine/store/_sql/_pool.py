@@ -213,12 +213,21 @@ class LoopPoolsMixin(PoolSettings):
         self._pools.clear()
         for owner, pool in pools:
             if owner is loop:
-                try:
-                    await asyncio.wait_for(self._close_pool(pool), self.connect_timeout)
-                    continue
-                except self._errors:
-                    pass  # best effort: every write was already committed
-            terminate(pool)
+                await self._close_here(pool)
+            else:
+                terminate(pool)
+
+    async def release(self) -> None:
+        """Close the running loop's pool, if any; unlike `close`, the next use opens a new one."""
+        pool = self._pools.pop(asyncio.get_running_loop(), None)
+        if pool is not None:
+            await self._close_here(pool)
+
+    async def _close_here(self, pool: Any) -> None:
+        try:
+            await asyncio.wait_for(self._close_pool(pool), self.connect_timeout)
+        except self._errors:
+            terminate(pool)  # best effort: every write was already committed
 
     async def __aenter__(self) -> Self:
         """Connect now, so a bad DSN fails here rather than at the first use."""
