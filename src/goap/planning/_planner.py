@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -101,8 +102,29 @@ def check_problem(
     """
     legs = (goal.conjunction(),) if isinstance(goal, MultiGoal) and goal.mode == "all" else _legs(goal)
     check_types(initial, legs, actions)
+    _check_cost_sum(actions)
     for leg in legs:
         _check_strategy(strategy if strategy is not None else _default(), leg)
+
+
+def _check_cost_sum(actions: Sequence[ActionSpec]) -> None:
+    """Refuse costs whose sum a float cannot hold.
+
+    Each cost is finite (ActionSpec checks it), but heuristics add the costs of several actions:
+    a sum that overflows to infinity reads as "unreachable", and the planner would report a
+    solvable problem as having no plan.
+    """
+
+    def bound(a: ActionSpec) -> float:
+        return a.min_cost if a.has_cost_function else float(a.cost)  # type: ignore[arg-type]
+
+    total = sum(bound(a) for a in actions)
+    if not math.isfinite(total):
+        top = max(actions, key=bound)
+        raise ModelError(
+            f"the action costs sum to more than a float holds (largest: action {top.name!r}, "
+            f"cost {top.cost!r}); scale the costs down so that their sum stays finite"
+        )
 
 
 def _legs(goal: GoalSpec | MultiGoal) -> tuple[GoalSpec, ...]:

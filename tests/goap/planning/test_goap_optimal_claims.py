@@ -105,3 +105,24 @@ def test_cheapest_of_several_goals_is_not_claimed_when_a_search_ran_out() -> Non
     both = plan(init, MultiGoal((cheap, dear), mode="any"), acts, AStar())
     assert both.plan is not None and both.optimal is True
     assert both.plan.cost == pytest.approx(3.0)
+
+
+
+def test_huge_costs_whose_sum_a_float_holds_are_planned_and_proven() -> None:
+    """Costs of 1e300 (sum 5e300): the cheaper plan of two hops is found and claimed optimal."""
+    res = plan({"at": "a"}, {"at": "c"}, _detour(1e300))
+    assert res.plan is not None and res.optimal and res.plan.names == ("hop1", "hop2")
+
+
+def test_costs_whose_sum_overflows_a_float_are_refused_not_called_unreachable() -> None:
+    """Each cost is finite but their sum is not (1.5e308 + 2 * 1e308): a heuristic adding them
+    would read infinity as "unreachable" and report a solvable problem as having no plan."""
+    from goap import ModelError
+
+    acts = [
+        ActionSpec("direct", {"at": "a"}, {"at": "c"}, cost=1.5e308),
+        ActionSpec("hop1", {"at": "a"}, {"at": "b"}, cost=1e308),
+        ActionSpec("hop2", {"at": "b"}, {"at": "c"}, cost=1e308),
+    ]
+    with pytest.raises(ModelError, match="sum to more than a float holds.*'direct'"):
+        plan({"at": "a"}, {"at": "c"}, acts)
