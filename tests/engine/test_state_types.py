@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Annotated, Literal, TypedDict
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from graphengine import Context, Engine, NodeResult, stop
-from graphengine.store import SQLiteStore, adaptable_type
+from graphengine.store import SQLiteStore, Store, adaptable_type
 
 
 class Inner(TypedDict, total=False):
@@ -95,3 +95,25 @@ def test_a_partial_delta_is_still_validated() -> None:
         JsonCodec(Required2).decode_delta(b'{"a": "x"}')
     with pytest.raises(ValueError, match="no field"):
         JsonCodec(Required2).decode_delta(b'{"zzz": 1}')
+
+
+class Aliased(BaseModel):
+    """A model whose field has an alias (as APIs spell their keys): `x` is written `X`."""
+
+    x: int = Field(0, alias="X")
+    nested: Aliased | None = None
+
+
+async def test_fields_with_an_alias_keep_their_values_through_the_store(store: Store) -> None:
+    """A field with an alias keeps its value in the initial state, in deltas, in nested models and
+    in what is read back: nothing falls back to its default."""
+
+    def inc(ctx: Context, s: Aliased) -> NodeResult[Aliased]:
+        return NodeResult(delta=Aliased(X=s.x + 1, nested=Aliased(X=s.x * 10)), route=stop())
+
+    g = Engine(Aliased, store=store).add("inc", inc).start_at("inc")
+    final = await g.run("r", Aliased(X=5))
+    assert (final.x, final.nested.x if final.nested else None) == (6, 50)
+    assert (await g.get_state("r")).x == 6
+    assert [s.state.x for s in await g.history("r")] == [6]
+    assert (await g.replay("r")).ok

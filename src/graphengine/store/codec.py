@@ -56,8 +56,12 @@ class JsonCodec(Generic[S]):
         self._is_model = isinstance(tp, type) and issubclass(tp, BaseModel)
         self._serializer: Any = getattr(tp, "__pydantic_serializer__", None) if self._is_model else None
         # The adapter's validator directly: the same validation without TypeAdapter's wrapper,
-        # as the engine decodes every delta it writes.
-        self._validate: Callable[[bytes], S] = self._adapter.validator.validate_json
+        # as the engine decodes every delta it writes. Values are encoded by field name, so they
+        # are read back by field name too (by_name): a field with an alias would otherwise be
+        # looked up under its alias, not found, and silently take its default.
+        self._validate: Callable[[bytes], S] = functools.partial(
+            self._adapter.validator.validate_json, by_name=True
+        )
         self.decode_delta: Callable[[bytes], S] = self._delta_decoder(tp)
         """Decode and validate a delta (see the class docstring)."""
 
