@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
@@ -14,7 +14,7 @@ from goap.planning._errors import ModelError
 if TYPE_CHECKING:
     from goap.planning._qos import ActionQos
 
-__all__ = ["ActionSpec", "ApprovalForm", "CostFunction", "Guard", "GuardStage"]
+__all__ = ["ActionSpec", "ApprovalForm", "CostFunction", "Guard", "GuardStage", "check_cost_sum"]
 
 GuardStage: TypeAlias = Literal["pre", "post"]
 """When a guard runs: before the action, or on the world it produced."""
@@ -233,3 +233,23 @@ class ActionSpec:
             else:
                 new[key] = eff
         return new
+
+
+def check_cost_sum(actions: Sequence[ActionSpec]) -> None:
+    """Refuse costs whose sum a float cannot hold.
+
+    Each cost is finite (ActionSpec checks it), but heuristics add the costs of several actions:
+    a sum that overflows to infinity reads as "unreachable", and the planner would report a
+    solvable problem as having no plan.
+    """
+
+    def bound(a: ActionSpec) -> float:
+        return a.min_cost if a.has_cost_function else float(a.cost)  # type: ignore[arg-type]
+
+    total = sum(bound(a) for a in actions)
+    if not math.isfinite(total):
+        top = max(actions, key=bound)
+        raise ModelError(
+            f"the action costs sum to more than a float holds (largest: action {top.name!r}, "
+            f"cost {top.cost!r}); scale the costs down so that their sum stays finite"
+        )

@@ -35,7 +35,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goap.planning._actions import ActionSpec
+from goap.planning._actions import ActionSpec, check_cost_sum
 from goap.planning._conditions import Add, holds
 from goap.planning._errors import ModelError
 from goap.planning._task import CompiledOp, Task, _Var
@@ -127,6 +127,7 @@ def _compile(
     prune: bool,
     accelerated: bool | None = None,
 ) -> Task:
+    check_cost_sum(actions)  # every search adds costs in its heuristic; a cache hit was checked already
     if prune and (ACCELERATED if accelerated is None else accelerated):
         task = _compile_plain(initial, goal, actions)
         if task is not None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from goap.planning._actions import ActionSpec
+from goap.planning._actions import ActionSpec, check_cost_sum
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec, MultiGoal
 from goap.planning._result import Plan, PlanResult, SearchStats
@@ -102,29 +101,9 @@ def check_problem(
     """
     legs = (goal.conjunction(),) if isinstance(goal, MultiGoal) and goal.mode == "all" else _legs(goal)
     check_types(initial, legs, actions)
-    _check_cost_sum(actions)
+    check_cost_sum(actions)  # also in compile_task; here so a run is refused before it is created
     for leg in legs:
         _check_strategy(strategy if strategy is not None else _default(), leg)
-
-
-def _check_cost_sum(actions: Sequence[ActionSpec]) -> None:
-    """Refuse costs whose sum a float cannot hold.
-
-    Each cost is finite (ActionSpec checks it), but heuristics add the costs of several actions:
-    a sum that overflows to infinity reads as "unreachable", and the planner would report a
-    solvable problem as having no plan.
-    """
-
-    def bound(a: ActionSpec) -> float:
-        return a.min_cost if a.has_cost_function else float(a.cost)  # type: ignore[arg-type]
-
-    total = sum(bound(a) for a in actions)
-    if not math.isfinite(total):
-        top = max(actions, key=bound)
-        raise ModelError(
-            f"the action costs sum to more than a float holds (largest: action {top.name!r}, "
-            f"cost {top.cost!r}); scale the costs down so that their sum stays finite"
-        )
 
 
 def _legs(goal: GoalSpec | MultiGoal) -> tuple[GoalSpec, ...]:
