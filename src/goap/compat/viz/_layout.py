@@ -7,12 +7,14 @@ renderer derived them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from goap.compat.planner.csp import ResourceUsage, ScheduleEntry
     from goap.compat.planner.types import Plan
 
-__all__ = ["drawn_schedule", "node_ids", "plan_edges"]
+__all__ = ["drawn_schedule", "node_ids", "plan_edges", "resource_status", "start_groups"]
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_]")
 
@@ -48,3 +50,25 @@ def plan_edges(plan: Plan) -> tuple[list[tuple[int, int]], bool]:
     if edges or len(plan.actions) < 2:
         return edges, False
     return [(i, i + 1) for i in range(len(plan.actions) - 1)], True
+
+
+def start_groups(schedule: Sequence[ScheduleEntry]) -> list[tuple[float, list[int]]]:
+    """The schedule's entries grouped by start time (seconds), earliest first: ``(start, indices)``.
+
+    A group of several indices runs in parallel; every renderer draws it as one cluster.
+    """
+    by_start: dict[float, list[int]] = {}
+    for i, entry in enumerate(schedule):
+        by_start.setdefault(entry.start.total_seconds(), []).append(i)
+    return sorted(by_start.items())
+
+
+def resource_status(usage: ResourceUsage, gap: str = " ") -> str:
+    """``key: total`` with the bound (``/ max`` or ``>= min``), ``gap``, then ``[OK]`` or ``[VIOLATED]``."""
+    bound = ""
+    if usage.constraint_max is not None:
+        bound = f" / {usage.constraint_max:g}"
+    elif usage.constraint_min is not None:
+        bound = f" >= {usage.constraint_min:g}"
+    marker = "OK" if usage.satisfied else "VIOLATED"
+    return f"{usage.key}: {usage.total:g}{bound}{gap}[{marker}]"

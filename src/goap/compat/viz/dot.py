@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges
+from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges, resource_status, start_groups
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -63,12 +63,8 @@ def render_dot(
 
 def _emit_scheduled_nodes(plan: Plan, node_ids: list[str], schedule: Sequence[ScheduleEntry]) -> list[str]:
     """Emit nodes grouped by start time, wrapping parallel groups in clusters."""
-    by_start: dict[float, list[int]] = {}
-    for i, entry in enumerate(schedule):
-        by_start.setdefault(entry.start.total_seconds(), []).append(i)
     out: list[str] = []
-    for cluster_idx, start_t in enumerate(sorted(by_start)):
-        indices = by_start[start_t]
+    for cluster_idx, (start_t, indices) in enumerate(start_groups(schedule)):
         if len(indices) > 1:
             out.append(f"    subgraph cluster_{cluster_idx} {{")
             out.append(f'        label="t={start_t:g}s";')
@@ -106,14 +102,7 @@ def _emit_edges(plan: Plan, node_ids: list[str]) -> list[str]:
 def _emit_resource_legend(csp: CSPMetadata) -> str:
     """Build the resource-usage legend node as a single DOT statement."""
     legend_lines = ["Resources:"]
-    for usage in csp.resource_usage:
-        bound = ""
-        if usage.constraint_max is not None:
-            bound = f" / {usage.constraint_max:g}"
-        elif usage.constraint_min is not None:
-            bound = f" >= {usage.constraint_min:g}"
-        status = "OK" if usage.satisfied else "VIOLATED"
-        legend_lines.append(f"{usage.key}: {usage.total:g}{bound} [{status}]")
+    legend_lines.extend(resource_status(usage) for usage in csp.resource_usage)
     legend = "\\l".join(_escape_dot(line) for line in legend_lines) + "\\l"
     return f'    legend [shape=note, fillcolor="#fff8dc", label="{legend}"];'
 

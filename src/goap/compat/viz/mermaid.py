@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges
+from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges, resource_status, start_groups
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -89,12 +89,8 @@ def render_mermaid(
 
 def _emit_scheduled_nodes(plan: Plan, node_ids: list[str], schedule: Sequence[ScheduleEntry]) -> list[str]:
     """Emit nodes grouped by start time, parallel entries wrapped in subgraphs."""
-    by_start: dict[float, list[int]] = {}
-    for i, entry in enumerate(schedule):
-        by_start.setdefault(entry.start.total_seconds(), []).append(i)
     out: list[str] = []
-    for t_idx, start_t in enumerate(sorted(by_start)):
-        indices = by_start[start_t]
+    for t_idx, (start_t, indices) in enumerate(start_groups(schedule)):
         if len(indices) > 1:
             out.append(f'    subgraph slot_{t_idx}["t={start_t:g}s"]')
             for i in indices:
@@ -147,14 +143,7 @@ def _emit_edges(plan: Plan, node_ids: list[str]) -> list[str]:
 def _emit_resource_summary(csp: CSPMetadata) -> list[str]:
     """Emit the resource-usage summary as Mermaid comments."""
     out = ["", "    %% Resource usage"]
-    for usage in csp.resource_usage:
-        bound = ""
-        if usage.constraint_max is not None:
-            bound = f" / {usage.constraint_max:g}"
-        elif usage.constraint_min is not None:
-            bound = f" >= {usage.constraint_min:g}"
-        status = "OK" if usage.satisfied else "VIOLATED"
-        out.append(f"    %%   {usage.key}: {usage.total:g}{bound} [{status}]")
+    out.extend(f"    %%   {resource_status(usage)}" for usage in csp.resource_usage)
     return out
 
 
