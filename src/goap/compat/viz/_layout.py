@@ -7,14 +7,14 @@ renderer derived them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import ResourceUsage, ScheduleEntry
     from goap.compat.planner.types import Plan
 
-__all__ = ["drawn_schedule", "node_ids", "plan_edges", "resource_status", "start_groups"]
+__all__ = ["drawn_schedule", "node_ids", "plan_edges", "resource_status", "scheduled_lines", "start_groups"]
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_]")
 
@@ -72,3 +72,24 @@ def resource_status(usage: ResourceUsage, gap: str = " ") -> str:
         bound = f" >= {usage.constraint_min:g}"
     marker = "OK" if usage.satisfied else "VIOLATED"
     return f"{usage.key}: {usage.total:g}{bound}{gap}[{marker}]"
+
+
+def scheduled_lines(
+    schedule: Sequence[ScheduleEntry],
+    node: Callable[[int], str],
+    opening: Callable[[int, float], Sequence[str]],
+    closing: str,
+) -> list[str]:
+    """One ``node(i)`` line per action, parallel groups wrapped in ``opening(group, start)`` ... ``closing``.
+
+    Lone actions are indented four spaces, grouped ones eight; the group lines are the caller's.
+    """
+    out: list[str] = []
+    for group, (start_t, indices) in enumerate(start_groups(schedule)):
+        if len(indices) == 1:
+            out.append(f"    {node(indices[0])}")
+            continue
+        out.extend(opening(group, start_t))
+        out.extend(f"        {node(i)}" for i in indices)
+        out.append(closing)
+    return out

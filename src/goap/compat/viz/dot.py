@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges, resource_status, start_groups
+from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges, resource_status, scheduled_lines
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -63,21 +63,18 @@ def render_dot(
 
 def _emit_scheduled_nodes(plan: Plan, node_ids: list[str], schedule: Sequence[ScheduleEntry]) -> list[str]:
     """Emit nodes grouped by start time, wrapping parallel groups in clusters."""
-    out: list[str] = []
-    for cluster_idx, (start_t, indices) in enumerate(start_groups(schedule)):
-        if len(indices) > 1:
-            out.append(f"    subgraph cluster_{cluster_idx} {{")
-            out.append(f'        label="t={start_t:g}s";')
-            out.append('        style="dashed";')
-            for i in indices:
-                label = _format_label(plan, i, schedule[i])
-                out.append(f'        {node_ids[i]} [label="{label}"];')
-            out.append("    }")
-        else:
-            i = indices[0]
-            label = _format_label(plan, i, schedule[i])
-            out.append(f'    {node_ids[i]} [label="{label}"];')
-    return out
+
+    def node(i: int) -> str:
+        return f'{node_ids[i]} [label="{_format_label(plan, i, schedule[i])}"];'
+
+    def opening(group: int, start_t: float) -> list[str]:
+        return [
+            f"    subgraph cluster_{group} {{",
+            f'        label="t={start_t:g}s";',
+            '        style="dashed";',
+        ]
+
+    return scheduled_lines(schedule, node, opening, "    }")
 
 
 def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges, resource_status, start_groups
+from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges, resource_status, scheduled_lines
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -89,19 +89,14 @@ def render_mermaid(
 
 def _emit_scheduled_nodes(plan: Plan, node_ids: list[str], schedule: Sequence[ScheduleEntry]) -> list[str]:
     """Emit nodes grouped by start time, parallel entries wrapped in subgraphs."""
-    out: list[str] = []
-    for t_idx, (start_t, indices) in enumerate(start_groups(schedule)):
-        if len(indices) > 1:
-            out.append(f'    subgraph slot_{t_idx}["t={start_t:g}s"]')
-            for i in indices:
-                label = _format_node_label(plan, i, schedule[i])
-                out.append(f'        {node_ids[i]}["{label}"]:::action')
-            out.append("    end")
-        else:
-            i = indices[0]
-            label = _format_node_label(plan, i, schedule[i])
-            out.append(f'    {node_ids[i]}["{label}"]:::action')
-    return out
+
+    def node(i: int) -> str:
+        return f'{node_ids[i]}["{_format_node_label(plan, i, schedule[i])}"]:::action'
+
+    def opening(group: int, start_t: float) -> list[str]:
+        return [f'    subgraph slot_{group}["t={start_t:g}s"]']
+
+    return scheduled_lines(schedule, node, opening, "    end")
 
 
 def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
