@@ -1,9 +1,10 @@
 """Property: goap.compat's A* entry points plan at the least cost a brute-force search finds.
 
 For random small equality problems (hypothesis), the plan cost of ``GoapPlanner`` (the graph's
-planner node, default strategy), ``AStarStrategy``, ``plan`` and ``plan`` with per-node tracing
-(which searches the states themselves instead of compiling them for goap's A*) equals the cost
-of a uniform-cost search over every reachable state written here. Blacklisting follows LangGOAP:
+planner node, default strategy), ``AStarStrategy``, ``AnytimePlanningStrategy`` (goap's anytime
+weighted A*, given time to finish), ``plan`` and ``plan`` with per-node tracing (which searches
+the states themselves instead of compiling them for goap's A*) equals the cost of a
+uniform-cost search over every reachable state written here. Blacklisting follows LangGOAP:
 the blacklisted actions are left out first and used again only when nothing else reaches the goal.
 """
 
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from goap.compat import ActionSpec, GoalSpec, GoapPlanner, PlanningState, plan
-from goap.compat.planner.strategy import AStarStrategy
+from goap.compat.planner.strategy import AnytimePlanningStrategy, AStarStrategy
 from goap.compat.tracing import NullTracer
 
 KEYS = ("a", "b", "c", "d")
@@ -124,6 +125,11 @@ def test_every_astar_entry_point_plans_at_the_brute_force_cost(
             state, goal_spec, actions, blacklist, tracer=NullTracer(), record_expansions=True
         ),
         "AStarStrategy": AStarStrategy().plan(state, goal_spec, actions, blacklisted_actions=blacklist),
+        # goap's AnytimeStrategy: its last round (weight 1) completes on problems this small, so
+        # the plan is optimal too
+        "AnytimePlanningStrategy": AnytimePlanningStrategy(30_000).plan(
+            state, goal_spec, actions, blacklisted_actions=blacklist
+        ),
     }
     if not black:  # the graph node reads the blacklist from failures of its own run, so none here
         found["GoapPlanner"] = GoapPlanner(actions)({"world_state": start, "goal": goal_spec}).get("plan")
