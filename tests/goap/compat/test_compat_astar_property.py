@@ -10,13 +10,12 @@ the blacklisted actions are left out first and used again only when nothing else
 
 from __future__ import annotations
 
-import heapq
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import hypothesis.strategies as st
 import pytest
+from compat_brute_force import cheapest_cost, replay_cost
 from hypothesis import HealthCheck, given, settings
 
 from goap.compat import ActionSpec, GoalSpec, GoapPlanner, PlanningState, plan
@@ -56,53 +55,15 @@ def _problem(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[dict
     return start, goal, actions, draw(st.lists(st.integers(0, 7), max_size=2))
 
 
-def _cheapest(
-    start: Mapping[str, Any], goal: Mapping[str, Any], specs: Sequence[dict[str, Any]]
-) -> float | None:
-    """Uniform-cost search over (facts, single-use actions spent): the least plan cost, or None."""
-    first = (frozenset(start.items()), frozenset[int]())
-    frontier: list[tuple[float, int, frozenset[tuple[str, Any]], frozenset[int]]] = [(0.0, 0, *first)]
-    best: dict[tuple[frozenset[tuple[str, Any]], frozenset[int]], float] = {first: 0.0}
-    tie = 1
-    while frontier:
-        cost, _, facts, spent = heapq.heappop(frontier)
-        if cost > best[(facts, spent)]:
-            continue
-        if all(item in facts for item in goal.items()):
-            return cost
-        for i, s in enumerate(specs):
-            if i in spent or not all(item in facts for item in s["preconditions"].items()):
-                continue
-            after = dict(facts)
-            after.update(s["effects"])
-            key = (frozenset(after.items()), spent if s["can_rerun"] else spent | {i})
-            if cost + s["cost"] < best.get(key, math.inf):
-                best[key] = cost + s["cost"]
-                heapq.heappush(frontier, (cost + s["cost"], tie, *key))
-                tie += 1
-    return None
-
-
 def _expected(
     start: Mapping[str, Any], goal: Mapping[str, Any], specs: list[dict[str, Any]], black: set[str]
 ) -> float | None:
     """LangGOAP's blacklisting: without the blacklisted actions when that reaches the goal, else with all."""
     if black:
-        without = _cheapest(start, goal, [s for s in specs if s["name"] not in black])
+        without = cheapest_cost(start, goal, [s for s in specs if s["name"] not in black])
         if without is not None:
             return without
-    return _cheapest(start, goal, specs)
-
-
-def _replayed(start: Mapping[str, Any], goal: Mapping[str, Any], steps: Sequence[ActionSpec]) -> float:
-    state = PlanningState.from_dict(dict(start))
-    total = 0.0
-    for a in steps:
-        assert state.satisfies(a.preconditions), f"{a.name} cannot run in {state.to_dict()}"
-        total += a.get_cost(state.to_dict())
-        state = state.apply(a.get_effects(state.to_dict()))
-    assert state.satisfies(goal), f"the plan ends in {state.to_dict()}, not in {dict(goal)}"
-    return total
+    return cheapest_cost(start, goal, specs)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -140,4 +101,4 @@ def test_every_astar_entry_point_plans_at_the_brute_force_cost(
             continue
         assert got is not None, where
         assert got.total_cost == pytest.approx(want), where
-        assert _replayed(start, goal, got.actions) == pytest.approx(got.total_cost), where
+        assert replay_cost(start, goal, got.actions) == pytest.approx(got.total_cost), where

@@ -36,7 +36,7 @@ from goap.planning import AStar, ModelError, PlanningStrategy
 from goap.planning import GoalSpec as CoreGoal
 from goap.planning import plan as core_plan
 
-__all__ = ["CoreSearch", "astar_search", "plan", "plan_with"]
+__all__ = ["CoreSearch", "astar_search", "plan"]
 
 logger = get_logger(__name__)
 
@@ -270,6 +270,7 @@ def plan(
     time_budget_ms: float | None = None,
     tracer: Any = None,
     record_expansions: bool = False,
+    search: CoreSearch = astar_search,
 ) -> Plan | None:
     """An optimal (least total cost) plan from ``start`` to ``goal``, or None when there is none.
 
@@ -278,37 +279,12 @@ def plan(
     beyond goap's default expansion limit). With ``record_expansions`` and a ``tracer``, the
     tracer's ``on_search_complete(nodes, elapsed_ms, found)`` is called once.
 
+    ``search`` (goap.compat's addition) makes the goap strategy that searches the compiled model,
+    given the seconds left: goap's A* by default; LangGOAP's semantics above stay whatever it is.
+    Effects computed from the state and per-node tracing search the states themselves.
+
     Raises :class:`goap.planning.ModelError` (a ``ValueError``) naming the action or goal when a
     value is not hashable, or a cost is negative, infinite or NaN (langgoap plans with such costs).
-    """
-    return plan_with(
-        astar_search,
-        start,
-        goal,
-        actions,
-        blacklisted_actions,
-        time_budget_ms=time_budget_ms,
-        tracer=tracer,
-        record_expansions=record_expansions,
-    )
-
-
-def plan_with(
-    search: CoreSearch,
-    start: PlanningState | dict[str, Any],
-    goal: GoalSpec,
-    actions: list[ActionSpec],
-    blacklisted_actions: list[str] | None = None,
-    *,
-    time_budget_ms: float | None = None,
-    tracer: Any = None,
-    record_expansions: bool = False,
-) -> Plan | None:
-    """:func:`plan` with the goap strategy ``search`` makes in place of A*.
-
-    LangGOAP's semantics stay as :func:`plan` has them (the met goal, the blacklist fallback, the
-    shortening passes, the tracer calls); only the search of the compiled model changes. Effects
-    computed from the state and per-node tracing still search the states themselves.
     """
     state = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
     t0 = time.monotonic()

@@ -5,7 +5,7 @@ Each strategy has one method, ``plan(start, goal, actions, *, blacklisted_action
 prior_plan=None, current_step=0) -> Plan | None``. The searches are goap's: :class:`CoreStrategy`
 hands a problem in LangGOAP's terms to any goap strategy (:mod:`goap.planning`,
 :mod:`goap.strategies`) and its plan back, with LangGOAP's semantics around the search kept
-(:func:`goap.compat.planner.astar.plan_with`). A* is goap's :class:`~goap.planning.AStar`;
+(:func:`goap.compat.planner.astar.plan`). A* is goap's :class:`~goap.planning.AStar`;
 anytime planning is goap's :class:`~goap.strategies.AnytimeStrategy` (weighted A* rounds that
 improve the plan while the budget lasts).
 """
@@ -19,7 +19,8 @@ from typing import Protocol, runtime_checkable
 
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
-from goap.compat.planner.astar import CoreSearch, astar_search, plan_with
+from goap.compat.planner.astar import CoreSearch, astar_search
+from goap.compat.planner.astar import plan as astar_plan
 from goap.compat.planner.pipeline import augment_plan
 from goap.compat.planner.pipeline import plan as pipeline_plan
 from goap.compat.planner.types import Plan
@@ -133,7 +134,7 @@ class CoreStrategy(StrategyBase):
     ``search(seconds_left)`` makes the goap strategy (:mod:`goap.planning`, :mod:`goap.strategies`)
     of each search. The problem is handed to it in goap's model and its plan comes back as a
     LangGOAP :class:`Plan`, with LangGOAP's met goal, blacklist fallback and shortening passes
-    around it (see :func:`~goap.compat.planner.astar.plan_with`). ``time_budget_ms`` bounds each
+    around it (see :func:`~goap.compat.planner.astar.plan`). ``time_budget_ms`` bounds each
     search. The prior plan of a replan is not used.
     """
 
@@ -144,13 +145,13 @@ class CoreStrategy(StrategyBase):
     def solve(self, request: PlanRequest) -> Plan | None:
         """The plan the goap strategy finds from scratch, or None."""
         r = request
-        return plan_with(
-            self._search,
+        return astar_plan(
             r.start,
             r.goal,
             r.actions,
             blacklisted_actions=r.blacklisted_actions,
             time_budget_ms=self._time_budget_ms,
+            search=self._search,
         )
 
 
