@@ -14,7 +14,15 @@ if TYPE_CHECKING:
     from goap.compat.planner.csp import ResourceUsage, ScheduleEntry
     from goap.compat.planner.types import Plan
 
-__all__ = ["drawn_schedule", "node_ids", "plan_edges", "resource_status", "scheduled_lines", "start_groups"]
+__all__ = [
+    "drawing_lines",
+    "drawn_schedule",
+    "node_ids",
+    "plan_edges",
+    "resource_status",
+    "scheduled_lines",
+    "start_groups",
+]
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_]")
 
@@ -93,3 +101,27 @@ def scheduled_lines(
         out.extend(f"        {node(i)}" for i in indices)
         out.append(closing)
     return out
+
+
+def drawing_lines(
+    plan: Plan,
+    show_schedule: bool,
+    scheduled: Callable[[list[str], Sequence[ScheduleEntry]], list[str]],
+    unscheduled: Callable[[list[str]], list[str]],
+    edge: str,
+    chained_edge: str,
+) -> list[str]:
+    """A drawing's node lines, then its edge lines: what Mermaid and DOT draw alike.
+
+    The nodes are ``scheduled(ids, schedule)`` when the schedule is drawn (see
+    :func:`drawn_schedule`), else ``unscheduled(ids)``. Each edge is ``edge`` formatted with
+    ``a`` and ``b`` (the two node ids), or ``chained_edge`` for the fallback chain of
+    :func:`plan_edges`.
+    """
+    ids = node_ids(plan)
+    schedule = drawn_schedule(plan, show_schedule)
+    lines = scheduled(ids, schedule) if schedule is not None else unscheduled(ids)
+    edges, chained = plan_edges(plan)
+    form = chained_edge if chained else edge
+    lines.extend(form.format(a=ids[i], b=ids[j]) for i, j in edges)
+    return lines

@@ -6,9 +6,10 @@ Ported from ``langgoap.viz.dot`` (langgoap 0.1.2, MIT licence, Integrallis Softw
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
-from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges, resource_status, scheduled_lines
+from goap.compat.viz._layout import drawing_lines, resource_status, scheduled_lines
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -19,12 +20,7 @@ def _escape_dot(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def render_dot(
-    plan: Plan,
-    *,
-    show_resources: bool = True,
-    show_schedule: bool = True,
-) -> str:
+def render_dot(plan: Plan, *, show_resources: bool = True, show_schedule: bool = True) -> str:
     """Render a Plan as a Graphviz DOT digraph.
 
     Args:
@@ -45,15 +41,17 @@ def render_dot(
         '    node [shape=box, style="rounded,filled", fillcolor="#e8f4ff"];',
     ]
 
-    ids = node_ids(plan)
+    lines.extend(
+        drawing_lines(
+            plan,
+            show_schedule,
+            partial(_emit_scheduled_nodes, plan),
+            partial(_emit_unscheduled_nodes, plan),
+            "    {a} -> {b};",
+            "    {a} -> {b} [style=dashed];",
+        )
+    )
     csp = plan.metadata.csp
-    schedule = drawn_schedule(plan, show_schedule)
-    if schedule is not None:
-        lines.extend(_emit_scheduled_nodes(plan, ids, schedule))
-    else:
-        lines.extend(_emit_unscheduled_nodes(plan, ids))
-    lines.extend(_emit_edges(plan, ids))
-
     if show_resources and csp is not None and csp.resource_usage:
         lines.append(_emit_resource_legend(csp))
 
@@ -87,13 +85,6 @@ def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
             label = f"{label}\\ncost={cost:g}"
         out.append(f'    {node_ids[i]} [label="{label}"];')
     return out
-
-
-def _emit_edges(plan: Plan, node_ids: list[str]) -> list[str]:
-    """Emit dependency edges, falling back to a dashed sequential chain."""
-    edges, chained = plan_edges(plan)
-    form = "    {a} -> {b} [style=dashed];" if chained else "    {a} -> {b};"
-    return [form.format(a=node_ids[i], b=node_ids[j]) for i, j in edges]
 
 
 def _emit_resource_legend(csp: CSPMetadata) -> str:

@@ -6,9 +6,10 @@ Ported from ``langgoap.viz.mermaid`` (langgoap 0.1.2, MIT licence, Integrallis S
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges, resource_status, scheduled_lines
+from goap.compat.viz._layout import drawing_lines, node_ids, resource_status, scheduled_lines
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -34,12 +35,7 @@ def _escape_label(text: str) -> str:
     return text.replace('"', "'")
 
 
-def render_mermaid(
-    plan: Plan,
-    *,
-    show_resources: bool = True,
-    show_schedule: bool = True,
-) -> str:
+def render_mermaid(plan: Plan, *, show_resources: bool = True, show_schedule: bool = True) -> str:
     """Render a Plan as a Mermaid ``flowchart TD`` diagram.
 
     Nodes are actions; edges are effect→precondition dependencies from
@@ -69,20 +65,22 @@ def render_mermaid(
     lines.append("flowchart TD")
     lines.extend(_CLASSDEFS)
 
-    ids = node_ids(plan)
+    lines.extend(
+        drawing_lines(
+            plan,
+            show_schedule,
+            partial(_emit_scheduled_nodes, plan),
+            partial(_emit_unscheduled_nodes, plan),
+            "    {a} --> {b}",
+            "    {a} -.-> {b}",
+        )
+    )
     csp = plan.metadata.csp
-    schedule = drawn_schedule(plan, show_schedule)
-    if schedule is not None:
-        lines.extend(_emit_scheduled_nodes(plan, ids, schedule))
-    else:
-        lines.extend(_emit_unscheduled_nodes(plan, ids))
-    lines.extend(_emit_edges(plan, ids))
-
     if show_resources and csp is not None and csp.resource_usage:
         lines.extend(_emit_resource_summary(csp))
 
-    if csp is not None and csp.explanation is not None and ids:
-        lines.extend(_emit_infeasibility_note(csp.explanation, ids[0]))
+    if csp is not None and csp.explanation is not None:
+        lines.extend(_emit_infeasibility_note(csp.explanation, node_ids(plan)[0]))
 
     return "\n".join(lines) + "\n"
 
@@ -126,13 +124,6 @@ def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
     for sg_id in badge_subgraphs:
         out.append(f"    style {sg_id} fill:none,stroke:none")
     return out
-
-
-def _emit_edges(plan: Plan, node_ids: list[str]) -> list[str]:
-    """Emit dependency edges, falling back to sequential when none are derived."""
-    edges, chained = plan_edges(plan)
-    form = "    {a} -.-> {b}" if chained else "    {a} --> {b}"
-    return [form.format(a=node_ids[i], b=node_ids[j]) for i, j in edges]
 
 
 def _emit_resource_summary(csp: CSPMetadata) -> list[str]:
