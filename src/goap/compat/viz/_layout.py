@@ -106,22 +106,21 @@ def scheduled_lines(
 def drawing_lines(
     plan: Plan,
     show_schedule: bool,
-    scheduled: Callable[[list[str], Sequence[ScheduleEntry]], list[str]],
-    unscheduled: Callable[[list[str]], list[str]],
-    edge: str,
-    chained_edge: str,
+    scheduled: Callable[[Plan, list[str], Sequence[ScheduleEntry]], list[str]],
+    unscheduled: Callable[[Plan, list[str]], list[str]],
+    edges: tuple[str, str],
 ) -> list[str]:
     """A drawing's node lines, then its edge lines: what Mermaid and DOT draw alike.
 
-    The nodes are ``scheduled(ids, schedule)`` when the schedule is drawn (see
-    :func:`drawn_schedule`), else ``unscheduled(ids)``. Each edge is ``edge`` formatted with
-    ``a`` and ``b`` (the two node ids), or ``chained_edge`` for the fallback chain of
-    :func:`plan_edges`.
+    The nodes are ``scheduled(plan, ids, schedule)`` when the schedule is drawn (see
+    :func:`drawn_schedule`), else ``unscheduled(plan, ids)``. ``edges`` is the form of an edge and
+    of an edge of the fallback chain of :func:`plan_edges`, each formatted with ``a`` and ``b``
+    (the two node ids).
     """
     ids = node_ids(plan)
     schedule = drawn_schedule(plan, show_schedule)
-    lines = scheduled(ids, schedule) if schedule is not None else unscheduled(ids)
-    edges, chained = plan_edges(plan)
-    form = chained_edge if chained else edge
-    lines.extend(form.format(a=ids[i], b=ids[j]) for i, j in edges)
+    lines = scheduled(plan, ids, schedule) if schedule is not None else unscheduled(plan, ids)
+    pairs, chained = plan_edges(plan)
+    form = edges[1] if chained else edges[0]
+    lines.extend(form.format(a=ids[i], b=ids[j]) for i, j in pairs)
     return lines

@@ -6,7 +6,6 @@ Ported from ``langgoap.viz.dot`` (langgoap 0.1.2, MIT licence, Integrallis Softw
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from typing import TYPE_CHECKING
 
 from goap.compat.viz._layout import drawing_lines, resource_status, scheduled_lines
@@ -14,6 +13,10 @@ from goap.compat.viz._layout import drawing_lines, resource_status, scheduled_li
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
     from goap.compat.planner.types import Plan
+
+
+_EDGES = ("    {a} -> {b};", "    {a} -> {b} [style=dashed];")
+"""An edge, and an edge of the fallback chain (drawn dashed)."""
 
 
 def _escape_dot(text: str) -> str:
@@ -41,16 +44,7 @@ def render_dot(plan: Plan, *, show_resources: bool = True, show_schedule: bool =
         '    node [shape=box, style="rounded,filled", fillcolor="#e8f4ff"];',
     ]
 
-    lines.extend(
-        drawing_lines(
-            plan,
-            show_schedule,
-            partial(_emit_scheduled_nodes, plan),
-            partial(_emit_unscheduled_nodes, plan),
-            "    {a} -> {b};",
-            "    {a} -> {b} [style=dashed];",
-        )
-    )
+    lines.extend(drawing_lines(plan, show_schedule, _emit_scheduled_nodes, _emit_unscheduled_nodes, _EDGES))
     csp = plan.metadata.csp
     if show_resources and csp is not None and csp.resource_usage:
         lines.append(_emit_resource_legend(csp))

@@ -6,7 +6,6 @@ Ported from ``langgoap.viz.mermaid`` (langgoap 0.1.2, MIT licence, Integrallis S
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from goap.compat.viz._layout import drawing_lines, node_ids, resource_status, scheduled_lines
@@ -28,6 +27,10 @@ _CLASSDEFS = [
 
 # Font Awesome icon used inside cost badge nodes.
 _COST_ICON = "fa:fa-dollar-sign"
+
+
+_EDGES = ("    {a} --> {b}", "    {a} -.-> {b}")
+"""An edge, and an edge of the fallback chain (drawn dashed)."""
 
 
 def _escape_label(text: str) -> str:
@@ -65,16 +68,7 @@ def render_mermaid(plan: Plan, *, show_resources: bool = True, show_schedule: bo
     lines.append("flowchart TD")
     lines.extend(_CLASSDEFS)
 
-    lines.extend(
-        drawing_lines(
-            plan,
-            show_schedule,
-            partial(_emit_scheduled_nodes, plan),
-            partial(_emit_unscheduled_nodes, plan),
-            "    {a} --> {b}",
-            "    {a} -.-> {b}",
-        )
-    )
+    lines.extend(drawing_lines(plan, show_schedule, _emit_scheduled_nodes, _emit_unscheduled_nodes, _EDGES))
     csp = plan.metadata.csp
     if show_resources and csp is not None and csp.resource_usage:
         lines.extend(_emit_resource_summary(csp))
