@@ -22,6 +22,7 @@ __all__ = [
     "resource_status",
     "scheduled_lines",
     "start_groups",
+    "timed_label",
 ]
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_]")
@@ -124,3 +125,9 @@ def drawing_lines(
     form = edges[1] if chained else edges[0]
     lines.extend(form.format(a=ids[i], b=ids[j]) for i, j in pairs)
     return lines
+
+
+def timed_label(label: str, entry: ScheduleEntry, duration: str) -> str:
+    """``label``, then ``duration`` formatted with the entry's seconds ``s`` when it lasts at all."""
+    seconds = entry.duration.total_seconds()
+    return f"{label}{duration.format(s=seconds)}" if seconds > 0 else label

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from goap.compat.viz._layout import drawing_lines, resource_status, scheduled_lines
+from goap.compat.viz._layout import drawing_lines, resource_status, scheduled_lines, timed_label
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -90,12 +90,7 @@ def _emit_resource_legend(csp: CSPMetadata) -> str:
 
 
 def _format_label(plan: Plan, index: int, schedule_entry: ScheduleEntry) -> str:
-    action = plan.actions[index]
-    label = _escape_dot(action.name)
-    duration_s = schedule_entry.duration.total_seconds()
-    if duration_s > 0:
-        label = f"{label}\\nduration={duration_s:g}s"
-    return label
+    return timed_label(_escape_dot(plan.actions[index].name), schedule_entry, "\\nduration={s:g}s")
 
 
 __all__ = ["render_dot"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.compat.viz._layout import drawing_lines, node_ids, resource_status, scheduled_lines
+from goap.compat.viz._layout import drawing_lines, node_ids, resource_status, scheduled_lines, timed_label
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -142,12 +142,7 @@ def _emit_infeasibility_note(explanation: InfeasibilityExplanation, anchor_id: s
 
 
 def _format_node_label(plan: Plan, index: int, schedule_entry: ScheduleEntry) -> str:
-    action = plan.actions[index]
-    label = _escape_label(action.name)
-    duration_s = schedule_entry.duration.total_seconds()
-    if duration_s > 0:
-        label = f"{label}\\n\u23f1 {duration_s:g}s"
-    return label
+    return timed_label(_escape_label(plan.actions[index].name), schedule_entry, "\\n\u23f1 {s:g}s")
 
 
 def render_mermaid_gantt(plan: Plan) -> str:
