@@ -1,12 +1,13 @@
 """Property: goap.compat's A* entry points plan at the least cost a brute-force search finds.
 
 For random small equality problems (hypothesis), the plan cost of ``GoapPlanner`` (the graph's
-planner node, default strategy), ``AStarStrategy``, ``AnytimePlanningStrategy`` (goap's anytime
-weighted A*, given time to finish), ``plan`` and ``plan`` with per-node tracing (which searches
-the states themselves instead of compiling them for goap's A*) equals the cost of a
-uniform-cost search over every reachable state written here. Blacklisting follows LangGOAP:
-the blacklisted actions are left out first and used again only when nothing else reaches the goal.
-"""
+planner node, default strategy), ``AStarStrategy``, ``TwoPhasePipelineStrategy`` and
+``RepairStrategy`` (both A* here: no constraints, no prior plan), ``AnytimePlanningStrategy``
+(goap's anytime weighted A*, given time to finish), ``plan`` and ``plan`` with per-node tracing
+(which searches the states themselves instead of compiling them for goap's A*) equals the cost
+of a uniform-cost search over every reachable state (``tests/compat_brute_force.py``).
+Blacklisting follows LangGOAP: the blacklisted actions are left out first and used again only
+when nothing else reaches the goal."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from compat_brute_force import cheapest_cost, replay_cost
 from hypothesis import HealthCheck, given, settings
 
 from goap.compat import ActionSpec, GoalSpec, GoapPlanner, PlanningState, plan
-from goap.compat.planner.strategy import AnytimePlanningStrategy, AStarStrategy
+from goap.compat.planner.repair import RepairStrategy
+from goap.compat.planner.strategy import AnytimePlanningStrategy, AStarStrategy, TwoPhasePipelineStrategy
 from goap.compat.tracing import NullTracer
 
 KEYS = ("a", "b", "c", "d")
@@ -86,6 +88,12 @@ def test_every_astar_entry_point_plans_at_the_brute_force_cost(
             state, goal_spec, actions, blacklist, tracer=NullTracer(), record_expansions=True
         ),
         "AStarStrategy": AStarStrategy().plan(state, goal_spec, actions, blacklisted_actions=blacklist),
+        # without constraints the pipeline is its first search, and repair without a prior plan
+        # is its inner A*
+        "TwoPhasePipelineStrategy": TwoPhasePipelineStrategy().plan(
+            state, goal_spec, actions, blacklisted_actions=blacklist
+        ),
+        "RepairStrategy": RepairStrategy().plan(state, goal_spec, actions, blacklisted_actions=blacklist),
         # goap's AnytimeStrategy: its last round (weight 1) completes on problems this small, so
         # the plan is optimal too
         "AnytimePlanningStrategy": AnytimePlanningStrategy(30_000).plan(
