@@ -11,6 +11,7 @@ import sys
 
 BENCHMARKS = {
     "compat": "bench.compat_plan",
+    "compat-anytime": "bench.compat_anytime",
     "compat-strategies": "bench.compat_planner",
     "coverage": "bench.coverage",
     "engine": "bench.engine",

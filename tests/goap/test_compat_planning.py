@@ -7,7 +7,6 @@ and replaying each plan from the start state.
 
 from __future__ import annotations
 
-import heapq
 import math
 import random
 from collections.abc import Mapping
@@ -15,6 +14,7 @@ from typing import Any
 
 import langgoap
 import pytest
+from compat_brute_force import cheapest_cost, replay_cost
 
 from goap.compat import ActionSpec, GoalSpec, PlanningState, plan
 from goap.planning import ModelError
@@ -39,46 +39,6 @@ def _random_problem(rng: random.Random) -> tuple[dict[str, Any], dict[str, Any],
     return start, goal, actions
 
 
-def _dijkstra(
-    start: Mapping[str, Any], goal: Mapping[str, Any], actions: list[dict[str, Any]]
-) -> float | None:
-    """The least plan cost by exhaustive uniform-cost search (single-use actions tracked)."""
-    first = (frozenset(start.items()), frozenset[str]())
-    frontier: list[tuple[float, int, frozenset[tuple[str, Any]], frozenset[str]]] = [(0.0, 0, *first)]
-    seen: dict[tuple[frozenset[tuple[str, Any]], frozenset[str]], float] = {first: 0.0}
-    tie = 1
-    while frontier:
-        cost, _, facts, used = heapq.heappop(frontier)
-        if all(item in facts for item in goal.items()):
-            return cost
-        for a in actions:
-            if (not a["can_rerun"] and a["name"] in used) or not all(
-                i in facts for i in a["preconditions"].items()
-            ):
-                continue
-            state = dict(facts)
-            state.update(a["effects"])
-            key = (frozenset(state.items()), used if a["can_rerun"] else used | {a["name"]})
-            if key[0] == facts:
-                continue
-            if cost + a["cost"] < seen.get(key, math.inf):
-                seen[key] = cost + a["cost"]
-                heapq.heappush(frontier, (cost + a["cost"], tie, *key))
-                tie += 1
-    return None
-
-
-def _replay(start: Mapping[str, Any], goal: Mapping[str, Any], steps: tuple[ActionSpec, ...]) -> float:
-    state = PlanningState.from_dict(dict(start))
-    total = 0.0
-    for a in steps:
-        assert state.satisfies(a.preconditions), f"{a.name} cannot run in {state}"
-        total += a.get_cost(state.to_dict())
-        state = state.apply(a.get_effects(state.to_dict()))
-    assert state.satisfies(goal)
-    return total
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_random_problems_match_brute_force_and_langgoap(seed: int) -> None:
     """On random equality problems the plan is optimal, replays to the goal, and is found exactly
@@ -88,11 +48,11 @@ def test_random_problems_match_brute_force_and_langgoap(seed: int) -> None:
         start, goal, specs = _random_problem(rng)
         ours = plan(start, GoalSpec(goal), [ActionSpec(**s) for s in specs])
         theirs = langgoap.plan(start, langgoap.GoalSpec(goal), [langgoap.ActionSpec(**s) for s in specs])
-        best = _dijkstra(start, goal, specs)
+        best = cheapest_cost(start, goal, specs)
         where = f"seed {seed} case {case}: start={start} goal={goal} actions={specs}"
         assert (ours is None) == (best is None) == (theirs is None), where
         if ours is not None and theirs is not None:
-            assert _replay(start, goal, ours.actions) == pytest.approx(ours.total_cost), where
+            assert replay_cost(start, goal, ours.actions) == pytest.approx(ours.total_cost), where
             assert ours.total_cost == pytest.approx(best), where
             assert ours.total_cost <= theirs.total_cost + 1e-9, where
 

@@ -7,11 +7,20 @@ import time
 from typing import Any
 
 import pytest
+from compat_brute_force import replay_cost
 
+from goap.compat import GoapGraph
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
-from goap.compat.planner.strategy import AnytimePlanningStrategy, AStarStrategy, LazyDecompositionStrategy
+from goap.compat.planner.strategy import (
+    AnytimePlanningStrategy,
+    AStarStrategy,
+    CoreStrategy,
+    LazyDecompositionStrategy,
+)
 from goap.compat.state import PlanningState
+from goap.planning import GreedyBestFirst
+from goap.strategies import Mcts
 
 CHAIN = [
     ActionSpec(name="a", effects={"x": True}),
@@ -79,3 +88,27 @@ def test_a_resource_amount_that_is_not_a_finite_number_is_refused_by_name(amount
     goal = GoalSpec(conditions={"done": True}, constraints=(ConstraintSpec(key="tokens", max=5),))
     with pytest.raises(ValueError, match=r"action 'spend': resources\['tokens'\] is .*finite numbers"):
         validate_plan(Plan(actions=(bad,)), goal)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda left: GreedyBestFirst(), id="greedy"),
+        pytest.param(lambda left: Mcts(seed=3), id="mcts"),
+    ],
+)
+def test_core_strategy_runs_a_goap_strategy_inside_a_langgoap_graph(make: Any) -> None:
+    """Any goap strategy plans a LangGOAP run through CoreStrategy: the graph reaches its goal with
+    a plan that replays from the start, and LangGOAP's blacklist fallback still holds around it."""
+    strategy = CoreStrategy(make)
+    result = (
+        GoapGraph(actions=CHAIN, strategy=strategy)
+        .compile()
+        .invoke({"goal": GoalSpec(conditions={"z": True}), "world_state": {}})
+    )
+    assert result["status"] == "goal_achieved"
+    assert result["world_state"]["z"] is True
+    start, goal = PlanningState.from_dict({}), GoalSpec(conditions={"z": True})
+    plan = strategy.plan(start, goal, CHAIN, blacklisted_actions=["b"])  # only b reaches y: used again
+    assert plan is not None and plan.action_names == ["a", "b", "c"]
+    assert replay_cost({}, {"z": True}, plan.actions) == pytest.approx(plan.total_cost)

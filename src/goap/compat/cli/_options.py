@@ -13,8 +13,9 @@ import click
 from goap.compat.actions import ActionSpec
 from goap.compat.cli._loader import load_actions, load_goal, load_world_state
 from goap.compat.goals import GoalSpec
+from goap.compat.planner.types import Plan
 
-__all__ = ["emit", "load_problem", "output_option", "world_state_option"]
+__all__ = ["emit", "load_problem", "output_option", "render_drawing", "world_state_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,3 +57,15 @@ def emit(output: str, output_path: str | None, what: str) -> None:
     with open(output_path, "w", encoding="utf-8") as f:
         f.write(output)
     click.echo(f"{what} written to {output_path}")
+
+
+def render_drawing(plan: Plan, fmt: str) -> str | None:
+    """The plan drawn as ``ascii``, ``mermaid``, ``dot`` or ``gantt``; None for another format."""
+    drawings: dict[str, Callable[[], str]] = {
+        "ascii": plan.to_ascii,
+        "mermaid": plan.to_mermaid,
+        "dot": plan.to_dot,
+        "gantt": plan.to_gantt,
+    }
+    draw = drawings.get(fmt)
+    return None if draw is None else draw()

@@ -6,6 +6,7 @@ Ported from ``langgoap.cli.actions_cmd`` (langgoap 0.1.2, MIT licence, Integrall
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -75,12 +76,12 @@ def _render_table(actions_list: list[Any], verbose: bool) -> str:
         lines.append(line)
 
         if verbose:
-            if a.resources:
-                lines.append(f"  resources: {dict(a.resources)}")
-            if a.duration:
-                lines.append(f"  duration: {a.duration}")
-            if a.metadata:
-                lines.append(f"  metadata: {dict(a.metadata)}")
+            extras = (("resources", a.resources), ("duration", a.duration), ("metadata", a.metadata))
+            lines.extend(
+                f"  {label}: {dict(value) if isinstance(value, Mapping) else value}"
+                for label, value in extras
+                if value
+            )
 
     lines.append(f"\n{len(actions_list)} action(s)")
     return "\n".join(lines)

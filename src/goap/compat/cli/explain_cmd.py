@@ -14,11 +14,7 @@ from goap.compat.cli._options import load_problem, world_state_option
 @click.argument("actions_ref")
 @click.argument("goal_ref")
 @world_state_option
-def explain(
-    actions_ref: str,
-    goal_ref: str,
-    world_state_ref: str | None,
-) -> None:
+def explain(actions_ref: str, goal_ref: str, world_state_ref: str | None) -> None:
     """Explain why a goal cannot be achieved.
 
     ACTIONS_REF and GOAL_REF are Python module:variable references

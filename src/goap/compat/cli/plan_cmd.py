@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 import click
 
-from goap.compat.cli._options import emit, load_problem, output_option, world_state_option
+from goap.compat.cli._options import emit, load_problem, output_option, render_drawing, world_state_option
 
 logger = get_logger(__name__)
 
@@ -94,15 +94,7 @@ def _resolve_strategy(name: str) -> Any:
 
 def _render_plan(plan_obj: Plan, fmt: str, result: dict[str, Any]) -> str:
     """Render a plan in the requested format."""
-    if fmt == "ascii":
-        return plan_obj.to_ascii()
-    elif fmt == "mermaid":
-        return plan_obj.to_mermaid()
-    elif fmt == "dot":
-        return plan_obj.to_dot()
-    elif fmt == "gantt":
-        return plan_obj.to_gantt()
-    elif fmt == "json":
+    if fmt == "json":
         return json.dumps(
             {
                 "status": result.get("status"),
@@ -112,14 +104,11 @@ def _render_plan(plan_obj: Plan, fmt: str, result: dict[str, Any]) -> str:
             },
             indent=2,
         )
-    return str(plan_obj)
+    drawing = render_drawing(plan_obj, fmt)
+    return str(plan_obj) if drawing is None else drawing
 
 
-def _auto_explain(
-    actions_list: list[Any],
-    goal: Any,
-    ws: dict[str, Any],
-) -> None:
+def _auto_explain(actions_list: list[Any], goal: Any, ws: dict[str, Any]) -> None:
     """Print an explanation when no plan is found."""
     try:
         from goap.compat.planner.explain import explain_no_plan

@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from goap.compat.cli._loader import load_python_variable
-from goap.compat.cli._options import emit, output_option
+from goap.compat.cli._options import emit, output_option, render_drawing
 from goap.compat.planner.types import Plan
 
 
@@ -24,11 +24,7 @@ from goap.compat.planner.types import Plan
     help="Visualization format.",
 )
 @output_option
-def visualize(
-    plan_ref: str,
-    fmt: str,
-    output_path: str | None,
-) -> None:
+def visualize(plan_ref: str, fmt: str, output_path: str | None) -> None:
     """Visualize an existing Plan object.
 
     PLAN_REF is a Python module:variable reference pointing to a Plan
@@ -48,15 +44,8 @@ def visualize(
 
 def _render(plan_obj: Plan, fmt: str) -> str:
     """Render the plan in the requested format."""
-    if fmt == "ascii":
-        return plan_obj.to_ascii()
-    elif fmt == "mermaid":
-        return plan_obj.to_mermaid()
-    elif fmt == "dot":
-        return plan_obj.to_dot()
-    elif fmt == "gantt":
-        return plan_obj.to_gantt()
-    return str(plan_obj)
+    drawing = render_drawing(plan_obj, fmt)
+    return str(plan_obj) if drawing is None else drawing
 
 
 __all__ = ["visualize"]

@@ -32,13 +32,23 @@ from goap.compat.planner.types import Plan, PlanMetadata
 from goap.compat.score import SimpleScore
 from goap.compat.state import PlanningState
 from goap.planning import ActionSpec as CoreAction
-from goap.planning import AStar, ModelError
+from goap.planning import AStar, ModelError, PlanningStrategy
 from goap.planning import GoalSpec as CoreGoal
 from goap.planning import plan as core_plan
 
-__all__ = ["plan"]
+__all__ = ["CoreSearch", "astar_search", "plan"]
 
 logger = get_logger(__name__)
+
+CoreSearch = Callable[["float | None"], PlanningStrategy]
+"""Makes the goap strategy (:mod:`goap.planning`, :mod:`goap.strategies`) of one search, given the
+seconds left before the deadline (None: no deadline)."""
+
+
+def astar_search(timeout: float | None) -> PlanningStrategy:
+    """goap's optimal A* (LM-cut); without a deadline it gives up after :data:`MAX_NODES` expansions."""
+    return AStar(timeout=timeout, max_expansions=None if timeout is not None else MAX_NODES)
+
 
 _USED = "goap.compat:used:"
 """Prefix of the hidden facts that mark a ``can_rerun=False`` action as run (never a user key)."""
@@ -143,6 +153,7 @@ def _search(
     deadline: float | None,
     hooks: _Hooks,
     attempt: int,
+    search: CoreSearch,
 ) -> tuple[tuple[ActionSpec, ...] | None, int]:
     """One search: the raw action sequence (or None) and the nodes expanded."""
     if not _reachable(start, goal, actions):
@@ -153,7 +164,7 @@ def _search(
         # per-node tracer events and state-dependent effects need the states themselves
         raw, nodes = search_states(start, goal, actions, deadline, hooks.expand)
     else:
-        raw, nodes = _search_core(start, goal, actions, deadline)
+        raw, nodes = _search_core(start, goal, actions, deadline, search)
     if raw is None and hooks.dead_end is not None:
         hooks.dead_end("exhausted", {"nodes_explored": nodes, "attempt": attempt})
     return raw, nodes
@@ -164,8 +175,9 @@ def _search_core(
     goal: Mapping[str, Any],
     actions: Sequence[ActionSpec],
     deadline: float | None,
+    search: CoreSearch,
 ) -> tuple[tuple[ActionSpec, ...] | None, int]:
-    """Search with goap's A* (LM-cut) on the interned model."""
+    """Search with the goap strategy ``search`` makes, on the interned model."""
     # langgoap prefers more specific actions among equal-cost choices (it expands actions in
     # descending precondition count); handing them over in that order keeps ties alike
     ordered = sorted(actions, key=lambda a: len(a.preconditions), reverse=True)
@@ -173,12 +185,7 @@ def _search_core(
     initial = interner.encode(start.to_dict())
     core = _core_actions(ordered, interner, initial)
     timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-    result = core_plan(
-        initial,
-        CoreGoal(interner.encode(goal)),
-        core,
-        AStar(timeout=timeout, max_expansions=None if deadline is not None else MAX_NODES),
-    )
+    result = core_plan(initial, CoreGoal(interner.encode(goal)), core, search(timeout))
     if result.plan is None:
         return None, result.stats.expanded
     position = {c.name: i for i, c in enumerate(core)}
@@ -263,6 +270,7 @@ def plan(
     time_budget_ms: float | None = None,
     tracer: Any = None,
     record_expansions: bool = False,
+    search: CoreSearch = astar_search,
 ) -> Plan | None:
     """An optimal (least total cost) plan from ``start`` to ``goal``, or None when there is none.
 
@@ -270,6 +278,10 @@ def plan(
     repeated with every action. ``time_budget_ms`` bounds each search's wall time (None: no bound
     beyond goap's default expansion limit). With ``record_expansions`` and a ``tracer``, the
     tracer's ``on_search_complete(nodes, elapsed_ms, found)`` is called once.
+
+    ``search`` (goap.compat's addition) makes the goap strategy that searches the compiled model,
+    given the seconds left: goap's A* by default; LangGOAP's semantics above stay whatever it is.
+    Effects computed from the state and per-node tracing search the states themselves.
 
     Raises :class:`goap.planning.ModelError` (a ``ValueError``) naming the action or goal when a
     value is not hashable, or a cost is negative, infinite or NaN (langgoap plans with such costs).
@@ -297,12 +309,12 @@ def plan(
     blacklist = set(blacklisted_actions or ())
     if blacklist:
         allowed = [a for a in actions if a.name not in blacklist]
-        raw, nodes = _search(state, conditions, allowed, deadline, hooks, 1)
+        raw, nodes = _search(state, conditions, allowed, deadline, hooks, 1, search)
         if raw is not None:
             complete(True, nodes)
             return _build(raw, state, conditions, nodes, t0)
         logger.debug("no plan without the blacklisted actions %s; planning with all", sorted(blacklist))
-    raw, more = _search(state, conditions, actions, deadline, hooks, 2 if blacklist else 1)
+    raw, more = _search(state, conditions, actions, deadline, hooks, 2 if blacklist else 1, search)
     nodes += more
     complete(raw is not None, nodes)
     return None if raw is None else _build(raw, state, conditions, nodes, t0)

@@ -114,19 +114,16 @@ class CSPMetadata:
             object.__setattr__(self, "objective_values", MappingProxyType(dict(self.objective_values)))
 
     def __repr__(self) -> str:
-        parts = [f"status={self.status.value!r}"]
-        if self.solver_time_ms > 0:
-            parts.append(f"solver_time_ms={self.solver_time_ms:.2f}")
-        if self.resource_usage:
-            parts.append(f"resources={len(self.resource_usage)}")
-        if self.objective_values:
-            parts.append(f"objectives={dict(self.objective_values)!r}")
-        if self.schedule:
-            parts.append(f"schedule_entries={len(self.schedule)}")
-        if self.makespan is not None:
-            parts.append(f"makespan={self.makespan}")
-        if self.plans_evaluated > 0:
-            parts.append(f"plans_evaluated={self.plans_evaluated}")
+        # LangGOAP's repr: the status, then only the fields that say something
+        shown = (
+            (self.solver_time_ms > 0, f"solver_time_ms={self.solver_time_ms:.2f}"),
+            (bool(self.resource_usage), f"resources={len(self.resource_usage)}"),
+            (bool(self.objective_values), f"objectives={dict(self.objective_values)!r}"),
+            (bool(self.schedule), f"schedule_entries={len(self.schedule)}"),
+            (self.makespan is not None, f"makespan={self.makespan}"),
+            (self.plans_evaluated > 0, f"plans_evaluated={self.plans_evaluated}"),
+        )
+        parts = [f"status={self.status.value!r}", *(text for show, text in shown if show)]
         return f"CSPMetadata({', '.join(parts)})"
 
 

@@ -3,6 +3,12 @@
 From the current state, the remaining actions of the old plan are replayed while their
 preconditions hold; A* (ours, through :func:`goap.compat.planner.astar.plan`) plans from where
 that prefix ends; the result is prefix + new suffix.
+
+Why this is not goap's :class:`~goap.strategies.RepairStrategy` (the suffix search is goap's A*
+all the same): LangGOAP's tests check the :class:`RepairResult` fields (``suffix_replanned``,
+``suffix_length``, ``valid_prefix_length``) and that a suffix with no plan gives None
+(``test_no_prefix_and_replan_fails_returns_none``); goap's returns a plan only, stops the prefix
+at a blacklisted action or a goal already met, and falls back to planning from scratch.
 """
 
 from __future__ import annotations

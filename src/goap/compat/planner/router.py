@@ -4,6 +4,12 @@
 classifier for a name and delegates to the strategy registered under it. The default
 :class:`RuleBasedClassifier` never sends a problem to MCTS merely because it is stochastic: that
 takes a ``"risk-averse"`` divergence policy or ``prefer_mcts_for_stochastic=True``.
+
+Why the features and rules are not goap's (:mod:`goap.strategies` ``StrategyRouter``): LangGOAP's
+rule 4 sends a wide, deep problem to MCTS even with deterministic transitions (goap's never trades
+optimal A* away there), its features count every action offered and read trajectory metrics
+from ``goal.metrics`` (goap's: actions with durations), and its tests check those rules
+(``test_configurable_thresholds`` sends a deterministic problem to MCTS).
 """
 
 from __future__ import annotations

@@ -2,8 +2,12 @@
 lazy decomposition and anytime planning.
 
 Each strategy has one method, ``plan(start, goal, actions, *, blacklisted_actions=None,
-prior_plan=None, current_step=0) -> Plan | None``. The searches run on our A* (through
-:func:`goap.compat.planner.astar.plan`).
+prior_plan=None, current_step=0) -> Plan | None``. The searches are goap's: :class:`CoreStrategy`
+hands a problem in LangGOAP's terms to any goap strategy (:mod:`goap.planning`,
+:mod:`goap.strategies`) and its plan back, with LangGOAP's semantics around the search kept
+(:func:`goap.compat.planner.astar.plan`). A* is goap's :class:`~goap.planning.AStar`;
+anytime planning is goap's :class:`~goap.strategies.AnytimeStrategy` (weighted A* rounds that
+improve the plan while the budget lasts).
 """
 
 from __future__ import annotations
@@ -15,17 +19,21 @@ from typing import Protocol, runtime_checkable
 
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
+from goap.compat.planner.astar import CoreSearch, astar_search
 from goap.compat.planner.astar import plan as astar_plan
 from goap.compat.planner.pipeline import augment_plan
 from goap.compat.planner.pipeline import plan as pipeline_plan
 from goap.compat.planner.types import Plan
 from goap.compat.score import SimpleScore
 from goap.compat.state import PlanningState
+from goap.planning import PlanningStrategy as CorePlanningStrategy
+from goap.strategies import AnytimeStrategy
 
 __all__ = [
     "AStarStrategy",
     "AnytimePlanningStrategy",
     "CSPRefinementStrategy",
+    "CoreStrategy",
     "LazyDecompositionStrategy",
     "PlanRequest",
     "PlanningStrategy",
@@ -120,14 +128,22 @@ class StrategyBase:
         raise NotImplementedError(f"{type(self).__name__} must define solve(request)")
 
 
-class AStarStrategy(StrategyBase):
-    """Plain A* (no CSP step); ``time_budget_ms`` bounds the search (best plan found so far, else None)."""
+class CoreStrategy(StrategyBase):
+    """A goap strategy behind LangGOAP's ``plan()`` signature: the search is goap's, the semantics LangGOAP's.
 
-    def __init__(self, *, time_budget_ms: float | None = None) -> None:
+    ``search(seconds_left)`` makes the goap strategy (:mod:`goap.planning`, :mod:`goap.strategies`)
+    of each search. The problem is handed to it in goap's model and its plan comes back as a
+    LangGOAP :class:`Plan`, with LangGOAP's met goal, blacklist fallback and shortening passes
+    around it (see :func:`~goap.compat.planner.astar.plan`). ``time_budget_ms`` bounds each
+    search. The prior plan of a replan is not used.
+    """
+
+    def __init__(self, search: CoreSearch, *, time_budget_ms: float | None = None) -> None:
+        self._search = search
         self._time_budget_ms = time_budget_ms
 
     def solve(self, request: PlanRequest) -> Plan | None:
-        """A least-cost plan from scratch (the prior plan is not used)."""
+        """The plan the goap strategy finds from scratch, or None."""
         r = request
         return astar_plan(
             r.start,
@@ -135,7 +151,27 @@ class AStarStrategy(StrategyBase):
             r.actions,
             blacklisted_actions=r.blacklisted_actions,
             time_budget_ms=self._time_budget_ms,
+            search=self._search,
         )
+
+
+class AStarStrategy(CoreStrategy):
+    """Plain A* (no CSP step): goap's optimal :class:`~goap.planning.AStar`.
+
+    ``time_budget_ms`` bounds the search; A* has no partial plan, so a search that runs out of
+    time gives None (:class:`AnytimePlanningStrategy` returns the best plan found in time).
+    """
+
+    def __init__(self, *, time_budget_ms: float | None = None) -> None:
+        super().__init__(astar_search, time_budget_ms=time_budget_ms)
+
+
+def anytime_search(timeout: float | None) -> CorePlanningStrategy:
+    """goap's :class:`~goap.strategies.AnytimeStrategy` for the seconds left (its default budget without one)."""
+    if timeout is None:
+        return AnytimeStrategy()
+    # a deadline already passed still gets one short round rather than an invalid budget
+    return AnytimeStrategy(time_budget=max(timeout, 1e-3))
 
 
 class CSPRefinementStrategy(StrategyBase):
@@ -209,13 +245,21 @@ class LazyDecompositionStrategy(StrategyBase):
 class AnytimePlanningStrategy(StrategyBase):
     """Runs ``inner`` under a wall-clock deadline of ``time_budget_ms``; None when it runs over.
 
-    The default inner strategy is A* with the same budget, which itself returns its best plan in
-    time; a black-box strategy is run in a worker thread and abandoned at the deadline.
+    The default inner strategy is goap's :class:`~goap.strategies.AnytimeStrategy` with the same
+    budget: weighted A* rounds with falling weights, so a plan is found early and improved while
+    time lasts, and the best one is returned in time (LangGOAP's default, A* with the budget,
+    has nothing to return when the budget ends before the optimal plan is found). A black-box
+    strategy is run in a worker thread and abandoned at the deadline.
     """
 
     def __init__(self, time_budget_ms: float, *, inner: PlanningStrategy | None = None) -> None:
         self._budget_ms = time_budget_ms
-        self._inner: PlanningStrategy = inner or AStarStrategy(time_budget_ms=time_budget_ms)
+        # The default search stops at 80% of the budget: the anytime rounds use all the time they
+        # are given, and the translation and shortening passes around them must end before the
+        # deadline below, or the plan found would be thrown away.
+        self._inner: PlanningStrategy = inner or CoreStrategy(
+            anytime_search, time_budget_ms=0.8 * time_budget_ms
+        )
 
     def solve(self, request: PlanRequest) -> Plan | None:
         """The inner plan if it arrives within the budget, else None."""

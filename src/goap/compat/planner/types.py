@@ -122,12 +122,7 @@ class Plan:
         render: Callable[..., str] = _viz(module, name)
         return render(self, show_resources=show_resources, show_schedule=show_schedule)
 
-    def to_mermaid(
-        self,
-        *,
-        show_resources: bool = True,
-        show_schedule: bool = True,
-    ) -> str:
+    def to_mermaid(self, *, show_resources: bool = True, show_schedule: bool = True) -> str:
         """Render this plan as a Mermaid ``flowchart TD`` diagram.
 
         Returns:
@@ -135,12 +130,7 @@ class Plan:
         """
         return self._render("mermaid", "render_mermaid", show_resources, show_schedule)
 
-    def to_dot(
-        self,
-        *,
-        show_resources: bool = True,
-        show_schedule: bool = True,
-    ) -> str:
+    def to_dot(self, *, show_resources: bool = True, show_schedule: bool = True) -> str:
         """Render this plan as Graphviz DOT source.
 
         Returns:
@@ -148,12 +138,7 @@ class Plan:
         """
         return self._render("dot", "render_dot", show_resources, show_schedule)
 
-    def to_ascii(
-        self,
-        *,
-        show_resources: bool = True,
-        show_schedule: bool = True,
-    ) -> str:
+    def to_ascii(self, *, show_resources: bool = True, show_schedule: bool = True) -> str:
         """Render this plan as an ASCII tree.
 
         Returns:

@@ -2,6 +2,12 @@
 
 Paired with ``ReplanStrategy.EVERY_ACTION`` the loop asks again after every action. A
 :class:`NirvanaGoal` is never satisfied, so an always-on agent runs until no action applies.
+
+Why this is not goap's :class:`~goap.strategies.UtilityStrategy`: LangGOAP takes the best action
+even when its net value is negative (its test ``test_none_utility_treated_as_zero`` expects the
+cheaper of two actions without utility), counts actions that change nothing, and plans one step;
+goap's stops at a net value of 0 or less, skips actions that change nothing and chains up to
+``max_actions`` steps valued by soft goals.
 """
 
 from __future__ import annotations

@@ -1,100 +1,74 @@
-"""Stdlib-``logging``-backed :class:`~goap.compat.tracing.PlanningTracer`.
-
-Ported from ``langgoap.tracing.logging`` (langgoap 0.1.2, MIT licence, Integrallis Software).
-"""
+"""Stdlib-``logging``-backed :class:`~goap.compat.tracing.PlanningTracer` (LangGOAP's ``LoggingTracer``)."""
 
 from __future__ import annotations
 
+import inspect
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from goap.compat._logs import get_logger
+from goap.compat.tracing._protocol import SYNC_HOOKS, PlanningTracer
 from goap.compat.tracing._sync import SyncTracer
 
+__all__ = ["LoggingTracer"]
+
 logger = get_logger("goap.compat.tracing")
+
+_LINES: dict[str, str] = {
+    "on_plan_start": "plan_start strategy=%(strategy_name)s goal=%(goal)r",
+    "on_plan_complete": "plan_complete duration_ms=%(duration_ms).2f plan=%(plan)r",
+    "on_plan_failed": "plan_failed reason=%(reason)s duration_ms=%(duration_ms).2f",
+    "on_action_start": "action_start name=%(action_label)s",
+    "on_action_complete": "action_complete result=%(result)r",
+    "on_action_retry": (
+        "action_retry name=%(action_label)s attempt=%(attempt)d backoff_ms=%(backoff_ms).2f "
+        "exc=%(exception_type)s: %(exception)s"
+    ),
+    "on_strategy_chosen": "strategy_chosen name=%(strategy_name)s",
+    "on_replan": "replan reason=%(reason)s new_plan=%(new_plan)r",
+    "on_goal_achieved": "goal_achieved final_state=%(final_state)r",
+    "on_sensor_complete": "sensor_complete name=%(sensor_name)s updates=%(updates)r",
+    "on_search_expand": (
+        "search_expand node=%(node_id)d parent=%(parent_id)s g=%(g).3f h=%(h).3f f=%(f).3f "
+        "action=%(action_name)s"
+    ),
+    "on_search_dead_end": "search_dead_end reason=%(reason)s detail=%(detail)r",
+    "on_search_complete": (
+        "search_complete nodes_explored=%(nodes_explored)d duration_ms=%(duration_ms).2f found=%(found)s"
+    ),
+}
+"""The line each hook logs, formatted with the hook's arguments by name (LangGOAP's wording)."""
 
 
 class LoggingTracer(SyncTracer):
     """Tracer that routes every event through stdlib ``logging``.
 
-    Useful for quick local debugging.  Each hook logs at ``INFO`` level to the
-    ``langgoap.tracing`` logger; the async hooks log the same lines (see :class:`SyncTracer`).
+    Useful for quick local debugging.  Each hook logs one line at ``INFO`` level to the
+    ``langgoap.tracing`` logger (LangGOAP's name, which its users filter on); the async hooks log
+    the same lines (see :class:`SyncTracer`).
     """
 
-    def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
-        logger.info("plan_start strategy=%s goal=%r", strategy_name, goal)
 
-    def on_plan_complete(self, plan: Any, duration_ms: float) -> None:
-        logger.info("plan_complete duration_ms=%.2f plan=%r", duration_ms, plan)
+def _log(name: str) -> Callable[..., None]:
+    signature = inspect.signature(getattr(PlanningTracer, name))
+    line = _LINES[name]
 
-    def on_plan_failed(self, reason: str, duration_ms: float) -> None:
-        logger.info("plan_failed reason=%s duration_ms=%.2f", reason, duration_ms)
+    def hook(self: LoggingTracer, *args: Any, **kwargs: Any) -> None:
+        if not logger.isEnabledFor(logging.INFO):  # binding the arguments is skipped when nobody listens
+            return
+        fields = signature.bind(self, *args, **kwargs).arguments
+        if "action" in fields:
+            fields["action_label"] = getattr(fields["action"], "name", repr(fields["action"]))
+        if "exception" in fields:
+            fields["exception_type"] = type(fields["exception"]).__name__
+        logger.info(line, fields)
 
-    def on_action_start(self, action: Any, state: Any) -> None:
-        name = getattr(action, "name", repr(action))
-        logger.info("action_start name=%s", name)
-
-    def on_action_complete(self, result: Any) -> None:
-        logger.info("action_complete result=%r", result)
-
-    def on_action_retry(
-        self,
-        action: Any,
-        attempt: int,
-        exception: BaseException,
-        backoff_ms: float,
-    ) -> None:
-        name = getattr(action, "name", repr(action))
-        logger.info(
-            "action_retry name=%s attempt=%d backoff_ms=%.2f exc=%s: %s",
-            name,
-            attempt,
-            backoff_ms,
-            type(exception).__name__,
-            exception,
-        )
-
-    def on_strategy_chosen(self, strategy_name: str) -> None:
-        logger.info("strategy_chosen name=%s", strategy_name)
-
-    def on_replan(self, reason: str, new_plan: Any) -> None:
-        logger.info("replan reason=%s new_plan=%r", reason, new_plan)
-
-    def on_goal_achieved(self, final_state: Any) -> None:
-        logger.info("goal_achieved final_state=%r", final_state)
-
-    def on_sensor_complete(self, sensor_name: str, updates: Any) -> None:
-        logger.info("sensor_complete name=%s updates=%r", sensor_name, updates)
-
-    def on_search_expand(
-        self,
-        node_id: int,
-        state: Any,
-        g: float,
-        h: float,
-        f: float,
-        parent_id: int | None,
-        action_name: str | None,
-    ) -> None:
-        logger.info(
-            "search_expand node=%d parent=%s g=%.3f h=%.3f f=%.3f action=%s",
-            node_id,
-            parent_id,
-            g,
-            h,
-            f,
-            action_name,
-        )
-
-    def on_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
-        logger.info("search_dead_end reason=%s detail=%r", reason, detail)
-
-    def on_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
-        logger.info(
-            "search_complete nodes_explored=%d duration_ms=%.2f found=%s",
-            nodes_explored,
-            duration_ms,
-            found,
-        )
+    hook.__name__ = hook.__qualname__ = name
+    hook.__doc__ = f"Logs ``{line.split()[0]}`` at INFO."
+    return hook
 
 
-__all__ = ["LoggingTracer"]
+# One logging hook per protocol hook, made from the table above rather than written out 13 times.
+for _name in SYNC_HOOKS:
+    setattr(LoggingTracer, _name, _log(_name))

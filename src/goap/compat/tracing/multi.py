@@ -1,14 +1,14 @@
-"""Fan-out :class:`~goap.compat.tracing.PlanningTracer` composer.
-
-Ported from ``langgoap.tracing.multi`` (langgoap 0.1.2, MIT licence, Integrallis Software).
-"""
+"""Fan-out :class:`~goap.compat.tracing.PlanningTracer` composer (LangGOAP's ``MultiTracer``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from goap.compat._logs import get_logger
-from goap.compat.tracing._protocol import PlanningTracer
+from goap.compat.tracing._protocol import SYNC_HOOKS, PlanningTracer
+
+__all__ = ["MultiTracer"]
 
 logger = get_logger("goap.compat.tracing")
 
@@ -39,137 +39,40 @@ class MultiTracer(PlanningTracer):
             result.extend(getattr(t, "reflections", []))
         return result
 
-    def _fan_sync(self, method: str, *args: Any) -> None:
+    def _fan_sync(self, method: str, *args: Any, **kwargs: Any) -> None:
         for t in self._tracers:
             try:
-                getattr(t, method)(*args)
+                getattr(t, method)(*args, **kwargs)
             except Exception as exc:
-                logger.warning(
-                    "Tracer %r raised during %s: %s",
-                    type(t).__name__,
-                    method,
-                    exc,
-                )
+                logger.warning("Tracer %r raised during %s: %s", type(t).__name__, method, exc)
 
-    async def _fan_async(self, method: str, *args: Any) -> None:
+    async def _fan_async(self, method: str, *args: Any, **kwargs: Any) -> None:
         for t in self._tracers:
             try:
-                await getattr(t, method)(*args)
+                await getattr(t, method)(*args, **kwargs)
             except Exception as exc:
-                logger.warning(
-                    "Tracer %r raised during %s: %s",
-                    type(t).__name__,
-                    method,
-                    exc,
-                )
-
-    def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
-        self._fan_sync("on_plan_start", goal, state, strategy_name)
-
-    def on_plan_complete(self, plan: Any, duration_ms: float) -> None:
-        self._fan_sync("on_plan_complete", plan, duration_ms)
-
-    def on_plan_failed(self, reason: str, duration_ms: float) -> None:
-        self._fan_sync("on_plan_failed", reason, duration_ms)
-
-    def on_action_start(self, action: Any, state: Any) -> None:
-        self._fan_sync("on_action_start", action, state)
-
-    def on_action_complete(self, result: Any) -> None:
-        self._fan_sync("on_action_complete", result)
-
-    def on_action_retry(
-        self,
-        action: Any,
-        attempt: int,
-        exception: BaseException,
-        backoff_ms: float,
-    ) -> None:
-        self._fan_sync("on_action_retry", action, attempt, exception, backoff_ms)
-
-    def on_strategy_chosen(self, strategy_name: str) -> None:
-        self._fan_sync("on_strategy_chosen", strategy_name)
-
-    def on_replan(self, reason: str, new_plan: Any) -> None:
-        self._fan_sync("on_replan", reason, new_plan)
-
-    def on_goal_achieved(self, final_state: Any) -> None:
-        self._fan_sync("on_goal_achieved", final_state)
-
-    def on_sensor_complete(self, sensor_name: str, updates: Any) -> None:
-        self._fan_sync("on_sensor_complete", sensor_name, updates)
-
-    def on_search_expand(
-        self,
-        node_id: int,
-        state: Any,
-        g: float,
-        h: float,
-        f: float,
-        parent_id: int | None,
-        action_name: str | None,
-    ) -> None:
-        self._fan_sync("on_search_expand", node_id, state, g, h, f, parent_id, action_name)
-
-    def on_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
-        self._fan_sync("on_search_dead_end", reason, detail)
-
-    def on_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
-        self._fan_sync("on_search_complete", nodes_explored, duration_ms, found)
-
-    async def aon_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
-        await self._fan_async("aon_plan_start", goal, state, strategy_name)
-
-    async def aon_plan_complete(self, plan: Any, duration_ms: float) -> None:
-        await self._fan_async("aon_plan_complete", plan, duration_ms)
-
-    async def aon_plan_failed(self, reason: str, duration_ms: float) -> None:
-        await self._fan_async("aon_plan_failed", reason, duration_ms)
-
-    async def aon_action_start(self, action: Any, state: Any) -> None:
-        await self._fan_async("aon_action_start", action, state)
-
-    async def aon_action_complete(self, result: Any) -> None:
-        await self._fan_async("aon_action_complete", result)
-
-    async def aon_action_retry(
-        self,
-        action: Any,
-        attempt: int,
-        exception: BaseException,
-        backoff_ms: float,
-    ) -> None:
-        await self._fan_async("aon_action_retry", action, attempt, exception, backoff_ms)
-
-    async def aon_strategy_chosen(self, strategy_name: str) -> None:
-        await self._fan_async("aon_strategy_chosen", strategy_name)
-
-    async def aon_replan(self, reason: str, new_plan: Any) -> None:
-        await self._fan_async("aon_replan", reason, new_plan)
-
-    async def aon_goal_achieved(self, final_state: Any) -> None:
-        await self._fan_async("aon_goal_achieved", final_state)
-
-    async def aon_sensor_complete(self, sensor_name: str, updates: Any) -> None:
-        await self._fan_async("aon_sensor_complete", sensor_name, updates)
-
-    async def aon_search_expand(
-        self,
-        node_id: int,
-        state: Any,
-        g: float,
-        h: float,
-        f: float,
-        parent_id: int | None,
-        action_name: str | None,
-    ) -> None:
-        await self._fan_async("aon_search_expand", node_id, state, g, h, f, parent_id, action_name)
-
-    async def aon_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
-        await self._fan_async("aon_search_dead_end", reason, detail)
-
-    async def aon_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
-        await self._fan_async("aon_search_complete", nodes_explored, duration_ms, found)
+                logger.warning("Tracer %r raised during %s: %s", type(t).__name__, method, exc)
 
 
-__all__ = ["MultiTracer"]
+def _sync_fan(name: str) -> Callable[..., None]:
+    def hook(self: MultiTracer, *args: Any, **kwargs: Any) -> None:
+        self._fan_sync(name, *args, **kwargs)
+
+    hook.__name__ = hook.__qualname__ = name
+    hook.__doc__ = f"Calls ``{name}`` on every inner tracer."
+    return hook
+
+
+def _async_fan(name: str) -> Callable[..., Coroutine[Any, Any, None]]:
+    async def hook(self: MultiTracer, *args: Any, **kwargs: Any) -> None:
+        await self._fan_async(name, *args, **kwargs)
+
+    hook.__name__ = hook.__qualname__ = name
+    hook.__doc__ = f"Awaits ``{name}`` on every inner tracer."
+    return hook
+
+
+# Every hook fans out the same way, so they are made from the protocol's list (see SYNC_HOOKS).
+for _name in SYNC_HOOKS:
+    setattr(MultiTracer, _name, _sync_fan(_name))
+    setattr(MultiTracer, f"a{_name}", _async_fan(f"a{_name}"))

@@ -7,12 +7,23 @@ renderer derived them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from goap.compat.planner.csp import ResourceUsage, ScheduleEntry
     from goap.compat.planner.types import Plan
 
-__all__ = ["drawn_schedule", "node_ids", "plan_edges"]
+__all__ = [
+    "drawing_lines",
+    "drawn_schedule",
+    "node_ids",
+    "plan_edges",
+    "resource_status",
+    "scheduled_lines",
+    "start_groups",
+    "timed_label",
+]
 
 _ID_SAFE = re.compile(r"[^A-Za-z0-9_]")
 
@@ -48,3 +59,75 @@ def plan_edges(plan: Plan) -> tuple[list[tuple[int, int]], bool]:
     if edges or len(plan.actions) < 2:
         return edges, False
     return [(i, i + 1) for i in range(len(plan.actions) - 1)], True
+
+
+def start_groups(schedule: Sequence[ScheduleEntry]) -> list[tuple[float, list[int]]]:
+    """The schedule's entries grouped by start time (seconds), earliest first: ``(start, indices)``.
+
+    A group of several indices runs in parallel; every renderer draws it as one cluster.
+    """
+    by_start: dict[float, list[int]] = {}
+    for i, entry in enumerate(schedule):
+        by_start.setdefault(entry.start.total_seconds(), []).append(i)
+    return sorted(by_start.items())
+
+
+def resource_status(usage: ResourceUsage, gap: str = " ") -> str:
+    """``key: total`` with the bound (``/ max`` or ``>= min``), ``gap``, then ``[OK]`` or ``[VIOLATED]``."""
+    bound = ""
+    if usage.constraint_max is not None:
+        bound = f" / {usage.constraint_max:g}"
+    elif usage.constraint_min is not None:
+        bound = f" >= {usage.constraint_min:g}"
+    marker = "OK" if usage.satisfied else "VIOLATED"
+    return f"{usage.key}: {usage.total:g}{bound}{gap}[{marker}]"
+
+
+def scheduled_lines(
+    schedule: Sequence[ScheduleEntry],
+    node: Callable[[int], str],
+    opening: Callable[[int, float], Sequence[str]],
+    closing: str,
+) -> list[str]:
+    """One ``node(i)`` line per action, parallel groups wrapped in ``opening(group, start)`` ... ``closing``.
+
+    Lone actions are indented four spaces, grouped ones eight; the group lines are the caller's.
+    """
+    out: list[str] = []
+    for group, (start_t, indices) in enumerate(start_groups(schedule)):
+        if len(indices) == 1:
+            out.append(f"    {node(indices[0])}")
+            continue
+        out.extend(opening(group, start_t))
+        out.extend(f"        {node(i)}" for i in indices)
+        out.append(closing)
+    return out
+
+
+def drawing_lines(
+    plan: Plan,
+    show_schedule: bool,
+    scheduled: Callable[[Plan, list[str], Sequence[ScheduleEntry]], list[str]],
+    unscheduled: Callable[[Plan, list[str]], list[str]],
+    edges: tuple[str, str],
+) -> list[str]:
+    """A drawing's node lines, then its edge lines: what Mermaid and DOT draw alike.
+
+    The nodes are ``scheduled(plan, ids, schedule)`` when the schedule is drawn (see
+    :func:`drawn_schedule`), else ``unscheduled(plan, ids)``. ``edges`` is the form of an edge and
+    of an edge of the fallback chain of :func:`plan_edges`, each formatted with ``a`` and ``b``
+    (the two node ids).
+    """
+    ids = node_ids(plan)
+    schedule = drawn_schedule(plan, show_schedule)
+    lines = scheduled(plan, ids, schedule) if schedule is not None else unscheduled(plan, ids)
+    pairs, chained = plan_edges(plan)
+    form = edges[1] if chained else edges[0]
+    lines.extend(form.format(a=ids[i], b=ids[j]) for i, j in pairs)
+    return lines
+
+
+def timed_label(label: str, entry: ScheduleEntry, duration: str) -> str:
+    """``label``, then ``duration`` formatted with the entry's seconds ``s`` when it lasts at all."""
+    seconds = entry.duration.total_seconds()
+    return f"{label}{duration.format(s=seconds)}" if seconds > 0 else label

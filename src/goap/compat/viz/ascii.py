@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from goap.compat.viz._layout import resource_status, start_groups
+
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
     from goap.compat.planner.explain import (
@@ -22,12 +24,8 @@ if TYPE_CHECKING:
 
 def _render_schedule_block(plan: Plan, schedule: Sequence[ScheduleEntry]) -> list[str]:
     """Emit the scheduled-action block, grouping same-start entries."""
-    by_start: dict[float, list[int]] = {}
-    for i, entry in enumerate(schedule):
-        by_start.setdefault(entry.start.total_seconds(), []).append(i)
     out: list[str] = []
-    for start_t in sorted(by_start):
-        indices = by_start[start_t]
+    for start_t, indices in start_groups(schedule):
         if len(indices) > 1:
             out.append(f"├── t={start_t:g}s (parallel):")
             for i in indices:
@@ -57,14 +55,7 @@ def _render_linear_block(plan: Plan) -> list[str]:
 def _render_resources_block(csp: CSPMetadata) -> list[str]:
     """Emit the resource-usage section plus makespan (if present)."""
     out = ["", "Resources:"]
-    for usage in csp.resource_usage:
-        bound = ""
-        if usage.constraint_max is not None:
-            bound = f" / {usage.constraint_max:g}"
-        elif usage.constraint_min is not None:
-            bound = f" >= {usage.constraint_min:g}"
-        marker = "OK" if usage.satisfied else "VIOLATED"
-        out.append(f"  {usage.key}: {usage.total:g}{bound}  [{marker}]")
+    out.extend(f"  {resource_status(usage, gap='  ')}" for usage in csp.resource_usage)
     if csp.makespan is not None:
         out.append(f"  makespan: {csp.makespan.total_seconds():g}s")
     return out

@@ -8,23 +8,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges
+from goap.compat.viz._layout import drawing_lines, resource_status, scheduled_lines, timed_label
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
     from goap.compat.planner.types import Plan
 
 
+_EDGES = ("    {a} -> {b};", "    {a} -> {b} [style=dashed];")
+"""An edge, and an edge of the fallback chain (drawn dashed)."""
+
+
 def _escape_dot(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def render_dot(
-    plan: Plan,
-    *,
-    show_resources: bool = True,
-    show_schedule: bool = True,
-) -> str:
+def render_dot(plan: Plan, *, show_resources: bool = True, show_schedule: bool = True) -> str:
     """Render a Plan as a Graphviz DOT digraph.
 
     Args:
@@ -45,15 +44,8 @@ def render_dot(
         '    node [shape=box, style="rounded,filled", fillcolor="#e8f4ff"];',
     ]
 
-    ids = node_ids(plan)
+    lines.extend(drawing_lines(plan, show_schedule, _emit_scheduled_nodes, _emit_unscheduled_nodes, _EDGES))
     csp = plan.metadata.csp
-    schedule = drawn_schedule(plan, show_schedule)
-    if schedule is not None:
-        lines.extend(_emit_scheduled_nodes(plan, ids, schedule))
-    else:
-        lines.extend(_emit_unscheduled_nodes(plan, ids))
-    lines.extend(_emit_edges(plan, ids))
-
     if show_resources and csp is not None and csp.resource_usage:
         lines.append(_emit_resource_legend(csp))
 
@@ -63,25 +55,18 @@ def render_dot(
 
 def _emit_scheduled_nodes(plan: Plan, node_ids: list[str], schedule: Sequence[ScheduleEntry]) -> list[str]:
     """Emit nodes grouped by start time, wrapping parallel groups in clusters."""
-    by_start: dict[float, list[int]] = {}
-    for i, entry in enumerate(schedule):
-        by_start.setdefault(entry.start.total_seconds(), []).append(i)
-    out: list[str] = []
-    for cluster_idx, start_t in enumerate(sorted(by_start)):
-        indices = by_start[start_t]
-        if len(indices) > 1:
-            out.append(f"    subgraph cluster_{cluster_idx} {{")
-            out.append(f'        label="t={start_t:g}s";')
-            out.append('        style="dashed";')
-            for i in indices:
-                label = _format_label(plan, i, schedule[i])
-                out.append(f'        {node_ids[i]} [label="{label}"];')
-            out.append("    }")
-        else:
-            i = indices[0]
-            label = _format_label(plan, i, schedule[i])
-            out.append(f'    {node_ids[i]} [label="{label}"];')
-    return out
+
+    def node(i: int) -> str:
+        return f'{node_ids[i]} [label="{_format_label(plan, i, schedule[i])}"];'
+
+    def opening(group: int, start_t: float) -> list[str]:
+        return [
+            f"    subgraph cluster_{group} {{",
+            f'        label="t={start_t:g}s";',
+            '        style="dashed";',
+        ]
+
+    return scheduled_lines(schedule, node, opening, "    }")
 
 
 def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
@@ -96,35 +81,16 @@ def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
     return out
 
 
-def _emit_edges(plan: Plan, node_ids: list[str]) -> list[str]:
-    """Emit dependency edges, falling back to a dashed sequential chain."""
-    edges, chained = plan_edges(plan)
-    form = "    {a} -> {b} [style=dashed];" if chained else "    {a} -> {b};"
-    return [form.format(a=node_ids[i], b=node_ids[j]) for i, j in edges]
-
-
 def _emit_resource_legend(csp: CSPMetadata) -> str:
     """Build the resource-usage legend node as a single DOT statement."""
     legend_lines = ["Resources:"]
-    for usage in csp.resource_usage:
-        bound = ""
-        if usage.constraint_max is not None:
-            bound = f" / {usage.constraint_max:g}"
-        elif usage.constraint_min is not None:
-            bound = f" >= {usage.constraint_min:g}"
-        status = "OK" if usage.satisfied else "VIOLATED"
-        legend_lines.append(f"{usage.key}: {usage.total:g}{bound} [{status}]")
+    legend_lines.extend(resource_status(usage) for usage in csp.resource_usage)
     legend = "\\l".join(_escape_dot(line) for line in legend_lines) + "\\l"
     return f'    legend [shape=note, fillcolor="#fff8dc", label="{legend}"];'
 
 
 def _format_label(plan: Plan, index: int, schedule_entry: ScheduleEntry) -> str:
-    action = plan.actions[index]
-    label = _escape_dot(action.name)
-    duration_s = schedule_entry.duration.total_seconds()
-    if duration_s > 0:
-        label = f"{label}\\nduration={duration_s:g}s"
-    return label
+    return timed_label(_escape_dot(plan.actions[index].name), schedule_entry, "\\nduration={s:g}s")
 
 
 __all__ = ["render_dot"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.compat.viz._layout import drawn_schedule, node_ids, plan_edges
+from goap.compat.viz._layout import drawing_lines, node_ids, resource_status, scheduled_lines, timed_label
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -29,17 +29,16 @@ _CLASSDEFS = [
 _COST_ICON = "fa:fa-dollar-sign"
 
 
+_EDGES = ("    {a} --> {b}", "    {a} -.-> {b}")
+"""An edge, and an edge of the fallback chain (drawn dashed)."""
+
+
 def _escape_label(text: str) -> str:
     """Escape a label so Mermaid parses it as a single token."""
     return text.replace('"', "'")
 
 
-def render_mermaid(
-    plan: Plan,
-    *,
-    show_resources: bool = True,
-    show_schedule: bool = True,
-) -> str:
+def render_mermaid(plan: Plan, *, show_resources: bool = True, show_schedule: bool = True) -> str:
     """Render a Plan as a Mermaid ``flowchart TD`` diagram.
 
     Nodes are actions; edges are effect→precondition dependencies from
@@ -69,43 +68,27 @@ def render_mermaid(
     lines.append("flowchart TD")
     lines.extend(_CLASSDEFS)
 
-    ids = node_ids(plan)
+    lines.extend(drawing_lines(plan, show_schedule, _emit_scheduled_nodes, _emit_unscheduled_nodes, _EDGES))
     csp = plan.metadata.csp
-    schedule = drawn_schedule(plan, show_schedule)
-    if schedule is not None:
-        lines.extend(_emit_scheduled_nodes(plan, ids, schedule))
-    else:
-        lines.extend(_emit_unscheduled_nodes(plan, ids))
-    lines.extend(_emit_edges(plan, ids))
-
     if show_resources and csp is not None and csp.resource_usage:
         lines.extend(_emit_resource_summary(csp))
 
-    if csp is not None and csp.explanation is not None and ids:
-        lines.extend(_emit_infeasibility_note(csp.explanation, ids[0]))
+    if csp is not None and csp.explanation is not None:
+        lines.extend(_emit_infeasibility_note(csp.explanation, node_ids(plan)[0]))
 
     return "\n".join(lines) + "\n"
 
 
 def _emit_scheduled_nodes(plan: Plan, node_ids: list[str], schedule: Sequence[ScheduleEntry]) -> list[str]:
     """Emit nodes grouped by start time, parallel entries wrapped in subgraphs."""
-    by_start: dict[float, list[int]] = {}
-    for i, entry in enumerate(schedule):
-        by_start.setdefault(entry.start.total_seconds(), []).append(i)
-    out: list[str] = []
-    for t_idx, start_t in enumerate(sorted(by_start)):
-        indices = by_start[start_t]
-        if len(indices) > 1:
-            out.append(f'    subgraph slot_{t_idx}["t={start_t:g}s"]')
-            for i in indices:
-                label = _format_node_label(plan, i, schedule[i])
-                out.append(f'        {node_ids[i]}["{label}"]:::action')
-            out.append("    end")
-        else:
-            i = indices[0]
-            label = _format_node_label(plan, i, schedule[i])
-            out.append(f'    {node_ids[i]}["{label}"]:::action')
-    return out
+
+    def node(i: int) -> str:
+        return f'{node_ids[i]}["{_format_node_label(plan, i, schedule[i])}"]:::action'
+
+    def opening(group: int, start_t: float) -> list[str]:
+        return [f'    subgraph slot_{group}["t={start_t:g}s"]']
+
+    return scheduled_lines(schedule, node, opening, "    end")
 
 
 def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
@@ -137,24 +120,10 @@ def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
     return out
 
 
-def _emit_edges(plan: Plan, node_ids: list[str]) -> list[str]:
-    """Emit dependency edges, falling back to sequential when none are derived."""
-    edges, chained = plan_edges(plan)
-    form = "    {a} -.-> {b}" if chained else "    {a} --> {b}"
-    return [form.format(a=node_ids[i], b=node_ids[j]) for i, j in edges]
-
-
 def _emit_resource_summary(csp: CSPMetadata) -> list[str]:
     """Emit the resource-usage summary as Mermaid comments."""
     out = ["", "    %% Resource usage"]
-    for usage in csp.resource_usage:
-        bound = ""
-        if usage.constraint_max is not None:
-            bound = f" / {usage.constraint_max:g}"
-        elif usage.constraint_min is not None:
-            bound = f" >= {usage.constraint_min:g}"
-        status = "OK" if usage.satisfied else "VIOLATED"
-        out.append(f"    %%   {usage.key}: {usage.total:g}{bound} [{status}]")
+    out.extend(f"    %%   {resource_status(usage)}" for usage in csp.resource_usage)
     return out
 
 
@@ -173,12 +142,7 @@ def _emit_infeasibility_note(explanation: InfeasibilityExplanation, anchor_id: s
 
 
 def _format_node_label(plan: Plan, index: int, schedule_entry: ScheduleEntry) -> str:
-    action = plan.actions[index]
-    label = _escape_label(action.name)
-    duration_s = schedule_entry.duration.total_seconds()
-    if duration_s > 0:
-        label = f"{label}\\n\u23f1 {duration_s:g}s"
-    return label
+    return timed_label(_escape_label(plan.actions[index].name), schedule_entry, "\\n\u23f1 {s:g}s")
 
 
 def render_mermaid_gantt(plan: Plan) -> str:
