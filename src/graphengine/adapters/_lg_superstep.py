@@ -109,6 +109,9 @@ class Live:
     """LangGraph's `Runtime` carrying the context of the call driving the run, or None."""
     resuming: bool = False
     """Whether the tasks of `step` continue after a pause (LangGraph tells subgraphs so)."""
+    failed: set[str] = field(default_factory=set)
+    """Tasks of `step` that raised in this process: run again, they continue their subgraphs'
+    checkpoints, as LangGraph's `invoke(None)` after an error does."""
     results: dict[str, Any] = field(default_factory=dict)
     """Finished tasks' records as the tasks returned them (the stored copies decode to equal values,
     but a value LangGraph's serializer does not restore, such as a model of a class it does not
@@ -279,8 +282,9 @@ class Pregelish:
         Raises what the task raised otherwise (`GraphInterrupt` for an `interrupt()`).
         """
         task.writes.clear()
+        again = {CONFIG_KEY_RESUMING: True} if task.id in live.failed else None
         try:
-            await arun_with_retry(task, self.retry_policy)
+            await arun_with_retry(task, self.retry_policy, configurable=again)
         except GraphBubbleUp:
             raise
         except Exception as exc:
@@ -315,6 +319,7 @@ class Pregelish:
         live.pending = []
         live.resume_map = None
         live.results = {}
+        live.failed = set()
         live.resuming = False
         self._advance(run_id, live, live.step)
 

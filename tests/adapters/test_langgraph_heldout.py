@@ -1,0 +1,105 @@
+"""Held-out LangGraph graphs: what the fidelity comparison cannot show (refusals by name, a kill mid-superstep).
+
+The graphs of `lg_graphs_heldout` run in `test_langgraph_fidelity` against LangGraph natively;
+here are the cases where the engine does not follow LangGraph on purpose (it refuses by name)
+and the crash test of a combination the other crash tests lack: a sync node invoking a
+subgraph whose `Send` tasks are cut short by SIGKILL, beside a parallel parent task.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph")
+
+from langchain_core.messages import HumanMessage
+from langgraph.cache.memory import InMemoryCache
+from langgraph.checkpoint.memory import InMemorySaver
+from lg_crash_graph import run_worker
+from lg_crash_sync_subgraph import INPUT, ITEMS, build
+from lg_graphs_heldout import double_interrupt_subgraph, multi_turn_thread
+
+from graphengine.adapters.langgraph import from_langgraph
+from graphengine.errors import UnsupportedFeature
+from graphengine.store import MemoryStore, SQLiteStore
+
+WORKER = Path(__file__).resolve().parents[1] / "lg_crash_sync_subgraph.py"
+KILLED_AT = ITEMS - 1
+"""The item whose `work` task kills its process (the others have landed by then)."""
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """The engine's in-memory store and a SQLite file."""
+    s = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "lg.db")
+    yield s
+    await s.close()
+
+
+async def test_a_second_run_on_a_thread_is_refused_by_name(store: Any) -> None:
+    """LangGraph's second `invoke` on a thread continues its state; the engine refuses it as "thread continuation"."""
+    native = multi_turn_thread().compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "t"}}
+    await native.ainvoke({"messages": [HumanMessage(content="one", id="h1")]}, config)
+    second = await native.ainvoke({"messages": [("user", "two")]}, config)
+    assert second["turns"] == 2  # what is not carried: the thread's state goes on
+
+    adapted = from_langgraph(multi_turn_thread(), store=store)
+    first = await adapted.run("t", {"messages": [HumanMessage(content="one", id="h1")]})
+    assert first["turns"] == 1
+    with pytest.raises(UnsupportedFeature, match="thread continuation|second run") as err:
+        await adapted.run("t", {"messages": [("user", "two")]})
+    assert err.value.feature == "thread continuation"
+    assert await adapted.values("t") == first  # the stored run is untouched
+
+
+async def test_a_node_cache_is_refused_by_name() -> None:
+    """`compile(cache=...)` skips nodes whose cached writes match; the engine has no such cache and refuses it."""
+    with pytest.raises(UnsupportedFeature) as err:
+        from_langgraph(multi_turn_thread(), store=MemoryStore(), cache=InMemoryCache())
+    assert err.value.feature == "cache"
+    compiled = multi_turn_thread().compile(cache=InMemoryCache())
+    with pytest.raises(UnsupportedFeature) as err:
+        from_langgraph(compiled, store=MemoryStore())
+    assert err.value.feature == "cache"
+
+
+async def test_a_subgraph_invoked_by_a_sync_node_pauses_on_a_memory_store() -> None:
+    """A sync node's `subgraph.invoke` reaches the in-process checkpoint table without an event loop of its thread."""
+    adapted = from_langgraph(double_interrupt_subgraph(), store=MemoryStore())
+    out = await adapted.run("t", {"input": "test"})
+    assert [i.value for i in out["__interrupt__"]] == ["interrupt node 1"]
+    out = await adapted.resume("t", input=True)
+    assert [i.value for i in out["__interrupt__"]] == ["interrupt node 2"]
+    assert await adapted.resume("t", input=True) == {"input": True}
+
+
+def _child(db: Path, log: Path, what: str, kill: bool) -> subprocess.CompletedProcess[str]:
+    return run_worker(WORKER, [str(db), str(log), what], str(KILLED_AT) if kill else None)
+
+
+def _ran(log: Path) -> list[tuple[int, str]]:
+    return [(int(p), w) for p, w in (line.split() for line in log.read_text().splitlines())]
+
+
+async def test_a_kill_inside_a_sync_invoked_subgraph_re_runs_only_the_unfinished_send_task(
+    tmp_path: Path,
+) -> None:
+    """Killed mid-superstep of the subgraph's Send tasks: the resume runs only the killed task, not `count`,
+    the landed `work` tasks or the parent's parallel `side`, and ends with LangGraph's result."""
+    db, log = tmp_path / "crash.db", tmp_path / "side.log"
+    first = _child(db, log, "run", kill=True)
+    assert first.returncode == -signal.SIGKILL, first.stderr
+    before = _ran(log)
+    assert {w for _, w in before} == {"side", "count", *(f"work{i}" for i in range(ITEMS))}
+    second = _child(db, log, "resume", kill=False)
+    assert second.returncode == 0, second.stderr
+    after = [w for _, w in _ran(log)[len(before) :]]
+    assert after == [f"work{KILLED_AT}"], f"re-ran {after} after the kill"
+    native = await build(tmp_path / "native.log").compile().ainvoke(dict(INPUT))
+    assert second.stdout.strip() == f"{sorted(native['results'])} {native['notes']}"
