@@ -18,7 +18,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from langgraph.managed import RemainingSteps
 from langgraph.runtime import Runtime
-from langgraph.types import Command, RetryPolicy, Send, interrupt
+from langgraph.types import CachePolicy, Command, RetryPolicy, Send, interrupt
 from lg_graphs import RESUME, Case
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
@@ -1095,3 +1095,34 @@ HELD_OUT: dict[str, Case] = {
     ),
 }
 """The held-out graphs, by name (the corpus's `CASES` are separate)."""
+
+
+class _Cached(TypedDict):
+    x: int
+    result: int
+    rounds: Annotated[list[str], operator.add]
+
+
+def node_caching() -> tuple[StateGraph[Any], dict[str, int]]:
+    """The node-caching how-to (`cache_policy=CachePolicy()`, `compile(cache=InMemoryCache())`) in a loop:
+    the cached node runs once per distinct input, in a run and across runs; returns the builder and its call counts."""
+    calls = {"expensive": 0, "uncached": 0}
+
+    def expensive(state: _Cached) -> dict[str, Any]:
+        calls["expensive"] += 1
+        return {"result": state["x"] * 2, "rounds": [f"expensive call {calls['expensive']}"]}
+
+    def uncached(state: _Cached) -> dict[str, Any]:
+        calls["uncached"] += 1
+        return {"rounds": [f"uncached call {calls['uncached']}"]}
+
+    def again(state: _Cached) -> str:
+        return "expensive" if len(state["rounds"]) < 6 else END
+
+    b = StateGraph(_Cached)
+    b.add_node("expensive", expensive, cache_policy=CachePolicy(key_func=lambda s: str(s["x"])))
+    b.add_node("uncached", uncached)
+    b.add_edge(START, "expensive")
+    b.add_edge("expensive", "uncached")
+    b.add_conditional_edges("uncached", again, ["expensive", END])
+    return b, calls

@@ -22,7 +22,7 @@ from langgraph.cache.memory import InMemoryCache
 from langgraph.checkpoint.memory import InMemorySaver
 from lg_crash_graph import run_worker
 from lg_crash_sync_subgraph import INPUT, ITEMS, build
-from lg_graphs_heldout import double_interrupt_subgraph, multi_turn_thread
+from lg_graphs_heldout import double_interrupt_subgraph, multi_turn_thread, node_caching
 
 from graphengine.adapters.langgraph import from_langgraph
 from graphengine.errors import UnsupportedFeature
@@ -58,15 +58,27 @@ async def test_a_second_run_on_a_thread_is_refused_by_name(store: Any) -> None:
     assert await adapted.values("t") == first  # the stored run is untouched
 
 
-async def test_a_node_cache_is_refused_by_name() -> None:
-    """`compile(cache=...)` skips nodes whose cached writes match; the engine has no such cache and refuses it."""
-    with pytest.raises(UnsupportedFeature) as err:
-        from_langgraph(multi_turn_thread(), store=MemoryStore(), cache=InMemoryCache())
-    assert err.value.feature == "cache"
-    compiled = multi_turn_thread().compile(cache=InMemoryCache())
-    with pytest.raises(UnsupportedFeature) as err:
-        from_langgraph(compiled, store=MemoryStore())
-    assert err.value.feature == "cache"
+async def test_a_node_cache_skips_cached_tasks_as_langgraph_does(store: Any) -> None:
+    """`compile(cache=...)` with a node `cache_policy`: the same results and the same node calls as LangGraph,
+    in a loop within a run and across runs."""
+    inputs = [5, 5, 7]
+    native_builder, native_calls = node_caching()
+    app = native_builder.compile(checkpointer=InMemorySaver(), cache=InMemoryCache())
+    expected = [
+        await app.ainvoke({"x": x, "rounds": []}, {"configurable": {"thread_id": f"t{i}"}})
+        for i, x in enumerate(inputs)
+    ]
+    assert native_calls == {"expensive": 2, "uncached": 9}  # the oracle caches: one call per distinct x
+
+    builder, calls = node_caching()
+    adapted = from_langgraph(builder, store=store, cache=InMemoryCache())
+    assert [await adapted.run(f"t{i}", {"x": x, "rounds": []}) for i, x in enumerate(inputs)] == expected
+    assert calls == native_calls
+
+    builder, calls = node_caching()
+    compiled = from_langgraph(builder.compile(cache=InMemoryCache()), store=MemoryStore())
+    assert await compiled.run("t", {"x": 5, "rounds": []}) == expected[0]
+    assert calls == {"expensive": 1, "uncached": 3}  # a compiled graph's own cache is used
 
 
 async def test_a_subgraph_invoked_by_a_sync_node_pauses_on_a_memory_store() -> None:

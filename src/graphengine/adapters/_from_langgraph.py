@@ -406,6 +406,7 @@ def from_langgraph(
     *,
     interrupt_before: Sequence[str] | str | None = None,
     interrupt_after: Sequence[str] | str | None = None,
+    cache: Any = None,
     **engine_kw: Any,
 ) -> AdaptedGraph:
     """Run a LangGraph `StateGraph` (the builder, or a graph compiled from one) on the engine.
@@ -416,11 +417,12 @@ def from_langgraph(
     input/output/node schemas and retry policies; `engine_kw` goes to `Engine(...)` (`store`,
     `emitter`, `options`), and `Options(max_steps=...)` is the recursion limit. Nodes get the
     LangGraph run config (thread id = run id) but no LangGraph store or checkpointer; the
-    subgraphs they run checkpoint into `lg_*` tables beside `store` (`_lg_subgraphs`). Raises
-    `UnsupportedFeature` for what is not a `StateGraph` and for a node cache (`cache=`, or a
-    graph compiled with one).
+    subgraphs they run checkpoint into `lg_*` tables beside `store` (`_lg_subgraphs`). `cache`
+    is LangGraph's node cache (`compile(cache=...)`, a `BaseCache`; a compiled graph's own is
+    used): a task whose node has a `cache_policy` and whose key it holds takes the cached
+    writes instead of running, and the engine stores those writes as the task's. Raises
+    `UnsupportedFeature` for what is not a `StateGraph`.
     """
-    cache = None if isinstance(builder, StateGraph) else getattr(builder, "cache", None)
     if not isinstance(builder, StateGraph):
         inner = getattr(builder, "builder", None)
         if not isinstance(inner, StateGraph):
@@ -430,13 +432,8 @@ def from_langgraph(
             )
         interrupt_before = interrupt_before or getattr(builder, "interrupt_before_nodes", None) or None
         interrupt_after = interrupt_after or getattr(builder, "interrupt_after_nodes", None) or None
+        cache = cache if cache is not None else getattr(builder, "cache", None)
         builder = inner
-    if engine_kw.get("cache") is not None or cache is not None:
-        raise UnsupportedFeature(
-            "from_langgraph takes no node cache: LangGraph skips a node whose cached writes match, "
-            "the engine runs every task and stores its writes (drop cache= / cache_policy)",
-            feature="cache",
-        )
     if "checkpointer" in engine_kw:
         raise UnsupportedFeature(
             "from_langgraph takes no checkpointer: the engine's store keeps the run (pass store=...)",
@@ -455,6 +452,8 @@ def from_langgraph(
         compile_kw["interrupt_before"] = interrupt_before
     if interrupt_after:
         compile_kw["interrupt_after"] = interrupt_after
+    if cache is not None:
+        compile_kw["cache"] = cache
     try:
         return AdaptedGraph(builder, engine_kw, compile_kw)
     except GraphError:

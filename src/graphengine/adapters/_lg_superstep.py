@@ -30,6 +30,7 @@ from langgraph._internal._constants import (
     CONFIG_KEY_RESUME_MAP,
     CONFIG_KEY_RESUMING,
     CONFIG_KEY_RUNTIME,
+    ERROR,
     INPUT,
     INTERRUPT,
     NULL_TASK_ID,
@@ -129,6 +130,9 @@ class Pregelish:
         self.nodes: Mapping[str, Any] = compiled.nodes
         self.trigger_to_nodes: Mapping[str, Sequence[str]] = compiled.trigger_to_nodes
         self.retry_policy = compiled.retry_policy
+        self.cache = compiled.cache
+        """LangGraph's node cache (`compile(cache=...)`), or None: tasks whose key it holds do not run."""
+        self.cache_policy = compiled.cache_policy
         self.interrupt_before = compiled.interrupt_before_nodes
         self.interrupt_after = compiled.interrupt_after_nodes
         self.limit = recursion_limit
@@ -262,6 +266,7 @@ class Pregelish:
             trigger_to_nodes=self.trigger_to_nodes,
             updated_channels=live.updated,
             retry_policy=self.retry_policy,
+            cache_policy=self.cache_policy,
             checkpointer=self.subgraphs,
         )
         skip = set(done)
@@ -282,9 +287,17 @@ class Pregelish:
         Raises what the task raised otherwise (`GraphInterrupt` for an `interrupt()`).
         """
         task.writes.clear()
+        key = (task.cache_key.ns, task.cache_key.key) if self.cache is not None and task.cache_key else None
+        if key is not None:
+            hit = await self.cache.aget([key])
+            if key in hit:  # as LangGraph's loop: the cached writes stand for the run
+                task.writes.extend(hit[key])
+                return task
         again = {CONFIG_KEY_RESUMING: True} if task.id in live.failed else None
         try:
             await arun_with_retry(task, self.retry_policy, configurable=again)
+            if key is not None and task.cache_key is not None and _cacheable(task.writes):
+                await self.cache.aset({key: (list(task.writes), task.cache_key.ttl)})
         except GraphBubbleUp:
             raise
         except Exception as exc:
@@ -376,6 +389,11 @@ class Pregelish:
         # Task ids (and so interrupt ids) derive from the checkpoint id: a name-based uuid makes
         # them the same in every process that runs this step of this run.
         return str(uuid.uuid5(_ID_SPACE, f"{run_id}\x00{step}"))
+
+
+def _cacheable(writes: Sequence[tuple[str, Any]]) -> bool:
+    # As LangGraph's loop: a hit skips the node, so writes that pause or fail are never cached.
+    return not any(c in (INTERRUPT, ERROR) for c, _ in writes)
 
 
 def _is_interrupt_id(key: Any) -> bool:
