@@ -1126,3 +1126,201 @@ def node_caching() -> tuple[StateGraph[Any], dict[str, int]]:
     b.add_edge("expensive", "uncached")
     b.add_conditional_edges("uncached", again, ["expensive", END])
     return b, calls
+
+
+# ---------------------------------------------------------------------- more adversarial combinations
+
+
+class _Count(TypedDict):
+    n: int
+    log: Annotated[list[str], operator.add]
+
+
+def recursion_budget_per_call() -> StateGraph[Any]:
+    """The recursion-limit how-to with the human-in-the-loop one: a loop longer than the limit, paused every
+    ten steps; each call (the run, each resume) gets the whole limit, as LangGraph's invoke does."""
+
+    def step(state: _Count) -> dict[str, Any]:
+        n = state["n"] + 1
+        if n % 10 == 0:
+            return {"n": n, "log": [f"{n}: {interrupt(n)}"]}
+        return {"n": n}
+
+    b = StateGraph(_Count)
+    b.add_node("step", step)
+    b.add_edge(START, "step")
+    b.add_conditional_edges("step", lambda s: "step" if s["n"] < 35 else END, ["step", END])
+    return b
+
+
+def interrupt_and_error_in_one_step() -> StateGraph[Any]:
+    """Built from test_pending_writes_resume and test_node_before_interrupt_resume_graph_api: in one superstep a
+    task interrupts, one fails once and one finishes; the failure is raised, then the resumes finish the step."""
+    calls = {"flaky": 0, "steady": 0}
+
+    def ask(state: _Log) -> dict[str, Any]:
+        return {"log": [f"ask {interrupt('ok?')}"]}
+
+    def flaky(state: _Log) -> dict[str, Any]:
+        calls["flaky"] += 1
+        if calls["flaky"] == 1:
+            raise RuntimeError("flaky once")
+        return {"log": [f"flaky call {calls['flaky']}"]}
+
+    def steady(state: _Log) -> dict[str, Any]:
+        calls["steady"] += 1
+        return {"log": [f"steady call {calls['steady']}"]}
+
+    b = StateGraph(_Log)
+    for name, fn in (("ask", ask), ("flaky", flaky), ("steady", steady)):
+        b.add_node(name, fn)
+        b.add_edge(START, name)
+    return b
+
+
+def parent_command_send_from_subgraph() -> StateGraph[Any]:
+    """test_parent_command with a Send: a subgraph node returns Command(graph=PARENT, goto=[Send(...), ...])."""
+
+    def plan(state: _ChildItems) -> Command[Any]:
+        return Command(graph=Command.PARENT, goto=[Send("work", {"n": n}) for n in state["items"]])
+
+    cb = StateGraph(_ChildItems)
+    cb.add_node("plan", plan)
+    cb.add_edge(START, "plan")
+
+    def work(arg: dict[str, Any]) -> dict[str, Any]:
+        return {"results": [f"work {arg['n']}"]}
+
+    b = StateGraph(_Collect)
+    b.add_node("child", cb.compile(), destinations=("work",))
+    b.add_node("work", work)
+    b.add_edge(START, "child")
+    return b
+
+
+def command_as_first_input() -> StateGraph[Any]:
+    """A run started with Command(update=, goto=) instead of a state (LangGraph applies it to the empty thread)."""
+
+    def a(state: _Log) -> dict[str, Any]:
+        return {"log": ["a"]}
+
+    def b_(state: _Log) -> dict[str, Any]:
+        return {"log": [f"b saw {len(state['log'])}"]}
+
+    b = StateGraph(_Log)
+    b.add_node("a", a)
+    b.add_node("b", b_)
+    b.add_edge(START, "a")
+    return b
+
+
+def resume_with_goto_and_update() -> StateGraph[Any]:
+    """The human-in-the-loop how-to's Command(resume=, update=, goto=) answering an interrupt inside a subgraph."""
+
+    def ask(state: _Log) -> dict[str, Any]:
+        return {"log": [f"asked {interrupt('where to?')}"]}
+
+    sub = StateGraph(_Log).add_node("ask", ask).add_edge(START, "ask").compile()
+
+    def elsewhere(state: _Log) -> dict[str, Any]:
+        return {"log": [f"elsewhere saw {len(state['log'])}"]}
+
+    b = StateGraph(_Log)
+    b.add_node("sub", sub)
+    b.add_node("elsewhere", elsewhere)
+    b.add_edge(START, "sub")
+    return b
+
+
+def deferred_node_interrupts() -> StateGraph[Any]:
+    """test_in_one_fan_out_state_graph_defer_node with the deferred node calling `interrupt()` once every branch is done."""
+
+    def fan(state: _Log) -> list[Send]:
+        return [Send("branch", {"k": k}) for k in range(3)]
+
+    def branch(arg: dict[str, Any]) -> dict[str, Any]:
+        return {"log": [f"branch {arg['k']}"]}
+
+    def join(state: _Log) -> dict[str, Any]:
+        return {"log": [f"join {len(state['log'])} {interrupt('join?')}"]}
+
+    b = StateGraph(_Log)
+    b.add_node("branch", branch)
+    b.add_node("join", join, defer=True)
+    b.add_conditional_edges(START, fan, ["branch"])
+    b.add_edge("branch", "join")
+    return b
+
+
+class _Strict(BaseModel):
+    count: int
+    log: Annotated[list[str], operator.add] = Field(default_factory=list)
+
+
+def pydantic_input_rejected() -> StateGraph[Any]:
+    """test_pydantic_state_mutation's state with bad input: LangGraph's validation error, the node never runs."""
+
+    def node(state: _Strict) -> dict[str, Any]:
+        return {"log": [f"count {state.count}"]}
+
+    b = StateGraph(_Strict)
+    b.add_node("node", node)
+    b.add_edge(START, "node")
+    return b
+
+
+def messages_replaced_by_id_in_parallel() -> StateGraph[Any]:
+    """test_update_existing_message in a graph: parallel nodes write messages, one replaces an input message by id."""
+
+    def edit(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [HumanMessage(content="edited", id="h1")]}
+
+    def reply(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=f"reply to {state['messages'][-1].content}", id="a1")]}
+
+    def summary(state: MessagesState) -> dict[str, Any]:
+        return {
+            "messages": [AIMessage(content=" | ".join(str(m.content) for m in state["messages"]), id="s1")]
+        }
+
+    b = StateGraph(MessagesState)
+    b.add_node("edit", edit)
+    b.add_node("reply", reply)
+    b.add_node("summary", summary)
+    b.add_edge(START, "edit")
+    b.add_edge(START, "reply")
+    b.add_edge(["edit", "reply"], "summary")
+    return b
+
+
+MORE_HELD_OUT: dict[str, Case] = {
+    "recursion_budget_per_call": Case(
+        recursion_budget_per_call,
+        [("run", {"n": 0, "log": []}), ("resume", "a"), ("resume", "b"), ("resume", "c")],
+    ),
+    "interrupt_and_error_in_one_step": Case(
+        interrupt_and_error_in_one_step,
+        [("run", {"log": []}), ("resume", RESUME), ("resume", "yes")],
+    ),
+    "parent_command_send_from_subgraph": Case(
+        parent_command_send_from_subgraph, [("run", {"items": [1, 2], "results": []})]
+    ),
+    "command_as_first_input": Case(
+        command_as_first_input, [("run", Command(update={"log": ["given"]}, goto="b"))]
+    ),
+    "resume_with_goto_and_update": Case(
+        resume_with_goto_and_update,
+        [
+            ("run", {"log": []}),
+            ("resume", Command(resume="there", update={"log": ["updated"]}, goto="elsewhere")),
+        ],
+    ),
+    "deferred_node_interrupts": Case(deferred_node_interrupts, [("run", {"log": []}), ("resume", "go")]),
+    "pydantic_input_rejected": Case(pydantic_input_rejected, [("run", {"count": "not a number"})]),
+    "messages_replaced_by_id_in_parallel": Case(
+        messages_replaced_by_id_in_parallel, [("run", {"messages": [HumanMessage(content="hi", id="h1")]})]
+    ),
+}
+"""Further held-out graphs (merged into `HELD_OUT`)."""
+
+HELD_OUT.update(MORE_HELD_OUT)

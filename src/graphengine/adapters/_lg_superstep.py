@@ -211,6 +211,14 @@ class Pregelish:
         cp = empty_checkpoint()
         cp["id"] = self._checkpoint_id(run_id, -1)
         channels, managed = channels_from_checkpoint(self.specs, cp)
+        if isinstance(value, Command):
+            # As LangGraph's loop given a Command on a new thread: its writes are stored as pending
+            # writes of the input checkpoint and applied first, then the Command goes to START
+            # as the input too (so an update lands twice); only the input's channels trigger.
+            null = [(c, v) for tid, c, v in map_command(value) if tid == NULL_TASK_ID and c != RESUME]
+            if null:
+                pending = self._with_ids(run_id, -1, [PregelTaskWrites((), INPUT, null, [])], "command")
+                apply_writes(cp, channels, pending, increment, self.trigger_to_nodes)
         writes = list(map_input(self.graph.input_channels, value))
         given = self._with_ids(run_id, -1, [PregelTaskWrites((), INPUT, writes, [])])
         updated = apply_writes(cp, channels, given, increment, self.trigger_to_nodes)
