@@ -1293,7 +1293,35 @@ def messages_replaced_by_id_in_parallel() -> StateGraph[Any]:
     return b
 
 
+def retry_policy_on_a_subgraph_node() -> StateGraph[Any]:
+    """The retry how-to on a compiled subgraph node: its second node fails once and LangGraph's retry re-enters it."""
+    calls = {"first": 0, "second": 0}
+
+    def first(state: _Log) -> dict[str, Any]:
+        calls["first"] += 1
+        return {"log": [f"first call {calls['first']}"]}
+
+    def second(state: _Log) -> dict[str, Any]:
+        calls["second"] += 1
+        if calls["second"] == 1:
+            raise ConnectionError("second once")
+        return {"log": [f"second call {calls['second']}"]}
+
+    sb = StateGraph(_Log)
+    sb.add_node("first", first)
+    sb.add_node("second", second)
+    sb.add_edge(START, "first")
+    sb.add_edge("first", "second")
+    b = StateGraph(_Log)
+    b.add_node(
+        "sub", sb.compile(), retry_policy=RetryPolicy(max_attempts=2, initial_interval=0, jitter=False)
+    )
+    b.add_edge(START, "sub")
+    return b
+
+
 MORE_HELD_OUT: dict[str, Case] = {
+    "retry_policy_on_a_subgraph_node": Case(retry_policy_on_a_subgraph_node, [("run", {"log": []})]),
     "recursion_budget_per_call": Case(
         recursion_budget_per_call,
         [("run", {"n": 0, "log": []}), ("resume", "a"), ("resume", "b"), ("resume", "c")],
