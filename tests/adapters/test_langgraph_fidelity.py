@@ -3,7 +3,10 @@
 Each graph of `lg_graphs.CASES` (copied from LangGraph's tests and docs) runs natively with
 LangGraph (`InMemorySaver`, the same breakpoints) and on the engine over `MemoryStore` and a
 SQLite file; the values returned by every call of the script, the interrupts' values and the
-errors raised must be equal. LangGraph's results are the oracle.
+errors raised must be equal. LangGraph's results are the oracle. The held-out set
+(`lg_graphs_heldout.HELD_OUT`, graphs none of the corpus was tuned on) runs the same way. A
+script goes on after a call that raised: the next call resumes the failed run, as LangGraph's
+`invoke(None)` does.
 """
 
 from __future__ import annotations

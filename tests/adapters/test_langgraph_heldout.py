@@ -1,9 +1,10 @@
-"""Held-out LangGraph graphs: what the fidelity comparison cannot show (refusals by name, a kill mid-superstep).
+"""Held-out LangGraph graphs: what the fidelity comparison's scripts cannot show.
 
 The graphs of `lg_graphs_heldout` run in `test_langgraph_fidelity` against LangGraph natively;
-here are the cases where the engine does not follow LangGraph on purpose (it refuses by name)
-and the crash test of a combination the other crash tests lack: a sync node invoking a
-subgraph whose `Send` tasks are cut short by SIGKILL, beside a parallel parent task.
+here: a second run on a thread, which the engine refuses by name; LangGraph's node cache, which
+needs a cache per side and node call counts; a sync node's subgraph on a `MemoryStore`; and the
+crash test of a combination the other crash tests lack: a sync node invoking a subgraph whose
+`Send` tasks are cut short by SIGKILL, beside a parallel parent task.
 """
 
 from __future__ import annotations
