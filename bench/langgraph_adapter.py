@@ -17,6 +17,8 @@
    loop of ``from_steps`` supersteps (one task each) and a map-reduce loop (four `Send` tasks
    and a join per round), on `InMemorySaver` vs `MemoryStore` and on `AsyncSqliteSaver` vs
    `SQLiteStore` (LangGraph with ``durability="sync"``, as the engine commits every step).
+   ``--heldout`` measures three graphs of ``tests/lg_graphs_heldout.py`` (`HELD_OUT`) instead,
+   µs per LangGraph superstep of one run each.
 
 `adapter_rows` is the row ``python -m bench engine`` can add ("ours via to_langgraph").
 """
@@ -208,8 +210,37 @@ def _map_reduce_loop(rounds: int) -> Any:
     return b
 
 
-async def from_rows(steps: int = 300, repeat: int = 5) -> list[Rate]:
-    """µs per superstep of LangGraph graphs, natively and through `from_langgraph`, per store."""
+HELD_OUT = ("fan_out_200_sends", "send_map_reduce_in_subgraph", "deferred_join_after_sends")
+"""The graphs of the held-out set (`tests/lg_graphs_heldout.py`) `--heldout` measures."""
+
+
+def heldout_graphs() -> dict[str, tuple[Any, Any, int]]:
+    """`HELD_OUT` graphs with their first input and LangGraph's superstep count (checkpoints after the input's)."""
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    tests = str(Path(__file__).resolve().parents[1] / "tests")
+    if tests not in sys.path:
+        sys.path.append(tests)
+    from lg_graphs_heldout import HELD_OUT as CASES
+
+    out: dict[str, tuple[Any, Any, int]] = {}
+    for name in HELD_OUT:
+        case = CASES[name]
+        initial = case.script[0][1]
+        app = case.make().compile(checkpointer=InMemorySaver())
+        config: Any = {"configurable": {"thread_id": "count"}}
+        app.invoke(initial, config)
+        out[name] = (case.make(), initial, len(list(app.get_state_history(config))) - 1)
+    return out
+
+
+async def from_rows(
+    steps: int = 300, repeat: int = 5, graphs: dict[str, tuple[Any, Any, int]] | None = None
+) -> list[Rate]:
+    """µs per superstep of LangGraph graphs, natively and through `from_langgraph`, per store.
+
+    `graphs` (name -> builder, input, supersteps) replaces the counter and map-reduce loops.
+    """
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -218,10 +249,11 @@ async def from_rows(steps: int = 300, repeat: int = 5) -> list[Rate]:
     from graphengine.store import SQLiteStore
 
     rounds = max(1, steps // 3)  # plan, work, join: three supersteps a round
-    graphs = {
-        "loop": (_counter_loop(steps), {"n": 0}, steps + 1),
-        "map-reduce x4": (_map_reduce_loop(rounds), {"rounds": 0, "got": []}, 3 * rounds + 1),
-    }
+    if graphs is None:
+        graphs = {
+            "loop": (_counter_loop(steps), {"n": 0}, steps + 1),
+            "map-reduce x4": (_map_reduce_loop(rounds), {"rounds": 0, "got": []}, 3 * rounds + 1),
+        }
     out: list[Rate] = []
     with tempfile.TemporaryDirectory() as d:
         runs = iter(range(10**9))
@@ -296,11 +328,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grow-steps", type=int, default=1000)
     ap.add_argument("--from-steps", type=int, default=300, help="supersteps of the from_langgraph graphs")
     ap.add_argument("--only-from", action="store_true", help="print only the from_langgraph table")
+    ap.add_argument(
+        "--heldout", action="store_true", help="from_langgraph table on held-out graphs (HELD_OUT)"
+    )
     a = ap.parse_args(argv)
 
     async def go() -> str:
-        table = render_from(await from_rows(a.from_steps, a.repeat))
-        if a.only_from:
+        graphs = heldout_graphs() if a.heldout else None
+        table = render_from(await from_rows(a.from_steps, a.repeat, graphs))
+        if a.only_from or a.heldout:
             return table
         return render(await adapter_rows(a.steps, a.repeat), await saver_rows(a.grow_steps)) + "\n\n" + table
 

@@ -13,6 +13,7 @@ import asyncio
 import operator
 import os
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -57,6 +58,17 @@ def build(log: Path) -> StateGraph[Any]:
     b.add_edge("work", "total")
     b.add_edge("total", END)
     return b
+
+
+def run_worker(worker: Path, args: list[str], kill: str | None) -> subprocess.CompletedProcess[str]:
+    """Run a crash worker script in a fresh process on this test run's path; `kill` becomes `LG_CRASH_KILL`."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env.pop("LG_CRASH_KILL", None)
+    if kill is not None:
+        env["LG_CRASH_KILL"] = kill
+    return subprocess.run(
+        [sys.executable, str(worker), *args], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 async def _main(db: Path, log: Path, what: str) -> None:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("langgraph")
 
-from lg_crash_graph import RUN_ID, build
+from lg_crash_graph import RUN_ID, build, run_worker
 
 from graphengine.store import SQLiteStore
 
@@ -22,18 +20,7 @@ KILLED_AT = 4
 
 
 def _child(db: Path, log: Path, what: str, kill: bool) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    if kill:
-        env["LG_CRASH_KILL"] = str(KILLED_AT)
-    else:
-        env.pop("LG_CRASH_KILL", None)
-    return subprocess.run(
-        [sys.executable, str(WORKER), str(db), str(log), what],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_worker(WORKER, [str(db), str(log), what], str(KILLED_AT) if kill else None)
 
 
 def _runs(log: Path) -> list[tuple[int, int]]:

@@ -3,7 +3,10 @@
 Each graph of `lg_graphs.CASES` (copied from LangGraph's tests and docs) runs natively with
 LangGraph (`InMemorySaver`, the same breakpoints) and on the engine over `MemoryStore` and a
 SQLite file; the values returned by every call of the script, the interrupts' values and the
-errors raised must be equal. LangGraph's results are the oracle.
+errors raised must be equal. LangGraph's results are the oracle. The held-out set
+(`lg_graphs_heldout.HELD_OUT`, graphs none of the corpus was tuned on) runs the same way. A
+script goes on after a call that raised: the next call resumes the failed run, as LangGraph's
+`invoke(None)` does.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command, Interrupt
 from lg_graphs import CASES as FIRST
 from lg_graphs import RESUME, Case
+from lg_graphs_heldout import HELD_OUT
 from lg_graphs_more import CASES as MORE
 from pydantic import BaseModel
 
@@ -85,8 +89,9 @@ async def run_native(case: Case) -> list[Any]:
                 cmd = answer if isinstance(answer, Command) else Command(resume=answer)
                 last = await graph.ainvoke(cmd, config, context=case.context)
         except Exception as exc:
+            # The script goes on: a failed run is resumed as LangGraph's `invoke(None)` resumes it.
             out.append(("raises", type(exc).__name__))
-            break
+            continue
         out.append(norm(last))
     return out
 
@@ -105,8 +110,9 @@ async def run_ours(case: Case, store: Any) -> list[Any]:
             else:
                 last = await adapted.resume("t", input=_answer(value, last), context=case.context)
         except Exception as exc:
+            # The script goes on: a failed run is resumed as LangGraph's `invoke(None)` resumes it.
             out.append(("raises", type(exc).__name__))
-            break
+            continue
         out.append(norm(last))
     return out
 
@@ -128,6 +134,24 @@ async def test_a_langgraph_graph_gives_langgraph_results_on_the_engine(name: str
     assert got == expected
 
 
+@pytest.mark.parametrize("name", sorted(HELD_OUT))
+async def test_a_held_out_langgraph_graph_gives_langgraph_results_on_the_engine(
+    name: str, store: Any
+) -> None:
+    """The held-out graphs (`lg_graphs_heldout`), run by the same scripts, give LangGraph's results too."""
+    case = HELD_OUT[name]
+    expected = await run_native(case)
+    got = await run_ours(case, store)
+    assert got == expected
+
+
 def test_the_corpus_has_at_least_25_graphs() -> None:
     """The corpus covers 25 or more graphs from LangGraph's tests and docs."""
     assert len(CASES) >= 25
+
+
+def test_the_held_out_set_has_at_least_20_graphs_none_in_the_corpus() -> None:
+    """The held-out set holds 20 or more graphs, none of them a corpus graph under another name."""
+    assert len(HELD_OUT) >= 20
+    corpus_makers = {c.make for c in CASES.values()}
+    assert not [name for name, c in HELD_OUT.items() if c.make in corpus_makers]

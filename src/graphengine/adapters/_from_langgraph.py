@@ -33,10 +33,11 @@ from pydantic_core import to_jsonable_python
 
 from graphengine.context import Context
 from graphengine.engine import Engine
-from graphengine.errors import GraphError, NodeError, UnsupportedFeature
+from graphengine.errors import GraphError, NodeError, RunExistsError, UnsupportedFeature
 from graphengine.options import Options
 from graphengine.result import NodeResult
 from graphengine.routing import Branch, fan_out, interrupt, stop
+from graphengine.store import CorruptRecordError
 
 from ._lg_subgraphs import SubgraphSaver, subgraph_table
 from ._lg_superstep import Live, Pregelish, decode, encode
@@ -136,7 +137,11 @@ class AdaptedGraph:
 
         A run that pauses (a breakpoint or `interrupt()`) returns the values so far, with
         `"__interrupt__"` listing the interrupts as LangGraph does. Raises what the engine's
-        `run` raises, except that LangGraph's recursion limit raises `GraphRecursionError`.
+        `run` raises, except that LangGraph's recursion limit raises `GraphRecursionError` and a
+        `run_id` already stored raises `UnsupportedFeature` (feature "thread continuation"):
+        LangGraph's second `invoke` on a thread continues the thread's channels with new input,
+        while an engine run is one run from one input (continue a pause with `resume`, or start
+        a new id).
         """
         initial = {
             "token": "",
@@ -149,7 +154,20 @@ class AdaptedGraph:
             "done": {},
             "intr": {},
         }
-        return await self._finish(run_id, self.engine.run(run_id, initial), context)
+        try:
+            return await self._finish(run_id, self.engine.run(run_id, initial), context)
+        except (RunExistsError, CorruptRecordError) as exc:
+            # The SQL stores report an id whose run holds steps as rows left without a run
+            # record (field "run_id"); either way, a stored run means a second invoke.
+            if isinstance(exc, CorruptRecordError) and (
+                exc.field != "run_id" or await self.engine.store.get_run(run_id) is None
+            ):
+                raise
+            raise UnsupportedFeature(
+                f"run {run_id!r} is stored: a second run on a LangGraph thread (continuing its state "
+                "with new input) is not carried; resume a paused run with resume(), or use a new run id",
+                feature="thread continuation",
+            ) from exc
 
     def run_sync(self, run_id: str, input: Any, *, context: Any = None) -> Any:
         """`run` for callers without an event loop."""
@@ -250,6 +268,12 @@ class AdaptedGraph:
             self._keep(ctx.run_id, live)
         assert live.tasks is not None
         assert ctx.branch is not None
+        if live.tasks[ctx.branch].id in live.failed:
+            # Run again after it failed: prepared afresh, as LangGraph's `invoke(None)` prepares
+            # the step again (a used task keeps counters, such as the namespaces of the subgraphs
+            # it called, so its subgraphs would not find their checkpoints).
+            self.pregel.prepare(ctx.run_id, live, list(s["done"]))
+            assert live.tasks is not None
         task = live.tasks[ctx.branch]
         try:
             ran = await self.pregel.run_task(live, task)
@@ -257,6 +281,9 @@ class AdaptedGraph:
             interrupts = list(exc.args[0]) if exc.args else []
             resumes = [(task.id, c, v) for c, v in task.writes if c == RESUME]
             return NodeResult(delta={"intr": {task.id: encode((interrupts, resumes))}})
+        except Exception:
+            live.failed.add(task.id)
+            raise
         record = (ran.name, ran.path, list(ran.triggers), list(ran.writes))
         live.results[task.id] = record
         return NodeResult(delta={"done": {task.id: encode(record)}})
@@ -379,6 +406,7 @@ def from_langgraph(
     *,
     interrupt_before: Sequence[str] | str | None = None,
     interrupt_after: Sequence[str] | str | None = None,
+    cache: Any = None,
     **engine_kw: Any,
 ) -> AdaptedGraph:
     """Run a LangGraph `StateGraph` (the builder, or a graph compiled from one) on the engine.
@@ -389,7 +417,10 @@ def from_langgraph(
     input/output/node schemas and retry policies; `engine_kw` goes to `Engine(...)` (`store`,
     `emitter`, `options`), and `Options(max_steps=...)` is the recursion limit. Nodes get the
     LangGraph run config (thread id = run id) but no LangGraph store or checkpointer; the
-    subgraphs they run checkpoint into `lg_*` tables beside `store` (`_lg_subgraphs`). Raises
+    subgraphs they run checkpoint into `lg_*` tables beside `store` (`_lg_subgraphs`). `cache`
+    is LangGraph's node cache (`compile(cache=...)`, a `BaseCache`; a compiled graph's own is
+    used): a task whose node has a `cache_policy` and whose key it holds takes the cached
+    writes instead of running, and the engine stores those writes as the task's. Raises
     `UnsupportedFeature` for what is not a `StateGraph`.
     """
     if not isinstance(builder, StateGraph):
@@ -401,6 +432,7 @@ def from_langgraph(
             )
         interrupt_before = interrupt_before or getattr(builder, "interrupt_before_nodes", None) or None
         interrupt_after = interrupt_after or getattr(builder, "interrupt_after_nodes", None) or None
+        cache = cache if cache is not None else getattr(builder, "cache", None)
         builder = inner
     if "checkpointer" in engine_kw:
         raise UnsupportedFeature(
@@ -420,6 +452,8 @@ def from_langgraph(
         compile_kw["interrupt_before"] = interrupt_before
     if interrupt_after:
         compile_kw["interrupt_after"] = interrupt_after
+    if cache is not None:
+        compile_kw["cache"] = cache
     try:
         return AdaptedGraph(builder, engine_kw, compile_kw)
     except GraphError:

@@ -19,6 +19,7 @@ subgraph does, so a graph without subgraphs pays nothing per step or per run:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -45,7 +46,7 @@ class SubgraphSaver(GraphEngineSaver):
     def __init__(self, table: CheckpointTable) -> None:
         super().__init__(table)
         self._fresh: set[str] = set()
-        self._clearing: dict[str, asyncio.Future[None]] = {}
+        self._clearing: dict[str, concurrent.futures.Future[None]] = {}
         self._used: set[str] = set()
         # Connections are per event loop and reopen on use: they are closed when the adapted
         # graph's last call on a loop returns, so none outlives the loop (an aiosqlite thread
@@ -83,11 +84,27 @@ class SubgraphSaver(GraphEngineSaver):
         self._used.add(thread)
         if thread in self._fresh:
             self._fresh.discard(thread)
+            if self.table.inline:
+                # A subgraph invoked from a sync node gets here without an event loop (the sync
+                # methods drive an inline table's coroutines by hand), and an inline table never
+                # suspends, so no other task can interleave: delete in place.
+                await self.table.delete_thread(thread)
+                return
             # Tasks of one superstep may reach here together: they all wait for the one delete.
-            self._clearing[thread] = asyncio.ensure_future(self.table.delete_thread(thread))
+            # A thread-safe future, as a sync node's subgraph waits on the sync bridge's loop,
+            # not on the loop of the tasks.
+            cleared: concurrent.futures.Future[None] = concurrent.futures.Future()
+            self._clearing[thread] = cleared
+            try:
+                await self.table.delete_thread(thread)
+            except BaseException as exc:
+                cleared.set_exception(exc)
+                raise
+            cleared.set_result(None)
+            return
         pending = self._clearing.get(thread)
         if pending is not None:
-            await pending
+            await asyncio.wrap_future(pending)
 
     # The subgraph loop's reads and writes (sync callers come through these too): each first
     # clears a fresh run's thread. The rest of the signature is the saver's.

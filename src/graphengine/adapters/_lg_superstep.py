@@ -30,6 +30,7 @@ from langgraph._internal._constants import (
     CONFIG_KEY_RESUME_MAP,
     CONFIG_KEY_RESUMING,
     CONFIG_KEY_RUNTIME,
+    ERROR,
     INPUT,
     INTERRUPT,
     NULL_TASK_ID,
@@ -109,6 +110,9 @@ class Live:
     """LangGraph's `Runtime` carrying the context of the call driving the run, or None."""
     resuming: bool = False
     """Whether the tasks of `step` continue after a pause (LangGraph tells subgraphs so)."""
+    failed: set[str] = field(default_factory=set)
+    """Tasks of `step` that raised in this process: run again, they continue their subgraphs'
+    checkpoints, as LangGraph's `invoke(None)` after an error does."""
     results: dict[str, Any] = field(default_factory=dict)
     """Finished tasks' records as the tasks returned them (the stored copies decode to equal values,
     but a value LangGraph's serializer does not restore, such as a model of a class it does not
@@ -126,6 +130,9 @@ class Pregelish:
         self.nodes: Mapping[str, Any] = compiled.nodes
         self.trigger_to_nodes: Mapping[str, Sequence[str]] = compiled.trigger_to_nodes
         self.retry_policy = compiled.retry_policy
+        self.cache = compiled.cache
+        """LangGraph's node cache (`compile(cache=...)`), or None: tasks whose key it holds do not run."""
+        self.cache_policy = compiled.cache_policy
         self.interrupt_before = compiled.interrupt_before_nodes
         self.interrupt_after = compiled.interrupt_after_nodes
         self.limit = recursion_limit
@@ -204,6 +211,14 @@ class Pregelish:
         cp = empty_checkpoint()
         cp["id"] = self._checkpoint_id(run_id, -1)
         channels, managed = channels_from_checkpoint(self.specs, cp)
+        if isinstance(value, Command):
+            # As LangGraph's loop given a Command on a new thread: its writes are stored as pending
+            # writes of the input checkpoint and applied first, then the Command goes to START
+            # as the input too (so an update lands twice); only the input's channels trigger.
+            null = [(c, v) for tid, c, v in map_command(value) if tid == NULL_TASK_ID and c != RESUME]
+            if null:
+                pending = self._with_ids(run_id, -1, [PregelTaskWrites((), INPUT, null, [])], "command")
+                apply_writes(cp, channels, pending, increment, self.trigger_to_nodes)
         writes = list(map_input(self.graph.input_channels, value))
         given = self._with_ids(run_id, -1, [PregelTaskWrites((), INPUT, writes, [])])
         updated = apply_writes(cp, channels, given, increment, self.trigger_to_nodes)
@@ -259,6 +274,7 @@ class Pregelish:
             trigger_to_nodes=self.trigger_to_nodes,
             updated_channels=live.updated,
             retry_policy=self.retry_policy,
+            cache_policy=self.cache_policy,
             checkpointer=self.subgraphs,
         )
         skip = set(done)
@@ -279,8 +295,17 @@ class Pregelish:
         Raises what the task raised otherwise (`GraphInterrupt` for an `interrupt()`).
         """
         task.writes.clear()
+        key = (task.cache_key.ns, task.cache_key.key) if self.cache is not None and task.cache_key else None
+        if key is not None:
+            hit = await self.cache.aget([key])
+            if key in hit:  # as LangGraph's loop: the cached writes stand for the run
+                task.writes.extend(hit[key])
+                return task
+        again = {CONFIG_KEY_RESUMING: True} if task.id in live.failed else None
         try:
-            await arun_with_retry(task, self.retry_policy)
+            await arun_with_retry(task, self.retry_policy, configurable=again)
+            if key is not None and task.cache_key is not None and _cacheable(task.writes):
+                await self.cache.aset({key: (list(task.writes), task.cache_key.ttl)})
         except GraphBubbleUp:
             raise
         except Exception as exc:
@@ -315,6 +340,7 @@ class Pregelish:
         live.pending = []
         live.resume_map = None
         live.results = {}
+        live.failed = set()
         live.resuming = False
         self._advance(run_id, live, live.step)
 
@@ -371,6 +397,11 @@ class Pregelish:
         # Task ids (and so interrupt ids) derive from the checkpoint id: a name-based uuid makes
         # them the same in every process that runs this step of this run.
         return str(uuid.uuid5(_ID_SPACE, f"{run_id}\x00{step}"))
+
+
+def _cacheable(writes: Sequence[tuple[str, Any]]) -> bool:
+    # As LangGraph's loop: a hit skips the node, so writes that pause or fail are never cached.
+    return not any(c in (INTERRUPT, ERROR) for c, _ in writes)
 
 
 def _is_interrupt_id(key: Any) -> bool:
