@@ -96,6 +96,21 @@ async def test_create_run_twice_raises_run_exists_and_keeps_the_first(store: Sto
     assert got.initial == b"first"
 
 
+async def test_create_run_over_a_run_with_steps_raises_run_exists(store: Store) -> None:
+    """A run id taken by a run that has steps, branches and a checkpoint is `RunExistsError` too
+    (not a report of orphaned rows), and the stored run and its steps stay as they were."""
+    await store.create_run(run_rec(initial=b"first"))
+    await add_steps(store, 2)
+    await store.save_branches([BranchRecord("r1", 3, 0, "b", b"{}")])
+    await store.save_checkpoint(Checkpoint("r1", "cp", 2, b"S2"))
+    with pytest.raises(RunExistsError) as info:
+        await store.create_run(run_rec(initial=b"second"))
+    assert info.value.run_id == "r1"
+    got = await store.get_run("r1")
+    assert got is not None and got.initial == b"first"
+    assert [s.step for s in await store.load_steps("r1")] == [1, 2]
+
+
 async def test_get_run_of_unknown_id_is_none(store: Store) -> None:
     """An unknown run id gives None."""
     assert await store.get_run("nope") is None

@@ -37,7 +37,6 @@ from graphengine.errors import GraphError, NodeError, RunExistsError, Unsupporte
 from graphengine.options import Options
 from graphengine.result import NodeResult
 from graphengine.routing import Branch, fan_out, interrupt, stop
-from graphengine.store import CorruptRecordError
 
 from ._lg_subgraphs import SubgraphSaver, subgraph_table
 from ._lg_superstep import Live, Pregelish, decode, encode
@@ -156,13 +155,7 @@ class AdaptedGraph:
         }
         try:
             return await self._finish(run_id, self.engine.run(run_id, initial), context)
-        except (RunExistsError, CorruptRecordError) as exc:
-            # The SQL stores report an id whose run holds steps as rows left without a run
-            # record (field "run_id"); either way, a stored run means a second invoke.
-            if isinstance(exc, CorruptRecordError) and (
-                exc.field != "run_id" or await self.engine.store.get_run(run_id) is None
-            ):
-                raise
+        except RunExistsError as exc:
             raise UnsupportedFeature(
                 f"run {run_id!r} is stored: a second run on a LangGraph thread (continuing its state "
                 "with new input) is not carried; resume a paused run with resume(), or use a new run id",

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from .._integrity import checked_steps, latest_of, orphans_error, status_conflict
 from .._lease import Lease
-from ..errors import CorruptRecordError, LeaseLostError, StepConflictError, StoreError
+from ..errors import CorruptRecordError, LeaseLostError, RunExistsError, StepConflictError, StoreError
 from ..ids import check_id
 from ..prune import PruneMixin
 from ..records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
@@ -182,6 +182,10 @@ class SQLStore(RunTransfer, PruneMixin):
             rid,
         )
         if await self._count("create_run", self._sql.insert_run, params, run_id=rid) != 1:
+            # The insert's NOT EXISTS guard stops it before the primary key is checked when the
+            # taken id has steps: tell a live run (taken) from rows that outlived theirs (corrupt).
+            if await self._rows(self._sql.run_exists, (rid,), run_id=rid):
+                raise RunExistsError(f"run {rid!r} already exists", run_id=rid)
             raise await self._orphans(rid)
 
     async def _orphans(self, run_id: str) -> CorruptRecordError:
