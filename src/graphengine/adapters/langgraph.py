@@ -72,9 +72,10 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import dataclasses
 import threading
 import uuid
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphengine._attempts import execute
@@ -161,13 +162,21 @@ class _Adapted:
         self.error_delta = rt.error_delta
 
     def make(self, node: CompiledNode[Any]) -> RunnableCallable:
-        """The LangGraph node (sync and async) running engine node `node`."""
-        inline = not node.is_async and node.timeout is None and node.backoff <= 0
+        """The LangGraph node (sync and async) running engine node `node`.
+
+        A `DualNode` runs its sync form under `invoke` and its async form under `ainvoke`, as
+        LangGraph runs a `RunnableLambda(func, afunc)`; its sync form has no timeout, which sync
+        code on the calling thread cannot be held to (the engine's rule for sync nodes).
+        """
+        sync_node = node
+        if node.sync_call is not None:
+            sync_node = dataclasses.replace(node, call=node.sync_call, is_async=False, timeout=None)
+        inline = not sync_node.is_async and sync_node.timeout is None and sync_node.backoff <= 0
         run_sync = _run_inline if inline else _run_coro
         step_fn = self.step
 
         def sync_fn(inp: Any, config: RunnableConfig) -> Any:
-            return run_sync(step_fn(node, inp, config))
+            return run_sync(step_fn(sync_node, inp, config))
 
         async def async_fn(inp: Any, config: RunnableConfig) -> Any:
             return await step_fn(node, inp, config)
@@ -310,6 +319,13 @@ class _Adapted:
         return Command(update=_update(writes), goto=ordered[0][3])
 
 
+def _node_list(ids: Sequence[str] | str | None) -> Any:
+    """Node ids for LangGraph's `compile`: None, `"*"` (every node) or a list."""
+    if ids is None or ids == "*":
+        return ids
+    return [ids] if isinstance(ids, str) else list(ids)
+
+
 def _update(writes: Writes) -> Any:
     """A `Command` update: a dict when each channel is written once (LangGraph's usual shape, also
     in `stream_mode="updates"`), else the ordered writes."""
@@ -359,7 +375,14 @@ def _destinations(engine: Engine[Any]) -> tuple[dict[str, tuple[str, ...]], tupl
     return dests, tuple(dict.fromkeys(fanin)) or (END,)
 
 
-def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
+def to_langgraph(
+    engine: Engine[Any],
+    checkpointer: Any = None,
+    *,
+    store: Any = None,
+    interrupt_before: Sequence[str] | str | None = None,
+    interrupt_after: Sequence[str] | str | None = None,
+) -> Any:
     """Compile `engine` into a LangGraph graph (`CompiledStateGraph`) that behaves like it.
 
     For a state merged field by field, `graph.invoke(S(...))` or `graph.invoke({"field": ...})`
@@ -371,6 +394,11 @@ def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
     and `UnsupportedFeature` naming the node for a node id LangGraph reserves (or the field for
     a state field named like a private channel, `ge_ctl` or `ge_branches`). The engine may be a GOAP graph's engine: nothing here depends on
     what its nodes do.
+
+    `store` (a LangGraph `BaseStore`), `interrupt_before` and `interrupt_after` (node ids, or
+    `"*"` for every node) are given to LangGraph's `compile`, as in a graph written in LangGraph:
+    the graph pauses before or after those nodes and `invoke(None, config)` continues. An id
+    that is not a node of the engine raises `UnknownNodeError` naming it.
     """
     engine.validate()
     rt = engine.runtime()
@@ -399,7 +427,19 @@ def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
         FANIN_NODE, RunnableCallable(ad.fanin, name=FANIN_NODE, trace=False), destinations=fanin_dests
     )
     builder.add_edge(START, rt.graph.start)
-    compiled = builder.compile(checkpointer=checkpointer, name=name)
+    for where, ids in (("interrupt_before", interrupt_before), ("interrupt_after", interrupt_after)):
+        for nid in [] if ids is None or ids == "*" else [ids] if isinstance(ids, str) else ids:
+            if nid not in rt.graph.nodes:
+                raise UnknownNodeError(
+                    f"{where} names {nid!r}, which is not a node of the engine", node_id=nid
+                )
+    compiled = builder.compile(
+        checkpointer=checkpointer,
+        store=store,
+        interrupt_before=_node_list(interrupt_before),
+        interrupt_after=_node_list(interrupt_after),
+        name=name,
+    )
     # Stream and inspect the engine's state only, not the private channels.
     compiled.stream_channels = list(layout.keys)
     return compiled.with_config({"recursion_limit": 2 * engine.options.max_steps + 5})
