@@ -11,6 +11,7 @@ import sys
 
 BENCHMARKS = {
     "compat": "bench.compat_plan",
+    "compat-graph": "bench.compat_graph",
     "compat-strategies": "bench.compat_planner",
     "coverage": "bench.coverage",
     "engine": "bench.engine",

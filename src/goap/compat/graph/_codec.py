@@ -75,6 +75,20 @@ def _classes() -> tuple[dict[str, type], dict[str, type[enum.Enum]]]:
     return {c.__name__: c for c in dcs}, {e.__name__: e for e in enums}
 
 
+class _Unstorable(Exception):
+    """A value of a type the codec cannot store; ``path`` is filled in on the way out."""
+
+    def __init__(self, t: type) -> None:
+        super().__init__(t.__qualname__)
+        self.what = t.__qualname__
+        self.path: list[str] = []
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 class CompatStateCodec:
     """The engine's codec for the compat GOAP state (see the module docstring).
 
@@ -107,7 +121,16 @@ class CompatStateCodec:
         """A state or delta (a dict) as its tagged JSON value (a dict of JSON values)."""
         if not isinstance(value, Mapping):
             raise TypeError(f"a GOAP state is a dict, got {type(value).__name__}")
-        return {str(k): self._enc(v, str(k)) for k, v in value.items()}
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            try:
+                out[str(k)] = self._enc(v)
+            except _Unstorable as exc:
+                where = str(k) + "".join(exc.path)
+                raise TypeError(
+                    f"state value at {where!r} has type {exc.what}, which a compat GOAP run cannot store"
+                ) from None
+        return out
 
     def from_json(self, raw: Any) -> dict[str, Any]:
         """The state or delta :meth:`to_json` gave ``raw`` for; ``ValueError`` for other data."""
@@ -116,57 +139,88 @@ class CompatStateCodec:
         return {k: self._dec(v) for k, v in raw.items()}
 
     # -------------------------------------------------------------- encoding
+    # Runs on every step (deltas, snapshots, recorded updates): dispatch on the exact type first,
+    # and build the path of an unstorable value only when there is one (`_Unstorable.path`).
 
-    def _enc(self, v: Any, path: str) -> Any:
-        if isinstance(v, enum.Enum):  # first: str and int enums are str and int too
-            return self._enum(v, path)
-        if v is None or isinstance(v, bool | str | int):
+    def _enc(self, v: Any) -> Any:
+        t = type(v)
+        if t is str or t is int or t is bool or v is None:
             return v
-        if isinstance(v, float):
+        if t is float:
             return v if math.isfinite(v) else {_TAG: "float", "v": repr(v)}
-        if isinstance(v, list):
-            return [self._enc(x, f"{path}[{i}]") for i, x in enumerate(v)]
-        if isinstance(v, dict):
-            if all(isinstance(k, str) for k in v) and _TAG not in v:
-                return {k: self._enc(x, f"{path}.{k}") for k, x in v.items()}
-            return {_TAG: "dict", "v": self._pairs(v, path)}
+        if t is list:
+            return self._seq(v)
+        if t is dict:
+            return self._dict(v)
+        if t is tuple:
+            return {_TAG: "tuple", "v": self._seq(v)}
+        if t is frozenset or t is set:
+            items = self._seq(v)
+            # Sorted: a set's iteration order varies between processes (string hashing).
+            items.sort(key=repr)
+            return {_TAG: "frozenset" if t is frozenset else "set", "v": items}
+        if t is MappingProxyType:
+            return {_TAG: "proxy", "v": self._pairs(v)}
+        return self._other(v, t)
+
+    def _seq(self, v: Iterable[Any]) -> list[Any]:
+        enc = self._enc
+        out = []
+        for i, x in enumerate(v):
+            try:
+                out.append(enc(x))
+            except _Unstorable as exc:
+                exc.path.insert(0, f"[{i}]")
+                raise
+        return out
+
+    def _dict(self, v: dict[Any, Any]) -> Any:
+        if _TAG in v or not all(type(k) is str for k in v):
+            return {_TAG: "dict", "v": self._pairs(v)}
+        enc = self._enc
+        out = {}
+        for k, x in v.items():
+            try:
+                out[k] = enc(x)
+            except _Unstorable as exc:
+                exc.path.insert(0, f".{k}")
+                raise
+        return out
+
+    def _pairs(self, m: Mapping[Any, Any]) -> list[list[Any]]:
+        out = []
+        for k, x in m.items():
+            try:
+                out.append([self._enc(k), self._enc(x)])
+            except _Unstorable as exc:
+                exc.path.insert(0, f"[{k!r}]")
+                raise
+        return out
+
+    def _other(self, v: Any, t: type) -> Any:
+        if isinstance(v, enum.Enum):
+            if _classes()[1].get(t.__name__) is not t:
+                raise _Unstorable(t)
+            return {_TAG: "enum", "c": t.__name__, "v": v.value}
         if isinstance(v, ActionSpec):
             return {_TAG: "action", "v": v.name}
-        if isinstance(v, tuple):
-            return {_TAG: "tuple", "v": [self._enc(x, f"{path}[{i}]") for i, x in enumerate(v)]}
-        if isinstance(v, frozenset | set):
-            items = [self._enc(x, f"{path}{{}}") for x in v]
-            # Sorted by their JSON: a set's iteration order varies between processes.
-            items.sort(key=lambda x: json.dumps(x, sort_keys=True))
-            return {_TAG: "frozenset" if isinstance(v, frozenset) else "set", "v": items}
-        if isinstance(v, MappingProxyType):
-            return {_TAG: "proxy", "v": self._pairs(v, path)}
+        if isinstance(v, str | int):  # subclasses of the JSON scalars
+            return v
         if isinstance(v, timedelta):
             return {_TAG: "timedelta", "v": [v.days, v.seconds, v.microseconds]}
-        if isinstance(v, BaseModel) and self.forms.get(type(v).__name__) is type(v):
-            return {_TAG: "model", "c": type(v).__name__, "v": v.model_dump(mode="json")}
-        dcs, _ = _classes()
-        cls = type(v)
-        if dataclasses.is_dataclass(v) and dcs.get(cls.__name__) is cls:
-            fields = {
-                f.name: self._enc(getattr(v, f.name), f"{path}.{f.name}") for f in dataclasses.fields(v)
-            }
-            return {_TAG: "dc", "c": cls.__name__, "f": fields}
-        raise TypeError(
-            f"state value at {path!r} has type {cls.__qualname__}, which a compat GOAP run cannot store"
-        )
-
-    def _pairs(self, m: Mapping[Any, Any], path: str) -> list[list[Any]]:
-        return [[self._enc(k, f"{path}<key>"), self._enc(x, f"{path}[{k!r}]")] for k, x in m.items()]
-
-    def _enum(self, v: enum.Enum, path: str) -> Any:
-        _, enums = _classes()
-        cls = type(v)
-        if enums.get(cls.__name__) is not cls:
-            raise TypeError(
-                f"state value at {path!r} is a {cls.__qualname__}, which a compat GOAP run cannot store"
-            )
-        return {_TAG: "enum", "c": cls.__name__, "v": v.value}
+        if isinstance(v, BaseModel) and self.forms.get(t.__name__) is t:
+            return {_TAG: "model", "c": t.__name__, "v": v.model_dump(mode="json")}
+        if _classes()[0].get(t.__name__) is t:
+            names = _field_names(t)
+            fields = {}
+            for name in names:
+                try:
+                    fields[name] = self._enc(getattr(v, name))
+                except _Unstorable as exc:
+                    exc.path.insert(0, f".{name}")
+                    raise
+            return {_TAG: "dc", "c": t.__name__, "f": fields}
+        raise _Unstorable(t)
 
     # -------------------------------------------------------------- decoding
 
