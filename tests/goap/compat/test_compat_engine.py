@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any
@@ -25,6 +30,14 @@ from graphengine import NodeError, Options, StateValidationError
 from graphengine.store import RunStatus, SQLiteStore
 
 langgoap = pytest.importorskip("langgoap")
+
+ROOT = Path(__file__).parents[3]
+WORKER = ROOT / "tests" / "crash" / "compat_worker.py"
+# Loaded by path: tests/ must not be on the worker's sys.path (its goap/ folder would shadow goap).
+_spec = importlib.util.spec_from_file_location("compat_crash_worker", WORKER)
+assert _spec is not None and _spec.loader is not None
+_worker = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_worker)
 
 
 def engine_run(p: Problem, db: Path) -> dict[str, Any]:
@@ -110,6 +123,43 @@ def test_approval_pauses_the_run_and_resumes_in_a_new_engine(answer: Any, tmp_pa
     assert report.ok, str(report)
 
 
+@pytest.mark.parametrize("kill_at", ["clean_build", "deploy"])
+def test_killed_run_resumes_in_another_process_to_where_langgoap_ends(kill_at: str, tmp_path: Path) -> None:
+    """A deploy flow (its build fails once: blacklist, replan onto the clean build) run by
+    `engine.run` on SQLite in a child process that is SIGKILLed inside an action; a new engine in
+    this process resumes it. It ends as langgoap's own graph ends the uninterrupted flow, no
+    committed action runs again, and the run replays."""
+    db, log = tmp_path / "runs.db", tmp_path / "actions.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    child = subprocess.run(
+        [sys.executable, str(WORKER), str(db), "deploy-1", str(log), kill_at], env=env, timeout=120
+    )
+    assert child.returncode == -signal.SIGKILL
+    before = log.read_text().split("\n")[:-1]
+
+    async def resume() -> tuple[dict[str, Any], Any, Any]:
+        async with SQLiteStore(str(db)) as store:
+            engine = compat.GoapGraph(actions=_worker.actions(compat, str(log))).engine(store=store)
+            status = (await engine.get_run("deploy-1")).status
+            final = await engine.resume("deploy-1")
+            return final, status, await engine.replay("deploy-1")
+
+    final, status, report = asyncio.run(resume())
+    assert status == RunStatus.RUNNING
+    reference = (
+        langgoap.GoapGraph(actions=_worker.actions(langgoap)).compile().invoke(_worker.start(langgoap))
+    )
+    assert summary(final) == summary(reference)
+    assert summary(final) == summary(
+        compat.GoapGraph(actions=_worker.actions(compat)).compile().invoke(_worker.start(compat))
+    )
+    assert final["status"] == "goal_achieved" and final["world_state"]["artifact"] == "app-1.2-clean.tar"
+    ran = [line.split()[1] for line in log.read_text().split("\n")[:-1]]
+    assert len(ran) == len(set(ran)), ran  # every action ran once: none committed before the kill ran again
+    assert kill_at not in [line.split()[1] for line in before]
+    assert report.ok, str(report)
+
+
 def test_replay_serves_recorded_plans_and_actions(tmp_path: Path) -> None:
     """Replaying a finished run serves the planner's and executor's recorded updates: no divergence
     and no action runs again."""
@@ -130,6 +180,17 @@ def test_replay_serves_recorded_plans_and_actions(tmp_path: Path) -> None:
     report = asyncio.run(engine.replay("r"))
     assert report.ok, str(report)
     assert len(calls) == ran
+
+
+def test_engine_run_emits_the_engine_events(tmp_path: Path) -> None:
+    """Runs on the engine emit its events (steps of planner, executor and observer) to its emitter."""
+    from graphengine.emit import MemoryEmitter
+
+    em = MemoryEmitter()
+    graph = compat.GoapGraph(actions=[compat.ActionSpec(name="a", effects={"done": True})])
+    engine = graph.engine(store=SQLiteStore(str(tmp_path / "r.db")), emitter=em)
+    asyncio.run(engine.run("r", {"goal": compat.GoalSpec(conditions={"done": True}), "world_state": {}}))
+    assert {e.node_id for e in em.events if e.node_id} >= {"planner", "executor", "observer"}
 
 
 def test_async_and_sync_hooks_follow_the_calling_style(tmp_path: Path) -> None:
