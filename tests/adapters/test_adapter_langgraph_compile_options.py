@@ -194,3 +194,21 @@ def test_typeddict_with_own_codec_passes_values_as_langgraph_does() -> None:
     assert out == {"obj": given, "log": ["in", "x", "x"]}
     assert seen[0] is given
     assert g.run_sync("r", {"obj": given, "log": ["in"]}) == out
+
+
+def test_langgraph_interrupt_called_by_node_code_pauses_the_graph() -> None:
+    """Node code calling LangGraph's `interrupt()` pauses the adapted graph as it pauses a LangGraph
+    node; `Command(resume=...)` gives the node the answer."""
+    from langgraph.types import Command, interrupt
+
+    def ask(ctx: Context, s: T) -> NodeResult[T]:
+        answer = interrupt("name?")
+        return NodeResult(delta={"log": [f"hi {answer}"]})
+
+    g: Engine[T] = Engine(T)
+    g.add("ask", ask).start_at("ask")
+    app = to_langgraph(g, InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    first = app.invoke({"n": 0}, cfg)
+    assert [i.value for i in first["__interrupt__"]] == ["name?"]
+    assert app.invoke(Command(resume="Ada"), cfg)["log"] == ["hi Ada"]

@@ -37,6 +37,10 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   `interrupt(p)`, and `Command(resume=v)` re-runs the node with `ctx.resume_input == v`. A node
   added with `interrupt_before=True` pauses before it runs (payload None). Interrupts need a
   checkpointer, as everywhere in LangGraph.
+- **LangGraph calls in node code.** A node whose code calls LangGraph's `interrupt()` (or
+  raises another of LangGraph's `GraphBubbleUp` signals, such as a `Command` for the parent
+  graph) passes it to LangGraph as a node written for LangGraph would, after the node's
+  retries; on the engine itself such a node fails (there is no LangGraph run to pause).
 - **Error routes.** A node that fails after its retries goes to its `on_error` handler with the
   state's `last_error` set, as on the engine; a failing fan-out branch with an error route
   discards the other branches' deltas and goes to the handler (`__ge_fanin__` decides between
@@ -87,6 +91,7 @@ from graphengine.routing import Next, NextKind
 
 try:
     from langgraph._internal._runnable import RunnableCallable
+    from langgraph.errors import GraphBubbleUp
     from langgraph.graph import END, START, StateGraph
     from langgraph.types import Command, Send
     from langgraph.types import interrupt as lg_interrupt
@@ -214,6 +219,10 @@ class _Adapted:
                 eng, node, run_id, step, state, resumed, resume_input, None, interrupted_at
             )
         except NodeError as exc:
+            if isinstance(exc.__cause__, GraphBubbleUp):
+                # The node's code called LangGraph itself (`interrupt()`, a parent `Command`):
+                # LangGraph handles it, as in a node written for LangGraph.
+                raise exc.__cause__ from None
             handler = node.error_route
             if handler is None:
                 raise

@@ -2,8 +2,11 @@
 
 GoapGraph assembles the GOAP loop (planner, executor and observer nodes) as a
 ``graphengine.Engine`` (:meth:`GoapGraph.engine`) and compiles it into a LangGraph graph
-through ``graphengine.adapters.langgraph.to_langgraph`` (:meth:`GoapGraph.compile`), with
-langgoap 0.1.2's public API (MIT licence, Integrallis Software; see LICENSE-langgoap).
+through ``graphengine.adapters.langgraph.to_langgraph`` (:meth:`GoapGraph.compile`).
+
+The constructor, ``invoke``/``ainvoke``/``invoke_nl``/``ainvoke_nl`` and their documentation are
+ported from ``langgoap.graph.builder`` (langgoap 0.1.2, MIT licence, Integrallis Software; see
+LICENSE-langgoap); how the graph is built and run is this project's.
 """
 
 from __future__ import annotations
