@@ -25,7 +25,10 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   engine's node through the engine's own executor, so retries (`retries`, `retry_on`,
   deterministic backoff) and timeouts are the engine's, not LangGraph's `RetryPolicy` (whose
   exception filter and jitter differ). `route=None` follows the static edges, evaluated on the
-  merged state in declaration order, as on the engine.
+  merged state in declaration order, as on the engine. A `DualNode` runs its sync form under
+  `invoke` and its async form under `ainvoke`, as LangGraph runs a `RunnableLambda(func, afunc)`.
+- **Compile options.** `store`, `interrupt_before` and `interrupt_after` are LangGraph's own
+  (`compile(...)`): the graph pauses before or after the named nodes, `invoke(None)` continues.
 - **Fan-out** (a static fan-out edge, or `fan_out(...)` with named or map branches) becomes one
   `Send` per branch, each carrying its own state (the pre-fan-out state, or the branch's
   input). The branches meet in a private node, `__ge_fanin__` (one LangGraph step more per
