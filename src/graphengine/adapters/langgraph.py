@@ -13,8 +13,10 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   returns LangGraph's usual dict of the fields written so far, composes as a subgraph node of a
   LangGraph app with ordinary keys, and its input and output schemas are the state type. As in
   LangGraph, input values pass through the fields' reducers (from the type's empty value) and
-  each node validates the fields into the state type; the checkpointer stores the field values
-  with its own serializer, as it stores any LangGraph graph's.
+  each node validates the fields into the state type (a TypedDict state whose engine has a codec
+  of its own gets them unvalidated, as a LangGraph node with that TypedDict schema does); the
+  checkpointer stores the field values with its own serializer, as it stores any LangGraph
+  graph's.
 - **One state channel for a custom reducer.** With a reducer of the whole state
   (`Engine(S, reducer=...)`), which per-field channels cannot express, the state lives in one
   channel, `"state"`, merging every delta with the engine's reducer:
