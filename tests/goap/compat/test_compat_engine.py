@@ -27,7 +27,7 @@ from pydantic import BaseModel
 import goap.compat as compat
 from goap.compat.graph._codec import CompatStateCodec
 from graphengine import NodeError, Options, StateValidationError
-from graphengine.store import RunStatus, SQLiteStore
+from graphengine.store import RunStatus, SQLiteStore, Store
 
 langgoap = pytest.importorskip("langgoap")
 
@@ -314,3 +314,79 @@ def test_engine_refuses_a_world_value_it_cannot_store(tmp_path: Path) -> None:
     engine = compat.GoapGraph(actions=[act]).engine(store=SQLiteStore(str(tmp_path / "r.db")))
     with pytest.raises(NodeError, match=r"world_state\.obj"):
         asyncio.run(engine.run("bad-action", {"goal": goal, "world_state": {}}))
+
+
+# ------------------------------------------------------------------ every SQL store, goal kinds
+
+
+async def test_paused_flaky_run_on_every_sql_store_ends_like_langgoap(sql_store: Store) -> None:
+    """On SQLite, PostgreSQL and MySQL: the deploy flow (its build fails once) pauses at the approval
+    of a gated release step, resumes in a new engine on the same store, ends as langgoap ends the
+    same flow, and replays."""
+
+    def acts(lib: ModuleType) -> list[Any]:
+        gate = lib.ActionSpec(
+            name="release",
+            preconditions={"deployed": True},
+            effects={"released": True},
+            require_human_approval=True,
+        )
+        return [*_worker.actions(lib), gate]
+
+    goal = {"goal": compat.GoalSpec(conditions={"released": True}), "world_state": {"source": False}}
+    engine = compat.GoapGraph(actions=acts(compat)).engine(store=sql_store)
+    await engine.run("rel-1", goal)
+    intr = await engine.get_interrupt("rel-1")
+    assert intr is not None and intr.payload["action"] == "release"
+    final = await compat.GoapGraph(actions=acts(compat)).engine(store=sql_store).resume("rel-1", input=True)
+
+    compiled = langgoap.GoapGraph(actions=acts(langgoap)).compile(checkpointer=InMemorySaver())
+    cfg = {"configurable": {"thread_id": "t"}}
+    compiled.invoke(
+        {"goal": langgoap.GoalSpec(conditions={"released": True}), "world_state": {"source": False}}, cfg
+    )
+    assert summary(final) == summary(compiled.invoke(Command(resume=True), cfg))
+    assert (await engine.replay("rel-1")).ok
+
+
+def goals(lib: ModuleType) -> dict[str, Any]:
+    """Goals of each kind over `goal_actions`: policies, a sequential and an `any` MultiGoal."""
+    g = lib.GoalSpec
+    return {
+        "every_action": g(
+            conditions={"c": True}, policy=lib.GoalPolicy(replan_strategy=lib.ReplanStrategy.EVERY_ACTION)
+        ),
+        "never": g(conditions={"c": True}, policy=lib.GoalPolicy(replan_strategy=lib.ReplanStrategy.NEVER)),
+        "sequential": lib.MultiGoal(goals=(g(conditions={"a": True}), g(conditions={"c": True}))),
+        "any": lib.MultiGoal(goals=(g(conditions={"z": True}), g(conditions={"b": True})), mode="any"),
+    }
+
+
+def goal_actions(lib: ModuleType) -> list[Any]:
+    """a -> b -> c, with a cheaper b that fails once (blacklisted, replanned)."""
+    calls = {"n": 0}
+
+    def flaky_b(ws: dict[str, Any]) -> dict[str, Any]:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("b down")
+        return {"b": True}
+
+    s = lib.ActionSpec
+    return [
+        s(name="a", effects={"a": True}),
+        s(name="b_fast", preconditions={"a": True}, effects={"b": True}, cost=1.0, execute=flaky_b),
+        s(name="b_slow", preconditions={"a": True}, effects={"b": True}, cost=3.0),
+        s(name="c", preconditions={"b": True}, effects={"c": True}),
+    ]
+
+
+@pytest.mark.parametrize("kind", ["every_action", "never", "sequential", "any"])
+def test_goal_kinds_on_the_engine_end_like_langgoap(kind: str, tmp_path: Path) -> None:
+    """Replan policies and MultiGoals run by `engine.run` on SQLite end as langgoap ends them."""
+    engine = compat.GoapGraph(actions=goal_actions(compat)).engine(store=SQLiteStore(str(tmp_path / "r.db")))
+    final = asyncio.run(engine.run("g", {"goal": goals(compat)[kind], "world_state": {}}))
+    ref = langgoap.GoapGraph(actions=goal_actions(langgoap)).compile()
+    expected = ref.invoke({"goal": goals(langgoap)[kind], "world_state": {}})
+    assert summary(final) == summary(expected)
+    assert final.get("current_subgoal_index", 0) == expected.get("current_subgoal_index", 0)
