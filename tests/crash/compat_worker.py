@@ -40,37 +40,23 @@ def actions(lib: ModuleType, log: str | None = None, kill_at: str | None = None)
 
         return execute
 
-    spec = lib.ActionSpec
+    # name, preconditions, cost, what it returns (its declared effects: the boolean facts)
+    table: list[tuple[str, dict[str, Any], float, dict[str, Any]]] = [
+        ("checkout", {}, 1.0, {"source": True}),
+        ("build", {"source": True}, 1.0, {"built": True, "artifact": "app-1.2.tar"}),
+        ("clean_build", {"source": True}, 4.0, {"built": True, "artifact": "app-1.2-clean.tar"}),
+        ("test", {"built": True}, 1.0, {"tested": True, "coverage": 0.91}),
+        ("deploy", {"tested": True}, 2.0, {"deployed": True}),
+    ]
     return [
-        spec(name="checkout", effects={"source": True}, cost=1.0, execute=act("checkout", {"source": True})),
-        spec(
-            name="build",
-            preconditions={"source": True},
-            effects={"built": True},
-            cost=1.0,
-            execute=act("build", {"built": True, "artifact": "app-1.2.tar"}),
-        ),
-        spec(
-            name="clean_build",
-            preconditions={"source": True},
-            effects={"built": True},
-            cost=4.0,
-            execute=act("clean_build", {"built": True, "artifact": "app-1.2-clean.tar"}),
-        ),
-        spec(
-            name="test",
-            preconditions={"built": True},
-            effects={"tested": True},
-            cost=1.0,
-            execute=act("test", {"tested": True, "coverage": 0.91}),
-        ),
-        spec(
-            name="deploy",
-            preconditions={"tested": True},
-            effects={"deployed": True},
-            cost=2.0,
-            execute=act("deploy", {"deployed": True}),
-        ),
+        lib.ActionSpec(
+            name=name,
+            preconditions=pre,
+            effects={k: v for k, v in out.items() if v is True},
+            cost=cost,
+            execute=act(name, out),
+        )
+        for name, pre, cost, out in table
     ]
 
 
