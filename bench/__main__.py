@@ -12,6 +12,7 @@ import sys
 BENCHMARKS = {
     "compat": "bench.compat_plan",
     "compat-anytime": "bench.compat_anytime",
+    "compat-graph": "bench.compat_graph",
     "compat-strategies": "bench.compat_planner",
     "coverage": "bench.coverage",
     "engine": "bench.engine",

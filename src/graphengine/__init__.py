@@ -48,7 +48,7 @@ from .errors import (
 )
 from .graph import Edge
 from .history import StepView, field_sizes
-from .node import Node, NodeFunc, NodeLike, SyncNode, node
+from .node import DualNode, Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, merge, replace
 from .result import NodeResult
@@ -62,6 +62,7 @@ __all__ = [
     "Context",
     "DeltaTypeError",
     "Divergence",
+    "DualNode",
     "DuplicateNodeError",
     "Edge",
     "EdgeSpec",

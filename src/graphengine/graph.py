@@ -90,6 +90,9 @@ class CompiledNode(Generic[S]):
     # Static routing: either a constant hop, or predicates tried in order.
     fixed: Next | None
     branches: tuple[tuple[Callable[[S], bool] | None, Next], ...]
+    sync_call: Callable[[Any, Any], Any] | None = None
+    """The sync form of a `DualNode` (the engine runs `call`; sync hosts such as LangGraph's
+    `invoke` run this)."""
 
     def resolve(self, state: S) -> Next:
         """The hop the static edges give for `state` (stop when none holds)."""
@@ -251,6 +254,7 @@ def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
             error_route=wiring.error_routes.get(nid, wiring.error_routes.get(None)),
             fixed=fixed,
             branches=tuple(out),
+            sync_call=spec.invoker.sync_call,
         )
     desc = describe(wiring)
     return CompiledGraph(nodes=nodes, start=wiring.start, fingerprint=fingerprint_of(desc), description=desc)

@@ -11,7 +11,7 @@ from typing import Any, Generic, Protocol, TypeAlias, TypeVar, runtime_checkable
 from .context import Context
 from .result import NodeResult
 
-__all__ = ["Node", "NodeFunc", "NodeLike", "SyncNode", "node"]
+__all__ = ["DualNode", "Node", "NodeFunc", "NodeLike", "SyncNode", "node"]
 
 S = TypeVar("S")
 
@@ -61,6 +61,34 @@ class NodeFunc(Generic[S]):
         return out if out is not None else NodeResult()
 
 
+@dataclass(frozen=True, slots=True)
+class DualNode(Generic[S]):
+    """A node with a sync and an async form of the same step, like LangGraph's
+    `RunnableLambda(func, afunc)`.
+
+    The engine always runs the async form (`arun`). A host that calls nodes synchronously runs
+    the sync one: the LangGraph adapter (`to_langgraph`) runs `run_sync` under `graph.invoke`
+    and `arun` under `graph.ainvoke`, so code whose hooks differ by calling style (sync tracer
+    callbacks under `invoke`, async ones under `ainvoke`) behaves as it did in LangGraph.
+    """
+
+    run_sync: Callable[[Context, S], NodeResult[S] | None]
+    """The sync form: a function of `(ctx, state)`."""
+    arun: Callable[[Context, S], Awaitable[NodeResult[S] | None]]
+    """The async form: a coroutine function of `(ctx, state)`."""
+
+    def __post_init__(self) -> None:
+        if not callable(self.run_sync) or inspect.iscoroutinefunction(self.run_sync):
+            raise TypeError(f"DualNode.run_sync must be a plain function, got {self.run_sync!r}")
+        if not inspect.iscoroutinefunction(self.arun):
+            raise TypeError(f"DualNode.arun must be a coroutine function, got {self.arun!r}")
+
+    async def run(self, ctx: Context, state: S) -> NodeResult[S]:
+        """The async form (what the engine runs)."""
+        out = await self.arun(ctx, state)
+        return out if out is not None else NodeResult()
+
+
 def node(fn: Callable[[Context, S], Any]) -> NodeFunc[S]:
     """Decorator form of `NodeFunc`: `@node async def fetch(ctx, s): ...`."""
     return NodeFunc(fn)
@@ -76,12 +104,16 @@ class Invoker:
     """Whether `call` returns an awaitable that must be awaited."""
     thread: bool = False
     """A sync function run in a worker thread (`thread=True`): a timeout cannot stop it."""
+    sync_call: Callable[[Context, Any], Any] | None = None
+    """The sync form of a `DualNode` (None for other nodes): what synchronous hosts call."""
 
 
 def make_invoker(obj: Any, *, thread: bool = False) -> Invoker:
     """Return the invoker for a node object or function; `TypeError` if it is neither."""
     if isinstance(obj, NodeFunc):
         obj = obj.fn
+    if isinstance(obj, DualNode):
+        return Invoker(obj.run, True, sync_call=obj.run_sync)
     run = getattr(obj, "run", None)
     fn = run if callable(run) and not inspect.isfunction(obj) else obj
     if not callable(fn):

@@ -32,7 +32,7 @@ from typing_extensions import is_typeddict
 
 from graphengine.errors import GraphError, StateValidationError
 from graphengine.reducer import field_reducers
-from graphengine.store import adaptable_type
+from graphengine.store import JsonCodec, adaptable_type
 
 if TYPE_CHECKING:
     from graphengine._runtime import Runtime
@@ -225,8 +225,12 @@ class FieldLayout(StateLayout):
             tp if isinstance(tp, type) and issubclass(tp, BaseModel) else None
         )
         """The state's pydantic model (None for a TypedDict state)."""
-        self.adapter: TypeAdapter[Any] = TypeAdapter(adaptable_type(tp))
-        """Validates the fields into the state type."""
+        # A TypedDict state whose engine has a codec of its own may hold values pydantic cannot
+        # describe (the codec is what knows them): its fields reach nodes as LangGraph gives
+        # them, unvalidated, as in a LangGraph graph with that TypedDict schema.
+        own_codec = self.model is None and not isinstance(rt.codec, JsonCodec)
+        self.adapter: TypeAdapter[Any] | None = None if own_codec else TypeAdapter(adaptable_type(tp))
+        """Validates the fields into the state type (None: a TypedDict with the engine's own codec)."""
 
     def channels(self) -> dict[str, Any]:
         """Each field's type annotated with its LangGraph channel."""
@@ -249,6 +253,8 @@ class FieldLayout(StateLayout):
         validated as a LangGraph node with this state schema would validate it.
         """
         data = {k: inp[k] for k in self.keys if k in inp}
+        if self.adapter is None:
+            return data
         try:
             return self.adapter.validate_python(data)
         except ValidationError as exc:

@@ -13,8 +13,10 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   returns LangGraph's usual dict of the fields written so far, composes as a subgraph node of a
   LangGraph app with ordinary keys, and its input and output schemas are the state type. As in
   LangGraph, input values pass through the fields' reducers (from the type's empty value) and
-  each node validates the fields into the state type; the checkpointer stores the field values
-  with its own serializer, as it stores any LangGraph graph's.
+  each node validates the fields into the state type (a TypedDict state whose engine has a codec
+  of its own gets them unvalidated, as a LangGraph node with that TypedDict schema does); the
+  checkpointer stores the field values with its own serializer, as it stores any LangGraph
+  graph's.
 - **One state channel for a custom reducer.** With a reducer of the whole state
   (`Engine(S, reducer=...)`), which per-field channels cannot express, the state lives in one
   channel, `"state"`, merging every delta with the engine's reducer:
@@ -25,7 +27,10 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   engine's node through the engine's own executor, so retries (`retries`, `retry_on`,
   deterministic backoff) and timeouts are the engine's, not LangGraph's `RetryPolicy` (whose
   exception filter and jitter differ). `route=None` follows the static edges, evaluated on the
-  merged state in declaration order, as on the engine.
+  merged state in declaration order, as on the engine. A `DualNode` runs its sync form under
+  `invoke` and its async form under `ainvoke`, as LangGraph runs a `RunnableLambda(func, afunc)`.
+- **Compile options.** `store`, `interrupt_before` and `interrupt_after` are LangGraph's own
+  (`compile(...)`): the graph pauses before or after the named nodes, `invoke(None)` continues.
 - **Fan-out** (a static fan-out edge, or `fan_out(...)` with named or map branches) becomes one
   `Send` per branch, each carrying its own state (the pre-fan-out state, or the branch's
   input). The branches meet in a private node, `__ge_fanin__` (one LangGraph step more per
@@ -37,6 +42,10 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
   `interrupt(p)`, and `Command(resume=v)` re-runs the node with `ctx.resume_input == v`. A node
   added with `interrupt_before=True` pauses before it runs (payload None). Interrupts need a
   checkpointer, as everywhere in LangGraph.
+- **LangGraph calls in node code.** A node whose code calls LangGraph's `interrupt()` (or
+  raises another of LangGraph's `GraphBubbleUp` signals, such as a `Command` for the parent
+  graph) passes it to LangGraph as a node written for LangGraph would, after the node's
+  retries; on the engine itself such a node fails (there is no LangGraph run to pause).
 - **Error routes.** A node that fails after its retries goes to its `on_error` handler with the
   state's `last_error` set, as on the engine; a failing fan-out branch with an error route
   discards the other branches' deltas and goes to the handler (`__ge_fanin__` decides between
@@ -72,9 +81,10 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import dataclasses
 import threading
 import uuid
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphengine._attempts import execute
@@ -86,6 +96,7 @@ from graphengine.routing import Next, NextKind
 
 try:
     from langgraph._internal._runnable import RunnableCallable
+    from langgraph.errors import GraphBubbleUp
     from langgraph.graph import END, START, StateGraph
     from langgraph.types import Command, Send
     from langgraph.types import interrupt as lg_interrupt
@@ -161,13 +172,21 @@ class _Adapted:
         self.error_delta = rt.error_delta
 
     def make(self, node: CompiledNode[Any]) -> RunnableCallable:
-        """The LangGraph node (sync and async) running engine node `node`."""
-        inline = not node.is_async and node.timeout is None and node.backoff <= 0
+        """The LangGraph node (sync and async) running engine node `node`.
+
+        A `DualNode` runs its sync form under `invoke` and its async form under `ainvoke`, as
+        LangGraph runs a `RunnableLambda(func, afunc)`; its sync form has no timeout, which sync
+        code on the calling thread cannot be held to (the engine's rule for sync nodes).
+        """
+        sync_node = node
+        if node.sync_call is not None:
+            sync_node = dataclasses.replace(node, call=node.sync_call, is_async=False, timeout=None)
+        inline = not sync_node.is_async and sync_node.timeout is None and sync_node.backoff <= 0
         run_sync = _run_inline if inline else _run_coro
         step_fn = self.step
 
         def sync_fn(inp: Any, config: RunnableConfig) -> Any:
-            return run_sync(step_fn(node, inp, config))
+            return run_sync(step_fn(sync_node, inp, config))
 
         async def async_fn(inp: Any, config: RunnableConfig) -> Any:
             return await step_fn(node, inp, config)
@@ -205,6 +224,10 @@ class _Adapted:
                 eng, node, run_id, step, state, resumed, resume_input, None, interrupted_at
             )
         except NodeError as exc:
+            if isinstance(exc.__cause__, GraphBubbleUp):
+                # The node's code called LangGraph itself (`interrupt()`, a parent `Command`):
+                # LangGraph handles it, as in a node written for LangGraph.
+                raise exc.__cause__ from None
             handler = node.error_route
             if handler is None:
                 raise
@@ -310,6 +333,13 @@ class _Adapted:
         return Command(update=_update(writes), goto=ordered[0][3])
 
 
+def _node_list(ids: Sequence[str] | str | None) -> Any:
+    """Node ids for LangGraph's `compile`: None, `"*"` (every node) or a list."""
+    if ids is None or ids == "*":
+        return ids
+    return [ids] if isinstance(ids, str) else list(ids)
+
+
 def _update(writes: Writes) -> Any:
     """A `Command` update: a dict when each channel is written once (LangGraph's usual shape, also
     in `stream_mode="updates"`), else the ordered writes."""
@@ -359,7 +389,14 @@ def _destinations(engine: Engine[Any]) -> tuple[dict[str, tuple[str, ...]], tupl
     return dests, tuple(dict.fromkeys(fanin)) or (END,)
 
 
-def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
+def to_langgraph(
+    engine: Engine[Any],
+    checkpointer: Any = None,
+    *,
+    store: Any = None,
+    interrupt_before: Sequence[str] | str | None = None,
+    interrupt_after: Sequence[str] | str | None = None,
+) -> Any:
     """Compile `engine` into a LangGraph graph (`CompiledStateGraph`) that behaves like it.
 
     For a state merged field by field, `graph.invoke(S(...))` or `graph.invoke({"field": ...})`
@@ -371,6 +408,11 @@ def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
     and `UnsupportedFeature` naming the node for a node id LangGraph reserves (or the field for
     a state field named like a private channel, `ge_ctl` or `ge_branches`). The engine may be a GOAP graph's engine: nothing here depends on
     what its nodes do.
+
+    `store` (a LangGraph `BaseStore`), `interrupt_before` and `interrupt_after` (node ids, or
+    `"*"` for every node) are given to LangGraph's `compile`, as in a graph written in LangGraph:
+    the graph pauses before or after those nodes and `invoke(None, config)` continues. An id
+    that is not a node of the engine raises `UnknownNodeError` naming it.
     """
     engine.validate()
     rt = engine.runtime()
@@ -399,7 +441,19 @@ def to_langgraph(engine: Engine[Any], checkpointer: Any = None) -> Any:
         FANIN_NODE, RunnableCallable(ad.fanin, name=FANIN_NODE, trace=False), destinations=fanin_dests
     )
     builder.add_edge(START, rt.graph.start)
-    compiled = builder.compile(checkpointer=checkpointer, name=name)
+    for where, ids in (("interrupt_before", interrupt_before), ("interrupt_after", interrupt_after)):
+        for nid in [] if ids is None or ids == "*" else [ids] if isinstance(ids, str) else ids:
+            if nid not in rt.graph.nodes:
+                raise UnknownNodeError(
+                    f"{where} names {nid!r}, which is not a node of the engine", node_id=nid
+                )
+    compiled = builder.compile(
+        checkpointer=checkpointer,
+        store=store,
+        interrupt_before=_node_list(interrupt_before),
+        interrupt_after=_node_list(interrupt_after),
+        name=name,
+    )
     # Stream and inspect the engine's state only, not the private channels.
     compiled.stream_channels = list(layout.keys)
     return compiled.with_config({"recursion_limit": 2 * engine.options.max_steps + 5})

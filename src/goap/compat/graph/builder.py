@@ -1,9 +1,12 @@
 """Convenience builder for GOAP execution graphs.
 
-GoapGraph assembles a LangGraph StateGraph with planner, executor,
-and observer nodes wired together for the GOAP execution loop.
+GoapGraph assembles the GOAP loop (planner, executor and observer nodes) as a
+``graphengine.Engine`` (:meth:`GoapGraph.engine`) and compiles it into a LangGraph graph
+through ``graphengine.adapters.langgraph.to_langgraph`` (:meth:`GoapGraph.compile`).
 
-Ported from ``langgoap.graph.builder`` (langgoap 0.1.2, MIT licence, Integrallis Software).
+The constructor, ``invoke``/``ainvoke``/``invoke_nl``/``ainvoke_nl`` and their documentation are
+ported from ``langgoap.graph.builder`` (langgoap 0.1.2, MIT licence, Integrallis Software; see
+LICENSE-langgoap); how the graph is built and run is this project's.
 """
 
 from __future__ import annotations
@@ -12,15 +15,15 @@ import random
 from typing import TYPE_CHECKING, Any, cast
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
 from goap.compat.actions import ActionSpec
 from goap.compat.conditions import AsyncConditionResolver, ConditionResolver
 from goap.compat.goals import GoalSpec, MultiGoal
+from goap.compat.graph._engine import build_engine
 from goap.compat.graph.nodes import GoapExecutor, GoapObserver, GoapPlanner
 from goap.compat.graph.state import GoapState
 from goap.compat.guards import ActionGuard, AsyncActionGuard
@@ -28,6 +31,9 @@ from goap.compat.history import StoreExecutionHistory
 from goap.compat.sensors import AsyncSensor, Sensor
 from goap.compat.serde import install_langgoap_serde
 from goap.compat.tracing import PlanningTracer
+from graphengine import Engine, Options
+from graphengine.emit import Emitter
+from graphengine.store import Store
 
 if TYPE_CHECKING:
     from goap.compat.planner.strategy import PlanningStrategy
@@ -140,7 +146,15 @@ class GoapGraph:
         interrupt_before: list[str] | None = None,
         interrupt_after: list[str] | None = None,
     ) -> CompiledStateGraph[Any, Any, Any, Any]:
-        """Build and compile the GOAP StateGraph.
+        """Compile the GOAP loop's engine (:meth:`engine`) into a LangGraph graph.
+
+        The result is a ``CompiledStateGraph`` built by
+        ``graphengine.adapters.langgraph.to_langgraph``: one channel per ``GoapState`` key
+        (``execution_history`` accumulates), nodes ``planner``, ``executor`` and ``observer``
+        run by the engine's executor, routing by the engine's ``goto``/``stop``. An action's
+        approval pauses the graph one LangGraph step after the executor asked for it (the
+        engine's interrupt, carried as LangGraph's ``interrupt``); ``Command(resume=...)``
+        answers it.
 
         Args:
             checkpointer: Optional LangGraph checkpointer for persistence.
@@ -183,13 +197,58 @@ class GoapGraph:
                 extra_allowed_types=tuple(extras),
             )
 
-        builder = StateGraph(GoapState)
+        from langgraph._internal._config import DEFAULT_RECURSION_LIMIT
 
-        # All three nodes are wrapped with RunnableLambda so LangGraph
-        # dispatches to the async variant under ``ainvoke`` and the sync
-        # variant under ``invoke``.  Without this wiring, the planner
-        # and observer would only ever see the sync ``__call__`` path
-        # and their async tracer hooks would never fire.
+        from graphengine.adapters.langgraph import to_langgraph
+
+        # to_langgraph's recursion limit is 2 * max_steps + 5: these steps make it LangGraph's
+        # default, so a run stops where the LangGraph-built graph stopped (a config's own
+        # recursion_limit still overrides it).
+        steps = max(1, (int(DEFAULT_RECURSION_LIMIT) - 5) // 2)
+        engine = build_engine(self._nodes(), self.actions, options=Options(max_steps=steps))
+        return cast(
+            "CompiledStateGraph[Any, Any, Any, Any]",
+            to_langgraph(
+                engine,
+                checkpointer,
+                store=store,
+                interrupt_before=interrupt_before,
+                interrupt_after=interrupt_after,
+            ),
+        )
+
+    def engine(
+        self,
+        *,
+        store: Store | None = None,
+        emitter: Emitter | None = None,
+        options: Options | None = None,
+    ) -> Engine[GoapState]:
+        """The GOAP loop as a ``graphengine.Engine``: runs stored, resumable and replayable.
+
+            engine = GoapGraph(actions).engine(store=SQLiteStore("runs.db"))
+            final = await engine.run("job-1", {"goal": goal, "world_state": {...}})
+
+        The nodes are those :meth:`compile` puts in its LangGraph graph (``planner``,
+        ``executor``, ``observer``, async forms), so a run ends in the same world state and
+        status as ``compile().ainvoke(...)``. An action asking for human approval pauses the
+        run (status ``interrupted``, the approval request as the interrupt's payload);
+        ``engine.resume(run_id, input=True)`` (or ``False``, ``{"approved": ..., "reason":
+        ...}``, a form's fields) answers it. The state is stored as tagged JSON (see
+        :mod:`goap.compat.graph._codec`): world-state values must be JSON values, tuples, sets
+        or the compat types, and plans name the graph's actions, so resume a run with a graph
+        having the same actions. The planner's and executor's updates are recorded with their
+        steps, so ``engine.replay(run_id)`` serves the recorded plans and action outcomes (no
+        action runs twice) and checks the observer's routing and the states against the record.
+        ``options`` defaults to ``Options(max_steps=10_000)``.
+        """
+        opts = options if options is not None else Options(max_steps=10_000)
+        return build_engine(
+            self._nodes(), self.actions, store=store, emitter=emitter, options=opts, record=True
+        )
+
+    def _nodes(self) -> dict[str, Any]:
+        """Fresh planner, executor and observer nodes with this graph's settings."""
         planner = GoapPlanner(
             self.actions,
             strategy=self._strategy,
@@ -213,34 +272,7 @@ class GoapGraph:
             history=self._history,
             termination_policies=self._termination_policies,
         )
-        builder.add_node(
-            "planner",
-            RunnableLambda(func=planner.__call__, afunc=planner.acall),
-        )
-        builder.add_node(
-            "executor",
-            RunnableLambda(func=executor.__call__, afunc=executor.acall),
-        )
-        builder.add_node(
-            "observer",
-            RunnableLambda(func=observer.__call__, afunc=observer.acall),
-        )
-
-        # Wire edges
-        builder.add_edge(START, "planner")
-        builder.add_edge("planner", "executor")
-        builder.add_edge("executor", "observer")
-        # Observer uses Command(goto=...) for routing — no explicit edges needed
-
-        compile_kwargs: dict[str, Any] = {
-            "checkpointer": checkpointer,
-            "store": store,
-        }
-        if interrupt_before is not None:
-            compile_kwargs["interrupt_before"] = interrupt_before
-        if interrupt_after is not None:
-            compile_kwargs["interrupt_after"] = interrupt_after
-        return builder.compile(**compile_kwargs)
+        return {"planner": planner, "executor": executor, "observer": observer}
 
     def invoke(
         self,

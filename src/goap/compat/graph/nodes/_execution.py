@@ -11,6 +11,7 @@ Ported from ``langgoap.graph.nodes._execution`` (langgoap 0.1.2, MIT licence, In
 from __future__ import annotations
 
 import random
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from langgraph.types import interrupt
@@ -23,6 +24,21 @@ from goap.compat.planner.types import Plan
 
 if TYPE_CHECKING:
     from goap.compat.planner.transitions import TransitionModel
+    from graphengine import Context
+
+ENGINE_CONTEXT: ContextVar[Context | None] = ContextVar("goap_compat_engine_context", default=None)
+"""The engine step a node runs in, when the node runs on a ``graphengine.Engine`` (set by the
+compat graph's engine nodes). Approvals then pause the engine run (``ctx.interrupt``), which
+works under ``Engine.run`` and under the engine's LangGraph graph alike; a node placed in a
+hand-built LangGraph graph has none and pauses with LangGraph's ``interrupt``."""
+
+
+def ask_approval(payload: dict[str, Any]) -> Any:
+    """Pause for a person's answer to ``payload``; returns the answer when the run resumes."""
+    ctx = ENGINE_CONTEXT.get()
+    if ctx is not None:
+        return ctx.interrupt(payload)
+    return interrupt(payload)
 
 
 def apply_result(
@@ -209,7 +225,7 @@ def check_human_approval(
     if is_form_model(requirement):
         return check_form_approval(action, world_state, state_before)
 
-    resume_value = interrupt(
+    resume_value = ask_approval(
         {
             "type": "goap_action_approval",
             "action": action.name,
@@ -242,7 +258,7 @@ def check_form_approval(
 
     model_cls: type[BaseModel] = action.require_human_approval  # type: ignore[assignment]
     schema = model_cls.model_json_schema()
-    resume_value = interrupt(
+    resume_value = ask_approval(
         {
             "type": "goap_action_form",
             "action": action.name,
