@@ -46,6 +46,7 @@ from graphengine.adapters.langgraph_tables import (
     CheckpointTable,
     LGBlobRow,
     LGCheckpointRow,
+    LGQuery,
     LGWriteRow,
     open_table,
 )
@@ -296,10 +297,12 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         conf = config["configurable"] if config else {}
         tid = conf.get("thread_id")
         rows = self.table.search(
-            str(tid) if tid is not None else None,
-            conf.get("checkpoint_ns"),
-            conf.get("checkpoint_id"),
-            get_checkpoint_id(before) if before else None,
+            LGQuery(
+                str(tid) if tid is not None else None,
+                conf.get("checkpoint_ns"),
+                conf.get("checkpoint_id"),
+                get_checkpoint_id(before) if before else None,
+            )
         )
         left = limit
         async for row in rows:

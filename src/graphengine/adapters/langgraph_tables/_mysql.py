@@ -36,7 +36,7 @@ from graphengine.store._sql._mysql import driver as _driver
 from graphengine.store._sql._mysql import parse_dsn as _parse_dsn
 from graphengine.store._sql._mysql import translate as _translate
 
-from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
+from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
 
 __all__ = ["MySQLCheckpointTable"]
 
@@ -309,15 +309,9 @@ class MySQLCheckpointTable(LoopPoolsMixin):
             rows = await self._fetch(_GET_ONE, (thread_id, ns, checkpoint_id))
         return _cp(rows[0]) if rows else None
 
-    async def search(
-        self,
-        thread_id: str | None,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before: str | None,
-    ) -> AsyncIterator[LGCheckpointRow]:
+    async def search(self, query: LGQuery) -> AsyncIterator[LGCheckpointRow]:
         """Checkpoints newest first (fetched in one query, then yielded)."""
-        args = (thread_id, thread_id, ns, ns, checkpoint_id, checkpoint_id, before, before)
+        args = [v for v in query.params() for _ in range(2)]  # each filter is bound twice (see _LIST)
         for r in await self._fetch(_LIST, args):
             yield _cp(r)
 

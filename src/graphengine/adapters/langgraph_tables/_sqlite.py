@@ -18,6 +18,7 @@ import asyncio
 import sqlite3
 import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
@@ -26,7 +27,7 @@ import aiosqlite
 
 from graphengine.store import StoreUnavailableError
 
-from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
+from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
 
 __all__ = ["SQLiteCheckpointTable"]
 
@@ -221,19 +222,11 @@ class SQLiteCheckpointTable:
             await cur.close()
         return LGCheckpointRow(*row) if row is not None else None
 
-    async def search(
-        self,
-        thread_id: str | None,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before: str | None,
-    ) -> AsyncIterator[LGCheckpointRow]:
+    async def search(self, query: LGQuery) -> AsyncIterator[LGCheckpointRow]:
         """Checkpoints newest first (fetched in one query, then yielded)."""
         c = await self._conn()
         async with c.lock:
-            cur = await c.conn.execute(
-                _LIST, {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id, "before": before}
-            )
+            cur = await c.conn.execute(_LIST, asdict(query))
             rows = await cur.fetchall()
             await cur.close()
         for r in rows:
