@@ -50,6 +50,7 @@ from graphengine.adapters.langgraph_tables import (
     LGWriteRow,
     open_table,
 )
+from graphengine.store._sql import OpenOnEnter
 
 try:
     from langgraph.checkpoint.base import (
@@ -137,7 +138,7 @@ class _Bridge:
             self.loop.close()
 
 
-class GraphEngineSaver(BaseCheckpointSaver[str]):
+class GraphEngineSaver(BaseCheckpointSaver[str], OpenOnEnter):
     """A LangGraph checkpointer storing into a graphengine `CheckpointTable`.
 
     Raises `ValueError` for a serializer with pickle enabled. Methods raise what the table
@@ -166,19 +167,14 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
 
     # ------------------------------------------------------------------ lifetime
 
-    async def __aenter__(self) -> Self:
-        """Open the table (its connections are made on this loop)."""
-        await self._open()
-        return self
-
     async def __aexit__(
         self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
     ) -> None:
-        await self.aclose()
+        await self.aclose()  # `close` is the sync methods' own
 
     def __enter__(self) -> Self:
         """Open the table for the sync methods (through the private loop thread for an I/O table)."""
-        self._sync(self._open())
+        self._sync(self._open_now())
         return self
 
     def __exit__(
@@ -186,7 +182,8 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
     ) -> None:
         self.close()
 
-    async def _open(self) -> None:
+    async def _open_now(self) -> None:
+        """Open the table (its connections are made on the running loop)."""
         enter = getattr(self.table, "__aenter__", None)
         if enter is not None:
             await enter()

@@ -35,7 +35,16 @@ from typing import Any, Final
 from ._lease import Lease
 from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
 from ._sql._group import Pending
-from ._sql._mysql import OTHER_ERRORS, RETRYABLE, TRANSLATE, driver, errno, parse_dsn, text, translate
+from ._sql._mysql import (
+    OTHER_ERRORS,
+    RETRYABLE,
+    TRANSLATE,
+    MySQLPools,
+    errno,
+    parse_dsn,
+    text,
+    translate,
+)
 from .errors import (
     StoreError,
     StoreUnavailableError,
@@ -255,7 +264,7 @@ def _meta_text(run: RunRecord) -> str:
     return meta_text(run, "MySQLStore keeps it in a JSON text column")
 
 
-class MySQLStore(PoolMixin, LeaseMixin):
+class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
@@ -283,25 +292,6 @@ class MySQLStore(PoolMixin, LeaseMixin):
         return f"MySQLStore(database={self.database!r})"
 
     # ---------------------------------------------------------------- connection management
-
-    async def _connect(self) -> Any:
-        asyncmy = driver()
-        self._errors = (asyncmy.errors.MySQLError, *OTHER_ERRORS)
-        where = repr(self)
-        try:
-            pool = await asyncmy.create_pool(
-                minsize=self.min_size,
-                maxsize=self.max_size,
-                connect_timeout=self.connect_timeout,
-                autocommit=True,
-                charset="utf8mb4",
-                binary_prefix=True,
-                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-                **self._conn_args,
-            )
-        except self._errors as exc:
-            raise _translate(exc, "open", where) from exc
-        return await self._migrated(pool, _translate)
 
     async def _migrate(self, conn: Any) -> None:
         async with conn.cursor() as cur:

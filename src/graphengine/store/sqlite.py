@@ -32,18 +32,16 @@ import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final
 
 import aiosqlite
 
-from ._sql import Op, SQLStore, Statements, driver_error, run_record
+from ._sql import OneLoopMixin, Op, SQLStore, Statements, driver_error, key_conflict, run_record
+from ._sql import always as _always
 from ._sql._group import Pending
 from ._sql._sqlite import BUSY_CODES, CHECKPOINT, CHECKPOINT_EVERY, MAX_BATCH, batch_insert, open_direct
 from .errors import (
     CorruptRecordError,
-    RunExistsError,
-    StepConflictError,
     StoreError,
     StoreUnavailableError,
 )
@@ -342,10 +340,7 @@ def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
     code = _code(exc)
     # Without a code, only a key message means "taken"; NOT NULL / CHECK mean a bad value.
     if code in _KEY_CONSTRAINTS or (code == 0 and ("UNIQUE" in str(exc) or "FOREIGN KEY" in str(exc))):
-        if op == "create_run":
-            return RunExistsError
-        if op in ("save_step", "save_branches", "save_checkpoint"):
-            return StepConflictError
+        return key_conflict(op)
     return StoreError
 
 
@@ -365,10 +360,6 @@ def _by_code(exc: BaseException, op: _Op) -> type[StoreError]:
     if op == "open":
         return StoreUnavailableError
     return StoreError
-
-
-def _always(kind: type[StoreError]) -> Callable[[BaseException, _Op], type[StoreError]]:
-    return lambda exc, op: kind
 
 
 def _programming(exc: BaseException, op: _Op) -> type[StoreError]:
@@ -410,7 +401,7 @@ _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
 _ON_LOOP: Final[frozenset[_Op]] = frozenset({"save_step", "create_run"})
 
 
-class SQLiteStore(SQLStore):
+class SQLiteStore(SQLStore, OneLoopMixin):
     """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
 
     `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use
@@ -439,16 +430,11 @@ class SQLiteStore(SQLStore):
         """`PRAGMA synchronous` for the connection (NORMAL: crash-safe, not power-loss-safe)."""
         self.busy_timeout = busy_timeout
         """Seconds a statement waits for another connection's lock before `StoreUnavailableError`."""
-        self._conn: aiosqlite.Connection | None = None
+        self._init_handle()  # the aiosqlite connection of the loop that opened it last
         # Writes single steps on the event loop's thread (see `graphengine.store._sql._sqlite`).
         self._direct: sqlite3.Connection | None = None
         self._direct_commits = 0
         self._checkpointing: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
-        self._lock: asyncio.Lock | None = None
-        self._lock_loop: asyncio.AbstractEventLoop | None = None
-        self._closed = False
         self._init_sql()
 
     _sql = _STATEMENTS
@@ -461,35 +447,25 @@ class SQLiteStore(SQLStore):
 
     # ---------------------------------------------------------------- connection management
 
-    async def _db(self) -> aiosqlite.Connection:
-        """The connection for the running loop, opened (or reopened) on first use in it."""
-        conn = self._conn
-        if conn is not None and self._loop is asyncio.get_running_loop():
-            return conn
-        return await self._open_for_loop()
-
-    async def _open_for_loop(self) -> aiosqlite.Connection:
-        loop = asyncio.get_running_loop()
-        if self._lock is None or self._lock_loop is not loop:
-            self._lock, self._lock_loop = asyncio.Lock(), loop
-        async with self._lock:
-            if self._closed:
-                raise StoreUnavailableError(f"{self!r} is closed")
-            if self._conn is not None and self._loop is loop:
-                return self._conn  # another task opened it while we waited
-            old, self._conn, self._loop = self._conn, None, None
-            if old is not None:
-                await self._dispose(old)
-            conn = await self._connect()
-            try:
-                self._direct = await asyncio.to_thread(open_direct, self.path, self.synchronous)
-            except _DRIVER_ERRORS:
-                # Only a shortcut: every write can still take the thread connection.
-                log.warning("%r: no loop-thread connection; steps go through the thread", self, exc_info=True)
-            self._conn, self._loop = conn, loop
-            return conn
+    @property
+    def _conn(self) -> aiosqlite.Connection | None:
+        """The connection of the loop that opened it last (None before the first use)."""
+        conn: aiosqlite.Connection | None = self._handle
+        return conn
 
     async def _connect(self) -> aiosqlite.Connection:
+        conn = await self._open_conn()
+        try:
+            self._direct = await asyncio.to_thread(open_direct, self.path, self.synchronous)
+        except _DRIVER_ERRORS:
+            # Only a shortcut: every write can still take the thread connection.
+            log.warning("%r: no loop-thread connection; steps go through the thread", self, exc_info=True)
+        return conn
+
+    async def _discard(self, handle: aiosqlite.Connection) -> None:
+        await self._dispose(handle)
+
+    async def _open_conn(self) -> aiosqlite.Connection:
         where = repr(self)
         try:
             conn = aiosqlite.connect(self.path, isolation_level=None, timeout=self.busy_timeout)
@@ -574,21 +550,11 @@ class SQLiteStore(SQLStore):
     async def close(self) -> None:
         """Close the connection; the store may not be used afterwards (`StoreUnavailableError`)."""
         self._closed = True
-        conn, self._conn, self._loop = self._conn, None, None
+        conn, self._handle, self._loop = self._handle, None, None
         if conn is not None:
             if self._checkpointing is not None:
                 await asyncio.gather(self._checkpointing, return_exceptions=True)
             await self._dispose(conn)
-
-    async def __aenter__(self) -> SQLiteStore:
-        """Open the file now, so a bad path fails here rather than at the first write."""
-        await self._db()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
 
     # ---------------------------------------------------------------- driver glue (SQLStore)
 
@@ -607,7 +573,7 @@ class SQLiteStore(SQLStore):
             if n is not None:
                 return n
         # Inlined `_db`: this is the hot path of every step.
-        conn = self._conn
+        conn = self._handle
         if conn is None or self._loop is not asyncio.get_running_loop():
             conn = await self._open_for_loop()
         try:
@@ -621,7 +587,7 @@ class SQLiteStore(SQLStore):
         if len(batch) == 1:
             await super()._write_steps(batch)  # one statement: `_count`, on the loop if it can
             return
-        conn = self._conn
+        conn = self._handle
         if conn is None or self._loop is not asyncio.get_running_loop():
             conn = await self._open_for_loop()
         params = [value for p in batch for value in p.params[:11]]

@@ -30,9 +30,8 @@ from urllib.parse import quote
 
 from graphengine.store._sql import LoopPoolsMixin
 from graphengine.store._sql import Op as _Op
-from graphengine.store._sql import terminate as _terminate
 from graphengine.store._sql._mysql import OTHER_ERRORS as _OTHER_ERRORS
-from graphengine.store._sql._mysql import driver as _driver
+from graphengine.store._sql._mysql import MySQLPools
 from graphengine.store._sql._mysql import parse_dsn as _parse_dsn
 from graphengine.store._sql._mysql import translate as _translate
 
@@ -180,7 +179,7 @@ def _cp(r: Sequence[Any]) -> LGCheckpointRow:
     )
 
 
-class MySQLCheckpointTable(LoopPoolsMixin):
+class MySQLCheckpointTable(MySQLPools, LoopPoolsMixin):
     """LangGraph checkpoints, blobs and writes in `lg_*` tables of a MySQL or MariaDB database.
 
     `MySQLCheckpointTable("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on
@@ -216,36 +215,14 @@ class MySQLCheckpointTable(LoopPoolsMixin):
 
     # ---------------------------------------------------------------- connections
 
-    async def _connect(self) -> Any:
-        asyncmy = _driver()
-        self._errors = (asyncmy.errors.MySQLError, *_OTHER_ERRORS)
-        try:
-            pool = await asyncmy.create_pool(
-                minsize=self.min_size,
-                maxsize=self.max_size,
-                connect_timeout=self.connect_timeout,
-                autocommit=True,
-                charset="utf8mb4",
-                binary_prefix=True,
-                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-                **self._conn_args,
-            )
-        except self._errors as exc:
-            raise _translate(exc, "open", repr(self)) from exc
-        try:
-            async with pool.acquire() as conn, conn.cursor() as cur:
-                for stmt in _SCHEMA:
+    async def _migrate(self, conn: Any) -> None:
+        async with conn.cursor() as cur:
+            for stmt in _SCHEMA:
+                await cur.execute(stmt)
+            await cur.execute(_TEXT_IDS)
+            if (await cur.fetchone())[0]:
+                for stmt in _BINARY_IDS:
                     await cur.execute(stmt)
-                await cur.execute(_TEXT_IDS)
-                if (await cur.fetchone())[0]:
-                    for stmt in _BINARY_IDS:
-                        await cur.execute(stmt)
-        except BaseException as exc:
-            _terminate(pool)
-            if isinstance(exc, self._errors):
-                raise _translate(exc, "open", repr(self)) from exc
-            raise
-        return pool
 
     async def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
         pool = await self._pool()

@@ -20,12 +20,12 @@ import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final
 
 import aiosqlite
 
 from graphengine.store import StoreUnavailableError
+from graphengine.store._sql import OpenOnEnter
 
 from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
 
@@ -128,7 +128,7 @@ class _Conn:
         self.lock = asyncio.Lock()
 
 
-class SQLiteCheckpointTable:
+class SQLiteCheckpointTable(OpenOnEnter):
     """LangGraph checkpoints, blobs and writes in `lg_*` tables of a SQLite file."""
 
     inline = False
@@ -145,14 +145,8 @@ class SQLiteCheckpointTable:
         """A table in the same file as a `SQLiteStore` (its `path`), on a connection of its own."""
         return cls(store.path, **kw)
 
-    async def __aenter__(self) -> SQLiteCheckpointTable:
-        await self._conn()
-        return self
-
-    async def __aexit__(
-        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
+    async def _open_now(self) -> object:
+        return await self._conn()
 
     async def _conn(self) -> _Conn:
         loop = asyncio.get_running_loop()

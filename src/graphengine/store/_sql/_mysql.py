@@ -14,15 +14,24 @@ from urllib.parse import unquote, urlsplit
 from ..errors import (
     CorruptRecordError,
     MissingDriverError,
-    RunExistsError,
-    StepConflictError,
     StoreError,
     StoreUnavailableError,
 )
 from ._core import Op
-from ._pool import driver_error
+from ._pool import PoolSettings, driver_error, key_conflict
+from ._pool import always as _always
 
-__all__ = ["OTHER_ERRORS", "RETRYABLE", "TRANSLATE", "driver", "errno", "parse_dsn", "text", "translate"]
+__all__ = [
+    "MySQLPools",
+    "OTHER_ERRORS",
+    "RETRYABLE",
+    "TRANSLATE",
+    "driver",
+    "errno",
+    "parse_dsn",
+    "text",
+    "translate",
+]
 
 
 def text(value: Any, run_id: Any = None, field: str = "run_id") -> str:
@@ -74,19 +83,12 @@ def errno(exc: BaseException) -> int:
     return args[0] if args and isinstance(args[0], int) else 0
 
 
-def _always(kind: type[StoreError]) -> _Pick:
-    return lambda exc, op: kind
-
-
 def _integrity(exc: BaseException, op: Op) -> type[StoreError]:
     # A taken key or a missing parent row is a conflict; NOT NULL and CHECK (JSON_VALID)
     # failures mean a bad value was passed.
     code = errno(exc)
     if code == _DUPLICATE_KEY or code in _NO_PARENT:
-        if op == "create_run" and code == _DUPLICATE_KEY:
-            return RunExistsError
-        if op in ("save_step", "save_branches", "save_checkpoint"):
-            return StepConflictError
+        return key_conflict(op, run_taken=code == _DUPLICATE_KEY)
     return StoreError
 
 
@@ -158,3 +160,31 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
 
 
 OTHER_ERRORS: Final = (OSError, TimeoutError)
+
+
+class MySQLPools(PoolSettings):
+    """Opens an asyncmy pool as every MySQL user of this package needs it (autocommit sessions at
+    READ COMMITTED, utf8mb4, binary literals for the VARBINARY ids), then migrates it (`_migrate`).
+
+    The class sets `_conn_args` (from `parse_dsn`) and the pool sizes (`_init_settings`).
+    """
+
+    _conn_args: dict[str, Any]
+
+    async def _connect(self) -> Any:
+        asyncmy = driver()
+        self._errors = (asyncmy.errors.MySQLError, *OTHER_ERRORS)
+        try:
+            pool = await asyncmy.create_pool(
+                minsize=self.min_size,
+                maxsize=self.max_size,
+                connect_timeout=self.connect_timeout,
+                autocommit=True,
+                charset="utf8mb4",
+                binary_prefix=True,
+                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                **self._conn_args,
+            )
+        except self._errors as exc:
+            raise translate(exc, "open", repr(self)) from exc
+        return await self._migrated(pool, translate)
