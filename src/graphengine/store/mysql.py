@@ -36,12 +36,10 @@ from ._lease import Lease
 from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
 from ._sql._group import Pending
 from ._sql._mysql import (
-    OTHER_ERRORS,
     RETRYABLE,
     TRANSLATE,
     MySQLPools,
     errno,
-    parse_dsn,
     text,
     translate,
 )
@@ -277,13 +275,7 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
     _no_limit = _NO_LIMIT
     _max_branches = _MAX_BRANCHES
 
-    def __init__(
-        self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
-    ) -> None:
-        self._conn_args = parse_dsn(dsn)
-        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS)
-        self.database: str = self._conn_args["db"]
-        """The database holding this store's tables."""
+    def _init_state(self) -> None:
         self._init_pool()
         self._init_sql()
 

@@ -30,9 +30,7 @@ from urllib.parse import quote
 
 from graphengine.store._sql import LoopPoolsMixin
 from graphengine.store._sql import Op as _Op
-from graphengine.store._sql._mysql import OTHER_ERRORS as _OTHER_ERRORS
 from graphengine.store._sql._mysql import MySQLPools
-from graphengine.store._sql._mysql import parse_dsn as _parse_dsn
 from graphengine.store._sql._mysql import translate as _translate
 
 from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
@@ -191,14 +189,7 @@ class MySQLCheckpointTable(MySQLPools, LoopPoolsMixin):
     inline = False
     """Methods do network I/O."""
 
-    def __init__(
-        self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
-    ) -> None:
-        self._conn_args = _parse_dsn(dsn)
-        self._init_settings(min_size, max_size, connect_timeout, _OTHER_ERRORS)
-        self.database: str = self._conn_args["db"]
-        """The database holding the `lg_*` tables."""
-        self._dsn = dsn
+    def _init_state(self) -> None:
         self._init_pools()
 
     @classmethod

@@ -166,10 +166,20 @@ class MySQLPools(PoolSettings):
     """Opens an asyncmy pool as every MySQL user of this package needs it (autocommit sessions at
     READ COMMITTED, utf8mb4, binary literals for the VARBINARY ids), then migrates it (`_migrate`).
 
-    The class sets `_conn_args` (from `parse_dsn`) and the pool sizes (`_init_settings`).
+    The class supplies `_init_state` (its pools and whatever else it keeps).
     """
 
-    _conn_args: dict[str, Any]
+    def __init__(
+        self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
+    ) -> None:
+        self._conn_args = parse_dsn(dsn)
+        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS)
+        self.database: str = self._conn_args["db"]
+        """The database holding the tables."""
+        self._init_state()
+
+    def _init_state(self) -> None:
+        raise NotImplementedError
 
     async def _connect(self) -> Any:
         asyncmy = driver()

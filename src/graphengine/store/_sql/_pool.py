@@ -104,6 +104,14 @@ class PoolSettings:
         # the driver's own error classes join these once it is imported (in `_connect`)
         self._errors: tuple[type[BaseException], ...] = errors
 
+    async def _connect(self) -> Any:
+        """Open a pool (and migrate its schema): the backend's driver glue."""
+        raise NotImplementedError
+
+    async def _close_pool(self, pool: Any) -> None:
+        """Close a pool politely (the backend's driver call)."""
+        raise NotImplementedError
+
     async def _migrate(self, conn: Any) -> None:
         """Bring the schema to this code's version on `conn` (the backend's migrations)."""
         raise NotImplementedError
@@ -221,9 +229,6 @@ class PoolMixin(PoolSettings, OneLoopMixin):
     async def _discard(self, handle: Any) -> None:
         terminate(handle)
 
-    async def _close_pool(self, pool: Any) -> None:
-        raise NotImplementedError
-
     async def close(self) -> None:
         """Close the pool; the store may not be used afterwards (`StoreUnavailableError`)."""
         self._closed = True
@@ -255,12 +260,6 @@ class LoopPoolsMixin(PoolSettings, OpenOnEnter):
             weakref.WeakKeyDictionary()
         )
         self._closed = False
-
-    async def _connect(self) -> Any:
-        raise NotImplementedError
-
-    async def _close_pool(self, pool: Any) -> None:
-        raise NotImplementedError
 
     async def _pool(self) -> Any:
         """The running loop's pool, opened on first use in it."""
