@@ -313,20 +313,10 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
                 await cur.execute(_UNLOCK)
                 await cur.fetchone()
 
-    async def _close_pool(self, pool: Any) -> None:
-        pool.close()
-        await pool.wait_closed()
-
     # ---------------------------------------------------------------- driver glue (SQLStore)
 
     async def _rows(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
-        pool = await self._db()
-        try:
-            async with pool.acquire() as conn, conn.cursor() as cur:
-                await cur.execute(sql, params)
-                return list(await cur.fetchall())
-        except self._errors as exc:
-            raise _translate(exc, "read", repr(self), run_id=run_id) from exc
+        return await self._fetch_on(await self._db(), sql, params, run_id)
 
     async def _count(
         self, op: _Op, sql: str, params: Sequence[Any], *, run_id: str | None = None, step: int | None = None

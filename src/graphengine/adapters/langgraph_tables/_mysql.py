@@ -216,13 +216,7 @@ class MySQLCheckpointTable(MySQLPools, LoopPoolsMixin):
                     await cur.execute(stmt)
 
     async def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
-        pool = await self._pool()
-        try:
-            async with pool.acquire() as conn, conn.cursor() as cur:
-                await cur.execute(sql, args)
-                return list(await cur.fetchall())
-        except self._errors as exc:
-            raise _translate(exc, "read", repr(self)) from exc
+        return await self._fetch_on(await self._pool(), sql, args)
 
     async def _tx(self, body: Any, op: _Op = "write") -> Any:
         """Run `await body(cur)` in one transaction (committed, or rolled back on any error)."""
@@ -361,7 +355,3 @@ class MySQLCheckpointTable(MySQLPools, LoopPoolsMixin):
             await self._gc(cur, list(thread_ids))
 
         await self._tx(body)
-
-    async def _close_pool(self, pool: Any) -> None:
-        pool.close()
-        await pool.wait_closed()

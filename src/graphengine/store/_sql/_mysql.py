@@ -6,7 +6,7 @@ at the MySQL error number), checked complete by `tests/store/test_store_mysql.py
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
@@ -198,3 +198,18 @@ class MySQLPools(PoolSettings):
         except self._errors as exc:
             raise translate(exc, "open", repr(self)) from exc
         return await self._migrated(pool, translate)
+
+    async def _close_pool(self, pool: Any) -> None:
+        pool.close()
+        await pool.wait_closed()
+
+    async def _fetch_on(
+        self, pool: Any, sql: str, params: Sequence[Any], run_id: str | None = None
+    ) -> list[Any]:
+        """Every row of one statement, on a connection of `pool` (a driver error is a read error)."""
+        try:
+            async with pool.acquire() as conn, conn.cursor() as cur:
+                await cur.execute(sql, params)
+                return list(await cur.fetchall())
+        except self._errors as exc:
+            raise translate(exc, "read", repr(self), run_id=run_id) from exc
