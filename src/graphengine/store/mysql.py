@@ -353,25 +353,16 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
             pool = await self._open_for_loop()
         outcomes: list[int | BaseException] = []
         try:
-            async with pool.acquire() as conn:
-                await conn.begin()
-                try:
-                    async with conn.cursor() as cur:
-                        for p in batch:
-                            sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
-                            try:
-                                outcomes.append(await cur.execute(sql, p.params))
-                            except self._errors as exc:
-                                if errno(exc) in RETRYABLE:
-                                    raise
-                                where = repr(self)
-                                outcomes.append(
-                                    _translate(exc, "save_step", where, run_id=p.run_id, step=p.step)
-                                )
-                    await conn.commit()
-                except BaseException:
-                    await conn.rollback()
-                    raise
+            async with self._transaction(pool) as cur:
+                for p in batch:
+                    sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
+                    try:
+                        outcomes.append(await cur.execute(sql, p.params))
+                    except self._errors as exc:
+                        if errno(exc) in RETRYABLE:
+                            raise
+                        where = repr(self)
+                        outcomes.append(_translate(exc, "save_step", where, run_id=p.run_id, step=p.step))
         except Exception:  # nothing of the batch committed
             await super()._write_steps(batch)
             return
@@ -426,30 +417,22 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
         check_id(run_id)
         pool = await self._db()
         try:
-            async with pool.acquire() as conn:
-                await conn.begin()
-                try:
-                    async with conn.cursor() as cur:
-                        await cur.execute(_SNAPSHOT_AT, (run_id, step))
-                        row = await cur.fetchone()
-                        if not row or not row[0]:
-                            await cur.execute(_HAS_STEPS, (run_id,))
-                            if await cur.fetchone() is None:
-                                await conn.rollback()
-                                return 0
-                            raise StoreError(
-                                f"run {run_id!r}: step {step} has no state snapshot; deleting the steps "
-                                "before it would leave the run unrebuildable",
-                                run_id=run_id,
-                                step=step,
-                            )
-                        await cur.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
-                        n: int = await cur.execute(_DELETE_STEPS_BEFORE, (run_id, step))
-                    await conn.commit()
-                    return n
-                except BaseException:
-                    await conn.rollback()
-                    raise
+            async with self._transaction(pool) as cur:
+                await cur.execute(_SNAPSHOT_AT, (run_id, step))
+                row = await cur.fetchone()
+                if not row or not row[0]:
+                    await cur.execute(_HAS_STEPS, (run_id,))
+                    if await cur.fetchone() is None:
+                        return 0  # an unknown run: nothing was written, the commit ends the read
+                    raise StoreError(
+                        f"run {run_id!r}: step {step} has no state snapshot; deleting the steps "
+                        "before it would leave the run unrebuildable",
+                        run_id=run_id,
+                        step=step,
+                    )
+                await cur.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
+                n: int = await cur.execute(_DELETE_STEPS_BEFORE, (run_id, step))
+                return n
         except self._errors as exc:
             raise _translate(exc, "write", repr(self), run_id=run_id, step=step) from exc
 

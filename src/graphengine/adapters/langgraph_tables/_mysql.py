@@ -222,16 +222,8 @@ class MySQLCheckpointTable(MySQLPools, LoopPoolsMixin):
         """Run `await body(cur)` in one transaction (committed, or rolled back on any error)."""
         pool = await self._pool()
         try:
-            async with pool.acquire() as conn:
-                await conn.begin()
-                try:
-                    async with conn.cursor() as cur:
-                        out = await body(cur)
-                    await conn.commit()
-                except BaseException:
-                    await conn.rollback()
-                    raise
-                return out
+            async with self._transaction(pool) as cur:
+                return await body(cur)
         except self._errors as exc:
             raise _translate(exc, op, repr(self)) from exc
 

@@ -6,7 +6,8 @@ at the MySQL error number), checked complete by `tests/store/test_store_mysql.py
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
 from types import ModuleType
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
@@ -202,6 +203,20 @@ class MySQLPools(PoolSettings):
     async def _close_pool(self, pool: Any) -> None:
         pool.close()
         await pool.wait_closed()
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self, pool: Any) -> AsyncIterator[Any]:
+        """A cursor in one transaction on a connection of `pool`: committed when the block ends,
+        rolled back if it raises (driver errors come out untranslated)."""
+        async with pool.acquire() as conn:
+            await conn.begin()
+            try:
+                async with conn.cursor() as cur:
+                    yield cur
+                await conn.commit()
+            except BaseException:
+                await conn.rollback()
+                raise
 
     async def _fetch_on(
         self, pool: Any, sql: str, params: Sequence[Any], run_id: str | None = None
