@@ -27,6 +27,11 @@ class Doc(BaseModel):
     label: str = ""
 
 
+def is_big(s: S) -> bool:
+    """A named predicate (graph descriptions label its edge with the name)."""
+    return s.n > 5
+
+
 def seed_reduce(prev: S, delta: S) -> S:
     """The seed's explicit reducer."""
     return prev.model_copy(update={"n": delta.n}) if delta.n else prev
