@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -30,6 +30,23 @@ class Doc(BaseModel):
 def is_big(s: S) -> bool:
     """A named predicate (graph descriptions label its edge with the name)."""
     return s.n > 5
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def flaky(fails: int, ok: Callable[[int], M]) -> Callable[[Context, Any], Awaitable[NodeResult[M]]]:
+    """A node raising `ConnectionError` on its first `fails` calls, then returning the delta
+    `ok(attempt)` (so the state shows which attempt succeeded)."""
+    left = [fails]
+
+    async def node(ctx: Context, s: Any) -> NodeResult[M]:
+        if left[0]:
+            left[0] -= 1
+            raise ConnectionError("flaky")
+        return NodeResult(delta=ok(ctx.attempt))
+
+    return node
 
 
 def seed_reduce(prev: S, delta: S) -> S:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sqlite3
 import sys
 import textwrap
 import threading
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -398,6 +400,15 @@ def _corrupt(path: Path, sql: str) -> None:
         c.execute(sql)
 
 
+@contextlib.asynccontextmanager
+async def corrupted(tmp_path: Path, sql: str) -> AsyncIterator[SQLiteStore]:
+    """A store on a seeded file that `sql` damaged behind its back."""
+    await seeded(tmp_path / "a.db")
+    _corrupt(tmp_path / "a.db", sql)
+    async with SQLiteStore(tmp_path / "a.db") as s:
+        yield s
+
+
 @pytest.mark.parametrize(
     ("sql", "field"),
     [
@@ -410,9 +421,7 @@ def _corrupt(path: Path, sql: str) -> None:
 )
 async def test_step_row_with_wrong_types_is_corrupt(tmp_path: Path, sql: str, field: str) -> None:
     """A step row holding a wrong type raises `CorruptRecordError` naming run, step and field."""
-    await seeded(tmp_path / "a.db")
-    _corrupt(tmp_path / "a.db", sql)
-    async with SQLiteStore(tmp_path / "a.db") as s:
+    async with corrupted(tmp_path, sql) as s:
         for load in (s.load_steps, s.load_latest):
             with pytest.raises(CorruptRecordError) as info:
                 await load("r1")
@@ -424,9 +433,7 @@ async def test_step_row_with_wrong_types_is_corrupt(tmp_path: Path, sql: str, fi
 
 async def test_text_column_with_invalid_utf8_is_corrupt(tmp_path: Path) -> None:
     """A TEXT column holding bytes that are not UTF-8 raises `CorruptRecordError`."""
-    await seeded(tmp_path / "a.db")
-    _corrupt(tmp_path / "a.db", "UPDATE steps SET node_id = CAST(x'ff00fe' AS TEXT) WHERE step = 2")
-    async with SQLiteStore(tmp_path / "a.db") as s:
+    async with corrupted(tmp_path, "UPDATE steps SET node_id = CAST(x'ff00fe' AS TEXT) WHERE step = 2") as s:
         with pytest.raises(CorruptRecordError) as info:
             await s.load_steps("r1")
         assert info.value.run_id == "r1"
@@ -443,9 +450,7 @@ async def test_text_column_with_invalid_utf8_is_corrupt(tmp_path: Path) -> None:
 )
 async def test_run_row_with_wrong_values_is_corrupt(tmp_path: Path, sql: str, field: str) -> None:
     """A run row holding a wrong type or an unknown status raises `CorruptRecordError` naming the field."""
-    await seeded(tmp_path / "a.db")
-    _corrupt(tmp_path / "a.db", sql)
-    async with SQLiteStore(tmp_path / "a.db") as s:
+    async with corrupted(tmp_path, sql) as s:
         for call in (s.get_run("r1"), s.load_latest("r1"), s.list_runs()):
             with pytest.raises(CorruptRecordError) as info:
                 await call
