@@ -128,10 +128,31 @@ def _blocking(
     def method(self: GraphEngineSaver, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return self._sync(amethod(self, *args, **kwargs))
 
+    _rename(method, amethod)
+    return method
+
+
+def _blocking_iter(
+    amethod: Callable[Concatenate[GraphEngineSaver, P], AsyncIterator[T]],
+) -> Callable[Concatenate[GraphEngineSaver, P], Iterator[T]]:
+    """The sync twin of a saver's async generator method: its items collected through `_sync`,
+    then yielded."""
+
+    @functools.wraps(amethod)
+    def method(self: GraphEngineSaver, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        async def collect() -> list[T]:
+            return [item async for item in amethod(self, *args, **kwargs)]
+
+        yield from self._sync(collect())
+
+    _rename(method, amethod)
+    return method
+
+
+def _rename(method: Callable[..., Any], amethod: Callable[..., Any]) -> None:
     method.__name__ = amethod.__name__.removeprefix("a")
     method.__qualname__ = amethod.__qualname__.rpartition(".")[0] + "." + method.__name__
     method.__doc__ = f"Sync `{amethod.__name__}`."
-    return method
 
 
 class _Bridge:
@@ -461,20 +482,7 @@ class GraphEngineSaver(BaseCheckpointSaver[str], OpenOnEnter):
     prune = _blocking(aprune)
     get_delta_channel_history = _blocking(aget_delta_channel_history)
 
-    def list(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> Iterator[CheckpointTuple]:
-        """Sync `alist` (collected, then yielded)."""
-
-        async def collect() -> list[CheckpointTuple]:
-            return [t async for t in self.alist(config, filter=filter, before=before, limit=limit)]
-
-        yield from self._sync(collect())
+    list = _blocking_iter(alist)  # collected on the loop, then yielded
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """Versions as LangGraph's own savers make them: a zero-padded counter and a random tiebreak."""
