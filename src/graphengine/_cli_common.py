@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import importlib
 import inspect
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ __all__ = [
     "CliError",
     "PROG",
     "bytes_json",
+    "cli_store",
     "json_out",
     "load_engine",
     "open_cli_store",
@@ -140,6 +142,17 @@ def open_cli_store(args: argparse.Namespace, *, required: bool = True) -> Store 
             )
         return None
     return open_store(url, create=False)
+
+
+@contextlib.asynccontextmanager
+async def cli_store(args: argparse.Namespace) -> AsyncIterator[Store]:
+    """The store the command line names (`open_cli_store`), closed when the block ends."""
+    store = open_cli_store(args)
+    assert store is not None  # required: open_cli_store raised CliError otherwise
+    try:
+        yield store
+    finally:
+        await store.close()
 
 
 def load_engine(spec: str, store: Store | None) -> Engine[Any]:

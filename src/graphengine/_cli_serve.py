@@ -18,7 +18,16 @@ from graphengine.store import (
     open_store,
 )
 
-from ._cli_common import PROG, CliError, json_out, load_engine, open_cli_store, rich_console, write_out
+from ._cli_common import (
+    PROG,
+    CliError,
+    cli_store,
+    json_out,
+    load_engine,
+    open_cli_store,
+    rich_console,
+    write_out,
+)
 from .errors import NodeError
 from .viz import render as render_file
 from .viz import run_path, to_dot, to_mermaid
@@ -244,20 +253,17 @@ async def cmd_worker(args: argparse.Namespace) -> int:
     )
     if args.log_level != "DEBUG":
         logging.getLogger("procrastinate").setLevel(logging.WARNING)  # a line per job otherwise
-    store = open_cli_store(args)
-    assert store is not None
-    try:
-        eng = load_engine(args.engine, store)
-        await serve(
-            eng,
-            queue_dsn=args.queue_dsn,
-            queue=args.queue,
-            concurrency=args.concurrency,
-            ttl=args.ttl,
-            stalled_after=args.stalled_after,
-        )
-    except TypeError as exc:  # a store without leases
-        raise CliError(str(exc)) from exc
-    finally:
-        await store.close()
+    async with cli_store(args) as store:
+        try:
+            eng = load_engine(args.engine, store)
+            await serve(
+                eng,
+                queue_dsn=args.queue_dsn,
+                queue=args.queue,
+                concurrency=args.concurrency,
+                ttl=args.ttl,
+                stalled_after=args.stalled_after,
+            )
+        except TypeError as exc:  # a store without leases
+            raise CliError(str(exc)) from exc
     return 0
