@@ -11,9 +11,10 @@ import json
 import os
 import sys
 from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from graphengine.store import (
     Store,
@@ -144,15 +145,25 @@ def open_cli_store(args: argparse.Namespace, *, required: bool = True) -> Store 
     return open_store(url, create=False)
 
 
+@overload
+def cli_store(args: argparse.Namespace) -> AbstractAsyncContextManager[Store]: ...
+@overload
+def cli_store(args: argparse.Namespace, *, required: bool) -> AbstractAsyncContextManager[Store | None]: ...
+def cli_store(
+    args: argparse.Namespace, *, required: bool = True
+) -> AbstractAsyncContextManager[Store | None]:
+    """The store the command line names (`open_cli_store`; None when there is none and it is not
+    `required`), closed when the block ends."""
+    return _closing(open_cli_store(args, required=required))
+
+
 @contextlib.asynccontextmanager
-async def cli_store(args: argparse.Namespace) -> AsyncIterator[Store]:
-    """The store the command line names (`open_cli_store`), closed when the block ends."""
-    store = open_cli_store(args)
-    assert store is not None  # required: open_cli_store raised CliError otherwise
+async def _closing(store: Store | None) -> AsyncIterator[Store | None]:
     try:
         yield store
     finally:
-        await store.close()
+        if store is not None:
+            await store.close()
 
 
 def load_engine(spec: str, store: Store | None) -> Engine[Any]:
