@@ -27,6 +27,17 @@ class Doc(BaseModel):
     label: str = ""
 
 
+class Trail(BaseModel):
+    """The nodes a run went through (`log`), with the scratch fields the flow and durability tests
+    set: a fan-out branch's `item`, a counter `n`, a `note`, the `last_error` an error route wrote."""
+
+    log: Annotated[list[str], append] = []
+    item: int = 0
+    n: int = 0
+    note: str = ""
+    last_error: str = ""
+
+
 def is_big(s: S) -> bool:
     """A named predicate (graph descriptions label its edge with the name)."""
     return s.n > 5
