@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import pytest
 from pydantic import BaseModel
 
 from graphengine import Context, Engine, NodeResult, Options, append, goto, stop
-from graphengine.store import MemoryStore, Store
+from graphengine.store import MemoryStore, RunStatus, Store
 
 
 class S(BaseModel):
@@ -36,6 +38,17 @@ class Trail(BaseModel):
     n: int = 0
     note: str = ""
     last_error: str = ""
+
+
+async def cancel_once_started(engine: Engine[Any], initial: BaseModel, started: asyncio.Event) -> None:
+    """Run `engine` as run "r" in a task and cancel it once `started` is set: the cancellation
+    reaches the caller and the stored run is `cancelled`."""
+    task = asyncio.create_task(engine.run("r", initial))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert (await engine.get_run("r")).status is RunStatus.CANCELLED
 
 
 def is_big(s: S) -> bool:

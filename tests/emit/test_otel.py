@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from engine_fixtures import flaky
+from engine_fixtures import cancel_once_started, flaky
 from opentelemetry import trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -275,11 +275,7 @@ async def test_cancelled_run_ends_its_spans(otel: Otel) -> None:
         return NodeResult()
 
     g = Engine(St, emitter=otel.emitter).add("hang", hang).start_at("hang")
-    task = asyncio.ensure_future(g.run("r", St()))
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_once_started(g, St(), started)
     (run,) = otel.named("graphengine.run")
     assert dict(run.attributes or {})["graphengine.run.status"] == "cancelled"
     assert len(otel.named("graphengine.node hang")) == 1

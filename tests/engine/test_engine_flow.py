@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_fixtures import Trail
+from engine_fixtures import Trail, cancel_once_started
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -322,12 +322,7 @@ async def test_cancelling_the_task_marks_the_run_cancelled_and_resume_continues(
         return NodeResult(delta=Trail(log=["slow"]))
 
     g = Engine(Trail, store=store).add("a", tag("a")).add("slow", slow).start_at("a").connect("a", "slow")
-    task = asyncio.create_task(g.run("r", Trail()))
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert (await g.get_run("r")).status is RunStatus.CANCELLED
+    await cancel_once_started(g, Trail(), started)
     gate["block"] = False
     assert (await g.resume("r")).log == ["a", "slow"]
 
