@@ -10,7 +10,7 @@ import sqlite3
 import sys
 import textwrap
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -410,25 +410,33 @@ async def corrupted(tmp_path: Path, sql: str) -> AsyncIterator[SQLiteStore]:
 
 
 @pytest.mark.parametrize(
-    ("sql", "field"),
+    ("sql", "field", "step"),
     [
-        ("UPDATE steps SET route = x'00ff' WHERE step = 2", "route"),
-        ("UPDATE steps SET delta = 'text, not bytes' WHERE step = 2", "delta"),
-        ("UPDATE steps SET attempt = 'many' WHERE step = 2", "attempt"),
-        ("UPDATE steps SET state = 42 WHERE step = 2", "state"),
-        ("UPDATE steps SET events = 'x' WHERE step = 2", "events"),
+        ("UPDATE steps SET route = x'00ff' WHERE step = 2", "route", 2),
+        ("UPDATE steps SET delta = 'text, not bytes' WHERE step = 2", "delta", 2),
+        ("UPDATE steps SET attempt = 'many' WHERE step = 2", "attempt", 2),
+        ("UPDATE steps SET state = 42 WHERE step = 2", "state", 2),
+        ("UPDATE steps SET events = 'x' WHERE step = 2", "events", 2),
+        ("UPDATE runs SET status = 'exploded'", "status", None),
+        ("UPDATE runs SET initial = 'text'", "initial", None),
+        ("UPDATE runs SET state_version = 1.5", "state_version", None),
     ],
 )
-async def test_step_row_with_wrong_types_is_corrupt(tmp_path: Path, sql: str, field: str) -> None:
-    """A step row holding a wrong type raises `CorruptRecordError` naming run, step and field."""
+async def test_row_with_wrong_values_is_corrupt(
+    tmp_path: Path, sql: str, field: str, step: int | None
+) -> None:
+    """A step row (`step`) or the run row (None) holding a wrong type or an unknown status raises
+    `CorruptRecordError` naming run, step and field on every read that meets it."""
     async with corrupted(tmp_path, sql) as s:
-        for load in (s.load_steps, s.load_latest):
+        reads: list[Callable[[], Awaitable[Any]]] = [lambda: s.load_latest("r1")]
+        reads += [lambda: s.load_steps("r1")] if step is not None else [lambda: s.get_run("r1"), s.list_runs]
+        for read in reads:
             with pytest.raises(CorruptRecordError) as info:
-                await load("r1")
-            assert (info.value.run_id, info.value.step, info.value.field) == ("r1", 2, field)
+                await read()
+            assert (info.value.run_id, info.value.step, info.value.field) == ("r1", step, field)
             assert field in str(info.value)
-        # Steps before the bad one are still readable.
-        assert [x.step for x in await s.load_steps("r1", limit=1)] == [1]
+        if step is not None:  # the steps before the bad one are still readable
+            assert [x.step for x in await s.load_steps("r1", limit=1)] == [1]
 
 
 async def test_text_column_with_invalid_utf8_is_corrupt(tmp_path: Path) -> None:
@@ -438,23 +446,6 @@ async def test_text_column_with_invalid_utf8_is_corrupt(tmp_path: Path) -> None:
             await s.load_steps("r1")
         assert info.value.run_id == "r1"
         assert isinstance(info.value.__cause__, sqlite3.Error)
-
-
-@pytest.mark.parametrize(
-    ("sql", "field"),
-    [
-        ("UPDATE runs SET status = 'exploded'", "status"),
-        ("UPDATE runs SET initial = 'text'", "initial"),
-        ("UPDATE runs SET state_version = 1.5", "state_version"),
-    ],
-)
-async def test_run_row_with_wrong_values_is_corrupt(tmp_path: Path, sql: str, field: str) -> None:
-    """A run row holding a wrong type or an unknown status raises `CorruptRecordError` naming the field."""
-    async with corrupted(tmp_path, sql) as s:
-        for call in (s.get_run("r1"), s.load_latest("r1"), s.list_runs()):
-            with pytest.raises(CorruptRecordError) as info:
-                await call
-            assert (info.value.run_id, info.value.field) == ("r1", field)
 
 
 async def test_checkpoint_row_with_wrong_types_is_corrupt(tmp_path: Path) -> None:
