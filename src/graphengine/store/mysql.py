@@ -33,7 +33,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
+from ._sql import PORTABLE, LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
 from ._sql._group import Pending
 from ._sql._mysql import (
     RETRYABLE,
@@ -154,8 +154,9 @@ _MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
 
-# Statements are plain literals, every value a bound parameter (asyncmy escapes them; bytes
-# are sent as _binary literals so no charset conversion can touch them).
+# Statements are literals (those shared with SQLite, `PORTABLE`, with `%s` for its `?`), every
+# value a bound parameter (asyncmy escapes them; bytes are sent as _binary literals so no
+# charset conversion can touch them).
 
 _LOCK: Final = "SELECT GET_LOCK('graphengine.store.migrate', %s)"
 _UNLOCK: Final = "SELECT RELEASE_LOCK('graphengine.store.migrate')"
@@ -167,17 +168,11 @@ _SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES (%s)"
 # nothing while rows of an earlier run with this id outlive its run record (deleted under them):
 # a new run must never fold another run's steps.
 _STATEMENTS: Final = Statements(
+    **{name: sql.replace("?", "%s") for name, sql in PORTABLE.items()},
     insert_run="""INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
 SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
 WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = %s) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = %s)
   AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)""",
-    orphans="""SELECT (SELECT min(step) FROM steps WHERE run_id = %s), EXISTS (SELECT 1 FROM branches WHERE run_id = %s),
-    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)""",
-    first_step="SELECT step, state IS NOT NULL FROM steps WHERE run_id = %s ORDER BY step LIMIT 1",
-    run_exists="SELECT 1 FROM runs WHERE run_id = %s",
-    get_run="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = %s",
-    list_runs="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT %s",
-    list_runs_by_status="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = %s ORDER BY created_at DESC, run_id DESC LIMIT %s",
     status_state="SELECT status, coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) FROM runs WHERE run_id = %s",
     # Without a lease: refused while another worker's lease on the run is live. CLIENT_FOUND_ROWS
     # is off, so an update to the same values counts 0 rows: updated_at always changes, so it
@@ -203,19 +198,10 @@ WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) = %s - 1
     write_state="""SELECT lease_owner, lease_token, lease_expires > UNIX_TIMESTAMP(NOW(6)), lease_expires,
     (SELECT max(step) FROM steps WHERE run_id = %s)
 FROM runs WHERE run_id = %s""",
-    load_from_snapshot="""SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
-WHERE run_id = %s AND step >= coalesce(
-    (SELECT step FROM steps WHERE run_id = %s AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
-ORDER BY step""",
-    load_steps="SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = %s AND step > %s ORDER BY step LIMIT %s",
-    load_branches="SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = %s AND step = %s ORDER BY branch",
     # Upsert; the EXISTS refuses unknown runs (0 rows). A replace counts 2 rows, an insert 1.
     save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
 SELECT %s, %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
 ON DUPLICATE KEY UPDATE step = VALUES(step), state = VALUES(state), ts = VALUES(ts)""",
-    load_checkpoint="SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = %s AND label = %s",
-    set_meta="UPDATE runs SET meta = %s, updated_at = %s WHERE run_id = %s",
-    delete_run="DELETE FROM runs WHERE run_id = %s",
 )
 # LIMIT needs a number in MySQL: the largest BIGINT UNSIGNED stands for "no limit".
 _NO_LIMIT: Final = 18446744073709551615

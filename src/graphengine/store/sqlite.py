@@ -36,7 +36,7 @@ from typing import Any, Final
 
 import aiosqlite
 
-from ._sql import OneLoopMixin, Op, SQLStore, Statements, driver_error, key_conflict, run_record
+from ._sql import PORTABLE, OneLoopMixin, Op, SQLStore, Statements, driver_error, key_conflict, run_record
 from ._sql import always as _always
 from ._sql._group import Pending
 from ._sql._sqlite import BUSY_CODES, CHECKPOINT, CHECKPOINT_EVERY, MAX_BATCH, batch_insert, open_direct
@@ -119,24 +119,18 @@ assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 _SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 
-# Statements are plain literals (no string building anywhere), every value a bound parameter,
+# Statements are plain literals (those shared with MySQL in `PORTABLE`), every value a bound parameter,
 # in the order `graphengine.store._sql.Statements` documents. Column lists follow the records'
 # field order, so a checked row is the record's positional arguments. Plain `?` placeholders
 # (Python 3.14's sqlite3 refuses numbered ones bound from a sequence).
 _STATEMENTS: Final = Statements(
+    **PORTABLE,
     # Inserts nothing (rowcount 0) while rows of an earlier run with this id outlive its run
     # record (deleted under them): a new run must never fold another run's steps.
     insert_run="""INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
 SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = ?)
   AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)""",
-    orphans="""SELECT (SELECT min(step) FROM steps WHERE run_id = ?), EXISTS (SELECT 1 FROM branches WHERE run_id = ?),
-    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)""",
-    first_step="SELECT step, state IS NOT NULL FROM steps WHERE run_id = ? ORDER BY step LIMIT 1",
-    run_exists="SELECT 1 FROM runs WHERE run_id = ?",
-    get_run="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?",
-    list_runs="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?",
-    list_runs_by_status="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?",
     status_state="SELECT status, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?",
     # Compare-and-set: a NULL expectation disables its condition.
     set_status="""UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?
@@ -154,24 +148,11 @@ WHERE coalesce((SELECT step FROM steps WHERE run_id = ? ORDER BY step DESC LIMIT
     insert_step_fenced=None,
     # No leases in SQLite: a refused write is explained by the newest step alone.
     write_state="SELECT NULL, 0, 0, NULL, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?",
-    # The newest snapshot and everything after it in ONE statement, so it reads one consistent
-    # snapshot of the file even while other connections append. When no step carries a state
-    # the base is 0 and every step comes back.
-    load_from_snapshot="""SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
-WHERE run_id = ? AND step >= coalesce(
-    (SELECT step FROM steps WHERE run_id = ? AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
-ORDER BY step""",
-    # LIMIT -1 means no limit in SQLite.
-    load_steps="SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?",
-    load_branches="SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch",
     # Upsert; `WHERE EXISTS` both refuses unknown runs and keeps the INSERT ... SELECT ... ON
     # CONFLICT parse unambiguous (SQLite requires a WHERE there).
     save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
 SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
 ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts""",
-    load_checkpoint="SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?",
-    set_meta="UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?",
-    delete_run="DELETE FROM runs WHERE run_id = ?",
 )
 # Kept by name: tests read the snapshot statement's plan.
 _LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot

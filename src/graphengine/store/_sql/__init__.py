@@ -6,7 +6,7 @@ with their refusals explained, status compare-and-set, checkpoints, integrity ch
 keeps only its dialect (`Statements`) and its driver glue (`_count`, `_rows`, error translation).
 """
 
-from ._core import LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
+from ._core import PORTABLE, LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
 from ._pool import (
     LoopPoolsMixin,
     OneLoopMixin,
@@ -21,6 +21,7 @@ from ._pool import (
 )
 
 __all__ = [
+    "PORTABLE",
     "LeaseMixin",
     "LoopPoolsMixin",
     "OneLoopMixin",
