@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from db_servers import mysql_store, mysql_unavailable, postgres_store, postgres_unavailable, require_server
+from db_servers import (
+    mysql_store,
+    mysql_unavailable,
+    postgres_store,
+    postgres_unavailable,
+    require_mysql,
+    require_postgres,
+    require_server,
+)
 
 from graphengine.store import MemoryStore, SQLiteStore, Store
 
@@ -98,3 +106,16 @@ async def _open_backend(backend: StoreBackend, tmp_path: Path) -> AsyncIterator[
         pytest.skip(f"store backend {backend.name!r} is unavailable: {reason}")
     async with backend.open(tmp_path) as s:
         yield s
+
+
+@pytest.fixture
+def postgres_up() -> None:
+    """For tests of one server backend (`pytestmark = pytest.mark.usefixtures("postgres_up")`):
+    skip them without the PostgreSQL test server, or fail them under CI=true."""
+    require_postgres()
+
+
+@pytest.fixture
+def mysql_up() -> None:
+    """As `postgres_up`, for the MySQL test server."""
+    require_mysql()

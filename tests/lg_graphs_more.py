@@ -22,6 +22,16 @@ from lg_graphs import RESUME, Case
 from typing_extensions import TypedDict
 
 
+def _chain(b: StateGraph[Any], *nodes: tuple[str, Any]) -> StateGraph[Any]:
+    """`b` with `nodes` added in order and wired START -> first -> ... -> last."""
+    prev = START
+    for name, node in nodes:
+        b.add_node(name, node)
+        b.add_edge(prev, name)
+        prev = name
+    return b
+
+
 class _Baz(TypedDict):
     baz: str
 
@@ -35,12 +45,7 @@ def interrupt_subgraph() -> StateGraph[Any]:
     child = StateGraph(_Baz)
     child.add_node("bar", bar)
     child.add_edge(START, "bar")
-    b = StateGraph(_Baz)
-    b.add_node("foo", lambda s: {"baz": "foo"})
-    b.add_node("bar", child.compile())
-    b.add_edge(START, "foo")
-    b.add_edge("foo", "bar")
-    return b
+    return _chain(StateGraph(_Baz), ("foo", lambda s: {"baz": "foo"}), ("bar", child.compile()))
 
 
 class _FooAdd(TypedDict):
@@ -160,12 +165,7 @@ def config_and_runtime_parameters() -> StateGraph[Any]:
     def with_runtime(s: _Cfg, runtime: Any) -> dict[str, Any]:
         return {"seen": [repr(runtime.context)]}
 
-    b = StateGraph(_Cfg)
-    b.add_node("with_config", with_config)
-    b.add_node("with_runtime", with_runtime)
-    b.add_edge(START, "with_config")
-    b.add_edge("with_config", "with_runtime")
-    return b
+    return _chain(StateGraph(_Cfg), ("with_config", with_config), ("with_runtime", with_runtime))
 
 
 class _Parent(TypedDict):
@@ -205,12 +205,11 @@ class _Over(TypedDict):
 
 def overwrite_reducer() -> StateGraph[Any]:
     """The Overwrite how-to: a node replacing a reducer channel's value instead of adding to it."""
-    b = StateGraph(_Over)
-    b.add_node("add", lambda s: {"items": ["x", "y"]})
-    b.add_node("reset", lambda s: {"items": Overwrite(["only"])})
-    b.add_edge(START, "add")
-    b.add_edge("add", "reset")
-    return b
+    return _chain(
+        StateGraph(_Over),
+        ("add", lambda s: {"items": ["x", "y"]}),
+        ("reset", lambda s: {"items": Overwrite(["only"])}),
+    )
 
 
 def human_in_the_loop_review() -> StateGraph[Any]:
@@ -254,12 +253,7 @@ def runtime_context() -> StateGraph[Any]:
     def confirm(s: _Cfg, runtime: Runtime[_UserContext]) -> dict[str, Any]:
         return {"seen": [f"{interrupt('ok?')} from {runtime.context.user}"]}
 
-    b = StateGraph(_Cfg, context_schema=_UserContext)
-    b.add_node("greet", greet)
-    b.add_node("confirm", confirm)
-    b.add_edge(START, "greet")
-    b.add_edge("greet", "confirm")
-    return b
+    return _chain(StateGraph(_Cfg, context_schema=_UserContext), ("greet", greet), ("confirm", confirm))
 
 
 class _InnerKey(TypedDict):

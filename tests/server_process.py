@@ -12,14 +12,23 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+class Served(NamedTuple):
+    """A running `graphengine serve` process, the base URL it listens on and its directory."""
+
+    proc: subprocess.Popen[str]
+    url: str
+    cwd: Path
+
+
 @contextmanager
-def serve(cwd: Path, app: str, env: Mapping[str, str]) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def serve(cwd: Path, app: str, env: Mapping[str, str]) -> Iterator[Served]:
     """Run `graphengine serve APP` on a SQLite file in `cwd`, port 0; yield the process and its URL.
 
     `app` is a MODULE:FACTORY importable from `cwd`. The process is terminated on exit.
@@ -58,7 +67,7 @@ def serve(cwd: Path, app: str, env: Mapping[str, str]) -> Iterator[tuple[subproc
         proc.kill()
         pytest.fail("graphengine serve did not start:\n" + "".join(seen))
     try:
-        yield proc, url
+        yield Served(proc, url, cwd)
     finally:
         proc.terminate()
         try:

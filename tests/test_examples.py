@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from examples import release, research
+
+
+async def assert_rerun_resumes(
+    main: Callable[[list[str]], Awaitable[Any]],
+    args: list[str],
+    final: Any,
+    says: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Running the example again with the same `args` resumes: the same final state, `says` in its output."""
+    assert await main(args) == final
+    assert says in capsys.readouterr().out
 
 
 async def test_research_demo_runs_on_sqlite_and_resumes(
@@ -20,9 +34,7 @@ async def test_research_demo_runs_on_sqlite_and_resumes(
     first = capsys.readouterr().out
     assert "(new)" in first
     assert first.count("step ") == 8
-    again = await research.main(["--db", db, "--run-id", "demo"])
-    assert again == final
-    assert "(resumed)" in capsys.readouterr().out
+    await assert_rerun_resumes(research.main, ["--db", db, "--run-id", "demo"], final, "(resumed)", capsys)
 
 
 async def test_release_demo_shows_failure_replan_blacklist_and_success(
@@ -44,9 +56,9 @@ async def test_release_demo_shows_failure_replan_blacklist_and_success(
     assert [e.kind for e in final.policy_events] == ["approval_granted", "guard_warn"]
     assert "plan history:" in out and "[failure]" in out
     assert "resume:" in out and "replay:" in out
-    again = await release.main(["--db", db, "--run-id", "rel"])
-    assert again == final
-    assert "resuming run 'rel'" in capsys.readouterr().out
+    await assert_rerun_resumes(
+        release.main, ["--db", db, "--run-id", "rel"], final, "resuming run 'rel'", capsys
+    )
 
 
 async def test_agent_example_runs_offline_and_replays(

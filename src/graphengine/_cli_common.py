@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import importlib
 import inspect
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from graphengine.store import (
     Store,
@@ -27,6 +29,7 @@ __all__ = [
     "CliError",
     "PROG",
     "bytes_json",
+    "cli_store",
     "json_out",
     "load_engine",
     "open_cli_store",
@@ -140,6 +143,27 @@ def open_cli_store(args: argparse.Namespace, *, required: bool = True) -> Store 
             )
         return None
     return open_store(url, create=False)
+
+
+@overload
+def cli_store(args: argparse.Namespace) -> AbstractAsyncContextManager[Store]: ...
+@overload
+def cli_store(args: argparse.Namespace, *, required: bool) -> AbstractAsyncContextManager[Store | None]: ...
+def cli_store(
+    args: argparse.Namespace, *, required: bool = True
+) -> AbstractAsyncContextManager[Store | None]:
+    """The store the command line names (`open_cli_store`; None when there is none and it is not
+    `required`), closed when the block ends."""
+    return _closing(open_cli_store(args, required=required))
+
+
+@contextlib.asynccontextmanager
+async def _closing(store: Store | None) -> AsyncIterator[Store | None]:
+    try:
+        yield store
+    finally:
+        if store is not None:
+            await store.close()
 
 
 def load_engine(spec: str, store: Store | None) -> Engine[Any]:

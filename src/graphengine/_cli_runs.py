@@ -22,9 +22,9 @@ from graphengine.store import (
 from ._cli_common import (
     CliError,
     bytes_json,
+    cli_store,
     json_out,
     load_engine,
-    open_cli_store,
     route_text,
     run_coro,
     short_text,
@@ -43,18 +43,14 @@ __all__ = ["cmd_export", "cmd_history", "cmd_prune", "cmd_runs", "cmd_show"]
 
 async def cmd_runs(args: argparse.Namespace) -> int:
     """List runs, newest first."""
-    store = open_cli_store(args)
-    assert store is not None
-    try:
-        status = RunStatus(args.status) if args.status else None
-    except ValueError:
-        raise CliError(
-            f"unknown status {args.status!r}; one of {', '.join(s.value for s in RunStatus)}"
-        ) from None
-    try:
+    async with cli_store(args) as store:
+        try:
+            status = RunStatus(args.status) if args.status else None
+        except ValueError:
+            raise CliError(
+                f"unknown status {args.status!r}; one of {', '.join(s.value for s in RunStatus)}"
+            ) from None
         runs = await store.list_runs(status=status, limit=args.limit)
-    finally:
-        await store.close()
     if args.json:
         json_out(
             [
@@ -98,9 +94,7 @@ _STEP_HEADERS = ["STEP", "NODE", "ROUTE", "ATTEMPT", "DELTA", "SNAPSHOT", "ERROR
 
 async def cmd_show(args: argparse.Namespace) -> int:
     """A run's steps as a table, or its state at one step."""
-    store = open_cli_store(args)
-    assert store is not None
-    try:
+    async with cli_store(args) as store:
         run = await run_coro(store, args.run)
         steps = list(await store.load_steps(args.run))
         if args.sizes:
@@ -128,8 +122,6 @@ async def cmd_show(args: argparse.Namespace) -> int:
         if not 0 <= k <= len(steps):
             raise CliError(f"run {args.run!r} has steps 0..{len(steps)}; no step {k}")
         state = await _state_at(store, args, run, steps, k)
-    finally:
-        await store.close()
     json_out(state)
     return 0
 
@@ -164,9 +156,7 @@ async def cmd_prune(args: argparse.Namespace) -> int:
         raise CliError("--all-finished keeps no finished run; it cannot be combined with --keep-*")
     # Invalid values (negative, NaN) raise InvalidPolicyError here, before the store is opened.
     policy = PrunePolicy(keep_last=args.keep_last, keep_newer_than=args.keep_newer_than, compact=args.compact)
-    store = open_cli_store(args)
-    assert store is not None
-    try:
+    async with cli_store(args) as store:
         report = await prune(store, policy, dry_run=True)
         doomed = (*report.deleted, *report.compacted)
         if not args.dry_run and doomed:
@@ -177,8 +167,6 @@ async def cmd_prune(args: argparse.Namespace) -> int:
                     "(or --dry-run to list them)"
                 )
             report = await prune(store, policy, only=frozenset(doomed))
-    finally:
-        await store.close()
     if args.json:
         json_out(
             {
@@ -257,16 +245,12 @@ def _step_doc(s: Any) -> dict[str, Any]:
 
 async def cmd_history(args: argparse.Namespace) -> int:
     """Every committed step of a run (deltas, snapshots, routes)."""
-    store = open_cli_store(args)
-    assert store is not None
-    try:
+    async with cli_store(args) as store:
         await run_coro(store, args.run)
         steps = list(await store.load_steps(args.run))
         branches = {
             s.step: await store.load_branches(args.run, s.step) for s in steps if s.node_id == FAN_OUT_NODE
         }
-    finally:
-        await store.close()
     if args.json:
         docs = []
         for s in steps:
@@ -290,15 +274,11 @@ async def cmd_history(args: argparse.Namespace) -> int:
 
 async def cmd_export(args: argparse.Namespace) -> int:
     """A run as JSON lines (the format `store.import_run` reads)."""
-    store = open_cli_store(args)
-    assert store is not None
-    try:
+    async with cli_store(args) as store:
         try:
             lines = await export_run(store, args.run)
         except StoreError as exc:
             raise CliError(str(exc)) from exc
-    finally:
-        await store.close()
     text = "".join(line + "\n" for line in lines)
     if args.output:
         await asyncio.to_thread(write_out, args.output, text)

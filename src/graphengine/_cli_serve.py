@@ -13,12 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphengine.store import (
-    MemoryStore,
-    open_store,
-)
+from graphengine.store import MemoryStore, open_store
 
-from ._cli_common import PROG, CliError, json_out, load_engine, open_cli_store, rich_console, write_out
+from ._cli_common import PROG, CliError, cli_store, json_out, load_engine, rich_console, write_out
 from .errors import NodeError
 from .viz import render as render_file
 from .viz import run_path, to_dot, to_mermaid
@@ -117,8 +114,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 async def cmd_resume(args: argparse.Namespace) -> int:
     """Resume a run with an engine, showing progress; prints where it ended."""
-    store = open_cli_store(args, required=False)
-    try:
+    async with cli_store(args, required=False) as store:
         eng = load_engine(args.engine, store)
         kw: dict[str, Any] = {}
         if args.input is not None:
@@ -149,9 +145,6 @@ async def cmd_resume(args: argparse.Namespace) -> int:
         run = await eng.get_run(args.run)
         state = json.loads(eng.codec.encode(stream.result)) if stream.result is not None else None
         pending = await eng.get_interrupt(args.run)
-    finally:
-        if store is not None:
-            await store.close()
     if args.json:
         json_out({"run_id": args.run, "status": str(run.status), "state": state})
         return 0
@@ -168,8 +161,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
 
 async def cmd_replay(args: argparse.Namespace) -> int:
     """Re-execute a run against its record; exit 1 on divergence."""
-    store = open_cli_store(args, required=False)
-    try:
+    async with cli_store(args, required=False) as store:
         eng = load_engine(args.engine, store)
         console = rich_console()
         if console is not None:
@@ -177,9 +169,6 @@ async def cmd_replay(args: argparse.Namespace) -> int:
                 report = await eng.replay(args.run)
         else:
             report = await eng.replay(args.run)
-    finally:
-        if store is not None:
-            await store.close()
     if args.json:
         json_out(
             {
@@ -207,14 +196,10 @@ async def cmd_replay(args: argparse.Namespace) -> int:
 
 async def cmd_render(args: argparse.Namespace) -> int:
     """Draw an engine's graph (optionally with a run's path) as DOT, Mermaid or an image."""
-    store = open_cli_store(args, required=args.run is not None)
-    try:
+    async with cli_store(args, required=args.run is not None) as store:
         # Drawing needs no store; a factory that takes one gets an empty in-memory store.
         eng = load_engine(args.engine, store if store is not None else MemoryStore())
         path = await run_path(eng, args.run) if args.run is not None else None
-    finally:
-        if store is not None:
-            await store.close()
     fmt = args.format or (Path(args.output).suffix.lstrip(".") if args.output else "dot") or "dot"
     fmt = {"mmd": "mermaid", "gv": "dot"}.get(fmt, fmt)
     if fmt in ("dot", "mermaid"):
@@ -244,20 +229,17 @@ async def cmd_worker(args: argparse.Namespace) -> int:
     )
     if args.log_level != "DEBUG":
         logging.getLogger("procrastinate").setLevel(logging.WARNING)  # a line per job otherwise
-    store = open_cli_store(args)
-    assert store is not None
-    try:
-        eng = load_engine(args.engine, store)
-        await serve(
-            eng,
-            queue_dsn=args.queue_dsn,
-            queue=args.queue,
-            concurrency=args.concurrency,
-            ttl=args.ttl,
-            stalled_after=args.stalled_after,
-        )
-    except TypeError as exc:  # a store without leases
-        raise CliError(str(exc)) from exc
-    finally:
-        await store.close()
+    async with cli_store(args) as store:
+        try:
+            eng = load_engine(args.engine, store)
+            await serve(
+                eng,
+                queue_dsn=args.queue_dsn,
+                queue=args.queue,
+                concurrency=args.concurrency,
+                ttl=args.ttl,
+                stalled_after=args.stalled_after,
+            )
+        except TypeError as exc:  # a store without leases
+            raise CliError(str(exc)) from exc
     return 0

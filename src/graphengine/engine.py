@@ -405,6 +405,19 @@ class Engine(RunReads[S]):
         # A routed error stays on the run record; a failure is what this resume retries.
         keep_error = run.status is not RunStatus.FAILED
         err, err_node = (run.error, run.error_node) if keep_error else (None, None)
+
+        async def move_to(status: RunStatus) -> None:
+            await _cas(
+                self.store.set_status(
+                    run_id,
+                    status,
+                    error=err,
+                    error_node=err_node,
+                    expect_step=seen_step,
+                    expect_status=seen_status,
+                )
+            )
+
         interrupted_at = None
         if nxt.kind is NextKind.INTERRUPT:
             assert latest.last is not None
@@ -413,31 +426,13 @@ class Engine(RunReads[S]):
                 # last step, not the run status, keeps this right after a crash that lost the
                 # status write.) Pass input=None to continue without a value.
                 if run.status is not RunStatus.INTERRUPTED:
-                    await _cas(
-                        self.store.set_status(
-                            run_id,
-                            RunStatus.INTERRUPTED,
-                            error=err,
-                            error_node=err_node,
-                            expect_step=seen_step,
-                            expect_status=seen_status,
-                        )
-                    )
+                    await move_to(RunStatus.INTERRUPTED)
                 return state
             nxt = goto(latest.last.node_id)
             interrupted_at = latest.last.step
         elif nxt.kind is NextKind.STOP:
             if run.status is not RunStatus.DONE:
-                await _cas(
-                    self.store.set_status(
-                        run_id,
-                        RunStatus.DONE,
-                        error=err,
-                        error_node=err_node,
-                        expect_step=seen_step,
-                        expect_status=seen_status,
-                    )
-                )
+                await move_to(RunStatus.DONE)
             return state
         vm = rt.versions(run)
         forced_snapshot = False
@@ -468,16 +463,7 @@ class Engine(RunReads[S]):
             since_steps=self.options.snapshot_every if forced_snapshot else len(latest.tail),
             versions=vm,
         )
-        await _cas(
-            self.store.set_status(
-                run_id,
-                RunStatus.RUNNING,
-                error=err,
-                error_node=err_node,
-                expect_step=seen_step,
-                expect_status=seen_status,
-            )
-        )
+        await move_to(RunStatus.RUNNING)
         if self.emitter is not None:
             rt.emit(
                 Event(

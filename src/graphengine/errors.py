@@ -41,6 +41,8 @@ they are known.
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
 __all__ = [
     "BudgetExceededError",
     "DeltaTypeError",
@@ -67,23 +69,24 @@ __all__ = [
 ]
 
 
-class GraphError(Exception):
-    """Root of every engine error."""
+class _Where(TypedDict, total=False):
+    # The keywords naming where an error happened: `GraphError` takes them, and the subclasses
+    # that add keywords of their own pass them on.
+    run_id: str | None
+    step: int | None
+    node_id: str | None
 
-    def __init__(
-        self,
-        msg: str,
-        *,
-        run_id: str | None = None,
-        step: int | None = None,
-        node_id: str | None = None,
-    ) -> None:
+
+class GraphError(Exception):
+    """Root of every engine error; `run_id`, `step` and `node_id` say where it happened (None: not known)."""
+
+    def __init__(self, msg: str, **where: Unpack[_Where]) -> None:
         super().__init__(msg)
-        self.run_id = run_id
+        self.run_id = where.get("run_id")
         """The run concerned, if any."""
-        self.step = step
+        self.step = where.get("step")
         """The step concerned, if any."""
-        self.node_id = node_id
+        self.node_id = where.get("node_id")
         """The node concerned, if any."""
 
 
@@ -177,16 +180,8 @@ class EncodeError(StepError):
     bytes that are not UTF-8, lone surrogates).
     """
 
-    def __init__(
-        self,
-        msg: str,
-        *,
-        run_id: str | None = None,
-        step: int | None = None,
-        node_id: str | None = None,
-        field: str = "",
-    ) -> None:
-        super().__init__(msg, run_id=run_id, step=step, node_id=node_id)
+    def __init__(self, msg: str, *, field: str = "", **where: Unpack[_Where]) -> None:
+        super().__init__(msg, **where)
         self.field = field
         """What could not be stored: "delta", "state", "route", "events", "calls", "branch 3 delta"..."""
 
@@ -227,16 +222,9 @@ class NodeError(GraphError):
     """A node raised (or returned `err`) on its last attempt; the original error is `__cause__`."""
 
     def __init__(
-        self,
-        msg: str,
-        *,
-        run_id: str | None = None,
-        step: int | None = None,
-        node_id: str | None = None,
-        attempts: int = 1,
-        branch: int | None = None,
+        self, msg: str, *, attempts: int = 1, branch: int | None = None, **where: Unpack[_Where]
     ) -> None:
-        super().__init__(msg, run_id=run_id, step=step, node_id=node_id)
+        super().__init__(msg, **where)
         self.attempts = attempts
         """How many attempts were made."""
         self.branch = branch

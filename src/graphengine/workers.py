@@ -50,7 +50,7 @@ import socket
 import time
 from collections.abc import Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 
 from graphengine.store import (
     Lease,
@@ -437,18 +437,21 @@ async def submit(
         return await q.submit(engine, run_id, initial)
 
 
+class _Serving(TypedDict, total=False):
+    # `RunQueue.serve`'s settings (documented, with their defaults, there), passed on by `serve`.
+    concurrency: int
+    ttl: float
+    stalled_after: float | None
+    name: str | None
+    install_signal_handlers: bool
+
+
 async def serve(
-    engine: Engine[Any],
-    *,
-    queue_dsn: str | None = None,
-    queue: str = QUEUE,
-    concurrency: int = 8,
-    ttl: float = 30.0,
-    stalled_after: float | None = None,
-    name: str | None = None,
-    install_signal_handlers: bool = True,
+    engine: Engine[Any], *, queue_dsn: str | None = None, queue: str = QUEUE, **serving: Unpack[_Serving]
 ) -> None:
-    """Serve runs of `engine` from the queue until stopped (`RunQueue.serve`); what `graphengine worker` runs.
+    """Serve runs of `engine` from the queue until stopped (`RunQueue.serve`, which takes the other
+    keywords: `concurrency`, `ttl`, `stalled_after`, `name`, `install_signal_handlers`); what
+    `graphengine worker` runs.
 
     The queue is on `queue_dsn`, `$GRAPHENGINE_QUEUE_DSN`, or the engine's `PostgresStore`'s
     database; `ValueError` if there is none, `TypeError` if `engine.store` has no leases.
@@ -459,13 +462,6 @@ async def serve(
         )
     rq = RunQueue(_queue_dsn(engine, queue_dsn), queue=queue, max_connections=4)
     try:
-        await rq.serve(
-            engine,
-            concurrency=concurrency,
-            ttl=ttl,
-            stalled_after=stalled_after,
-            name=name,
-            install_signal_handlers=install_signal_handlers,
-        )
+        await rq.serve(engine, **serving)
     finally:
         await rq.close()

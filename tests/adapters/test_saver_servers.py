@@ -19,6 +19,7 @@ from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
 from graphengine.adapters.langgraph_tables import (
     LGCheckpointRow,
+    LGQuery,
     MySQLCheckpointTable,
     PostgresCheckpointTable,
 )
@@ -230,7 +231,7 @@ async def test_ids_differing_by_trailing_spaces_are_distinct(kind: str) -> None:
         }
         latest = await table.get("t ", "", None)
         assert latest is not None and latest.thread_id == "t " and latest.checkpoint == b"b"
-        listed = [r.checkpoint_id async for r in table.search("t", "", None, None)]
+        listed = [r.checkpoint_id async for r in table.search(LGQuery("t", ""))]
         assert listed == ["1 ", "1"]
 
 

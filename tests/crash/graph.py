@@ -24,7 +24,7 @@ import operator
 import os
 import random
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,10 +210,18 @@ def build(store: SQLiteStore, side: SideLog, *, kill_in_answer: bool = False) ->
             raise ValueError(f"risky failed at step {ctx.step}")
         return NodeResult(delta=CrashState(trace=[f"risky@{ctx.step}#{ctx.attempt}"]), route=goto("tick"))
 
-    async def recover(ctx: Context, s: CrashState) -> NodeResult[CrashState]:
-        await _pause()
-        log(ctx)
-        return NodeResult(delta=CrashState(trace=[f"recover@{ctx.step}:{s.last_error}"]), route=goto("tick"))
+    def back_to_tick(entry: Callable[[Context, CrashState], str]) -> Callable[..., Any]:
+        """A node that only traces `entry(ctx, state)` and goes back to tick."""
+
+        async def node(ctx: Context, s: CrashState) -> NodeResult[CrashState]:
+            await _pause()
+            log(ctx)
+            return NodeResult(delta=CrashState(trace=[entry(ctx, s)]), route=goto("tick"))
+
+        return node
+
+    recover = back_to_tick(lambda ctx, s: f"recover@{ctx.step}:{s.last_error}")
+    join = back_to_tick(lambda ctx, s: f"join@{ctx.step}:{s.acc}")
 
     async def split(ctx: Context, s: CrashState) -> NodeResult[CrashState]:
         await _pause()
@@ -228,11 +236,6 @@ def build(store: SQLiteStore, side: SideLog, *, kill_in_answer: bool = False) ->
         if s.item == 2 and ctx.attempt == 1:
             raise ConnectionError(f"branch {ctx.branch} down at step {ctx.step}")
         return NodeResult(delta=CrashState(trace=[f"work{s.item}@{ctx.step}"], acc=ctx.step * (s.item + 1)))
-
-    async def join(ctx: Context, s: CrashState) -> NodeResult[CrashState]:
-        await _pause()
-        log(ctx)
-        return NodeResult(delta=CrashState(trace=[f"join@{ctx.step}:{s.acc}"]), route=goto("tick"))
 
     async def ask(ctx: Context, s: CrashState) -> NodeResult[CrashState]:
         await _pause()

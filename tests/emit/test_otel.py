@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from engine_fixtures import cancel_once_started, flaky
 from opentelemetry import trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -123,16 +124,8 @@ async def test_run_nests_under_the_callers_span(otel: Otel) -> None:
 
 async def test_retries_are_sibling_spans_with_the_error_recorded(otel: Otel) -> None:
     """Each attempt is its own span under the run; failed attempts have status ERROR and the exception."""
-    left = {"n": 2}
-
-    async def shaky(ctx: Context, s: St) -> NodeResult[St]:
-        if left["n"]:
-            left["n"] -= 1
-            raise ConnectionError("flaky")
-        return NodeResult(delta=St(n=ctx.attempt))
-
     g = Engine(St, emitter=otel.emitter, options=Options(retries=2, backoff=0.0))
-    g.add("shaky", shaky).start_at("shaky")
+    g.add("shaky", flaky(2, lambda attempt: St(n=attempt))).start_at("shaky")
     await g.run("r", St())
     (run,) = otel.named("graphengine.run")
     attempts = otel.named("graphengine.node shaky")
@@ -282,11 +275,7 @@ async def test_cancelled_run_ends_its_spans(otel: Otel) -> None:
         return NodeResult()
 
     g = Engine(St, emitter=otel.emitter).add("hang", hang).start_at("hang")
-    task = asyncio.ensure_future(g.run("r", St()))
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_once_started(g, St(), started)
     (run,) = otel.named("graphengine.run")
     assert dict(run.attributes or {})["graphengine.run.status"] == "cancelled"
     assert len(otel.named("graphengine.node hang")) == 1

@@ -6,7 +6,7 @@ import asyncio
 from typing import Annotated, Any
 
 import pytest
-from engine_fixtures import Doc, S, check, inc, seed_engine
+from engine_fixtures import Doc, S, check, flaky, inc, seed_engine
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
@@ -179,17 +179,9 @@ async def test_concurrent_runs_share_one_engine(store: Store) -> None:
 
 async def test_retries_apply_then_succeed(store: Store) -> None:
     """A node that fails twice and then succeeds is retried; the step records its attempts."""
-    fails = {"left": 2}
-
-    async def shaky(ctx: Context, s: S) -> NodeResult[S]:
-        if fails["left"]:
-            fails["left"] -= 1
-            raise ConnectionError("try again")
-        return NodeResult(delta=S(n=ctx.attempt))
-
     em = MemoryEmitter()
     g = Engine(S, store=store, emitter=em, options=Options(retries=2, backoff=0.001))
-    g.add("shaky", shaky).start_at("shaky")
+    g.add("shaky", flaky(2, lambda attempt: S(n=attempt))).start_at("shaky")
     assert await g.run("r", S()) == S(n=3)
     (only,) = await g.history("r")
     assert only.attempt == 3

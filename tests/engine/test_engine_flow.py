@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import pytest
+from engine_fixtures import Trail, cancel_once_started
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -22,7 +23,6 @@ from graphengine import (
     NodeResult,
     Options,
     UnknownNodeError,
-    append,
     fan_out,
     goto,
     interrupt,
@@ -31,32 +31,24 @@ from graphengine import (
 from graphengine.store import MemoryStore, RunStatus, Store
 
 
-class F(BaseModel):
-    """State for fan-out tests."""
-
-    log: Annotated[list[str], append] = []
-    item: int = 0
-    last_error: str = ""
-
-
 def tag(name: str, delay: float = 0.0) -> Any:
     """A node that appends its name (after an optional sleep)."""
 
-    async def fn(ctx: Context, s: F) -> NodeResult[F]:
+    async def fn(ctx: Context, s: Trail) -> NodeResult[Trail]:
         if delay:
             await asyncio.sleep(delay)
-        return NodeResult(delta=F(log=[name]))
+        return NodeResult(delta=Trail(log=[name]))
 
     return fn
 
 
-def fan_graph(store: Store, delays: dict[str, float] | None = None, **opts: Any) -> Engine[F]:
+def fan_graph(store: Store, delays: dict[str, float] | None = None, **opts: Any) -> Engine[Trail]:
     """start -> fan_out(a, b, c) -> merge."""
     d = delays or {}
-    g = Engine(F, store=store, options=Options(**opts))
+    g = Engine(Trail, store=store, options=Options(**opts))
     g.add(
         "start",
-        lambda ctx, s: NodeResult(delta=F(log=["start"]), route=fan_out(["a", "b", "c"], join="merge")),
+        lambda ctx, s: NodeResult(delta=Trail(log=["start"]), route=fan_out(["a", "b", "c"], join="merge")),
     )
     for n in "abc":
         g.add(n, tag(n, d.get(n, 0.0)))
@@ -68,7 +60,7 @@ def fan_graph(store: Store, delays: dict[str, float] | None = None, **opts: Any)
 async def test_fan_out_merges_in_declared_order_whatever_finishes_first(store: Store) -> None:
     """Branch deltas merge in declared order even when c finishes before a."""
     g = fan_graph(store, {"a": 0.03, "b": 0.01, "c": 0.0})
-    final = await g.run("r", F())
+    final = await g.run("r", Trail())
     assert final.log == ["start", "a", "b", "c", "merge"]
     steps = await g.history("r")
     assert [s.node_id for s in steps] == ["start", FAN_OUT_NODE, "merge"]
@@ -79,15 +71,15 @@ async def test_fan_out_merges_in_declared_order_whatever_finishes_first(store: S
 
 async def test_static_fan_out_edge(store: Store) -> None:
     """connect(src, [a, b], join=...) fans out without the node routing."""
-    g = Engine(F, store=store)
+    g = Engine(Trail, store=store)
     g.add("start", tag("start")).add("a", tag("a")).add("b", tag("b")).add("j", tag("j"))
     g.start_at("start").connect("start", ["a", "b"], join="j")
-    assert (await g.run("r", F())).log == ["start", "a", "b", "j"]
+    assert (await g.run("r", Trail())).log == ["start", "a", "b", "j"]
 
 
 def test_fan_out_without_join_is_a_validation_error() -> None:
     """A static fan-out needs a join, and the join must be a node."""
-    g = Engine(F).add("s", tag("s")).add("a", tag("a"))
+    g = Engine(Trail).add("s", tag("s")).add("a", tag("a"))
     with pytest.raises(GraphValidationError, match="join"):
         g.connect("s", ["a"])  # type: ignore[call-overload]
     g.connect("s", ["a"], join="nowhere").start_at("s")
@@ -100,28 +92,28 @@ def test_fan_out_without_join_is_a_validation_error() -> None:
 async def test_dynamic_fan_out_to_unknown_join_is_named(store: Store) -> None:
     """A node fanning out to a join that does not exist fails with UnknownNodeError before anything runs."""
     g = (
-        Engine(F, store=store)
+        Engine(Trail, store=store)
         .add("s", lambda c, s: NodeResult(route=fan_out(["s"], join="ghost")))
         .start_at("s")
     )
     with pytest.raises(UnknownNodeError, match="'ghost'"):
-        await g.run("r", F())
+        await g.run("r", Trail())
 
 
 async def test_map_branches_run_one_node_over_many_inputs(store: Store) -> None:
     """Branch(node, input=...) sends each branch its own state, like LangGraph's Send."""
 
-    async def square(ctx: Context, s: F) -> NodeResult[F]:
+    async def square(ctx: Context, s: Trail) -> NodeResult[Trail]:
         await asyncio.sleep(random.random() / 100)
-        return NodeResult(delta=F(log=[f"{s.item}^2={s.item**2}"]))
+        return NodeResult(delta=Trail(log=[f"{s.item}^2={s.item**2}"]))
 
-    g = Engine(F, store=store)
+    g = Engine(Trail, store=store)
     g.add(
         "split",
-        lambda c, s: NodeResult(route=fan_out((Branch("sq", F(item=i)) for i in range(5)), join="done")),
+        lambda c, s: NodeResult(route=fan_out((Branch("sq", Trail(item=i)) for i in range(5)), join="done")),
     )
     g.add("sq", square).add("done", tag("done")).start_at("split")
-    final = await g.run("r", F())
+    final = await g.run("r", Trail())
     assert final.log == [f"{i}^2={i * i}" for i in range(5)] + ["done"]
 
 
@@ -130,20 +122,21 @@ async def test_max_concurrency_bounds_running_branches(store: Store) -> None:
     running = 0
     peak = 0
 
-    async def work(ctx: Context, s: F) -> NodeResult[F]:
+    async def work(ctx: Context, s: Trail) -> NodeResult[Trail]:
         nonlocal running, peak
         running += 1
         peak = max(peak, running)
         await asyncio.sleep(0.001)
         running -= 1
-        return NodeResult(delta=F(log=[str(s.item)]))
+        return NodeResult(delta=Trail(log=[str(s.item)]))
 
-    g = Engine(F, store=store, options=Options(max_concurrency=3))
+    g = Engine(Trail, store=store, options=Options(max_concurrency=3))
     g.add(
-        "split", lambda c, s: NodeResult(route=fan_out((Branch("w", F(item=i)) for i in range(20)), join="j"))
+        "split",
+        lambda c, s: NodeResult(route=fan_out((Branch("w", Trail(item=i)) for i in range(20)), join="j")),
     )
     g.add("w", work).add("j", tag("j")).start_at("split")
-    final = await g.run("r", F())
+    final = await g.run("r", Trail())
     assert peak == 3
     assert final.log == [str(i) for i in range(20)] + ["j"]
 
@@ -154,21 +147,21 @@ async def test_failed_branch_fails_the_fan_out_and_resume_reruns_only_missing(st
     broken = {"b": True}
 
     def node(name: str, delay: float) -> Any:
-        async def fn(ctx: Context, s: F) -> NodeResult[F]:
+        async def fn(ctx: Context, s: Trail) -> NodeResult[Trail]:
             await asyncio.sleep(delay)
             if broken.get(name):
                 raise RuntimeError(f"{name} is down")
             ran.append(name)
-            return NodeResult(delta=F(log=[name]))
+            return NodeResult(delta=Trail(log=[name]))
 
         return fn
 
-    g = Engine(F, store=store, options=Options(retries=1))
+    g = Engine(Trail, store=store, options=Options(retries=1))
     g.add("start", lambda c, s: NodeResult(route=fan_out(["a", "b", "c"], join="j")))
     g.add("a", node("a", 0.0)).add("b", node("b", 0.01)).add("c", node("c", 0.0)).add("j", tag("j"))
     g.start_at("start")
     with pytest.raises(NodeError, match="b is down") as ei:
-        await g.run("r", F())
+        await g.run("r", Trail())
     assert ei.value.branch == 1
     assert ei.value.node_id == "b"
     assert ei.value.attempts == 2
@@ -188,20 +181,20 @@ async def test_failed_branch_fails_the_fan_out_and_resume_reruns_only_missing(st
 async def test_fan_out_is_deterministic_whatever_the_completion_order(delays: list[float], seed: int) -> None:
     """Same input, random branch timings: same final state and same step records every time."""
 
-    async def work(ctx: Context, s: F) -> NodeResult[F]:
+    async def work(ctx: Context, s: Trail) -> NodeResult[Trail]:
         await asyncio.sleep(delays[s.item])
-        return NodeResult(delta=F(log=[f"b{s.item}"], item=s.item))
+        return NodeResult(delta=Trail(log=[f"b{s.item}"], item=s.item))
 
-    async def once(delay_scale: float) -> tuple[F, list[tuple[int, str, bytes | None, str]]]:
+    async def once(delay_scale: float) -> tuple[Trail, list[tuple[int, str, bytes | None, str]]]:
         store = MemoryStore()
-        g = Engine(F, store=store, options=Options(max_concurrency=1 + seed % 4))
+        g = Engine(Trail, store=store, options=Options(max_concurrency=1 + seed % 4))
         n = len(delays)
         g.add(
             "split",
-            lambda c, s: NodeResult(route=fan_out((Branch("w", F(item=i)) for i in range(n)), join="j")),
+            lambda c, s: NodeResult(route=fan_out((Branch("w", Trail(item=i)) for i in range(n)), join="j")),
         )
         g.add("w", work).add("j", tag("j")).start_at("split")
-        final = await g.run("r", F())
+        final = await g.run("r", Trail())
         recs = [(r.step, r.node_id, r.delta, r.route) for r in await store.load_steps("r")]
         return final, recs
 
@@ -215,16 +208,16 @@ async def test_fan_out_is_deterministic_whatever_the_completion_order(delays: li
 async def test_node_interrupt_pauses_and_resume_hands_over_the_input(store: Store, tmp_path: Path) -> None:
     """route=interrupt(payload) stops the run (no exception); resume(input=...) reruns the node with it."""
 
-    async def ask(ctx: Context, s: F) -> NodeResult[F]:
+    async def ask(ctx: Context, s: Trail) -> NodeResult[Trail]:
         if not ctx.resumed:
-            return NodeResult(delta=F(log=["asked"]), route=interrupt({"question": "approve?"}))
-        return NodeResult(delta=F(log=[f"answer={ctx.resume_input}"]), route=goto("after"))
+            return NodeResult(delta=Trail(log=["asked"]), route=interrupt({"question": "approve?"}))
+        return NodeResult(delta=Trail(log=[f"answer={ctx.resume_input}"]), route=goto("after"))
 
-    def build(st: Store) -> Engine[F]:
-        return Engine(F, store=st).add("ask", ask).add("after", tag("after")).start_at("ask")
+    def build(st: Store) -> Engine[Trail]:
+        return Engine(Trail, store=st).add("ask", ask).add("after", tag("after")).start_at("ask")
 
     g = build(store)
-    state = await g.run("r", F())
+    state = await g.run("r", Trail())
     assert state.log == ["asked"]
     assert (await g.get_run("r")).status is RunStatus.INTERRUPTED
     pending = await g.get_interrupt("r")
@@ -240,12 +233,12 @@ async def test_node_interrupt_pauses_and_resume_hands_over_the_input(store: Stor
 async def test_ctx_interrupt_returns_the_input_on_resume(store: Store) -> None:
     """ctx.interrupt(payload) pauses; on resume the same call returns the input."""
 
-    async def approve(ctx: Context, s: F) -> NodeResult[F]:
+    async def approve(ctx: Context, s: Trail) -> NodeResult[Trail]:
         answer = ctx.interrupt({"amount": 100})
-        return NodeResult(delta=F(log=[f"approved={answer}"]))
+        return NodeResult(delta=Trail(log=[f"approved={answer}"]))
 
-    g = Engine(F, store=store).add("approve", approve).start_at("approve")
-    assert (await g.run("r", F())).log == []
+    g = Engine(Trail, store=store).add("approve", approve).start_at("approve")
+    assert (await g.run("r", Trail())).log == []
     pending = await g.get_interrupt("r")
     assert pending is not None
     assert pending.payload == {"amount": 100}
@@ -256,13 +249,13 @@ async def test_interrupt_before_pauses_until_resumed(store: Store) -> None:
     """interrupt_before=True stops before the node runs; resume runs it once."""
     ran: list[str] = []
 
-    async def pay(ctx: Context, s: F) -> NodeResult[F]:
+    async def pay(ctx: Context, s: Trail) -> NodeResult[Trail]:
         ran.append(f"pay:{ctx.resume_input}")
-        return NodeResult(delta=F(log=["paid"]))
+        return NodeResult(delta=Trail(log=["paid"]))
 
-    g = Engine(F, store=store).add("prep", tag("prep")).add("pay", pay, interrupt_before=True)
+    g = Engine(Trail, store=store).add("prep", tag("prep")).add("pay", pay, interrupt_before=True)
     g.start_at("prep").connect("prep", "pay")
-    assert (await g.run("r", F())).log == ["prep"]
+    assert (await g.run("r", Trail())).log == ["prep"]
     assert ran == []
     pending = await g.get_interrupt("r")
     assert pending is not None
@@ -274,15 +267,15 @@ async def test_interrupt_before_pauses_until_resumed(store: Store) -> None:
 async def test_error_route_records_the_error_and_sets_last_error(store: Store) -> None:
     """After its retries a failing node goes to its handler; last_error is set and recorded on the run."""
 
-    async def bad(ctx: Context, s: F) -> NodeResult[F]:
+    async def bad(ctx: Context, s: Trail) -> NodeResult[Trail]:
         raise ConnectionError("api down")
 
-    async def handler(ctx: Context, s: F) -> NodeResult[F]:
-        return NodeResult(delta=F(log=[f"handled:{s.last_error}"]))
+    async def handler(ctx: Context, s: Trail) -> NodeResult[Trail]:
+        return NodeResult(delta=Trail(log=[f"handled:{s.last_error}"]))
 
-    g = Engine(F, store=store, options=Options(retries=1))
+    g = Engine(Trail, store=store, options=Options(retries=1))
     g.add("bad", bad).add("fix", handler).start_at("bad").on_error("bad", "fix")
-    final = await g.run("r", F())
+    final = await g.run("r", Trail())
     assert final.last_error == "ConnectionError: api down"
     assert final.log == ["handled:ConnectionError: api down"]
     steps = await g.history("r")
@@ -295,25 +288,25 @@ async def test_error_route_records_the_error_and_sets_last_error(store: Store) -
 
 async def test_graph_wide_error_route_catches_any_node(store: Store) -> None:
     """on_error(None, handler) covers every node without its own route."""
-    g = Engine(F, store=store)
+    g = Engine(Trail, store=store)
     g.add("x", lambda c, s: NodeResult(err=ValueError("bad x"))).add("h", tag("h")).start_at("x").on_error(
         None, "h"
     )
-    assert (await g.run("r", F())).log == ["h"]
+    assert (await g.run("r", Trail())).log == ["h"]
 
 
 async def test_non_retryable_exceptions_fail_at_once(store: Store) -> None:
     """retry_on limits which exceptions are retried; others fail on the first attempt."""
     attempts: list[int] = []
 
-    async def bad(ctx: Context, s: F) -> NodeResult[F]:
+    async def bad(ctx: Context, s: Trail) -> NodeResult[Trail]:
         attempts.append(ctx.attempt)
         raise KeyError("config")
 
-    g = Engine(F, store=store, options=Options(retries=3, retry_on=(ConnectionError,)))
+    g = Engine(Trail, store=store, options=Options(retries=3, retry_on=(ConnectionError,)))
     g.add("bad", bad).start_at("bad")
     with pytest.raises(NodeError, match="not retryable"):
-        await g.run("r", F())
+        await g.run("r", Trail())
     assert attempts == [1]
 
 
@@ -322,19 +315,14 @@ async def test_cancelling_the_task_marks_the_run_cancelled_and_resume_continues(
     started = asyncio.Event()
     gate = {"block": True}
 
-    async def slow(ctx: Context, s: F) -> NodeResult[F]:
+    async def slow(ctx: Context, s: Trail) -> NodeResult[Trail]:
         if gate["block"]:
             started.set()
             await asyncio.sleep(30)
-        return NodeResult(delta=F(log=["slow"]))
+        return NodeResult(delta=Trail(log=["slow"]))
 
-    g = Engine(F, store=store).add("a", tag("a")).add("slow", slow).start_at("a").connect("a", "slow")
-    task = asyncio.create_task(g.run("r", F()))
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert (await g.get_run("r")).status is RunStatus.CANCELLED
+    g = Engine(Trail, store=store).add("a", tag("a")).add("slow", slow).start_at("a").connect("a", "slow")
+    await cancel_once_started(g, Trail(), started)
     gate["block"] = False
     assert (await g.resume("r")).log == ["a", "slow"]
 
@@ -350,15 +338,15 @@ async def test_subgraph_with_its_own_state_type(store: Store) -> None:
     """An engine added as a node runs as a child run, mapped in and out."""
     child = Engine(Sub, store=store)
     child.add("search", lambda c, s: NodeResult(delta=Sub(hits=len(s.q))), thread=False).start_at("search")
-    g = Engine(F, store=store)
+    g = Engine(Trail, store=store)
     g.add(
         "research",
         child,
         state_in=lambda s: Sub(q="x" * s.item),
-        state_out=lambda s, c: F(log=[f"hits={c.hits}"]),
+        state_out=lambda s, c: Trail(log=[f"hits={c.hits}"]),
     )
     g.add("end", tag("end")).start_at("research").connect("research", "end")
-    final = await g.run("r", F(item=4))
+    final = await g.run("r", Trail(item=4))
     assert final.log == ["hits=4", "end"]
     assert (await child.get_run("r/research/1")).status is RunStatus.DONE
 
@@ -366,11 +354,15 @@ async def test_subgraph_with_its_own_state_type(store: Store) -> None:
 async def test_subgraph_of_the_same_type_replaces_the_state(store: Store) -> None:
     """A same-type subgraph without mapping hands its final state back, without duplicating appends."""
     child = (
-        Engine(F, store=store).add("c1", tag("c1")).add("c2", tag("c2")).start_at("c1").connect("c1", "c2")
+        Engine(Trail, store=store)
+        .add("c1", tag("c1"))
+        .add("c2", tag("c2"))
+        .start_at("c1")
+        .connect("c1", "c2")
     )
-    g = Engine(F, store=store).add("p", tag("p")).add("sub", child).add("q", tag("q"))
+    g = Engine(Trail, store=store).add("p", tag("p")).add("sub", child).add("q", tag("q"))
     g.start_at("p").connect("p", "sub").connect("sub", "q")
-    final = await g.run("r", F())
+    final = await g.run("r", Trail())
     assert final.log == ["p", "c1", "c2", "q"]
     assert await g.get_state("r") == final
 
@@ -378,12 +370,18 @@ async def test_subgraph_of_the_same_type_replaces_the_state(store: Store) -> Non
 async def test_interrupt_inside_a_subgraph_pauses_the_parent(store: Store) -> None:
     """The child's interrupt surfaces on the parent; resuming the parent resumes the child with the input."""
 
-    async def ask(ctx: Context, s: F) -> NodeResult[F]:
-        return NodeResult(delta=F(log=[f"got={ctx.interrupt('name?')}"]))
+    async def ask(ctx: Context, s: Trail) -> NodeResult[Trail]:
+        return NodeResult(delta=Trail(log=[f"got={ctx.interrupt('name?')}"]))
 
-    child = Engine(F, store=store).add("ask", ask).start_at("ask")
-    g = Engine(F, store=store).add("sub", child).add("end", tag("end")).start_at("sub").connect("sub", "end")
-    await g.run("r", F())
+    child = Engine(Trail, store=store).add("ask", ask).start_at("ask")
+    g = (
+        Engine(Trail, store=store)
+        .add("sub", child)
+        .add("end", tag("end"))
+        .start_at("sub")
+        .connect("sub", "end")
+    )
+    await g.run("r", Trail())
     pending = await g.get_interrupt("r")
     assert pending is not None
     assert pending.payload == {"subgraph": "r/sub/1", "payload": "name?"}
@@ -394,13 +392,13 @@ def test_subgraph_with_another_state_type_needs_mapping() -> None:
     """Adding an engine of another state type without state_in is refused with a hint."""
     child = Engine(Sub).add("x", lambda c, s: NodeResult()).start_at("x")
     with pytest.raises(GraphValidationError, match="state_in"):
-        Engine(F).add("sub", child)
+        Engine(Trail).add("sub", child)
 
 
 async def test_stop_route_ends_a_fan_out_join_chain(store: Store) -> None:
     """A join node can stop the run; the final state is stored as a snapshot."""
     g = fan_graph(store)
-    await g.run("r", F())
+    await g.run("r", Trail())
     latest = await store.load_latest("r")
     assert latest is not None
     assert latest.last is not None

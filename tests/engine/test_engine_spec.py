@@ -8,26 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
+from engine_fixtures import S, is_big
 
 from graphengine import EdgeSpec, Engine, GraphSpec, NodeInfo, NodeResult
 from graphengine.store import MemoryStore
 
 
-class V(BaseModel):
-    """A counter."""
-
-    n: int = 0
-
-
-def is_big(s: V) -> bool:
-    """A named predicate."""
-    return s.n > 5
-
-
-def wired() -> Engine[V]:
+def wired() -> Engine[S]:
     """A conditional edge, a lambda edge, a fan-out with a join, error routes and a pause."""
-    g = Engine(V)
+    g = Engine(S)
     for n in ("start", "big", "small", "a", "b", "join", "fix"):
         g.add(n, lambda ctx, s: NodeResult(), interrupt_before=(n == "fix"))
     g.start_at("start")
@@ -42,7 +31,7 @@ def test_spec_describes_nodes_edges_routes_and_fingerprint() -> None:
     g = wired()
     spec = g.spec()
     assert isinstance(spec, GraphSpec)
-    assert spec.state_type is V and spec.type_name == "V" and spec.start == "start"
+    assert spec.state_type is S and spec.type_name == "S" and spec.start == "start"
     assert spec.node_ids == ("start", "big", "small", "a", "b", "join", "fix")
     assert spec.nodes[-1] == NodeInfo("fix", True)
     assert spec.edges == (
@@ -68,7 +57,7 @@ def test_spec_is_read_only_and_does_not_follow_later_wiring() -> None:
 
 def test_spec_of_an_unfinished_graph_has_no_fingerprint() -> None:
     """A graph that does not validate yet is described, without a fingerprint."""
-    g = Engine(V).add("a", lambda ctx, s: NodeResult())
+    g = Engine(S).add("a", lambda ctx, s: NodeResult())
     spec = g.spec()
     assert spec.start is None and spec.node_ids == ("a",) and spec.fingerprint is None
 

@@ -12,6 +12,7 @@ import asyncio
 from typing import Annotated, Any
 
 import pytest
+from engine_fixtures import cancel_once_started
 from pydantic import BaseModel
 
 from graphengine import (
@@ -27,7 +28,7 @@ from graphengine import (
     fan_out,
 )
 from graphengine.emit import EventKind, MemoryEmitter
-from graphengine.store import MemoryStore, RunStatus, Store
+from graphengine.store import MemoryStore, Store
 
 
 class M(BaseModel):
@@ -199,12 +200,7 @@ async def test_cancelling_a_fan_out_keeps_the_branches_that_landed(store: Store)
         return NodeResult(delta=M(out=[s.item]))
 
     g = map_graph(store, work, 4, max_concurrency=1)
-    task = asyncio.create_task(g.run("r", M()))
-    await started.wait()
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert (await g.get_run("r")).status is RunStatus.CANCELLED
+    await cancel_once_started(g, M(), started)
     assert [b.branch for b in await store.load_branches("r", 2)] == [0, 1]
     gate["block"] = False
     ran.clear()

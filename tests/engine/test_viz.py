@@ -6,26 +6,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from pydantic import BaseModel
+from engine_fixtures import S, is_big
 
 from graphengine import Context, Engine, NodeResult, goto, stop
 from graphengine.viz import END, START, RenderError, run_path
 
 
-class V(BaseModel):
-    """A counter."""
-
-    n: int = 0
-
-
-def is_big(s: V) -> bool:
-    """A named predicate (its name labels the edge)."""
-    return s.n > 5
-
-
-def wired() -> Engine[V]:
+def wired() -> Engine[S]:
     """A graph with a conditional edge, a static fan-out with a join, an error route and a pause."""
-    g = Engine(V)
+    g = Engine(S)
     for n in ("start", "big", "small", "a", "b", "join", "fix", "approve"):
         g.add(n, lambda ctx, s: NodeResult(), interrupt_before=(n == "approve"))
     g.start_at("start")
@@ -63,7 +52,7 @@ def test_mermaid_shows_the_same_features() -> None:
 
 def test_labels_with_quotes_are_escaped() -> None:
     """Node ids with quotes cannot break out of DOT strings or Mermaid labels."""
-    g = Engine(V).add('say "hi"', lambda ctx, s: NodeResult()).start_at('say "hi"')
+    g = Engine(S).add('say "hi"', lambda ctx, s: NodeResult()).start_at('say "hi"')
     assert '"say \\"hi\\""' in g.to_dot()
     assert '["say #quot;hi#quot;"]' in g.to_mermaid()
 
@@ -71,15 +60,15 @@ def test_labels_with_quotes_are_escaped() -> None:
 async def test_a_run_path_highlights_visited_nodes_and_taken_edges() -> None:
     """run_path counts visits and taken edges, dynamic routes included; drawings mark them."""
 
-    def inc(ctx: Context, s: V) -> NodeResult[V]:
-        return NodeResult(delta=V(n=s.n + 1))
+    def inc(ctx: Context, s: S) -> NodeResult[S]:
+        return NodeResult(delta=S(n=s.n + 1))
 
-    def check(ctx: Context, s: V) -> NodeResult[V]:
+    def check(ctx: Context, s: S) -> NodeResult[S]:
         return NodeResult(route=stop() if s.n >= 2 else goto("inc"))
 
-    g = Engine(V).add("inc", inc).add("check", check).add("never", inc)
+    g = Engine(S).add("inc", inc).add("check", check).add("never", inc)
     g.start_at("inc").connect("inc", "check")
-    await g.run("r", V())
+    await g.run("r", S())
     path = await run_path(g, "r")
     assert path.visits == {"inc": 2, "check": 2}
     assert path.edges[(START, "inc")] == 1 and path.edges[("inc", "check")] == 2
@@ -96,12 +85,12 @@ async def test_a_run_path_highlights_visited_nodes_and_taken_edges() -> None:
 async def test_a_failed_run_marks_the_failing_node() -> None:
     """The node a failed run stopped at is marked failed and current."""
 
-    async def bad(ctx: Context, s: V) -> NodeResult[V]:
+    async def bad(ctx: Context, s: S) -> NodeResult[S]:
         raise RuntimeError("x")
 
-    g = Engine(V).add("bad", bad).start_at("bad")
+    g = Engine(S).add("bad", bad).start_at("bad")
     with pytest.raises(Exception, match="x"):
-        await g.run("r", V())
+        await g.run("r", S())
     path = await run_path(g, "r")
     assert path.failed == {"bad"} and path.current == "bad"
     assert 'fillcolor="#f9c9c9"' in g.to_dot(highlight=path)

@@ -482,7 +482,7 @@ def _raw(url: str, request: bytes) -> bytes:
 def test_real_server_refuses_big_declared_body_and_foreign_host(tmp_path: Path) -> None:
     """Over a real socket: a 50 MB Content-Length is 413 without sending the body, a foreign Host is 403."""
     (tmp_path / "tinyapp.py").write_text(APP_FILE)
-    with serve(tmp_path, "tinyapp:build", {}) as (proc, url):
+    with serve(tmp_path, "tinyapp:build", {}) as (proc, url, _):
         big = (
             b"POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Content-Length: 52428800\r\nConnection: close\r\n\r\n"

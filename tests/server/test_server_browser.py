@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_process import serve
+from server_process import Served, serve
+
+from examples import release
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install graphengine[server])")
 pytest.importorskip("uvicorn", reason="the server extra is not installed (pip install graphengine[server])")
@@ -86,38 +87,22 @@ def build(store):
     return GoapGraph(acts, store=store, max_replans=3, blacklist_after=2).engine
 '''
 
-WORLD = {
-    "source": False,
-    "tested": False,
-    "built": False,
-    "signed": False,
-    "published": False,
-    "notified": False,
-}
+WORLD = dict(release.WORLD)
 GOAL = {"conditions": {"published": True, "notified": True}, "name": "ship release"}
 APPROVAL = {"approved": True, "reason": "looks good", "channel": "stable"}
 
 
-class Server:
-    """A `graphengine serve` process, its base URL and the gate directory of its held runs."""
-
-    def __init__(self, proc: subprocess.Popen[str], url: str, gate: Path) -> None:
-        self.proc = proc
-        self.url = url
-        self.gate = gate
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """`graphengine serve browserapp:build` on a SQLite file, port 0 (the OS picks), token required."""
     tmp = tmp_path_factory.mktemp("browser")
     gate = tmp / "gate"
     gate.mkdir()
     (tmp / "browserapp.py").write_text(APP)
     env = {"GRAPHENGINE_TOKEN": TOKEN, "BROWSER_TEST_GATE": str(gate)}
-    with serve(tmp, "browserapp:build", env) as (proc, url):
+    with serve(tmp, "browserapp:build", env) as served:
         try:
-            yield Server(proc, url, gate)
+            yield served
         finally:
             (gate / "open").touch()  # let a held run finish, so shutdown has nothing to wait for
 
@@ -134,7 +119,7 @@ def _node_column(page: Page) -> set[str]:
     return set(page.locator("#steps tbody tr td:nth-child(2)").all_inner_texts())
 
 
-def test_inspector_on_a_finished_and_a_live_goap_run(server: Server, shots: Path) -> None:
+def test_inspector_on_a_finished_and_a_live_goap_run(server: Served, shots: Path) -> None:
     """A person opening the inspector sees both runs, the GOAP graph, the steps, and the live run move."""
     with httpx.Client(base_url=server.url, headers=AUTH, timeout=20) as c:
         # The finished run: the release agent pauses for approval, the approval finishes it.
@@ -149,7 +134,7 @@ def test_inspector_on_a_finished_and_a_live_goap_run(server: Server, shots: Path
         r = c.post("/api/runs", json={"run_id": "release-live", "state": held})
         assert r.status_code == 201 and r.json()["live"] is True
     deadline = time.monotonic() + 10
-    while not (server.gate / "entered").exists():
+    while not (server.cwd / "gate" / "entered").exists():
         assert time.monotonic() < deadline, "the live run never reached its fetch action"
         time.sleep(0.05)
 
@@ -196,7 +181,7 @@ def test_inspector_on_a_finished_and_a_live_goap_run(server: Server, shots: Path
 
             # Released, the run moves on by itself (the page follows its event stream): new steps
             # appear and it stops at the approval, whose form the page shows.
-            (server.gate / "open").touch()
+            (server.cwd / "gate" / "open").touch()
             expect(page.locator("#run-status")).to_have_text("interrupted")
             expect(page.locator("#interrupt")).to_be_visible()
             expect(page.locator("#int-node")).to_have_text("approval")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_process import serve
+from server_process import Served, serve
 
 pytest.importorskip("fastapi", reason="the server extra is not installed (pip install graphengine[server])")
 pytest.importorskip("uvicorn", reason="the server extra is not installed (pip install graphengine[server])")
@@ -23,25 +23,16 @@ TOKEN = "live-test-token"
 AUTH = {"authorization": f"Bearer {TOKEN}"}
 
 
-class Server:
-    """A `graphengine serve` process and the base URL it listens on."""
-
-    def __init__(self, proc: subprocess.Popen[str], url: str, tmp: Path) -> None:
-        self.proc = proc
-        self.url = url
-        self.tmp = tmp
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """`graphengine serve srvapp:build` on a SQLite file, port 0 (the OS picks), token required."""
     tmp = tmp_path_factory.mktemp("serve")
     (tmp / "srvapp.py").write_text(APP)
-    with serve(tmp, "srvapp:build", {"GRAPHENGINE_TOKEN": TOKEN}) as (proc, url):
-        yield Server(proc, url, tmp)
+    with serve(tmp, "srvapp:build", {"GRAPHENGINE_TOKEN": TOKEN}) as served:
+        yield served
 
 
-def test_real_server_refuses_requests_without_the_token(server: Server) -> None:
+def test_real_server_refuses_requests_without_the_token(server: Served) -> None:
     """Over real HTTP, the API, the page and the schema answer 401 without the token."""
     for path in ("/api/runs", "/", "/openapi.json"):
         r = httpx.get(server.url + path)
@@ -49,7 +40,7 @@ def test_real_server_refuses_requests_without_the_token(server: Server) -> None:
     assert httpx.get(server.url + "/api/runs", headers=AUTH).status_code == 200
 
 
-def test_real_server_interrupt_and_resume(server: Server) -> None:
+def test_real_server_interrupt_and_resume(server: Served) -> None:
     """A run started over HTTP pauses at its interrupt and a resume with input finishes it."""
     with httpx.Client(base_url=server.url, headers=AUTH, timeout=10) as c:
         d = c.post("/api/runs?wait=true", json={"run_id": "paused", "state": {"n": 10}}).json()
@@ -59,7 +50,7 @@ def test_real_server_interrupt_and_resume(server: Server) -> None:
         assert d["status"] == "done" and d["state"]["note"] == "yes"
 
 
-def test_real_server_streams_events_live_and_cancels(server: Server) -> None:
+def test_real_server_streams_events_live_and_cancels(server: Served) -> None:
     """SSE delivers a live run's events as they happen; cancel ends the stream with `cancelled`."""
     with httpx.Client(base_url=server.url, headers=AUTH, timeout=10) as c:
         r = c.post("/api/runs", json={"run_id": "blocked", "state": {"n": 20}})
@@ -94,7 +85,7 @@ def _chromium() -> str | None:
     return None
 
 
-def test_inspector_in_headless_chromium(server: Server) -> None:
+def test_inspector_in_headless_chromium(server: Served) -> None:
     """Chromium shows a paused run: its id, status, the interrupt form, the steps and the drawn graph."""
     chromium = _chromium()
     if chromium is None:
@@ -109,7 +100,7 @@ def test_inspector_in_headless_chromium(server: Server) -> None:
         "--disable-dev-shm-usage",
         "--hide-scrollbars",
         "--virtual-time-budget=4000",
-        f"--user-data-dir={server.tmp / 'chromium-profile'}",
+        f"--user-data-dir={server.cwd / 'chromium-profile'}",
     ]
     dom = subprocess.run(
         [chromium, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=60, check=False
@@ -118,7 +109,7 @@ def test_inspector_in_headless_chromium(server: Server) -> None:
     assert "Waiting for input" in dom and "ship it?" in dom
     assert 'class="badge s-interrupted">interrupted<' in dom
     assert 'data-step="2"' in dom and "<svg" in dom
-    shot = Path(os.environ.get("GRAPHENGINE_SCREENSHOT_DIR", server.tmp)) / "inspector.png"
+    shot = Path(os.environ.get("GRAPHENGINE_SCREENSHOT_DIR", server.cwd)) / "inspector.png"
     subprocess.run(
         [chromium, *flags, "--window-size=1400,1500", f"--screenshot={shot}", url],
         capture_output=True,

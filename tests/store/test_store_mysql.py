@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 import pytest
-from db_servers import MYSQL_DSN, mysql_store, require_mysql
+from db_servers import MYSQL_DSN, mysql_store
 from store_checks import check_json_text_kept
 
 import graphengine.store.mysql as my_mod
@@ -23,12 +23,7 @@ from graphengine.store import (
 asyncmy = pytest.importorskip("asyncmy")
 from asyncmy import errors as my_errors  # noqa: E402
 
-pytestmark = pytest.mark.usefixtures("_mysql_up")
-
-
-@pytest.fixture
-def _mysql_up() -> None:
-    require_mysql()
+pytestmark = pytest.mark.usefixtures("mysql_up")
 
 
 def test_translation_table_covers_every_asyncmy_exception() -> None:

@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 import pytest
-from db_servers import POSTGRES_DSN, postgres_store, require_postgres, unique_name
+from db_servers import POSTGRES_DSN, postgres_store, unique_name
 from store_checks import check_json_text_kept
 
 import graphengine.store.postgres as pg_mod
@@ -25,12 +25,7 @@ from graphengine.store import (
 
 asyncpg = pytest.importorskip("asyncpg")
 
-pytestmark = pytest.mark.usefixtures("_postgres_up")
-
-
-@pytest.fixture
-def _postgres_up() -> None:
-    require_postgres()
+pytestmark = pytest.mark.usefixtures("postgres_up")
 
 
 def _asyncpg_exceptions() -> list[type[BaseException]]:

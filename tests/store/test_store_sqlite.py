@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sqlite3
 import sys
 import textwrap
 import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -398,58 +400,52 @@ def _corrupt(path: Path, sql: str) -> None:
         c.execute(sql)
 
 
-@pytest.mark.parametrize(
-    ("sql", "field"),
-    [
-        ("UPDATE steps SET route = x'00ff' WHERE step = 2", "route"),
-        ("UPDATE steps SET delta = 'text, not bytes' WHERE step = 2", "delta"),
-        ("UPDATE steps SET attempt = 'many' WHERE step = 2", "attempt"),
-        ("UPDATE steps SET state = 42 WHERE step = 2", "state"),
-        ("UPDATE steps SET events = 'x' WHERE step = 2", "events"),
-    ],
-)
-async def test_step_row_with_wrong_types_is_corrupt(tmp_path: Path, sql: str, field: str) -> None:
-    """A step row holding a wrong type raises `CorruptRecordError` naming run, step and field."""
+@contextlib.asynccontextmanager
+async def corrupted(tmp_path: Path, sql: str) -> AsyncIterator[SQLiteStore]:
+    """A store on a seeded file that `sql` damaged behind its back."""
     await seeded(tmp_path / "a.db")
     _corrupt(tmp_path / "a.db", sql)
     async with SQLiteStore(tmp_path / "a.db") as s:
-        for load in (s.load_steps, s.load_latest):
+        yield s
+
+
+@pytest.mark.parametrize(
+    ("sql", "field", "step"),
+    [
+        ("UPDATE steps SET route = x'00ff' WHERE step = 2", "route", 2),
+        ("UPDATE steps SET delta = 'text, not bytes' WHERE step = 2", "delta", 2),
+        ("UPDATE steps SET attempt = 'many' WHERE step = 2", "attempt", 2),
+        ("UPDATE steps SET state = 42 WHERE step = 2", "state", 2),
+        ("UPDATE steps SET events = 'x' WHERE step = 2", "events", 2),
+        ("UPDATE runs SET status = 'exploded'", "status", None),
+        ("UPDATE runs SET initial = 'text'", "initial", None),
+        ("UPDATE runs SET state_version = 1.5", "state_version", None),
+    ],
+)
+async def test_row_with_wrong_values_is_corrupt(
+    tmp_path: Path, sql: str, field: str, step: int | None
+) -> None:
+    """A step row (`step`) or the run row (None) holding a wrong type or an unknown status raises
+    `CorruptRecordError` naming run, step and field on every read that meets it."""
+    async with corrupted(tmp_path, sql) as s:
+        reads: list[Callable[[], Awaitable[Any]]] = [lambda: s.load_latest("r1")]
+        reads += [lambda: s.load_steps("r1")] if step is not None else [lambda: s.get_run("r1"), s.list_runs]
+        for read in reads:
             with pytest.raises(CorruptRecordError) as info:
-                await load("r1")
-            assert (info.value.run_id, info.value.step, info.value.field) == ("r1", 2, field)
+                await read()
+            assert (info.value.run_id, info.value.step, info.value.field) == ("r1", step, field)
             assert field in str(info.value)
-        # Steps before the bad one are still readable.
-        assert [x.step for x in await s.load_steps("r1", limit=1)] == [1]
+        if step is not None:  # the steps before the bad one are still readable
+            assert [x.step for x in await s.load_steps("r1", limit=1)] == [1]
 
 
 async def test_text_column_with_invalid_utf8_is_corrupt(tmp_path: Path) -> None:
     """A TEXT column holding bytes that are not UTF-8 raises `CorruptRecordError`."""
-    await seeded(tmp_path / "a.db")
-    _corrupt(tmp_path / "a.db", "UPDATE steps SET node_id = CAST(x'ff00fe' AS TEXT) WHERE step = 2")
-    async with SQLiteStore(tmp_path / "a.db") as s:
+    async with corrupted(tmp_path, "UPDATE steps SET node_id = CAST(x'ff00fe' AS TEXT) WHERE step = 2") as s:
         with pytest.raises(CorruptRecordError) as info:
             await s.load_steps("r1")
         assert info.value.run_id == "r1"
         assert isinstance(info.value.__cause__, sqlite3.Error)
-
-
-@pytest.mark.parametrize(
-    ("sql", "field"),
-    [
-        ("UPDATE runs SET status = 'exploded'", "status"),
-        ("UPDATE runs SET initial = 'text'", "initial"),
-        ("UPDATE runs SET state_version = 1.5", "state_version"),
-    ],
-)
-async def test_run_row_with_wrong_values_is_corrupt(tmp_path: Path, sql: str, field: str) -> None:
-    """A run row holding a wrong type or an unknown status raises `CorruptRecordError` naming the field."""
-    await seeded(tmp_path / "a.db")
-    _corrupt(tmp_path / "a.db", sql)
-    async with SQLiteStore(tmp_path / "a.db") as s:
-        for call in (s.get_run("r1"), s.load_latest("r1"), s.list_runs()):
-            with pytest.raises(CorruptRecordError) as info:
-                await call
-            assert (info.value.run_id, info.value.field) == ("r1", field)
 
 
 async def test_checkpoint_row_with_wrong_types_is_corrupt(tmp_path: Path) -> None:

@@ -34,21 +34,24 @@ installed suite has it); see `tests/adapters/test_saver_conformance.py`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import re
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar, cast
 
 from graphengine.adapters.langgraph_tables import (
     CheckpointTable,
     LGBlobRow,
     LGCheckpointRow,
+    LGQuery,
     LGWriteRow,
     open_table,
 )
+from graphengine.store._sql import OpenOnEnter
 
 try:
     from langgraph.checkpoint.base import (
@@ -75,6 +78,7 @@ from langchain_core.runnables import RunnableConfig
 __all__ = ["GraphEngineSaver"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 _FILTER_KEY = re.compile(r"^[a-zA-Z0-9_.-]+$")
@@ -115,6 +119,42 @@ def matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
     return True
 
 
+def _blocking(
+    amethod: Callable[Concatenate[GraphEngineSaver, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[GraphEngineSaver, P], T]:
+    """The sync twin of a saver's async method: the same arguments, run through `_sync`."""
+
+    @functools.wraps(amethod)
+    def method(self: GraphEngineSaver, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._sync(amethod(self, *args, **kwargs))
+
+    _rename(method, amethod)
+    return method
+
+
+def _blocking_iter(
+    amethod: Callable[Concatenate[GraphEngineSaver, P], AsyncIterator[T]],
+) -> Callable[Concatenate[GraphEngineSaver, P], Iterator[T]]:
+    """The sync twin of a saver's async generator method: its items collected through `_sync`,
+    then yielded."""
+
+    @functools.wraps(amethod)
+    def method(self: GraphEngineSaver, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        async def collect() -> list[T]:
+            return [item async for item in amethod(self, *args, **kwargs)]
+
+        yield from self._sync(collect())
+
+    _rename(method, amethod)
+    return method
+
+
+def _rename(method: Callable[..., Any], amethod: Callable[..., Any]) -> None:
+    method.__name__ = amethod.__name__.removeprefix("a")
+    method.__qualname__ = amethod.__qualname__.rpartition(".")[0] + "." + method.__name__
+    method.__doc__ = f"Sync `{amethod.__name__}`."
+
+
 class _Bridge:
     """A private event loop on a daemon thread, for sync calls into an I/O table."""
 
@@ -136,7 +176,7 @@ class _Bridge:
             self.loop.close()
 
 
-class GraphEngineSaver(BaseCheckpointSaver[str]):
+class GraphEngineSaver(BaseCheckpointSaver[str], OpenOnEnter):
     """A LangGraph checkpointer storing into a graphengine `CheckpointTable`.
 
     Raises `ValueError` for a serializer with pickle enabled. Methods raise what the table
@@ -165,19 +205,14 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
 
     # ------------------------------------------------------------------ lifetime
 
-    async def __aenter__(self) -> Self:
-        """Open the table (its connections are made on this loop)."""
-        await self._open()
-        return self
-
     async def __aexit__(
         self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
     ) -> None:
-        await self.aclose()
+        await self.aclose()  # `close` is the sync methods' own
 
     def __enter__(self) -> Self:
         """Open the table for the sync methods (through the private loop thread for an I/O table)."""
-        self._sync(self._open())
+        self._sync(self._open_now())
         return self
 
     def __exit__(
@@ -185,7 +220,8 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
     ) -> None:
         self.close()
 
-    async def _open(self) -> None:
+    async def _open_now(self) -> None:
+        """Open the table (its connections are made on the running loop)."""
         enter = getattr(self.table, "__aenter__", None)
         if enter is not None:
             await enter()
@@ -296,10 +332,12 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         conf = config["configurable"] if config else {}
         tid = conf.get("thread_id")
         rows = self.table.search(
-            str(tid) if tid is not None else None,
-            conf.get("checkpoint_ns"),
-            conf.get("checkpoint_id"),
-            get_checkpoint_id(before) if before else None,
+            LGQuery(
+                str(tid) if tid is not None else None,
+                conf.get("checkpoint_ns"),
+                conf.get("checkpoint_id"),
+                get_checkpoint_id(before) if before else None,
+            )
         )
         left = limit
         async for row in rows:
@@ -433,67 +471,18 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         await self.table.prune([str(t) for t in thread_ids], keep_latest=strategy == "keep_latest")
 
     # ------------------------------------------------------------------ sync API
+    # Each sync method is its async twin run through `_sync` (the table inline, or the bridge loop).
 
-    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        """Sync `aget_tuple`."""
-        return self._sync(self.aget_tuple(config))
+    get_tuple = _blocking(aget_tuple)
+    put = _blocking(aput)
+    put_writes = _blocking(aput_writes)
+    delete_thread = _blocking(adelete_thread)
+    delete_for_runs = _blocking(adelete_for_runs)
+    copy_thread = _blocking(acopy_thread)
+    prune = _blocking(aprune)
+    get_delta_channel_history = _blocking(aget_delta_channel_history)
 
-    def list(
-        self,
-        config: RunnableConfig | None,
-        *,
-        filter: dict[str, Any] | None = None,
-        before: RunnableConfig | None = None,
-        limit: int | None = None,
-    ) -> Iterator[CheckpointTuple]:
-        """Sync `alist` (collected, then yielded)."""
-
-        async def collect() -> list[CheckpointTuple]:
-            return [t async for t in self.alist(config, filter=filter, before=before, limit=limit)]
-
-        yield from self._sync(collect())
-
-    def put(
-        self,
-        config: RunnableConfig,
-        checkpoint: Checkpoint,
-        metadata: CheckpointMetadata,
-        new_versions: ChannelVersions,
-    ) -> RunnableConfig:
-        """Sync `aput`."""
-        return self._sync(self.aput(config, checkpoint, metadata, new_versions))
-
-    def put_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        """Sync `aput_writes`."""
-        self._sync(self.aput_writes(config, writes, task_id, task_path))
-
-    def delete_thread(self, thread_id: str) -> None:
-        """Sync `adelete_thread`."""
-        self._sync(self.adelete_thread(thread_id))
-
-    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
-        """Sync `adelete_for_runs`."""
-        self._sync(self.adelete_for_runs(run_ids))
-
-    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        """Sync `acopy_thread`."""
-        self._sync(self.acopy_thread(source_thread_id, target_thread_id))
-
-    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        """Sync `aprune`."""
-        self._sync(self.aprune(thread_ids, strategy=strategy))
-
-    def get_delta_channel_history(
-        self, *, config: RunnableConfig, channels: Sequence[str]
-    ) -> Mapping[str, DeltaChannelHistory]:
-        """Sync `aget_delta_channel_history`."""
-        return self._sync(self.aget_delta_channel_history(config=config, channels=channels))
+    list = _blocking_iter(alist)  # collected on the loop, then yielded
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """Versions as LangGraph's own savers make them: a zero-padded counter and a random tiebreak."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import SecretStr
 
@@ -13,7 +13,19 @@ from ._http import JsonHttp, RetryPolicy
 from .chat import ChatOut, Message, ToolCall, ToolSpec
 from .errors import BadResponseError
 
-__all__ = ["HttpChatModel", "decode_tool_calls", "wire_tool"]
+__all__ = ["Connection", "HttpChatModel", "decode_tool_calls", "wire_tool"]
+
+
+class Connection(TypedDict, total=False):
+    """The keywords every HTTP chat model takes besides its own (defaults as `HttpChatModel`'s)."""
+
+    api_key: str | SecretStr | None
+    max_retries: int
+    retry: RetryPolicy | None
+    headers: Mapping[str, str] | None
+    client: Any
+    transport: Any
+    sleep: Callable[[float], Awaitable[None]] | None
 
 
 def wire_tool(t: ToolSpec) -> dict[str, Any]:
@@ -69,23 +81,31 @@ class HttpChatModel:
     """Where `chat` posts, below `base_url`."""
     answer_name: str
     """What a bad answer is called in errors (``chat completion``, ``/api/chat answer``)."""
-    model: str
-    base_url: str
     _api_key: SecretStr | None
     _http: JsonHttp
 
-    def _connect(
+    def __init__(
         self,
-        api_key: str | SecretStr | None,
-        headers: Mapping[str, str] | None,
+        model: str,
+        *,
+        base_url: str,
         timeout: float,
-        retry: RetryPolicy,
-        client: Any,
-        transport: Any,
-        sleep: Callable[[float], Awaitable[None]] | None,
+        api_key: str | SecretStr | None = None,
+        max_retries: int = 2,
+        retry: RetryPolicy | None = None,
+        headers: Mapping[str, str] | None = None,
+        client: Any = None,
+        transport: Any = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
         """Keep the key as a `SecretStr` and open the `JsonHttp` client that sends it as
-        ``Authorization: Bearer``; the key and every header value are redacted from its errors."""
+        ``Authorization: Bearer``; the key and every header value are redacted from its errors.
+        `retry` defaults to `RetryPolicy(max_retries=max_retries)`."""
+        self.model = model
+        """The model name sent with each request."""
+        self.base_url = base_url.rstrip("/")
+        """The server's URL that `chat_path` is below."""
+        retry = retry or RetryPolicy(max_retries=max_retries)
         key = api_key if isinstance(api_key, SecretStr) or api_key is None else SecretStr(api_key)
         hdrs = dict(headers or {})
         if key is not None and key.get_secret_value():

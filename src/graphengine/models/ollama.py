@@ -6,13 +6,10 @@ Needs the ``http`` extra (httpx). Ollama also serves the OpenAI protocol at ``/v
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Unpack
 
-from pydantic import SecretStr
-
-from ._http import RetryPolicy
-from ._wire import HttpChatModel, decode_tool_calls, wire_tool
+from ._wire import Connection, HttpChatModel, decode_tool_calls, wire_tool
 from .chat import ChatOut, Message, ToolSpec
 
 __all__ = ["OllamaChatModel"]
@@ -49,27 +46,16 @@ class OllamaChatModel(HttpChatModel):
         model: str,
         *,
         base_url: str = OLLAMA_BASE_URL,
-        api_key: str | SecretStr | None = None,
         timeout: float = 120.0,
-        max_retries: int = 2,
-        retry: RetryPolicy | None = None,
         options: Mapping[str, Any] | None = None,
         keep_alive: str | None = None,
-        headers: Mapping[str, str] | None = None,
-        client: Any = None,
-        transport: Any = None,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
+        **connection: Unpack[Connection],
     ) -> None:
-        self.model = model
-        """The model name sent with each request."""
-        self.base_url = base_url.rstrip("/")
-        """The server (without ``/api``)."""
         self.options = dict(options or {})
         """Ollama ``options`` (``temperature``, ``seed``, ``num_ctx``...)."""
         self.keep_alive = keep_alive
         """How long Ollama keeps the model loaded (None: its default)."""
-        retry = retry or RetryPolicy(max_retries=max_retries)
-        self._connect(api_key, headers, timeout, retry, client, transport, sleep)
+        super().__init__(model, base_url=base_url, timeout=timeout, **connection)  # base_url without /api
 
     def request_body(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> dict[str, Any]:
         """The JSON body `chat` sends."""

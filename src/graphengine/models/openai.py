@@ -7,13 +7,10 @@ point `base_url` at them (e.g. ``http://127.0.0.1:8000/v1``). Needs the ``http``
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Unpack
 
-from pydantic import SecretStr
-
-from ._http import RetryPolicy
-from ._wire import HttpChatModel, decode_tool_calls, wire_tool
+from ._wire import Connection, HttpChatModel, decode_tool_calls, wire_tool
 from .chat import ChatOut, Message, ToolSpec
 
 __all__ = ["OpenAIChatModel"]
@@ -63,30 +60,19 @@ class OpenAIChatModel(HttpChatModel):
         model: str,
         *,
         base_url: str = OPENAI_BASE_URL,
-        api_key: str | SecretStr | None = None,
         timeout: float = 60.0,
-        max_retries: int = 2,
-        retry: RetryPolicy | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
         extra_body: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-        client: Any = None,
-        transport: Any = None,
-        sleep: Callable[[float], Awaitable[None]] | None = None,
+        **connection: Unpack[Connection],
     ) -> None:
-        self.model = model
-        """The model name sent with each request."""
-        self.base_url = base_url.rstrip("/")
-        """Where the API lives (``.../v1``)."""
         self.temperature = temperature
         """Sampling temperature (None: the server's default)."""
         self.max_tokens = max_tokens
         """Answer length limit (None: the server's default)."""
         self.extra_body = dict(extra_body or {})
         """Extra request fields (``seed``, ``top_p``, ``response_format``...), sent as given."""
-        retry = retry or RetryPolicy(max_retries=max_retries)
-        self._connect(api_key, headers, timeout, retry, client, transport, sleep)
+        super().__init__(model, base_url=base_url, timeout=timeout, **connection)  # base_url: .../v1
 
     def request_body(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> dict[str, Any]:
         """The JSON body `chat` sends (handy to check what a server will see)."""

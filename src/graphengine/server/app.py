@@ -48,10 +48,10 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import Body, FastAPI, Query, Request, Response
 from fastapi.encoders import jsonable_encoder
@@ -89,6 +89,9 @@ TOKEN_ENV = "GRAPHENGINE_TOKEN"  # noqa: S105 (a variable name, not a secret)
 def token_from_env(name: str = TOKEN_ENV) -> str | None:
     """The bearer token in environment variable `name` (None when unset or empty: no auth)."""
     return os.environ.get(name) or None
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 # ---------------------------------------------------------------------- API models
@@ -442,6 +445,16 @@ def create_app(
             graph_changed=bool(rec.fingerprint) and rec.fingerprint != engine.fingerprint,
         )
 
+    def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
+        """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409
+        (the run is in a state the action does not apply to)."""
+        return app.post(
+            f"/api/runs/{{run_id}}/{name}",
+            response_model=model,
+            tags=["runs"],
+            responses={404: _ERRORS[404], 409: _ERRORS[409]},
+        )
+
     @app.get("/api/runs", response_model=list[RunSummary], tags=["runs"])
     async def list_runs(
         status: Annotated[RunStatus | None, Query(description="only runs with this status")] = None,
@@ -543,12 +556,7 @@ def create_app(
             prev = v.ts
         return out
 
-    @app.post(
-        "/api/runs/{run_id}/resume",
-        response_model=RunDetail,
-        tags=["runs"],
-        responses={404: _ERRORS[404], 409: _ERRORS[409]},
-    )
+    @run_action("resume", RunDetail)
     async def resume(
         run_id: RunId,
         body: Annotated[ResumeRun | None, Body()] = None,
@@ -561,23 +569,13 @@ def create_app(
         await runs.resume(run_id, kw, wait=wait)
         return await detail(run_id)
 
-    @app.post(
-        "/api/runs/{run_id}/cancel",
-        response_model=RunDetail,
-        tags=["runs"],
-        responses={404: _ERRORS[404], 409: _ERRORS[409]},
-    )
+    @run_action("cancel", RunDetail)
     async def cancel(run_id: RunId) -> RunDetail:
         """Cancel a run this server drives; its status becomes `cancelled` (resume continues it)."""
         await runs.cancel(run_id)
         return await detail(run_id)
 
-    @app.post(
-        "/api/runs/{run_id}/replay",
-        response_model=ReplayInfo,
-        tags=["runs"],
-        responses={404: _ERRORS[404], 409: _ERRORS[409]},
-    )
+    @run_action("replay", ReplayInfo)
     async def replay(run_id: RunId) -> ReplayInfo:
         """Re-execute the run's nodes against its record (tools served from it, nothing written)."""
         if runs.is_live(run_id):

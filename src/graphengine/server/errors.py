@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graphengine.store import (
     CorruptRecordError,
@@ -35,6 +35,7 @@ from ..errors import (
     SchemaVersionError,
     StateValidationError,
 )
+from .limits import StartWatch
 
 __all__ = [
     "AlreadyRunningError",
@@ -122,18 +123,11 @@ class ErrorBoundary:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started = False
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        watch = StartWatch(send)
         try:
-            await self.app(scope, receive, tracked)
+            await self.app(scope, receive, watch)
         except Exception as exc:
             log.exception("%s %s failed", scope.get("method", ""), scope.get("path", ""))
-            if started:
+            if watch.started:
                 raise
             await JSONResponse({"detail": describe(exc)}, status_code=status_of(exc))(scope, receive, send)

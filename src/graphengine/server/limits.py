@@ -28,6 +28,7 @@ __all__ = [
     "BodyLimit",
     "BodyTooLargeError",
     "RunId",
+    "StartWatch",
     "check_run_id",
     "nonfinite",
 ]
@@ -37,6 +38,23 @@ MAX_BODY = 1024 * 1024
 
 RUN_ID_MAX = 200
 """Longest run id the API accepts, in characters."""
+
+
+class StartWatch:
+    """An ASGI `send` that notes when the response starts: after that, an error can no longer
+    become a response of its own, so middleware can only re-raise it."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        """The wrapped `send`."""
+        self.started = False
+        """Whether `http.response.start` went out."""
+
+    async def __call__(self, message: Message) -> None:
+        """Pass `message` on, noting the response start."""
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
 
 
 class BodyTooLargeError(HTTPException):
@@ -79,7 +97,7 @@ class BodyLimit:
                     await _too_large(limit)(scope, receive, send)
                     return
         seen = 0
-        started = False
+        watch = StartWatch(send)
 
         async def limited() -> Message:
             nonlocal seen
@@ -90,17 +108,11 @@ class BodyLimit:
                     raise BodyTooLargeError(limit)
             return message
 
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
         try:
-            await self.app(scope, limited, tracked)
+            await self.app(scope, limited, watch)
         except BodyTooLargeError:
             # Routes turn it into a 413 themselves; this covers a body read outside a route.
-            if started:
+            if watch.started:
                 raise
             await _too_large(limit)(scope, receive, send)
 

@@ -33,9 +33,16 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
+from ._sql import PORTABLE, LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
 from ._sql._group import Pending
-from ._sql._mysql import OTHER_ERRORS, RETRYABLE, TRANSLATE, driver, errno, parse_dsn, text, translate
+from ._sql._mysql import (
+    RETRYABLE,
+    TRANSLATE,
+    MySQLPools,
+    errno,
+    text,
+    translate,
+)
 from .errors import (
     StoreError,
     StoreUnavailableError,
@@ -147,8 +154,9 @@ _MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
 
-# Statements are plain literals, every value a bound parameter (asyncmy escapes them; bytes
-# are sent as _binary literals so no charset conversion can touch them).
+# Statements are literals (those shared with SQLite, `PORTABLE`, with `%s` for its `?`), every
+# value a bound parameter (asyncmy escapes them; bytes are sent as _binary literals so no
+# charset conversion can touch them).
 
 _LOCK: Final = "SELECT GET_LOCK('graphengine.store.migrate', %s)"
 _UNLOCK: Final = "SELECT RELEASE_LOCK('graphengine.store.migrate')"
@@ -160,17 +168,11 @@ _SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES (%s)"
 # nothing while rows of an earlier run with this id outlive its run record (deleted under them):
 # a new run must never fold another run's steps.
 _STATEMENTS: Final = Statements(
+    **{name: sql.replace("?", "%s") for name, sql in PORTABLE.items()},
     insert_run="""INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
 SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
 WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = %s) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = %s)
   AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)""",
-    orphans="""SELECT (SELECT min(step) FROM steps WHERE run_id = %s), EXISTS (SELECT 1 FROM branches WHERE run_id = %s),
-    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = %s)""",
-    first_step="SELECT step, state IS NOT NULL FROM steps WHERE run_id = %s ORDER BY step LIMIT 1",
-    run_exists="SELECT 1 FROM runs WHERE run_id = %s",
-    get_run="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = %s",
-    list_runs="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT %s",
-    list_runs_by_status="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = %s ORDER BY created_at DESC, run_id DESC LIMIT %s",
     status_state="SELECT status, coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) FROM runs WHERE run_id = %s",
     # Without a lease: refused while another worker's lease on the run is live. CLIENT_FOUND_ROWS
     # is off, so an update to the same values counts 0 rows: updated_at always changes, so it
@@ -196,19 +198,10 @@ WHERE coalesce((SELECT max(step) FROM steps WHERE run_id = %s), 0) = %s - 1
     write_state="""SELECT lease_owner, lease_token, lease_expires > UNIX_TIMESTAMP(NOW(6)), lease_expires,
     (SELECT max(step) FROM steps WHERE run_id = %s)
 FROM runs WHERE run_id = %s""",
-    load_from_snapshot="""SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
-WHERE run_id = %s AND step >= coalesce(
-    (SELECT step FROM steps WHERE run_id = %s AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
-ORDER BY step""",
-    load_steps="SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = %s AND step > %s ORDER BY step LIMIT %s",
-    load_branches="SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = %s AND step = %s ORDER BY branch",
     # Upsert; the EXISTS refuses unknown runs (0 rows). A replace counts 2 rows, an insert 1.
     save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
 SELECT %s, %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
 ON DUPLICATE KEY UPDATE step = VALUES(step), state = VALUES(state), ts = VALUES(ts)""",
-    load_checkpoint="SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = %s AND label = %s",
-    set_meta="UPDATE runs SET meta = %s, updated_at = %s WHERE run_id = %s",
-    delete_run="DELETE FROM runs WHERE run_id = %s",
 )
 # LIMIT needs a number in MySQL: the largest BIGINT UNSIGNED stands for "no limit".
 _NO_LIMIT: Final = 18446744073709551615
@@ -255,7 +248,7 @@ def _meta_text(run: RunRecord) -> str:
     return meta_text(run, "MySQLStore keeps it in a JSON text column")
 
 
-class MySQLStore(PoolMixin, LeaseMixin):
+class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
@@ -268,13 +261,7 @@ class MySQLStore(PoolMixin, LeaseMixin):
     _no_limit = _NO_LIMIT
     _max_branches = _MAX_BRANCHES
 
-    def __init__(
-        self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
-    ) -> None:
-        self._conn_args = parse_dsn(dsn)
-        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS)
-        self.database: str = self._conn_args["db"]
-        """The database holding this store's tables."""
+    def _init_state(self) -> None:
         self._init_pool()
         self._init_sql()
 
@@ -283,25 +270,6 @@ class MySQLStore(PoolMixin, LeaseMixin):
         return f"MySQLStore(database={self.database!r})"
 
     # ---------------------------------------------------------------- connection management
-
-    async def _connect(self) -> Any:
-        asyncmy = driver()
-        self._errors = (asyncmy.errors.MySQLError, *OTHER_ERRORS)
-        where = repr(self)
-        try:
-            pool = await asyncmy.create_pool(
-                minsize=self.min_size,
-                maxsize=self.max_size,
-                connect_timeout=self.connect_timeout,
-                autocommit=True,
-                charset="utf8mb4",
-                binary_prefix=True,
-                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-                **self._conn_args,
-            )
-        except self._errors as exc:
-            raise _translate(exc, "open", where) from exc
-        return await self._migrated(pool, _translate)
 
     async def _migrate(self, conn: Any) -> None:
         async with conn.cursor() as cur:
@@ -331,20 +299,10 @@ class MySQLStore(PoolMixin, LeaseMixin):
                 await cur.execute(_UNLOCK)
                 await cur.fetchone()
 
-    async def _close_pool(self, pool: Any) -> None:
-        pool.close()
-        await pool.wait_closed()
-
     # ---------------------------------------------------------------- driver glue (SQLStore)
 
     async def _rows(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
-        pool = await self._db()
-        try:
-            async with pool.acquire() as conn, conn.cursor() as cur:
-                await cur.execute(sql, params)
-                return list(await cur.fetchall())
-        except self._errors as exc:
-            raise _translate(exc, "read", repr(self), run_id=run_id) from exc
+        return await self._fetch_on(await self._db(), sql, params, run_id)
 
     async def _count(
         self, op: _Op, sql: str, params: Sequence[Any], *, run_id: str | None = None, step: int | None = None
@@ -381,25 +339,16 @@ class MySQLStore(PoolMixin, LeaseMixin):
             pool = await self._open_for_loop()
         outcomes: list[int | BaseException] = []
         try:
-            async with pool.acquire() as conn:
-                await conn.begin()
-                try:
-                    async with conn.cursor() as cur:
-                        for p in batch:
-                            sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
-                            try:
-                                outcomes.append(await cur.execute(sql, p.params))
-                            except self._errors as exc:
-                                if errno(exc) in RETRYABLE:
-                                    raise
-                                where = repr(self)
-                                outcomes.append(
-                                    _translate(exc, "save_step", where, run_id=p.run_id, step=p.step)
-                                )
-                    await conn.commit()
-                except BaseException:
-                    await conn.rollback()
-                    raise
+            async with self._transaction(pool) as cur:
+                for p in batch:
+                    sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
+                    try:
+                        outcomes.append(await cur.execute(sql, p.params))
+                    except self._errors as exc:
+                        if errno(exc) in RETRYABLE:
+                            raise
+                        where = repr(self)
+                        outcomes.append(_translate(exc, "save_step", where, run_id=p.run_id, step=p.step))
         except Exception:  # nothing of the batch committed
             await super()._write_steps(batch)
             return
@@ -454,30 +403,22 @@ class MySQLStore(PoolMixin, LeaseMixin):
         check_id(run_id)
         pool = await self._db()
         try:
-            async with pool.acquire() as conn:
-                await conn.begin()
-                try:
-                    async with conn.cursor() as cur:
-                        await cur.execute(_SNAPSHOT_AT, (run_id, step))
-                        row = await cur.fetchone()
-                        if not row or not row[0]:
-                            await cur.execute(_HAS_STEPS, (run_id,))
-                            if await cur.fetchone() is None:
-                                await conn.rollback()
-                                return 0
-                            raise StoreError(
-                                f"run {run_id!r}: step {step} has no state snapshot; deleting the steps "
-                                "before it would leave the run unrebuildable",
-                                run_id=run_id,
-                                step=step,
-                            )
-                        await cur.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
-                        n: int = await cur.execute(_DELETE_STEPS_BEFORE, (run_id, step))
-                    await conn.commit()
-                    return n
-                except BaseException:
-                    await conn.rollback()
-                    raise
+            async with self._transaction(pool) as cur:
+                await cur.execute(_SNAPSHOT_AT, (run_id, step))
+                row = await cur.fetchone()
+                if not row or not row[0]:
+                    await cur.execute(_HAS_STEPS, (run_id,))
+                    if await cur.fetchone() is None:
+                        return 0  # an unknown run: nothing was written, the commit ends the read
+                    raise StoreError(
+                        f"run {run_id!r}: step {step} has no state snapshot; deleting the steps "
+                        "before it would leave the run unrebuildable",
+                        run_id=run_id,
+                        step=step,
+                    )
+                await cur.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
+                n: int = await cur.execute(_DELETE_STEPS_BEFORE, (run_id, step))
+                return n
         except self._errors as exc:
             raise _translate(exc, "write", repr(self), run_id=run_id, step=step) from exc
 

@@ -32,18 +32,16 @@ import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final
 
 import aiosqlite
 
-from ._sql import Op, SQLStore, Statements, driver_error, run_record
+from ._sql import PORTABLE, OneLoopMixin, Op, SQLStore, Statements, driver_error, key_conflict, run_record
+from ._sql import always as _always
 from ._sql._group import Pending
 from ._sql._sqlite import BUSY_CODES, CHECKPOINT, CHECKPOINT_EVERY, MAX_BATCH, batch_insert, open_direct
 from .errors import (
     CorruptRecordError,
-    RunExistsError,
-    StepConflictError,
     StoreError,
     StoreUnavailableError,
 )
@@ -121,24 +119,18 @@ assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 _SYNCHRONOUS: Final = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
 
-# Statements are plain literals (no string building anywhere), every value a bound parameter,
+# Statements are plain literals (those shared with MySQL in `PORTABLE`), every value a bound parameter,
 # in the order `graphengine.store._sql.Statements` documents. Column lists follow the records'
 # field order, so a checked row is the record's positional arguments. Plain `?` placeholders
 # (Python 3.14's sqlite3 refuses numbered ones bound from a sequence).
 _STATEMENTS: Final = Statements(
+    **PORTABLE,
     # Inserts nothing (rowcount 0) while rows of an earlier run with this id outlive its run
     # record (deleted under them): a new run must never fold another run's steps.
     insert_run="""INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
 SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 WHERE NOT EXISTS (SELECT 1 FROM steps WHERE run_id = ?) AND NOT EXISTS (SELECT 1 FROM branches WHERE run_id = ?)
   AND NOT EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)""",
-    orphans="""SELECT (SELECT min(step) FROM steps WHERE run_id = ?), EXISTS (SELECT 1 FROM branches WHERE run_id = ?),
-    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)""",
-    first_step="SELECT step, state IS NOT NULL FROM steps WHERE run_id = ? ORDER BY step LIMIT 1",
-    run_exists="SELECT 1 FROM runs WHERE run_id = ?",
-    get_run="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?",
-    list_runs="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?",
-    list_runs_by_status="SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?",
     status_state="SELECT status, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?",
     # Compare-and-set: a NULL expectation disables its condition.
     set_status="""UPDATE runs SET status = ?, error = ?, error_node = ?, updated_at = ? WHERE run_id = ?
@@ -156,24 +148,11 @@ WHERE coalesce((SELECT step FROM steps WHERE run_id = ? ORDER BY step DESC LIMIT
     insert_step_fenced=None,
     # No leases in SQLite: a refused write is explained by the newest step alone.
     write_state="SELECT NULL, 0, 0, NULL, (SELECT max(step) FROM steps WHERE run_id = ?) FROM runs WHERE run_id = ?",
-    # The newest snapshot and everything after it in ONE statement, so it reads one consistent
-    # snapshot of the file even while other connections append. When no step carries a state
-    # the base is 0 and every step comes back.
-    load_from_snapshot="""SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
-WHERE run_id = ? AND step >= coalesce(
-    (SELECT step FROM steps WHERE run_id = ? AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
-ORDER BY step""",
-    # LIMIT -1 means no limit in SQLite.
-    load_steps="SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?",
-    load_branches="SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch",
     # Upsert; `WHERE EXISTS` both refuses unknown runs and keeps the INSERT ... SELECT ... ON
     # CONFLICT parse unambiguous (SQLite requires a WHERE there).
     save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
 SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
 ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts""",
-    load_checkpoint="SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?",
-    set_meta="UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?",
-    delete_run="DELETE FROM runs WHERE run_id = ?",
 )
 # Kept by name: tests read the snapshot statement's plan.
 _LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot
@@ -342,10 +321,7 @@ def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
     code = _code(exc)
     # Without a code, only a key message means "taken"; NOT NULL / CHECK mean a bad value.
     if code in _KEY_CONSTRAINTS or (code == 0 and ("UNIQUE" in str(exc) or "FOREIGN KEY" in str(exc))):
-        if op == "create_run":
-            return RunExistsError
-        if op in ("save_step", "save_branches", "save_checkpoint"):
-            return StepConflictError
+        return key_conflict(op)
     return StoreError
 
 
@@ -365,10 +341,6 @@ def _by_code(exc: BaseException, op: _Op) -> type[StoreError]:
     if op == "open":
         return StoreUnavailableError
     return StoreError
-
-
-def _always(kind: type[StoreError]) -> Callable[[BaseException, _Op], type[StoreError]]:
-    return lambda exc, op: kind
 
 
 def _programming(exc: BaseException, op: _Op) -> type[StoreError]:
@@ -410,7 +382,7 @@ _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
 _ON_LOOP: Final[frozenset[_Op]] = frozenset({"save_step", "create_run"})
 
 
-class SQLiteStore(SQLStore):
+class SQLiteStore(SQLStore, OneLoopMixin):
     """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
 
     `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use
@@ -439,16 +411,11 @@ class SQLiteStore(SQLStore):
         """`PRAGMA synchronous` for the connection (NORMAL: crash-safe, not power-loss-safe)."""
         self.busy_timeout = busy_timeout
         """Seconds a statement waits for another connection's lock before `StoreUnavailableError`."""
-        self._conn: aiosqlite.Connection | None = None
+        self._init_handle()  # the aiosqlite connection of the loop that opened it last
         # Writes single steps on the event loop's thread (see `graphengine.store._sql._sqlite`).
         self._direct: sqlite3.Connection | None = None
         self._direct_commits = 0
         self._checkpointing: asyncio.Task[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
-        self._lock: asyncio.Lock | None = None
-        self._lock_loop: asyncio.AbstractEventLoop | None = None
-        self._closed = False
         self._init_sql()
 
     _sql = _STATEMENTS
@@ -461,35 +428,25 @@ class SQLiteStore(SQLStore):
 
     # ---------------------------------------------------------------- connection management
 
-    async def _db(self) -> aiosqlite.Connection:
-        """The connection for the running loop, opened (or reopened) on first use in it."""
-        conn = self._conn
-        if conn is not None and self._loop is asyncio.get_running_loop():
-            return conn
-        return await self._open_for_loop()
-
-    async def _open_for_loop(self) -> aiosqlite.Connection:
-        loop = asyncio.get_running_loop()
-        if self._lock is None or self._lock_loop is not loop:
-            self._lock, self._lock_loop = asyncio.Lock(), loop
-        async with self._lock:
-            if self._closed:
-                raise StoreUnavailableError(f"{self!r} is closed")
-            if self._conn is not None and self._loop is loop:
-                return self._conn  # another task opened it while we waited
-            old, self._conn, self._loop = self._conn, None, None
-            if old is not None:
-                await self._dispose(old)
-            conn = await self._connect()
-            try:
-                self._direct = await asyncio.to_thread(open_direct, self.path, self.synchronous)
-            except _DRIVER_ERRORS:
-                # Only a shortcut: every write can still take the thread connection.
-                log.warning("%r: no loop-thread connection; steps go through the thread", self, exc_info=True)
-            self._conn, self._loop = conn, loop
-            return conn
+    @property
+    def _conn(self) -> aiosqlite.Connection | None:
+        """The connection of the loop that opened it last (None before the first use)."""
+        conn: aiosqlite.Connection | None = self._handle
+        return conn
 
     async def _connect(self) -> aiosqlite.Connection:
+        conn = await self._open_conn()
+        try:
+            self._direct = await asyncio.to_thread(open_direct, self.path, self.synchronous)
+        except _DRIVER_ERRORS:
+            # Only a shortcut: every write can still take the thread connection.
+            log.warning("%r: no loop-thread connection; steps go through the thread", self, exc_info=True)
+        return conn
+
+    async def _discard(self, handle: aiosqlite.Connection) -> None:
+        await self._dispose(handle)
+
+    async def _open_conn(self) -> aiosqlite.Connection:
         where = repr(self)
         try:
             conn = aiosqlite.connect(self.path, isolation_level=None, timeout=self.busy_timeout)
@@ -574,21 +531,11 @@ class SQLiteStore(SQLStore):
     async def close(self) -> None:
         """Close the connection; the store may not be used afterwards (`StoreUnavailableError`)."""
         self._closed = True
-        conn, self._conn, self._loop = self._conn, None, None
+        conn, self._handle, self._loop = self._handle, None, None
         if conn is not None:
             if self._checkpointing is not None:
                 await asyncio.gather(self._checkpointing, return_exceptions=True)
             await self._dispose(conn)
-
-    async def __aenter__(self) -> SQLiteStore:
-        """Open the file now, so a bad path fails here rather than at the first write."""
-        await self._db()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
 
     # ---------------------------------------------------------------- driver glue (SQLStore)
 
@@ -607,7 +554,7 @@ class SQLiteStore(SQLStore):
             if n is not None:
                 return n
         # Inlined `_db`: this is the hot path of every step.
-        conn = self._conn
+        conn = self._handle
         if conn is None or self._loop is not asyncio.get_running_loop():
             conn = await self._open_for_loop()
         try:
@@ -621,7 +568,7 @@ class SQLiteStore(SQLStore):
         if len(batch) == 1:
             await super()._write_steps(batch)  # one statement: `_count`, on the loop if it can
             return
-        conn = self._conn
+        conn = self._handle
         if conn is None or self._loop is not asyncio.get_running_loop():
             conn = await self._open_for_loop()
         params = [value for p in batch for value in p.params[:11]]

@@ -12,13 +12,14 @@ from ._memory import MemoryCheckpointTable
 from ._mysql import MySQLCheckpointTable
 from ._open import open_table, table_beside
 from ._postgres import PostgresCheckpointTable
-from ._protocol import CheckpointTable, LGBlobRow, LGCheckpointRow, LGWriteRow
+from ._protocol import CheckpointTable, LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
 from ._sqlite import SQLiteCheckpointTable
 
 __all__ = [
     "CheckpointTable",
     "LGBlobRow",
     "LGCheckpointRow",
+    "LGQuery",
     "LGWriteRow",
     "MemoryCheckpointTable",
     "MySQLCheckpointTable",

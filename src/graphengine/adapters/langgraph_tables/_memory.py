@@ -6,7 +6,7 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import replace
 
-from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
+from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
 
 __all__ = ["MemoryCheckpointTable"]
 
@@ -54,22 +54,9 @@ class MemoryCheckpointTable:
             return cps[max(cps)]
         return cps.get(checkpoint_id)
 
-    async def search(
-        self,
-        thread_id: str | None,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before: str | None,
-    ) -> AsyncIterator[LGCheckpointRow]:
-        """Checkpoints newest first."""
-        rows = [
-            r
-            for (t, n), cps in list(self._cps.items())
-            if (thread_id is None or t == thread_id) and (ns is None or n == ns)
-            for r in cps.values()
-            if (checkpoint_id is None or r.checkpoint_id == checkpoint_id)
-            and (before is None or r.checkpoint_id < before)
-        ]
+    async def search(self, query: LGQuery) -> AsyncIterator[LGCheckpointRow]:
+        """Checkpoints newest first (filtered in Python)."""
+        rows = [r for cps in list(self._cps.values()) for r in cps.values() if query.matches(r)]
         rows.sort(key=lambda r: (r.checkpoint_id, r.thread_id, r.ns), reverse=True)
         for r in rows:
             yield r

@@ -30,13 +30,10 @@ from urllib.parse import quote
 
 from graphengine.store._sql import LoopPoolsMixin
 from graphengine.store._sql import Op as _Op
-from graphengine.store._sql import terminate as _terminate
-from graphengine.store._sql._mysql import OTHER_ERRORS as _OTHER_ERRORS
-from graphengine.store._sql._mysql import driver as _driver
-from graphengine.store._sql._mysql import parse_dsn as _parse_dsn
+from graphengine.store._sql._mysql import MySQLPools
 from graphengine.store._sql._mysql import translate as _translate
 
-from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
+from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
 
 __all__ = ["MySQLCheckpointTable"]
 
@@ -180,7 +177,7 @@ def _cp(r: Sequence[Any]) -> LGCheckpointRow:
     )
 
 
-class MySQLCheckpointTable(LoopPoolsMixin):
+class MySQLCheckpointTable(MySQLPools, LoopPoolsMixin):
     """LangGraph checkpoints, blobs and writes in `lg_*` tables of a MySQL or MariaDB database.
 
     `MySQLCheckpointTable("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on
@@ -192,14 +189,7 @@ class MySQLCheckpointTable(LoopPoolsMixin):
     inline = False
     """Methods do network I/O."""
 
-    def __init__(
-        self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
-    ) -> None:
-        self._conn_args = _parse_dsn(dsn)
-        self._init_settings(min_size, max_size, connect_timeout, _OTHER_ERRORS)
-        self.database: str = self._conn_args["db"]
-        """The database holding the `lg_*` tables."""
-        self._dsn = dsn
+    def _init_state(self) -> None:
         self._init_pools()
 
     @classmethod
@@ -216,60 +206,24 @@ class MySQLCheckpointTable(LoopPoolsMixin):
 
     # ---------------------------------------------------------------- connections
 
-    async def _connect(self) -> Any:
-        asyncmy = _driver()
-        self._errors = (asyncmy.errors.MySQLError, *_OTHER_ERRORS)
-        try:
-            pool = await asyncmy.create_pool(
-                minsize=self.min_size,
-                maxsize=self.max_size,
-                connect_timeout=self.connect_timeout,
-                autocommit=True,
-                charset="utf8mb4",
-                binary_prefix=True,
-                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-                **self._conn_args,
-            )
-        except self._errors as exc:
-            raise _translate(exc, "open", repr(self)) from exc
-        try:
-            async with pool.acquire() as conn, conn.cursor() as cur:
-                for stmt in _SCHEMA:
+    async def _migrate(self, conn: Any) -> None:
+        async with conn.cursor() as cur:
+            for stmt in _SCHEMA:
+                await cur.execute(stmt)
+            await cur.execute(_TEXT_IDS)
+            if (await cur.fetchone())[0]:
+                for stmt in _BINARY_IDS:
                     await cur.execute(stmt)
-                await cur.execute(_TEXT_IDS)
-                if (await cur.fetchone())[0]:
-                    for stmt in _BINARY_IDS:
-                        await cur.execute(stmt)
-        except BaseException as exc:
-            _terminate(pool)
-            if isinstance(exc, self._errors):
-                raise _translate(exc, "open", repr(self)) from exc
-            raise
-        return pool
 
     async def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
-        pool = await self._pool()
-        try:
-            async with pool.acquire() as conn, conn.cursor() as cur:
-                await cur.execute(sql, args)
-                return list(await cur.fetchall())
-        except self._errors as exc:
-            raise _translate(exc, "read", repr(self)) from exc
+        return await self._fetch_on(await self._pool(), sql, args)
 
     async def _tx(self, body: Any, op: _Op = "write") -> Any:
         """Run `await body(cur)` in one transaction (committed, or rolled back on any error)."""
         pool = await self._pool()
         try:
-            async with pool.acquire() as conn:
-                await conn.begin()
-                try:
-                    async with conn.cursor() as cur:
-                        out = await body(cur)
-                    await conn.commit()
-                except BaseException:
-                    await conn.rollback()
-                    raise
-                return out
+            async with self._transaction(pool) as cur:
+                return await body(cur)
         except self._errors as exc:
             raise _translate(exc, op, repr(self)) from exc
 
@@ -309,15 +263,9 @@ class MySQLCheckpointTable(LoopPoolsMixin):
             rows = await self._fetch(_GET_ONE, (thread_id, ns, checkpoint_id))
         return _cp(rows[0]) if rows else None
 
-    async def search(
-        self,
-        thread_id: str | None,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before: str | None,
-    ) -> AsyncIterator[LGCheckpointRow]:
+    async def search(self, query: LGQuery) -> AsyncIterator[LGCheckpointRow]:
         """Checkpoints newest first (fetched in one query, then yielded)."""
-        args = (thread_id, thread_id, ns, ns, checkpoint_id, checkpoint_id, before, before)
+        args = [v for v in query.params() for _ in range(2)]  # each filter is bound twice (see _LIST)
         for r in await self._fetch(_LIST, args):
             yield _cp(r)
 
@@ -399,7 +347,3 @@ class MySQLCheckpointTable(LoopPoolsMixin):
             await self._gc(cur, list(thread_ids))
 
         await self._tx(body)
-
-    async def _close_pool(self, pool: Any) -> None:
-        pool.close()
-        await pool.wait_closed()

@@ -31,7 +31,7 @@ from graphengine.store._sql._postgres import SCHEMA_NAME as _SCHEMA_NAME
 from graphengine.store._sql._postgres import driver as _driver
 from graphengine.store._sql._postgres import translate as _translate
 
-from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow, columns
+from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow, columns
 
 __all__ = ["PostgresCheckpointTable"]
 
@@ -276,15 +276,9 @@ class PostgresCheckpointTable(LoopPoolsMixin):
             rows = await self._fetch(_GET_ONE, thread_id, ns, checkpoint_id)
         return _cp(rows[0]) if rows else None
 
-    async def search(
-        self,
-        thread_id: str | None,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before: str | None,
-    ) -> AsyncIterator[LGCheckpointRow]:
+    async def search(self, query: LGQuery) -> AsyncIterator[LGCheckpointRow]:
         """Checkpoints newest first (fetched in one query, then yielded)."""
-        for r in await self._fetch(_LIST, thread_id, ns, checkpoint_id, before):
+        for r in await self._fetch(_LIST, *query.params()):
             yield _cp(r)
 
     async def blobs(self, thread_id: str, ns: str, versions: Mapping[str, str]) -> list[LGBlobRow]:

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["CheckpointTable", "LGBlobRow", "LGCheckpointRow", "LGWriteRow", "columns"]
+__all__ = ["CheckpointTable", "LGBlobRow", "LGCheckpointRow", "LGQuery", "LGWriteRow", "columns"]
 
 
 class _Row:
@@ -112,6 +112,32 @@ class LGWriteRow(_Row):
     """The serialised value."""
 
 
+@dataclass(frozen=True, slots=True)
+class LGQuery(_Row):
+    """Which checkpoints `CheckpointTable.search` lists: each field that is not None narrows.
+
+    `params()` gives the four values in field order, for the backends' one listing statement.
+    """
+
+    thread_id: str | None = None
+    """Only this thread."""
+    ns: str | None = None
+    """Only this namespace."""
+    checkpoint_id: str | None = None
+    """Only the checkpoint with this id."""
+    before: str | None = None
+    """Only checkpoints whose id sorts below this one (byte order)."""
+
+    def matches(self, row: LGCheckpointRow) -> bool:
+        """Whether `row` passes every filter (for a table that filters in Python)."""
+        return (
+            (self.thread_id is None or row.thread_id == self.thread_id)
+            and (self.ns is None or row.ns == self.ns)
+            and (self.checkpoint_id is None or row.checkpoint_id == self.checkpoint_id)
+            and (self.before is None or row.checkpoint_id < self.before)
+        )
+
+
 @runtime_checkable
 class CheckpointTable(Protocol):
     """Durable home of LangGraph checkpoints, channel blobs and pending writes.
@@ -138,14 +164,8 @@ class CheckpointTable(Protocol):
         """The checkpoint with this id, or the newest of the thread and namespace when None."""
         ...
 
-    def search(
-        self,
-        thread_id: str | None,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before: str | None,
-    ) -> AsyncIterator[LGCheckpointRow]:
-        """Checkpoints newest first; each argument that is not None narrows (`before`: ids below it)."""
+    def search(self, query: LGQuery) -> AsyncIterator[LGCheckpointRow]:
+        """The checkpoints `query` selects, newest first (by checkpoint id, then thread and namespace)."""
         ...
 
     async def blobs(self, thread_id: str, ns: str, versions: Mapping[str, str]) -> list[LGBlobRow]:

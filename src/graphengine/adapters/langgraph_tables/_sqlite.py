@@ -18,15 +18,16 @@ import asyncio
 import sqlite3
 import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final
 
 import aiosqlite
 
 from graphengine.store import StoreUnavailableError
+from graphengine.store._sql import OpenOnEnter
 
-from ._protocol import LGBlobRow, LGCheckpointRow, LGWriteRow
+from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
 
 __all__ = ["SQLiteCheckpointTable"]
 
@@ -127,7 +128,7 @@ class _Conn:
         self.lock = asyncio.Lock()
 
 
-class SQLiteCheckpointTable:
+class SQLiteCheckpointTable(OpenOnEnter):
     """LangGraph checkpoints, blobs and writes in `lg_*` tables of a SQLite file."""
 
     inline = False
@@ -144,14 +145,8 @@ class SQLiteCheckpointTable:
         """A table in the same file as a `SQLiteStore` (its `path`), on a connection of its own."""
         return cls(store.path, **kw)
 
-    async def __aenter__(self) -> SQLiteCheckpointTable:
-        await self._conn()
-        return self
-
-    async def __aexit__(
-        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
+    async def _open_now(self) -> object:
+        return await self._conn()
 
     async def _conn(self) -> _Conn:
         loop = asyncio.get_running_loop()
@@ -221,19 +216,11 @@ class SQLiteCheckpointTable:
             await cur.close()
         return LGCheckpointRow(*row) if row is not None else None
 
-    async def search(
-        self,
-        thread_id: str | None,
-        ns: str | None,
-        checkpoint_id: str | None,
-        before: str | None,
-    ) -> AsyncIterator[LGCheckpointRow]:
+    async def search(self, query: LGQuery) -> AsyncIterator[LGCheckpointRow]:
         """Checkpoints newest first (fetched in one query, then yielded)."""
         c = await self._conn()
         async with c.lock:
-            cur = await c.conn.execute(
-                _LIST, {"thread_id": thread_id, "ns": ns, "checkpoint_id": checkpoint_id, "before": before}
-            )
+            cur = await c.conn.execute(_LIST, asdict(query))
             rows = await cur.fetchall()
             await cur.close()
         for r in rows:

@@ -6,18 +6,35 @@ with their refusals explained, status compare-and-set, checkpoints, integrity ch
 keeps only its dialect (`Statements`) and its driver glue (`_count`, `_rows`, error translation).
 """
 
-from ._core import LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
-from ._pool import LoopPoolsMixin, PoolMixin, check_pool_size, driver_error, terminate
+from ._core import PORTABLE, LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
+from ._pool import (
+    LoopPoolsMixin,
+    OneLoopMixin,
+    OpenOnEnter,
+    Pick,
+    PoolMixin,
+    always,
+    check_pool_size,
+    driver_error,
+    key_conflict,
+    terminate,
+)
 
 __all__ = [
+    "PORTABLE",
     "LeaseMixin",
     "LoopPoolsMixin",
+    "OneLoopMixin",
     "Op",
+    "OpenOnEnter",
+    "Pick",
     "PoolMixin",
     "SQLStore",
     "Statements",
+    "always",
     "check_pool_size",
     "driver_error",
+    "key_conflict",
     "meta_text",
     "run_record",
     "terminate",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from .._integrity import checked_steps, latest_of, orphans_error, status_conflict
 from .._lease import Lease
@@ -21,7 +21,7 @@ from ..records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, St
 from ..transfer import RunTransfer
 from ._group import GroupCommit, Pending
 
-__all__ = ["LeaseMixin", "Op", "SQLStore", "Statements", "meta_text", "run_record"]
+__all__ = ["PORTABLE", "LeaseMixin", "Op", "SQLStore", "Statements", "meta_text", "run_record"]
 
 Row = Sequence[Any]
 _Refusal = Literal["step", "status", "other"]
@@ -74,6 +74,33 @@ class Statements:
     """meta, updated_at, run id."""
     delete_run: str
     """run id."""
+
+
+PORTABLE: Final[dict[str, str]] = {
+    "orphans": """SELECT (SELECT min(step) FROM steps WHERE run_id = ?), EXISTS (SELECT 1 FROM branches WHERE run_id = ?),
+    EXISTS (SELECT 1 FROM checkpoints WHERE run_id = ?)""",
+    "first_step": "SELECT step, state IS NOT NULL FROM steps WHERE run_id = ? ORDER BY step LIMIT 1",
+    "run_exists": "SELECT 1 FROM runs WHERE run_id = ?",
+    "get_run": "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE run_id = ?",
+    "list_runs": "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs ORDER BY created_at DESC, run_id DESC LIMIT ?",
+    "list_runs_by_status": "SELECT run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta FROM runs WHERE status = ? ORDER BY created_at DESC, run_id DESC LIMIT ?",
+    # The newest snapshot and everything after it in ONE statement, so it reads one consistent
+    # snapshot even while other connections append. When no step carries a state the base is 0
+    # and every step comes back.
+    "load_from_snapshot": """SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps
+WHERE run_id = ? AND step >= coalesce(
+    (SELECT step FROM steps WHERE run_id = ? AND state IS NOT NULL ORDER BY step DESC LIMIT 1), 0)
+ORDER BY step""",
+    # No limit is the backend's `_no_limit` (-1 in SQLite, a huge number in MySQL).
+    "load_steps": "SELECT run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts FROM steps WHERE run_id = ? AND step > ? ORDER BY step LIMIT ?",
+    "load_branches": "SELECT run_id, step, branch, node_id, delta, attempt, calls, ts FROM branches WHERE run_id = ? AND step = ? ORDER BY branch",
+    "load_checkpoint": "SELECT run_id, label, step, state, ts FROM checkpoints WHERE run_id = ? AND label = ?",
+    "set_meta": "UPDATE runs SET meta = ?, updated_at = ? WHERE run_id = ?",
+    "delete_run": "DELETE FROM runs WHERE run_id = ?",
+}
+"""The `Statements` that SQLite and MySQL write alike, with `?` placeholders (MySQL's are `%s`):
+reads of runs, steps, branches and checkpoints, and the plain writes. PostgreSQL numbers its
+parameters and casts its JSON, so it keeps its own."""
 
 
 _STATUSES = {s.value: s for s in RunStatus}

@@ -6,7 +6,8 @@ at the MySQL error number), checked complete by `tests/store/test_store_mysql.py
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
 from types import ModuleType
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
@@ -14,15 +15,24 @@ from urllib.parse import unquote, urlsplit
 from ..errors import (
     CorruptRecordError,
     MissingDriverError,
-    RunExistsError,
-    StepConflictError,
     StoreError,
     StoreUnavailableError,
 )
 from ._core import Op
-from ._pool import driver_error
+from ._pool import PoolSettings, driver_error, key_conflict
+from ._pool import always as _always
 
-__all__ = ["OTHER_ERRORS", "RETRYABLE", "TRANSLATE", "driver", "errno", "parse_dsn", "text", "translate"]
+__all__ = [
+    "MySQLPools",
+    "OTHER_ERRORS",
+    "RETRYABLE",
+    "TRANSLATE",
+    "driver",
+    "errno",
+    "parse_dsn",
+    "text",
+    "translate",
+]
 
 
 def text(value: Any, run_id: Any = None, field: str = "run_id") -> str:
@@ -74,19 +84,12 @@ def errno(exc: BaseException) -> int:
     return args[0] if args and isinstance(args[0], int) else 0
 
 
-def _always(kind: type[StoreError]) -> _Pick:
-    return lambda exc, op: kind
-
-
 def _integrity(exc: BaseException, op: Op) -> type[StoreError]:
     # A taken key or a missing parent row is a conflict; NOT NULL and CHECK (JSON_VALID)
     # failures mean a bad value was passed.
     code = errno(exc)
     if code == _DUPLICATE_KEY or code in _NO_PARENT:
-        if op == "create_run" and code == _DUPLICATE_KEY:
-            return RunExistsError
-        if op in ("save_step", "save_branches", "save_checkpoint"):
-            return StepConflictError
+        return key_conflict(op, run_taken=code == _DUPLICATE_KEY)
     return StoreError
 
 
@@ -158,3 +161,70 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
 
 
 OTHER_ERRORS: Final = (OSError, TimeoutError)
+
+
+class MySQLPools(PoolSettings):
+    """Opens an asyncmy pool as every MySQL user of this package needs it (autocommit sessions at
+    READ COMMITTED, utf8mb4, binary literals for the VARBINARY ids), then migrates it (`_migrate`).
+
+    The class supplies `_init_state` (its pools and whatever else it keeps).
+    """
+
+    def __init__(
+        self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
+    ) -> None:
+        self._conn_args = parse_dsn(dsn)
+        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS)
+        self.database: str = self._conn_args["db"]
+        """The database holding the tables."""
+        self._init_state()
+
+    def _init_state(self) -> None:
+        raise NotImplementedError
+
+    async def _connect(self) -> Any:
+        asyncmy = driver()
+        self._errors = (asyncmy.errors.MySQLError, *OTHER_ERRORS)
+        try:
+            pool = await asyncmy.create_pool(
+                minsize=self.min_size,
+                maxsize=self.max_size,
+                connect_timeout=self.connect_timeout,
+                autocommit=True,
+                charset="utf8mb4",
+                binary_prefix=True,
+                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                **self._conn_args,
+            )
+        except self._errors as exc:
+            raise translate(exc, "open", repr(self)) from exc
+        return await self._migrated(pool, translate)
+
+    async def _close_pool(self, pool: Any) -> None:
+        pool.close()
+        await pool.wait_closed()
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self, pool: Any) -> AsyncIterator[Any]:
+        """A cursor in one transaction on a connection of `pool`: committed when the block ends,
+        rolled back if it raises (driver errors come out untranslated)."""
+        async with pool.acquire() as conn:
+            await conn.begin()
+            try:
+                async with conn.cursor() as cur:
+                    yield cur
+                await conn.commit()
+            except BaseException:
+                await conn.rollback()
+                raise
+
+    async def _fetch_on(
+        self, pool: Any, sql: str, params: Sequence[Any], run_id: str | None = None
+    ) -> list[Any]:
+        """Every row of one statement, on a connection of `pool` (a driver error is a read error)."""
+        try:
+            async with pool.acquire() as conn, conn.cursor() as cur:
+                await cur.execute(sql, params)
+                return list(await cur.fetchall())
+        except self._errors as exc:
+            raise translate(exc, "read", repr(self), run_id=run_id) from exc

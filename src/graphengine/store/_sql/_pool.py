@@ -7,11 +7,22 @@ import contextlib
 import weakref
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Literal, Protocol, Self
 
-from ..errors import CorruptRecordError, RunExistsError, StoreError, StoreUnavailableError
+from ..errors import CorruptRecordError, RunExistsError, StepConflictError, StoreError, StoreUnavailableError
 
-__all__ = ["LoopPoolsMixin", "PoolMixin", "check_pool_size", "driver_error", "terminate"]
+__all__ = [
+    "LoopPoolsMixin",
+    "OneLoopMixin",
+    "OpenOnEnter",
+    "Pick",
+    "PoolMixin",
+    "always",
+    "check_pool_size",
+    "driver_error",
+    "key_conflict",
+    "terminate",
+]
 
 
 def driver_error(
@@ -35,6 +46,26 @@ def driver_error(
     if kind is CorruptRecordError:
         return CorruptRecordError(msg, run_id=run_id, step=step, field="")
     return kind(msg, run_id=run_id, step=step)
+
+
+Pick = Callable[[BaseException, str], type[StoreError]]
+"""A translation table's entry: the `StoreError` class for a driver exception raised by an operation."""
+
+
+def always(kind: type[StoreError]) -> Pick:
+    """The entry picking `kind` whatever the exception and operation."""
+    return lambda exc, op: kind
+
+
+def key_conflict(op: str, *, run_taken: bool = True) -> type[StoreError]:
+    """What a taken key or a missing parent row means for `op`: `RunExistsError` creating a run
+    (unless `run_taken` is false: the key that failed was not the run's), `StepConflictError`
+    writing steps, branches or a checkpoint, else a plain `StoreError`."""
+    if op == "create_run" and run_taken:
+        return RunExistsError
+    if op in ("save_step", "save_branches", "save_checkpoint"):
+        return StepConflictError
+    return StoreError
 
 
 def check_pool_size(min_size: int, max_size: int) -> None:
@@ -73,28 +104,12 @@ class PoolSettings:
         # the driver's own error classes join these once it is imported (in `_connect`)
         self._errors: tuple[type[BaseException], ...] = errors
 
-
-class PoolMixin(PoolSettings):
-    """A connection pool opened lazily inside the running event loop, reopened in another loop.
-
-    The backend supplies `_connect` (open and migrate) and `_close_pool` (a polite close).
-    """
-
-    connect_timeout: float
-    _errors: tuple[type[BaseException], ...]
-
-    def _init_pool(self) -> None:
-        self._pool: Any = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
-        self._lock: asyncio.Lock | None = None
-        self._lock_loop: asyncio.AbstractEventLoop | None = None
-        self._closed = False
-
     async def _connect(self) -> Any:
+        """Open a pool (and migrate its schema): the backend's driver glue."""
         raise NotImplementedError
 
     async def _close_pool(self, pool: Any) -> None:
+        """Close a pool politely (the backend's driver call)."""
         raise NotImplementedError
 
     async def _migrate(self, conn: Any) -> None:
@@ -116,12 +131,66 @@ class PoolMixin(PoolSettings):
             raise
         return pool
 
+
+class _Closable(Protocol):
+    async def close(self) -> None: ...
+
+
+class OpenOnEnter:
+    """`async with` for a holder of connections: entering opens them now, so a bad address fails
+    there rather than at the first use; leaving calls `close()`.
+
+    The class supplies `_open_now` (and an async `close`).
+    """
+
+    async def _open_now(self) -> object:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        """Connect now, so a bad address fails here rather than at the first use."""
+        await self._open_now()
+        return self
+
+    async def __aexit__(
+        self: _Closable,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+class OneLoopMixin(OpenOnEnter):
+    """One handle (a pool, a connection) opened lazily inside the running event loop and reopened
+    when the object is used from another loop; the handle of the old loop is discarded.
+
+    The class supplies `_connect` (open and migrate) and `_discard` (drop a handle of a loop that
+    is no longer the running one).
+    """
+
+    def _init_handle(self) -> None:
+        self._handle: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        # asyncio.Lock binds to the loop it is first contended in, so keep one per loop.
+        self._lock: asyncio.Lock | None = None
+        self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    async def _connect(self) -> Any:
+        raise NotImplementedError
+
+    async def _discard(self, handle: Any) -> None:
+        raise NotImplementedError
+
     async def _db(self) -> Any:
-        """The pool for the running loop, opened (or reopened) on first use in it."""
-        pool = self._pool
-        if pool is not None and self._loop is asyncio.get_running_loop():
-            return pool
+        """The handle for the running loop, opened (or reopened) on first use in it."""
+        handle = self._handle
+        if handle is not None and self._loop is asyncio.get_running_loop():
+            return handle
         return await self._open_for_loop()
+
+    async def _open_now(self) -> object:
+        return await self._db()
 
     async def _open_for_loop(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -130,19 +199,40 @@ class PoolMixin(PoolSettings):
         async with self._lock:
             if self._closed:
                 raise StoreUnavailableError(f"{self!r} is closed")
-            if self._pool is not None and self._loop is loop:
-                return self._pool  # another task opened it while we waited
-            old, self._pool, self._loop = self._pool, None, None
+            if self._handle is not None and self._loop is loop:
+                return self._handle  # another task opened it while we waited
+            old, self._handle, self._loop = self._handle, None, None
             if old is not None:
-                terminate(old)
-            pool = await self._connect()
-            self._pool, self._loop = pool, loop
-            return pool
+                await self._discard(old)
+            handle = await self._connect()
+            self._handle, self._loop = handle, loop
+            return handle
+
+
+class PoolMixin(PoolSettings, OneLoopMixin):
+    """A connection pool opened lazily inside the running event loop, reopened in another loop.
+
+    The backend supplies `_connect` (open and migrate) and `_close_pool` (a polite close).
+    """
+
+    connect_timeout: float
+    _errors: tuple[type[BaseException], ...]
+
+    def _init_pool(self) -> None:
+        self._init_handle()
+
+    @property
+    def _pool(self) -> Any:
+        """The pool of the loop that opened it last (None before the first use)."""
+        return self._handle
+
+    async def _discard(self, handle: Any) -> None:
+        terminate(handle)
 
     async def close(self) -> None:
         """Close the pool; the store may not be used afterwards (`StoreUnavailableError`)."""
         self._closed = True
-        pool, loop, self._pool, self._loop = self._pool, self._loop, None, None
+        pool, loop, self._handle, self._loop = self._handle, self._loop, None, None
         if pool is None:
             return
         if loop is asyncio.get_running_loop():
@@ -153,18 +243,8 @@ class PoolMixin(PoolSettings):
                 pass  # closing is best effort: every write was already committed
         terminate(pool)
 
-    async def __aenter__(self) -> Self:
-        """Connect now, so a bad DSN fails here rather than at the first write."""
-        await self._db()
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
-
-class LoopPoolsMixin(PoolSettings):
+class LoopPoolsMixin(PoolSettings, OpenOnEnter):
     """One pool per event loop, each opened lazily in its loop and kept while the loop lives.
 
     For users driven from several loops at once (the LangGraph saver's sync bridge loop and the
@@ -180,12 +260,6 @@ class LoopPoolsMixin(PoolSettings):
             weakref.WeakKeyDictionary()
         )
         self._closed = False
-
-    async def _connect(self) -> Any:
-        raise NotImplementedError
-
-    async def _close_pool(self, pool: Any) -> None:
-        raise NotImplementedError
 
     async def _pool(self) -> Any:
         """The running loop's pool, opened on first use in it."""
@@ -229,12 +303,5 @@ class LoopPoolsMixin(PoolSettings):
         except self._errors:
             terminate(pool)  # best effort: every write was already committed
 
-    async def __aenter__(self) -> Self:
-        """Connect now, so a bad DSN fails here rather than at the first use."""
-        await self._pool()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
+    async def _open_now(self) -> object:
+        return await self._pool()

@@ -15,13 +15,12 @@ from typing import Final
 from ..errors import (
     CorruptRecordError,
     MissingDriverError,
-    RunExistsError,
-    StepConflictError,
     StoreError,
     StoreUnavailableError,
 )
 from ._core import Op
-from ._pool import driver_error
+from ._pool import always as _always
+from ._pool import driver_error, key_conflict
 
 __all__ = [
     "CREATE_SCHEMA",
@@ -52,18 +51,11 @@ _UNIQUE: Final = "23505"
 _FOREIGN_KEY: Final = "23503"
 
 
-def _always(kind: type[StoreError]) -> _Pick:
-    return lambda exc, op: kind
-
-
 def _integrity(exc: BaseException, op: Op) -> type[StoreError]:
     # Only "that key is taken" / "its parent is missing" are conflicts; NOT NULL, CHECK and
     # exclusion violations mean a bad value was passed.
     if getattr(exc, "sqlstate", "") in (_UNIQUE, _FOREIGN_KEY):
-        if op == "create_run":
-            return RunExistsError
-        if op in ("save_step", "save_branches", "save_checkpoint"):
-            return StepConflictError
+        return key_conflict(op)
     return StoreError
 
 
