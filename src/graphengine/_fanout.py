@@ -190,7 +190,7 @@ async def fan_out_step(
                         deltas[i] = decode_delta(delta_b)  # type: ignore[arg-type]
                     except Exception as exc:
                         raise unstorable(exc, d, run_id, step, nid, what) from exc
-                    if b"null" in delta_b:  # type: ignore[operator]
+                    if eng.check_nulls and b"null" in delta_b:  # type: ignore[operator]
                         check_finite(d, run_id, step, nid, what)
                 else:
                     delta_b = None

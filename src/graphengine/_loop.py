@@ -125,6 +125,7 @@ async def drive(
     codec = eng.codec
     encode_delta = codec.encode_delta
     decode_delta = eng.decode_delta
+    check_nulls = eng.check_nulls
     reducer = eng.reducer
     emitter = eng.emitter
     is_state = eng.is_state
@@ -201,7 +202,7 @@ async def drive(
                         back = decode_delta(delta_b)
                     except Exception as exc:
                         raise unstorable(exc, delta, run_id, step, node_id, "delta") from exc
-                    if b"null" in delta_b:  # JSON writes NaN and infinity as null
+                    if check_nulls and b"null" in delta_b:  # JSON writes NaN and infinity as null
                         check_finite(delta, run_id, step, node_id, "delta")
                     delta = back
                     try:

@@ -55,6 +55,7 @@ class Runtime(Generic[S]):
     __slots__ = (
         "_compile",
         "_compiled",
+        "check_nulls",
         "codec",
         "copy_state",
         "decode_delta",
@@ -105,6 +106,9 @@ class Runtime(Generic[S]):
         """Limits and failure handling."""
         self.codec = codec
         """Encodes states and deltas for the store."""
+        self.check_nulls: bool = not getattr(codec, "keeps_non_finite", False)
+        """Whether a `null` in encoded bytes may be a NaN or infinity the codec wrote as null (JSON's
+        way), so the value is walked for one; False for a codec that declares `keeps_non_finite`."""
         self.decode_delta = decode_delta
         """Decodes a stored delta."""
         self.state_version = state_version
@@ -169,7 +173,7 @@ class Runtime(Generic[S]):
             if not self.is_state(initial):
                 initial = TypeAdapter(adaptable_type(self.state_type)).validate_python(initial)
             encoded = self.codec.encode(cast(S, initial))
-            if b"null" in encoded:  # JSON would store NaN and infinity as null
+            if self.check_nulls and b"null" in encoded:  # JSON would store NaN and infinity as null
                 where = non_finite(initial, "")
                 if where is not None:
                     raise ValueError(

@@ -19,7 +19,13 @@ S = TypeVar("S")
 
 
 class Codec(Protocol[S]):
-    """Encodes values of one type to bytes and decodes them back (validating on the way in)."""
+    """Encodes values of one type to bytes and decodes them back (validating on the way in).
+
+    JSON writes NaN and infinity as `null`, so when encoded bytes hold `null` the engine walks the
+    value for a non-finite float and refuses it (it would read back as something else). A codec
+    that never writes them as `null` (it tags them, or refuses them itself) may say so with a class
+    attribute `keeps_non_finite = True`; the engine then skips that walk.
+    """
 
     def encode(self, value: S) -> bytes:
         """Encode a full value."""

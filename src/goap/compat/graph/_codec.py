@@ -96,6 +96,9 @@ class CompatStateCodec:
     these); ``forms`` are pydantic classes the state may hold (an action's approval form).
     """
 
+    keeps_non_finite = True
+    """NaN and infinity are tagged, never written as JSON null: the engine need not look for them."""
+
     def __init__(self, actions: Iterable[ActionSpec], forms: Iterable[type[BaseModel]] = ()) -> None:
         self.actions: dict[str, ActionSpec] = {a.name: a for a in actions}
         """The graph's actions by name."""
