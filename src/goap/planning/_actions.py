@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
@@ -14,7 +14,7 @@ from goap.planning._errors import ModelError
 if TYPE_CHECKING:
     from goap.planning._qos import ActionQos
 
-__all__ = ["ActionSpec", "ApprovalForm", "CostFunction", "Guard", "GuardStage", "check_cost_sum"]
+__all__ = ["ActionSpec", "ApprovalForm", "CostFunction", "Guard", "GuardStage", "check_cost_sum", "plan_cost"]
 
 GuardStage: TypeAlias = Literal["pre", "post"]
 """When a guard runs: before the action, or on the world it produced."""
@@ -233,6 +233,18 @@ class ActionSpec:
             else:
                 new[key] = eff
         return new
+
+
+def plan_cost(initial: Mapping[str, Any], steps: Iterable[ActionSpec]) -> float:
+    """The cost of applying ``steps`` in order from ``initial``: each action's cost in the state it is
+    applied in (state-dependent costs included). Applicability is not checked: callers pass plans
+    already known to apply."""
+    state: Mapping[str, Any] = dict(initial)
+    cost = 0.0
+    for a in steps:
+        cost += a.cost_in(state)
+        state = a.apply(state)
+    return cost
 
 
 def check_cost_sum(actions: Sequence[ActionSpec]) -> None:

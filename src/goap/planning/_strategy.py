@@ -24,7 +24,7 @@ from goap.planning._actions import ActionSpec
 from goap.planning._compile import compile_task
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec
-from goap.planning._prologue import start_solve
+from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._search import Canon, SearchOutcome, search
 from goap.planning._task import CompiledOp, Task
@@ -80,7 +80,7 @@ def _check_limits(max_expansions: int | None, timeout: float | None, max_memory_
 
 
 @dataclass(frozen=True, slots=True)
-class _BestFirst:
+class _BestFirst(StrategyBase):
     """What A* and greedy best-first share: their settings (the subclasses set the defaults that
     differ), their validation, and the search itself."""
 
@@ -122,16 +122,9 @@ class _BestFirst:
     def optimal(self) -> bool:
         return not self.greedy and self.weight == 1.0 and self.heuristic in _ADMISSIBLE
 
-    def solve(
-        self,
-        initial: Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklist: frozenset[str] = frozenset(),
-    ) -> PlanResult:
-        start = start_solve(self.name, goal, actions, blacklist, self.blacklist)
-        t0, usable = start.t0, start.usable
+    def solve_started(self, call: SolveStart) -> PlanResult:
+        """Compile, then search (see the module docstring)."""
+        initial, goal, usable, t0 = call.initial, call.goal, call.usable, call.t0
         deadline = None if self.timeout is None else t0 + self.timeout
         conds = goal.conditions
         try:
@@ -140,7 +133,7 @@ class _BestFirst:
             task = None  # an unreachable goal is still answered "no plan" first, as before
         # compilation proves relaxed reachability of most goals on its own: then there is nothing to explain
         if task is None or not task.relaxed_reachable:
-            no_plan = start.unreachable(initial, goal, actions, optimal=self.optimal)
+            no_plan = call.unreachable(optimal=self.optimal)
             if no_plan is not None:
                 return no_plan
             if task is None:
