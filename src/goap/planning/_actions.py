@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
+from goap.planning._checks import freeze_field
 from goap.planning._conditions import Add, Compare, OneOf, Scalar, holds
 from goap.planning._errors import ModelError
 
@@ -166,8 +167,7 @@ class ActionSpec:
 
             if not isinstance(self.qos, ActionQos):
                 raise ModelError(f"{owner}: qos must be an ActionQos, got {self.qos!r}")
-        if not isinstance(self.guards, tuple):
-            object.__setattr__(self, "guards", tuple(self.guards))
+        freeze_field(self, "guards", tuple)
         for g in self.guards:
             if not (hasattr(g, "check") and hasattr(g, "name")):
                 raise ModelError(f"{owner}: guard {g!r} has no name and check (see goap.Guard)")

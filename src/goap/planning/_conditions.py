@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from goap.planning._checks import freeze_field
 from goap.planning._errors import ModelError
 
 __all__ = [
@@ -100,8 +101,7 @@ class OneOf:
     """The allowed values."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.values, frozenset):
-            object.__setattr__(self, "values", frozenset(self.values))
+        freeze_field(self, "values", frozenset)
         for v in self.values:
             if not _is_scalar(v):
                 raise ModelError(f"in_() values must be bool, int, float or str, got {v!r}")

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from goap.planning._actions import ActionSpec
+from goap.planning._checks import check_seconds, freeze_field
 from goap.planning._compile import compile_task
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec
@@ -71,8 +72,7 @@ DEFAULT_MAX_MEMORY_MB = 1024.0
 def _check_limits(max_expansions: int | None, timeout: float | None, max_memory_mb: float | None) -> None:
     if max_expansions is not None and max_expansions < 1:
         raise ModelError(f"max_expansions must be >= 1 or None, got {max_expansions}")
-    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
-        raise ModelError(f"timeout must be a positive number of seconds or None, got {timeout}")
+    check_seconds("timeout", timeout)
     if max_memory_mb is not None and not (
         isinstance(max_memory_mb, int | float) and max_memory_mb > 0 and math.isfinite(max_memory_mb)
     ):
@@ -107,8 +107,7 @@ class _BestFirst(StrategyBase):
         if self.heuristic not in HEURISTICS:
             raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
         _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
-        if not isinstance(self.blacklist, frozenset):
-            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
+        freeze_field(self, "blacklist", frozenset)
 
     @property
     def name(self) -> str:

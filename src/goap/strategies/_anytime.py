@@ -15,6 +15,7 @@ import math
 import time
 from dataclasses import dataclass
 
+from goap.planning._checks import check_seconds, freeze_field
 from goap.planning._errors import ModelError
 from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
@@ -38,14 +39,12 @@ class AnytimeStrategy(StrategyBase):
     """Expansions allowed per round."""
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.time_budget) and self.time_budget > 0):
-            raise ModelError(f"time_budget must be a positive number of seconds, got {self.time_budget!r}")
+        check_seconds("time_budget", self.time_budget, optional=False)
         if not self.weights or any(not (w >= 1.0 and math.isfinite(w)) for w in self.weights):
             raise ModelError(f"weights must be finite numbers >= 1, got {self.weights!r}")
         if self.heuristic not in HEURISTICS:
             raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
-        if not isinstance(self.weights, tuple):
-            object.__setattr__(self, "weights", tuple(self.weights))
+        freeze_field(self, "weights", tuple)
 
     @property
     def name(self) -> str:

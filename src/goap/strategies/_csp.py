@@ -44,12 +44,12 @@ Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from goap.planning._actions import ActionSpec
+from goap.planning._checks import check_at_least, check_seconds, freeze_field
 from goap.planning._constraints import (
     Capacity,
     ConstrainedGoal,
@@ -59,7 +59,6 @@ from goap.planning._constraints import (
     ResourceConstraint,
     plain_goal,
 )
-from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec, MultiGoal
 from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import PlanResult
@@ -121,18 +120,9 @@ class CspPipeline(StrategyBase):
         ConstraintSet(self.constraints, self.objectives, self.capacities)  # validates
         for attr in ("constraints", "objectives", "capacities"):
             object.__setattr__(self, attr, tuple(getattr(self, attr)))
-        if self.max_candidates < 1:
-            raise ModelError(f"max_candidates must be >= 1, got {self.max_candidates}")
-        if self.workers < 1:
-            raise ModelError(f"workers must be >= 1, got {self.workers}")
-        if self.scale < 1:
-            raise ModelError(f"scale must be >= 1, got {self.scale}")
-        if self.time_limit is not None and not (self.time_limit > 0 and math.isfinite(self.time_limit)):
-            raise ModelError(
-                f"time_limit must be a positive number of seconds or None, got {self.time_limit}"
-            )
-        if not isinstance(self.blacklist, frozenset):
-            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
+        check_at_least(self, "max_candidates", "workers", "scale")
+        check_seconds("time_limit", self.time_limit)
+        freeze_field(self, "blacklist", frozenset)
 
     @property
     def name(self) -> str:

@@ -28,6 +28,7 @@ from random import Random
 from typing import Any
 
 from goap.planning._actions import ActionSpec
+from goap.planning._checks import check_at_least, freeze_field
 from goap.planning._conditions import holds
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec
@@ -83,16 +84,12 @@ class Mcts(StrategyBase):
     """Action names never to use."""
 
     def __post_init__(self) -> None:
-        if self.iterations < 1:
-            raise ModelError(f"iterations must be >= 1, got {self.iterations}")
-        if self.max_depth < 1:
-            raise ModelError(f"max_depth must be >= 1, got {self.max_depth}")
+        check_at_least(self, "iterations", "max_depth")
         if not (self.exploration > 0 and math.isfinite(self.exploration)):
             raise ModelError(f"exploration must be a positive number, got {self.exploration}")
         if not 0.0 <= self.greedy_bias <= 1.0:
             raise ModelError(f"greedy_bias must be in [0, 1], got {self.greedy_bias}")
-        if not isinstance(self.blacklist, frozenset):
-            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
+        freeze_field(self, "blacklist", frozenset)
 
     @property
     def name(self) -> str:

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from goap.planning._actions import ActionSpec
-from goap.planning._errors import ModelError
+from goap.planning._checks import check_at_least, freeze_field
 from goap.planning._goals import SoftGoal, soft_score
 from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
@@ -43,10 +43,8 @@ class UtilityStrategy(StrategyBase):
     """Most actions in one plan."""
 
     def __post_init__(self) -> None:
-        if self.max_actions < 1:
-            raise ModelError(f"max_actions must be >= 1, got {self.max_actions}")
-        if not isinstance(self.soft_goals, tuple):
-            object.__setattr__(self, "soft_goals", tuple(self.soft_goals))
+        check_at_least(self, "max_actions")
+        freeze_field(self, "soft_goals", tuple)
 
     @property
     def name(self) -> str:
