@@ -155,3 +155,24 @@ def layered_action(name: str, needs: set[int], fact: int, **settings: Any) -> Ac
     """An action of a layered task: it needs facts ``f<j>`` for each ``j`` in ``needs`` (earlier layers)
     and makes fact ``f<fact>`` true; ``settings`` (cost, resources, duration) go to the ActionSpec."""
     return ActionSpec(name, {f"f{j}": True for j in sorted(needs)}, {f"f{fact}": True}, **settings)
+
+
+RELEASE_START = {"source": False, "built": False, "signed": False, "published": False}
+"""The world before a release: nothing fetched, built, signed or published."""
+
+
+def offline(world: Mapping[str, Any]) -> None:
+    """An HSM that is always down."""
+    raise RuntimeError("HSM offline")
+
+
+def release_actions(sign: Any = None, retries: int = 0) -> list[ActionSpec]:
+    """fetch -> build -> sign (cheap HSM or costly local key) -> publish; ``sign`` executes the HSM
+    signing (``offline``: it always fails), tried ``1 + retries`` times."""
+    return [
+        ActionSpec("fetch", {}, {"source": True}),
+        ActionSpec("build", {"source": True}, {"built": True}, cost=2),
+        ActionSpec("sign_hsm", {"built": True}, {"signed": True}, cost=1, execute=sign, max_retries=retries),
+        ActionSpec("sign_local", {"built": True}, {"signed": True}, cost=3),
+        ActionSpec("publish", {"signed": True}, {"published": True}),
+    ]
