@@ -178,16 +178,7 @@ class Executor(_Node):
                 ctx, s, action, error, True, guard=block[0], warnings=warnings, events=events
             )
         changed = {k: v for k, v in new_world.items() if world.get(k) != v or k not in world}
-        outcome = ActionOutcome(
-            action=name,
-            success=True,
-            step=ctx.step,
-            plan_index=s.current_step,
-            effects=changed,
-            subgoal=s.current_subgoal_index,
-            cost=_cost(action, world),
-            warnings=warnings,
-        )
+        outcome = _outcome(ctx, s, name, True, effects=changed, cost=_cost(action, world), warnings=warnings)
         await call_tracer(self.tracer(ctx), "action_complete", outcome)
         return NodeResult(
             delta=GoapState(
@@ -221,14 +212,7 @@ class Executor(_Node):
                 counts[a.name] = counts.get(a.name, 0) + 1
                 if cfg.blacklist_after and counts[a.name] >= cfg.blacklist_after and a.name not in black:
                     black.append(a.name)
-                outcome = ActionOutcome(
-                    action=a.name,
-                    success=False,
-                    step=ctx.step,
-                    plan_index=index,
-                    error=res["error"],
-                    subgoal=s.current_subgoal_index,
-                )
+                outcome = _outcome(ctx, s, a.name, False, index, error=res["error"])
                 notes.append(
                     f"[{a.name}] failed ({res['error']}); "
                     + ("blacklisted: plan around it" if a.name in black else "retry later or plan around it")
@@ -244,14 +228,7 @@ class Executor(_Node):
                 new_world.update(changed)
                 exp = self.model.expected(world, a)
                 expected.update({k: exp.get(k) for k in a.effects})
-                outcome = ActionOutcome(
-                    action=a.name,
-                    success=True,
-                    step=ctx.step,
-                    plan_index=index,
-                    effects=changed,
-                    subgoal=s.current_subgoal_index,
-                )
+                outcome = _outcome(ctx, s, a.name, True, index, effects=changed)
             outcomes.append(outcome)
             await call_tracer(self.tracer(ctx), "action_complete", outcome)
         ctx.emit(
@@ -290,13 +267,12 @@ class Executor(_Node):
         black = list(s.blacklisted_actions)
         if cfg.blacklist_after and fails >= cfg.blacklist_after and name not in black:
             black.append(name)
-        outcome = ActionOutcome(
-            action=name,
-            success=False,
-            step=ctx.step,
-            plan_index=s.current_step,
+        outcome = _outcome(
+            ctx,
+            s,
+            name,
+            False,
             error=error,
-            subgoal=s.current_subgoal_index,
             executed=executed,
             cost=_cost(action, s.world_state) if executed else 0.0,
             guard=guard,
@@ -323,6 +299,22 @@ class Executor(_Node):
             ),
             route=goto("observer"),
         )
+
+
+def _outcome(
+    ctx: Context, s: GoapState, name: str, success: bool, index: int | None = None, **details: Any
+) -> ActionOutcome:
+    """The outcome of action ``name`` at this step; its plan index is ``index`` (default: the current
+    step of ``s``) and its subgoal the current one of ``s``."""
+    plan_index = s.current_step if index is None else index
+    return ActionOutcome(
+        action=name,
+        success=success,
+        step=ctx.step,
+        plan_index=plan_index,
+        subgoal=s.current_subgoal_index,
+        **details,
+    )
 
 
 def _cost(action: ActionSpec, world: Mapping[str, Any]) -> float:
