@@ -134,16 +134,6 @@ static int grow_table(Search *S) {
     return 0;
 }
 
-#define GROW(ptr, type, cap)                                                  \
-    do {                                                                      \
-        type *np_ = PyMem_Realloc((ptr), (size_t)(cap) * sizeof(type));       \
-        if (!np_) {                                                           \
-            PyErr_NoMemory();                                                 \
-            return -1;                                                        \
-        }                                                                     \
-        (ptr) = np_;                                                          \
-    } while (0)
-
 /* A new state with words w (not yet known): its index, or -1 with an exception set. */
 static int add_state(Search *S, const uint64_t *w) {
     if (S->n == S->cap) {
@@ -449,32 +439,10 @@ static Py_ssize_t inherit(Search *S, int p, int op) {
 static int read_facts(PyObject *obj, PyObject *name, int top, int **out, int *count) {
     PyObject *v = PyObject_GetAttr(obj, name);
     if (!v) return -1;
-    PyObject *t = PySequence_Tuple(v);
+    const char *attr = PyUnicode_AsUTF8(name);
+    int r = attr ? int_array(v, "operator", attr, 0, top, out, count) : -1;
     Py_DECREF(v);
-    if (!t) return -1;
-    Py_ssize_t n = PyTuple_GET_SIZE(t);
-    *out = PyMem_Calloc((size_t)n + 1, sizeof(int));
-    if (!*out) {
-        Py_DECREF(t);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long f = PyLong_AsLong(PyTuple_GET_ITEM(t, i));
-        if (f == -1 && PyErr_Occurred()) {
-            Py_DECREF(t);
-            return -1;
-        }
-        if (f < 0 || f >= top) {
-            Py_DECREF(t);
-            PyErr_Format(PyExc_ValueError, "operator %U: fact id %ld out of range", name, f);
-            return -1;
-        }
-        (*out)[i] = (int)f;
-    }
-    Py_DECREF(t);
-    *count = (int)n;
-    return 0;
+    return r;
 }
 
 /* fact -> variable */

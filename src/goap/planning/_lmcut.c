@@ -95,18 +95,8 @@ static int bucket_push(Core *c, long long d, int f) {
             PyErr_SetString(PyExc_ValueError, "h^max value too large for the bucket queue");
             return -1;
         }
-        int *h = PyMem_Realloc(c->bhead, (size_t)nb * sizeof(int));
-        if (!h) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->bhead = h;
-        int *t = PyMem_Realloc(c->btail, (size_t)nb * sizeof(int));
-        if (!t) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->btail = t;
+        GROW(c->bhead, int, nb);
+        GROW(c->btail, int, nb);
         for (long long i = c->nbuckets; i < nb; i++) c->bhead[i] = c->btail[i] = -1;
         c->nbuckets = (int)nb;
     }
@@ -116,18 +106,8 @@ static int bucket_push(Core *c, long long d, int f) {
             return -1;
         }
         int cap = c->node_cap ? 2 * c->node_cap : 256;
-        int *nf = PyMem_Realloc(c->node_fact, (size_t)cap * sizeof(int));
-        if (!nf) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->node_fact = nf;
-        int *nn = PyMem_Realloc(c->node_next, (size_t)cap * sizeof(int));
-        if (!nn) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->node_next = nn;
+        GROW(c->node_fact, int, cap);
+        GROW(c->node_next, int, cap);
         c->node_cap = cap;
     }
     int node = c->nnodes++;

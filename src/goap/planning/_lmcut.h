@@ -12,6 +12,19 @@
 #include <string.h>
 
 #define EPS 1e-9
+
+/* Resize the PyMem array ptr of type to cap elements, keeping its contents; on failure set
+ * MemoryError and return -1 from the enclosing function (ptr is then unchanged). */
+#define GROW(ptr, type, cap)                                                  \
+    do {                                                                      \
+        type *np_ = PyMem_Realloc((ptr), (size_t)(cap) * sizeof(type));       \
+        if (!np_) {                                                           \
+            PyErr_NoMemory();                                                 \
+            return -1;                                                        \
+        }                                                                     \
+        (ptr) = np_;                                                          \
+    } while (0)
+
 #define HDR ((Py_ssize_t)(sizeof(double) + sizeof(int32_t)))
 
 typedef struct {
@@ -71,6 +84,11 @@ GOAP_INTERNAL PyObject *state_to_int(const uint64_t *w, int nw, unsigned char *b
  * the value in the message) or another exception. Runs no user code: an int subclass is read
  * through its exact value. */
 GOAP_INTERNAL int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char *buf, const char *what);
+
+/* The ints of the sequence seq into a new zeroed PyMem array *out (*n of them, one spare slot): 0, or
+ * -1 with ValueError ("<owner>: <what>: <value> out of range") when a value is outside [lo, hi) or
+ * the sequence is too long, or with the exception that reading it raised. */
+GOAP_INTERNAL int int_array(PyObject *seq, const char *owner, const char *what, long lo, long hi, int **out, int *n);
 
 /* LM-cut of the state whose init facts are in c->init (ninit of them, TOP included), from the
  * inherited landmarks lm[0..lmlen); see _lmcut.c. */
