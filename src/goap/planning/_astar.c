@@ -397,12 +397,7 @@ static Py_ssize_t inherit(Search *S, int p, int op) {
     if (len > S->icap) {
         Py_ssize_t cap = S->icap ? S->icap : 256;
         while (cap < len) cap *= 2;
-        char *ni = PyMem_Realloc(S->inh, (size_t)cap);
-        if (!ni) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        S->inh = ni;
+        GROW(S->inh, char, cap);
         S->icap = cap;
     }
     const char *lm = S->arena + S->lmoff[p];
@@ -411,27 +406,7 @@ static Py_ssize_t inherit(Search *S, int p, int op) {
         if (len) memcpy(S->inh, lm, (size_t)len);
         return len;
     }
-    Py_ssize_t pos = 0, out = 0;
-    while (pos < len) {
-        int32_t n;
-        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
-        Py_ssize_t rec = HDR + (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
-        int has = 0;
-        for (int32_t i = 0; i < n; i++) {
-            int32_t o;
-            memcpy(&o, lm + pos + HDR + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
-            if (o == r) {
-                has = 1;
-                break;
-            }
-        }
-        if (!has) {
-            memcpy(S->inh + out, lm + pos, (size_t)rec);
-            out += rec;
-        }
-        pos += rec;
-    }
-    return out;
+    return lm_without(lm, len, r, S->inh); /* the arena holds evaluate()'s records: never -1 */
 }
 
 /* ---------------------------------------------------------------- set-up */

@@ -385,22 +385,17 @@ static int lmcut_once(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, doub
     while (pos < lmlen) {
         double m;
         int32_t n;
-        if (lmlen - pos < HDR) goto bad_lm;
-        memcpy(&m, lm + pos, sizeof(double));
-        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
-        pos += HDR;
-        if (n < 0 || (lmlen - pos) / (Py_ssize_t)sizeof(int32_t) < n || !(m >= 0.0) || !isfinite(m)) goto bad_lm;
+        const char *ops;
+        if (lm_record(lm, lmlen, &pos, &m, &n, &ops) < 0 || !(m >= 0.0) || !isfinite(m)) goto bad_lm;
         total += m;
         for (int32_t i = 0; i < n; i++) {
-            int32_t o;
-            memcpy(&o, lm + pos + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
+            int32_t o = lm_op(ops, i);
             if (o < 0 || o >= c->nops) goto bad_lm;
             c->cost[o] -= m;
             /* never below 0 for landmarks of this Core (a subsequence of an evaluate() result: each m
              * was at most the remaining cost of its operators); a negative cost breaks h^max */
             if (c->cost[o] < 0.0) goto bad_lm;
         }
-        pos += (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
     }
     if (hmax(c, ninit) < 0) return -1;
     double *h = c->h;
@@ -593,6 +588,24 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
     return res;
 }
 
+Py_ssize_t lm_without(const char *lm, Py_ssize_t lmlen, int op, char *out) {
+    Py_ssize_t pos = 0, len = 0;
+    while (pos < lmlen) {
+        Py_ssize_t start = pos;
+        double m;
+        int32_t n;
+        const char *ops;
+        if (lm_record(lm, lmlen, &pos, &m, &n, &ops) < 0) return -1;
+        int32_t i = 0;
+        while (i < n && lm_op(ops, i) != op) i++;
+        if (i == n) { /* op is not in this landmark: the child keeps it */
+            memcpy(out + len, lm + start, (size_t)(pos - start));
+            len += pos - start;
+        }
+    }
+    return len;
+}
+
 static PyObject *Core_inherit(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "inherit(landmarks: bytes, op_index: int)");
@@ -615,32 +628,12 @@ static PyObject *Core_inherit(Core *c, PyObject *const *args, Py_ssize_t nargs) 
     Py_ssize_t lmlen = PyBytes_GET_SIZE(lmobj);
     c->out_len = 0;
     if (out_reserve(c, lmlen) < 0) return NULL;
-    Py_ssize_t pos = 0;
-    int dropped = 0;
-    while (pos < lmlen) {
-        int32_t n;
-        if (lmlen - pos < HDR) goto bad;
-        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
-        if (n < 0 || (lmlen - pos - HDR) / (Py_ssize_t)sizeof(int32_t) < n) goto bad;
-        Py_ssize_t rec = HDR + (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
-        int has = 0;
-        for (int32_t i = 0; i < n; i++) {
-            int32_t o;
-            memcpy(&o, lm + pos + HDR + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
-            if (o == r) {
-                has = 1;
-                break;
-            }
-        }
-        if (has)
-            dropped = 1;
-        else {
-            memcpy(c->out + c->out_len, lm + pos, (size_t)rec);
-            c->out_len += rec;
-        }
-        pos += rec;
+    c->out_len = lm_without(lm, lmlen, r, c->out);
+    if (c->out_len < 0) {
+        c->out_len = 0;
+        goto bad;
     }
-    if (!dropped) {
+    if (c->out_len == lmlen) { /* nothing dropped */
         Py_INCREF(lmobj);
         return lmobj;
     }
@@ -662,24 +655,18 @@ static PyObject *Core_decode(Core *c, PyObject *arg) {
     while (pos < lmlen) {
         double m;
         int32_t n;
-        if (lmlen - pos < HDR) goto bad;
-        memcpy(&m, lm + pos, sizeof(double));
-        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
-        pos += HDR;
-        if (n < 0 || (lmlen - pos) / (Py_ssize_t)sizeof(int32_t) < n) goto bad;
+        const char *ids;
+        if (lm_record(lm, lmlen, &pos, &m, &n, &ids) < 0) goto bad;
         PyObject *ops = PyList_New(n);
         if (!ops) goto fail;
         for (int32_t i = 0; i < n; i++) {
-            int32_t o;
-            memcpy(&o, lm + pos + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
-            PyObject *x = PyLong_FromLong(o);
+            PyObject *x = PyLong_FromLong(lm_op(ids, i));
             if (!x) {
                 Py_DECREF(ops);
                 goto fail;
             }
             PyList_SET_ITEM(ops, i, x);
         }
-        pos += (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
         PyObject *item = Py_BuildValue("(Nd)", ops, m);
         if (!item || PyList_Append(out, item) < 0) {
             Py_XDECREF(item);

@@ -90,6 +90,33 @@ GOAP_INTERNAL int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char
  * the sequence is too long, or with the exception that reading it raised. */
 GOAP_INTERNAL int int_array(PyObject *seq, const char *owner, const char *what, long lo, long hi, int **out, int *n);
 
+/* Landmarks as bytes: records of a double cost m, an int32 count n and n int32 operator ids, unaligned. */
+
+/* The record at lm[*pos..lmlen): its cost *m, its count *n, *ops at its operator ids (read them with
+ * lm_op); *pos moves past it. 0, or -1 when the bytes left do not hold a whole record. */
+static inline int lm_record(const char *lm, Py_ssize_t lmlen, Py_ssize_t *pos, double *m, int32_t *n,
+                            const char **ops) {
+    if (lmlen - *pos < HDR) return -1;
+    memcpy(m, lm + *pos, sizeof(double));
+    memcpy(n, lm + *pos + sizeof(double), sizeof(int32_t));
+    Py_ssize_t at = *pos + HDR;
+    if (*n < 0 || (lmlen - at) / (Py_ssize_t)sizeof(int32_t) < *n) return -1;
+    *ops = lm + at;
+    *pos = at + (Py_ssize_t)*n * (Py_ssize_t)sizeof(int32_t);
+    return 0;
+}
+
+/* Operator id i of a record's ids. */
+static inline int32_t lm_op(const char *ops, int32_t i) {
+    int32_t o;
+    memcpy(&o, ops + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
+    return o;
+}
+
+/* Copies to out (room for lmlen bytes) the records of lm[0..lmlen) that do not hold operator op: the
+ * landmarks a child inherits when op leads to it. The bytes written, or -1 when lm is malformed. */
+GOAP_INTERNAL Py_ssize_t lm_without(const char *lm, Py_ssize_t lmlen, int op, char *out);
+
 /* LM-cut of the state whose init facts are in c->init (ninit of them, TOP included), from the
  * inherited landmarks lm[0..lmlen); see _lmcut.c. */
 GOAP_INTERNAL int lmcut_run(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, double *total_out);
