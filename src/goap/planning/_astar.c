@@ -568,13 +568,8 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
     S->pw_start[S->nops] = ip;
     S->ew_start[S->nops] = ie;
     /* successor index: per bucketed variable (ascending), per value, its operators in index order */
-    PyObject *bt = PySequence_Tuple(buckets);
+    PyObject *bt = tuple_of_len(buckets, no, "search: one bucket per operator");
     if (!bt) return -1;
-    if (PyTuple_GET_SIZE(bt) != no) {
-        Py_DECREF(bt);
-        PyErr_SetString(PyExc_ValueError, "search: one bucket per operator");
-        return -1;
-    }
     int *bfact = PyMem_Calloc(n, sizeof(int));
     int *varslots = PyMem_Calloc((size_t)S->nvars + 1, sizeof(int)); /* per variable: its table size */
     if (!bfact || !varslots) {

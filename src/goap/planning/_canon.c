@@ -369,12 +369,8 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
     if (len != nv) goto wrong_len;
     /* ref: per variable, per value, (object, template) or None */
     if (!(v = item(spec, "ref"))) return -1;
-    PyObject *refs = PySequence_Tuple(v);
+    PyObject *refs = tuple_of_len(v, nv, "Canon: one entry per variable");
     if (!refs) return -1;
-    if (PyTuple_GET_SIZE(refs) != nv) {
-        Py_DECREF(refs);
-        goto wrong_len;
-    }
     k->ref_start = PyMem_Calloc((size_t)nv + 1, sizeof(int));
     if (!k->ref_start) {
         Py_DECREF(refs);
@@ -445,13 +441,8 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
     Py_DECREF(rows);
     /* owned: per object, its variables */
     if (!(v = item(spec, "owned"))) return -1;
-    PyObject *ow = PySequence_Tuple(v);
+    PyObject *ow = tuple_of_len(v, n, "Canon: owned: one list per object");
     if (!ow) return -1;
-    if (PyTuple_GET_SIZE(ow) != n) {
-        Py_DECREF(ow);
-        PyErr_SetString(PyExc_ValueError, "Canon: owned: one list per object");
-        return -1;
-    }
     k->owned_start = PyMem_Calloc((size_t)n + 1, sizeof(int));
     k->owned = PyMem_Calloc((size_t)nv + 1, sizeof(int));
     if (!k->owned_start || !k->owned) {

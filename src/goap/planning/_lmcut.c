@@ -799,13 +799,8 @@ static int core_setup(Core *self, int nfacts, PyObject *pres, PyObject *effs, Py
     }
     for (int o = 0; o < nops; o++) self->pre_count[o] = self->pre_start[o + 1] - self->pre_start[o];
     /* tuple copies below: converting an item may run user code that mutates a list */
-    PyObject *tup = PySequence_Tuple(costs);
+    PyObject *tup = tuple_of_len(costs, nops, "costs: one per operator");
     if (!tup) return -1;
-    if (PyTuple_GET_SIZE(tup) != nops) {
-        Py_DECREF(tup);
-        PyErr_SetString(PyExc_ValueError, "costs: one per operator");
-        return -1;
-    }
     for (Py_ssize_t o = 0; o < nops; o++) {
         double v = PyFloat_AsDouble(PyTuple_GET_ITEM(tup, o));
         if (v == -1.0 && PyErr_Occurred()) {

@@ -90,6 +90,18 @@ GOAP_INTERNAL int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char
  * the sequence is too long, or with the exception that reading it raised. */
 GOAP_INTERNAL int int_array(PyObject *seq, const char *owner, const char *what, long lo, long hi, int **out, int *n);
 
+/* tuple(seq) when it has n items: a new reference; else NULL with ValueError(msg), or with the
+ * exception tuple() raised. */
+static inline PyObject *tuple_of_len(PyObject *seq, Py_ssize_t n, const char *msg) {
+    PyObject *t = PySequence_Tuple(seq);
+    if (t && PyTuple_GET_SIZE(t) != n) {
+        Py_DECREF(t);
+        PyErr_SetString(PyExc_ValueError, msg);
+        return NULL;
+    }
+    return t;
+}
+
 /* Landmarks as bytes: records of a double cost m, an int32 count n and n int32 operator ids, unaligned. */
 
 /* The record at lm[*pos..lmlen): its cost *m, its count *n, *ops at its operator ids (read them with
