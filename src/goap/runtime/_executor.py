@@ -15,8 +15,8 @@ from goap.planning._conditions import holds
 from goap.planning._qos import ActionQos, ActionRetry, RetryableActionError, qos_of
 from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
 from goap.runtime._config import GoapConfig, spent_single_use
+from goap.runtime._guards import GuardCall
 from goap.runtime._nodes import _granted, _Node
-from goap.runtime._observer import _GuardCall
 from goap.runtime._parallel import BatchCall, independent_batch
 from goap.runtime._reflexion import ReflectCall
 from goap.runtime._state import ActionOutcome, GoapState, PolicyEvent
@@ -73,7 +73,7 @@ class Executor(_Node):
             if getattr(g, "stage", "pre") != stage:
                 continue
             try:
-                verdict = await ctx.call(_GuardCall(g, action), world, name=f"guard:{g.name}")
+                verdict = await ctx.call(GuardCall(g, action), world, name=f"guard:{g.name}")
             except ToolCallError as exc:
                 # A raising guard is isolated from the others and counts as a warning.
                 verdict = {
