@@ -29,7 +29,7 @@ from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._search import Canon, SearchOutcome, search
 from goap.planning._task import CompiledOp, Task
-from goap.planning.heuristics import HEURISTICS
+from goap.planning.heuristics import HEURISTICS, check_heuristic
 
 if TYPE_CHECKING:
     from goap.planning._symmetry import Symmetry
@@ -104,8 +104,7 @@ class _BestFirst(StrategyBase):
 
     def _check(self) -> None:
         """The checks both strategies make: a known heuristic, sane limits, a frozen blacklist."""
-        if self.heuristic not in HEURISTICS:
-            raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
+        check_heuristic(self.heuristic)
         _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
         freeze_field(self, "blacklist", frozenset)
 

@@ -20,7 +20,7 @@ from goap.planning._errors import ModelError
 from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._strategy import AStar
-from goap.planning.heuristics import HEURISTICS
+from goap.planning.heuristics import check_heuristic
 
 __all__ = ["AnytimeStrategy"]
 
@@ -42,8 +42,7 @@ class AnytimeStrategy(StrategyBase):
         check_seconds("time_budget", self.time_budget, optional=False)
         if not self.weights or any(not (w >= 1.0 and math.isfinite(w)) for w in self.weights):
             raise ModelError(f"weights must be finite numbers >= 1, got {self.weights!r}")
-        if self.heuristic not in HEURISTICS:
-            raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
+        check_heuristic(self.heuristic)
         freeze_field(self, "weights", tuple)
 
     @property
