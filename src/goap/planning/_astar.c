@@ -170,39 +170,24 @@ static int add_state(Search *S, const uint64_t *w) {
     return s;
 }
 
+#define ENTRY_LESS(a, b) entry_less(&(a), &(b))
+
 static int heap_add(Search *S, Entry e) {
     if (S->hlen == S->hcap) {
         Py_ssize_t cap = S->hcap ? 2 * S->hcap : 1024;
         GROW(S->heap, Entry, cap);
         S->hcap = cap;
     }
-    Entry *hp = S->heap;
+    Entry *hp = S->heap; /* a local pointer: the loops never reload S->heap */
     Py_ssize_t i = S->hlen++;
-    while (i > 0) {
-        Py_ssize_t up = (i - 1) >> 1;
-        if (!entry_less(&e, &hp[up])) break;
-        hp[i] = hp[up];
-        i = up;
-    }
-    hp[i] = e;
+    HEAP_SIFT_UP(hp, i, e, ENTRY_LESS);
     return 0;
 }
 
 static Entry heap_take(Search *S) {
-    Entry *hp = S->heap;
-    Entry top = hp[0];
-    Entry last = hp[--S->hlen];
-    Py_ssize_t n = S->hlen, i = 0;
-    for (;;) {
-        Py_ssize_t l = 2 * i + 1;
-        if (l >= n) break;
-        Py_ssize_t m = l;
-        if (l + 1 < n && entry_less(&hp[l + 1], &hp[l])) m = l + 1;
-        if (!entry_less(&hp[m], &last)) break;
-        hp[i] = hp[m];
-        i = m;
-    }
-    if (n > 0) hp[i] = last;
+    Entry *hp = S->heap, top = hp[0], last = hp[--S->hlen];
+    Py_ssize_t n = S->hlen;
+    HEAP_SIFT_DOWN(hp, n, last, ENTRY_LESS);
     return top;
 }
 

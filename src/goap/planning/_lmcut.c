@@ -43,47 +43,24 @@ static void Core_dealloc(Core *self) {
 
 /* ---------------------------------------------------------------- helpers */
 
+static inline int item_less(HeapItem a, HeapItem b) { return a.d < b.d || (a.d == b.d && a.f < b.f); }
+
 static int heap_push(Core *c, double d, int f) {
     if (c->heap_len == c->heap_cap) {
         Py_ssize_t cap = c->heap_cap ? 2 * c->heap_cap : 64;
-        HeapItem *p = PyMem_Realloc(c->heap, (size_t)cap * sizeof(HeapItem));
-        if (!p) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->heap = p;
+        GROW(c->heap, HeapItem, cap);
         c->heap_cap = cap;
     }
-    HeapItem *hp = c->heap;
+    HeapItem x = {d, f}, *hp = c->heap; /* a local pointer: the loops never reload c->heap */
     Py_ssize_t i = c->heap_len++;
-    while (i > 0) {
-        Py_ssize_t parent = (i - 1) >> 1;
-        if (hp[parent].d < d || (hp[parent].d == d && hp[parent].f <= f)) break;
-        hp[i] = hp[parent];
-        i = parent;
-    }
-    hp[i].d = d;
-    hp[i].f = f;
+    HEAP_SIFT_UP(hp, i, x, item_less);
     return 0;
 }
 
-static inline int item_less(HeapItem a, HeapItem b) { return a.d < b.d || (a.d == b.d && a.f < b.f); }
-
 static HeapItem heap_pop(Core *c) {
-    HeapItem *hp = c->heap;
-    HeapItem top = hp[0];
-    HeapItem last = hp[--c->heap_len];
-    Py_ssize_t n = c->heap_len, i = 0;
-    for (;;) {
-        Py_ssize_t l = 2 * i + 1;
-        if (l >= n) break;
-        Py_ssize_t m = l;
-        if (l + 1 < n && item_less(hp[l + 1], hp[l])) m = l + 1;
-        if (!item_less(hp[m], last)) break;
-        hp[i] = hp[m];
-        i = m;
-    }
-    if (n > 0) hp[i] = last;
+    HeapItem *hp = c->heap, top = hp[0], last = hp[--c->heap_len];
+    Py_ssize_t n = c->heap_len;
+    HEAP_SIFT_DOWN(hp, n, last, item_less);
     return top;
 }
 

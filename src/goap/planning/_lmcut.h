@@ -90,6 +90,37 @@ GOAP_INTERNAL int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char
  * the sequence is too long, or with the exception that reading it raised. */
 GOAP_INTERNAL int int_array(PyObject *seq, const char *owner, const char *what, long lo, long hi, int **out, int *n);
 
+/* Binary min-heaps over an array hp, ordered by LESS(a, b) on two items. Both loops hold the moving
+ * item x aside and shift the others, so each step is one copy. */
+
+/* Place x, a new item at index i (the heap's old length; i is moved), where it belongs. */
+#define HEAP_SIFT_UP(hp, i, x, LESS)              \
+    do {                                          \
+        while ((i) > 0) {                         \
+            Py_ssize_t up_ = ((i) - 1) >> 1;      \
+            if (!LESS((x), (hp)[up_])) break;     \
+            (hp)[i] = (hp)[up_];                  \
+            (i) = up_;                            \
+        }                                         \
+        (hp)[i] = (x);                            \
+    } while (0)
+
+/* Place x (the old last item, now outside hp[0..n)) where it belongs, from the emptied root down. */
+#define HEAP_SIFT_DOWN(hp, n, x, LESS)                                     \
+    do {                                                                   \
+        Py_ssize_t i_ = 0;                                                 \
+        for (;;) {                                                         \
+            Py_ssize_t l_ = 2 * i_ + 1;                                    \
+            if (l_ >= (n)) break;                                          \
+            Py_ssize_t m_ = l_;                                            \
+            if (l_ + 1 < (n) && LESS((hp)[l_ + 1], (hp)[l_])) m_ = l_ + 1; \
+            if (!LESS((hp)[m_], (x))) break;                               \
+            (hp)[i_] = (hp)[m_];                                           \
+            i_ = m_;                                                       \
+        }                                                                  \
+        if ((n) > 0) (hp)[i_] = (x);                                       \
+    } while (0)
+
 /* tuple(seq) when it has n items: a new reference; else NULL with ValueError(msg), or with the
  * exception tuple() raised. */
 static inline PyObject *tuple_of_len(PyObject *seq, Py_ssize_t n, const char *msg) {
