@@ -172,24 +172,11 @@ static int add_state(Search *S, const uint64_t *w) {
 
 #define ENTRY_LESS(a, b) entry_less(&(a), &(b))
 
-static int heap_add(Search *S, Entry e) {
-    if (S->hlen == S->hcap) {
-        Py_ssize_t cap = S->hcap ? 2 * S->hcap : 1024;
-        GROW(S->heap, Entry, cap);
-        S->hcap = cap;
-    }
-    Entry *hp = S->heap; /* a local pointer: the loops never reload S->heap */
-    Py_ssize_t i = S->hlen++;
-    HEAP_SIFT_UP(hp, i, e, ENTRY_LESS);
-    return 0;
-}
+DEFINE_HEAP(Entry, ENTRY_LESS, entry_push, entry_pop)
 
-static Entry heap_take(Search *S) {
-    Entry *hp = S->heap, top = hp[0], last = hp[--S->hlen];
-    Py_ssize_t n = S->hlen;
-    HEAP_SIFT_DOWN(hp, n, last, ENTRY_LESS);
-    return top;
-}
+static inline int heap_add(Search *S, Entry e) { return entry_push(&S->heap, &S->hlen, &S->hcap, e, 1024); }
+
+static inline Entry heap_take(Search *S) { return entry_pop(S->heap, &S->hlen); }
 
 /* ---------------------------------------------------------------- states <-> Python ints */
 

@@ -45,24 +45,14 @@ static void Core_dealloc(Core *self) {
 
 static inline int item_less(HeapItem a, HeapItem b) { return a.d < b.d || (a.d == b.d && a.f < b.f); }
 
-static int heap_push(Core *c, double d, int f) {
-    if (c->heap_len == c->heap_cap) {
-        Py_ssize_t cap = c->heap_cap ? 2 * c->heap_cap : 64;
-        GROW(c->heap, HeapItem, cap);
-        c->heap_cap = cap;
-    }
-    HeapItem x = {d, f}, *hp = c->heap; /* a local pointer: the loops never reload c->heap */
-    Py_ssize_t i = c->heap_len++;
-    HEAP_SIFT_UP(hp, i, x, item_less);
-    return 0;
+DEFINE_HEAP(HeapItem, item_less, item_push, item_pop)
+
+static inline int heap_push(Core *c, double d, int f) {
+    HeapItem x = {d, f};
+    return item_push(&c->heap, &c->heap_len, &c->heap_cap, x, 64);
 }
 
-static HeapItem heap_pop(Core *c) {
-    HeapItem *hp = c->heap, top = hp[0], last = hp[--c->heap_len];
-    Py_ssize_t n = c->heap_len;
-    HEAP_SIFT_DOWN(hp, n, last, item_less);
-    return top;
-}
+static inline HeapItem heap_pop(Core *c) { return item_pop(c->heap, &c->heap_len); }
 
 static int bucket_push(Core *c, long long d, int f) {
     if (d >= c->nbuckets) {

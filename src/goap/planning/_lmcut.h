@@ -90,36 +90,44 @@ GOAP_INTERNAL int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char
  * the sequence is too long, or with the exception that reading it raised. */
 GOAP_INTERNAL int int_array(PyObject *seq, const char *owner, const char *what, long lo, long hi, int **out, int *n);
 
-/* Binary min-heaps over an array hp, ordered by LESS(a, b) on two items. Both loops hold the moving
- * item x aside and shift the others, so each step is one copy. */
-
-/* Place x, a new item at index i (the heap's old length; i is moved), where it belongs. */
-#define HEAP_SIFT_UP(hp, i, x, LESS)              \
-    do {                                          \
-        while ((i) > 0) {                         \
-            Py_ssize_t up_ = ((i) - 1) >> 1;      \
-            if (!LESS((x), (hp)[up_])) break;     \
-            (hp)[i] = (hp)[up_];                  \
-            (i) = up_;                            \
-        }                                         \
-        (hp)[i] = (x);                            \
-    } while (0)
-
-/* Place x (the old last item, now outside hp[0..n)) where it belongs, from the emptied root down. */
-#define HEAP_SIFT_DOWN(hp, n, x, LESS)                                     \
-    do {                                                                   \
-        Py_ssize_t i_ = 0;                                                 \
-        for (;;) {                                                         \
-            Py_ssize_t l_ = 2 * i_ + 1;                                    \
-            if (l_ >= (n)) break;                                          \
-            Py_ssize_t m_ = l_;                                            \
-            if (l_ + 1 < (n) && LESS((hp)[l_ + 1], (hp)[l_])) m_ = l_ + 1; \
-            if (!LESS((hp)[m_], (x))) break;                               \
-            (hp)[i_] = (hp)[m_];                                           \
-            i_ = m_;                                                       \
-        }                                                                  \
-        if ((n) > 0) (hp)[i_] = (x);                                       \
-    } while (0)
+/* Defines the two operations of binary min-heaps of T ordered by LESS(a, b) on two items:
+ *   static int PUSH(T **heap, Py_ssize_t *len, Py_ssize_t *cap, T x, Py_ssize_t first_cap): adds x,
+ *     growing the array (to first_cap items the first time); 0, or -1 with MemoryError;
+ *   static T POP(T *heap, Py_ssize_t *len): removes and returns the least item (*len > 0).
+ * Both sifts hold the moving item aside and shift the others, so each step is one copy. */
+#define DEFINE_HEAP(T, LESS, PUSH, POP)                                                     \
+    static int PUSH(T **heap, Py_ssize_t *len, Py_ssize_t *cap, T x, Py_ssize_t first_cap) { \
+        if (*len == *cap) {                                                                 \
+            Py_ssize_t ncap = *cap ? 2 * *cap : first_cap;                                  \
+            GROW(*heap, T, ncap);                                                           \
+            *cap = ncap;                                                                    \
+        }                                                                                   \
+        T *hp = *heap;                                                                      \
+        Py_ssize_t i = (*len)++;                                                            \
+        while (i > 0) {                                                                     \
+            Py_ssize_t up = (i - 1) >> 1;                                                   \
+            if (!LESS(x, hp[up])) break;                                                    \
+            hp[i] = hp[up];                                                                 \
+            i = up;                                                                         \
+        }                                                                                   \
+        hp[i] = x;                                                                          \
+        return 0;                                                                           \
+    }                                                                                       \
+    static T POP(T *hp, Py_ssize_t *len) {                                                  \
+        T top = hp[0], last = hp[--*len];                                                   \
+        Py_ssize_t n = *len, i = 0;                                                         \
+        for (;;) {                                                                          \
+            Py_ssize_t l = 2 * i + 1;                                                       \
+            if (l >= n) break;                                                              \
+            Py_ssize_t m = l;                                                               \
+            if (l + 1 < n && LESS(hp[l + 1], hp[l])) m = l + 1;                             \
+            if (!LESS(hp[m], last)) break;                                                  \
+            hp[i] = hp[m];                                                                  \
+            i = m;                                                                          \
+        }                                                                                   \
+        if (n > 0) hp[i] = last;                                                            \
+        return top;                                                                         \
+    }
 
 /* tuple(seq) when it has n items: a new reference; else NULL with ValueError(msg), or with the
  * exception tuple() raised. */
