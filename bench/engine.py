@@ -641,11 +641,10 @@ async def empty_file(kind: str, tmp: Path) -> int:
     return measure_file(path, {})[0]
 
 
-async def langgraph_growing(steps: int, tmp: Path, blob: int = BLOB_BYTES) -> Stored:
-    """LangGraph with `AsyncSqliteSaver`, one node appending one item per step next to a ``blob``-byte field."""
+def growing_graph(steps: int, checkpointer: Any) -> Any:
+    """LangGraph's growing-state graph, compiled with ``checkpointer``: one node appending one item per
+    step until there are ``steps``."""
     from langgraph.graph import END, START, StateGraph
-
-    path = tmp / "langgraph-grow.db"
 
     def add(s: LGGrowing) -> dict[str, list[str]]:
         return {"items": [item(len(s["items"]) + 1)]}
@@ -657,9 +656,15 @@ async def langgraph_growing(steps: int, tmp: Path, blob: int = BLOB_BYTES) -> St
     b.add_node("add", add)
     b.add_edge(START, "add")
     b.add_conditional_edges("add", route, {"add": "add", END: END})
+    return b.compile(checkpointer=checkpointer)
+
+
+async def langgraph_growing(steps: int, tmp: Path, blob: int = BLOB_BYTES) -> Stored:
+    """LangGraph with `AsyncSqliteSaver`, one node appending one item per step next to a ``blob``-byte field."""
+    path = tmp / "langgraph-grow.db"
     saver, conn = await open_langgraph_saver(path)
     try:
-        app = b.compile(checkpointer=saver)
+        app = growing_graph(steps, saver)
         out = await app.ainvoke(
             {"items": [], "blob": "b" * blob}, _lg_config(steps, "bench"), durability="sync"
         )
@@ -1025,35 +1030,33 @@ def targets(rep: Report) -> list[tuple[bool | None, str]]:
         return "" if c is None else f" (cpu {c:.1f})"
 
     res: list[tuple[bool | None, str]] = []
-    am, bm, dm, em, fm = (med(k) for k in "abdef")
-    if am is not None:
-        res.append((am <= 10, f"loop in memory <= 10 µs/step: {am:.1f}{cpu('a')}"))
-    if am is not None and bm is not None:
-        res.append((bm / am >= 30, f"loop in memory >= 30x LangGraph ainvoke: {bm / am:.1f}x"))
-    if dm is not None:
-        res.append((dm <= 100, f"loop on SQLite <= 100 µs/step: {dm:.1f}{cpu('d')}"))
-    if dm is not None and em is not None:
-        res.append((em / dm >= 10, f"loop on SQLite >= 10x LangGraph AsyncSqliteSaver: {em / dm:.1f}x"))
+
+    def at_most(key: str, bound: float, what: str, unit: str, extra: str = "") -> None:
+        m = med(key)
+        if m is not None:
+            res.append((m <= bound, f"{what} <= {bound:g} {unit}: {m:.1f}{cpu(key)}{extra}"))
+
+    def times_faster(ours: str, theirs: str, factor: float, what: str, peer: str) -> None:
+        a, b = med(ours), med(theirs)
+        if a is not None and b is not None:
+            res.append((b / a >= factor, f"{what} >= {factor:g}x {peer}: {b / a:.1f}x"))
+
+    at_most("a", 10, "loop in memory", "µs/step")
+    times_faster("a", "b", 30, "loop in memory", "LangGraph ainvoke")
+    at_most("d", 100, "loop on SQLite", "µs/step")
+    times_faster("d", "e", 10, "loop on SQLite", "LangGraph AsyncSqliteSaver")
+    dm, fm = med("d"), med("f")
     if dm is not None and fm is not None:
         res.append(
             (dm < fm, f"loop on SQLite faster than the raw aiosqlite floor: {dm:.1f} vs {fm:.1f} µs/step")
         )
     for k in rep.fanout:
-        gm, hm, im, jm, km = (med(f"{x}{k}") for x in "ghijk")
-        if gm is not None:
-            floor = f", gather floor {km:.1f}{cpu(f'k{k}')}" if km is not None else ""
-            res.append((gm <= 15, f"fan-out K={k} in memory <= 15 µs/branch: {gm:.1f}{cpu(f'g{k}')}{floor}"))
-        if gm is not None and im is not None:
-            res.append((im / gm >= 15, f"fan-out K={k} in memory >= 15x LangGraph Send: {im / gm:.1f}x"))
-        if hm is not None:
-            res.append((hm <= 60, f"fan-out K={k} on SQLite <= 60 µs/branch: {hm:.1f}{cpu(f'h{k}')}"))
-        if hm is not None and jm is not None:
-            res.append(
-                (
-                    jm / hm >= 10,
-                    f"fan-out K={k} on SQLite >= 10x LangGraph Send + AsyncSqliteSaver: {jm / hm:.1f}x",
-                )
-            )
+        km = med(f"k{k}")
+        floor = f", gather floor {km:.1f}{cpu(f'k{k}')}" if km is not None else ""
+        at_most(f"g{k}", 15, f"fan-out K={k} in memory", "µs/branch", floor)
+        times_faster(f"g{k}", f"i{k}", 15, f"fan-out K={k} in memory", "LangGraph Send")
+        at_most(f"h{k}", 60, f"fan-out K={k} on SQLite", "µs/branch")
+        times_faster(f"h{k}", f"j{k}", 10, f"fan-out K={k} on SQLite", "LangGraph Send + AsyncSqliteSaver")
     ours = next((x for x in rep.stored if x.label.startswith("ours") and "default" in x.label), None)
     if ours is not None:
         fb = ours.file_bytes / ours.steps

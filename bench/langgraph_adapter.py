@@ -38,7 +38,15 @@ from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
-from bench.engine import Counter, _lg_config, item, langgraph_loop, measure_file, our_engine, target_of
+from bench.engine import (
+    Counter,
+    _lg_config,
+    growing_graph,
+    langgraph_loop,
+    measure_file,
+    our_engine,
+    target_of,
+)
 from graphengine.store import MemoryStore
 
 BLOB_BYTES = 10_000
@@ -100,29 +108,6 @@ async def adapter_rows(steps: int = 2000, repeat: int = 5) -> list[Rate]:
     ]
 
 
-class Grow(TypedDict):
-    """The growing state: one item more per step, and a 10 kB field that never changes."""
-
-    items: Annotated[list[str], lambda a, b: [*a, *b]]
-    blob: str
-
-
-def _growing_graph(steps: int, checkpointer: Any) -> Any:
-    from langgraph.graph import END, START, StateGraph
-
-    def add(s: Grow) -> dict[str, list[str]]:
-        return {"items": [item(len(s["items"]) + 1)]}
-
-    def route(s: Grow) -> str:
-        return END if len(s["items"]) >= steps else "add"
-
-    b: Any = StateGraph(Grow)
-    b.add_node("add", add)
-    b.add_edge(START, "add")
-    b.add_conditional_edges("add", route, {"add": "add", END: END})
-    return b.compile(checkpointer=checkpointer)
-
-
 @dataclass(frozen=True, slots=True)
 class SaverCost:
     """One checkpointer on the growing-state run."""
@@ -135,7 +120,7 @@ class SaverCost:
 
 
 async def _grow_run(steps: int, saver: Any) -> float:
-    app = _growing_graph(steps, saver)
+    app = growing_graph(steps, saver)
     t0 = time.perf_counter()
     out = await app.ainvoke(
         {"items": [], "blob": "b" * BLOB_BYTES},

@@ -46,34 +46,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from bench.engine import SYNCHRONOUS, langgraph_loop, open_langgraph_saver
-from graphengine import Context, Engine, NodeResult, Options, goto, stop
+from bench.engine import SYNCHRONOUS, Counter, inc, langgraph_loop, make_check, open_langgraph_saver
+from graphengine import Engine, Options
 from graphengine.store import PostgresStore, RunRecord, RunStatus, SQLiteStore
 
 DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 MYSQL_DSN = os.environ.get("GRAPHENGINE_TEST_MYSQL", "mysql://root@127.0.0.1:3306/test")
-
-
-class Counter(BaseModel):
-    """The loop's state."""
-
-    n: int = 0
-
-
-async def inc(ctx: Context, s: Counter) -> NodeResult[Counter]:
-    """Add one."""
-    return NodeResult(delta=Counter(n=s.n + 1))
-
-
-def make_check(target: int) -> Callable[[Context, Counter], NodeResult[Counter]]:
-    """Loop back to ``inc`` until the counter reaches ``target``."""
-
-    def check(ctx: Context, s: Counter) -> NodeResult[Counter]:
-        return NodeResult(route=stop()) if s.n >= target else NodeResult(route=goto("inc"))
-
-    return check
 
 
 def engine(store: Any, steps: int) -> Engine[Counter]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from goap import ActionSpec, GoalSpec, in_, ne
@@ -98,3 +99,80 @@ def draw_condition(draw: st.DrawFn, key: str, numeric: Callable[[], Any]) -> Any
             return ne(draw(st.sampled_from(ENUM)))
         return in_(draw(st.sets(st.sampled_from(ENUM), min_size=1, max_size=2)))
     return numeric()
+
+
+Problem: TypeAlias = tuple[dict[str, Any], GoalSpec, list[ActionSpec]]
+"""A drawn problem: (initial state, goal, actions)."""
+
+RawProblem: TypeAlias = tuple[dict[str, Any], dict[str, Any], list[ActionSpec]]
+"""A drawn problem with its goal as plain conditions: (initial state, goal conditions, actions)."""
+
+
+def on_drawn(
+    *strategies: st.SearchStrategy[Any], examples: int
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Make a test a property test over ``examples`` draws of ``strategies`` (one per argument).
+
+    No deadline and no too-slow health check: the tests compare paths (C and Python, with and
+    without an accelerator) whose speeds differ by design, and draw whole planning problems."""
+
+    def wrap(test: Callable[..., None]) -> Callable[..., None]:
+        run = given(*strategies)(test)
+        return settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])(
+            run
+        )
+
+    return wrap
+
+
+def draw_action(
+    draw: st.DrawFn,
+    name: str,
+    keys: list[str],
+    cond: Callable[[str], Any],
+    counter: Callable[[], tuple[Any, Any]],
+    *,
+    most: int,
+    cost: st.SearchStrategy[float],
+) -> ActionSpec:
+    """A random action on a drawn problem's facts: preconditions ``cond(key)`` on up to ``most`` facts;
+    effects on one to ``most`` facts: a bool on ``b*``, a value of :data:`ENUM` on ``e*``, and on the
+    counter the ``(effect, guard)`` that ``counter()`` returns (the guard, a precondition, keeps the
+    counter in a finite range so that brute force terminates); a cost drawn from ``cost``."""
+    pre = {k: cond(k) for k in draw(st.sets(st.sampled_from(keys), max_size=most))}
+    eff: dict[str, Any] = {}
+    for k in draw(st.sets(st.sampled_from(keys), min_size=1, max_size=most)):
+        if k.startswith("b"):
+            eff[k] = draw(st.booleans())
+        elif k.startswith("e"):
+            eff[k] = draw(st.sampled_from(ENUM))
+        else:
+            eff[k], pre[k] = counter()
+    return ActionSpec(name, pre, eff, cost=draw(cost))
+
+
+def layered_action(name: str, needs: set[int], fact: int, **settings: Any) -> ActionSpec:
+    """An action of a layered task: it needs facts ``f<j>`` for each ``j`` in ``needs`` (earlier layers)
+    and makes fact ``f<fact>`` true; ``settings`` (cost, resources, duration) go to the ActionSpec."""
+    return ActionSpec(name, {f"f{j}": True for j in sorted(needs)}, {f"f{fact}": True}, **settings)
+
+
+RELEASE_START = {"source": False, "built": False, "signed": False, "published": False}
+"""The world before a release: nothing fetched, built, signed or published."""
+
+
+def offline(world: Mapping[str, Any]) -> None:
+    """An HSM that is always down."""
+    raise RuntimeError("HSM offline")
+
+
+def release_actions(sign: Any = None, retries: int = 0) -> list[ActionSpec]:
+    """fetch -> build -> sign (cheap HSM or costly local key) -> publish; ``sign`` executes the HSM
+    signing (``offline``: it always fails), tried ``1 + retries`` times."""
+    return [
+        ActionSpec("fetch", {}, {"source": True}),
+        ActionSpec("build", {"source": True}, {"built": True}, cost=2),
+        ActionSpec("sign_hsm", {"built": True}, {"signed": True}, cost=1, execute=sign, max_retries=retries),
+        ActionSpec("sign_local", {"built": True}, {"signed": True}, cost=3),
+        ActionSpec("publish", {"signed": True}, {"published": True}),
+    ]

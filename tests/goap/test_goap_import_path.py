@@ -98,6 +98,7 @@ def test_public_names_resolve_lazily_and_are_listed() -> None:
 PLANNING = {
     "goap.planning",
     "goap.planning._actions",
+    "goap.planning._checks",
     "goap.planning._compile",
     "goap.planning._conditions",
     "goap.planning._errors",

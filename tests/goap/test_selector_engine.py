@@ -18,6 +18,17 @@ READBACK = "agent: Let me read that back: Ada Lovelace, 5551234567, 12 Baker Str
 HANDOFF = "agent: Let me transfer you to a colleague who can help."
 
 
+ASK_NAME = "agent: May I have your name?"
+
+
+def call_transcript(caller: list[str], agent: list[str]) -> list[str]:
+    """A call's transcript: the greeting, then each caller line followed by the agent's answer to it."""
+    return [
+        GREET,
+        *(line for said, answer in zip(caller, agent, strict=True) for line in (f"caller: {said}", answer)),
+    ]
+
+
 async def converse(lines: list[str], **kw: Any) -> BookingState:
     engine = booking_engine(enabled=True, **kw)
     return await engine.run("call", BookingState(caller=lines))
@@ -27,23 +38,17 @@ async def test_cooperative_caller_goes_straight_to_readback() -> None:
     """A caller who gives all three slots at once hears the read-back next."""
     line = "Hi, my name is Ada Lovelace, my number is 555 123 4567 and I live at 12 Baker Street."
     final = await converse([line])
-    assert final.transcript == [GREET, f"caller: {line}", READBACK]
+    assert final.transcript == call_transcript([line], [READBACK])
     assert final.decisions == ["goap_lite: exit to readback: required slots name, phone, address valid"]
     assert final.outcome == "readback"
 
 
 async def test_withholding_caller_is_asked_for_the_missing_slots() -> None:
     """A caller who gives one slot at a time is asked for each missing slot in turn."""
-    final = await converse(["My name is Ada Lovelace.", "It is 555 123 4567", "I live at 12 Baker Street"])
-    assert final.transcript == [
-        GREET,
-        "caller: My name is Ada Lovelace.",
-        "agent: What is the best phone number to reach you?",
-        "caller: It is 555 123 4567",
-        "agent: And the address for the booking?",
-        "caller: I live at 12 Baker Street",
-        READBACK,
-    ]
+    lines = ["My name is Ada Lovelace.", "It is 555 123 4567", "I live at 12 Baker Street"]
+    final = await converse(lines)
+    asked = ["agent: What is the best phone number to reach you?", "agent: And the address for the booking?"]
+    assert final.transcript == call_transcript(lines, [*asked, READBACK])
     assert final.decisions == [
         "goap_lite: collect phone via ask_phone",
         "goap_lite: collect address via ask_address",
@@ -53,18 +58,10 @@ async def test_withholding_caller_is_asked_for_the_missing_slots() -> None:
 
 async def test_stonewalling_caller_reaches_the_fallback() -> None:
     """A caller who never answers is handed off after the slot's attempt cap, instead of looping."""
-    final = await converse(["Why do you need that?", "No.", "Hmm."])
-    assert final.transcript == [
-        GREET,
-        "caller: Why do you need that?",
-        "agent: May I have your name?",
-        "caller: No.",
-        "agent: May I have your name?",
-        "caller: Hmm.",
-        "agent: May I have your name?",
-        "caller: ",
-        HANDOFF,
-    ]
+    lines = ["Why do you need that?", "No.", "Hmm."]
+    final = await converse(lines)
+    # the caller has no fourth line: the agent hands off after its third unanswered question
+    assert final.transcript == call_transcript([*lines, ""], [ASK_NAME, ASK_NAME, ASK_NAME, HANDOFF])
     assert final.decisions[-1] == "goap_lite: fallback to handoff: required slot name reached 3 attempts"
     assert final.outcome == "handoff"
 

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, runtime_checkable
 
+from goap.planning._checks import freeze_field
 from goap.planning._conditions import Add, Compare, OneOf, Scalar, holds
 from goap.planning._errors import ModelError
 
 if TYPE_CHECKING:
     from goap.planning._qos import ActionQos
 
-__all__ = ["ActionSpec", "ApprovalForm", "CostFunction", "Guard", "GuardStage", "check_cost_sum"]
+__all__ = ["ActionSpec", "ApprovalForm", "CostFunction", "Guard", "GuardStage", "check_cost_sum", "plan_cost"]
 
 GuardStage: TypeAlias = Literal["pre", "post"]
 """When a guard runs: before the action, or on the world it produced."""
@@ -166,8 +167,7 @@ class ActionSpec:
 
             if not isinstance(self.qos, ActionQos):
                 raise ModelError(f"{owner}: qos must be an ActionQos, got {self.qos!r}")
-        if not isinstance(self.guards, tuple):
-            object.__setattr__(self, "guards", tuple(self.guards))
+        freeze_field(self, "guards", tuple)
         for g in self.guards:
             if not (hasattr(g, "check") and hasattr(g, "name")):
                 raise ModelError(f"{owner}: guard {g!r} has no name and check (see goap.Guard)")
@@ -233,6 +233,18 @@ class ActionSpec:
             else:
                 new[key] = eff
         return new
+
+
+def plan_cost(initial: Mapping[str, Any], steps: Iterable[ActionSpec]) -> float:
+    """The cost of applying ``steps`` in order from ``initial``: each action's cost in the state it is
+    applied in (state-dependent costs included). Applicability is not checked: callers pass plans
+    already known to apply."""
+    state: Mapping[str, Any] = dict(initial)
+    cost = 0.0
+    for a in steps:
+        cost += a.cost_in(state)
+        state = a.apply(state)
+    return cost
 
 
 def check_cost_sum(actions: Sequence[ActionSpec]) -> None:

@@ -134,16 +134,6 @@ static int grow_table(Search *S) {
     return 0;
 }
 
-#define GROW(ptr, type, cap)                                                  \
-    do {                                                                      \
-        type *np_ = PyMem_Realloc((ptr), (size_t)(cap) * sizeof(type));       \
-        if (!np_) {                                                           \
-            PyErr_NoMemory();                                                 \
-            return -1;                                                        \
-        }                                                                     \
-        (ptr) = np_;                                                          \
-    } while (0)
-
 /* A new state with words w (not yet known): its index, or -1 with an exception set. */
 static int add_state(Search *S, const uint64_t *w) {
     if (S->n == S->cap) {
@@ -180,41 +170,13 @@ static int add_state(Search *S, const uint64_t *w) {
     return s;
 }
 
-static int heap_add(Search *S, Entry e) {
-    if (S->hlen == S->hcap) {
-        Py_ssize_t cap = S->hcap ? 2 * S->hcap : 1024;
-        GROW(S->heap, Entry, cap);
-        S->hcap = cap;
-    }
-    Entry *hp = S->heap;
-    Py_ssize_t i = S->hlen++;
-    while (i > 0) {
-        Py_ssize_t up = (i - 1) >> 1;
-        if (!entry_less(&e, &hp[up])) break;
-        hp[i] = hp[up];
-        i = up;
-    }
-    hp[i] = e;
-    return 0;
-}
+#define ENTRY_LESS(a, b) entry_less(&(a), &(b))
 
-static Entry heap_take(Search *S) {
-    Entry *hp = S->heap;
-    Entry top = hp[0];
-    Entry last = hp[--S->hlen];
-    Py_ssize_t n = S->hlen, i = 0;
-    for (;;) {
-        Py_ssize_t l = 2 * i + 1;
-        if (l >= n) break;
-        Py_ssize_t m = l;
-        if (l + 1 < n && entry_less(&hp[l + 1], &hp[l])) m = l + 1;
-        if (!entry_less(&hp[m], &last)) break;
-        hp[i] = hp[m];
-        i = m;
-    }
-    if (n > 0) hp[i] = last;
-    return top;
-}
+DEFINE_HEAP(Entry, ENTRY_LESS, entry_push, entry_pop)
+
+static inline int heap_add(Search *S, Entry e) { return entry_push(&S->heap, &S->hlen, &S->hcap, e, 1024); }
+
+static inline Entry heap_take(Search *S) { return entry_pop(S->heap, &S->hlen); }
 
 /* ---------------------------------------------------------------- states <-> Python ints */
 
@@ -407,12 +369,7 @@ static Py_ssize_t inherit(Search *S, int p, int op) {
     if (len > S->icap) {
         Py_ssize_t cap = S->icap ? S->icap : 256;
         while (cap < len) cap *= 2;
-        char *ni = PyMem_Realloc(S->inh, (size_t)cap);
-        if (!ni) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        S->inh = ni;
+        GROW(S->inh, char, cap);
         S->icap = cap;
     }
     const char *lm = S->arena + S->lmoff[p];
@@ -421,27 +378,7 @@ static Py_ssize_t inherit(Search *S, int p, int op) {
         if (len) memcpy(S->inh, lm, (size_t)len);
         return len;
     }
-    Py_ssize_t pos = 0, out = 0;
-    while (pos < len) {
-        int32_t n;
-        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
-        Py_ssize_t rec = HDR + (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
-        int has = 0;
-        for (int32_t i = 0; i < n; i++) {
-            int32_t o;
-            memcpy(&o, lm + pos + HDR + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
-            if (o == r) {
-                has = 1;
-                break;
-            }
-        }
-        if (!has) {
-            memcpy(S->inh + out, lm + pos, (size_t)rec);
-            out += rec;
-        }
-        pos += rec;
-    }
-    return out;
+    return lm_without(lm, len, r, S->inh); /* the arena holds evaluate()'s records: never -1 */
 }
 
 /* ---------------------------------------------------------------- set-up */
@@ -449,32 +386,10 @@ static Py_ssize_t inherit(Search *S, int p, int op) {
 static int read_facts(PyObject *obj, PyObject *name, int top, int **out, int *count) {
     PyObject *v = PyObject_GetAttr(obj, name);
     if (!v) return -1;
-    PyObject *t = PySequence_Tuple(v);
+    const char *attr = PyUnicode_AsUTF8(name);
+    int r = attr ? int_array(v, "operator", attr, 0, top, out, count) : -1;
     Py_DECREF(v);
-    if (!t) return -1;
-    Py_ssize_t n = PyTuple_GET_SIZE(t);
-    *out = PyMem_Calloc((size_t)n + 1, sizeof(int));
-    if (!*out) {
-        Py_DECREF(t);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long f = PyLong_AsLong(PyTuple_GET_ITEM(t, i));
-        if (f == -1 && PyErr_Occurred()) {
-            Py_DECREF(t);
-            return -1;
-        }
-        if (f < 0 || f >= top) {
-            Py_DECREF(t);
-            PyErr_Format(PyExc_ValueError, "operator %U: fact id %ld out of range", name, f);
-            return -1;
-        }
-        (*out)[i] = (int)f;
-    }
-    Py_DECREF(t);
-    *count = (int)n;
-    return 0;
+    return r;
 }
 
 /* fact -> variable */
@@ -625,13 +540,8 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
     S->pw_start[S->nops] = ip;
     S->ew_start[S->nops] = ie;
     /* successor index: per bucketed variable (ascending), per value, its operators in index order */
-    PyObject *bt = PySequence_Tuple(buckets);
+    PyObject *bt = tuple_of_len(buckets, no, "search: one bucket per operator");
     if (!bt) return -1;
-    if (PyTuple_GET_SIZE(bt) != no) {
-        Py_DECREF(bt);
-        PyErr_SetString(PyExc_ValueError, "search: one bucket per operator");
-        return -1;
-    }
     int *bfact = PyMem_Calloc(n, sizeof(int));
     int *varslots = PyMem_Calloc((size_t)S->nvars + 1, sizeof(int)); /* per variable: its table size */
     if (!bfact || !varslots) {

@@ -290,14 +290,13 @@ static PyObject *canon_call(CanonObject *c, PyObject *const *args, size_t nargsf
 
 /* ---------------------------------------------------------------- construction */
 
-/* ints of a sequence into a new array (n = its length); every value in [lo, hi). */
-static int int_array(PyObject *seq, const char *what, long lo, long hi, int **out, int *n) {
+int int_array(PyObject *seq, const char *owner, const char *what, long lo, long hi, int **out, int *n) {
     PyObject *t = PySequence_Tuple(seq);
     if (!t) return -1;
     Py_ssize_t len = PyTuple_GET_SIZE(t);
     if (len > INT32_MAX / 4) {
         Py_DECREF(t);
-        PyErr_Format(PyExc_ValueError, "Canon: %s too long", what);
+        PyErr_Format(PyExc_ValueError, "%s: %s too long", owner, what);
         return -1;
     }
     *out = PyMem_Calloc((size_t)len + 1, sizeof(int));
@@ -314,7 +313,7 @@ static int int_array(PyObject *seq, const char *what, long lo, long hi, int **ou
         }
         if (v < lo || v >= hi) {
             Py_DECREF(t);
-            PyErr_Format(PyExc_ValueError, "Canon: %s: %ld out of range", what, v);
+            PyErr_Format(PyExc_ValueError, "%s: %s: %ld out of range", owner, what, v);
             return -1;
         }
         (*out)[i] = (int)v;
@@ -345,9 +344,9 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
         return -1;
     }
     k->n = (int)n;
-    if (!(v = item(spec, "own")) || int_array(v, "own", -1, n, &k->own, &len) < 0) return -1;
+    if (!(v = item(spec, "own")) || int_array(v, "Canon", "own", -1, n, &k->own, &len) < 0) return -1;
     if (len != nv) goto wrong_len;
-    if (!(v = item(spec, "ktid")) || int_array(v, "ktid", -1, INT32_MAX / 4, &k->ktid, &len) < 0) return -1;
+    if (!(v = item(spec, "ktid")) || int_array(v, "Canon", "ktid", -1, INT32_MAX / 4, &k->ktid, &len) < 0) return -1;
     if (len != nv) goto wrong_len;
     for (int i = 0; i < nv; i++) {
         if (k->ktid[i] + 1 > k->ntid) k->ntid = k->ktid[i] + 1;
@@ -357,7 +356,7 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
         }
     }
     int *wc;
-    if (!(v = item(spec, "wcode")) || int_array(v, "wcode", INT32_MIN / 2, INT32_MAX / 2, &wc, &len) < 0)
+    if (!(v = item(spec, "wcode")) || int_array(v, "Canon", "wcode", INT32_MIN / 2, INT32_MAX / 2, &wc, &len) < 0)
         return -1;
     k->wcode = PyMem_Calloc((size_t)nv + 1, sizeof(long long));
     if (!k->wcode) {
@@ -370,12 +369,8 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
     if (len != nv) goto wrong_len;
     /* ref: per variable, per value, (object, template) or None */
     if (!(v = item(spec, "ref"))) return -1;
-    PyObject *refs = PySequence_Tuple(v);
+    PyObject *refs = tuple_of_len(v, nv, "Canon: one entry per variable");
     if (!refs) return -1;
-    if (PyTuple_GET_SIZE(refs) != nv) {
-        Py_DECREF(refs);
-        goto wrong_len;
-    }
     k->ref_start = PyMem_Calloc((size_t)nv + 1, sizeof(int));
     if (!k->ref_start) {
         Py_DECREF(refs);
@@ -446,13 +441,8 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
     Py_DECREF(rows);
     /* owned: per object, its variables */
     if (!(v = item(spec, "owned"))) return -1;
-    PyObject *ow = PySequence_Tuple(v);
+    PyObject *ow = tuple_of_len(v, n, "Canon: owned: one list per object");
     if (!ow) return -1;
-    if (PyTuple_GET_SIZE(ow) != n) {
-        Py_DECREF(ow);
-        PyErr_SetString(PyExc_ValueError, "Canon: owned: one list per object");
-        return -1;
-    }
     k->owned_start = PyMem_Calloc((size_t)n + 1, sizeof(int));
     k->owned = PyMem_Calloc((size_t)nv + 1, sizeof(int));
     if (!k->owned_start || !k->owned) {
@@ -463,7 +453,7 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
     int pos = 0;
     for (int i = 0; i < n; i++) {
         int *vs, m;
-        if (int_array(PyTuple_GET_ITEM(ow, i), "owned", 0, nv, &vs, &m) < 0) {
+        if (int_array(PyTuple_GET_ITEM(ow, i), "Canon", "owned", 0, nv, &vs, &m) < 0) {
             Py_DECREF(ow);
             return -1;
         }
@@ -493,7 +483,7 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
     if (!tvs) return -1;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tvs); i++) {
         int *e, m;
-        if (int_array(PyTuple_GET_ITEM(tvs, i), "tv", 0, INT32_MAX / 4, &e, &m) < 0) {
+        if (int_array(PyTuple_GET_ITEM(tvs, i), "Canon", "tv", 0, INT32_MAX / 4, &e, &m) < 0) {
             Py_DECREF(tvs);
             return -1;
         }
@@ -527,7 +517,7 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
     long long blocks = 0, block = (long long)k->nvt * n;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(vms); i++) {
         int *e, m;
-        if (int_array(PyTuple_GET_ITEM(vms, i), "vmap", 0, INT32_MAX / 4, &e, &m) < 0) {
+        if (int_array(PyTuple_GET_ITEM(vms, i), "Canon", "vmap", 0, INT32_MAX / 4, &e, &m) < 0) {
             PyMem_Free(quads);
             Py_DECREF(vms);
             return -1;
@@ -567,8 +557,9 @@ static int class_setup(CanonObject *c, Class *k, PyObject *spec) {
     }
     PyMem_Free(quads);
     Py_DECREF(vms);
-    if (!(v = item(spec, "refvars")) || int_array(v, "refvars", 0, nv, &k->refvars, &k->nrefvars) < 0) return -1;
-    if (!(v = item(spec, "touch")) || int_array(v, "touch", 0, nv, &k->touch, &k->ntouch) < 0) return -1;
+    if (!(v = item(spec, "refvars")) || int_array(v, "Canon", "refvars", 0, nv, &k->refvars, &k->nrefvars) < 0)
+        return -1;
+    if (!(v = item(spec, "touch")) || int_array(v, "Canon", "touch", 0, nv, &k->touch, &k->ntouch) < 0) return -1;
     k->identity = PyTuple_New(n);
     if (!k->identity) return -1;
     for (int i = 0; i < n; i++) {
@@ -603,7 +594,7 @@ static int canon_setup(CanonObject *c, PyObject *varinfo, PyObject *classes) {
     int max_shift = 0;
     for (Py_ssize_t i = 0; i < nv; i++) {
         int *e, m;
-        if (int_array(PyTuple_GET_ITEM(vi, i), "varinfo", 0, 1 << 26, &e, &m) < 0) {
+        if (int_array(PyTuple_GET_ITEM(vi, i), "Canon", "varinfo", 0, 1 << 26, &e, &m) < 0) {
             Py_DECREF(vi);
             return -1;
         }

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from goap.planning._checks import freeze_field
 from goap.planning._errors import ModelError
 
 __all__ = [
@@ -100,8 +101,7 @@ class OneOf:
     """The allowed values."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.values, frozenset):
-            object.__setattr__(self, "values", frozenset(self.values))
+        freeze_field(self, "values", frozenset)
         for v in self.values:
             if not _is_scalar(v):
                 raise ModelError(f"in_() values must be bool, int, float or str, got {v!r}")
@@ -139,34 +139,23 @@ Effect: TypeAlias = Add
 """A non-assignment effect object (plain scalars mean "set to")."""
 
 
-def eq(value: Scalar) -> Compare:
-    """Condition: the fact equals ``value`` (same as writing the plain value)."""
-    return Compare("==", value)
+def _comparison(name: str, op: Op, meaning: str) -> Callable[[Scalar], Compare]:
+    """The condition constructor ``name``: ``name(value)`` is ``Compare(op, value)``."""
+
+    def condition(value: Scalar) -> Compare:
+        return Compare(op, value)
+
+    condition.__name__ = condition.__qualname__ = name
+    condition.__doc__ = f"Condition: the fact {meaning}."
+    return condition
 
 
-def ne(value: Scalar) -> Compare:
-    """Condition: the fact is present and differs from ``value``."""
-    return Compare("!=", value)
-
-
-def lt(value: Scalar) -> Compare:
-    """Condition: the fact is less than ``value``."""
-    return Compare("<", value)
-
-
-def le(value: Scalar) -> Compare:
-    """Condition: the fact is less than or equal to ``value``."""
-    return Compare("<=", value)
-
-
-def gt(value: Scalar) -> Compare:
-    """Condition: the fact is greater than ``value``."""
-    return Compare(">", value)
-
-
-def ge(value: Scalar) -> Compare:
-    """Condition: the fact is greater than or equal to ``value``."""
-    return Compare(">=", value)
+eq = _comparison("eq", "==", "equals ``value`` (same as writing the plain value)")
+ne = _comparison("ne", "!=", "is present and differs from ``value``")
+lt = _comparison("lt", "<", "is less than ``value``")
+le = _comparison("le", "<=", "is less than or equal to ``value``")
+gt = _comparison("gt", ">", "is greater than ``value``")
+ge = _comparison("ge", ">=", "is greater than or equal to ``value``")
 
 
 def in_(values: Iterable[Scalar]) -> OneOf:

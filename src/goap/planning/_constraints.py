@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from goap.planning._errors import ModelError, UnsupportedConstraintError
-from goap.planning._explain import NoPlanExplanation
+from goap.planning._explain import NoPlanExplanation, fields_to_json
 from goap.planning._goals import GoalSpec
 
 __all__ = [
@@ -252,14 +252,8 @@ class ConstraintViolation:
         return f"{self.constraint}: every candidate violates it; closest is {self.best_value:g} by [{plan}]"
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict."""
-        return {
-            "constraint": self.constraint,
-            "key": self.key,
-            "best_value": self.best_value,
-            "best_plan": list(self.best_plan),
-            "proven": self.proven,
-        }
+        """JSON-safe dict of the fields."""
+        return fields_to_json(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,13 +21,30 @@ all, the explanation says so (``proof == "exhaustive"``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from goap.planning._actions import ActionSpec
 from goap.planning._conditions import Add, Compare, OneOf, condition_to_json, holds
 
-__all__ = ["NoPlanExplanation", "Reachability", "UnreachableCondition", "explain_unreachable"]
+__all__ = [
+    "NoPlanExplanation",
+    "Reachability",
+    "UnreachableCondition",
+    "explain_unreachable",
+    "fields_to_json",
+]
+
+
+def fields_to_json(record: Any) -> dict[str, Any]:
+    """The fields of the dataclass ``record`` as a JSON-safe dict, tuples as lists: the ``to_dict``
+    of the explanation records, whose fields hold JSON values and tuples of them only."""
+    out: dict[str, Any] = {}
+    for f in fields(record):
+        value = getattr(record, f.name)
+        out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
 
 Reason = Literal["no_producer", "blacklisted_producer", "unreachable_preconditions", "jointly_unreachable"]
 
@@ -82,15 +99,8 @@ class UnreachableCondition:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict."""
-        return {
-            "key": self.key,
-            "condition": self.condition,
-            "reason": self.reason,
-            "producers": list(self.producers),
-            "blacklisted_producers": list(self.blacklisted_producers),
-            "unreachable_preconditions": list(self.unreachable_preconditions),
-        }
+        """JSON-safe dict of the fields."""
+        return fields_to_json(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> UnreachableCondition:

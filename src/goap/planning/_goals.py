@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from goap.planning._actions import _check_fact_map
+from goap.planning._checks import freeze_field
 from goap.planning._conditions import holds
 from goap.planning._errors import ModelError
 
@@ -39,8 +40,7 @@ class GoalSpec:
         if not isinstance(self.conditions, Mapping):
             raise ModelError(f"goal conditions must be a mapping, got {type(self.conditions).__name__}")
         _check_fact_map(f"goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
-        if not isinstance(self.conditions, MappingProxyType):
-            object.__setattr__(self, "conditions", MappingProxyType(dict(self.conditions)))
+        freeze_field(self, "conditions", MappingProxyType)
         if self.max_replans < 0:
             raise ModelError(f"max_replans must be >= 0, got {self.max_replans}")
 
@@ -78,8 +78,7 @@ class MultiGoal:
     """How the goals combine (see the class docstring)."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.goals, tuple):
-            object.__setattr__(self, "goals", tuple(self.goals))
+        freeze_field(self, "goals", tuple)
         if not self.goals:
             raise ModelError("MultiGoal needs at least one GoalSpec")
         for i, goal in enumerate(self.goals):
@@ -145,8 +144,7 @@ class SoftGoal:
         if not isinstance(self.conditions, Mapping):
             raise ModelError(f"soft goal conditions must be a mapping, got {type(self.conditions).__name__}")
         _check_fact_map(f"soft goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
-        if not isinstance(self.conditions, MappingProxyType):
-            object.__setattr__(self, "conditions", MappingProxyType(dict(self.conditions)))
+        freeze_field(self, "conditions", MappingProxyType)
         if not (self.weight >= 0 and self.penalty >= 0):
             raise ModelError(f"soft goal weight and penalty must be >= 0, got {self.weight}, {self.penalty}")
 

@@ -181,26 +181,21 @@ typedef struct {
     unsigned char *bytebuf;
 } G;
 
+/* Release the n references of the calloc'd array a (NULL entries allowed), then a itself (NULL: nothing). */
+static void free_refs(PyObject **a, Py_ssize_t n) {
+    if (!a) return;
+    for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(a[i]);
+    free(a);
+}
+
 static void g_free(G *g) {
     Py_XDECREF(g->sources);
     Py_XDECREF(g->keys);
     Py_XDECREF(g->keyidx);
-    if (g->dom) {
-        for (Py_ssize_t i = 0; i < g->nk; i++) Py_XDECREF(g->dom[i]);
-        free(g->dom);
-    }
-    if (g->domv) {
-        for (Py_ssize_t i = 0; i < g->nk; i++) Py_XDECREF(g->domv[i]);
-        free(g->domv);
-    }
-    if (g->pre_items) {
-        for (Py_ssize_t i = 0; i < g->nacts; i++) Py_XDECREF(g->pre_items[i]);
-        free(g->pre_items);
-    }
-    if (g->eff_items) {
-        for (Py_ssize_t i = 0; i < g->nacts; i++) Py_XDECREF(g->eff_items[i]);
-        free(g->eff_items);
-    }
+    free_refs(g->dom, g->nk);
+    free_refs(g->domv, g->nk);
+    free_refs(g->pre_items, g->nacts);
+    free_refs(g->eff_items, g->nacts);
     free(g->base);
     free(g->raw_act.v);
     free(g->raw_pre_start.v);

@@ -43,49 +43,16 @@ static void Core_dealloc(Core *self) {
 
 /* ---------------------------------------------------------------- helpers */
 
-static int heap_push(Core *c, double d, int f) {
-    if (c->heap_len == c->heap_cap) {
-        Py_ssize_t cap = c->heap_cap ? 2 * c->heap_cap : 64;
-        HeapItem *p = PyMem_Realloc(c->heap, (size_t)cap * sizeof(HeapItem));
-        if (!p) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->heap = p;
-        c->heap_cap = cap;
-    }
-    HeapItem *hp = c->heap;
-    Py_ssize_t i = c->heap_len++;
-    while (i > 0) {
-        Py_ssize_t parent = (i - 1) >> 1;
-        if (hp[parent].d < d || (hp[parent].d == d && hp[parent].f <= f)) break;
-        hp[i] = hp[parent];
-        i = parent;
-    }
-    hp[i].d = d;
-    hp[i].f = f;
-    return 0;
-}
-
 static inline int item_less(HeapItem a, HeapItem b) { return a.d < b.d || (a.d == b.d && a.f < b.f); }
 
-static HeapItem heap_pop(Core *c) {
-    HeapItem *hp = c->heap;
-    HeapItem top = hp[0];
-    HeapItem last = hp[--c->heap_len];
-    Py_ssize_t n = c->heap_len, i = 0;
-    for (;;) {
-        Py_ssize_t l = 2 * i + 1;
-        if (l >= n) break;
-        Py_ssize_t m = l;
-        if (l + 1 < n && item_less(hp[l + 1], hp[l])) m = l + 1;
-        if (!item_less(hp[m], last)) break;
-        hp[i] = hp[m];
-        i = m;
-    }
-    if (n > 0) hp[i] = last;
-    return top;
+DEFINE_HEAP(HeapItem, item_less, item_push, item_pop)
+
+static inline int heap_push(Core *c, double d, int f) {
+    HeapItem x = {d, f};
+    return item_push(&c->heap, &c->heap_len, &c->heap_cap, x, 64);
 }
+
+static inline HeapItem heap_pop(Core *c) { return item_pop(c->heap, &c->heap_len); }
 
 static int bucket_push(Core *c, long long d, int f) {
     if (d >= c->nbuckets) {
@@ -95,18 +62,8 @@ static int bucket_push(Core *c, long long d, int f) {
             PyErr_SetString(PyExc_ValueError, "h^max value too large for the bucket queue");
             return -1;
         }
-        int *h = PyMem_Realloc(c->bhead, (size_t)nb * sizeof(int));
-        if (!h) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->bhead = h;
-        int *t = PyMem_Realloc(c->btail, (size_t)nb * sizeof(int));
-        if (!t) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->btail = t;
+        GROW(c->bhead, int, nb);
+        GROW(c->btail, int, nb);
         for (long long i = c->nbuckets; i < nb; i++) c->bhead[i] = c->btail[i] = -1;
         c->nbuckets = (int)nb;
     }
@@ -116,18 +73,8 @@ static int bucket_push(Core *c, long long d, int f) {
             return -1;
         }
         int cap = c->node_cap ? 2 * c->node_cap : 256;
-        int *nf = PyMem_Realloc(c->node_fact, (size_t)cap * sizeof(int));
-        if (!nf) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->node_fact = nf;
-        int *nn = PyMem_Realloc(c->node_next, (size_t)cap * sizeof(int));
-        if (!nn) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        c->node_next = nn;
+        GROW(c->node_fact, int, cap);
+        GROW(c->node_next, int, cap);
         c->node_cap = cap;
     }
     int node = c->nnodes++;
@@ -405,22 +352,17 @@ static int lmcut_once(Core *c, int ninit, const char *lm, Py_ssize_t lmlen, doub
     while (pos < lmlen) {
         double m;
         int32_t n;
-        if (lmlen - pos < HDR) goto bad_lm;
-        memcpy(&m, lm + pos, sizeof(double));
-        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
-        pos += HDR;
-        if (n < 0 || (lmlen - pos) / (Py_ssize_t)sizeof(int32_t) < n || !(m >= 0.0) || !isfinite(m)) goto bad_lm;
+        const char *ops;
+        if (lm_record(lm, lmlen, &pos, &m, &n, &ops) < 0 || !(m >= 0.0) || !isfinite(m)) goto bad_lm;
         total += m;
         for (int32_t i = 0; i < n; i++) {
-            int32_t o;
-            memcpy(&o, lm + pos + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
+            int32_t o = lm_op(ops, i);
             if (o < 0 || o >= c->nops) goto bad_lm;
             c->cost[o] -= m;
             /* never below 0 for landmarks of this Core (a subsequence of an evaluate() result: each m
              * was at most the remaining cost of its operators); a negative cost breaks h^max */
             if (c->cost[o] < 0.0) goto bad_lm;
         }
-        pos += (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
     }
     if (hmax(c, ninit) < 0) return -1;
     double *h = c->h;
@@ -613,6 +555,24 @@ static PyObject *Core_evaluate(Core *c, PyObject *const *args, Py_ssize_t nargs)
     return res;
 }
 
+Py_ssize_t lm_without(const char *lm, Py_ssize_t lmlen, int op, char *out) {
+    Py_ssize_t pos = 0, len = 0;
+    while (pos < lmlen) {
+        Py_ssize_t start = pos;
+        double m;
+        int32_t n;
+        const char *ops;
+        if (lm_record(lm, lmlen, &pos, &m, &n, &ops) < 0) return -1;
+        int32_t i = 0;
+        while (i < n && lm_op(ops, i) != op) i++;
+        if (i == n) { /* op is not in this landmark: the child keeps it */
+            memcpy(out + len, lm + start, (size_t)(pos - start));
+            len += pos - start;
+        }
+    }
+    return len;
+}
+
 static PyObject *Core_inherit(Core *c, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1])) {
         PyErr_SetString(PyExc_TypeError, "inherit(landmarks: bytes, op_index: int)");
@@ -635,32 +595,12 @@ static PyObject *Core_inherit(Core *c, PyObject *const *args, Py_ssize_t nargs) 
     Py_ssize_t lmlen = PyBytes_GET_SIZE(lmobj);
     c->out_len = 0;
     if (out_reserve(c, lmlen) < 0) return NULL;
-    Py_ssize_t pos = 0;
-    int dropped = 0;
-    while (pos < lmlen) {
-        int32_t n;
-        if (lmlen - pos < HDR) goto bad;
-        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
-        if (n < 0 || (lmlen - pos - HDR) / (Py_ssize_t)sizeof(int32_t) < n) goto bad;
-        Py_ssize_t rec = HDR + (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
-        int has = 0;
-        for (int32_t i = 0; i < n; i++) {
-            int32_t o;
-            memcpy(&o, lm + pos + HDR + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
-            if (o == r) {
-                has = 1;
-                break;
-            }
-        }
-        if (has)
-            dropped = 1;
-        else {
-            memcpy(c->out + c->out_len, lm + pos, (size_t)rec);
-            c->out_len += rec;
-        }
-        pos += rec;
+    c->out_len = lm_without(lm, lmlen, r, c->out);
+    if (c->out_len < 0) {
+        c->out_len = 0;
+        goto bad;
     }
-    if (!dropped) {
+    if (c->out_len == lmlen) { /* nothing dropped */
         Py_INCREF(lmobj);
         return lmobj;
     }
@@ -682,24 +622,18 @@ static PyObject *Core_decode(Core *c, PyObject *arg) {
     while (pos < lmlen) {
         double m;
         int32_t n;
-        if (lmlen - pos < HDR) goto bad;
-        memcpy(&m, lm + pos, sizeof(double));
-        memcpy(&n, lm + pos + sizeof(double), sizeof(int32_t));
-        pos += HDR;
-        if (n < 0 || (lmlen - pos) / (Py_ssize_t)sizeof(int32_t) < n) goto bad;
+        const char *ids;
+        if (lm_record(lm, lmlen, &pos, &m, &n, &ids) < 0) goto bad;
         PyObject *ops = PyList_New(n);
         if (!ops) goto fail;
         for (int32_t i = 0; i < n; i++) {
-            int32_t o;
-            memcpy(&o, lm + pos + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
-            PyObject *x = PyLong_FromLong(o);
+            PyObject *x = PyLong_FromLong(lm_op(ids, i));
             if (!x) {
                 Py_DECREF(ops);
                 goto fail;
             }
             PyList_SET_ITEM(ops, i, x);
         }
-        pos += (Py_ssize_t)n * (Py_ssize_t)sizeof(int32_t);
         PyObject *item = Py_BuildValue("(Nd)", ops, m);
         if (!item || PyList_Append(out, item) < 0) {
             Py_XDECREF(item);
@@ -832,13 +766,8 @@ static int core_setup(Core *self, int nfacts, PyObject *pres, PyObject *effs, Py
     }
     for (int o = 0; o < nops; o++) self->pre_count[o] = self->pre_start[o + 1] - self->pre_start[o];
     /* tuple copies below: converting an item may run user code that mutates a list */
-    PyObject *tup = PySequence_Tuple(costs);
+    PyObject *tup = tuple_of_len(costs, nops, "costs: one per operator");
     if (!tup) return -1;
-    if (PyTuple_GET_SIZE(tup) != nops) {
-        Py_DECREF(tup);
-        PyErr_SetString(PyExc_ValueError, "costs: one per operator");
-        return -1;
-    }
     for (Py_ssize_t o = 0; o < nops; o++) {
         double v = PyFloat_AsDouble(PyTuple_GET_ITEM(tup, o));
         if (v == -1.0 && PyErr_Occurred()) {

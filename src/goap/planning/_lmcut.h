@@ -12,6 +12,19 @@
 #include <string.h>
 
 #define EPS 1e-9
+
+/* Resize the PyMem array ptr of type to cap elements, keeping its contents; on failure set
+ * MemoryError and return -1 from the enclosing function (ptr is then unchanged). */
+#define GROW(ptr, type, cap)                                                  \
+    do {                                                                      \
+        type *np_ = PyMem_Realloc((ptr), (size_t)(cap) * sizeof(type));       \
+        if (!np_) {                                                           \
+            PyErr_NoMemory();                                                 \
+            return -1;                                                        \
+        }                                                                     \
+        (ptr) = np_;                                                          \
+    } while (0)
+
 #define HDR ((Py_ssize_t)(sizeof(double) + sizeof(int32_t)))
 
 typedef struct {
@@ -71,6 +84,89 @@ GOAP_INTERNAL PyObject *state_to_int(const uint64_t *w, int nw, unsigned char *b
  * the value in the message) or another exception. Runs no user code: an int subclass is read
  * through its exact value. */
 GOAP_INTERNAL int state_from_int(PyObject *v, uint64_t *w, int nw, unsigned char *buf, const char *what);
+
+/* The ints of the sequence seq into a new zeroed PyMem array *out (*n of them, one spare slot): 0, or
+ * -1 with ValueError ("<owner>: <what>: <value> out of range") when a value is outside [lo, hi) or
+ * the sequence is too long, or with the exception that reading it raised. */
+GOAP_INTERNAL int int_array(PyObject *seq, const char *owner, const char *what, long lo, long hi, int **out, int *n);
+
+/* Defines the two operations of binary min-heaps of T ordered by LESS(a, b) on two items:
+ *   static int PUSH(T **heap, Py_ssize_t *len, Py_ssize_t *cap, T x, Py_ssize_t first_cap): adds x,
+ *     growing the array (to first_cap items the first time); 0, or -1 with MemoryError;
+ *   static T POP(T *heap, Py_ssize_t *len): removes and returns the least item (*len > 0).
+ * Both sifts hold the moving item aside and shift the others, so each step is one copy. */
+#define DEFINE_HEAP(T, LESS, PUSH, POP)                                                     \
+    static int PUSH(T **heap, Py_ssize_t *len, Py_ssize_t *cap, T x, Py_ssize_t first_cap) { \
+        if (*len == *cap) {                                                                 \
+            Py_ssize_t ncap = *cap ? 2 * *cap : first_cap;                                  \
+            GROW(*heap, T, ncap);                                                           \
+            *cap = ncap;                                                                    \
+        }                                                                                   \
+        T *hp = *heap;                                                                      \
+        Py_ssize_t i = (*len)++;                                                            \
+        while (i > 0) {                                                                     \
+            Py_ssize_t up = (i - 1) >> 1;                                                   \
+            if (!LESS(x, hp[up])) break;                                                    \
+            hp[i] = hp[up];                                                                 \
+            i = up;                                                                         \
+        }                                                                                   \
+        hp[i] = x;                                                                          \
+        return 0;                                                                           \
+    }                                                                                       \
+    static T POP(T *hp, Py_ssize_t *len) {                                                  \
+        T top = hp[0], last = hp[--*len];                                                   \
+        Py_ssize_t n = *len, i = 0;                                                         \
+        for (;;) {                                                                          \
+            Py_ssize_t l = 2 * i + 1;                                                       \
+            if (l >= n) break;                                                              \
+            Py_ssize_t m = l;                                                               \
+            if (l + 1 < n && LESS(hp[l + 1], hp[l])) m = l + 1;                             \
+            if (!LESS(hp[m], last)) break;                                                  \
+            hp[i] = hp[m];                                                                  \
+            i = m;                                                                          \
+        }                                                                                   \
+        if (n > 0) hp[i] = last;                                                            \
+        return top;                                                                         \
+    }
+
+/* tuple(seq) when it has n items: a new reference; else NULL with ValueError(msg), or with the
+ * exception tuple() raised. */
+static inline PyObject *tuple_of_len(PyObject *seq, Py_ssize_t n, const char *msg) {
+    PyObject *t = PySequence_Tuple(seq);
+    if (t && PyTuple_GET_SIZE(t) != n) {
+        Py_DECREF(t);
+        PyErr_SetString(PyExc_ValueError, msg);
+        return NULL;
+    }
+    return t;
+}
+
+/* Landmarks as bytes: records of a double cost m, an int32 count n and n int32 operator ids, unaligned. */
+
+/* The record at lm[*pos..lmlen): its cost *m, its count *n, *ops at its operator ids (read them with
+ * lm_op); *pos moves past it. 0, or -1 when the bytes left do not hold a whole record. */
+static inline int lm_record(const char *lm, Py_ssize_t lmlen, Py_ssize_t *pos, double *m, int32_t *n,
+                            const char **ops) {
+    if (lmlen - *pos < HDR) return -1;
+    memcpy(m, lm + *pos, sizeof(double));
+    memcpy(n, lm + *pos + sizeof(double), sizeof(int32_t));
+    Py_ssize_t at = *pos + HDR;
+    if (*n < 0 || (lmlen - at) / (Py_ssize_t)sizeof(int32_t) < *n) return -1;
+    *ops = lm + at;
+    *pos = at + (Py_ssize_t)*n * (Py_ssize_t)sizeof(int32_t);
+    return 0;
+}
+
+/* Operator id i of a record's ids. */
+static inline int32_t lm_op(const char *ops, int32_t i) {
+    int32_t o;
+    memcpy(&o, ops + (Py_ssize_t)i * (Py_ssize_t)sizeof(int32_t), sizeof(int32_t));
+    return o;
+}
+
+/* Copies to out (room for lmlen bytes) the records of lm[0..lmlen) that do not hold operator op: the
+ * landmarks a child inherits when op leads to it. The bytes written, or -1 when lm is malformed. */
+GOAP_INTERNAL Py_ssize_t lm_without(const char *lm, Py_ssize_t lmlen, int op, char *out);
 
 /* LM-cut of the state whose init facts are in c->init (ninit of them, TOP included), from the
  * inherited landmarks lm[0..lmlen); see _lmcut.c. */

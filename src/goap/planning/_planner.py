@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from goap.planning._actions import ActionSpec, check_cost_sum
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec, MultiGoal
+from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._strategy import STRATEGIES, AStar, PlanningStrategy
 from goap.planning._typecheck import check_types
@@ -33,7 +34,7 @@ def _constrained(goal: GoalSpec) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class DefaultStrategy:
+class DefaultStrategy(StrategyBase):
     """The strategy of :func:`plan` and ``GoapGraph`` when none is given.
 
     A goal without constraints is planned by ``search`` (optimal A*); a
@@ -63,17 +64,10 @@ class DefaultStrategy:
         """``default(<search>, <constrained>)``."""
         return f"default({self.search.name}, {self.constrained.name})"
 
-    def solve(
-        self,
-        initial: Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklist: frozenset[str] = frozenset(),
-    ) -> PlanResult:
-        """Plan with ``constrained`` when ``goal`` carries constraints, else with ``search``."""
-        strategy = self.constrained if _constrained(goal) else self.search
-        return strategy.solve(initial, goal, actions, blacklist=blacklist)
+    def solve_started(self, call: SolveStart) -> PlanResult:
+        """Plan with ``constrained`` when the goal carries constraints, else with ``search``."""
+        strategy = self.constrained if _constrained(call.goal) else self.search
+        return strategy.solve(call.initial, call.goal, call.actions, blacklist=call.blacklist)
 
 
 _DEFAULT: list[DefaultStrategy] = []

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from goap.planning._checks import freeze_field
 from goap.planning._errors import ModelError
 
 if TYPE_CHECKING:
@@ -59,8 +60,7 @@ class ActionQos:
                 raise ModelError(f"ActionQos.{name} must be a finite number >= 0, got {v!r}")
         if not (math.isfinite(self.multiplier) and self.multiplier >= 1.0):
             raise ModelError(f"ActionQos.multiplier must be >= 1, got {self.multiplier!r}")
-        if not isinstance(self.retry_on, tuple):
-            object.__setattr__(self, "retry_on", tuple(self.retry_on))
+        freeze_field(self, "retry_on", tuple)
 
     def delay(self, retry: int) -> float:
         """Seconds to wait before retry number ``retry`` (1 = the second attempt)."""

@@ -21,14 +21,15 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from goap.planning._actions import ActionSpec
+from goap.planning._checks import check_seconds, freeze_field
 from goap.planning._compile import compile_task
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec
-from goap.planning._prologue import start_solve
+from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._search import Canon, SearchOutcome, search
 from goap.planning._task import CompiledOp, Task
-from goap.planning.heuristics import HEURISTICS
+from goap.planning.heuristics import HEURISTICS, check_heuristic
 
 if TYPE_CHECKING:
     from goap.planning._symmetry import Symmetry
@@ -71,8 +72,7 @@ DEFAULT_MAX_MEMORY_MB = 1024.0
 def _check_limits(max_expansions: int | None, timeout: float | None, max_memory_mb: float | None) -> None:
     if max_expansions is not None and max_expansions < 1:
         raise ModelError(f"max_expansions must be >= 1 or None, got {max_expansions}")
-    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
-        raise ModelError(f"timeout must be a positive number of seconds or None, got {timeout}")
+    check_seconds("timeout", timeout)
     if max_memory_mb is not None and not (
         isinstance(max_memory_mb, int | float) and max_memory_mb > 0 and math.isfinite(max_memory_mb)
     ):
@@ -80,7 +80,7 @@ def _check_limits(max_expansions: int | None, timeout: float | None, max_memory_
 
 
 @dataclass(frozen=True, slots=True)
-class _BestFirst:
+class _BestFirst(StrategyBase):
     """What A* and greedy best-first share: their settings (the subclasses set the defaults that
     differ), their validation, and the search itself."""
 
@@ -104,11 +104,9 @@ class _BestFirst:
 
     def _check(self) -> None:
         """The checks both strategies make: a known heuristic, sane limits, a frozen blacklist."""
-        if self.heuristic not in HEURISTICS:
-            raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
+        check_heuristic(self.heuristic)
         _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
-        if not isinstance(self.blacklist, frozenset):
-            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
+        freeze_field(self, "blacklist", frozenset)
 
     @property
     def name(self) -> str:
@@ -122,16 +120,9 @@ class _BestFirst:
     def optimal(self) -> bool:
         return not self.greedy and self.weight == 1.0 and self.heuristic in _ADMISSIBLE
 
-    def solve(
-        self,
-        initial: Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklist: frozenset[str] = frozenset(),
-    ) -> PlanResult:
-        start = start_solve(self.name, goal, actions, blacklist, self.blacklist)
-        t0, usable = start.t0, start.usable
+    def solve_started(self, call: SolveStart) -> PlanResult:
+        """Compile, then search (see the module docstring)."""
+        initial, goal, usable, t0 = call.initial, call.goal, call.usable, call.t0
         deadline = None if self.timeout is None else t0 + self.timeout
         conds = goal.conditions
         try:
@@ -140,7 +131,7 @@ class _BestFirst:
             task = None  # an unreachable goal is still answered "no plan" first, as before
         # compilation proves relaxed reachability of most goals on its own: then there is nothing to explain
         if task is None or not task.relaxed_reachable:
-            no_plan = start.unreachable(initial, goal, actions, optimal=self.optimal)
+            no_plan = call.unreachable(optimal=self.optimal)
             if no_plan is not None:
                 return no_plan
             if task is None:

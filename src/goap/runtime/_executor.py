@@ -15,8 +15,8 @@ from goap.planning._conditions import holds
 from goap.planning._qos import ActionQos, ActionRetry, RetryableActionError, qos_of
 from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
 from goap.runtime._config import GoapConfig, spent_single_use
+from goap.runtime._guards import GuardCall
 from goap.runtime._nodes import _granted, _Node
-from goap.runtime._observer import _GuardCall
 from goap.runtime._parallel import BatchCall, independent_batch
 from goap.runtime._reflexion import ReflectCall
 from goap.runtime._state import ActionOutcome, GoapState, PolicyEvent
@@ -73,7 +73,7 @@ class Executor(_Node):
             if getattr(g, "stage", "pre") != stage:
                 continue
             try:
-                verdict = await ctx.call(_GuardCall(g, action), world, name=f"guard:{g.name}")
+                verdict = await ctx.call(GuardCall(g, action), world, name=f"guard:{g.name}")
             except ToolCallError as exc:
                 # A raising guard is isolated from the others and counts as a warning.
                 verdict = {
@@ -178,16 +178,7 @@ class Executor(_Node):
                 ctx, s, action, error, True, guard=block[0], warnings=warnings, events=events
             )
         changed = {k: v for k, v in new_world.items() if world.get(k) != v or k not in world}
-        outcome = ActionOutcome(
-            action=name,
-            success=True,
-            step=ctx.step,
-            plan_index=s.current_step,
-            effects=changed,
-            subgoal=s.current_subgoal_index,
-            cost=_cost(action, world),
-            warnings=warnings,
-        )
+        outcome = _outcome(ctx, s, name, True, effects=changed, cost=_cost(action, world), warnings=warnings)
         await call_tracer(self.tracer(ctx), "action_complete", outcome)
         return NodeResult(
             delta=GoapState(
@@ -221,14 +212,7 @@ class Executor(_Node):
                 counts[a.name] = counts.get(a.name, 0) + 1
                 if cfg.blacklist_after and counts[a.name] >= cfg.blacklist_after and a.name not in black:
                     black.append(a.name)
-                outcome = ActionOutcome(
-                    action=a.name,
-                    success=False,
-                    step=ctx.step,
-                    plan_index=index,
-                    error=res["error"],
-                    subgoal=s.current_subgoal_index,
-                )
+                outcome = _outcome(ctx, s, a.name, False, index, error=res["error"])
                 notes.append(
                     f"[{a.name}] failed ({res['error']}); "
                     + ("blacklisted: plan around it" if a.name in black else "retry later or plan around it")
@@ -244,14 +228,7 @@ class Executor(_Node):
                 new_world.update(changed)
                 exp = self.model.expected(world, a)
                 expected.update({k: exp.get(k) for k in a.effects})
-                outcome = ActionOutcome(
-                    action=a.name,
-                    success=True,
-                    step=ctx.step,
-                    plan_index=index,
-                    effects=changed,
-                    subgoal=s.current_subgoal_index,
-                )
+                outcome = _outcome(ctx, s, a.name, True, index, effects=changed)
             outcomes.append(outcome)
             await call_tracer(self.tracer(ctx), "action_complete", outcome)
         ctx.emit(
@@ -290,13 +267,12 @@ class Executor(_Node):
         black = list(s.blacklisted_actions)
         if cfg.blacklist_after and fails >= cfg.blacklist_after and name not in black:
             black.append(name)
-        outcome = ActionOutcome(
-            action=name,
-            success=False,
-            step=ctx.step,
-            plan_index=s.current_step,
+        outcome = _outcome(
+            ctx,
+            s,
+            name,
+            False,
             error=error,
-            subgoal=s.current_subgoal_index,
             executed=executed,
             cost=_cost(action, s.world_state) if executed else 0.0,
             guard=guard,
@@ -323,6 +299,22 @@ class Executor(_Node):
             ),
             route=goto("observer"),
         )
+
+
+def _outcome(
+    ctx: Context, s: GoapState, name: str, success: bool, index: int | None = None, **details: Any
+) -> ActionOutcome:
+    """The outcome of action ``name`` at this step; its plan index is ``index`` (default: the current
+    step of ``s``) and its subgoal the current one of ``s``."""
+    plan_index = s.current_step if index is None else index
+    return ActionOutcome(
+        action=name,
+        success=success,
+        step=ctx.step,
+        plan_index=plan_index,
+        subgoal=s.current_subgoal_index,
+        **details,
+    )
 
 
 def _cost(action: ActionSpec, world: Mapping[str, Any]) -> float:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from goap.planning._actions import ActionSpec, Guard, GuardStage
 
@@ -82,3 +82,29 @@ async def run_check(guard: Any, action: ActionSpec, world: Mapping[str, Any]) ->
         sev = out.severity if out.severity in ("warn", "block") else "warn"
         return {"passed": bool(out.passed), "message": out.message, "severity": sev}
     return {"passed": False, "message": f"guard {guard.name!r} returned {out!r}", "severity": "warn"}
+
+
+class PolicyCall:
+    """A user policy (a guard, a stuck handler) called as a recorded tool call named
+    ``<kind>:<policy name>``, so that a replay serves its recorded answer instead of calling it again."""
+
+    kind: ClassVar[str] = "policy"
+    """The prefix of the call's name."""
+
+    def __init__(self, policy: Any, subject: Any) -> None:
+        self.policy = policy
+        """The guard or handler (it has a ``name``)."""
+        self.subject = subject
+        """What it is called about: the action (a guard), the GOAP state (a stuck handler)."""
+        self.name = f"{self.kind}:{policy.name}"
+        """The recorded call's name."""
+
+
+class GuardCall(PolicyCall):
+    """A guard's verdict on the world around an action (see :func:`run_check`)."""
+
+    kind = "guard"
+
+    async def call(self, ctx: Any, world: Any) -> Any:
+        """Run the guard on a copy of ``world``."""
+        return await run_check(self.policy, self.subject, dict(world))

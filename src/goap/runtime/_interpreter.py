@@ -181,6 +181,12 @@ class FactVocabulary:
 
 
 _SUBMIT = "submit_goal"
+_REFUSALS: dict[str, tuple[type[GoalInterpretationError], str]] = {
+    "ambiguous": (AmbiguousGoalError, "the model found the request ambiguous"),
+    "unsupported": (GoalInterpretationError, "the model found no fact that expresses the request"),
+}
+"""An answer's status that refuses to give a goal -> the error it raises, and its reason when the
+model gave none."""
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
 _SYSTEM = """You translate a user's request into a goal for a planner.
@@ -328,20 +334,10 @@ class GoalInterpreter:
                 text = text or out.text
                 problems = [str(exc)]
             else:
-                if ans.status == "ambiguous":
-                    raise AmbiguousGoalError(
-                        request,
-                        [ans.reason or "the model found the request ambiguous"],
-                        attempts=attempt,
-                        answer=text,
-                    )
-                if ans.status == "unsupported":
-                    raise GoalInterpretationError(
-                        request,
-                        [ans.reason or "the model found no fact that expresses the request"],
-                        attempts=attempt,
-                        answer=text,
-                    )
+                refusal = _REFUSALS.get(ans.status)
+                if refusal is not None:
+                    error, default_reason = refusal
+                    raise error(request, [ans.reason or default_reason], attempts=attempt, answer=text)
                 if not problems:
                     return self.to_goal(ans)
             feedback = (

@@ -5,27 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from goap.planning._actions import ActionSpec
 from goap.planning._goals import MultiGoal
 from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
 from goap.runtime._config import _BATCH_MAX, GoapConfig, _budget, _clock, current_goal
-from goap.runtime._guards import run_check
 from goap.runtime._nodes import _Node
 from goap.runtime._state import GoapState, ReplanReason
 from goap.runtime._tracing import call_tracer
 from graphengine import Context, NodeResult, goto, stop
 
 __all__ = ["Observer"]
-
-
-class _GuardCall:
-    def __init__(self, guard: Any, action: ActionSpec) -> None:
-        self.guard = guard
-        self.action = action
-        self.name = f"guard:{guard.name}"
-
-    async def call(self, ctx: Any, world: Any) -> Any:
-        return await run_check(self.guard, self.action, dict(world))
 
 
 class Observer(_Node):

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from goap.planning._goals import GoalSpec, MultiGoal
+from goap.runtime._guards import PolicyCall
 from goap.runtime._serialize import goal_to_dict
 
 if TYPE_CHECKING:
@@ -76,22 +77,21 @@ class FunctionalStuckHandler:
         return self.fn(state, reason)
 
 
-class HandlerCall:
-    """One handler's answer as a recorded tool call: JSON, or None for no resolution."""
+class HandlerCall(PolicyCall):
+    """One stuck handler's answer (``subject``: the GOAP state) as a recorded tool call: JSON, or None
+    for no resolution."""
 
-    def __init__(self, handler: Any, state: GoapState) -> None:
-        self.handler = handler
-        self.state = state
-        self.name = f"stuck:{handler.name}"
+    kind = "stuck"
 
     async def call(self, ctx: Any, reason: Any) -> Any:
-        out: Any = self.handler.handle(self.state, reason)
+        """Ask the handler about ``reason``; check and encode its answer."""
+        out: Any = self.policy.handle(self.subject, reason)
         if inspect.isawaitable(out):
             out = await out
         if out is None:
             return None
         if not isinstance(out, StuckResolution):
-            raise TypeError(f"stuck handler {self.handler.name!r} returned {out!r}, expected StuckResolution")
+            raise TypeError(f"stuck handler {self.policy.name!r} returned {out!r}, expected StuckResolution")
         return {
             "message": out.message,
             "state_updates": dict(out.state_updates),

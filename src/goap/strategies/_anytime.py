@@ -13,23 +13,20 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from goap.planning._actions import ActionSpec
+from goap.planning._checks import check_seconds, freeze_field
 from goap.planning._errors import ModelError
-from goap.planning._goals import GoalSpec
-from goap.planning._prologue import start_solve
+from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._strategy import AStar
-from goap.planning.heuristics import HEURISTICS
+from goap.planning.heuristics import check_heuristic
 
 __all__ = ["AnytimeStrategy"]
 
 
 @dataclass(frozen=True, slots=True)
-class AnytimeStrategy:
+class AnytimeStrategy(StrategyBase):
     """Weighted A* with falling weights within ``time_budget`` seconds (see the module docstring)."""
 
     time_budget: float = 5.0
@@ -42,32 +39,22 @@ class AnytimeStrategy:
     """Expansions allowed per round."""
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.time_budget) and self.time_budget > 0):
-            raise ModelError(f"time_budget must be a positive number of seconds, got {self.time_budget!r}")
+        check_seconds("time_budget", self.time_budget, optional=False)
         if not self.weights or any(not (w >= 1.0 and math.isfinite(w)) for w in self.weights):
             raise ModelError(f"weights must be finite numbers >= 1, got {self.weights!r}")
-        if self.heuristic not in HEURISTICS:
-            raise ModelError(f"unknown heuristic {self.heuristic!r}; choose one of {sorted(HEURISTICS)}")
-        if not isinstance(self.weights, tuple):
-            object.__setattr__(self, "weights", tuple(self.weights))
+        check_heuristic(self.heuristic)
+        freeze_field(self, "weights", tuple)
 
     @property
     def name(self) -> str:
         """``anytime(<heuristic>, <budget>s)``."""
         return f"anytime({self.heuristic}, {self.time_budget:g}s)"
 
-    def solve(
-        self,
-        initial: Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklist: frozenset[str] = frozenset(),
-    ) -> PlanResult:
+    def solve_started(self, call: SolveStart) -> PlanResult:
         """The best plan found in the budget; ``optimal`` when a weight-1 round completed.
 
         A constrained goal raises :class:`goap.UnsupportedConstraintError` (every round is A*)."""
-        t0 = start_solve(self.name, goal, actions, blacklist).t0
+        t0 = call.t0
         deadline = t0 + self.time_budget
         stats = SearchStats()
         improving: list[Plan] = []
@@ -78,37 +65,24 @@ class AnytimeStrategy:
                 break
             res = AStar(
                 heuristic=self.heuristic, weight=w, max_expansions=self.max_expansions, timeout=left
-            ).solve(initial, goal, actions, blacklist=blacklist)
+            ).solve(call.initial, call.goal, call.actions, blacklist=call.blacklist)
             stats = stats + res.stats
             if res.status == "no_plan":
                 # Unreachability is proven whatever the weight: no later round can do better.
-                return PlanResult("no_plan", None, res.explanation, self._timed(stats, t0), True, self.name)
+                return PlanResult("no_plan", None, res.explanation, call.timed(stats), True, self.name)
             if res.plan is not None and (not improving or res.plan.cost < improving[-1].cost - 1e-9):
                 improving.append(res.plan)
             if res.found and res.optimal:
                 proved = True
                 break
         if not improving:
-            return PlanResult("budget_exhausted", None, None, self._timed(stats, t0), False, self.name)
+            return PlanResult("budget_exhausted", None, None, call.timed(stats), False, self.name)
         return PlanResult(
             "found",
             improving[-1],
             None,
-            self._timed(stats, t0),
+            call.timed(stats),
             proved,
             self.name,
             candidates=tuple(improving),
-        )
-
-    @staticmethod
-    def _timed(stats: SearchStats, t0: float) -> SearchStats:
-        return SearchStats(
-            stats.expanded,
-            stats.generated,
-            stats.evaluated,
-            stats.reopened,
-            time.perf_counter() - t0,
-            stats.initial_h,
-            stats.pruned_actions,
-            stats.symmetry_classes,
         )

@@ -44,12 +44,12 @@ Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) a
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from goap.planning._actions import ActionSpec
+from goap.planning._checks import check_at_least, check_seconds, freeze_field
 from goap.planning._constraints import (
     Capacity,
     ConstrainedGoal,
@@ -59,13 +59,12 @@ from goap.planning._constraints import (
     ResourceConstraint,
     plain_goal,
 )
-from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec, MultiGoal
-from goap.planning._prologue import start_solve
+from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import PlanResult
 from goap.planning._schedule import Schedule, ScheduledAction
 from goap.planning._strategy import AStar, PlanningStrategy
-from goap.strategies._csp_common import SolverReport, _check_reserved, _levels, _score, _timed, _violations
+from goap.strategies._csp_common import SolverReport, _check_reserved, _levels, _score, _violations
 from goap.strategies._csp_model import _solve_model
 from goap.strategies._csp_search import _Generator
 
@@ -73,7 +72,7 @@ __all__ = ["CspPipeline", "pipeline_plan"]
 
 
 @dataclass(frozen=True, slots=True)
-class CspPipeline:
+class CspPipeline(StrategyBase):
     """A :class:`goap.PlanningStrategy`: search for candidates, then CP-SAT (see the module docstring).
 
     Constraints come from the fields and, for a :class:`goap.ConstrainedGoal`, from the goal.
@@ -121,35 +120,19 @@ class CspPipeline:
         ConstraintSet(self.constraints, self.objectives, self.capacities)  # validates
         for attr in ("constraints", "objectives", "capacities"):
             object.__setattr__(self, attr, tuple(getattr(self, attr)))
-        if self.max_candidates < 1:
-            raise ModelError(f"max_candidates must be >= 1, got {self.max_candidates}")
-        if self.workers < 1:
-            raise ModelError(f"workers must be >= 1, got {self.workers}")
-        if self.scale < 1:
-            raise ModelError(f"scale must be >= 1, got {self.scale}")
-        if self.time_limit is not None and not (self.time_limit > 0 and math.isfinite(self.time_limit)):
-            raise ModelError(
-                f"time_limit must be a positive number of seconds or None, got {self.time_limit}"
-            )
-        if not isinstance(self.blacklist, frozenset):
-            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
+        check_at_least(self, "max_candidates", "workers", "scale")
+        check_seconds("time_limit", self.time_limit)
+        freeze_field(self, "blacklist", frozenset)
 
     @property
     def name(self) -> str:
         """``csp-pipeline(<inner strategy>)``."""
         return f"csp-pipeline({self.search.name})"
 
-    def solve(
-        self,
-        initial: Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklist: frozenset[str] = frozenset(),
-    ) -> PlanResult:
+    def solve_started(self, call: SolveStart) -> PlanResult:
         """Plan for ``goal`` under the constraints; see the class docstring."""
-        start = start_solve(self.name, goal, actions, blacklist, self.blacklist, refuse=False)
-        t0, black, usable = start.t0, start.black, start.usable
+        initial, goal, actions = call.initial, call.goal, call.actions
+        black, usable = call.black, call.usable
         cs = ConstraintSet(self.constraints, self.objectives, self.capacities)
         if isinstance(goal, ConstrainedGoal):
             cs = cs + goal.constraint_set
@@ -160,7 +143,7 @@ class CspPipeline:
         base = self.search.solve(initial, plain_goal(goal), actions, blacklist=black)
         report = SolverReport("SKIPPED", self.seed, self.workers, self.time_limit)
         if base.plan is None or (cs.empty and not timed):
-            return replace(base.with_report(report), strategy=self.name, stats=_timed(base.stats, t0))
+            return replace(base.with_report(report), strategy=self.name, stats=call.timed(base.stats))
         levels = _levels(cs, timed)
         gen = _Generator(self, initial, goal, actions, black, cs, levels)
         gen.add(base.plan, "search")
@@ -168,7 +151,7 @@ class CspPipeline:
         exact = gen.run(base.optimal)
         cands = gen.candidates
         outcome = _solve_model(self, cands, cs, levels, timed)
-        stats = _timed(gen.stats, t0)
+        stats = call.timed(gen.stats)
         solver_report = SolverReport(
             outcome.status,
             self.seed,

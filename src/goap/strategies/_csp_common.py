@@ -3,10 +3,9 @@ violations, and the constants of its fixed-point arithmetic."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Literal, TypeAlias
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal, TypeAlias
 
 from goap.planning._actions import ActionSpec
 from goap.planning._constraints import (
@@ -17,7 +16,7 @@ from goap.planning._constraints import (
     ResourceConstraint,
 )
 from goap.planning._errors import ModelError
-from goap.planning._result import Plan, SearchStats
+from goap.planning._result import Plan
 from goap.planning._score import BendableScore, HardSoftScore, Score
 
 SolverStatus: TypeAlias = Literal["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "SKIPPED"]
@@ -185,15 +184,6 @@ def _critical_path(cand: _Candidate) -> int:
     return max((f + d for f, d in zip(finish, cand.durations, strict=True)), default=0)
 
 
-def _replay(initial: Mapping[str, Any], steps: Sequence[ActionSpec]) -> float:
-    state: dict[str, Any] = dict(initial)
-    cost = 0.0
-    for a in steps:
-        cost += a.cost_in(state)
-        state = a.apply(state)
-    return cost
-
-
 def _metric_value(cand: _Candidate, metric: str, makespan: float) -> float:
     return makespan if metric == "makespan" else cand.metrics.get(metric, 0.0)
 
@@ -268,7 +258,3 @@ def _violations(
             )
         )
     return tuple(out)
-
-
-def _timed(stats: SearchStats, t0: float) -> SearchStats:
-    return replace(stats, seconds=time.perf_counter() - t0)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from goap.planning._actions import ActionSpec
+from goap.planning._actions import ActionSpec, plan_cost
 from goap.planning._conditions import Add, ge, holds, le
 from goap.planning._conditions import add as add_effect
 from goap.planning._constraints import (
@@ -29,7 +29,6 @@ from goap.strategies._csp_common import (
     _canonical,
     _critical_path,
     _Level,
-    _replay,
     _use,
 )
 from goap.strategies._csp_model import _asap_only, _fixed_makespan_terms
@@ -78,7 +77,7 @@ class _Generator:
         if key in self.seen or self.full:
             return
         self.seen.add(key)
-        cost = _replay(self.initial, steps)
+        cost = plan_cost(self.initial, steps)
         metrics: dict[str, float] = {"cost": cost, "length": float(len(steps))}
         for a in steps:
             for res, use in (a.resources or {}).items():
@@ -594,7 +593,7 @@ class _Settle:
             res = gen.owner.search.solve(gen.initial, gen.goal, gen.actions, blacklist=gen.black | longer)
             gen.stats = gen.stats + res.stats
             if res.optimal and res.plan is not None:
-                cost = _replay(gen.initial, res.plan.actions) - _COST_MARGIN
+                cost = plan_cost(gen.initial, res.plan.actions) - _COST_MARGIN
         self._restricted[limit] = cost
         return cost
 

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
 from goap.planning._actions import ActionSpec
+from goap.planning._checks import check_at_least, freeze_field
 from goap.planning._conditions import holds
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec
-from goap.planning._prologue import start_solve
+from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
 
@@ -62,7 +63,7 @@ class _Node:
 
 
 @dataclass(frozen=True, slots=True)
-class Mcts:
+class Mcts(StrategyBase):
     """A :class:`goap.PlanningStrategy` by Monte Carlo tree search (see the module docstring)."""
 
     transition_model: TransitionModel | None = None
@@ -83,39 +84,27 @@ class Mcts:
     """Action names never to use."""
 
     def __post_init__(self) -> None:
-        if self.iterations < 1:
-            raise ModelError(f"iterations must be >= 1, got {self.iterations}")
-        if self.max_depth < 1:
-            raise ModelError(f"max_depth must be >= 1, got {self.max_depth}")
+        check_at_least(self, "iterations", "max_depth")
         if not (self.exploration > 0 and math.isfinite(self.exploration)):
             raise ModelError(f"exploration must be a positive number, got {self.exploration}")
         if not 0.0 <= self.greedy_bias <= 1.0:
             raise ModelError(f"greedy_bias must be in [0, 1], got {self.greedy_bias}")
-        if not isinstance(self.blacklist, frozenset):
-            object.__setattr__(self, "blacklist", frozenset(self.blacklist))
+        freeze_field(self, "blacklist", frozenset)
 
     @property
     def name(self) -> str:
         """``mcts(iterations=..., seed=...)``."""
         return f"mcts(iterations={self.iterations}, seed={self.seed})"
 
-    def solve(
-        self,
-        initial: Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklist: frozenset[str] = frozenset(),
-    ) -> PlanResult:
+    def solve_started(self, call: SolveStart) -> PlanResult:
         """Plan for ``goal``; see the module docstring (a constrained goal raises
         :class:`goap.UnsupportedConstraintError`: rollouts only aim at the conditions)."""
-        start = start_solve(self.name, goal, actions, blacklist, self.blacklist)
-        t0 = start.t0
-        no_plan = start.unreachable(initial, goal, actions, optimal=False)
+        t0 = call.t0
+        no_plan = call.unreachable(optimal=False)
         if no_plan is not None:
             return no_plan
-        run = _Run(self, goal, list(start.usable))
-        plan, iters = run.search(initial, t0)
+        run = _Run(self, call.goal, list(call.usable))
+        plan, iters = run.search(call.initial, t0)
         stats = SearchStats(
             expanded=iters, generated=run.generated, evaluated=run.rollouts, seconds=time.perf_counter() - t0
         )

@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from goap.planning._actions import ActionSpec
+from goap.planning._actions import ActionSpec, plan_cost
 from goap.planning._constraints import goal_constraints, honours_constraints, refuse_constraints
 from goap.planning._goals import GoalSpec
+from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._strategy import AStar, PlanningStrategy
 
@@ -28,7 +29,7 @@ __all__ = ["RepairStrategy"]
 
 
 @dataclass(frozen=True, slots=True)
-class RepairStrategy:
+class RepairStrategy(StrategyBase):
     """Plan repair around a base strategy (see the module docstring)."""
 
     base: PlanningStrategy = field(default_factory=AStar)
@@ -46,20 +47,12 @@ class RepairStrategy:
         """``repair(<base>)``."""
         return f"repair({self.base.name})"
 
-    def solve(
-        self,
-        initial: Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklist: frozenset[str] = frozenset(),
-    ) -> PlanResult:
+    def solve_started(self, call: SolveStart) -> PlanResult:
         """Repair ``previous`` when set, else plan with the base strategy."""
-        if not honours_constraints(self.base):
-            refuse_constraints(self.name, goal)
+        initial, goal, actions = call.initial, call.goal, call.actions
         if self.previous:
-            return self.repair(initial, goal, actions, self.previous, blacklist=blacklist)
-        return replace(self.base.solve(initial, goal, actions, blacklist=blacklist), strategy=self.name)
+            return self.repair(initial, goal, actions, self.previous, blacklist=call.blacklist)
+        return replace(self.base.solve(initial, goal, actions, blacklist=call.blacklist), strategy=self.name)
 
     def repair(
         self,
@@ -101,20 +94,11 @@ class RepairStrategy:
             last = res
             if res.plan is not None:
                 steps = (*prefix[:keep], *res.plan.actions)
-                plan = Plan(steps, _cost(initial, steps))
+                plan = Plan(steps, plan_cost(initial, steps))
                 optimal = res.optimal and keep == 0
                 return PlanResult("found", plan, None, _timed(stats, t0), optimal, self.name)
         assert last is not None
         return replace(last, stats=_timed(stats, t0), strategy=self.name)
-
-
-def _cost(initial: Mapping[str, Any], steps: Sequence[ActionSpec]) -> float:
-    state: dict[str, Any] = dict(initial)
-    total = 0.0
-    for a in steps:
-        total += a.cost_in(state)
-        state = a.apply(state)
-    return total
 
 
 def _timed(stats: SearchStats, t0: float) -> SearchStats:

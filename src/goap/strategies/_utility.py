@@ -13,16 +13,15 @@ With a goal that has conditions, a greedy run that does not end in it is ``budge
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from goap.planning._actions import ActionSpec
-from goap.planning._errors import ModelError
-from goap.planning._goals import GoalSpec, SoftGoal, soft_score
-from goap.planning._prologue import start_solve
+from goap.planning._checks import check_at_least, freeze_field
+from goap.planning._goals import SoftGoal, soft_score
+from goap.planning._prologue import SolveStart, StrategyBase
 from goap.planning._result import Plan, PlanResult, SearchStats
 
 __all__ = ["UtilityStrategy"]
@@ -33,7 +32,7 @@ def _empty() -> Mapping[str, float]:
 
 
 @dataclass(frozen=True, slots=True)
-class UtilityStrategy:
+class UtilityStrategy(StrategyBase):
     """Greedy net-value action selection (see the module docstring)."""
 
     soft_goals: tuple[SoftGoal, ...] = ()
@@ -44,10 +43,8 @@ class UtilityStrategy:
     """Most actions in one plan."""
 
     def __post_init__(self) -> None:
-        if self.max_actions < 1:
-            raise ModelError(f"max_actions must be >= 1, got {self.max_actions}")
-        if not isinstance(self.soft_goals, tuple):
-            object.__setattr__(self, "soft_goals", tuple(self.soft_goals))
+        check_at_least(self, "max_actions")
+        freeze_field(self, "soft_goals", tuple)
 
     @property
     def name(self) -> str:
@@ -68,24 +65,16 @@ class UtilityStrategy:
         gain = soft_score(after, self.soft_goals) - soft_score(state, self.soft_goals)
         return gain + self.value_of(action) - action.cost_in(state)
 
-    def solve(
-        self,
-        initial: Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklist: frozenset[str] = frozenset(),
-    ) -> PlanResult:
+    def solve_started(self, call: SolveStart) -> PlanResult:
         """Choose actions greedily by net value (see the module docstring).
 
         A constrained goal raises :class:`goap.UnsupportedConstraintError`: greedy value ignores budgets."""
-        start = start_solve(self.name, goal, actions, blacklist)
-        t0 = start.t0
-        state: dict[str, Any] = dict(initial)
+        goal = call.goal
+        state: dict[str, Any] = dict(call.initial)
         chosen: list[ActionSpec] = []
         cost = 0.0
         evaluated = 0
-        usable = start.usable
+        usable = call.usable
         while len(chosen) < self.max_actions and not (goal.conditions and goal.satisfied_by(state)):
             best: tuple[float, ActionSpec] | None = None
             for a in usable:
@@ -101,7 +90,7 @@ class UtilityStrategy:
             cost += a.cost_in(state)
             state = a.apply(state)
             chosen.append(a)
-        stats = SearchStats(expanded=len(chosen), evaluated=evaluated, seconds=time.perf_counter() - t0)
+        stats = SearchStats(expanded=len(chosen), evaluated=evaluated, seconds=call.seconds())
         if goal.conditions and not goal.satisfied_by(state):
             # Greedy choice gave up: nothing is proven about the goal, so this is not "no_plan".
             return PlanResult("budget_exhausted", None, None, stats, False, self.name)

@@ -178,6 +178,15 @@ def stated_objective(plan: Any, goal_spec: dict[str, Any], known: set[str]) -> f
 common = settings(max_examples=30, deadline=None)
 
 
+def assert_same_plan(r1: Any, r2: Any, metric: str) -> None:
+    """Both sides find a plan or neither does; plans found have the same actions, cost and
+    ``metadata.<metric>``."""
+    assert (r1 is None) == (r2 is None)
+    if r1 is not None and r2 is not None:
+        ours, theirs = ((r.action_names, r.total_cost, getattr(r.metadata, metric)) for r in (r1, r2))
+        assert ours == theirs
+
+
 @common
 @given(st.lists(action_specs, min_size=1, max_size=6), st.lists(st.integers(1, 6), max_size=4), goal_specs)
 def test_validate_and_schedule_match_langgoap(
@@ -268,13 +277,7 @@ def test_utility_picks_what_langgoap_picks(
     r2 = lg_utility.UtilityStrategy().plan(
         lg_state.PlanningState.from_dict(start), build_goal(LG, goal), build_actions(LG, specs)
     )
-    assert (r1 is None) == (r2 is None)
-    if r1 is not None and r2 is not None:
-        assert (r1.action_names, r1.total_cost, r1.metadata.applicable_count) == (
-            r2.action_names,
-            r2.total_cost,
-            r2.metadata.applicable_count,
-        )
+    assert_same_plan(r1, r2, "applicable_count")
 
 
 def _mcts(side_mod: ModuleType, seed: int, reuse: bool) -> Any:
@@ -296,13 +299,7 @@ def test_mcts_with_the_same_seed_finds_langgoaps_plan(
     r2 = _mcts(lg_mcts, seed, anytime).plan(
         lg_state.PlanningState.from_dict(start), build_goal(LG, goal), build_actions(LG, specs)
     )
-    assert (r1 is None) == (r2 is None)
-    if r1 is not None and r2 is not None:
-        assert (r1.action_names, r1.total_cost, r1.metadata.nodes_explored) == (
-            r2.action_names,
-            r2.total_cost,
-            r2.metadata.nodes_explored,
-        )
+    assert_same_plan(r1, r2, "nodes_explored")
 
 
 @common

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import hypothesis.strategies as st
-from hypothesis import HealthCheck, given, settings
+from goap_tasks import RawProblem, on_drawn
 
 from goap import ActionSpec, in_, ne
 from goap.planning._compile import compile_task
@@ -43,11 +43,8 @@ def finite_problems(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], li
     return init, goal, actions
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(finite_problems())
-def test_relaxed_reachable_means_nothing_to_explain(
-    problem: tuple[dict[str, Any], dict[str, Any], list[ActionSpec]],
-) -> None:
+@on_drawn(finite_problems(), examples=300)
+def test_relaxed_reachable_means_nothing_to_explain(problem: RawProblem) -> None:
     """Without numeric facts, compile_task proves relaxed reachability exactly when explain finds nothing."""
     init, goal, actions = problem
     task = compile_task(init, goal, actions)

@@ -17,7 +17,7 @@ from typing import Any
 
 import hypothesis.strategies as st
 import pytest
-from hypothesis import HealthCheck, given, settings
+from goap_tasks import RawProblem, on_drawn
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, ModelError, add, in_, load_problem, ne, plan
@@ -123,20 +123,14 @@ def plain_tasks(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[A
     return init, goal, actions
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plain_tasks())
-def test_c_and_python_compile_generated_tasks_the_same(
-    problem: tuple[dict[str, Any], dict[str, Any], list[ActionSpec]],
-) -> None:
+@on_drawn(plain_tasks(), examples=400)
+def test_c_and_python_compile_generated_tasks_the_same(problem: RawProblem) -> None:
     """On generated tasks the C grounding gives the Python task, or leaves the task to Python."""
     _compare(*problem)
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(plain_tasks())
-def test_plans_are_the_same_with_and_without_the_accelerator(
-    problem: tuple[dict[str, Any], dict[str, Any], list[ActionSpec]],
-) -> None:
+@on_drawn(plain_tasks(), examples=80)
+def test_plans_are_the_same_with_and_without_the_accelerator(problem: RawProblem) -> None:
     """plan() gives the same status and plan whichever grounding ran."""
     init, goal, actions = problem
 

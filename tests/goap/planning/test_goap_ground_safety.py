@@ -17,7 +17,7 @@ import string
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -81,6 +81,29 @@ _GROWN_WHILE_WALKED = string.Template(
 """A plan() call whose action ``a0`` has the precondition ``MappingProxyType($pre)``: hashing
 action ``a1``'s name inside the C grounding puts a value into the dict ``$grown`` whose hashing
 then grows that dict by 200 keys while the grounding walks it (``$setup`` defines them)."""
+
+
+def _hashing_name(name: str, on_hash: Callable[[], object]) -> str:
+    """``name`` as a str whose ``__hash__`` first runs ``on_hash``: Python code the C grounding runs
+    in the middle of its work whenever it hashes the action's name."""
+
+    class Name(str):
+        def __hash__(self) -> int:
+            on_hash()
+            return str.__hash__(self)
+
+        __eq__ = str.__eq__
+
+    return Name(name)
+
+
+def _task_signature(out: Any) -> Any:
+    """What ``compile_plain`` returned, with each operator as the tuple of its compiled fields."""
+    variables, ops, goal_sets, pruned, dropped, impossible, reachable, buckets = out
+    fields = [
+        tuple(getattr(op, f) for f in ("pre", "eff", "pre_mask", "pre_val", "keep", "eff_val")) for op in ops
+    ]
+    return variables, fields, goal_sets, pruned, dropped, impossible, reachable, buckets
 
 
 def _assert_clean(out: subprocess.CompletedProcess[str], expect: str) -> None:
@@ -215,14 +238,10 @@ def test_private_containers_cannot_be_reached_through_the_garbage_collector() ->
     marker = "zz_private_marker_key"
     found: list[int] = []
 
-    class Name(str):
-        def __hash__(self) -> int:
-            found.append(sum(1 for o in gc.get_objects() if type(o) is set and marker in o))
-            return str.__hash__(self)
+    def count_marker_sets() -> None:
+        found.append(sum(1 for o in gc.get_objects() if type(o) is set and marker in o))
 
-        __eq__ = str.__eq__
-
-    acts = [_Act("a0", {}, {marker: 1}), _Act(Name("a1"), {}, {marker: 2})]
+    acts = [_Act("a0", {}, {marker: 1}), _Act(_hashing_name("a1", count_marker_sets), {}, {marker: 2})]
     out = compile_module._ground.compile_plain({marker: 0}, {marker: 2}, acts, CompiledOp)
     assert out is not None
     assert found and not any(found)  # (a set only: a half-built list could crash this process)
@@ -238,29 +257,16 @@ def test_caller_dicts_mutated_during_the_call_do_not_change_the_result() -> None
         goal = {"x": 2}
         pre = {"y": 0}
 
-        class Name(str):
-            def __hash__(self) -> int:
-                if mutate:
-                    initial["x"] = 7
-                    initial["y"] = "changed"
-                    goal["x"] = 99
-                    pre["y"] = 5
-                return str.__hash__(self)
+        def change_all() -> None:
+            if mutate:
+                initial.update(x=7, y="changed")
+                goal["x"] = 99
+                pre["y"] = 5
 
-            __eq__ = str.__eq__
-
-        acts = [_Act("a0", pre, {"x": 1}), _Act(Name("a1"), {"x": 1}, {"x": 2, "y": 1})]
+        acts = [_Act("a0", pre, {"x": 1}), _Act(_hashing_name("a1", change_all), {"x": 1}, {"x": 2, "y": 1})]
         return compile_module._ground.compile_plain(initial, goal, acts, CompiledOp)
 
-    def sig(out: Any) -> Any:
-        variables, ops, goal_sets, pruned, dropped, impossible, reachable, buckets = out
-        fields = [
-            tuple(getattr(op, f) for f in ("pre", "eff", "pre_mask", "pre_val", "keep", "eff_val"))
-            for op in ops
-        ]
-        return variables, fields, goal_sets, pruned, dropped, impossible, reachable, buckets
-
-    assert sig(build(True)) == sig(build(False))
+    assert _task_signature(build(True)) == _task_signature(build(False))
 
 
 def test_a_user_copy_returning_a_shared_dict_is_copied_again() -> None:
@@ -272,16 +278,9 @@ def test_a_user_copy_returning_a_shared_dict_is_copied_again() -> None:
         def copy(self) -> dict[str, Any]:
             return shared
 
-    class Name(str):
-        def __hash__(self) -> int:
-            shared["x"] = 2
-            return str.__hash__(self)
-
-        __eq__ = str.__eq__
-
     acts = [
         ActionSpec("a0", MappingProxyType(D(x=1)), {"y": 1}),
-        ActionSpec(Name("a1"), {}, {"x": 1}),
+        ActionSpec(_hashing_name("a1", lambda: shared.update(x=2)), {}, {"x": 1}),
     ]
     out = compile_module._ground.compile_plain({"x": 0, "y": 0}, {"y": 1}, acts, CompiledOp)
     assert out is not None
@@ -310,35 +309,22 @@ def test_mapping_proxies_mutated_during_the_call_give_the_task_as_read() -> None
         pre = {"y": 0}
         eff = {"x": 1}
 
-        class Name(str):
-            def __hash__(self) -> int:
-                if mutate:
-                    goal["x"] = 99
-                    goal["z"] = 1
-                    pre["y"] = 5
-                    eff.clear()
-                return str.__hash__(self)
-
-            __eq__ = str.__eq__
+        def change_through_proxies() -> None:
+            if mutate:
+                goal.update(x=99, z=1)
+                pre["y"] = 5
+                eff.clear()
 
         acts = [
             ActionSpec("a0", MappingProxyType(pre), MappingProxyType(eff)),
-            ActionSpec(Name("a1"), {"x": 1}, {"x": 2, "y": 1}),
+            ActionSpec(_hashing_name("a1", change_through_proxies), {"x": 1}, {"x": 2, "y": 1}),
         ]
         out = compile_module._ground.compile_plain(initial, MappingProxyType(goal), acts, CompiledOp)
         return out, acts
 
-    def sig(out: Any) -> Any:
-        variables, ops, goal_sets, pruned, dropped, impossible, reachable, buckets = out
-        fields = [
-            tuple(getattr(op, f) for f in ("pre", "eff", "pre_mask", "pre_val", "keep", "eff_val"))
-            for op in ops
-        ]
-        return variables, fields, goal_sets, pruned, dropped, impossible, reachable, buckets
-
     mutated, _ = build(True)
     clean, acts = build(False)
-    assert sig(mutated) == sig(clean)
+    assert _task_signature(mutated) == _task_signature(clean)
     assert [op.action.name for op in clean[1]] == ["a0", "a1"]
     py = compile_module._compile_python({"x": 0, "y": 0}, {"x": 2}, acts, True)
     assert [(v.name, v.domain) for v in py.variables] == [tuple(v[:2]) for v in clean[0]]

@@ -15,8 +15,7 @@ from typing import Any
 
 import hypothesis.strategies as st
 import pytest
-from goap_tasks import ENUM, draw_condition
-from hypothesis import HealthCheck, given, settings
+from goap_tasks import ENUM, Problem, draw_action, draw_condition, on_drawn
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, add, ge, load_problem, lt, plan
@@ -91,38 +90,23 @@ def tasks(draw: st.DrawFn) -> tuple[dict[str, Any], GoalSpec, list[ActionSpec]]:
     def cond(k: str) -> Any:
         return draw_condition(draw, k, lambda: ge(draw(st.integers(0, 3))))
 
-    actions: list[ActionSpec] = []
-    for i in range(draw(st.integers(1, 9))):
-        pre = {k: cond(k) for k in draw(st.sets(st.sampled_from(keys), max_size=3))}
-        eff: dict[str, Any] = {}
-        for k in draw(st.sets(st.sampled_from(keys), min_size=1, max_size=3)):
-            if k.startswith("b"):
-                eff[k] = draw(st.booleans())
-            elif k.startswith("e"):
-                eff[k] = draw(st.sampled_from(ENUM))
-            else:
-                eff[k] = add(1)
-                pre[k] = lt(4)
-        actions.append(ActionSpec(f"a{i}", pre, eff, cost=draw(COSTS)))
+    actions = [
+        draw_action(draw, f"a{i}", keys, cond, lambda: (add(1), lt(4)), most=3, cost=COSTS)
+        for i in range(draw(st.integers(1, 9)))
+    ]
     goal = {k: cond(k) for k in draw(st.sets(st.sampled_from(keys), min_size=1, max_size=3))}
     return init, GoalSpec(goal), actions
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tasks())
-def test_c_and_python_agree_on_generated_tasks(
-    problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]],
-) -> None:
+@on_drawn(tasks(), examples=150)
+def test_c_and_python_agree_on_generated_tasks(problem: Problem) -> None:
     """On generated tasks (fractional and zero costs, set conditions, numbers) both agree state by state."""
     init, goal, actions = problem
     _assert_same(compile_task(init, goal.conditions, actions))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tasks())
-def test_plans_are_the_same_with_and_without_the_accelerator(
-    problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]],
-) -> None:
+@on_drawn(tasks(), examples=60)
+def test_plans_are_the_same_with_and_without_the_accelerator(problem: Problem) -> None:
     """plan() returns the same answer and the same plan whichever LM-cut runs."""
     init, goal, actions = problem
     fast = plan(init, goal, actions, AStar())

@@ -13,8 +13,7 @@ from typing import Any
 
 import hypothesis.strategies as st
 import pytest
-from goap_tasks import gripper, outcome_key
-from hypothesis import HealthCheck, given, settings
+from goap_tasks import RawProblem, gripper, on_drawn, outcome_key
 from problem_files import PROBLEMS as PROBLEM_DIR
 
 from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, load_problem, plan
@@ -135,10 +134,9 @@ def tasks(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any], list[ActionS
     return init, goal, actions
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tasks(), st.sampled_from([0, 1, 3]), st.sampled_from([1.0, 1.5]), st.booleans())
+@on_drawn(tasks(), st.sampled_from([0, 1, 3]), st.sampled_from([1.0, 1.5]), st.booleans(), examples=200)
 def test_c_and_python_loops_agree_on_generated_tasks(
-    problem: tuple[dict[str, Any], dict[str, Any], list[ActionSpec]], after: int, weight: float, greedy: bool
+    problem: RawProblem, after: int, weight: float, greedy: bool
 ) -> None:
     """On generated tasks (zero and fractional costs, dead ends, symmetry found early or late)
     both loops give the same outcome."""
@@ -149,11 +147,8 @@ def test_c_and_python_loops_agree_on_generated_tasks(
     _assert_same(task, max_expansions=500, weight=weight, greedy=greedy, symmetry=True, symmetry_after=after)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tasks())
-def test_plans_are_the_same_with_either_loop(
-    problem: tuple[dict[str, Any], dict[str, Any], list[ActionSpec]],
-) -> None:
+@on_drawn(tasks(), examples=60)
+def test_plans_are_the_same_with_either_loop(problem: RawProblem) -> None:
     """plan() gives the same result whichever loop runs (A* and greedy)."""
     init, goal, actions = problem
     for strategy in (AStar(), GreedyBestFirst(heuristic="lmcut")):
@@ -373,11 +368,8 @@ def test_c_canon_and_c_loop_on_gripper(balls: int) -> None:
     assert outcome_key(c) == outcome_key(py)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tasks())
-def test_c_canon_matches_python_on_generated_tasks(
-    problem: tuple[dict[str, Any], dict[str, Any], list[ActionSpec]],
-) -> None:
+@on_drawn(tasks(), examples=150)
+def test_c_canon_matches_python_on_generated_tasks(problem: RawProblem) -> None:
     """On generated tasks with a class of interchangeable objects both canonical forms agree."""
     init, goal, actions = problem
     task = compile_task(init, goal, actions)

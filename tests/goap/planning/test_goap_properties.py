@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import hypothesis.strategies as st
-from goap_tasks import ENUM, draw_condition
-from hypothesis import HealthCheck, given, settings
+from goap_tasks import ENUM, Problem, draw_action, draw_condition, on_drawn
 
 from goap import ActionSpec, AStar, GoalSpec, GreedyBestFirst, add, ge, le, lt, plan
 from goap.testing import brute_force_optimum, simulate
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = 150
 COSTS = st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5])
 
 
@@ -37,28 +36,20 @@ def problems(draw: st.DrawFn) -> tuple[dict[str, Any], GoalSpec, list[ActionSpec
             draw, k, lambda: draw(st.sampled_from([ge, le, lambda v: v]))(draw(st.integers(0, 4)))
         )
 
-    actions: list[ActionSpec] = []
-    for i in range(draw(st.integers(1, 7))):
-        pre = {k: cond(k) for k in draw(st.sets(st.sampled_from(keys), max_size=2))}
-        eff: dict[str, Any] = {}
-        for k in draw(st.sets(st.sampled_from(keys), min_size=1, max_size=2)):
-            if k.startswith("b"):
-                eff[k] = draw(st.booleans())
-            elif k.startswith("e"):
-                eff[k] = draw(st.sampled_from(ENUM))
-            else:
-                amount = draw(st.sampled_from([-1, 1, 2]))
-                eff[k] = add(amount)
-                # keep the counter in a finite range so brute force terminates
-                pre[k] = lt(4) if amount > 0 else ge(1)
-        actions.append(ActionSpec(f"a{i}", pre, eff, cost=draw(COSTS)))
+    def counter() -> tuple[Any, Any]:
+        amount = draw(st.sampled_from([-1, 1, 2]))
+        return add(amount), lt(4) if amount > 0 else ge(1)
+
+    actions = [
+        draw_action(draw, f"a{i}", keys, cond, counter, most=2, cost=COSTS)
+        for i in range(draw(st.integers(1, 7)))
+    ]
     goal = {k: cond(k) for k in draw(st.sets(st.sampled_from(keys), min_size=1, max_size=3))}
     return init, GoalSpec(goal), actions
 
 
-@SETTINGS
-@given(problems())
-def test_astar_matches_brute_force(problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]]) -> None:
+@on_drawn(problems(), examples=EXAMPLES)
+def test_astar_matches_brute_force(problem: Problem) -> None:
     """A* finds a plan exactly when one exists; it replays to the goal at the brute-force optimum."""
     init, goal, actions = problem
     best = brute_force_optimum(init, goal, actions)
@@ -76,11 +67,8 @@ def test_astar_matches_brute_force(problem: tuple[dict[str, Any], GoalSpec, list
     assert abs(res.plan.cost - best) < 1e-6
 
 
-@SETTINGS
-@given(problems(), st.data())
-def test_blacklisted_actions_never_appear(
-    problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]], data: st.DataObject
-) -> None:
+@on_drawn(problems(), st.data(), examples=EXAMPLES)
+def test_blacklisted_actions_never_appear(problem: Problem, data: st.DataObject) -> None:
     """Blacklisted actions are never planned, and the plan is optimal among the others."""
     init, goal, actions = problem
     black = data.draw(st.sets(st.sampled_from([a.name for a in actions])))
@@ -95,9 +83,8 @@ def test_blacklisted_actions_never_appear(
     assert abs(res.plan.cost - best) < 1e-6
 
 
-@SETTINGS
-@given(problems())
-def test_same_inputs_give_same_plan(problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]]) -> None:
+@on_drawn(problems(), examples=EXAMPLES)
+def test_same_inputs_give_same_plan(problem: Problem) -> None:
     """Planning twice gives the same result (deterministic tie-breaking)."""
     init, goal, actions = problem
     a = plan(init, goal, actions)
@@ -106,9 +93,8 @@ def test_same_inputs_give_same_plan(problem: tuple[dict[str, Any], GoalSpec, lis
     assert (a.plan.names if a.plan else None) == (b.plan.names if b.plan else None)
 
 
-@SETTINGS
-@given(problems())
-def test_heuristics_agree_on_the_optimum(problem: tuple[dict[str, Any], GoalSpec, list[ActionSpec]]) -> None:
+@on_drawn(problems(), examples=EXAMPLES)
+def test_heuristics_agree_on_the_optimum(problem: Problem) -> None:
     """Every admissible heuristic gives the same optimal cost; inadmissible modes give valid plans."""
     init, goal, actions = problem
     ref = plan(init, goal, actions, AStar(heuristic="blind"))

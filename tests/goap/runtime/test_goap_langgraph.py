@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 import pytest
+from goap_tasks import RELEASE_START, offline, release_actions
 
 pytest.importorskip("langgraph")
 
@@ -21,7 +22,6 @@ from goap.runtime._tracing import HOOKS
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
 from graphengine.adapters.langgraph_tables import MemoryCheckpointTable
 
-W0 = {"source": False, "built": False, "signed": False, "published": False}
 GOAL = GoalSpec({"published": True})
 MODES = ("invoke", "ainvoke", "astream")
 CHECKPOINTERS: dict[str, Callable[[], Any]] = {
@@ -29,11 +29,6 @@ CHECKPOINTERS: dict[str, Callable[[], Any]] = {
     "inmemory": InMemorySaver,
     "graphengine": lambda: GraphEngineSaver(MemoryCheckpointTable()),
 }
-
-
-def offline(world: Mapping[str, Any]) -> None:
-    """An HSM that is always down."""
-    raise RuntimeError("HSM offline")
 
 
 def flaky() -> Callable[[Mapping[str, Any]], None]:
@@ -46,17 +41,6 @@ def flaky() -> Callable[[Mapping[str, Any]], None]:
             raise TimeoutError("slow HSM")
 
     return execute
-
-
-def release_actions(sign: Any = None, retries: int = 0) -> list[ActionSpec]:
-    """fetch -> build -> sign (cheap HSM or costly local key) -> publish."""
-    return [
-        ActionSpec("fetch", {}, {"source": True}),
-        ActionSpec("build", {"source": True}, {"built": True}, cost=2),
-        ActionSpec("sign_hsm", {"built": True}, {"signed": True}, cost=1, execute=sign, max_retries=retries),
-        ActionSpec("sign_local", {"built": True}, {"signed": True}, cost=3),
-        ActionSpec("publish", {"signed": True}, {"published": True}),
-    ]
 
 
 SCENARIOS: dict[str, Callable[[], list[ActionSpec]]] = {
@@ -104,7 +88,7 @@ def on_engine(scenario: str) -> tuple[GoapState, CountingTracer, list[str]]:
     g = _graph(scenario, tracer)
 
     async def go() -> tuple[GoapState, list[str]]:
-        final = await g.run("r", W0, GOAL)
+        final = await g.run("r", RELEASE_START, GOAL)
         return final, [h.node_id for h in await g.engine.history("r")]
 
     final, nodes = asyncio.run(go())
@@ -115,7 +99,7 @@ def on_langgraph(scenario: str, mode: str, checkpointer: str = "none") -> tuple[
     """The same run through the compiled LangGraph graph, by `invoke`, `ainvoke` or `astream` (last value)."""
     tracer = CountingTracer()
     app = _graph(scenario, tracer).to_langgraph(checkpointer=CHECKPOINTERS[checkpointer]())
-    start = GoapState(world_state=dict(W0), goal=GOAL)
+    start = GoapState(world_state=dict(RELEASE_START), goal=GOAL)
     # A checkpointer stores the input as given: the goal goes in as its JSON form, since a
     # GoalSpec (conditions in a mappingproxy) is nothing LangGraph's serializer can store.
     inp: Any = start if checkpointer == "none" else start.model_dump(mode="json")
@@ -197,7 +181,7 @@ def test_the_checkpointer_holds_the_final_state() -> None:
     saver = InMemorySaver()
     app = GoapGraph(release_actions(offline), blacklist_after=2).to_langgraph(checkpointer=saver)
     cfg: Any = {"configurable": {"thread_id": "t"}}
-    out = app.invoke(GoapState(world_state=dict(W0), goal=GOAL).model_dump(mode="json"), cfg)
+    out = app.invoke(GoapState(world_state=dict(RELEASE_START), goal=GOAL).model_dump(mode="json"), cfg)
     snap = app.get_state(cfg)
     assert snap.values == out
     assert GoapState(**out).status == "achieved"
@@ -224,7 +208,13 @@ def test_the_goap_graph_is_a_subgraph_node_of_a_langgraph_app_with_its_keys() ->
     b.add_edge(START, "agent")
     b.add_edge("agent", "reply")
     out = b.compile().invoke(
-        {"world_state": dict(W0), "goal": GOAL, "status": "planning", "execution_history": [], "request": "ship"}
+        {
+            "world_state": dict(RELEASE_START),
+            "goal": GOAL,
+            "status": "planning",
+            "execution_history": [],
+            "request": "ship",
+        }
     )
     assert out["request"] == "ship: achieved"
     assert out["status"] == final.status and out["world_state"] == final.world_state

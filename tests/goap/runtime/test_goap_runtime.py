@@ -7,6 +7,7 @@ from random import Random
 from typing import Any
 
 import pytest
+from goap_tasks import RELEASE_START, offline, release_actions
 
 from goap import (
     ActionSpec,
@@ -25,29 +26,11 @@ from goap import (
 from graphengine.store import Store
 from graphengine.testing import assert_replays
 
-W0 = {"source": False, "built": False, "signed": False, "published": False}
-
-
-def release_actions(sign: Any = None) -> list[ActionSpec]:
-    """fetch -> build -> sign (cheap HSM or costly local key) -> publish."""
-    return [
-        ActionSpec("fetch", {}, {"source": True}),
-        ActionSpec("build", {"source": True}, {"built": True}, cost=2),
-        ActionSpec("sign_hsm", {"built": True}, {"signed": True}, cost=1, execute=sign),
-        ActionSpec("sign_local", {"built": True}, {"signed": True}, cost=3),
-        ActionSpec("publish", {"signed": True}, {"published": True}),
-    ]
-
-
-def offline(world: Mapping[str, Any]) -> None:
-    """An HSM that is always down."""
-    raise RuntimeError("HSM offline")
-
 
 async def test_plan_and_execute_to_the_goal(store: Store) -> None:
     """A plain run plans once, executes every action and ends achieved."""
     g = GoapGraph(release_actions(), store=store)
-    final = await g.run("r", W0, GoalSpec({"published": True}))
+    final = await g.run("r", RELEASE_START, GoalSpec({"published": True}))
     assert final.status == "achieved"
     assert [o.action for o in final.execution_history] == ["fetch", "build", "sign_hsm", "publish"]
     assert final.world_state["published"] is True
@@ -60,7 +43,7 @@ async def test_plan_and_execute_to_the_goal(store: Store) -> None:
 async def test_failing_action_is_replanned_blacklisted_and_worked_around(store: Store) -> None:
     """execute raising is an action failure: counted, replanned (action_failed), blacklisted after 2."""
     g = GoapGraph(release_actions(offline), store=store, blacklist_after=2, max_replans=3)
-    final = await g.run("r", W0, GoalSpec({"published": True}))
+    final = await g.run("r", RELEASE_START, GoalSpec({"published": True}))
     assert final.status == "achieved"
     assert final.replan_reason == "action_failed"
     assert final.replan_count == 2
@@ -90,7 +73,9 @@ async def test_replan_budget_exhausted(store: Store) -> None:
 
 async def test_no_plan_is_explained(store: Store) -> None:
     """An unreachable goal ends with status no_plan and a serialised explanation."""
-    final = await GoapGraph(release_actions(), store=store).run("r", W0, GoalSpec({"notified": True}))
+    final = await GoapGraph(release_actions(), store=store).run(
+        "r", RELEASE_START, GoalSpec({"notified": True})
+    )
     assert final.status == "no_plan"
     assert final.no_plan_explanation is not None
     expl = NoPlanExplanation.from_dict(final.no_plan_explanation)
@@ -120,7 +105,7 @@ async def test_state_deviation_triggers_a_replan(store: Store) -> None:
 async def test_replan_after_every_action_when_asked(store: Store) -> None:
     """replan_every_action makes the observer replan after each successful action."""
     g = GoapGraph(release_actions(), store=store, replan_every_action=True, max_replans=10)
-    final = await g.run("r", W0, GoalSpec({"published": True}))
+    final = await g.run("r", RELEASE_START, GoalSpec({"published": True}))
     assert final.status == "achieved"
     assert final.replan_reason == "every_action_replan"
     assert final.plans_made == 4
@@ -152,7 +137,7 @@ async def test_sequential_multigoal_advances_with_fresh_budgets(store: Store) ->
     """Each sub-goal gets its own replan budget: replan_count resets with reason subgoal_achieved."""
     g = GoapGraph(release_actions(offline), store=store, max_replans=2, blacklist_after=2)
     goal = MultiGoal((GoalSpec({"built": True}, name="build"), GoalSpec({"published": True}, name="ship")))
-    final = await g.run("r", W0, goal)
+    final = await g.run("r", RELEASE_START, goal)
     assert final.status == "achieved"
     assert final.current_subgoal_index == 1
     assert final.replan_count == 2  # both spent on the second sub-goal
@@ -164,7 +149,7 @@ async def test_sequential_multigoal_advances_with_fresh_budgets(store: Store) ->
 async def test_multigoal_all_plans_the_conjunction(store: Store) -> None:
     """mode='all' pursues every goal at once."""
     goal = MultiGoal((GoalSpec({"built": True}), GoalSpec({"published": True})), mode="all")
-    final = await GoapGraph(release_actions(), store=store).run("r", W0, goal)
+    final = await GoapGraph(release_actions(), store=store).run("r", RELEASE_START, goal)
     assert final.status == "achieved"
     assert final.world_state["built"] and final.world_state["published"]
 
@@ -216,7 +201,7 @@ def test_expected_must_match_declared_unless_a_policy_says_why() -> None:
 async def test_time_budget_ends_the_run(store: Store) -> None:
     """A run past its time budget ends with status budget_exhausted."""
     g = GoapGraph(release_actions(), store=store, time_budget=-1.0)
-    final = await g.run("r", W0, GoalSpec({"published": True}))
+    final = await g.run("r", RELEASE_START, GoalSpec({"published": True}))
     assert final.status == "budget_exhausted"
 
 
@@ -241,7 +226,7 @@ async def test_a_raising_tracer_never_affects_planning(store: Store) -> None:
             return fail
 
     final = await GoapGraph(release_actions(), store=store, tracer=Boom()).run(
-        "r", W0, GoalSpec({"published": True})
+        "r", RELEASE_START, GoalSpec({"published": True})
     )
     assert final.status == "achieved"
 
@@ -249,8 +234,8 @@ async def test_a_raising_tracer_never_affects_planning(store: Store) -> None:
 async def test_execution_history_by_run_and_by_action(store: Store) -> None:
     """StoreExecutionHistory reads committed action records per run and per action."""
     g = GoapGraph(release_actions(offline), store=store)
-    await g.run("r1", W0, GoalSpec({"published": True}))
-    await g.run("r2", W0, GoalSpec({"built": True}))
+    await g.run("r1", RELEASE_START, GoalSpec({"published": True}))
+    await g.run("r2", RELEASE_START, GoalSpec({"built": True}))
     hist = StoreExecutionHistory(g.engine)
     r1 = await hist.by_run("r1")
     assert [r.action for r in r1] == ["fetch", "build", "sign_hsm", "sign_hsm", "sign_local", "publish"]

@@ -8,33 +8,16 @@ from typing import Any
 
 import pytest
 from db_servers import POSTGRES_DSN, require_postgres, unique_name
+from goap_tasks import RELEASE_START, offline, release_actions
 
 pytest.importorskip("langgraph")
 
 from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 
-from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
+from goap import GoalSpec, GoapGraph, GoapState
 from goap.runtime._history import ActionRecord, ExecutionHistory, StoreExecutionHistory
 from goap.runtime._lg_history import LangGraphStoreHistory
-
-W0 = {"source": False, "built": False, "signed": False, "published": False}
-
-
-def offline(world: Mapping[str, Any]) -> None:
-    """An HSM that is always down."""
-    raise RuntimeError("HSM offline")
-
-
-def release_actions() -> list[ActionSpec]:
-    """fetch -> build -> sign (HSM down, so local key after two failures) -> publish."""
-    return [
-        ActionSpec("fetch", {}, {"source": True}),
-        ActionSpec("build", {"source": True}, {"built": True}, cost=2),
-        ActionSpec("sign_hsm", {"built": True}, {"signed": True}, cost=1, execute=offline),
-        ActionSpec("sign_local", {"built": True}, {"signed": True}, cost=3),
-        ActionSpec("publish", {"signed": True}, {"published": True}),
-    ]
 
 
 @pytest.fixture(params=["memory", "postgres"])
@@ -64,7 +47,9 @@ async def base_store(request: pytest.FixtureRequest) -> AsyncIterator[BaseStore]
 
 
 async def _goap_run(run_id: str, goal: Mapping[str, Any]) -> GoapState:
-    return await GoapGraph(release_actions(), blacklist_after=2).run(run_id, W0, GoalSpec(dict(goal)))
+    return await GoapGraph(release_actions(offline), blacklist_after=2).run(
+        run_id, RELEASE_START, GoalSpec(dict(goal))
+    )
 
 
 def test_is_an_execution_history() -> None:
@@ -74,8 +59,8 @@ def test_is_an_execution_history() -> None:
 
 async def test_by_run_returns_a_recorded_run_in_step_order(base_store: BaseStore) -> None:
     """A finished run recorded whole comes back record for record as StoreExecutionHistory reads it."""
-    g = GoapGraph(release_actions(), blacklist_after=2)
-    final = await g.run("r1", W0, GoalSpec({"published": True}))
+    g = GoapGraph(release_actions(offline), blacklist_after=2)
+    final = await g.run("r1", RELEASE_START, GoalSpec({"published": True}))
     hist = LangGraphStoreHistory(base_store)
     assert await hist.arecord_run("r1", final) == 6
     got = await hist.by_run("r1")

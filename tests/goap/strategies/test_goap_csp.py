@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
+from goap_tasks import layered_action
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -268,13 +269,8 @@ def chains(draw: st.DrawFn) -> tuple[list[ActionSpec], GoalSpec]:
         dur = draw(st.integers(0, 4))
         gpu = draw(st.integers(0, 1))
         acts.append(
-            ActionSpec(
-                f"a{i}",
-                {f"f{j}": True for j in sorted(needs)},
-                {f"f{i}": True},
-                cost=draw(st.integers(1, 3)),
-                resources={"gpu": gpu},
-                duration=dur,
+            layered_action(
+                f"a{i}", needs, i, cost=draw(st.integers(1, 3)), resources={"gpu": gpu}, duration=dur
             )
         )
     return acts, GoalSpec({f"f{n - 1}": True, **{f"f{i}": True for i in range(n) if i % 2 == 0}})

@@ -16,6 +16,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from goap_tasks import layered_action
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,10 +77,10 @@ def problems(draw: st.DrawFn) -> Problem:
         needs = draw(st.sets(st.integers(0, i - 1), max_size=2)) if i else set()
         for alt in range(draw(st.integers(1, 2))):
             acts.append(
-                ActionSpec(
+                layered_action(
                     f"a{i}_{alt}",
-                    {f"f{j}": True for j in sorted(needs)},
-                    {f"f{i}": True},
+                    needs,
+                    i,
                     cost=draw(st.integers(1, 4)),
                     resources={"usd": draw(st.integers(0, 5)), "gpu": draw(st.integers(0, 1))},
                     duration=draw(st.sampled_from([0, 1, 2, 3, 5])),

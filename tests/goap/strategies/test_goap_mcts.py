@@ -12,6 +12,7 @@ import pytest
 from goap import (
     ActionSpec,
     AStar,
+    DeterministicTransitionModel,
     DivergencePolicy,
     GoalSpec,
     GoapGraph,
@@ -38,14 +39,11 @@ RISK = DivergencePolicy("jumps usually fail", kind="risk-averse")
 
 
 @dataclass(frozen=True, slots=True)
-class Slippery:
-    """Jumping fails 80% of the time and hurts (a dead end); everything else is as declared."""
+class Slippery(DeterministicTransitionModel):
+    """Jumping fails 80% of the time and hurts (a dead end); everything else, the expected outcomes
+    included, is as declared."""
 
     divergence_policy: DivergencePolicy | None = RISK
-
-    def expected(self, state: Mapping[str, Any], action: ActionSpec) -> Mapping[str, Any]:
-        """The declared effects."""
-        return action.apply(state)
 
     def sample(self, state: Mapping[str, Any], action: ActionSpec, rng: Random) -> Mapping[str, Any]:
         """One draw: a jump hurts with probability 0.8."""

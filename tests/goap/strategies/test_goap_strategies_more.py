@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,8 +12,13 @@ import pytest
 from goap import (
     STRATEGIES,
     ActionSpec,
+    AStar,
+    CspPipeline,
     GoalSpec,
     GoapGraph,
+    GreedyBestFirst,
+    Mcts,
+    ModelError,
     MultiGoal,
     PlanningStrategy,
     StrategyRouter,
@@ -192,3 +199,39 @@ def test_soft_goal_rejects_negative_weights() -> None:
 
     with pytest.raises(ModelError):
         SoftGoal({"a": True}, weight=-1)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: Mcts(iterations=0), "iterations must be >= 1, got 0"),
+        (lambda: Mcts(max_depth=0), "max_depth must be >= 1, got 0"),
+        (lambda: CspPipeline(workers=0), "workers must be >= 1, got 0"),
+        (
+            lambda: CspPipeline(time_limit=-1.0),
+            "time_limit must be a positive number of seconds or None, got -1.0",
+        ),
+        (lambda: UtilityStrategy(max_actions=0), "max_actions must be >= 1, got 0"),
+        (lambda: AStar(timeout=0), "timeout must be a positive number of seconds or None, got 0"),
+        (lambda: AStar(timeout="5"), "timeout must be a positive number of seconds or None, got '5'"),
+        (
+            lambda: AnytimeStrategy(time_budget=math.inf),
+            "time_budget must be a positive number of seconds, got inf",
+        ),
+        (lambda: AnytimeStrategy(heuristic="nope"), "unknown heuristic 'nope'"),
+        (lambda: GreedyBestFirst(heuristic="nope"), "unknown heuristic 'nope'"),
+    ],
+)
+def test_strategy_settings_are_checked_with_one_wording(make: Any, message: str) -> None:
+    """Every strategy refuses a bad setting with a ModelError naming it, in the same words."""
+    with pytest.raises(ModelError, match=re.escape(message)):
+        make()
+
+
+def test_collection_settings_are_stored_frozen() -> None:
+    """Lists given for collection settings are stored as immutable copies, so strategies stay hashable."""
+    given = ["a"]
+    mcts, anytime = Mcts(blacklist=given), AnytimeStrategy(weights=[2.0, 1.0])  # type: ignore[arg-type]
+    given.append("b")
+    assert mcts.blacklist == frozenset({"a"}) and anytime.weights == (2.0, 1.0)
+    assert hash(mcts) == hash(Mcts(blacklist=frozenset({"a"}))) and hash(anytime)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
+from goap.planning._errors import ModelError
 from goap.planning._task import Task
 from goap.planning.heuristics.base import INF, Heuristic, RelaxedTask
 from goap.planning.heuristics.blind import Blind
@@ -23,9 +24,26 @@ from goap.planning.heuristics.ff import HFF, HAdd
 from goap.planning.heuristics.hmax import HMax
 from goap.planning.heuristics.lmcut import LMCut
 
-__all__ = ["HEURISTICS", "HFF", "INF", "Blind", "HAdd", "HMax", "Heuristic", "LMCut", "RelaxedTask"]
+__all__ = [
+    "HEURISTICS",
+    "HFF",
+    "INF",
+    "Blind",
+    "HAdd",
+    "HMax",
+    "Heuristic",
+    "LMCut",
+    "RelaxedTask",
+    "check_heuristic",
+]
 
 HEURISTICS: Mapping[str, Callable[[Task], Heuristic]] = MappingProxyType(
     {"add": HAdd, "blind": Blind, "ff": HFF, "hmax": HMax, "lmcut": LMCut}
 )
 """Heuristic name -> factory taking a compiled task. Each product has ``.admissible``."""
+
+
+def check_heuristic(name: str) -> None:
+    """Raise :class:`goap.ModelError` unless ``name`` is a key of :data:`HEURISTICS`."""
+    if name not in HEURISTICS:
+        raise ModelError(f"unknown heuristic {name!r}; choose one of {sorted(HEURISTICS)}")

@@ -110,19 +110,22 @@ class RelaxedTask:
         facts.append(self.top)
         return facts
 
+    def _fresh(self, init: list[int]) -> tuple[list[float], list[int], list[int], bytearray]:
+        """The tables of one h^max pass from ``init``: h (0 on ``init``, else infinite), the count of
+        unsettled preconditions and the supporter (-1: none yet) of each operator, settled flags."""
+        h = [INF] * self.nfacts
+        for f in init:
+            h[f] = 0.0
+        unsat = self.pre_count[:]
+        return h, unsat, [-1] * len(unsat), bytearray(self.nfacts)
+
     def hmax_buckets(self, init: list[int], cost: list[float]) -> tuple[list[float], list[int]]:
         """:meth:`hmax` for whole-number costs: Dial's bucket queue instead of a binary heap.
 
         Same result; cheaper because values are small integers and no tuples are allocated.
         """
-        h = [INF] * self.nfacts
-        unsat = self.pre_count[:]
-        supp = [-1] * len(unsat)
-        pre_of = self.pre_of
-        effs = self.effs
-        done = bytearray(self.nfacts)
-        for f in init:
-            h[f] = 0.0
+        h, unsat, supp, done = self._fresh(init)
+        pre_of, effs = self.pre_of, self.effs
         buckets: list[list[int]] = [list(init)]
         d = 0
         while d < len(buckets):
@@ -152,15 +155,9 @@ class RelaxedTask:
         largest h^max (the last one settled), or -1 when ``o`` is unreachable. A generalized
         Dijkstra: an operator fires when its last precondition is settled, in cost order.
         """
-        h = [INF] * self.nfacts
-        unsat = self.pre_count[:]
-        supp = [-1] * len(unsat)
-        pre_of = self.pre_of
-        effs = self.effs
-        done = bytearray(self.nfacts)
+        h, unsat, supp, done = self._fresh(init)
+        pre_of, effs = self.pre_of, self.effs
         heap = [(0.0, f) for f in init]
-        for f in init:
-            h[f] = 0.0
         pop = heapq.heappop
         push = heapq.heappush
         while heap:
