@@ -315,3 +315,159 @@ async def test_a_pool_of_one_holds_no_writer() -> None:
             await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         finally:
             await conn.close()
+
+
+# ---------------------------------------------------------------- grouped new runs and statuses
+
+Outcome = tuple[str, ...]
+
+
+def _outcome(got: object) -> Outcome:
+    return ("ok",) if got is None else (type(got).__name__,)
+
+
+async def _orphan_steps(s: PostgresStore, run_id: str) -> None:
+    """Leave steps of `run_id` behind without its run row (foreign keys are triggers; a replica
+    session does not fire them)."""
+    await s.create_run(RunRecord(run_id, RunStatus.RUNNING, b"x"))
+    await s.save_step(_step(run_id, 1))
+    conn = await asyncpg.connect(POSTGRES_DSN, server_settings={"search_path": s.schema})
+    try:
+        await conn.execute("SET session_replication_role = replica")
+        await conn.execute("DELETE FROM runs WHERE run_id = $1", run_id)
+    finally:
+        await conn.close()
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, s: PostgresStore, sql: str) -> list[int]:
+    """Count the calls of the grouped statement `sql` (so a test knows the batch path ran)."""
+    seen: list[int] = []
+    fetch = s._fetch
+
+    async def spied(op: pg_mod._Op, stmt: str, params: object, **kw: object) -> list[object]:
+        if stmt == sql:
+            seen.append(len(params[0]))  # type: ignore[index]
+        return await fetch(op, stmt, params, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(s, "_fetch", spied)
+    return seen
+
+
+async def _create_cases(s: PostgresStore) -> list[RunRecord]:
+    await s.create_run(RunRecord("taken", RunStatus.RUNNING, b"x"))
+    await _orphan_steps(s, "orphaned")
+    return [
+        *(RunRecord(f"new{i}", RunStatus.RUNNING, b"i%d" % i, meta=b'{"i": %d}' % i) for i in range(5)),
+        RunRecord("taken", RunStatus.RUNNING, b"y"),
+        RunRecord("orphaned", RunStatus.RUNNING, b"y"),
+        RunRecord("badmeta", RunStatus.RUNNING, b"y", meta=b"not json"),
+        RunRecord("new9", RunStatus.INTERRUPTED, b"z"),
+    ]
+
+
+async def test_runs_created_together_share_a_statement_and_match_each_created_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Runs created at the same moment go in one grouped statement; each gets the outcome it gets
+    when created alone, one `create_run` at a time (the oracle): a taken id, rows an earlier run
+    left behind and a meta the json column refuses fail only their own run."""
+    outcomes: list[list[Outcome]] = []
+    stored: list[list[object]] = []
+    for together in (False, True):
+        async with postgres_store() as s:
+            runs = await _create_cases(s)
+            seen = _spy(monkeypatch, s, pg_mod._INSERT_RUNS)
+            if together:
+                got = await asyncio.gather(*(s.create_run(r) for r in runs), return_exceptions=True)
+                assert seen and max(seen) > 1
+            else:
+                got = []
+                for r in runs:
+                    try:
+                        got.append(await s.create_run(r))
+                    except StoreError as exc:
+                        got.append(exc)
+                assert seen == []
+            outcomes.append([_outcome(g) for g in got])
+            rows = [await s.get_run(r.run_id) for r in runs]
+            stored.append([(r.run_id, r.status, r.initial, r.meta) if r else None for r in rows])
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == [
+        *[("ok",)] * 5,
+        ("RunExistsError",),
+        ("CorruptRecordError",),
+        ("StoreError",),
+        ("ok",),
+    ]
+    assert stored[0] == stored[1]
+
+
+async def _status_cases(s: PostgresStore, other: PostgresStore) -> list[tuple[str, dict[str, object]]]:
+    for rid in ("plain", "at2", "not5", "wasdone", "theirs", "mine", "lost"):
+        await s.create_run(RunRecord(rid, RunStatus.RUNNING, b"x"))
+    await s.save_step(_step("at2", 1))
+    await s.save_step(_step("at2", 2))
+    await s.set_status("wasdone", RunStatus.DONE)
+    assert await other.claim("theirs", "w2", 60.0) is not None
+    assert await s.claim("mine", "w1", 60.0) is not None
+    assert await s.claim("lost", "w1", 0.05) is not None
+    await asyncio.sleep(0.1)  # the lease on "lost" ends; another worker takes the run
+    assert await other.claim("lost", "w2", 60.0) is not None
+    return [
+        ("plain", {}),
+        ("at2", {"expect_step": 2}),
+        ("not5", {"expect_step": 5}),
+        ("wasdone", {"expect_status": RunStatus.RUNNING}),
+        ("theirs", {}),
+        ("mine", {"expect_step": 0, "expect_status": RunStatus.RUNNING}),
+        ("lost", {}),
+        ("unknown", {}),
+    ]
+
+
+async def test_status_changes_together_share_a_statement_and_match_each_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Status changes of many runs at the same moment go in one grouped statement; each gets the
+    outcome of the same change made alone (the oracle): compare-and-set conflicts, another
+    worker's live lease, a lost lease and an unknown run fail (or skip) only their own run."""
+    outcomes: list[list[Outcome]] = []
+    stored: list[list[object]] = []
+    for together in (False, True):
+        async with postgres_store() as s:
+            other = PostgresStore(s.dsn, schema=s.schema, max_size=2)
+            try:
+                cases = await _status_cases(s, other)
+                seen = _spy(monkeypatch, s, pg_mod._SET_STATUSES)
+
+                async def change(rid: str, kw: dict[str, object]) -> None:
+                    await s.set_status(rid, RunStatus.FAILED, error="e", error_node="n", **kw)  # type: ignore[arg-type]
+
+                if together:
+                    got = await asyncio.gather(*(change(r, kw) for r, kw in cases), return_exceptions=True)
+                    assert seen and max(seen) > 1
+                else:
+                    got = []
+                    for r, kw in cases:
+                        try:
+                            got.append(await change(r, kw))
+                        except StoreError as exc:
+                            got.append(exc)
+                    assert seen == []
+                outcomes.append([_outcome(g) for g in got])
+                rows = [await s.get_run(r) for r, _ in cases]
+                stored.append([(r.run_id, r.status, r.error, r.error_node) if r else None for r in rows])
+            finally:
+                await other.close()
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0] == [
+        ("ok",),
+        ("ok",),
+        ("StatusConflictError",),
+        ("StatusConflictError",),
+        ("LeaseLostError",),
+        ("ok",),
+        ("LeaseLostError",),
+        ("ok",),
+    ]
+    assert stored[0] == stored[1]

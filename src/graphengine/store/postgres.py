@@ -23,6 +23,9 @@ Decisions a caller should know:
   whole batch from arrays (`unnest`) in one statement. Steps of concurrent runs are
   group-committed: those ready at the same moment go in one `unnest` statement with the same
   checks per row (one transaction, one WAL flush), and each `save_step` returns after that commit.
+  New runs (`create_run`) and status changes (`set_status`) of concurrent runs are grouped the
+  same way, each kind in its own statement; a row the grouped statement did not write is written
+  again alone, so every call gets the outcome (and the error) it gets when made alone.
 - Leases and fencing (`LeaseStore`): `claim` gives a run to a worker for a time (database
   clock) with a fencing token; while this store holds it, every step, branch and status write
   to the run is conditioned on that token in the same statement and locks the run row in share
@@ -43,12 +46,12 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
 from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
-from ._sql._group import Pending
+from ._sql._group import GroupCommit, Pending
 from ._sql._postgres import (
     CREATE_SCHEMA,
     OTHER_ERRORS,
@@ -235,6 +238,31 @@ WHERE coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) =
 ON CONFLICT DO NOTHING RETURNING run_id"""
 _MAX_BATCH: Final = 1000
 
+# Group commit of new runs and of status changes, as for steps: many runs' in ONE statement,
+# each row with the conditions of its single statement (`insert_run`; `set_status` or, with a
+# token, `set_status_fenced`), RETURNING the runs it wrote. A row not returned is written again
+# alone, whose outcome (a taken id, rows an earlier run left, a refusal) the caller explains.
+_INSERT_RUNS: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+SELECT t.run_id, t.status, t.initial, t.fingerprint, t.state_version, t.created_at, t.updated_at, t.error, t.error_node, t.meta::json
+FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::integer[], $6::float8[], $7::float8[], $8::text[],
+    $9::text[], $10::text[])
+    AS t (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+WHERE NOT EXISTS (SELECT 1 FROM steps s WHERE s.run_id = t.run_id)
+  AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.run_id = t.run_id)
+  AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = t.run_id)
+ON CONFLICT (run_id) DO NOTHING RETURNING run_id"""
+_SET_STATUSES: Final = """UPDATE runs r SET status = t.status, error = t.error, error_node = t.error_node, updated_at = t.updated_at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::text[], $6::integer[], $7::text[], $8::bigint[])
+    AS t (status, error, error_node, updated_at, run_id, expect_step, expect_status, token)
+WHERE r.run_id = t.run_id
+  AND (t.expect_step IS NULL OR coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) = t.expect_step)
+  AND (t.expect_status IS NULL OR r.status = t.expect_status)
+  AND CASE WHEN t.token IS NULL THEN r.lease_expires IS NULL OR r.lease_expires <= now()
+      ELSE r.lease_token = t.token AND r.lease_expires > now() END
+RETURNING r.run_id"""
+# Which `set_status` parameters (see `Statements`) fill the columns of `_SET_STATUSES`.
+_STATUS_COLUMNS: Final = (0, 1, 2, 3, 4, 5, 8)
+
 # Deleting history below a step is ONE statement: both deletes run only if that step carries a
 # snapshot (the run stays rebuildable).
 _DELETE_STEPS_BEFORE: Final = """WITH snap AS (SELECT 1 FROM steps WHERE run_id = $1 AND step = $2 AND state IS NOT NULL),
@@ -302,6 +330,9 @@ class PostgresStore(PoolMixin, LeaseMixin):
         self._writer_loop: asyncio.AbstractEventLoop | None = None
         self._writing = False
         self._server_errors: tuple[type[BaseException], ...] = ()
+        # New runs and status changes of many runs commit together too (see `_write_grouped`).
+        self._runs_group = GroupCommit(self._write_runs, _MAX_BATCH)
+        self._status_group = GroupCommit(self._write_statuses, _MAX_BATCH)
 
     def __repr__(self) -> str:
         # Never show the DSN: it may hold a password.
@@ -490,6 +521,55 @@ class PostgresStore(PoolMixin, LeaseMixin):
         written = {row[0] for row in rows}
         for p in batch:
             p.done(1 if p.run_id in written else 0)
+
+    # ---------------------------------------------------------------- grouped run writes
+
+    async def _insert_run(self, params: tuple[Any, ...], run_id: str) -> int:
+        return await self._runs_group.submit(Pending(params, run_id, 0, None))
+
+    async def _update_status(self, params: tuple[Any, ...], token: int | None, run_id: str) -> int:
+        return await self._status_group.submit(Pending(params, run_id, 0, token))
+
+    async def _write_runs(self, batch: list[Pending]) -> None:
+        cols = [[p.params[i] for p in batch] for i in range(10)]
+        await self._write_grouped(batch, _INSERT_RUNS, cols, "create_run", self._one_run)
+
+    async def _write_statuses(self, batch: list[Pending]) -> None:
+        cols = [[p.params[i] for p in batch] for i in _STATUS_COLUMNS]
+        cols.append([p.token for p in batch])
+        await self._write_grouped(batch, _SET_STATUSES, cols, "write", self._one_status)
+
+    async def _one_run(self, p: Pending) -> int:
+        return await super()._insert_run(p.params, p.run_id)
+
+    async def _one_status(self, p: Pending) -> int:
+        return await super()._update_status(p.params, p.token, p.run_id)
+
+    async def _write_grouped(
+        self,
+        batch: list[Pending],
+        sql: str,
+        cols: Sequence[Any],
+        op: _Op,
+        alone: Callable[[Pending], Awaitable[int]],
+    ) -> None:
+        """Write `batch` (one row per run) in the one statement `sql` over `cols` (one transaction);
+        a row it did not write, or every row if it failed, goes again alone (`alone`), so each
+        run's outcome is that of its own statement and one bad value fails no other run."""
+        written: set[str] = set()
+        if len(batch) > 1:
+            try:
+                written = {row[0] for row in await self._fetch(op, sql, cols, run_id=batch[0].run_id)}
+            except Exception:  # nothing of the batch was written
+                written = set()
+        for p in batch:
+            if p.run_id in written:
+                p.done(1)
+                continue
+            try:
+                p.done(await alone(p))
+            except Exception as exc:  # this run's own outcome
+                p.done(exc)
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return run_record(row, row[0], row[9].encode())
