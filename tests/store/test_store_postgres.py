@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
+from collections.abc import Awaitable, Callable
 
 import pytest
 from db_servers import POSTGRES_DSN, postgres_store, require_postgres, unique_name
@@ -294,27 +296,17 @@ async def test_a_write_cancelled_in_flight_leaves_the_writer_usable() -> None:
 async def test_a_pool_of_one_holds_no_writer() -> None:
     """With `max_size=1` no connection is held for steps: reads and step writes share the one
     connection, concurrently, and no second connection is opened."""
-    schema = unique_name("t")
-    async with postgres_store(schema):
-        pass
-    try:
-        async with PostgresStore(POSTGRES_DSN, schema=schema, min_size=1, max_size=1) as s:
-            await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
-            await s.create_run(RunRecord("q", RunStatus.RUNNING, b"x"))
-            await asyncio.gather(
-                *(s.save_step(_step(r, step)) for step in (1, 2) for r in ("r", "q")),
-                s.get_run("r"),
-                s.load_steps("q"),
-            )
-            assert s._writer is None
-            assert [st.step for st in await s.load_steps("r")] == [1, 2]
-            assert [st.step for st in await s.load_steps("q")] == [1, 2]
-    finally:
-        conn = await asyncpg.connect(POSTGRES_DSN)
-        try:
-            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        finally:
-            await conn.close()
+    async with postgres_store() as owner, PostgresStore(POSTGRES_DSN, schema=owner.schema, max_size=1) as s:
+        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
+        await s.create_run(RunRecord("q", RunStatus.RUNNING, b"x"))
+        await asyncio.gather(
+            *(s.save_step(_step(r, step)) for step in (1, 2) for r in ("r", "q")),
+            s.get_run("r"),
+            s.load_steps("q"),
+        )
+        assert s._writer is None
+        assert [st.step for st in await s.load_steps("r")] == [1, 2]
+        assert [st.step for st in await s.load_steps("q")] == [1, 2]
 
 
 # ---------------------------------------------------------------- grouped new runs and statuses
@@ -339,6 +331,20 @@ async def _orphan_steps(s: PostgresStore, run_id: str) -> None:
         await conn.close()
 
 
+async def _each(calls: list[Callable[[], Awaitable[None]]], together: bool) -> list[Outcome]:
+    """The outcome of each call: all started at the same moment, or one after the other."""
+    if together:
+        got = await asyncio.gather(*(c() for c in calls), return_exceptions=True)
+        return [_outcome(g) for g in got]
+    out = []
+    for c in calls:
+        try:
+            out.append(_outcome(await c()))
+        except StoreError as exc:
+            out.append(_outcome(exc))
+    return out
+
+
 def _spy(monkeypatch: pytest.MonkeyPatch, s: PostgresStore, sql: str) -> list[int]:
     """Count the calls of the grouped statement `sql` (so a test knows the batch path ran)."""
     seen: list[int] = []
@@ -353,15 +359,19 @@ def _spy(monkeypatch: pytest.MonkeyPatch, s: PostgresStore, sql: str) -> list[in
     return seen
 
 
-async def _create_cases(s: PostgresStore) -> list[RunRecord]:
+async def _create_cases(s: PostgresStore) -> list[tuple[RunRecord, str]]:
+    """Runs to create, each with the outcome the contract gives it."""
     await s.create_run(RunRecord("taken", RunStatus.RUNNING, b"x"))
     await _orphan_steps(s, "orphaned")
     return [
-        *(RunRecord(f"new{i}", RunStatus.RUNNING, b"i%d" % i, meta=b'{"i": %d}' % i) for i in range(5)),
-        RunRecord("taken", RunStatus.RUNNING, b"y"),
-        RunRecord("orphaned", RunStatus.RUNNING, b"y"),
-        RunRecord("badmeta", RunStatus.RUNNING, b"y", meta=b"not json"),
-        RunRecord("new9", RunStatus.INTERRUPTED, b"z"),
+        *(
+            (RunRecord(f"new{i}", RunStatus.RUNNING, b"i%d" % i, meta=b'{"i": %d}' % i), "ok")
+            for i in range(5)
+        ),
+        (RunRecord("taken", RunStatus.RUNNING, b"y"), "RunExistsError"),
+        (RunRecord("orphaned", RunStatus.RUNNING, b"y"), "CorruptRecordError"),
+        (RunRecord("badmeta", RunStatus.RUNNING, b"y", meta=b"not json"), "StoreError"),
+        (RunRecord("new9", RunStatus.INTERRUPTED, b"z"), "ok"),
     ]
 
 
@@ -375,34 +385,18 @@ async def test_runs_created_together_share_a_statement_and_match_each_created_al
     stored: list[list[object]] = []
     for together in (False, True):
         async with postgres_store() as s:
-            runs = await _create_cases(s)
+            cases = await _create_cases(s)
             seen = _spy(monkeypatch, s, pg_mod._INSERT_RUNS)
-            if together:
-                got = await asyncio.gather(*(s.create_run(r) for r in runs), return_exceptions=True)
-                assert seen and max(seen) > 1
-            else:
-                got = []
-                for r in runs:
-                    try:
-                        got.append(await s.create_run(r))
-                    except StoreError as exc:
-                        got.append(exc)
-                assert seen == []
-            outcomes.append([_outcome(g) for g in got])
-            rows = [await s.get_run(r.run_id) for r in runs]
+            outcomes.append(await _each([functools.partial(s.create_run, r) for r, _ in cases], together))
+            assert (max(seen) > 1) if together else seen == []
+            rows = [await s.get_run(r.run_id) for r, _ in cases]
             stored.append([(r.run_id, r.status, r.initial, r.meta) if r else None for r in rows])
-    assert outcomes[0] == outcomes[1]
-    assert outcomes[0] == [
-        *[("ok",)] * 5,
-        ("RunExistsError",),
-        ("CorruptRecordError",),
-        ("StoreError",),
-        ("ok",),
-    ]
+    assert outcomes[0] == outcomes[1] == [(want,) for _, want in cases]
     assert stored[0] == stored[1]
 
 
-async def _status_cases(s: PostgresStore, other: PostgresStore) -> list[tuple[str, dict[str, object]]]:
+async def _status_cases(s: PostgresStore, other: PostgresStore) -> list[tuple[str, dict[str, object], str]]:
+    """Status changes to make (run, conditions), each with the outcome the contract gives it."""
     for rid in ("plain", "at2", "not5", "wasdone", "theirs", "mine", "lost"):
         await s.create_run(RunRecord(rid, RunStatus.RUNNING, b"x"))
     await s.save_step(_step("at2", 1))
@@ -414,14 +408,14 @@ async def _status_cases(s: PostgresStore, other: PostgresStore) -> list[tuple[st
     await asyncio.sleep(0.1)  # the lease on "lost" ends; another worker takes the run
     assert await other.claim("lost", "w2", 60.0) is not None
     return [
-        ("plain", {}),
-        ("at2", {"expect_step": 2}),
-        ("not5", {"expect_step": 5}),
-        ("wasdone", {"expect_status": RunStatus.RUNNING}),
-        ("theirs", {}),
-        ("mine", {"expect_step": 0, "expect_status": RunStatus.RUNNING}),
-        ("lost", {}),
-        ("unknown", {}),
+        ("plain", {}, "ok"),
+        ("at2", {"expect_step": 2}, "ok"),
+        ("not5", {"expect_step": 5}, "StatusConflictError"),
+        ("wasdone", {"expect_status": RunStatus.RUNNING}, "StatusConflictError"),
+        ("theirs", {}, "LeaseLostError"),
+        ("mine", {"expect_step": 0, "expect_status": RunStatus.RUNNING}, "ok"),
+        ("lost", {}, "LeaseLostError"),
+        ("unknown", {}, "ok"),
     ]
 
 
@@ -440,34 +434,15 @@ async def test_status_changes_together_share_a_statement_and_match_each_alone(
                 cases = await _status_cases(s, other)
                 seen = _spy(monkeypatch, s, pg_mod._SET_STATUSES)
 
-                async def change(rid: str, kw: dict[str, object]) -> None:
-                    await s.set_status(rid, RunStatus.FAILED, error="e", error_node="n", **kw)  # type: ignore[arg-type]
-
-                if together:
-                    got = await asyncio.gather(*(change(r, kw) for r, kw in cases), return_exceptions=True)
-                    assert seen and max(seen) > 1
-                else:
-                    got = []
-                    for r, kw in cases:
-                        try:
-                            got.append(await change(r, kw))
-                        except StoreError as exc:
-                            got.append(exc)
-                    assert seen == []
-                outcomes.append([_outcome(g) for g in got])
-                rows = [await s.get_run(r) for r, _ in cases]
+                calls = [
+                    functools.partial(s.set_status, r, RunStatus.FAILED, error="e", error_node="n", **kw)
+                    for r, kw, _ in cases
+                ]
+                outcomes.append(await _each(calls, together))  # type: ignore[arg-type]
+                assert (max(seen) > 1) if together else seen == []
+                rows = [await s.get_run(r) for r, _, _ in cases]
                 stored.append([(r.run_id, r.status, r.error, r.error_node) if r else None for r in rows])
             finally:
                 await other.close()
-    assert outcomes[0] == outcomes[1]
-    assert outcomes[0] == [
-        ("ok",),
-        ("ok",),
-        ("StatusConflictError",),
-        ("StatusConflictError",),
-        ("LeaseLostError",),
-        ("ok",),
-        ("LeaseLostError",),
-        ("ok",),
-    ]
+    assert outcomes[0] == outcomes[1] == [(want,) for _, _, want in cases]
     assert stored[0] == stored[1]
