@@ -62,11 +62,11 @@ def engine(store: Any, steps: int) -> Engine[Counter]:
     return g
 
 
-async def drop_schema(schema: str) -> None:
+async def drop_schema(schema: str, dsn: str = DSN) -> None:
     """Remove a benchmark schema (our name, not user text: identifiers cannot be bound)."""
     import asyncpg  # type: ignore[import-untyped]
 
-    conn = await asyncpg.connect(DSN)
+    conn = await asyncpg.connect(dsn)
     try:
         await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
     finally:
@@ -86,22 +86,22 @@ async def _timed_run(store: Any, steps: int) -> float:
     return dt
 
 
-async def ours_one_run(steps: int) -> float:
+async def ours_one_run(steps: int, dsn: str = DSN) -> float:
     """Seconds for one run of ``steps`` steps on `PostgresStore`."""
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     try:
-        async with PostgresStore(DSN, schema=schema, max_size=2) as store:
+        async with PostgresStore(dsn, schema=schema, max_size=2) as store:
             return await _timed_run(store, steps)
     finally:
-        await drop_schema(schema)
+        await drop_schema(schema, dsn)
 
 
-async def langgraph_one_run(steps: int) -> float:
+async def langgraph_one_run(steps: int, dsn: str = DSN) -> float:
     """Seconds for one run of ``steps`` steps on LangGraph's `AsyncPostgresSaver`, durability="sync"."""
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
     target = steps // 2
-    async with AsyncPostgresSaver.from_conn_string(DSN) as saver:
+    async with AsyncPostgresSaver.from_conn_string(dsn) as saver:
         await saver.setup()
         app = langgraph_loop(steps, saver)
         cfg = {"recursion_limit": steps + 10, "configurable": {"thread_id": uuid.uuid4().hex}}
@@ -207,8 +207,48 @@ async def floor_mysql(steps: int) -> float:
         await _drop_mysql_database(db)
 
 
-def one_run_rows(steps: int, repeat: int) -> dict[str, float | None]:
-    """Median seconds per variant of the one-run section, the variants taking turns each round."""
+async def _commits(admin: Any, db: str) -> int:
+    """Transactions committed in database ``db`` so far, once the counters have settled (a
+    backend reports its counts when it exits or at most once a second while idle)."""
+    last = -1
+    for _ in range(50):
+        await admin.execute("SELECT pg_stat_clear_snapshot()")
+        now = int(await admin.fetchval("SELECT xact_commit FROM pg_stat_database WHERE datname = $1", db))
+        if now == last:
+            return now
+        last = now
+        await asyncio.sleep(0.3)
+    return last
+
+
+async def commits_per_step(steps: int) -> dict[str, float]:
+    """Commits per step of our run and of LangGraph's, in a database of their own (so no other
+    client's commits count): runs of ``2 * steps`` and ``steps`` steps, the difference over
+    ``steps``, so the set-up commits (schema, run record) cancel out."""
+    import asyncpg
+
+    db = f"bench_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(DSN)
+    try:
+        await admin.execute(f"CREATE DATABASE {db}")
+        dsn = DSN.rsplit("/", 1)[0] + "/" + db
+        out: dict[str, float] = {}
+        for key, fn in (("ours-pg", ours_one_run), ("langgraph-pg", langgraph_one_run)):
+            await fn(steps, dsn)  # creates what a first run creates (LangGraph's tables)
+            counts = []
+            for n in (2 * steps, steps):
+                before = await _commits(admin, db)
+                await fn(n, dsn)
+                counts.append(await _commits(admin, db) - before)
+            out[key] = (counts[0] - counts[1]) / steps
+        return out
+    finally:
+        await admin.execute(f"DROP DATABASE IF EXISTS {db}")
+        await admin.close()
+
+
+def one_run_rows(steps: int, repeat: int) -> dict[str, list[float]]:
+    """Seconds of every round per variant of the one-run section, the variants taking turns."""
     variants: dict[str, Callable[[int], Any]] = {
         "ours-pg": ours_one_run,
         "langgraph-pg": langgraph_one_run,
@@ -216,7 +256,7 @@ def one_run_rows(steps: int, repeat: int) -> dict[str, float | None]:
         "ours-mysql": ours_one_run_mysql,
         "floor-mysql": floor_mysql,
     }
-    return take_turns({k: functools.partial(fn, steps) for k, fn in variants.items()}, repeat)
+    return each_round({k: functools.partial(fn, steps) for k, fn in variants.items()}, repeat)
 
 
 # ------------------------------------------------------------------------------ one run on SQLite
@@ -338,6 +378,11 @@ SQLITE_ONE: dict[str, tuple[str, Callable[[int], Any]]] = {
 
 def take_turns(variants: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float | None]:
     """Median result per variant, the variants taking turns each round (load falls on all alike)."""
+    return {k: statistics.median(v) if v else None for k, v in each_round(variants, repeat).items()}
+
+
+def each_round(variants: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
+    """Every round's result per variant, the variants taking turns each round."""
     got: dict[str, list[float]] = {k: [] for k in variants}
     missing: dict[str, str] = {}
     for _ in range(repeat):
@@ -350,7 +395,7 @@ def take_turns(variants: dict[str, Callable[[], Any]], repeat: int) -> dict[str,
                 missing[key] = f"{type(exc).__name__}: {exc}"
     for key, why in missing.items():
         print(f"  {key}: not measured ({why})")
-    return {k: statistics.median(v) if v else None for k, v in got.items()}
+    return got
 
 
 # ------------------------------------------------------------------------------ many runs at once
@@ -620,7 +665,8 @@ def main(argv: list[str]) -> int:
         print()
     if "one" in sections:
         print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat} rounds):")
-        t = one_run_rows(a.steps, a.repeat)
+        rounds = one_run_rows(a.steps, a.repeat)
+        t = {k: statistics.median(v) if v else None for k, v in rounds.items()}
         labels = {
             "ours-pg": "(a) graphengine + PostgresStore",
             "langgraph-pg": "(b) LangGraph + AsyncPostgresSaver (sync)",
@@ -635,6 +681,20 @@ def main(argv: list[str]) -> int:
         ours, lg = t["ours-pg"], t["langgraph-pg"]
         if ours is not None and lg is not None:
             print(f"  ours / LangGraph on PostgreSQL: {lg / ours:.1f}x (target >= 3x)")
+            # The two ran back to back in each round, under the same load: their ratio per round.
+            per = sorted(b / o for o, b in zip(rounds["ours-pg"], rounds["langgraph-pg"], strict=True))
+            print(
+                f"  per round: {', '.join(f'{r:.1f}x' for r in per)} (median {statistics.median(per):.1f}x)"
+            )
+            # Each commit waits for its WAL flush: when flushes are slow (a busy disk), the
+            # ratio tends to LangGraph's commits per step over ours.
+            cps = asyncio.run(commits_per_step(100))
+            floor = t["floor-pg"]
+            print(
+                f"  commits per step: ours {cps['ours-pg']:.2f}, LangGraph {cps['langgraph-pg']:.2f} "
+                f"(pg_stat_database, a database of their own); one commit (c) takes "
+                f"{(floor or 0) / a.steps * 1e6:.0f} µs here"
+            )
         for db in ("pg", "mysql"):
             o, f = t[f"ours-{db}"], t[f"floor-{db}"]
             if o is not None and f is not None:

@@ -6,7 +6,7 @@ import asyncio
 import sys
 
 import pytest
-from db_servers import MYSQL_DSN, mysql_store
+from db_servers import MYSQL_DSN, mysql_database, mysql_store
 from store_checks import check_json_text_kept
 
 import graphengine.store.mysql as my_mod
@@ -14,6 +14,8 @@ from graphengine.store import (
     MissingDriverError,
     MySQLStore,
     RunExistsError,
+    RunRecord,
+    RunStatus,
     StepConflictError,
     StepRecord,
     StoreError,
@@ -97,3 +99,99 @@ async def test_route_and_meta_keep_their_exact_json_text() -> None:
             await s.save_step(StepRecord("r", 2, "n", None, "not json", ts=1.0))
         assert not isinstance(info.value, StepConflictError)
         assert len(await s.load_steps("r")) == 1
+
+
+# ---------------------------------------------------------------- group commit in one statement
+
+
+def _spy_one_statement(monkeypatch: pytest.MonkeyPatch, s: MySQLStore) -> list[tuple[int, bool]]:
+    """Record (batch size, written in one statement) for every grouped batch of `s`."""
+    seen: list[tuple[int, bool]] = []
+    one = s._all_in_one_statement
+
+    async def spied(conn: object, batch: list[object]) -> bool:
+        done = await one(conn, batch)  # type: ignore[arg-type]
+        seen.append((len(batch), done))
+        return done
+
+    monkeypatch.setattr(s, "_all_in_one_statement", spied)
+    return seen
+
+
+def _step(run_id: str, step: int, state: bytes | None = None) -> StepRecord:
+    return StepRecord(run_id, step, "n", b"d", '"n"', state, ts=1.0)
+
+
+async def _step_cases(s: MySQLStore, other: MySQLStore, refused: str) -> list[tuple[StepRecord, str]]:
+    """Steps to save at once, each with the outcome the contract gives it: all written ("none"
+    refused), one refused by a lease ("theirs", "lost"), or by leases, conflicts and a bad value."""
+    for i in range(7):
+        await s.create_run(RunRecord(f"r{i}", RunStatus.RUNNING, b"x"))
+    await s.save_step(_step("r1", 1))
+    assert await s.claim("r2", "w1", 60.0) is not None  # fenced by a current token: written
+    cases = [
+        (_step("r0", 1), "ok"),
+        (_step("r1", 2, state=b"snapshot"), "ok"),
+        (_step("r2", 1), "ok"),
+    ]
+    if refused in ("theirs", "all kinds"):  # another worker's live lease, this store unfenced
+        assert await other.claim("r3", "w2", 60.0) is not None
+        cases.append((_step("r3", 1), "LeaseLostError"))
+    if refused in ("lost", "all kinds"):  # this store's token is stale
+        assert await s.claim("r4", "w1", 0.05) is not None
+        await asyncio.sleep(0.1)  # the lease on r4 ends; another worker takes the run
+        assert await other.claim("r4", "w2", 60.0) is not None
+        cases.append((_step("r4", 1), "LeaseLostError"))
+    if refused == "all kinds":
+        cases += [
+            (_step("r5", 2), "StepConflictError"),
+            (_step("nobody", 1), "StepConflictError"),
+            (StepRecord("r6", 1, "n", None, "not json", ts=1.0), "StoreError"),
+        ]
+    return cases
+
+
+@pytest.mark.parametrize("refused", ["none", "theirs", "lost", "all kinds"])
+async def test_steps_saved_together_match_each_saved_alone(
+    monkeypatch: pytest.MonkeyPatch, refused: str
+) -> None:
+    """Steps of many runs saved at the same moment go in ONE statement when every one of them is
+    written; when one is refused or bad, each gets the outcome it gets when saved alone (the
+    oracle: the same saves one at a time on a fresh database) and the others are written."""
+    outcomes: list[list[str]] = []
+    stored: list[list[object]] = []
+    for together in (False, True):
+        async with mysql_database() as dsn, MySQLStore(dsn, max_size=4) as s, MySQLStore(dsn) as other:
+            cases = await _step_cases(s, other, refused)
+            seen = _spy_one_statement(monkeypatch, s)
+            if together:
+                got = await asyncio.gather(*(s.save_step(r) for r, _ in cases), return_exceptions=True)
+                assert seen == [(len(cases), refused == "none")]
+            else:
+                got = []
+                for r, _ in cases:
+                    try:
+                        got.append(await s.save_step(r))
+                    except StoreError as exc:
+                        got.append(exc)
+                assert seen == []
+            outcomes.append(["ok" if g is None else type(g).__name__ for g in got])
+            stored.append([[(st.step, st.state) for st in await s.load_steps(f"r{i}")] for i in range(7)])
+    assert outcomes[0] == outcomes[1] == [want for _, want in cases]
+    assert stored[0] == stored[1]
+
+
+async def test_a_batch_too_large_for_one_statement_goes_a_statement_per_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Steps whose values together exceed what one statement may carry are still written together
+    (one transaction), a statement each."""
+    monkeypatch.setattr(my_mod, "_ONE_STATEMENT_BYTES", 1000)
+    async with mysql_store() as s:
+        for i in range(3):
+            await s.create_run(RunRecord(f"r{i}", RunStatus.RUNNING, b"x"))
+        seen = _spy_one_statement(monkeypatch, s)
+        await asyncio.gather(*(s.save_step(_step(f"r{i}", 1, state=b"s" * 600)) for i in range(3)))
+        assert seen == [(3, False)]
+        for i in range(3):
+            assert [(st.step, st.state) for st in await s.load_steps(f"r{i}")] == [(1, b"s" * 600)]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
+from collections.abc import Awaitable, Callable
 
 import pytest
 from db_servers import POSTGRES_DSN, postgres_store, unique_name
@@ -206,3 +208,236 @@ async def test_pool_returns_connections_without_a_reset_round_trip_but_rolls_bac
             assert not again.is_in_transaction()
         run = await s.get_run("r")
         assert run is not None and run.status is RunStatus.RUNNING
+
+
+# ---------------------------------------------------------------- the step writer connection
+
+
+def _step(run_id: str, step: int) -> StepRecord:
+    return StepRecord(run_id, step, "n", b"d", '"n"', ts=1.0)
+
+
+async def _kill_backend(pid: int) -> None:
+    conn = await asyncpg.connect(POSTGRES_DSN)
+    try:
+        assert await conn.fetchval("SELECT pg_terminate_backend($1)", pid)
+    finally:
+        await conn.close()
+
+
+async def test_steps_go_over_one_held_connection_given_back_on_close(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every step write of a store uses the same server connection (no pool round trip per step),
+    and closing the store gives it back, so the pool closes politely instead of being terminated."""
+    import graphengine.store._sql._pool as pool_mod
+
+    terminated: list[object] = []
+    monkeypatch.setattr(pool_mod, "terminate", terminated.append)
+    async with postgres_store() as s:
+        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
+        pids = set()
+        for step in range(1, 4):
+            await s.save_step(_step("r", step))
+            pids.add(s._writer.get_server_pid())
+        assert len(pids) == 1
+        # The writer is one of the pool's connections: reads still get others.
+        assert [st.step for st in await s.load_steps("r")] == [1, 2, 3]
+        await s.close()
+        assert s._writer is None
+    assert terminated == []
+
+
+async def test_writer_killed_by_the_server_costs_at_most_one_write() -> None:
+    """The server ending the writer's session fails at most the next write (a `StoreError`,
+    nothing written; which one depends on how much of the goodbye the client has read), and the
+    write after it gets a new connection."""
+    async with postgres_store() as s:
+        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
+        await s.save_step(_step("r", 1))
+        await _kill_backend(s._writer.get_server_pid())
+        failures: list[StoreError] = []
+        while True:
+            try:
+                await s.save_step(_step("r", 2))
+                break
+            except StoreError as exc:
+                failures.append(exc)
+                assert len(failures) == 1
+        assert not any(isinstance(f, StepConflictError) for f in failures)
+        await s.save_step(_step("r", 3))
+        assert [st.step for st in await s.load_steps("r")] == [1, 2, 3]
+
+
+async def test_a_write_cancelled_in_flight_leaves_the_writer_usable() -> None:
+    """A step write cancelled while its statement is on the wire either committed or not; the
+    store then takes the next write (the writer went back to the pool, which waits out the cancel)."""
+    async with postgres_store() as s:
+        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
+        await s.save_step(_step("r", 1))
+        task = asyncio.ensure_future(s.save_step(_step("r", 2)))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        stored = [st.step for st in await s.load_steps("r")]
+        assert stored in ([1], [1, 2])
+        nxt = stored[-1] + 1
+        await s.save_step(_step("r", nxt))
+        with pytest.raises(StepConflictError):
+            await s.save_step(_step("r", nxt))  # the same step again: refused as before
+        assert [st.step for st in await s.load_steps("r")] == [*stored, nxt]
+
+
+async def test_a_pool_of_one_holds_no_writer() -> None:
+    """With `max_size=1` no connection is held for steps: reads and step writes share the one
+    connection, concurrently, and no second connection is opened."""
+    async with postgres_store() as owner, PostgresStore(POSTGRES_DSN, schema=owner.schema, max_size=1) as s:
+        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
+        await s.create_run(RunRecord("q", RunStatus.RUNNING, b"x"))
+        await asyncio.gather(
+            *(s.save_step(_step(r, step)) for step in (1, 2) for r in ("r", "q")),
+            s.get_run("r"),
+            s.load_steps("q"),
+        )
+        assert s._writer is None
+        assert [st.step for st in await s.load_steps("r")] == [1, 2]
+        assert [st.step for st in await s.load_steps("q")] == [1, 2]
+
+
+# ---------------------------------------------------------------- grouped new runs and statuses
+
+Outcome = tuple[str, ...]
+
+
+def _outcome(got: object) -> Outcome:
+    return ("ok",) if got is None else (type(got).__name__,)
+
+
+async def _orphan_steps(s: PostgresStore, run_id: str) -> None:
+    """Leave steps of `run_id` behind without its run row (foreign keys are triggers; a replica
+    session does not fire them)."""
+    await s.create_run(RunRecord(run_id, RunStatus.RUNNING, b"x"))
+    await s.save_step(_step(run_id, 1))
+    conn = await asyncpg.connect(POSTGRES_DSN, server_settings={"search_path": s.schema})
+    try:
+        await conn.execute("SET session_replication_role = replica")
+        await conn.execute("DELETE FROM runs WHERE run_id = $1", run_id)
+    finally:
+        await conn.close()
+
+
+async def _each(calls: list[Callable[[], Awaitable[None]]], together: bool) -> list[Outcome]:
+    """The outcome of each call: all started at the same moment, or one after the other."""
+    if together:
+        got = await asyncio.gather(*(c() for c in calls), return_exceptions=True)
+        return [_outcome(g) for g in got]
+    out = []
+    for c in calls:
+        try:
+            out.append(_outcome(await c()))
+        except StoreError as exc:
+            out.append(_outcome(exc))
+    return out
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, s: PostgresStore, sql: str) -> list[int]:
+    """Count the calls of the grouped statement `sql` (so a test knows the batch path ran)."""
+    seen: list[int] = []
+    fetch = s._fetch
+
+    async def spied(op: pg_mod._Op, stmt: str, params: object, **kw: object) -> list[object]:
+        if stmt == sql:
+            seen.append(len(params[0]))  # type: ignore[index]
+        return await fetch(op, stmt, params, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(s, "_fetch", spied)
+    return seen
+
+
+async def _create_cases(s: PostgresStore) -> list[tuple[RunRecord, str]]:
+    """Runs to create, each with the outcome the contract gives it."""
+    await s.create_run(RunRecord("taken", RunStatus.RUNNING, b"x"))
+    await _orphan_steps(s, "orphaned")
+    return [
+        *(
+            (RunRecord(f"new{i}", RunStatus.RUNNING, b"i%d" % i, meta=b'{"i": %d}' % i), "ok")
+            for i in range(5)
+        ),
+        (RunRecord("taken", RunStatus.RUNNING, b"y"), "RunExistsError"),
+        (RunRecord("orphaned", RunStatus.RUNNING, b"y"), "CorruptRecordError"),
+        (RunRecord("badmeta", RunStatus.RUNNING, b"y", meta=b"not json"), "StoreError"),
+        (RunRecord("new9", RunStatus.INTERRUPTED, b"z"), "ok"),
+    ]
+
+
+async def test_runs_created_together_share_a_statement_and_match_each_created_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Runs created at the same moment go in one grouped statement; each gets the outcome it gets
+    when created alone, one `create_run` at a time (the oracle): a taken id, rows an earlier run
+    left behind and a meta the json column refuses fail only their own run."""
+    outcomes: list[list[Outcome]] = []
+    stored: list[list[object]] = []
+    for together in (False, True):
+        async with postgres_store() as s:
+            cases = await _create_cases(s)
+            seen = _spy(monkeypatch, s, pg_mod._INSERT_RUNS)
+            outcomes.append(await _each([functools.partial(s.create_run, r) for r, _ in cases], together))
+            assert (max(seen) > 1) if together else seen == []
+            rows = [await s.get_run(r.run_id) for r, _ in cases]
+            stored.append([(r.run_id, r.status, r.initial, r.meta) if r else None for r in rows])
+    assert outcomes[0] == outcomes[1] == [(want,) for _, want in cases]
+    assert stored[0] == stored[1]
+
+
+async def _status_cases(s: PostgresStore, other: PostgresStore) -> list[tuple[str, dict[str, object], str]]:
+    """Status changes to make (run, conditions), each with the outcome the contract gives it."""
+    for rid in ("plain", "at2", "not5", "wasdone", "theirs", "mine", "lost"):
+        await s.create_run(RunRecord(rid, RunStatus.RUNNING, b"x"))
+    await s.save_step(_step("at2", 1))
+    await s.save_step(_step("at2", 2))
+    await s.set_status("wasdone", RunStatus.DONE)
+    assert await other.claim("theirs", "w2", 60.0) is not None
+    assert await s.claim("mine", "w1", 60.0) is not None
+    assert await s.claim("lost", "w1", 0.05) is not None
+    await asyncio.sleep(0.1)  # the lease on "lost" ends; another worker takes the run
+    assert await other.claim("lost", "w2", 60.0) is not None
+    return [
+        ("plain", {}, "ok"),
+        ("at2", {"expect_step": 2}, "ok"),
+        ("not5", {"expect_step": 5}, "StatusConflictError"),
+        ("wasdone", {"expect_status": RunStatus.RUNNING}, "StatusConflictError"),
+        ("theirs", {}, "LeaseLostError"),
+        ("mine", {"expect_step": 0, "expect_status": RunStatus.RUNNING}, "ok"),
+        ("lost", {}, "LeaseLostError"),
+        ("unknown", {}, "ok"),
+    ]
+
+
+async def test_status_changes_together_share_a_statement_and_match_each_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Status changes of many runs at the same moment go in one grouped statement; each gets the
+    outcome of the same change made alone (the oracle): compare-and-set conflicts, another
+    worker's live lease, a lost lease and an unknown run fail (or skip) only their own run."""
+    outcomes: list[list[Outcome]] = []
+    stored: list[list[object]] = []
+    for together in (False, True):
+        async with postgres_store() as s:
+            other = PostgresStore(s.dsn, schema=s.schema, max_size=2)
+            try:
+                cases = await _status_cases(s, other)
+                seen = _spy(monkeypatch, s, pg_mod._SET_STATUSES)
+
+                calls = [
+                    functools.partial(s.set_status, r, RunStatus.FAILED, error="e", error_node="n", **kw)
+                    for r, kw, _ in cases
+                ]
+                outcomes.append(await _each(calls, together))  # type: ignore[arg-type]
+                assert (max(seen) > 1) if together else seen == []
+                rows = [await s.get_run(r) for r, _, _ in cases]
+                stored.append([(r.run_id, r.status, r.error, r.error_node) if r else None for r in rows])
+            finally:
+                await other.close()
+    assert outcomes[0] == outcomes[1] == [(want,) for _, _, want in cases]
+    assert stored[0] == stored[1]

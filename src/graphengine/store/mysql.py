@@ -18,7 +18,9 @@ Decisions a caller should know:
 - Every write is ONE statement: `save_step` is an `INSERT ... SELECT` checking that the run
   exists, that the step is exactly the next one and that the writer may write it (leases).
   Steps of concurrent runs are group-committed: those ready at the same moment share one
-  transaction (one redo log flush), and each `save_step` returns after that commit.
+  transaction (one redo log flush), and each `save_step` returns after that commit. The batch
+  is one multi-row `INSERT ... SELECT` (one round trip); if any step of it is refused or bad,
+  it is rolled back and the steps go a statement each in one transaction, to tell whose it was.
 - Leases and fencing as in `PostgresStore`: while this store holds a lease on a run, its step,
   branch and status writes are conditioned on the token in the same statement, with a locking
   read of the run row (`LOCK IN SHARE MODE`) so a concurrent claim and a stale write serialize.
@@ -221,6 +223,22 @@ _BRANCHES_LEASED_ELSEWHERE: Final = (
     "SELECT run_id FROM runs WHERE run_id IN ({}) AND lease_expires > UNIX_TIMESTAMP(NOW(6))"
 )
 _MAX_BRANCHES: Final = 4096
+# Group commit in one statement: the batch's steps as a derived table (_STEP_SELECT_ROW repeated;
+# values all bound), each row with the conditions of `insert_step` (token NULL) or
+# `insert_step_fenced` (its token current). MySQL has no RETURNING: the statement's row count says
+# whether every step went in; if not, the transaction is rolled back and the steps are written a
+# statement each, which tells each step's own outcome.
+_INSERT_STEPS: Final = """INSERT INTO steps (run_id, step, node_id, delta, route, state, attempt, error, calls, events, ts)
+SELECT t.run_id, t.step, t.node_id, t.delta, t.route, t.state, t.attempt, t.error, t.calls, t.events, t.ts FROM ("""
+_STEP_SELECT_ROW: Final = "SELECT %s AS run_id, %s AS step, %s AS node_id, %s AS delta, %s AS route, %s AS state, %s AS attempt, %s AS error, %s AS calls, %s AS events, %s AS ts, %s AS token"
+_STEPS_CHECKED: Final = """) AS t
+WHERE coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) = t.step - 1
+  AND EXISTS (SELECT 1 FROM runs r WHERE r.run_id = t.run_id AND CASE WHEN t.token IS NULL
+      THEN r.lease_expires IS NULL OR r.lease_expires <= UNIX_TIMESTAMP(NOW(6))
+      ELSE r.lease_token = t.token AND r.lease_expires > UNIX_TIMESTAMP(NOW(6)) END LOCK IN SHARE MODE)"""
+# A batch whose values exceed this many bytes is written a statement per step instead: one
+# statement must fit the server's max_allowed_packet (16 MiB by default on MariaDB).
+_ONE_STATEMENT_BYTES: Final = 4 << 20
 # Retention. MySQL has no data-modifying CTEs, so delete_steps_before is one transaction.
 _SNAPSHOT_AT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = %s AND step = %s FOR UPDATE"
 _HAS_STEPS: Final = "SELECT 1 FROM steps WHERE run_id = %s LIMIT 1"
@@ -339,6 +357,11 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
             pool = await self._open_for_loop()
         outcomes: list[int | BaseException] = []
         try:
+            async with pool.acquire() as conn:
+                if await self._all_in_one_statement(conn, batch):
+                    for p in batch:
+                        p.done(1)
+                    return
             async with self._transaction(pool) as cur:
                 for p in batch:
                     sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
@@ -354,6 +377,29 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
             return
         for p, outcome in zip(batch, outcomes, strict=True):
             p.done(outcome)
+
+    async def _all_in_one_statement(self, conn: Any, batch: list[Pending]) -> bool:
+        """Write the whole batch in one statement and commit; False (nothing written) if any step
+        was refused, the statement failed or the batch is too large for one statement."""
+        size = sum(len(v) for p in batch for v in p.params[:11] if isinstance(v, (bytes, str)))
+        if size > _ONE_STATEMENT_BYTES:
+            return False
+        params = [v for p in batch for v in (*p.params[:11], p.token)]
+        sql = _INSERT_STEPS + " UNION ALL ".join([_STEP_SELECT_ROW] * len(batch)) + _STEPS_CHECKED
+        await conn.begin()
+        try:
+            async with conn.cursor() as cur:
+                n = await cur.execute(sql, params)
+            if n == len(batch):
+                await conn.commit()
+                return True
+        except self._errors:
+            pass  # a step's bad value or a refusal: the steps go a statement each, which tells whose
+        except BaseException:
+            await conn.rollback()
+            raise
+        await conn.rollback()
+        return False
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return run_record(row, text(row[0]), row[9].encode())

@@ -208,12 +208,16 @@ class SQLStore(RunTransfer, PruneMixin):
             rid,
             rid,
         )
-        if await self._count("create_run", self._sql.insert_run, params, run_id=rid) != 1:
+        if await self._insert_run(params, rid) != 1:
             # The insert's NOT EXISTS guard stops it before the primary key is checked when the
             # taken id has steps: tell a live run (taken) from rows that outlived theirs (corrupt).
             if await self._rows(self._sql.run_exists, (rid,), run_id=rid):
                 raise RunExistsError(f"run {rid!r} already exists", run_id=rid)
             raise await self._orphans(rid)
+
+    async def _insert_run(self, params: tuple[Any, ...], run_id: str) -> int:
+        """Run `insert_run` with `params`; the rows written. A backend may group it with other runs'."""
+        return await self._count("create_run", self._sql.insert_run, params, run_id=run_id)
 
     async def _orphans(self, run_id: str) -> CorruptRecordError:
         """Describe the rows `run_id` left behind without a run record (cold path)."""
@@ -260,18 +264,21 @@ class SQLStore(RunTransfer, PruneMixin):
             *(status.value, error, error_node, time.time(), run_id),
             *(expect_step, run_id, expect_step, want, want),
         )
-        if token is None:
-            n = await self._count("write", self._sql.set_status, params, run_id=run_id)
-        else:
-            assert self._sql.set_status_fenced is not None
-            n = await self._count("write", self._sql.set_status_fenced, (*params, token), run_id=run_id)
-        if n == 0:
+        if await self._update_status(params, token, run_id) == 0:
             await self._refuse(run_id, None, token, "status")
             if expect_step is not None or expect_status is not None:
                 rows = await self._rows(self._sql.status_state, (run_id, run_id), run_id=run_id)
                 if rows:
                     now, last = rows[0]
                     raise status_conflict(self, run_id, now, int(last or 0), expect_step, expect_status)
+
+    async def _update_status(self, params: tuple[Any, ...], token: int | None, run_id: str) -> int:
+        """Run `set_status` (`set_status_fenced` with `token`); the rows changed. A backend may
+        group it with other runs' status changes."""
+        if token is None:
+            return await self._count("write", self._sql.set_status, params, run_id=run_id)
+        assert self._sql.set_status_fenced is not None
+        return await self._count("write", self._sql.set_status_fenced, (*params, token), run_id=run_id)
 
     # ---------------------------------------------------------------- steps
 
