@@ -191,3 +191,25 @@ def test_every_guide_has_examples() -> None:
         blocks(page)
     for name in GUIDES:
         assert [b for b in blocks(ROOT / "docs" / name) if not b.mark], name
+
+
+def test_a_failing_block_points_at_its_line_in_the_page(tmp_path: Path) -> None:
+    """The harness itself: top-level await runs in a loop, a block without one runs with none,
+    and an error's traceback names the page and the line of the block."""
+    page = tmp_path / "guide.md"
+    page.write_text(
+        "# t\n\n```python\nimport asyncio\nawait asyncio.sleep(0)\nx = 1\n```\n\n"
+        "```python\ntry:\n    asyncio.get_running_loop()\nexcept RuntimeError:\n    no_loop = True\n"
+        "assert x == 2\n```\n",
+        encoding="utf-8",
+    )
+    first, second = blocks(page)
+    ns: dict[str, Any] = {}
+    execute(first, ns)
+    with pytest.raises(AssertionError) as info:
+        execute(second, ns)
+    assert ns["no_loop"] is True
+    tb = info.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    assert (tb.tb_frame.f_code.co_filename, tb.tb_lineno) == (str(page), 14)
