@@ -41,6 +41,7 @@ from ._sql._mysql import (
     RETRYABLE,
     TRANSLATE,
     MySQLPools,
+    acquire,
     errno,
     text,
     translate,
@@ -333,7 +334,7 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
             pool = await self._open_for_loop()
         for attempt in range(3):
             try:
-                async with pool.acquire() as conn, conn.cursor() as cur:
+                async with acquire(pool) as conn, conn.cursor() as cur:
                     n: int = await cur.execute(sql, params)
                     return n
             except self._errors as exc:
@@ -357,7 +358,7 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
             pool = await self._open_for_loop()
         outcomes: list[int | BaseException] = []
         try:
-            async with pool.acquire() as conn:
+            async with acquire(pool) as conn:
                 if await self._all_in_one_statement(conn, batch):
                     for p in batch:
                         p.done(1)
@@ -383,6 +384,16 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
         was refused, the statement failed or the batch is too large for one statement."""
         size = sum(len(v) for p in batch for v in p.params[:11] if isinstance(v, (bytes, str)))
         if size > _ONE_STATEMENT_BYTES:
+            return False
+        try:
+            for p in batch:
+                for v in p.params[:11]:
+                    if isinstance(v, str) and not v.isascii():
+                        v.encode()
+        except UnicodeEncodeError:
+            # A lone surrogate, which asyncmy sends as its raw byte: in this statement's derived
+            # table MariaDB turns that invalid UTF-8 into "?" with a mere warning, and the step
+            # would commit altered. Alone, its column refuses it (a typed error for that step).
             return False
         params = [v for p in batch for v in (*p.params[:11], p.token)]
         sql = _INSERT_STEPS + " UNION ALL ".join([_STEP_SELECT_ROW] * len(batch)) + _STEPS_CHECKED
@@ -478,7 +489,7 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
         pool = await self._db()
         got: tuple[int, float] | None = None
         try:
-            async with pool.acquire() as conn, conn.cursor() as cur:
+            async with acquire(pool) as conn, conn.cursor() as cur:
                 if await cur.execute(_CLAIM, (worker, float(ttl), run_id, worker)) == 1:
                     token = int(cur.lastrowid)
                     await cur.execute(_LEASE_OF, (run_id,))

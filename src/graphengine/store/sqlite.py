@@ -376,7 +376,9 @@ def _translate(
     return driver_error(kind, exc, op, where, run_id=run_id, step=step, open_unavailable=False)
 
 
-_DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning)
+# sqlite3 raises these two itself while binding a value it cannot store (a str with a lone
+# surrogate, an int over 64 bits): a bad value, reported as a `StoreError` like any other.
+_DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning, UnicodeEncodeError, OverflowError)
 # Writes that go on the loop connection when they can (see `graphengine.store._sql._sqlite`):
 # one short statement each, none relying on a foreign key (that connection checks none).
 _ON_LOOP: Final[frozenset[_Op]] = frozenset({"save_step", "create_run"})
@@ -416,6 +418,11 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         self._direct: sqlite3.Connection | None = None
         self._direct_commits = 0
         self._checkpointing: asyncio.Task[None] | None = None
+        # Held while a transaction of several statements is open on the thread connection:
+        # aiosqlite runs every task's statements on that one connection, so a statement sent
+        # meanwhile would join the transaction (and be undone by its rollback).
+        self._txn: asyncio.Lock | None = None
+        self._txn_loop: asyncio.AbstractEventLoop | None = None
         self._init_sql()
 
     _sql = _STATEMENTS
@@ -539,8 +546,27 @@ class SQLiteStore(SQLStore, OneLoopMixin):
 
     # ---------------------------------------------------------------- driver glue (SQLStore)
 
+    def _txn_lock(self) -> asyncio.Lock:
+        """The lock a transaction of several statements holds on the thread connection (per loop)."""
+        loop = asyncio.get_running_loop()
+        if self._txn is None or self._txn_loop is not loop:
+            self._txn, self._txn_loop = asyncio.Lock(), loop
+        return self._txn
+
+    async def _outside_txn(self) -> None:
+        """Wait until no transaction of this store is open on the thread connection.
+
+        Call it right before sending a statement to that connection, with no await in between:
+        aiosqlite queues a statement when it is called, so it then runs after the transaction.
+        """
+        txn = self._txn
+        while txn is not None and txn.locked() and self._txn_loop is asyncio.get_running_loop():
+            async with txn:
+                pass
+
     async def _rows(self, sql: str, params: Sequence[Any], *, run_id: str | None = None) -> list[Any]:
         conn = await self._db()
+        await self._outside_txn()
         try:
             return list(await conn.execute_fetchall(sql, params))
         except _DRIVER_ERRORS as exc:
@@ -557,6 +583,7 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         conn = self._handle
         if conn is None or self._loop is not asyncio.get_running_loop():
             conn = await self._open_for_loop()
+        await self._outside_txn()
         try:
             cur = await conn.execute(sql, params)
         except _DRIVER_ERRORS as exc:
@@ -571,11 +598,22 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         conn = self._handle
         if conn is None or self._loop is not asyncio.get_running_loop():
             conn = await self._open_for_loop()
+        await self._outside_txn()
         params = [value for p in batch for value in p.params[:11]]
         try:
             rows = await conn.execute_fetchall(batch_insert(len(batch)), params)
-        except Exception:  # a driver error, or a value sqlite3 cannot bind (OverflowError)
-            # The statement wrote nothing; one statement per step isolates the step at fault.
+        except Exception as exc:  # a driver error, or a value sqlite3 cannot bind (OverflowError)
+            # The statement wrote nothing. A file locked past busy_timeout, full or failing fails
+            # every step alike, and one statement per step would wait busy_timeout once per step:
+            # each step gets that error now. Otherwise one statement per step isolates the bad one.
+            if isinstance(exc, _DRIVER_ERRORS) and isinstance(
+                _translate(exc, "save_step", ""), StoreUnavailableError
+            ):
+                for p in batch:
+                    err = _translate(exc, "save_step", repr(self), run_id=p.run_id, step=p.step)
+                    err.__cause__ = exc
+                    p.done(err)
+                return
             await super()._write_steps(batch)
             return
         written = {row[0] for row in rows}
@@ -602,6 +640,7 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         """Copy the WAL into the database on the thread connection (the loop one never does)."""
         try:
             conn = await self._db()
+            await self._outside_txn()
             await conn.execute(CHECKPOINT)
         except Exception:  # the next checkpoint catches up; the WAL stays valid meanwhile
             log.warning("%r: passive checkpoint failed", self, exc_info=True)
@@ -633,13 +672,17 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         """Delete steps and branch results below `step` (which must carry a snapshot), atomically."""
         check_id(run_id)
         conn = await self._db()
+        async with self._txn_lock():
+            return await self._delete_steps_before(conn, run_id, step)
+
+    async def _delete_steps_before(self, conn: aiosqlite.Connection, run_id: str, step: int) -> int:
         try:
             await conn.execute("BEGIN IMMEDIATE")
             try:
                 rows = list(await (await conn.execute(_HAS_SNAPSHOT, (run_id, step))).fetchall())
                 if not rows or not rows[0][0]:
                     await conn.execute("ROLLBACK")
-                    if not rows and not await self._rows(_GET_RUN, (run_id,)):
+                    if not rows and not list(await conn.execute_fetchall(_GET_RUN, (run_id,))):
                         return 0
                     raise StoreError(
                         f"run {run_id!r}: step {step} has no state snapshot; deleting the steps before "

@@ -27,6 +27,7 @@ __all__ = [
     "OTHER_ERRORS",
     "RETRYABLE",
     "TRANSLATE",
+    "acquire",
     "driver",
     "errno",
     "parse_dsn",
@@ -160,7 +161,31 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
     }
 
 
-OTHER_ERRORS: Final = (OSError, TimeoutError)
+# UnicodeEncodeError: asyncmy encodes a str with a lone surrogate itself (a bad value).
+OTHER_ERRORS: Final = (OSError, TimeoutError, UnicodeEncodeError)
+
+# Server errors after which the server has closed the connection: a packet over
+# max_allowed_packet, shutdown, an aborted or killed connection.
+_SERVER_CLOSED: Final = frozenset({1053, 1152, 1153, 1927})
+
+
+@contextlib.asynccontextmanager
+async def acquire(pool: Any) -> AsyncIterator[Any]:
+    """A connection of `pool`, closed instead of returned to it when a failure may have left it
+    unusable, so the pool's next user does not inherit the failure.
+
+    Unusable: the server closed it (`_SERVER_CLOSED`), a client error (2000-2999: gone away, lost),
+    or a failure with no server error number (a cancellation that left a reply unread, a protocol
+    error). A server error about the statement itself (a taken key, a bad value) leaves it usable.
+    """
+    async with pool.acquire() as conn:
+        try:
+            yield conn
+        except BaseException as exc:
+            code = errno(exc)
+            if code == 0 or 2000 <= code < 3000 or code in _SERVER_CLOSED:
+                conn.close()
+            raise
 
 
 class MySQLPools(PoolSettings):
@@ -208,7 +233,7 @@ class MySQLPools(PoolSettings):
     async def _transaction(self, pool: Any) -> AsyncIterator[Any]:
         """A cursor in one transaction on a connection of `pool`: committed when the block ends,
         rolled back if it raises (driver errors come out untranslated)."""
-        async with pool.acquire() as conn:
+        async with acquire(pool) as conn:
             await conn.begin()
             try:
                 async with conn.cursor() as cur:
@@ -223,7 +248,7 @@ class MySQLPools(PoolSettings):
     ) -> list[Any]:
         """Every row of one statement, on a connection of `pool` (a driver error is a read error)."""
         try:
-            async with pool.acquire() as conn, conn.cursor() as cur:
+            async with acquire(pool) as conn, conn.cursor() as cur:
                 await cur.execute(sql, params)
                 return list(await cur.fetchall())
         except self._errors as exc:
