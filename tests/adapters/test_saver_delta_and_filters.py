@@ -329,3 +329,34 @@ def test_from_conn_string_in_a_sync_with_and_a_bad_url(tmp_path: Path) -> None:
 
     with pytest.raises(StoreUnavailableError, match="sqlite://"):
         GraphEngineSaver.from_conn_string("redis://localhost/0")
+
+
+def test_sync_methods_reach_a_subclass_s_async_overrides(tmp_path: Path) -> None:
+    """`get_tuple`, `put`, `put_writes` and `list` run the instance's `aget_tuple`, `aput`,
+    `aput_writes` and `alist`, so a subclass that overrides them (the subgraph saver clears a fresh
+    run's thread there) is reached by sync callers too, as LangGraph's savers dispatch."""
+    seen: list[str] = []
+
+    class Recording(GraphEngineSaver):
+        async def aget_tuple(self, config: Any) -> Any:
+            seen.append("aget_tuple")
+            return await super().aget_tuple(config)
+
+        async def aput(self, config: Any, *rest: Any, **kw: Any) -> Any:
+            seen.append("aput")
+            return await super().aput(config, *rest, **kw)
+
+        async def aput_writes(self, config: Any, *rest: Any, **kw: Any) -> None:
+            seen.append("aput_writes")
+            await super().aput_writes(config, *rest, **kw)
+
+        async def alist(self, config: Any, **kw: Any) -> AsyncIterator[Any]:
+            seen.append("alist")
+            async for item in super().alist(config, **kw):
+                yield item
+
+    with Recording(SQLiteCheckpointTable(tmp_path / "sync.db")) as saver:
+        out = growing(2, saver).invoke({"items": [], "blob": "x"}, CFG)
+        assert out["items"] == [0, 1]
+        assert len(list(saver.list(CFG))) >= 3
+    assert {"aget_tuple", "aput", "aput_writes", "alist"} <= set(seen)

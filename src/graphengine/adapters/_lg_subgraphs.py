@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -48,6 +49,11 @@ class SubgraphSaver(GraphEngineSaver):
         self._fresh: set[str] = set()
         self._clearing: dict[str, concurrent.futures.Future[None]] = {}
         self._used: set[str] = set()
+        # A subgraph invoked from a sync node reaches this saver from the sync bridge's thread while
+        # the superstep's async tasks reach it from the loop's: which caller clears a fresh run's
+        # thread is decided under this lock, or both would clear it and the later delete would drop
+        # what the other's subgraph had already written (its checkpoint at an interrupt).
+        self._lock = threading.Lock()
         # Connections are per event loop and reopen on use: they are closed when the adapted
         # graph's last call on a loop returns, so none outlives the loop (an aiosqlite thread
         # would keep the process from exiting). The sync bridge (a subgraph invoked from a
@@ -57,19 +63,23 @@ class SubgraphSaver(GraphEngineSaver):
 
     def started(self, run_id: str) -> None:
         """Run `run_id` starts: what its thread holds belongs to an earlier run of that id."""
-        self._fresh.add(run_id)
-        self._used.discard(run_id)
+        with self._lock:
+            self._fresh.add(run_id)
+            self._used.discard(run_id)
 
     def continued(self, run_id: str) -> None:
         """Run `run_id` continues from the store: its subgraphs may have checkpoints there."""
-        self._used.add(run_id)
+        with self._lock:
+            self._used.add(run_id)
 
     async def ended(self, run_id: str) -> None:
         """Run `run_id` ended: delete its subgraphs' checkpoints if it may have any."""
-        self._fresh.discard(run_id)
-        self._clearing.pop(run_id, None)
-        if run_id in self._used:
+        with self._lock:
+            self._fresh.discard(run_id)
+            self._clearing.pop(run_id, None)
+            used = run_id in self._used
             self._used.discard(run_id)
+        if used:
             await self.table.delete_thread(run_id)
 
     async def release(self) -> None:
@@ -81,30 +91,36 @@ class SubgraphSaver(GraphEngineSaver):
 
     async def _touch(self, config: RunnableConfig) -> None:
         thread = str(config["configurable"]["thread_id"])
-        self._used.add(thread)
-        if thread in self._fresh:
-            self._fresh.discard(thread)
-            if self.table.inline:
-                # A subgraph invoked from a sync node gets here without an event loop (the sync
-                # methods drive an inline table's coroutines by hand), and an inline table never
-                # suspends, so no other task can interleave: delete in place.
-                await self.table.delete_thread(thread)
-                return
-            # Tasks of one superstep may reach here together: they all wait for the one delete.
-            # A thread-safe future, as a sync node's subgraph waits on the sync bridge's loop,
-            # not on the loop of the tasks.
-            cleared: concurrent.futures.Future[None] = concurrent.futures.Future()
-            self._clearing[thread] = cleared
+        pending: concurrent.futures.Future[None] | None
+        with self._lock:
+            self._used.add(thread)
+            fresh = thread in self._fresh
+            if fresh:
+                # Tasks of one superstep may reach here together: they all wait for the one delete,
+                # through a thread-safe future (a sync node's subgraph runs on the sync bridge's
+                # loop, not on the loop of the tasks).
+                self._fresh.discard(thread)
+                pending = concurrent.futures.Future()
+                self._clearing[thread] = pending
+            else:
+                pending = self._clearing.get(thread)
+        if fresh:
+            assert pending is not None
             try:
+                # An inline table never suspends: driven by hand, as the sync methods drive it
+                # for a subgraph invoked from a sync node (no event loop there).
                 await self.table.delete_thread(thread)
             except BaseException as exc:
-                cleared.set_exception(exc)
+                pending.set_exception(exc)
                 raise
-            cleared.set_result(None)
-            return
-        pending = self._clearing.get(thread)
-        if pending is not None:
-            await asyncio.wrap_future(pending)
+            pending.set_result(None)
+        elif pending is not None:
+            if pending.done() or self.table.inline:
+                # Done, or an inline delete finishing on another thread right now (it never
+                # suspends, and there may be no event loop here to wait on).
+                pending.result()
+            else:
+                await asyncio.wrap_future(pending)
 
     # The subgraph loop's reads and writes (sync callers come through these too): each first
     # clears a fresh run's thread. The rest of the signature is the saver's.

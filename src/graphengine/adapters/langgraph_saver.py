@@ -122,11 +122,17 @@ def matches(metadata: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
 def _blocking(
     amethod: Callable[Concatenate[GraphEngineSaver, P], Coroutine[Any, Any, T]],
 ) -> Callable[Concatenate[GraphEngineSaver, P], T]:
-    """The sync twin of a saver's async method: the same arguments, run through `_sync`."""
+    """The sync twin of a saver's async method: the same arguments, run through `_sync`.
+
+    The async method is looked up on the instance, not bound here: a subclass that overrides it
+    (a subgraph saver clearing a fresh run's thread first) must be reached by sync callers too.
+    """
+    name = amethod.__name__
 
     @functools.wraps(amethod)
     def method(self: GraphEngineSaver, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return self._sync(amethod(self, *args, **kwargs))
+        bound: Callable[P, Coroutine[Any, Any, T]] = getattr(self, name)
+        return self._sync(bound(*args, **kwargs))
 
     _rename(method, amethod)
     return method
@@ -136,12 +142,15 @@ def _blocking_iter(
     amethod: Callable[Concatenate[GraphEngineSaver, P], AsyncIterator[T]],
 ) -> Callable[Concatenate[GraphEngineSaver, P], Iterator[T]]:
     """The sync twin of a saver's async generator method: its items collected through `_sync`,
-    then yielded."""
+    then yielded (the async method looked up on the instance, as in `_blocking`)."""
+    name = amethod.__name__
 
     @functools.wraps(amethod)
     def method(self: GraphEngineSaver, /, *args: P.args, **kwargs: P.kwargs) -> Iterator[T]:
+        bound: Callable[P, AsyncIterator[T]] = getattr(self, name)
+
         async def collect() -> list[T]:
-            return [item async for item in amethod(self, *args, **kwargs)]
+            return [item async for item in bound(*args, **kwargs)]
 
         yield from self._sync(collect())
 
