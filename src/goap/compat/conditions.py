@@ -31,7 +31,7 @@ Usage::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, Protocol, runtime_checkable
 
 from goap.compat._logs import get_logger
@@ -308,21 +308,52 @@ def resolve_conditions(
         Updated world-state dict with resolved TRUE/FALSE keys merged in.
     """
     updated = dict(world_state)
-    for key in _pending(keys, updated, overwrite):
+    questions = _questions(resolvers, keys, updated, overwrite)
+    status: ConditionStatus | None = None
+    while (question := _next_question(questions, status)) is not None:
+        key, resolver = question
+        status = None
+        if not hasattr(resolver, "resolve"):
+            logger.warning("Resolver %r is async-only; skipping key %r in sync path.", resolver.name, key)
+            continue
+        try:
+            status = resolver.resolve(key, updated)
+        except Exception as exc:
+            _raised(resolver, key, exc)
+    return updated
+
+
+_Question = tuple[str, ConditionResolver | AsyncConditionResolver]
+
+
+def _questions(
+    resolvers: list[ConditionResolver | AsyncConditionResolver],
+    keys: list[str],
+    state: dict[str, Any],
+    overwrite: bool,
+) -> Generator[_Question, ConditionStatus | None, None]:
+    """The order in which resolvers are asked, shared by the sync and async paths.
+
+    Yields ``(key, resolver)``; the caller sends back the resolver's answer (None when it was
+    skipped or raised). The first TRUE/FALSE answer for a key settles it into ``state``.
+    """
+    for key in _pending(keys, state, overwrite):
         for resolver in resolvers:
-            if not hasattr(resolver, "resolve"):
-                logger.warning("Resolver %r is async-only; skipping key %r in sync path.", resolver.name, key)
-                continue
-            try:
-                status = resolver.resolve(key, updated)
-            except Exception as exc:
-                _raised(resolver, key, exc)
-                continue
-            if _settle(updated, key, status):
+            status = yield key, resolver
+            if status is not None and _settle(state, key, status):
                 break
         else:
-            _unknown(key, updated)
-    return updated
+            _unknown(key, state)
+
+
+def _next_question(
+    questions: Generator[_Question, ConditionStatus | None, None], answer: ConditionStatus | None
+) -> _Question | None:
+    """Send the last answer and take the next question; None when every key is done."""
+    try:
+        return questions.send(answer)
+    except StopIteration:
+        return None
 
 
 def _pending(keys: list[str], state: dict[str, Any], overwrite: bool) -> list[str]:
@@ -362,22 +393,18 @@ async def aresolve_conditions(
     """
     updated = dict(world_state)
     loop = asyncio.get_running_loop()
-    for key in _pending(keys, updated, overwrite):
-        for resolver in resolvers:
-            try:
-                if hasattr(resolver, "aresolve"):
-                    status = await resolver.aresolve(key, updated)
-                elif hasattr(resolver, "resolve"):
-                    status = await loop.run_in_executor(None, resolver.resolve, key, updated)
-                else:
-                    continue
-            except Exception as exc:
-                _raised(resolver, key, exc)
-                continue
-            if _settle(updated, key, status):
-                break
-        else:
-            _unknown(key, updated)
+    questions = _questions(resolvers, keys, updated, overwrite)
+    status: ConditionStatus | None = None
+    while (question := _next_question(questions, status)) is not None:
+        key, resolver = question
+        status = None
+        try:
+            if hasattr(resolver, "aresolve"):
+                status = await resolver.aresolve(key, updated)
+            elif hasattr(resolver, "resolve"):
+                status = await loop.run_in_executor(None, resolver.resolve, key, updated)
+        except Exception as exc:
+            _raised(resolver, key, exc)
     return updated
 
 

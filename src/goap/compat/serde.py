@@ -382,7 +382,35 @@ def _refuse_pickle(data: tuple[str, bytes]) -> None:
         )
 
 
-class LangGOAPSerializer(JsonPlusSerializer):
+class _LangGOAPAllowlistInit:
+    """Constructor shared by both LangGOAP serializers: LangGraph's serializer arguments, with
+    ``allowed_msgpack_modules`` merged with :data:`LANGGOAP_ALLOWED_MSGPACK_TYPES`.
+
+    A mixin placed before the LangGraph base, because the Redis serializer's base is imported only
+    on first use (an optional dependency) and so cannot be named here.
+    """
+
+    def __init__(
+        self,
+        *,
+        pickle_fallback: bool = False,
+        allowed_json_modules: Any = None,
+        allowed_msgpack_modules: Any = _SERDE_SENTINEL,
+        __unpack_ext_hook__: Any = None,
+    ) -> None:
+        super().__init__(  # type: ignore[call-arg]
+            pickle_fallback=pickle_fallback,
+            allowed_json_modules=allowed_json_modules,
+            allowed_msgpack_modules=_merge_langgoap_allowlist(allowed_msgpack_modules),
+            __unpack_ext_hook__=__unpack_ext_hook__,
+        )
+        self._after_init()
+
+    def _after_init(self) -> None:
+        """What a serializer adds once its base is built (nothing by default)."""
+
+
+class LangGOAPSerializer(_LangGOAPAllowlistInit, JsonPlusSerializer):
     """``JsonPlusSerializer`` subclass that supports LangGOAP state.
 
     Overrides ``dumps_typed`` to route msgpack encoding through
@@ -401,20 +429,7 @@ class LangGOAPSerializer(JsonPlusSerializer):
     passing ``True`` keeps LangGraph's legacy allow-all behavior.
     """
 
-    def __init__(
-        self,
-        *,
-        pickle_fallback: bool = False,
-        allowed_json_modules: Any = None,
-        allowed_msgpack_modules: Any = _SERDE_SENTINEL,
-        __unpack_ext_hook__: Any = None,
-    ) -> None:
-        super().__init__(
-            pickle_fallback=pickle_fallback,
-            allowed_json_modules=allowed_json_modules,
-            allowed_msgpack_modules=_merge_langgoap_allowlist(allowed_msgpack_modules),
-            __unpack_ext_hook__=__unpack_ext_hook__,
-        )
+    def _after_init(self) -> None:
         # Compose the parent's ext hook with our class-type interceptor
         # so EXT_CONSTRUCTOR_KW_ARGS payloads carrying the
         # ``__import_class__`` marker resolve via importlib instead of
@@ -478,7 +493,7 @@ def _make_langgoap_redis_serializer_cls() -> type:
     """
     base = _get_redis_serializer_base()
 
-    class LangGOAPRedisSerializer(base):  # type: ignore[valid-type,misc]
+    class LangGOAPRedisSerializer(_LangGOAPAllowlistInit, base):  # type: ignore[valid-type,misc]
         """``JsonPlusRedisSerializer`` subclass that supports LangGOAP state.
 
         The Redis checkpointer stores checkpoint data as RedisJSON, which
@@ -500,21 +515,6 @@ def _make_langgoap_redis_serializer_cls() -> type:
         ``allowed_msgpack_modules`` with
         :data:`LANGGOAP_ALLOWED_MSGPACK_TYPES` by default.
         """
-
-        def __init__(
-            self,
-            *,
-            pickle_fallback: bool = False,
-            allowed_json_modules: Any = None,
-            allowed_msgpack_modules: Any = _SERDE_SENTINEL,
-            __unpack_ext_hook__: Any = None,
-        ) -> None:
-            super().__init__(
-                pickle_fallback=pickle_fallback,
-                allowed_json_modules=allowed_json_modules,
-                allowed_msgpack_modules=_merge_langgoap_allowlist(allowed_msgpack_modules),
-                __unpack_ext_hook__=__unpack_ext_hook__,
-            )
 
         def _preprocess_interrupts(self, obj: Any) -> Any:
             import enum

@@ -298,13 +298,9 @@ class GoapGraph:
             GOAP loop completes.
         """
         compiled = self.compile()
-        input_state: GoapState = {
-            "goal": goal,
-            "world_state": world_state or {},
-        }
         # The compiled graph's invoke() is typed as returning dict[str, Any];
         # cast to GoapState because we own the graph's output schema entirely.
-        return cast(GoapState, compiled.invoke(input_state, config=config))
+        return cast(GoapState, compiled.invoke(_input_state(goal, world_state), config=config))
 
     async def ainvoke(
         self,
@@ -314,25 +310,12 @@ class GoapGraph:
     ) -> GoapState:
         """Async convenience method: compile and invoke the graph.
 
-        Identical to :meth:`invoke` but uses ``ainvoke`` on the compiled
-        graph, enabling native async execution of action callables.
-
-        Args:
-            goal: The goal to achieve.  May be a single :class:`GoalSpec`
-                or a :class:`MultiGoal` wrapping several sub-goals.
-            world_state: Initial world state (defaults to an empty dict).
-            config: Optional LangGraph run configuration.
-
-        Returns:
-            The final :class:`~goap.compat.graph.state.GoapState` after the
-            GOAP loop completes.
+        Identical to :meth:`invoke` (same arguments and result) but uses
+        ``ainvoke`` on the compiled graph, enabling native async execution
+        of action callables.
         """
         compiled = self.compile()
-        input_state: GoapState = {
-            "goal": goal,
-            "world_state": world_state or {},
-        }
-        return cast(GoapState, await compiled.ainvoke(input_state, config=config))
+        return cast(GoapState, await compiled.ainvoke(_input_state(goal, world_state), config=config))
 
     def _interpreter(self, llm: BaseChatModel, structured_output_kwargs: dict[str, Any] | None) -> Any:
         """The goal interpreter of :meth:`invoke_nl` (``None`` kwargs: the interpreter's defaults for ``llm``)."""
@@ -385,26 +368,16 @@ class GoapGraph:
         config: RunnableConfig | None = None,
         structured_output_kwargs: dict[str, Any] | None = None,
     ) -> GoapState:
-        """Async variant of :meth:`invoke_nl`.
-
-        Args:
-            request: Natural language description of the goal.
-            world_state: Initial world state (defaults to an empty dict).
-            llm: LangChain chat model for goal interpretation.
-            config: Optional LangGraph run configuration.
-            structured_output_kwargs: Forwarded to
-                :class:`~goap.compat.interpreter.GoalInterpreter` and then to
-                ``llm.with_structured_output()``.  Use
-                ``{"method": "function_calling"}`` for OpenAI when the
-                conditions dict must stay open-ended.
-
-        Returns:
-            The final :class:`~goap.compat.graph.state.GoapState` after the
-            GOAP loop completes.
-        """
+        """Async variant of :meth:`invoke_nl`: the same arguments and result, with the goal
+        interpreted and the graph run through their ``a*`` methods."""
         interpreter = self._interpreter(llm, structured_output_kwargs)
         goal = await interpreter.ainterpret(request, world_state=world_state)
         return await self.ainvoke(goal=goal, world_state=world_state, config=config)
+
+
+def _input_state(goal: GoalSpec | MultiGoal, world_state: dict[str, Any] | None) -> GoapState:
+    """The graph's input for one run: the goal and the initial world state (empty by default)."""
+    return {"goal": goal, "world_state": world_state or {}}
 
 
 __all__ = ["GoapGraph"]

@@ -6,6 +6,7 @@ Ported from ``langgoap.graph.nodes.planner`` (langgoap 0.1.2, MIT licence, Integ
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from goap.compat.actions import ActionSpec
@@ -157,18 +158,12 @@ class GoapPlanner:
                 blacklisted_actions=blacklisted,
                 **extras,
             )
+        search: Callable[..., Plan | None] = astar_plan
         if goal.constraints or goal.objectives is not None or goal.metrics:
             from goap.compat.planner.pipeline import plan as pipeline_plan
 
-            return pipeline_plan(
-                start,
-                goal,
-                self.actions,
-                blacklisted_actions=blacklisted,
-                tracer=self._tracer,
-                record_expansions=self._record_expansions,
-            )
-        return astar_plan(
+            search = pipeline_plan
+        return search(
             start,
             goal,
             self.actions,
