@@ -240,41 +240,32 @@ class PromptConditionResolver:
     def _build_prompt(self, key: str, world_state: dict[str, Any]) -> str:
         return self._prompt.format(key=key, world_state=str(world_state))
 
+    def _messages(self, key: str, world_state: dict[str, Any]) -> list[Any]:
+        """The chat messages asking the LLM about ``key`` in ``world_state``."""
+        from langchain_core.messages import HumanMessage
+
+        return [HumanMessage(content=self._build_prompt(key, world_state))]
+
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Synchronously query the LLM and return a :class:`ConditionStatus`."""
         try:
-            from langchain_core.messages import HumanMessage
-
-            chain = self._get_chain()
-            response = chain.invoke(
-                [HumanMessage(content=self._build_prompt(key, world_state))],
-            )
-            return _to_status(response.status)
+            return _to_status(self._get_chain().invoke(self._messages(key, world_state)).status)
         except Exception as exc:
-            logger.warning(
-                "PromptConditionResolver failed for key %r: %s — returning UNKNOWN",
-                key,
-                exc,
-            )
-            return ConditionStatus.UNKNOWN
+            return _llm_failed("PromptConditionResolver failed for key %r: %s — returning UNKNOWN", key, exc)
 
     async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Async LLM query."""
         try:
-            from langchain_core.messages import HumanMessage
-
-            chain = self._get_chain()
-            response = await chain.ainvoke(
-                [HumanMessage(content=self._build_prompt(key, world_state))],
-            )
+            response = await self._get_chain().ainvoke(self._messages(key, world_state))
             return _to_status(response.status)
         except Exception as exc:
-            logger.warning(
-                "PromptConditionResolver.aresolve failed for key %r: %s — UNKNOWN",
-                key,
-                exc,
-            )
-            return ConditionStatus.UNKNOWN
+            return _llm_failed("PromptConditionResolver.aresolve failed for key %r: %s — UNKNOWN", key, exc)
+
+
+def _llm_failed(message: str, key: str, exc: Exception) -> ConditionStatus:
+    # a failing LLM call is an unknown answer (the next resolver is asked), never a failed round
+    logger.warning(message, key, exc)
+    return ConditionStatus.UNKNOWN
 
 
 # ---------------------------------------------------------------------------

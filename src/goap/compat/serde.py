@@ -409,6 +409,20 @@ class _LangGOAPAllowlistInit:
     def _after_init(self) -> None:
         """What a serializer adds once its base is built (nothing by default)."""
 
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        """Decode a checkpointed value; pickled payloads are refused (stored data is never unpickled)."""
+        _refuse_pickle(data)
+        return super().loads_typed(data)  # type: ignore[misc]
+
+
+def _msgpack_typed(obj: Any) -> tuple[str, bytes]:
+    """``obj`` as a typed msgpack payload through LangGOAP's encoder; :class:`UnsafeSerdeError` when
+    it holds a value that encoder refuses."""
+    try:
+        return "msgpack", _langgoap_msgpack_enc(obj)
+    except ormsgpack.MsgpackEncodeError as exc:
+        raise _unencodable(obj) from exc
+
 
 class LangGOAPSerializer(_LangGOAPAllowlistInit, JsonPlusSerializer):
     """``JsonPlusSerializer`` subclass that supports LangGOAP state.
@@ -448,15 +462,7 @@ class LangGOAPSerializer(_LangGOAPAllowlistInit, JsonPlusSerializer):
             return "bytes", obj
         if isinstance(obj, bytearray):
             return "bytearray", bytes(obj)
-        try:
-            return "msgpack", _langgoap_msgpack_enc(obj)
-        except ormsgpack.MsgpackEncodeError as exc:
-            raise _unencodable(obj) from exc
-
-    def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        """Decode a checkpointed value; pickled payloads are refused (stored data is never unpickled)."""
-        _refuse_pickle(data)
-        return super().loads_typed(data)
+        return _msgpack_typed(obj)
 
 
 # ---------------------------------------------------------------------------
@@ -640,15 +646,7 @@ def _make_langgoap_redis_serializer_cls() -> type:
                 except (TypeError, Exception):
                     # Fallback to LangGOAP's custom msgpack encoder for
                     # anything JSON can't handle.
-                    try:
-                        return "msgpack", _langgoap_msgpack_enc(obj)
-                    except ormsgpack.MsgpackEncodeError as exc:
-                        raise _unencodable(obj) from exc
-
-        def loads_typed(self, data: tuple[str, bytes]) -> Any:
-            """Decode a checkpointed value; pickled payloads are refused."""
-            _refuse_pickle(data)
-            return super().loads_typed(data)
+                    return _msgpack_typed(obj)
 
     return LangGOAPRedisSerializer
 
