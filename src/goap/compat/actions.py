@@ -428,11 +428,17 @@ class GoapAction:
             execute=self.execute,
             aexecute=custom_aexecute,
             effect_validator=custom_validator,
-            max_retries=self.max_retries,
-            qos=self.qos,
-            can_rerun=self.can_rerun,
-            read_only=self.read_only,
-            utility=self.utility,
-            require_human_approval=self.require_human_approval,
-            human_input_key=self.human_input_key,
+            **{option: getattr(self, option) for option in _RUN_OPTIONS},
         )
+
+
+_RUN_OPTIONS = (
+    "max_retries",
+    "qos",
+    "can_rerun",
+    "read_only",
+    "utility",
+    "require_human_approval",
+    "human_input_key",
+)
+"""The :class:`GoapAction` class attributes that pass unchanged into its :class:`ActionSpec`."""

@@ -35,6 +35,7 @@ from collections.abc import Callable, Generator
 from typing import Any, Protocol, runtime_checkable
 
 from goap.compat._logs import get_logger
+from goap.compat._named import NamedCallable
 
 logger = get_logger(__name__)
 
@@ -124,7 +125,7 @@ class AsyncConditionResolver(Protocol):
 # ---------------------------------------------------------------------------
 
 
-class FunctionalConditionResolver:
+class FunctionalConditionResolver(NamedCallable[Callable[[str, dict[str, Any]], Any]]):
     """Wrap a plain callable into a :class:`ConditionResolver`.
 
     The callable receives ``(key, world_state)`` and may return a
@@ -145,18 +146,6 @@ class FunctionalConditionResolver:
                             else ConditionStatus.FALSE,
         )
     """
-
-    def __init__(
-        self,
-        name: str,
-        fn: Callable[[str, dict[str, Any]], Any],
-    ) -> None:
-        self._name = name
-        self._fn = fn
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         result = self._fn(key, world_state)

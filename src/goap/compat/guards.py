@@ -28,6 +28,7 @@ from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
 from goap.compat._logs import get_logger
+from goap.compat._named import NamedCallable
 from goap.compat.actions import ActionSpec
 
 logger = get_logger(__name__)
@@ -102,7 +103,7 @@ class AsyncActionGuard(Protocol):
 # ---------------------------------------------------------------------------
 
 
-class FunctionalGuard:
+class FunctionalGuard(NamedCallable[Callable[[ActionSpec, dict[str, Any]], GuardResult]]):
     """Wraps a callable into an :class:`ActionGuard`.
 
     Args:
@@ -131,13 +132,8 @@ class FunctionalGuard:
         fn: Callable[[ActionSpec, dict[str, Any]], GuardResult],
         severity: GuardSeverity = GuardSeverity.WARN,
     ) -> None:
-        self._name = name
-        self._fn = fn
+        super().__init__(name, fn)
         self.severity = severity
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     def check(self, action: ActionSpec, world_state: dict[str, Any]) -> GuardResult:
         return self._fn(action, world_state)

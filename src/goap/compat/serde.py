@@ -415,6 +415,12 @@ class _LangGOAPAllowlistInit:
         return super().loads_typed(data)  # type: ignore[misc]
 
 
+def _lc_constructor(class_id: list[str], marker: str, value: Any) -> dict[str, Any]:
+    """LangChain's JSON constructor form of a value the Redis serializer's JSON cannot carry as is:
+    the class's ``[module, name]`` and the value under a ``marker`` key its decoder recognizes."""
+    return {"lc": 2, "type": "constructor", "id": class_id, "kwargs": {marker: value}}
+
+
 def _msgpack_typed(obj: Any) -> tuple[str, bytes]:
     """``obj`` as a typed msgpack payload through LangGOAP's encoder; :class:`UnsafeSerdeError` when
     it holds a value that encoder refuses."""
@@ -534,12 +540,9 @@ def _make_langgoap_redis_serializer_cls() -> type:
             # encoding and is reconstructed on load via
             # ``_reconstruct_from_constructor``.
             if isinstance(obj, frozenset):
-                return {
-                    "lc": 2,
-                    "type": "constructor",
-                    "id": ["builtins", "frozenset"],
-                    "kwargs": {"__set_items__": [self._preprocess_interrupts(item) for item in obj]},
-                }
+                return _lc_constructor(
+                    ["builtins", "frozenset"], "__set_items__", [self._preprocess_interrupts(i) for i in obj]
+                )
             # Handle tuples explicitly: the parent converts them via
             # ``tuple(processed)`` which drops type info on decode
             # (JSON arrays → Python lists).  We wrap in an LC
@@ -547,23 +550,14 @@ def _make_langgoap_redis_serializer_cls() -> type:
             # reconstructs a tuple (not a list) — critical for
             # ``frozenset[tuple[str, Any]]``.
             if isinstance(obj, tuple):
-                return {
-                    "lc": 2,
-                    "type": "constructor",
-                    "id": ["builtins", "tuple"],
-                    "kwargs": {"__tuple_items__": [self._preprocess_interrupts(item) for item in obj]},
-                }
+                return _lc_constructor(
+                    ["builtins", "tuple"], "__tuple_items__", [self._preprocess_interrupts(i) for i in obj]
+                )
             # Handle enums (e.g. ReplanStrategy, ObjectiveDirection).
             if isinstance(obj, enum.Enum):
-                return {
-                    "lc": 2,
-                    "type": "constructor",
-                    "id": [
-                        obj.__class__.__module__,
-                        obj.__class__.__name__,
-                    ],
-                    "kwargs": {"__enum_value__": obj.value},
-                }
+                return _lc_constructor(
+                    [obj.__class__.__module__, obj.__class__.__name__], "__enum_value__", obj.value
+                )
             # Override the dataclass branch.  The parent uses
             # ``dataclasses.asdict`` which calls ``copy.deepcopy`` on
             # field values — and Python 3.14 can't deep-copy

@@ -223,11 +223,8 @@ class FirstOfPolicy:
         return self._policies
 
     def should_terminate(self, state: Any) -> EarlyTermination | None:
-        for policy in self._policies:
-            decision = policy.should_terminate(state)
-            if decision is not None:
-                return decision
-        return None
+        decisions = (policy.should_terminate(state) for policy in self._policies)
+        return next((d for d in decisions if d is not None), None)
 
 
 class AllOfPolicy:
