@@ -12,7 +12,8 @@ LICENSE-langgoap); how the graph is built and run is this project's.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, cast
+from functools import partial
+from typing import TYPE_CHECKING, Any, Required, TypedDict, Unpack, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
@@ -40,6 +41,19 @@ if TYPE_CHECKING:
     from goap.compat.planner.transitions import TransitionModel
     from goap.compat.stuck import StuckHandler
     from goap.compat.termination import TerminationPolicy
+
+
+class NLOptions(TypedDict, total=False):
+    """The keyword arguments of :meth:`GoapGraph.invoke_nl` and :meth:`GoapGraph.ainvoke_nl`."""
+
+    llm: Required[BaseChatModel]
+    """LangChain chat model for goal interpretation."""
+    config: RunnableConfig | None
+    """Optional LangGraph run configuration."""
+    structured_output_kwargs: dict[str, Any] | None
+    """Forwarded to :class:`~goap.compat.interpreter.GoalInterpreter` and then to
+    ``llm.with_structured_output()``. Use ``{"method": "function_calling"}`` for OpenAI when the
+    conditions dict must stay open-ended."""
 
 
 class GoapGraph:
@@ -125,18 +139,30 @@ class GoapGraph:
         termination_policies: list[TerminationPolicy] | None = None,
     ) -> None:
         self.actions = actions
-        self._strategy = strategy
-        self._tracer = tracer
-        self._history = history
-        self._sensors = sensors
-        self._guards = guards
-        self._resolvers = resolvers
-        self._record_expansions = record_expansions
-        self._transition_model = transition_model
-        self._rng = rng
-        self._stuck_handlers = stuck_handlers
-        self._max_stuck_iterations = max_stuck_iterations
-        self._termination_policies = termination_policies
+        # Each compile() and engine() builds fresh nodes (they keep per-run state); what each node
+        # is built with is bound here once.
+        self._planner = partial(
+            GoapPlanner,
+            actions,
+            strategy=strategy,
+            tracer=tracer,
+            sensors=sensors,
+            resolvers=resolvers,
+            record_expansions=record_expansions,
+            stuck_handlers=stuck_handlers,
+            max_stuck_iterations=max_stuck_iterations,
+        )
+        self._executor = partial(
+            GoapExecutor,
+            tracer=tracer,
+            guards=guards,
+            transition_model=transition_model,
+            rng=rng,
+            actions=actions,
+        )
+        self._observer = partial(
+            GoapObserver, actions, tracer=tracer, history=history, termination_policies=termination_policies
+        )
 
     def compile(
         self,
@@ -249,30 +275,7 @@ class GoapGraph:
 
     def _nodes(self) -> dict[str, Any]:
         """Fresh planner, executor and observer nodes with this graph's settings."""
-        planner = GoapPlanner(
-            self.actions,
-            strategy=self._strategy,
-            tracer=self._tracer,
-            sensors=self._sensors,
-            resolvers=self._resolvers,
-            record_expansions=self._record_expansions,
-            stuck_handlers=self._stuck_handlers,
-            max_stuck_iterations=self._max_stuck_iterations,
-        )
-        executor = GoapExecutor(
-            tracer=self._tracer,
-            guards=self._guards,
-            transition_model=self._transition_model,
-            rng=self._rng,
-            actions=self.actions,
-        )
-        observer = GoapObserver(
-            self.actions,
-            tracer=self._tracer,
-            history=self._history,
-            termination_policies=self._termination_policies,
-        )
-        return {"planner": planner, "executor": executor, "observer": observer}
+        return {"planner": self._planner(), "executor": self._executor(), "observer": self._observer()}
 
     def invoke(
         self,
@@ -326,13 +329,7 @@ class GoapGraph:
         )
 
     def invoke_nl(
-        self,
-        request: str,
-        world_state: dict[str, Any] | None = None,
-        *,
-        llm: BaseChatModel,
-        config: RunnableConfig | None = None,
-        structured_output_kwargs: dict[str, Any] | None = None,
+        self, request: str, world_state: dict[str, Any] | None = None, **options: Unpack[NLOptions]
     ) -> GoapState:
         """Interpret a natural language request and execute the GOAP loop.
 
@@ -343,36 +340,25 @@ class GoapGraph:
         Args:
             request: Natural language description of the goal.
             world_state: Initial world state (defaults to an empty dict).
-            llm: LangChain chat model for goal interpretation.
-            config: Optional LangGraph run configuration.
-            structured_output_kwargs: Forwarded to
-                :class:`~goap.compat.interpreter.GoalInterpreter` and then to
-                ``llm.with_structured_output()``.  Use
-                ``{"method": "function_calling"}`` for OpenAI when the
-                conditions dict must stay open-ended.
+            options: ``llm`` (required), ``config`` and ``structured_output_kwargs``:
+                see :class:`NLOptions`.
 
         Returns:
             The final :class:`~goap.compat.graph.state.GoapState` after the
             GOAP loop completes.
         """
-        interpreter = self._interpreter(llm, structured_output_kwargs)
+        interpreter = self._interpreter(options["llm"], options.get("structured_output_kwargs"))
         goal = interpreter.interpret(request, world_state=world_state)
-        return self.invoke(goal=goal, world_state=world_state, config=config)
+        return self.invoke(goal=goal, world_state=world_state, config=options.get("config"))
 
     async def ainvoke_nl(
-        self,
-        request: str,
-        world_state: dict[str, Any] | None = None,
-        *,
-        llm: BaseChatModel,
-        config: RunnableConfig | None = None,
-        structured_output_kwargs: dict[str, Any] | None = None,
+        self, request: str, world_state: dict[str, Any] | None = None, **options: Unpack[NLOptions]
     ) -> GoapState:
         """Async variant of :meth:`invoke_nl`: the same arguments and result, with the goal
         interpreted and the graph run through their ``a*`` methods."""
-        interpreter = self._interpreter(llm, structured_output_kwargs)
+        interpreter = self._interpreter(options["llm"], options.get("structured_output_kwargs"))
         goal = await interpreter.ainterpret(request, world_state=world_state)
-        return await self.ainvoke(goal=goal, world_state=world_state, config=config)
+        return await self.ainvoke(goal=goal, world_state=world_state, config=options.get("config"))
 
 
 def _input_state(goal: GoalSpec | MultiGoal, world_state: dict[str, Any] | None) -> GoapState:
@@ -380,4 +366,4 @@ def _input_state(goal: GoalSpec | MultiGoal, world_state: dict[str, Any] | None)
     return {"goal": goal, "world_state": world_state or {}}
 
 
-__all__ = ["GoapGraph"]
+__all__ = ["GoapGraph", "NLOptions"]
