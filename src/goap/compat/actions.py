@@ -356,13 +356,15 @@ class GoapAction:
     # __init_subclass__ below, preventing the shared-mutable-dict antipattern.
     preconditions: ClassVar[dict[str, Any]] = {}
     effects: ClassVar[dict[str, Any]] = {}
-    max_retries: int = 0
-    qos: ActionQos | None = None
-    can_rerun: bool = True
-    read_only: bool = False
-    utility: float | CostFunction | None = None
-    require_human_approval: bool | type = False
-    human_input_key: str | None = None
+    # The run options, passed unchanged into the spec (see :data:`_RUN_OPTIONS`). Their defaults
+    # are ActionSpec's, set below the class, so the two cannot drift apart.
+    max_retries: int
+    qos: ActionQos | None
+    can_rerun: bool
+    read_only: bool
+    utility: float | CostFunction | None
+    require_human_approval: bool | type
+    human_input_key: str | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -442,3 +444,6 @@ _RUN_OPTIONS = (
     "human_input_key",
 )
 """The :class:`GoapAction` class attributes that pass unchanged into its :class:`ActionSpec`."""
+
+for _option in _RUN_OPTIONS:
+    setattr(GoapAction, _option, ActionSpec.__dataclass_fields__[_option].default)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
@@ -60,8 +60,13 @@ class PlanningStrategy(Protocol):
         prior_plan: Plan | None = None,
         current_step: int = 0,
     ) -> Plan | None:
-        """A plan for ``goal`` from ``start``, or None when there is none."""
-        ...
+        """A plan for ``goal`` from ``start``, or None when there is none.
+
+        This body serves the classes that name the protocol as their base (:class:`StrategyBase`):
+        it hands the call, as a :class:`PlanRequest`, to their ``solve``.
+        """
+        request = PlanRequest(start, goal, actions, blacklisted_actions, prior_plan, current_step)
+        return cast("StrategyBase", self).solve(request)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,24 +109,11 @@ class PlanRequest:
         return replace(self, prior_plan=None, current_step=0)
 
 
-class StrategyBase:
-    """The :class:`PlanningStrategy` signature, written once: :meth:`plan` hands a
+class StrategyBase(PlanningStrategy):
+    """The :class:`PlanningStrategy` signature, written once: :meth:`plan` (the protocol's) hands a
     :class:`PlanRequest` to :meth:`solve`, which each strategy defines."""
 
     __slots__ = ()
-
-    def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
-        """A plan for ``goal`` from ``start``, or None when there is none."""
-        return self.solve(PlanRequest(start, goal, actions, blacklisted_actions, prior_plan, current_step))
 
     def solve(self, request: PlanRequest) -> Plan | None:
         """The plan for ``request``; NotImplementedError unless a subclass defines it."""
