@@ -15,7 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, cast, runtime_checkable
+from typing import Protocol, TypedDict, cast, runtime_checkable
 
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
@@ -35,6 +35,7 @@ __all__ = [
     "CSPRefinementStrategy",
     "CoreStrategy",
     "LazyDecompositionStrategy",
+    "PlanOptions",
     "PlanRequest",
     "PlanningStrategy",
     "StrategyBase",
@@ -67,6 +68,18 @@ class PlanningStrategy(Protocol):
         """
         request = PlanRequest(start, goal, actions, blacklisted_actions, prior_plan, current_step)
         return cast("StrategyBase", self).solve(request)
+
+
+class PlanOptions(TypedDict, total=False):
+    """The keyword arguments of :meth:`PlanningStrategy.plan`, for methods that take them as
+    ``**options`` (such as :meth:`~goap.compat.planner.mcts.MCTSStrategy.aplan`)."""
+
+    blacklisted_actions: list[str] | None
+    """Action names to avoid."""
+    prior_plan: Plan | None
+    """The plan being replaced, on a replan."""
+    current_step: int
+    """How many of the prior plan's actions ran."""
 
 
 @dataclass(frozen=True, slots=True)
