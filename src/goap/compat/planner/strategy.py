@@ -104,18 +104,11 @@ class PlanRequest:
 
         Strategies written before the repair arguments existed then keep working on first plans.
         """
-        if self.prior_plan is None:
-            return inner.plan(
-                self.start, self.goal, self.actions, blacklisted_actions=self.blacklisted_actions
-            )
-        return inner.plan(
-            self.start,
-            self.goal,
-            self.actions,
-            blacklisted_actions=self.blacklisted_actions,
-            prior_plan=self.prior_plan,
-            current_step=self.current_step,
-        )
+        options: PlanOptions = {"blacklisted_actions": self.blacklisted_actions}
+        if self.prior_plan is not None:
+            options["prior_plan"] = self.prior_plan
+            options["current_step"] = self.current_step
+        return inner.plan(self.start, self.goal, self.actions, **options)
 
     def first(self) -> PlanRequest:
         """This request without the prior plan (planning from scratch)."""
