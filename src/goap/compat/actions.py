@@ -216,14 +216,26 @@ class ActionSpec:
             return inspect.iscoroutinefunction(self.execute)
         return False
 
+    def declared(self) -> dict[str, Any]:
+        """What the action declares, for display: ``preconditions`` and ``effects`` (plain dicts)
+        when non-empty, or for dynamic effects ``effect_keys``, the sorted keys they may write."""
+        shown: dict[str, Any] = {}
+        if self.preconditions:
+            shown["preconditions"] = dict(self.preconditions)
+        if self.has_dynamic_effects:
+            shown["effect_keys"] = sorted(self.effect_key_set())
+        elif self.effects:
+            shown["effects"] = dict(self.effects)  # type: ignore[arg-type]  # static here
+        return shown
+
     def __repr__(self) -> str:
         parts = [f"name={self.name!r}"]
-        if self.preconditions:
-            parts.append(f"preconditions={dict(self.preconditions)!r}")
-        if self.has_dynamic_effects:
-            parts.append(f"effects=<dynamic effect_keys={set(self.effect_keys or ())!r}>")
-        elif self.effects:
-            parts.append(f"effects={dict(self.effects)!r}")  # type: ignore[arg-type]
+        for key, value in self.declared().items():
+            parts.append(
+                f"effects=<dynamic effect_keys={set(value)!r}>"
+                if key == "effect_keys"
+                else f"{key}={value!r}"
+            )
         if self.cost != 1.0:
             parts.append(f"cost={self.cost!r}")
         if self.max_retries != 0:
