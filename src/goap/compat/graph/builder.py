@@ -11,9 +11,11 @@ LICENSE-langgoap); how the graph is built and run is this project's.
 
 from __future__ import annotations
 
+import inspect
 import random
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, Required, TypedDict, Unpack, cast
+from typing import TYPE_CHECKING, Any, Required, TypedDict, TypeVar, Unpack, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
@@ -139,30 +141,26 @@ class GoapGraph:
         termination_policies: list[TerminationPolicy] | None = None,
     ) -> None:
         self.actions = actions
-        # Each compile() and engine() builds fresh nodes (they keep per-run state); what each node
-        # is built with is bound here once.
-        self._planner = partial(
-            GoapPlanner,
-            actions,
-            strategy=strategy,
-            tracer=tracer,
-            sensors=sensors,
-            resolvers=resolvers,
-            record_expansions=record_expansions,
-            stuck_handlers=stuck_handlers,
-            max_stuck_iterations=max_stuck_iterations,
-        )
-        self._executor = partial(
-            GoapExecutor,
-            tracer=tracer,
-            guards=guards,
-            transition_model=transition_model,
-            rng=rng,
-            actions=actions,
-        )
-        self._observer = partial(
-            GoapObserver, actions, tracer=tracer, history=history, termination_policies=termination_policies
-        )
+        settings: dict[str, Any] = {
+            "actions": actions,
+            "strategy": strategy,
+            "tracer": tracer,
+            "history": history,
+            "sensors": sensors,
+            "guards": guards,
+            "resolvers": resolvers,
+            "record_expansions": record_expansions,
+            "transition_model": transition_model,
+            "rng": rng,
+            "stuck_handlers": stuck_handlers,
+            "max_stuck_iterations": max_stuck_iterations,
+            "termination_policies": termination_policies,
+        }
+        # Each compile() and engine() builds fresh nodes (they keep per-run state); each node takes
+        # the settings its constructor names, bound here once.
+        self._planner = _bind(GoapPlanner, settings)
+        self._executor = _bind(GoapExecutor, settings)
+        self._observer = _bind(GoapObserver, settings)
 
     def compile(
         self,
@@ -359,6 +357,15 @@ class GoapGraph:
         interpreter = self._interpreter(options["llm"], options.get("structured_output_kwargs"))
         goal = await interpreter.ainterpret(request, world_state=world_state)
         return await self.ainvoke(goal=goal, world_state=world_state, config=options.get("config"))
+
+
+_NodeT = TypeVar("_NodeT")
+
+
+def _bind(node: type[_NodeT], settings: dict[str, Any]) -> Callable[[], _NodeT]:
+    """A factory of ``node`` given those of ``settings`` its constructor takes (by name)."""
+    taken = inspect.signature(node).parameters
+    return partial(node, **{name: value for name, value in settings.items() if name in taken})
 
 
 def _input_state(goal: GoalSpec | MultiGoal, world_state: dict[str, Any] | None) -> GoapState:
