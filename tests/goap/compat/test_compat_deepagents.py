@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from langchain_core.messages import HumanMessage
 
 from goap.compat import ActionSpec, GoalSpec
@@ -58,3 +59,25 @@ def test_subagent_answers_the_last_human_message_sync_and_async() -> None:
     assert asyncio.run(agent["runnable"].ainvoke(state))["messages"][-1].content == expected
     assert agent["name"] == "goap_planner"
     assert agent["description"].startswith("A GOAP")
+
+
+def test_keyword_options_are_checked_as_a_signature_would() -> None:
+    """``**options`` typed by a TypedDict still refuse a misspelt or missing keyword at run time."""
+    from goap.compat.graph.builder import GoapGraph
+    from goap.compat.planner.mcts import MCTSStrategy
+    from goap.compat.state import PlanningState
+
+    with pytest.raises(
+        TypeError, match="create_goap_tool\\(\\) got unexpected keyword argument\\(s\\): 'wrold_state'"
+    ):
+        create_goap_tool(ACTIONS, llm=_llm(), wrold_state={})  # type: ignore[call-arg]
+    with pytest.raises(
+        TypeError, match="create_goap_subagent\\(\\) missing required keyword argument\\(s\\): 'llm'"
+    ):
+        create_goap_subagent(ACTIONS)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="invoke_nl\\(\\) got unexpected keyword argument\\(s\\): 'conifg'"):
+        GoapGraph(ACTIONS).invoke_nl("x", llm=_llm(), conifg=None)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="aplan\\(\\) got unexpected keyword argument\\(s\\): 'prior'"):
+        asyncio.run(
+            MCTSStrategy().aplan(PlanningState({}), GoalSpec(conditions={"done": True}), ACTIONS, prior=None)
+        )  # type: ignore[call-arg]

@@ -23,6 +23,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
+from goap.compat._options import check_options
 from goap.compat.actions import ActionSpec
 from goap.compat.conditions import AsyncConditionResolver, ConditionResolver
 from goap.compat.goals import GoalSpec, MultiGoal
@@ -345,6 +346,7 @@ class GoapGraph:
             The final :class:`~goap.compat.graph.state.GoapState` after the
             GOAP loop completes.
         """
+        check_options("invoke_nl", options, NLOptions)
         interpreter = self._interpreter(options["llm"], options.get("structured_output_kwargs"))
         goal = interpreter.interpret(request, world_state=world_state)
         return self.invoke(goal=goal, world_state=world_state, config=options.get("config"))
@@ -354,6 +356,7 @@ class GoapGraph:
     ) -> GoapState:
         """Async variant of :meth:`invoke_nl`: the same arguments and result, with the goal
         interpreted and the graph run through their ``a*`` methods."""
+        check_options("ainvoke_nl", options, NLOptions)
         interpreter = self._interpreter(options["llm"], options.get("structured_output_kwargs"))
         goal = await interpreter.ainterpret(request, world_state=world_state)
         return await self.ainvoke(goal=goal, world_state=world_state, config=options.get("config"))

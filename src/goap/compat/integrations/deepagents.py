@@ -33,6 +33,7 @@ from langgraph.graph import StateGraph
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 
+from goap.compat._options import check_options
 from goap.compat.actions import ActionSpec
 from goap.compat.graph.builder import GoapGraph
 
@@ -121,7 +122,8 @@ class _GoapRunner:
     """The GOAP loop behind the tool and the subagent: one graph, a default world state (copied for
     each run), and the run's text report."""
 
-    def __init__(self, actions: list[ActionSpec], options: GoapAgentOptions) -> None:
+    def __init__(self, call: str, actions: list[ActionSpec], options: GoapAgentOptions) -> None:
+        check_options(call, options, GoapAgentOptions)
         self._graph = GoapGraph(actions=actions, **dict(options.get("graph_kwargs") or {}))
         self._llm = options["llm"]
         self._world_state = dict(options.get("world_state") or {})
@@ -159,7 +161,7 @@ def create_goap_tool(actions: list[ActionSpec], **options: Unpack[GoapAgentOptio
         A :class:`~langchain_core.tools.StructuredTool` with both sync
         and async implementations.
     """
-    runner = _GoapRunner(actions, options)
+    runner = _GoapRunner("create_goap_tool", actions, options)
     return StructuredTool.from_function(
         func=runner.run,
         coroutine=runner.arun,
@@ -208,7 +210,7 @@ def create_goap_subagent(actions: list[ActionSpec], **options: Unpack[GoapAgentO
         A dict matching the ``CompiledSubAgent`` protocol:
         ``{"name": str, "description": str, "runnable": Runnable}``.
     """
-    runner = _GoapRunner(actions, options)
+    runner = _GoapRunner("create_goap_subagent", actions, options)
 
     def _extract_task(messages: list[BaseMessage]) -> str:
         """Extract the task description from the last HumanMessage."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, Unpack, runtime_checkable
 
 from goap.compat._logs import get_logger
+from goap.compat._options import check_options
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner import mcts_tree as tree
@@ -350,6 +351,7 @@ class MCTSStrategy(StrategyBase):
         ``options`` are :meth:`plan`'s keyword arguments; only ``blacklisted_actions`` is used (the
         tree is rebuilt, as in :meth:`solve`).
         """
+        check_options("aplan", options, PlanOptions)
         blacklisted_actions = options.get("blacklisted_actions")
         real = self.tracing.tracer
         if real is None or not self.tracing.record_expansions:
