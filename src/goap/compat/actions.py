@@ -216,14 +216,26 @@ class ActionSpec:
             return inspect.iscoroutinefunction(self.execute)
         return False
 
+    def declared(self) -> dict[str, Any]:
+        """What the action declares, for display: ``preconditions`` and ``effects`` (plain dicts)
+        when non-empty, or for dynamic effects ``effect_keys``, the sorted keys they may write."""
+        shown: dict[str, Any] = {}
+        if self.preconditions:
+            shown["preconditions"] = dict(self.preconditions)
+        if self.has_dynamic_effects:
+            shown["effect_keys"] = sorted(self.effect_key_set())
+        elif self.effects:
+            shown["effects"] = dict(self.effects)  # type: ignore[arg-type]  # static here
+        return shown
+
     def __repr__(self) -> str:
         parts = [f"name={self.name!r}"]
-        if self.preconditions:
-            parts.append(f"preconditions={dict(self.preconditions)!r}")
-        if self.has_dynamic_effects:
-            parts.append(f"effects=<dynamic effect_keys={set(self.effect_keys or ())!r}>")
-        elif self.effects:
-            parts.append(f"effects={dict(self.effects)!r}")  # type: ignore[arg-type]
+        for key, value in self.declared().items():
+            parts.append(
+                f"effects=<dynamic effect_keys={set(value)!r}>"
+                if key == "effect_keys"
+                else f"{key}={value!r}"
+            )
         if self.cost != 1.0:
             parts.append(f"cost={self.cost!r}")
         if self.max_retries != 0:
@@ -356,13 +368,15 @@ class GoapAction:
     # __init_subclass__ below, preventing the shared-mutable-dict antipattern.
     preconditions: ClassVar[dict[str, Any]] = {}
     effects: ClassVar[dict[str, Any]] = {}
-    max_retries: int = 0
-    qos: ActionQos | None = None
-    can_rerun: bool = True
-    read_only: bool = False
-    utility: float | CostFunction | None = None
-    require_human_approval: bool | type = False
-    human_input_key: str | None = None
+    # The run options, passed unchanged into the spec (see :data:`_RUN_OPTIONS`). Their defaults
+    # are ActionSpec's, set below the class, so the two cannot drift apart.
+    max_retries: int
+    qos: ActionQos | None
+    can_rerun: bool
+    read_only: bool
+    utility: float | CostFunction | None
+    require_human_approval: bool | type
+    human_input_key: str | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -428,11 +442,20 @@ class GoapAction:
             execute=self.execute,
             aexecute=custom_aexecute,
             effect_validator=custom_validator,
-            max_retries=self.max_retries,
-            qos=self.qos,
-            can_rerun=self.can_rerun,
-            read_only=self.read_only,
-            utility=self.utility,
-            require_human_approval=self.require_human_approval,
-            human_input_key=self.human_input_key,
+            **{option: getattr(self, option) for option in _RUN_OPTIONS},
         )
+
+
+_RUN_OPTIONS = (
+    "max_retries",
+    "qos",
+    "can_rerun",
+    "read_only",
+    "utility",
+    "require_human_approval",
+    "human_input_key",
+)
+"""The :class:`GoapAction` class attributes that pass unchanged into its :class:`ActionSpec`."""
+
+for _option in _RUN_OPTIONS:
+    setattr(GoapAction, _option, ActionSpec.__dataclass_fields__[_option].default)

@@ -31,10 +31,11 @@ Usage::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from typing import Any, Protocol, runtime_checkable
 
 from goap.compat._logs import get_logger
+from goap.compat._named import NamedCallable
 
 logger = get_logger(__name__)
 
@@ -124,7 +125,7 @@ class AsyncConditionResolver(Protocol):
 # ---------------------------------------------------------------------------
 
 
-class FunctionalConditionResolver:
+class FunctionalConditionResolver(NamedCallable[Callable[[str, dict[str, Any]], Any]]):
     """Wrap a plain callable into a :class:`ConditionResolver`.
 
     The callable receives ``(key, world_state)`` and may return a
@@ -145,18 +146,6 @@ class FunctionalConditionResolver:
                             else ConditionStatus.FALSE,
         )
     """
-
-    def __init__(
-        self,
-        name: str,
-        fn: Callable[[str, dict[str, Any]], Any],
-    ) -> None:
-        self._name = name
-        self._fn = fn
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         result = self._fn(key, world_state)
@@ -240,41 +229,32 @@ class PromptConditionResolver:
     def _build_prompt(self, key: str, world_state: dict[str, Any]) -> str:
         return self._prompt.format(key=key, world_state=str(world_state))
 
+    def _messages(self, key: str, world_state: dict[str, Any]) -> list[Any]:
+        """The chat messages asking the LLM about ``key`` in ``world_state``."""
+        from langchain_core.messages import HumanMessage
+
+        return [HumanMessage(content=self._build_prompt(key, world_state))]
+
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Synchronously query the LLM and return a :class:`ConditionStatus`."""
         try:
-            from langchain_core.messages import HumanMessage
-
-            chain = self._get_chain()
-            response = chain.invoke(
-                [HumanMessage(content=self._build_prompt(key, world_state))],
-            )
-            return _to_status(response.status)
+            return _to_status(self._get_chain().invoke(self._messages(key, world_state)).status)
         except Exception as exc:
-            logger.warning(
-                "PromptConditionResolver failed for key %r: %s — returning UNKNOWN",
-                key,
-                exc,
-            )
-            return ConditionStatus.UNKNOWN
+            return _llm_failed("PromptConditionResolver failed for key %r: %s — returning UNKNOWN", key, exc)
 
     async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Async LLM query."""
         try:
-            from langchain_core.messages import HumanMessage
-
-            chain = self._get_chain()
-            response = await chain.ainvoke(
-                [HumanMessage(content=self._build_prompt(key, world_state))],
-            )
+            response = await self._get_chain().ainvoke(self._messages(key, world_state))
             return _to_status(response.status)
         except Exception as exc:
-            logger.warning(
-                "PromptConditionResolver.aresolve failed for key %r: %s — UNKNOWN",
-                key,
-                exc,
-            )
-            return ConditionStatus.UNKNOWN
+            return _llm_failed("PromptConditionResolver.aresolve failed for key %r: %s — UNKNOWN", key, exc)
+
+
+def _llm_failed(message: str, key: str, exc: Exception) -> ConditionStatus:
+    # a failing LLM call is an unknown answer (the next resolver is asked), never a failed round
+    logger.warning(message, key, exc)
+    return ConditionStatus.UNKNOWN
 
 
 # ---------------------------------------------------------------------------
@@ -308,21 +288,52 @@ def resolve_conditions(
         Updated world-state dict with resolved TRUE/FALSE keys merged in.
     """
     updated = dict(world_state)
-    for key in _pending(keys, updated, overwrite):
+    questions = _questions(resolvers, keys, updated, overwrite)
+    status: ConditionStatus | None = None
+    while (question := _next_question(questions, status)) is not None:
+        key, resolver = question
+        status = None
+        if not hasattr(resolver, "resolve"):
+            logger.warning("Resolver %r is async-only; skipping key %r in sync path.", resolver.name, key)
+            continue
+        try:
+            status = resolver.resolve(key, updated)
+        except Exception as exc:
+            _raised(resolver, key, exc)
+    return updated
+
+
+_Question = tuple[str, ConditionResolver | AsyncConditionResolver]
+
+
+def _questions(
+    resolvers: list[ConditionResolver | AsyncConditionResolver],
+    keys: list[str],
+    state: dict[str, Any],
+    overwrite: bool,
+) -> Generator[_Question, ConditionStatus | None, None]:
+    """The order in which resolvers are asked, shared by the sync and async paths.
+
+    Yields ``(key, resolver)``; the caller sends back the resolver's answer (None when it was
+    skipped or raised). The first TRUE/FALSE answer for a key settles it into ``state``.
+    """
+    for key in _pending(keys, state, overwrite):
         for resolver in resolvers:
-            if not hasattr(resolver, "resolve"):
-                logger.warning("Resolver %r is async-only; skipping key %r in sync path.", resolver.name, key)
-                continue
-            try:
-                status = resolver.resolve(key, updated)
-            except Exception as exc:
-                _raised(resolver, key, exc)
-                continue
-            if _settle(updated, key, status):
+            status = yield key, resolver
+            if status is not None and _settle(state, key, status):
                 break
         else:
-            _unknown(key, updated)
-    return updated
+            _unknown(key, state)
+
+
+def _next_question(
+    questions: Generator[_Question, ConditionStatus | None, None], answer: ConditionStatus | None
+) -> _Question | None:
+    """Send the last answer and take the next question; None when every key is done."""
+    try:
+        return questions.send(answer)
+    except StopIteration:
+        return None
 
 
 def _pending(keys: list[str], state: dict[str, Any], overwrite: bool) -> list[str]:
@@ -362,22 +373,18 @@ async def aresolve_conditions(
     """
     updated = dict(world_state)
     loop = asyncio.get_running_loop()
-    for key in _pending(keys, updated, overwrite):
-        for resolver in resolvers:
-            try:
-                if hasattr(resolver, "aresolve"):
-                    status = await resolver.aresolve(key, updated)
-                elif hasattr(resolver, "resolve"):
-                    status = await loop.run_in_executor(None, resolver.resolve, key, updated)
-                else:
-                    continue
-            except Exception as exc:
-                _raised(resolver, key, exc)
-                continue
-            if _settle(updated, key, status):
-                break
-        else:
-            _unknown(key, updated)
+    questions = _questions(resolvers, keys, updated, overwrite)
+    status: ConditionStatus | None = None
+    while (question := _next_question(questions, status)) is not None:
+        key, resolver = question
+        status = None
+        try:
+            if hasattr(resolver, "aresolve"):
+                status = await resolver.aresolve(key, updated)
+            elif hasattr(resolver, "resolve"):
+                status = await loop.run_in_executor(None, resolver.resolve, key, updated)
+        except Exception as exc:
+            _raised(resolver, key, exc)
     return updated
 
 

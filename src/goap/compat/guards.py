@@ -28,6 +28,7 @@ from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
 from goap.compat._logs import get_logger
+from goap.compat._named import NamedCallable
 from goap.compat.actions import ActionSpec
 
 logger = get_logger(__name__)
@@ -102,7 +103,7 @@ class AsyncActionGuard(Protocol):
 # ---------------------------------------------------------------------------
 
 
-class FunctionalGuard:
+class FunctionalGuard(NamedCallable[Callable[[ActionSpec, dict[str, Any]], GuardResult]]):
     """Wraps a callable into an :class:`ActionGuard`.
 
     Args:
@@ -131,13 +132,8 @@ class FunctionalGuard:
         fn: Callable[[ActionSpec, dict[str, Any]], GuardResult],
         severity: GuardSeverity = GuardSeverity.WARN,
     ) -> None:
-        self._name = name
-        self._fn = fn
+        super().__init__(name, fn)
         self.severity = severity
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     def check(self, action: ActionSpec, world_state: dict[str, Any]) -> GuardResult:
         return self._fn(action, world_state)
@@ -179,22 +175,24 @@ def run_guards_sync(
         try:
             result = guard.check(action, world_state)
             results.append(result)
-            if not result.passed:
-                logger.warning(
-                    "Guard %r failed (%s): %s",
-                    guard.name,
-                    result.severity.value,
-                    result.message,
-                )
+            _log_failure(guard, result)
         except Exception as exc:
-            warn_result = GuardResult(
-                passed=False,
-                message=f"Guard {guard.name!r} raised: {exc}",
-                severity=GuardSeverity.WARN,
-            )
-            results.append(warn_result)
-            logger.warning("Guard %r raised: %s", guard.name, exc)
+            results.append(_raised(guard, exc))
     return results
+
+
+def _log_failure(guard: ActionGuard | AsyncActionGuard, result: GuardResult) -> None:
+    """Log a failed check (a passed one says nothing)."""
+    if not result.passed:
+        logger.warning("Guard %r failed (%s): %s", guard.name, result.severity.value, result.message)
+
+
+def _raised(guard: ActionGuard | AsyncActionGuard, exc: Exception) -> GuardResult:
+    """A guard that raised counts as a ``WARN`` failure: a broken guard never blocks an action."""
+    logger.warning("Guard %r raised: %s", guard.name, exc)
+    return GuardResult(
+        passed=False, message=f"Guard {guard.name!r} raised: {exc}", severity=GuardSeverity.WARN
+    )
 
 
 async def _run_guard_async(
@@ -209,12 +207,7 @@ async def _run_guard_async(
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(None, guard.check, action, world_state)
     except Exception as exc:
-        logger.warning("Guard %r raised: %s", guard.name, exc)
-        return GuardResult(
-            passed=False,
-            message=f"Guard {guard.name!r} raised: {exc}",
-            severity=GuardSeverity.WARN,
-        )
+        return _raised(guard, exc)
 
 
 async def run_guards_async(
@@ -242,13 +235,7 @@ async def run_guards_async(
         await asyncio.gather(*(_run_guard_async(g, action, world_state) for g in guards))
     )
     for guard, result in zip(guards, results, strict=True):
-        if not result.passed:
-            logger.warning(
-                "Guard %r failed (%s): %s",
-                guard.name,
-                result.severity.value,
-                result.message,
-            )
+        _log_failure(guard, result)
     return results
 
 

@@ -83,12 +83,13 @@ def build_action_catalog(actions: Sequence[ActionSpec]) -> str:
     entries: list[str] = []
     for a in actions:
         lines = [f"- **{a.name}**"]
-        if a.preconditions:
-            lines.append(f"  Preconditions: {dict(a.preconditions)}")
-        if a.has_dynamic_effects:
-            lines.append(f"  Effects: <dynamic, keys={sorted(a.effect_key_set())}>")
-        elif a.effects:
-            lines.append(f"  Effects: {dict(a.effects)}")  # type: ignore[arg-type]  # static here
+        shown = a.declared()
+        if "preconditions" in shown:
+            lines.append(f"  Preconditions: {shown['preconditions']}")
+        if "effect_keys" in shown:
+            lines.append(f"  Effects: <dynamic, keys={shown['effect_keys']}>")
+        elif "effects" in shown:
+            lines.append(f"  Effects: {shown['effects']}")
         description = (a.metadata or {}).get("description")
         if description:
             lines.append(f"  Description: {description}")

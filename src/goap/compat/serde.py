@@ -382,7 +382,55 @@ def _refuse_pickle(data: tuple[str, bytes]) -> None:
         )
 
 
-class LangGOAPSerializer(JsonPlusSerializer):
+class _LangGOAPAllowlistInit:
+    """Constructor shared by both LangGOAP serializers: LangGraph's serializer arguments, with
+    ``allowed_msgpack_modules`` merged with :data:`LANGGOAP_ALLOWED_MSGPACK_TYPES`.
+
+    A mixin placed before the LangGraph base, because the Redis serializer's base is imported only
+    on first use (an optional dependency) and so cannot be named here.
+    """
+
+    def __init__(
+        self,
+        *,
+        pickle_fallback: bool = False,
+        allowed_json_modules: Any = None,
+        allowed_msgpack_modules: Any = _SERDE_SENTINEL,
+        __unpack_ext_hook__: Any = None,
+    ) -> None:
+        super().__init__(  # type: ignore[call-arg]
+            pickle_fallback=pickle_fallback,
+            allowed_json_modules=allowed_json_modules,
+            allowed_msgpack_modules=_merge_langgoap_allowlist(allowed_msgpack_modules),
+            __unpack_ext_hook__=__unpack_ext_hook__,
+        )
+        self._after_init()
+
+    def _after_init(self) -> None:
+        """What a serializer adds once its base is built (nothing by default)."""
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        """Decode a checkpointed value; pickled payloads are refused (stored data is never unpickled)."""
+        _refuse_pickle(data)
+        return super().loads_typed(data)  # type: ignore[misc]
+
+
+def _lc_constructor(class_id: list[str], marker: str, value: Any) -> dict[str, Any]:
+    """LangChain's JSON constructor form of a value the Redis serializer's JSON cannot carry as is:
+    the class's ``[module, name]`` and the value under a ``marker`` key its decoder recognizes."""
+    return {"lc": 2, "type": "constructor", "id": class_id, "kwargs": {marker: value}}
+
+
+def _msgpack_typed(obj: Any) -> tuple[str, bytes]:
+    """``obj`` as a typed msgpack payload through LangGOAP's encoder; :class:`UnsafeSerdeError` when
+    it holds a value that encoder refuses."""
+    try:
+        return "msgpack", _langgoap_msgpack_enc(obj)
+    except ormsgpack.MsgpackEncodeError as exc:
+        raise _unencodable(obj) from exc
+
+
+class LangGOAPSerializer(_LangGOAPAllowlistInit, JsonPlusSerializer):
     """``JsonPlusSerializer`` subclass that supports LangGOAP state.
 
     Overrides ``dumps_typed`` to route msgpack encoding through
@@ -401,20 +449,7 @@ class LangGOAPSerializer(JsonPlusSerializer):
     passing ``True`` keeps LangGraph's legacy allow-all behavior.
     """
 
-    def __init__(
-        self,
-        *,
-        pickle_fallback: bool = False,
-        allowed_json_modules: Any = None,
-        allowed_msgpack_modules: Any = _SERDE_SENTINEL,
-        __unpack_ext_hook__: Any = None,
-    ) -> None:
-        super().__init__(
-            pickle_fallback=pickle_fallback,
-            allowed_json_modules=allowed_json_modules,
-            allowed_msgpack_modules=_merge_langgoap_allowlist(allowed_msgpack_modules),
-            __unpack_ext_hook__=__unpack_ext_hook__,
-        )
+    def _after_init(self) -> None:
         # Compose the parent's ext hook with our class-type interceptor
         # so EXT_CONSTRUCTOR_KW_ARGS payloads carrying the
         # ``__import_class__`` marker resolve via importlib instead of
@@ -433,15 +468,7 @@ class LangGOAPSerializer(JsonPlusSerializer):
             return "bytes", obj
         if isinstance(obj, bytearray):
             return "bytearray", bytes(obj)
-        try:
-            return "msgpack", _langgoap_msgpack_enc(obj)
-        except ormsgpack.MsgpackEncodeError as exc:
-            raise _unencodable(obj) from exc
-
-    def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        """Decode a checkpointed value; pickled payloads are refused (stored data is never unpickled)."""
-        _refuse_pickle(data)
-        return super().loads_typed(data)
+        return _msgpack_typed(obj)
 
 
 # ---------------------------------------------------------------------------
@@ -478,7 +505,7 @@ def _make_langgoap_redis_serializer_cls() -> type:
     """
     base = _get_redis_serializer_base()
 
-    class LangGOAPRedisSerializer(base):  # type: ignore[valid-type,misc]
+    class LangGOAPRedisSerializer(_LangGOAPAllowlistInit, base):  # type: ignore[valid-type,misc]
         """``JsonPlusRedisSerializer`` subclass that supports LangGOAP state.
 
         The Redis checkpointer stores checkpoint data as RedisJSON, which
@@ -501,21 +528,6 @@ def _make_langgoap_redis_serializer_cls() -> type:
         :data:`LANGGOAP_ALLOWED_MSGPACK_TYPES` by default.
         """
 
-        def __init__(
-            self,
-            *,
-            pickle_fallback: bool = False,
-            allowed_json_modules: Any = None,
-            allowed_msgpack_modules: Any = _SERDE_SENTINEL,
-            __unpack_ext_hook__: Any = None,
-        ) -> None:
-            super().__init__(
-                pickle_fallback=pickle_fallback,
-                allowed_json_modules=allowed_json_modules,
-                allowed_msgpack_modules=_merge_langgoap_allowlist(allowed_msgpack_modules),
-                __unpack_ext_hook__=__unpack_ext_hook__,
-            )
-
         def _preprocess_interrupts(self, obj: Any) -> Any:
             import enum
 
@@ -528,12 +540,9 @@ def _make_langgoap_redis_serializer_cls() -> type:
             # encoding and is reconstructed on load via
             # ``_reconstruct_from_constructor``.
             if isinstance(obj, frozenset):
-                return {
-                    "lc": 2,
-                    "type": "constructor",
-                    "id": ["builtins", "frozenset"],
-                    "kwargs": {"__set_items__": [self._preprocess_interrupts(item) for item in obj]},
-                }
+                return _lc_constructor(
+                    ["builtins", "frozenset"], "__set_items__", [self._preprocess_interrupts(i) for i in obj]
+                )
             # Handle tuples explicitly: the parent converts them via
             # ``tuple(processed)`` which drops type info on decode
             # (JSON arrays → Python lists).  We wrap in an LC
@@ -541,23 +550,14 @@ def _make_langgoap_redis_serializer_cls() -> type:
             # reconstructs a tuple (not a list) — critical for
             # ``frozenset[tuple[str, Any]]``.
             if isinstance(obj, tuple):
-                return {
-                    "lc": 2,
-                    "type": "constructor",
-                    "id": ["builtins", "tuple"],
-                    "kwargs": {"__tuple_items__": [self._preprocess_interrupts(item) for item in obj]},
-                }
+                return _lc_constructor(
+                    ["builtins", "tuple"], "__tuple_items__", [self._preprocess_interrupts(i) for i in obj]
+                )
             # Handle enums (e.g. ReplanStrategy, ObjectiveDirection).
             if isinstance(obj, enum.Enum):
-                return {
-                    "lc": 2,
-                    "type": "constructor",
-                    "id": [
-                        obj.__class__.__module__,
-                        obj.__class__.__name__,
-                    ],
-                    "kwargs": {"__enum_value__": obj.value},
-                }
+                return _lc_constructor(
+                    [obj.__class__.__module__, obj.__class__.__name__], "__enum_value__", obj.value
+                )
             # Override the dataclass branch.  The parent uses
             # ``dataclasses.asdict`` which calls ``copy.deepcopy`` on
             # field values — and Python 3.14 can't deep-copy
@@ -640,15 +640,7 @@ def _make_langgoap_redis_serializer_cls() -> type:
                 except (TypeError, Exception):
                     # Fallback to LangGOAP's custom msgpack encoder for
                     # anything JSON can't handle.
-                    try:
-                        return "msgpack", _langgoap_msgpack_enc(obj)
-                    except ormsgpack.MsgpackEncodeError as exc:
-                        raise _unencodable(obj) from exc
-
-        def loads_typed(self, data: tuple[str, bytes]) -> Any:
-            """Decode a checkpointed value; pickled payloads are refused."""
-            _refuse_pickle(data)
-            return super().loads_typed(data)
+                    return _msgpack_typed(obj)
 
     return LangGOAPRedisSerializer
 

@@ -88,6 +88,13 @@ class TerminationPolicy(Protocol):
 # ---------------------------------------------------------------------------
 
 
+def _over_budget(policy_name: str, used: float, limit: float, reason: str) -> EarlyTermination | None:
+    """The budget policies' one rule: an error termination once ``used`` reaches ``limit``."""
+    if used >= limit:
+        return EarlyTermination(policy_name=policy_name, reason=reason, error=True)
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class MaxActionsPolicy:
     """Terminate after ``max_actions`` actions have been executed."""
@@ -97,13 +104,9 @@ class MaxActionsPolicy:
 
     def should_terminate(self, state: Any) -> EarlyTermination | None:
         executed = len(state.get("execution_history", []))
-        if executed >= self.max_actions:
-            return EarlyTermination(
-                policy_name=self.name,
-                reason=f"Max actions of {self.max_actions} reached",
-                error=True,
-            )
-        return None
+        return _over_budget(
+            self.name, executed, self.max_actions, f"Max actions of {self.max_actions} reached"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,13 +129,8 @@ class MaxWallClockPolicy:
         if started_at is None:
             return None
         elapsed = time.monotonic() - float(started_at)
-        if elapsed >= self.seconds:
-            return EarlyTermination(
-                policy_name=self.name,
-                reason=(f"Wall-clock budget of {self.seconds:.3f}s exceeded (elapsed={elapsed:.3f}s)"),
-                error=True,
-            )
-        return None
+        reason = f"Wall-clock budget of {self.seconds:.3f}s exceeded (elapsed={elapsed:.3f}s)"
+        return _over_budget(self.name, elapsed, self.seconds, reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,13 +148,8 @@ class MaxCostPolicy:
 
     def should_terminate(self, state: Any) -> EarlyTermination | None:
         cost = float(state.get("world_state", {}).get("total_cost_usd", 0.0))
-        if cost >= self.usd:
-            return EarlyTermination(
-                policy_name=self.name,
-                reason=(f"Cost budget of ${self.usd:.4f} exceeded (spent=${cost:.4f})"),
-                error=True,
-            )
-        return None
+        reason = f"Cost budget of ${self.usd:.4f} exceeded (spent=${cost:.4f})"
+        return _over_budget(self.name, cost, self.usd, reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,13 +161,9 @@ class MaxTokensPolicy:
 
     def should_terminate(self, state: Any) -> EarlyTermination | None:
         used = int(state.get("world_state", {}).get("total_tokens", 0))
-        if used >= self.tokens:
-            return EarlyTermination(
-                policy_name=self.name,
-                reason=(f"Token budget of {self.tokens} exceeded (used={used})"),
-                error=True,
-            )
-        return None
+        return _over_budget(
+            self.name, used, self.tokens, f"Token budget of {self.tokens} exceeded (used={used})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,13 +175,8 @@ class MaxLLMCallsPolicy:
 
     def should_terminate(self, state: Any) -> EarlyTermination | None:
         used = int(state.get("world_state", {}).get("llm_call_count", 0))
-        if used >= self.max_calls:
-            return EarlyTermination(
-                policy_name=self.name,
-                reason=(f"LLM-call budget of {self.max_calls} exceeded (used={used})"),
-                error=True,
-            )
-        return None
+        reason = f"LLM-call budget of {self.max_calls} exceeded (used={used})"
+        return _over_budget(self.name, used, self.max_calls, reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,11 +223,8 @@ class FirstOfPolicy:
         return self._policies
 
     def should_terminate(self, state: Any) -> EarlyTermination | None:
-        for policy in self._policies:
-            decision = policy.should_terminate(state)
-            if decision is not None:
-                return decision
-        return None
+        decisions = (policy.should_terminate(state) for policy in self._policies)
+        return next((d for d in decisions if d is not None), None)
 
 
 class AllOfPolicy:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
         UnsupportedConstraintError,
     )
     from goap.planning._explain import NoPlanExplanation, UnreachableCondition
-    from goap.planning._features import ProblemFeatures, extract_features
+    from goap.planning._features import ProblemFeatures, RiskProfile, extract_features
     from goap.planning._goals import GoalSpec, MultiGoal, SoftGoal, soft_score
     from goap.planning._planner import DefaultStrategy, plan
     from goap.planning._problem import Problem, load_problem, problem_from_dict
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from goap.planning._strategy import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
     from goap.planning._transitions import (
         DeterministicTransitionModel,
+        DivergenceKind,
         DivergencePolicy,
         TransitionModel,
         assert_expected_matches_declared,
@@ -60,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "CostFunction": "goap.planning._actions",
     "DefaultStrategy": "goap.planning._planner",
     "DeterministicTransitionModel": "goap.planning._transitions",
+    "DivergenceKind": "goap.planning._transitions",
     "DivergencePolicy": "goap.planning._transitions",
     "GoalSpec": "goap.planning._goals",
     "GreedyBestFirst": "goap.planning._strategy",
@@ -78,6 +80,7 @@ _EXPORTS: dict[str, str] = {
     "ProblemFeatures": "goap.planning._features",
     "ProblemFormatError": "goap.planning._errors",
     "ResourceConstraint": "goap.planning._constraints",
+    "RiskProfile": "goap.planning._features",
     "STRATEGIES": "goap.planning._strategy",
     "Schedule": "goap.planning._schedule",
     "ScheduledAction": "goap.planning._schedule",
@@ -123,6 +126,7 @@ __all__ = [
     "CostFunction",
     "DefaultStrategy",
     "DeterministicTransitionModel",
+    "DivergenceKind",
     "DivergencePolicy",
     "GoalSpec",
     "GreedyBestFirst",
@@ -141,6 +145,7 @@ __all__ = [
     "ProblemFeatures",
     "ProblemFormatError",
     "ResourceConstraint",
+    "RiskProfile",
     "STRATEGIES",
     "Schedule",
     "ScheduledAction",

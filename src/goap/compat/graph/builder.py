@@ -11,8 +11,11 @@ LICENSE-langgoap); how the graph is built and run is this project's.
 
 from __future__ import annotations
 
+import inspect
 import random
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, Required, TypedDict, TypeVar, Unpack, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
@@ -20,6 +23,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer
 
+from goap.compat._options import check_options
 from goap.compat.actions import ActionSpec
 from goap.compat.conditions import AsyncConditionResolver, ConditionResolver
 from goap.compat.goals import GoalSpec, MultiGoal
@@ -40,6 +44,19 @@ if TYPE_CHECKING:
     from goap.compat.planner.transitions import TransitionModel
     from goap.compat.stuck import StuckHandler
     from goap.compat.termination import TerminationPolicy
+
+
+class NLOptions(TypedDict, total=False):
+    """The keyword arguments of :meth:`GoapGraph.invoke_nl` and :meth:`GoapGraph.ainvoke_nl`."""
+
+    llm: Required[BaseChatModel]
+    """LangChain chat model for goal interpretation."""
+    config: RunnableConfig | None
+    """Optional LangGraph run configuration."""
+    structured_output_kwargs: dict[str, Any] | None
+    """Forwarded to :class:`~goap.compat.interpreter.GoalInterpreter` and then to
+    ``llm.with_structured_output()``. Use ``{"method": "function_calling"}`` for OpenAI when the
+    conditions dict must stay open-ended."""
 
 
 class GoapGraph:
@@ -125,18 +142,26 @@ class GoapGraph:
         termination_policies: list[TerminationPolicy] | None = None,
     ) -> None:
         self.actions = actions
-        self._strategy = strategy
-        self._tracer = tracer
-        self._history = history
-        self._sensors = sensors
-        self._guards = guards
-        self._resolvers = resolvers
-        self._record_expansions = record_expansions
-        self._transition_model = transition_model
-        self._rng = rng
-        self._stuck_handlers = stuck_handlers
-        self._max_stuck_iterations = max_stuck_iterations
-        self._termination_policies = termination_policies
+        settings: dict[str, Any] = {
+            "actions": actions,
+            "strategy": strategy,
+            "tracer": tracer,
+            "history": history,
+            "sensors": sensors,
+            "guards": guards,
+            "resolvers": resolvers,
+            "record_expansions": record_expansions,
+            "transition_model": transition_model,
+            "rng": rng,
+            "stuck_handlers": stuck_handlers,
+            "max_stuck_iterations": max_stuck_iterations,
+            "termination_policies": termination_policies,
+        }
+        # Each compile() and engine() builds fresh nodes (they keep per-run state); each node takes
+        # the settings its constructor names, bound here once.
+        self._planner = _bind(GoapPlanner, settings)
+        self._executor = _bind(GoapExecutor, settings)
+        self._observer = _bind(GoapObserver, settings)
 
     def compile(
         self,
@@ -249,30 +274,7 @@ class GoapGraph:
 
     def _nodes(self) -> dict[str, Any]:
         """Fresh planner, executor and observer nodes with this graph's settings."""
-        planner = GoapPlanner(
-            self.actions,
-            strategy=self._strategy,
-            tracer=self._tracer,
-            sensors=self._sensors,
-            resolvers=self._resolvers,
-            record_expansions=self._record_expansions,
-            stuck_handlers=self._stuck_handlers,
-            max_stuck_iterations=self._max_stuck_iterations,
-        )
-        executor = GoapExecutor(
-            tracer=self._tracer,
-            guards=self._guards,
-            transition_model=self._transition_model,
-            rng=self._rng,
-            actions=self.actions,
-        )
-        observer = GoapObserver(
-            self.actions,
-            tracer=self._tracer,
-            history=self._history,
-            termination_policies=self._termination_policies,
-        )
-        return {"planner": planner, "executor": executor, "observer": observer}
+        return {"planner": self._planner(), "executor": self._executor(), "observer": self._observer()}
 
     def invoke(
         self,
@@ -298,13 +300,9 @@ class GoapGraph:
             GOAP loop completes.
         """
         compiled = self.compile()
-        input_state: GoapState = {
-            "goal": goal,
-            "world_state": world_state or {},
-        }
         # The compiled graph's invoke() is typed as returning dict[str, Any];
         # cast to GoapState because we own the graph's output schema entirely.
-        return cast(GoapState, compiled.invoke(input_state, config=config))
+        return cast(GoapState, compiled.invoke(_input_state(goal, world_state), config=config))
 
     async def ainvoke(
         self,
@@ -314,25 +312,12 @@ class GoapGraph:
     ) -> GoapState:
         """Async convenience method: compile and invoke the graph.
 
-        Identical to :meth:`invoke` but uses ``ainvoke`` on the compiled
-        graph, enabling native async execution of action callables.
-
-        Args:
-            goal: The goal to achieve.  May be a single :class:`GoalSpec`
-                or a :class:`MultiGoal` wrapping several sub-goals.
-            world_state: Initial world state (defaults to an empty dict).
-            config: Optional LangGraph run configuration.
-
-        Returns:
-            The final :class:`~goap.compat.graph.state.GoapState` after the
-            GOAP loop completes.
+        Identical to :meth:`invoke` (same arguments and result) but uses
+        ``ainvoke`` on the compiled graph, enabling native async execution
+        of action callables.
         """
         compiled = self.compile()
-        input_state: GoapState = {
-            "goal": goal,
-            "world_state": world_state or {},
-        }
-        return cast(GoapState, await compiled.ainvoke(input_state, config=config))
+        return cast(GoapState, await compiled.ainvoke(_input_state(goal, world_state), config=config))
 
     def _interpreter(self, llm: BaseChatModel, structured_output_kwargs: dict[str, Any] | None) -> Any:
         """The goal interpreter of :meth:`invoke_nl` (``None`` kwargs: the interpreter's defaults for ``llm``)."""
@@ -343,13 +328,7 @@ class GoapGraph:
         )
 
     def invoke_nl(
-        self,
-        request: str,
-        world_state: dict[str, Any] | None = None,
-        *,
-        llm: BaseChatModel,
-        config: RunnableConfig | None = None,
-        structured_output_kwargs: dict[str, Any] | None = None,
+        self, request: str, world_state: dict[str, Any] | None = None, **options: Unpack[NLOptions]
     ) -> GoapState:
         """Interpret a natural language request and execute the GOAP loop.
 
@@ -360,51 +339,41 @@ class GoapGraph:
         Args:
             request: Natural language description of the goal.
             world_state: Initial world state (defaults to an empty dict).
-            llm: LangChain chat model for goal interpretation.
-            config: Optional LangGraph run configuration.
-            structured_output_kwargs: Forwarded to
-                :class:`~goap.compat.interpreter.GoalInterpreter` and then to
-                ``llm.with_structured_output()``.  Use
-                ``{"method": "function_calling"}`` for OpenAI when the
-                conditions dict must stay open-ended.
+            options: ``llm`` (required), ``config`` and ``structured_output_kwargs``:
+                see :class:`NLOptions`.
 
         Returns:
             The final :class:`~goap.compat.graph.state.GoapState` after the
             GOAP loop completes.
         """
-        interpreter = self._interpreter(llm, structured_output_kwargs)
+        check_options("invoke_nl", options, NLOptions)
+        interpreter = self._interpreter(options["llm"], options.get("structured_output_kwargs"))
         goal = interpreter.interpret(request, world_state=world_state)
-        return self.invoke(goal=goal, world_state=world_state, config=config)
+        return self.invoke(goal=goal, world_state=world_state, config=options.get("config"))
 
     async def ainvoke_nl(
-        self,
-        request: str,
-        world_state: dict[str, Any] | None = None,
-        *,
-        llm: BaseChatModel,
-        config: RunnableConfig | None = None,
-        structured_output_kwargs: dict[str, Any] | None = None,
+        self, request: str, world_state: dict[str, Any] | None = None, **options: Unpack[NLOptions]
     ) -> GoapState:
-        """Async variant of :meth:`invoke_nl`.
-
-        Args:
-            request: Natural language description of the goal.
-            world_state: Initial world state (defaults to an empty dict).
-            llm: LangChain chat model for goal interpretation.
-            config: Optional LangGraph run configuration.
-            structured_output_kwargs: Forwarded to
-                :class:`~goap.compat.interpreter.GoalInterpreter` and then to
-                ``llm.with_structured_output()``.  Use
-                ``{"method": "function_calling"}`` for OpenAI when the
-                conditions dict must stay open-ended.
-
-        Returns:
-            The final :class:`~goap.compat.graph.state.GoapState` after the
-            GOAP loop completes.
-        """
-        interpreter = self._interpreter(llm, structured_output_kwargs)
+        """Async variant of :meth:`invoke_nl`: the same arguments and result, with the goal
+        interpreted and the graph run through their ``a*`` methods."""
+        check_options("ainvoke_nl", options, NLOptions)
+        interpreter = self._interpreter(options["llm"], options.get("structured_output_kwargs"))
         goal = await interpreter.ainterpret(request, world_state=world_state)
-        return await self.ainvoke(goal=goal, world_state=world_state, config=config)
+        return await self.ainvoke(goal=goal, world_state=world_state, config=options.get("config"))
 
 
-__all__ = ["GoapGraph"]
+_NodeT = TypeVar("_NodeT")
+
+
+def _bind(node: type[_NodeT], settings: dict[str, Any]) -> Callable[[], _NodeT]:
+    """A factory of ``node`` given those of ``settings`` its constructor takes (by name)."""
+    taken = inspect.signature(node).parameters
+    return partial(node, **{name: value for name, value in settings.items() if name in taken})
+
+
+def _input_state(goal: GoalSpec | MultiGoal, world_state: dict[str, Any] | None) -> GoapState:
+    """The graph's input for one run: the goal and the initial world state (empty by default)."""
+    return {"goal": goal, "world_state": world_state or {}}
+
+
+__all__ = ["GoapGraph", "NLOptions"]

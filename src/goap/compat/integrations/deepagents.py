@@ -23,7 +23,7 @@ Ported from ``langgoap.integrations.deepagents`` (langgoap 0.1.2, MIT licence, I
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Required, TypedDict, Unpack
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -33,10 +33,12 @@ from langgraph.graph import StateGraph
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 
+from goap.compat._options import check_options
 from goap.compat.actions import ActionSpec
 from goap.compat.graph.builder import GoapGraph
 
 __all__ = [
+    "GoapAgentOptions",
     "create_goap_tool",
     "create_goap_subagent",
     "format_goap_result",
@@ -101,15 +103,43 @@ class _GoapToolInput(BaseModel):
 # ---------------------------------------------------------------------------
 
 
-def create_goap_tool(
-    actions: list[ActionSpec],
-    *,
-    llm: BaseChatModel,
-    name: str = "goap_planner",
-    description: str = "Run a GOAP (Goal-Oriented Action Planning) loop to achieve a goal described in natural language.",
-    world_state: dict[str, Any] | None = None,
-    graph_kwargs: dict[str, Any] | None = None,
-) -> StructuredTool:
+class GoapAgentOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`create_goap_tool` and :func:`create_goap_subagent`."""
+
+    llm: Required[BaseChatModel]
+    """Chat model for natural-language goal interpretation."""
+    name: str
+    """The tool's or subagent's name (default ``"goap_planner"``)."""
+    description: str
+    """What the calling agent reads about it (each function has its own default)."""
+    world_state: dict[str, Any] | None
+    """Default initial world state of each run."""
+    graph_kwargs: dict[str, Any] | None
+    """Extra keyword arguments for :class:`~goap.compat.graph.builder.GoapGraph`."""
+
+
+class _GoapRunner:
+    """The GOAP loop behind the tool and the subagent: one graph, a default world state (copied for
+    each run), and the run's text report."""
+
+    def __init__(self, call: str, actions: list[ActionSpec], options: GoapAgentOptions) -> None:
+        check_options(call, options, GoapAgentOptions)
+        self._graph = GoapGraph(actions=actions, **dict(options.get("graph_kwargs") or {}))
+        self._llm = options["llm"]
+        self._world_state = dict(options.get("world_state") or {})
+
+    def run(self, request: str) -> str:
+        """Interpret ``request`` as a goal, run the loop to its end and report."""
+        result = self._graph.invoke_nl(request, world_state=dict(self._world_state), llm=self._llm)
+        return format_goap_result(dict(result))
+
+    async def arun(self, request: str) -> str:
+        """Async :meth:`run`."""
+        result = await self._graph.ainvoke_nl(request, world_state=dict(self._world_state), llm=self._llm)
+        return format_goap_result(dict(result))
+
+
+def create_goap_tool(actions: list[ActionSpec], **options: Unpack[GoapAgentOptions]) -> StructuredTool:
     """Create a LangChain ``BaseTool`` that runs a GOAP planning loop.
 
     The returned tool accepts a ``request`` string (natural language),
@@ -118,8 +148,9 @@ def create_goap_tool(
 
     Args:
         actions: The action library for the planner.
+        options: keyword arguments (:class:`GoapAgentOptions`):
         llm: Chat model for natural-language goal interpretation.
-        name: Tool name visible to the calling agent.
+        name: Tool name visible to the calling agent (default ``"goap_planner"``).
         description: Tool description for the agent's tool catalog.
         world_state: Default initial world state.  May be overridden
             per-invocation if the caller passes a ``world_state`` key.
@@ -130,31 +161,15 @@ def create_goap_tool(
         A :class:`~langchain_core.tools.StructuredTool` with both sync
         and async implementations.
     """
-    gkw = dict(graph_kwargs or {})
-    graph = GoapGraph(actions=actions, **gkw)
-    default_ws = dict(world_state or {})
-
-    def _run(request: str) -> str:
-        result = graph.invoke_nl(
-            request,
-            world_state=dict(default_ws),
-            llm=llm,
-        )
-        return format_goap_result(dict(result))
-
-    async def _arun(request: str) -> str:
-        result = await graph.ainvoke_nl(
-            request,
-            world_state=dict(default_ws),
-            llm=llm,
-        )
-        return format_goap_result(dict(result))
-
+    runner = _GoapRunner("create_goap_tool", actions, options)
     return StructuredTool.from_function(
-        func=_run,
-        coroutine=_arun,
-        name=name,
-        description=description,
+        func=runner.run,
+        coroutine=runner.arun,
+        name=options.get("name", "goap_planner"),
+        description=options.get(
+            "description",
+            "Run a GOAP (Goal-Oriented Action Planning) loop to achieve a goal described in natural language.",
+        ),
         args_schema=_GoapToolInput,
     )
 
@@ -168,15 +183,7 @@ class _BridgeState(TypedDict):
     messages: Annotated[list[BaseMessage], add_messages]
 
 
-def create_goap_subagent(
-    actions: list[ActionSpec],
-    *,
-    llm: BaseChatModel,
-    name: str = "goap_planner",
-    description: str = "A GOAP (Goal-Oriented Action Planning) subagent that achieves goals described in natural language.",
-    world_state: dict[str, Any] | None = None,
-    graph_kwargs: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+def create_goap_subagent(actions: list[ActionSpec], **options: Unpack[GoapAgentOptions]) -> dict[str, Any]:
     """Create a ``CompiledSubAgent``-compatible dict for DeepAgents.
 
     The returned dict has ``name``, ``description``, and ``runnable``
@@ -191,8 +198,9 @@ def create_goap_subagent(
 
     Args:
         actions: The action library for the planner.
+        options: keyword arguments (:class:`GoapAgentOptions`):
         llm: Chat model for natural-language goal interpretation.
-        name: Subagent name.
+        name: Subagent name (default ``"goap_planner"``).
         description: Subagent description for routing.
         world_state: Default initial world state.
         graph_kwargs: Extra keyword arguments forwarded to
@@ -202,9 +210,7 @@ def create_goap_subagent(
         A dict matching the ``CompiledSubAgent`` protocol:
         ``{"name": str, "description": str, "runnable": Runnable}``.
     """
-    gkw = dict(graph_kwargs or {})
-    graph = GoapGraph(actions=actions, **gkw)
-    default_ws = dict(world_state or {})
+    runner = _GoapRunner("create_goap_subagent", actions, options)
 
     def _extract_task(messages: list[BaseMessage]) -> str:
         """Extract the task description from the last HumanMessage."""
@@ -214,23 +220,11 @@ def create_goap_subagent(
         return str(messages[-1].content) if messages else ""
 
     def _goap_node(state: _BridgeState) -> dict[str, Any]:
-        task = _extract_task(state["messages"])
-        result = graph.invoke_nl(
-            task,
-            world_state=dict(default_ws),
-            llm=llm,
-        )
-        report = format_goap_result(dict(result))
+        report = runner.run(_extract_task(state["messages"]))
         return {"messages": [AIMessage(content=report)]}
 
     async def _agoap_node(state: _BridgeState) -> dict[str, Any]:
-        task = _extract_task(state["messages"])
-        result = await graph.ainvoke_nl(
-            task,
-            world_state=dict(default_ws),
-            llm=llm,
-        )
-        report = format_goap_result(dict(result))
+        report = await runner.arun(_extract_task(state["messages"]))
         return {"messages": [AIMessage(content=report)]}
 
     builder = StateGraph(_BridgeState)
@@ -242,8 +236,8 @@ def create_goap_subagent(
     builder.set_finish_point("goap")
     compiled = builder.compile()
 
-    return {
-        "name": name,
-        "description": description,
-        "runnable": compiled,
-    }
+    description = options.get(
+        "description",
+        "A GOAP (Goal-Oriented Action Planning) subagent that achieves goals described in natural language.",
+    )
+    return {"name": options.get("name", "goap_planner"), "description": description, "runnable": compiled}

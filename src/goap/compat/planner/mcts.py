@@ -20,14 +20,15 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Unpack, runtime_checkable
 
 from goap.compat._logs import get_logger
+from goap.compat._options import check_options
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner import mcts_tree as tree
 from goap.compat.planner.mcts_tree import ChanceNode, MCTSNode, backpropagate, ucb1
-from goap.compat.planner.strategy import PlanRequest, StrategyBase
+from goap.compat.planner.strategy import PlanOptions, PlanRequest, StrategyBase
 from goap.compat.planner.transitions import DeterministicTransitionModel, TransitionModel
 from goap.compat.planner.types import Plan, PlanMetadata
 from goap.compat.score import SimpleScore
@@ -343,17 +344,15 @@ class MCTSStrategy(StrategyBase):
         return self._search(r.start, r.goal, r.actions, r.blacklisted_actions, self.tracing.tracer)
 
     async def aplan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
+        self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], **options: Unpack[PlanOptions]
     ) -> Plan | None:
-        """:meth:`plan`, with the tracer's async hooks (``aon_search_*``) told the events afterwards."""
-        del prior_plan, current_step
+        """:meth:`plan`, with the tracer's async hooks (``aon_search_*``) told the events afterwards.
+
+        ``options`` are :meth:`plan`'s keyword arguments; only ``blacklisted_actions`` is used (the
+        tree is rebuilt, as in :meth:`solve`).
+        """
+        check_options("aplan", options, PlanOptions)
+        blacklisted_actions = options.get("blacklisted_actions")
         real = self.tracing.tracer
         if real is None or not self.tracing.record_expansions:
             return self.plan(start, goal, actions, blacklisted_actions=blacklisted_actions)

@@ -24,7 +24,8 @@ from goap.compat.planner.strategy import PlanningStrategy, PlanRequest, Strategy
 from goap.compat.planner.transitions import DeterministicTransitionModel, TransitionModel
 from goap.compat.planner.types import Plan
 from goap.compat.state import PlanningState
-from goap.planning._features import RiskProfile
+from goap.planning import ProblemFeatures as CoreProblemFeatures
+from goap.planning import RiskProfile
 
 __all__ = [
     "ProblemFeatures",
@@ -37,27 +38,14 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class ProblemFeatures:
-    """What the classifier sees: counts and flags computed without search."""
+class ProblemFeatures(CoreProblemFeatures):
+    """What the classifier sees: goap's :class:`goap.planning.ProblemFeatures`, filled by
+    LangGOAP's rules (see the module docstring), under LangGOAP's name for the unmet goal conditions.
+    """
 
-    action_count: int
-    """Actions offered."""
-    goal_condition_count: int
-    """Conditions in the goal."""
-    has_hard_constraints: bool
-    """The goal has constraints."""
-    has_soft_objectives: bool
-    """The goal has objectives."""
-    has_trajectory_metrics: bool
-    """The goal has plan-quality metrics."""
-    is_stochastic: bool
-    """The transition model is not the deterministic default."""
-    risk_profile: RiskProfile
-    """``"strict"`` without a divergence policy, else the policy's kind."""
-    admissible_h_at_start: int
-    """Goal conditions not true at the start (a lower bound on the plan length)."""
-    horizon_estimate: int
-    """``admissible_h_at_start * max(1, action_count)``."""
+    admissible_h_at_start: int = 0
+    """Goal conditions not true at the start (a lower bound on the plan length): LangGOAP's name
+    for ``unsatisfied_goal_conditions``, which :func:`extract_features` sets to the same count."""
 
 
 def extract_features(
@@ -80,6 +68,7 @@ def extract_features(
         has_trajectory_metrics=bool(goal.metrics),
         is_stochastic=not isinstance(model, DeterministicTransitionModel),
         risk_profile="strict" if policy is None else policy.kind,
+        unsatisfied_goal_conditions=unmet,
         admissible_h_at_start=unmet,
         horizon_estimate=unmet * max(1, len(actions)),
     )

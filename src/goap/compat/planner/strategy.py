@@ -15,7 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypedDict, cast, runtime_checkable
 
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
@@ -35,6 +35,7 @@ __all__ = [
     "CSPRefinementStrategy",
     "CoreStrategy",
     "LazyDecompositionStrategy",
+    "PlanOptions",
     "PlanRequest",
     "PlanningStrategy",
     "StrategyBase",
@@ -60,8 +61,25 @@ class PlanningStrategy(Protocol):
         prior_plan: Plan | None = None,
         current_step: int = 0,
     ) -> Plan | None:
-        """A plan for ``goal`` from ``start``, or None when there is none."""
-        ...
+        """A plan for ``goal`` from ``start``, or None when there is none.
+
+        This body serves the classes that name the protocol as their base (:class:`StrategyBase`):
+        it hands the call, as a :class:`PlanRequest`, to their ``solve``.
+        """
+        request = PlanRequest(start, goal, actions, blacklisted_actions, prior_plan, current_step)
+        return cast("StrategyBase", self).solve(request)
+
+
+class PlanOptions(TypedDict, total=False):
+    """The keyword arguments of :meth:`PlanningStrategy.plan`, for methods that take them as
+    ``**options`` (such as :meth:`~goap.compat.planner.mcts.MCTSStrategy.aplan`)."""
+
+    blacklisted_actions: list[str] | None
+    """Action names to avoid."""
+    prior_plan: Plan | None
+    """The plan being replaced, on a replan."""
+    current_step: int
+    """How many of the prior plan's actions ran."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,42 +104,22 @@ class PlanRequest:
 
         Strategies written before the repair arguments existed then keep working on first plans.
         """
-        if self.prior_plan is None:
-            return inner.plan(
-                self.start, self.goal, self.actions, blacklisted_actions=self.blacklisted_actions
-            )
-        return inner.plan(
-            self.start,
-            self.goal,
-            self.actions,
-            blacklisted_actions=self.blacklisted_actions,
-            prior_plan=self.prior_plan,
-            current_step=self.current_step,
-        )
+        options: PlanOptions = {"blacklisted_actions": self.blacklisted_actions}
+        if self.prior_plan is not None:
+            options["prior_plan"] = self.prior_plan
+            options["current_step"] = self.current_step
+        return inner.plan(self.start, self.goal, self.actions, **options)
 
     def first(self) -> PlanRequest:
         """This request without the prior plan (planning from scratch)."""
         return replace(self, prior_plan=None, current_step=0)
 
 
-class StrategyBase:
-    """The :class:`PlanningStrategy` signature, written once: :meth:`plan` hands a
+class StrategyBase(PlanningStrategy):
+    """The :class:`PlanningStrategy` signature, written once: :meth:`plan` (the protocol's) hands a
     :class:`PlanRequest` to :meth:`solve`, which each strategy defines."""
 
     __slots__ = ()
-
-    def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
-        """A plan for ``goal`` from ``start``, or None when there is none."""
-        return self.solve(PlanRequest(start, goal, actions, blacklisted_actions, prior_plan, current_step))
 
     def solve(self, request: PlanRequest) -> Plan | None:
         """The plan for ``request``; NotImplementedError unless a subclass defines it."""

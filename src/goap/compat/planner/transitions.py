@@ -14,8 +14,7 @@ from random import Random
 from typing import Any, Protocol, runtime_checkable
 
 from goap.compat.actions import ActionSpec
-from goap.planning import DivergencePolicy
-from goap.planning._transitions import DivergenceKind
+from goap.planning import DivergenceKind, DivergencePolicy
 
 __all__ = [
     "DeterministicTransitionModel",

@@ -127,6 +127,15 @@ def drawing_lines(
     return lines
 
 
+def action_labels(plan: Plan, escape: Callable[[str], str]) -> list[tuple[str, float | None]]:
+    """Each action's escaped name, and its cost when it is not the default 1.0 (only those are drawn)."""
+    labels: list[tuple[str, float | None]] = []
+    for action in plan.actions:
+        cost = action.get_cost({})
+        labels.append((escape(action.name), None if cost == 1.0 else cost))
+    return labels
+
+
 def timed_label(label: str, entry: ScheduleEntry, duration: str) -> str:
     """``label``, then ``duration`` formatted with the entry's seconds ``s`` when it lasts at all."""
     seconds = entry.duration.total_seconds()

@@ -8,7 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from goap.compat.viz._layout import drawing_lines, resource_status, scheduled_lines, timed_label
+from goap.compat.viz._layout import (
+    action_labels,
+    drawing_lines,
+    resource_status,
+    scheduled_lines,
+    timed_label,
+)
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -72,12 +78,10 @@ def _emit_scheduled_nodes(plan: Plan, node_ids: list[str], schedule: Sequence[Sc
 def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
     """Emit one node per action, annotating non-default costs."""
     out: list[str] = []
-    for i, action in enumerate(plan.actions):
-        label = _escape_dot(action.name)
-        cost = action.get_cost({})
-        if cost != 1.0:
+    for node_id, (label, cost) in zip(node_ids, action_labels(plan, _escape_dot), strict=True):
+        if cost is not None:
             label = f"{label}\\ncost={cost:g}"
-        out.append(f'    {node_ids[i]} [label="{label}"];')
+        out.append(f'    {node_id} [label="{label}"];')
     return out
 
 

@@ -8,7 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.compat.viz._layout import drawing_lines, node_ids, resource_status, scheduled_lines, timed_label
+from goap.compat.viz._layout import (
+    action_labels,
+    drawing_lines,
+    node_ids,
+    resource_status,
+    scheduled_lines,
+    timed_label,
+)
 
 if TYPE_CHECKING:
     from goap.compat.planner.csp import CSPMetadata, ScheduleEntry
@@ -101,10 +108,8 @@ def _emit_unscheduled_nodes(plan: Plan, node_ids: list[str]) -> list[str]:
     """
     out: list[str] = []
     badge_subgraphs: list[str] = []
-    for i, action in enumerate(plan.actions):
-        label = _escape_label(action.name)
-        cost = action.get_cost({})
-        if cost != 1.0:
+    for i, (label, cost) in enumerate(action_labels(plan, _escape_label)):
+        if cost is not None:
             sg_id = f"sg_{node_ids[i]}"
             badge_id = f"c{i}"
             out.append(f'    subgraph {sg_id}[" "]')

@@ -157,25 +157,18 @@ def execute_with_retries_sync(
             "Use GoapGraph.ainvoke() or compiled.ainvoke() instead."
         )
 
-    qos = action.qos
-    max_attempts = qos.max_attempts if qos is not None else 1
     backoff_rng = rng if rng is not None else random.Random()
-
-    last_exc: BaseException | None = None
-    for attempt in range(1, max_attempts + 1):
+    attempt = 0
+    while True:
+        attempt += 1
         try:
             if action.execute is not None:
                 return action.execute(world_state)
             return None
         except Exception as exc:
-            last_exc = exc
-            if qos is None or not qos.should_retry(exc, attempt):
-                raise
-            backoff_ms = qos.compute_backoff_ms(attempt, rng=backoff_rng)
+            backoff_ms = _backoff_or_raise(action, exc, attempt, backoff_rng)
             tracer.on_action_retry(action, attempt, exc, backoff_ms)
             time.sleep(backoff_ms / 1000.0)
-    assert last_exc is not None  # pragma: no cover - guarded by ActionQos validator
-    raise last_exc
 
 
 async def execute_with_retries_async(
@@ -186,23 +179,28 @@ async def execute_with_retries_async(
     rng: random.Random | None,
 ) -> Any:
     """Async sibling of :func:`execute_with_retries_sync`."""
-    qos = action.qos
-    max_attempts = qos.max_attempts if qos is not None else 1
     backoff_rng = rng if rng is not None else random.Random()
-
-    last_exc: BaseException | None = None
-    for attempt in range(1, max_attempts + 1):
+    attempt = 0
+    while True:
+        attempt += 1
         try:
             return await async_execute_action(action, world_state)
         except Exception as exc:
-            last_exc = exc
-            if qos is None or not qos.should_retry(exc, attempt):
-                raise
-            backoff_ms = qos.compute_backoff_ms(attempt, rng=backoff_rng)
+            backoff_ms = _backoff_or_raise(action, exc, attempt, backoff_rng)
             await tracer.aon_action_retry(action, attempt, exc, backoff_ms)
             await asyncio.sleep(backoff_ms / 1000.0)
-    assert last_exc is not None  # pragma: no cover - guarded by ActionQos validator
-    raise last_exc
+
+
+def _backoff_or_raise(action: ActionSpec, exc: Exception, attempt: int, rng: random.Random) -> float:
+    """The pause before the next attempt, in ms; re-raises ``exc`` when ``action.qos`` allows none.
+
+    No QoS is a single attempt; ``ActionQos.should_retry`` is False from ``max_attempts`` on, so the
+    retry loops of both paths end.
+    """
+    qos = action.qos
+    if qos is None or not qos.should_retry(exc, attempt):
+        raise exc
+    return qos.compute_backoff_ms(attempt, rng=rng)
 
 
 async def async_execute_action(action: ActionSpec, world_state: dict[str, Any]) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from goap.compat.actions import ActionSpec
 from goap.compat.graph.nodes._execution import prepare_execution
 from goap.compat.graph.nodes._helpers import logger
 from goap.compat.graph.nodes._runner import ActionRunner, async_execute_action
@@ -23,13 +24,10 @@ class GoapExecutor(ActionRunner):
     """
 
     def __call__(self, state: GoapState) -> dict[str, Any]:
-        prep = prepare_execution(state)
-        if isinstance(prep, dict):
-            return prep
-        world_state, plan_obj, current_step, action = prep
-        action = self._rebind(action)
-        logger.info("Executing action %r (step %d/%d)", action.name, current_step + 1, len(plan_obj))
-        return self.run_sync(action, world_state, current_step)[0]
+        step = self._current_action(state, "")
+        if isinstance(step, dict):
+            return step
+        return self.run_sync(*step)[0]
 
     async def acall(self, state: GoapState) -> dict[str, Any]:
         """Async variant of the executor node.
@@ -40,13 +38,25 @@ class GoapExecutor(ActionRunner):
         3. ``action.execute`` via ``loop.run_in_executor`` (sync in thread)
         4. No callable — declared effects applied
         """
+        step = self._current_action(state, " async")
+        if isinstance(step, dict):
+            return step
+        return (await self.run_async(*step))[0]
+
+    def _current_action(
+        self, state: GoapState, mode: str
+    ) -> dict[str, Any] | tuple[ActionSpec, dict[str, Any], int]:
+        """The live action at ``current_step`` with the world state and step, logged as run ``mode``.
+
+        A dict is the node's whole update when there is nothing to run (no plan, or plan done).
+        """
         prep = prepare_execution(state)
         if isinstance(prep, dict):
             return prep
         world_state, plan_obj, current_step, action = prep
         action = self._rebind(action)
-        logger.info("Executing action %r async (step %d/%d)", action.name, current_step + 1, len(plan_obj))
-        return (await self.run_async(action, world_state, current_step))[0]
+        logger.info("Executing action %r%s (step %d/%d)", action.name, mode, current_step + 1, len(plan_obj))
+        return action, world_state, current_step
 
 
 __all__ = ["GoapExecutor", "async_execute_action"]

@@ -282,26 +282,21 @@ class GoapObserver:
         )
 
     def _maybe_record_sync(self, state: GoapState, cmd: Command[str]) -> None:
-        if self._history is None:
-            return
-        record = self._build_record(state, cmd)
-        if record is None:
-            return
-        try:
-            self._history.record(record)
-        except Exception:  # pragma: no cover - defensive
-            logger.exception("Failed to record execution history")
+        record = self._build_record(state, cmd) if self._history is not None else None
+        if self._history is not None and record is not None:
+            try:
+                self._history.record(record)
+            except Exception:  # pragma: no cover - defensive
+                logger.exception("Failed to record execution history")
 
     async def _maybe_record_async(self, state: GoapState, cmd: Command[str]) -> None:
-        if self._history is None:
-            return
-        record = self._build_record(state, cmd)
-        if record is None:
-            return
-        try:
-            await self._history.arecord(record)
-        except Exception:  # pragma: no cover - defensive
-            logger.exception("Failed to record execution history")
+        """Async :meth:`_maybe_record_sync`: the record is stored through ``arecord``."""
+        record = self._build_record(state, cmd) if self._history is not None else None
+        if self._history is not None and record is not None:
+            try:
+                await self._history.arecord(record)
+            except Exception:  # pragma: no cover - defensive
+                logger.exception("Failed to record execution history")
 
     def _route(self, state: GoapState) -> Command[str]:
         raw_goal: GoalSpec | MultiGoal | None = state.get("goal")

@@ -11,19 +11,13 @@ Ported from ``langgoap.graph.nodes.parallel_executor`` (langgoap 0.1.2, MIT lice
 from __future__ import annotations
 
 import asyncio
-import random
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goap.compat.actions import ActionSpec
 from goap.compat.graph.nodes._execution import prepare_execution
 from goap.compat.graph.nodes._helpers import logger
 from goap.compat.graph.nodes._runner import ActionRunner
 from goap.compat.graph.state import ActionResult, GoapState
-from goap.compat.guards import ActionGuard, AsyncActionGuard
-from goap.compat.tracing import PlanningTracer
-
-if TYPE_CHECKING:
-    from goap.compat.planner.transitions import TransitionModel
 
 
 def find_parallel_group(
@@ -96,21 +90,10 @@ class ParallelGoapExecutor(ActionRunner):
             reused across waves.
     """
 
-    def __init__(
-        self,
-        *,
-        tracer: PlanningTracer | None = None,
-        guards: list[ActionGuard | AsyncActionGuard] | None = None,
-        transition_model: TransitionModel | None = None,
-        rng: random.Random | None = None,
-        actions: list[ActionSpec] | None = None,
-    ) -> None:
-        super().__init__(
-            tracer=tracer, guards=guards, transition_model=transition_model, rng=rng, actions=actions
-        )
-        # The dependency graph is cached by the plan's action-name signature, computed once per
-        # plan rather than once per wave (not by id(): addresses are reused after collection).
-        self._dep_cache: tuple[tuple[str, ...], dict[int, list[int]]] | None = None
+    # The dependency graph is cached by the plan's action-name signature, computed once per
+    # plan rather than once per wave (not by id(): addresses are reused after collection). The
+    # class default is None; the first wave sets the instance's own cache.
+    _dep_cache: tuple[tuple[str, ...], dict[int, list[int]]] | None = None
 
     def _get_deps(self, plan_actions: tuple[ActionSpec, ...]) -> dict[int, list[int]]:
         """Return the dependency graph, caching by action-name signature."""

@@ -6,6 +6,7 @@ Ported from ``langgoap.graph.nodes.planner`` (langgoap 0.1.2, MIT licence, Integ
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from goap.compat.actions import ActionSpec
@@ -24,6 +25,7 @@ from goap.compat.graph.nodes._helpers import (
 from goap.compat.graph.nodes.observer import is_goal_satisfied
 from goap.compat.graph.state import GoapState
 from goap.compat.planner.astar import plan as astar_plan
+from goap.compat.planner.strategy import PlanRequest
 from goap.compat.planner.types import Plan
 from goap.compat.sensors import (
     AsyncSensor,
@@ -141,34 +143,16 @@ class GoapPlanner:
         to patch a partially-executed plan instead of replanning.
         """
         if self._strategy is not None:
-            # Forward repair kwargs only when meaningful so that legacy
-            # user strategies whose ``plan`` signature predates the
-            # widened Protocol (no ``prior_plan``/``current_step`` kwargs)
-            # keep working on initial plans.  Strategies that opt into the
-            # new Protocol shape will accept them either way.
-            extras: dict[str, Any] = {}
-            if prior_plan is not None:
-                extras["prior_plan"] = prior_plan
-                extras["current_step"] = current_step
-            return self._strategy.plan(
-                start,
-                goal,
-                self.actions,
-                blacklisted_actions=blacklisted,
-                **extras,
-            )
+            # The repair arguments go only with a prior plan, so user strategies whose ``plan``
+            # predates them keep working on first plans (see PlanRequest.delegate).
+            request = PlanRequest(start, goal, self.actions, blacklisted, prior_plan, current_step)
+            return request.delegate(self._strategy)
+        search: Callable[..., Plan | None] = astar_plan
         if goal.constraints or goal.objectives is not None or goal.metrics:
             from goap.compat.planner.pipeline import plan as pipeline_plan
 
-            return pipeline_plan(
-                start,
-                goal,
-                self.actions,
-                blacklisted_actions=blacklisted,
-                tracer=self._tracer,
-                record_expansions=self._record_expansions,
-            )
-        return astar_plan(
+            search = pipeline_plan
+        return search(
             start,
             goal,
             self.actions,
