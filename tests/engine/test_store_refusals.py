@@ -16,7 +16,7 @@ import pytest
 from db_servers import POSTGRES_DSN, mysql_store, postgres_store, require_mysql, require_postgres
 from pydantic import BaseModel
 
-from graphengine import Context, EncodeError, Engine, NodeResult, append, goto, stop
+from graphengine import Context, EncodeError, Engine, NodeResult, append, fan_out, goto, stop
 from graphengine.store import (
     PostgresStore,
     RunStatus,
@@ -209,3 +209,44 @@ async def test_a_killed_connection_leaves_the_run_resumable_and_resume_finishes_
             assert (await eng.get_run("r")).status is RunStatus.DONE
         finally:
             await side.close()
+
+
+# ---------------------------------------------------------------- fan-outs
+
+
+@pytest.mark.parametrize("where", ["branch", "join"])
+async def test_a_fan_out_over_the_stores_size_limit_fails_its_run(sql_store: Store, where: str) -> None:
+    """A branch's delta, or the merged state the fan-out step stores, over `max_value_bytes`:
+    `EncodeError` naming the branch's field (or the state), the run failed with its step before
+    the fan-out intact."""
+    sql_store.max_value_bytes = 20_000  # type: ignore[attr-defined]  # a limit tests may lower
+    # join: each branch and the three together are under the limit, the state they merge into is not
+    big = 30_000 if where == "branch" else 4_500
+    blob = "" if where == "branch" else "y" * 8_000
+
+    def split(ctx: Context, s: Log) -> NodeResult[Log]:
+        return NodeResult(
+            delta=Log(lines=["line 1"], blob=blob), route=fan_out(["b0", "b1", "b2"], join="end")
+        )
+
+    def branch(ctx: Context, s: Log) -> NodeResult[Log]:
+        size = big if (where == "join" or ctx.node_id == "b1") else 10
+        return NodeResult(delta=Log(lines=[ctx.node_id + "x" * size]))
+
+    eng = (
+        Engine(Log, store=sql_store)
+        .add("split", split)
+        .add("b0", branch)
+        .add("b1", branch)
+        .add("b2", branch)
+        .add("end", lambda c, s: NodeResult(route=stop()))
+        .start_at("split")
+    )
+    failed = await outcome(eng.run("bad", Log()))
+    assert isinstance(failed, EncodeError), repr(failed)
+    assert failed.step == 2
+    if where == "branch":
+        assert (failed.node_id, failed.field) == ("b1", "branch 1 delta")
+    else:
+        assert failed.field == "state"
+    await assert_failed_truthfully(eng, "bad", 1, "max_value_bytes")
