@@ -30,7 +30,7 @@ def step(run_id: str, n: int, **kw: Any) -> StepRecord:
     return StepRecord(run_id, n, **(fields | kw))
 
 
-BAD = {
+BAD: dict[str, dict[str, Any]] = {
     "lone surrogate": {"error": "cannot read b'\\xe9': \udce9"},
     "int over 64 bits": {"attempt": 2**64},
     "NUL in text": {"error": "a\x00b"},  # refused by PostgreSQL only

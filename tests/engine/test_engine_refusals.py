@@ -130,7 +130,7 @@ class Poisoned:
         await self._inner.save_step(rec)
 
 
-REFUSED = {
+REFUSED: dict[str, dict[str, Any]] = {
     "lone surrogate": {"error": "cannot read b'\\xe9': \udce9"},
     "int over 64 bits": {"attempt": 2**64},
     "NUL in text": {"error": "a\x00b"},  # PostgreSQL only: SQLite and MariaDB store it
