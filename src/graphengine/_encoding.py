@@ -28,6 +28,7 @@ __all__ = [
     "FAN_OUT_NODE",
     "ROUTE_MAX_DEPTH",
     "check_finite",
+    "check_size",
     "decode_events",
     "encode_events",
     "event_doc",
@@ -211,6 +212,38 @@ def check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) ->
             node_id=node_id,
             field=what,
         )
+
+
+def check_size(limit: int | None, run_id: str, step: int, node_id: str, **fields: bytes | str | None) -> None:
+    """Raise `EncodeError` if the encoded `fields` of one record (delta, state, route, ...) add
+    up to more than `limit` bytes, the most the store takes in one record (`max_value_bytes`).
+
+    Checked before the write so that a record the backend can never take fails the run with an
+    error naming the field, not as a dropped connection that looks like the store being down.
+    """
+    if limit is None:
+        return
+    # A str holds at most 4 UTF-8 bytes a character: encode only when that bound is over.
+    if sum(len(v) * 4 if type(v) is str else len(v) for v in fields.values() if v is not None) <= limit:
+        return
+    sizes = {
+        k: len(v.encode("utf-8", "surrogatepass") if isinstance(v, str) else v)
+        for k, v in fields.items()
+        if v is not None
+    }
+    total = sum(sizes.values())
+    if total <= limit:
+        return
+    what, biggest = max(sizes.items(), key=lambda kv: kv[1])
+    raise EncodeError(
+        f"node {node_id!r} at step {step} of run {run_id!r}: its {what} is {biggest:,} bytes encoded "
+        f"({total:,} bytes for the whole step record), over the store's limit of {limit:,} bytes "
+        "(max_value_bytes): keep large values outside the state and store a reference to them",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+        field=what,
+    )
 
 
 def snapshot_of(eng: Runtime[S], state: S, run_id: str, step: int, node_id: str) -> tuple[bytes, S]:

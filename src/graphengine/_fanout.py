@@ -18,6 +18,7 @@ from ._checks import reducer_failed, wrong_delta, wrong_route
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
+    check_size,
     event_doc,
     isolated_bytes,
     record_calls,
@@ -105,6 +106,7 @@ async def fan_out_step(
     encode_delta = eng.codec.encode_delta
     decode_delta = eng.decode_delta
     decode = eng.codec.decode
+    limit: int | None = getattr(store, "max_value_bytes", None)  # stores that declare no limit: None
     if state_b is None and len(done) < k and any(b.input is None for b in branches):
         state_b = isolated_bytes(eng, state, run_id, step)
     loop = asyncio.get_running_loop()
@@ -202,6 +204,14 @@ async def fan_out_step(
                 )
                 if evs:
                     bevents[i] = [event_doc(ev, run_id, step, nid) for ev in evs]
+                if limit is not None:
+                    check_size(
+                        limit,
+                        run_id,
+                        step,
+                        nid,
+                        **{f"branch {i} delta": delta_b, f"branch {i} calls": calls_b},
+                    )
             except Exception as exc:
                 failure.append((i, exc))
                 if emitter is not None:  # each failed branch reports itself (the join reports the first)
@@ -313,13 +323,15 @@ async def fan_out_step(
     events_b = None
     if bevents:
         events_b = b"[" + b",".join(to_json(e) for i in sorted(bevents) for e in bevents[i]) + b"]"
+    join_s = rc.encode(join)
+    check_size(limit, run_id, step, FAN_OUT_NODE, state=state_b, route=join_s, events=events_b)
     await store.save_step(
         StepRecord(
             run_id,
             step,
             FAN_OUT_NODE,
             None,
-            rc.encode(join),
+            join_s,
             state_b,
             1,
             None,

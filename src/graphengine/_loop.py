@@ -13,10 +13,10 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from graphengine.emit import Event, EventKind
-from graphengine.store import RunStatus, StepRecord, StoreError
+from graphengine.store import RunStatus, StepRecord, StoreError, ValueRefusedError
 
 from ._attempts import execute, route_error
 from ._checks import (
@@ -32,6 +32,7 @@ from ._checks import (
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
+    check_size,
     encode_events,
     record_calls,
     route_checked,
@@ -40,6 +41,7 @@ from ._encoding import (
 )
 from ._fanout import fan_out_step
 from .errors import (
+    EncodeError,
     GraphError,
     NodeError,
     StepError,
@@ -110,6 +112,25 @@ async def _pause(
     eng.notify(run_id, step, node_id, message, data, EventKind.INTERRUPT)
 
 
+async def _fail(
+    eng: Runtime[Any],
+    run_id: str,
+    step: int,
+    node_id: str,
+    cause: BaseException,
+    kind: type[StepError],
+    what: str,
+) -> NoReturn:
+    """Mark the run failed with a `kind` error saying the step `what`, and raise it from `cause`."""
+    err = kind(
+        f"step {step} (node {node_id!r}) of run {run_id!r} {what}", run_id=run_id, step=step, node_id=node_id
+    )
+    if isinstance(err, EncodeError):
+        err.field = "step"  # the whole record: the store does not say which of its values it refused
+    await eng.fail(run_id, step, node_id, err)
+    raise err from cause
+
+
 async def drive(
     eng: Runtime[S],
     g: CompiledGraph[S],
@@ -135,6 +156,7 @@ async def drive(
     snap_ratio = eng.options.snapshot_ratio
     snap_size, since_bytes, since_steps = first.snap_size, first.since_bytes, first.since_steps
     budgets = eng.options.field_budgets
+    limit: int | None = getattr(store, "max_value_bytes", None)  # stores that declare no limit: None
     sizes: dict[str, int] = {}
     resumed, resume_input, approved = first.resumed, first.input, first.approved
     interrupted_at = first.interrupted_at
@@ -240,6 +262,18 @@ async def drive(
                     since_bytes = since_steps = 0
                 else:
                     state_b = None
+                if limit is not None:
+                    check_size(
+                        limit,
+                        run_id,
+                        step,
+                        node_id,
+                        delta=delta_b,
+                        state=state_b,
+                        route=route_s,
+                        calls=calls_b,
+                        events=events_b,
+                    )
                 await store.save_step(
                     StepRecord(
                         run_id,
@@ -294,21 +328,18 @@ async def drive(
     except GraphError as exc:
         await eng.fail(run_id, step, node_id, exc)
         raise
-    except (StoreError, OSError):
-        # The store itself (or the machine) failed, or another worker owns the run: the status is
-        # not ours to change, and the store may not take the write anyway. As after a crash,
-        # nothing of the step was committed and the run stays resumable.
-        raise
+    except (StoreError, OSError) as exc:
+        if not isinstance(exc, ValueRefusedError):
+            # The store itself (or the machine) failed, or another worker owns the run: the status
+            # is not ours to change, and the store may not take the write anyway. As after a
+            # crash, nothing of the step was committed and the run stays resumable.
+            raise
+        # The store can never take this step: resuming would fail the same way, so the run
+        # fails (as for a value the engine itself refuses) instead of staying resumable.
+        await _fail(eng, run_id, step, node_id, exc, EncodeError, f"cannot be stored: {exc}")
     except Exception as exc:
         # Whatever else escaped the step: typed, naming where, and the run marked failed.
-        wrapped = StepError(
-            f"step {step} (node {node_id!r}) of run {run_id!r} failed: {type(exc).__name__}: {exc}",
-            run_id=run_id,
-            step=step,
-            node_id=node_id,
-        )
-        await eng.fail(run_id, step, node_id, wrapped)
-        raise wrapped from exc
+        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {type(exc).__name__}: {exc}")
     except asyncio.CancelledError:
         await asyncio.shield(store.set_status(run_id, RunStatus.CANCELLED))
         if emitter is not None:  # so emitters can end what they opened (spans, streams)

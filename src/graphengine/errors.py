@@ -22,7 +22,9 @@
     │   ├── RoutingError                an edge predicate raised choosing the next node
     │   └── EncodeError                 a delta, state, route or event cannot be stored so that it
     │                                   reads back (NaN/infinity, nesting too deep, a value that
-    │                                   does not validate, an object JSON cannot hold)
+    │                                   does not validate, an object JSON cannot hold), or the
+    │                                   store can never take it (over its `max_value_bytes`, or
+    │                                   refused with `store.ValueRefusedError`, the cause)
     └── NodeError                       a node failed after its retries (cause in __cause__)
         └── NodeTimeoutError            ... by exceeding its timeout
 
@@ -35,7 +37,9 @@ reach the run (they are logged).
 retries and error routes apply to it; it is not part of this tree.
 
 Store errors (`store.StoreError`, e.g. `CorruptRecordError` for an undecodable step row) pass
-through the engine unchanged. Every engine error carries `run_id`, `step` and `node_id` when
+through the engine unchanged and leave the run as it was (`running`, resumable once the store is
+back), except `store.ValueRefusedError`: a step the store can never take fails the run with an
+`EncodeError` (the refusal as `__cause__`), as resuming would only fail the same way. Every engine error carries `run_id`, `step` and `node_id` when
 they are known.
 """
 
@@ -177,7 +181,10 @@ class EncodeError(StepError):
     JSON has no NaN or infinity (they would be stored as null), nesting deeper than the codec
     reads back is refused, and so is a value that does not validate as the state type (built with
     `model_construct`, or changed after validation) or that JSON cannot hold at all (`object()`,
-    bytes that are not UTF-8, lone surrogates).
+    bytes that are not UTF-8, lone surrogates). So is a step the store can never take: one whose
+    encoded fields add up to more than the store's `max_value_bytes` (checked before writing;
+    `field` names the largest), or one the database refused (`store.ValueRefusedError` as
+    `__cause__`; `field` is "step").
     """
 
     def __init__(self, msg: str, *, field: str = "", **where: Unpack[_Where]) -> None:

@@ -20,6 +20,7 @@ from graphengine.store import (
     StepRecord,
     StoreError,
     StoreUnavailableError,
+    ValueRefusedError,
 )
 
 asyncmy = pytest.importorskip("asyncmy")
@@ -40,8 +41,8 @@ def test_translation_table_covers_every_asyncmy_exception() -> None:
         (my_errors.IntegrityError(1062, "dup"), "create_run", RunExistsError),
         (my_errors.IntegrityError(1062, "dup"), "save_step", StepConflictError),
         (my_errors.IntegrityError(1452, "fk"), "save_branches", StepConflictError),
-        (my_errors.IntegrityError(1048, "null"), "save_step", StoreError),
-        (my_errors.OperationalError(4025, "CHECK failed"), "save_step", StoreError),
+        (my_errors.IntegrityError(1048, "null"), "save_step", ValueRefusedError),
+        (my_errors.OperationalError(4025, "CHECK failed"), "save_step", ValueRefusedError),
         (my_errors.OperationalError(2013, "lost"), "save_step", StoreUnavailableError),
         (my_errors.OperationalError(1213, "deadlock"), "read", StoreUnavailableError),
         (my_errors.ProgrammingError(1049, "unknown db"), "open", StoreUnavailableError),
@@ -146,7 +147,7 @@ async def _step_cases(s: MySQLStore, other: MySQLStore, refused: str) -> list[tu
         cases += [
             (_step("r5", 2), "StepConflictError"),
             (_step("nobody", 1), "StepConflictError"),
-            (StepRecord("r6", 1, "n", None, "not json", ts=1.0), "StoreError"),
+            (StepRecord("r6", 1, "n", None, "not json", ts=1.0), "ValueRefusedError"),
         ]
     return cases
 

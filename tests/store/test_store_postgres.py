@@ -23,6 +23,7 @@ from graphengine.store import (
     StepRecord,
     StoreError,
     StoreUnavailableError,
+    ValueRefusedError,
 )
 
 asyncpg = pytest.importorskip("asyncpg")
@@ -60,10 +61,10 @@ def test_translation_table_covers_every_asyncpg_exception() -> None:
         (asyncpg.UniqueViolationError("dup"), "create_run", RunExistsError),
         (asyncpg.UniqueViolationError("dup"), "save_step", StepConflictError),
         (asyncpg.ForeignKeyViolationError("fk"), "save_branches", StepConflictError),
-        (asyncpg.NotNullViolationError("null"), "save_step", StoreError),
+        (asyncpg.NotNullViolationError("null"), "save_step", ValueRefusedError),
         (asyncpg.DataCorruptedError("bad page"), "read", CorruptRecordError),
         (asyncpg.AdminShutdownError("bye"), "save_step", StoreUnavailableError),
-        (asyncpg.InvalidTextRepresentationError("json"), "save_step", StoreError),
+        (asyncpg.InvalidTextRepresentationError("json"), "save_step", ValueRefusedError),
         (ConnectionRefusedError("no"), "open", StoreUnavailableError),
         (asyncpg.ConnectionDoesNotExistError("gone"), "read", StoreUnavailableError),
         (asyncpg.UndefinedTableError("no table"), "open", StoreUnavailableError),
@@ -365,7 +366,7 @@ async def _create_cases(s: PostgresStore) -> list[tuple[RunRecord, str]]:
         ),
         (RunRecord("taken", RunStatus.RUNNING, b"y"), "RunExistsError"),
         (RunRecord("orphaned", RunStatus.RUNNING, b"y"), "CorruptRecordError"),
-        (RunRecord("badmeta", RunStatus.RUNNING, b"y", meta=b"not json"), "StoreError"),
+        (RunRecord("badmeta", RunStatus.RUNNING, b"y", meta=b"not json"), "ValueRefusedError"),
         (RunRecord("new9", RunStatus.INTERRUPTED, b"z"), "ok"),
     ]
 

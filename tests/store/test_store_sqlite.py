@@ -29,6 +29,7 @@ from graphengine.store import (
     StepRecord,
     StoreError,
     StoreUnavailableError,
+    ValueRefusedError,
 )
 from graphengine.store.sqlite import SCHEMA_VERSION
 
@@ -527,13 +528,13 @@ async def test_step_conflict_message_names_the_next_step(tmp_path: Path) -> None
 
 
 async def test_bad_value_is_a_store_error_not_a_conflict(tmp_path: Path) -> None:
-    """A value the schema refuses (NULL route) raises a plain `StoreError`, not `StepConflictError`."""
+    """A value the schema refuses (NULL route) raises `ValueRefusedError`, not `StepConflictError`."""
     async with SQLiteStore(tmp_path / "a.db") as s:
         await s.create_run(run_rec())
         bad = StepRecord("r1", 1, "n", None, None)  # type: ignore[arg-type]
         with pytest.raises(StoreError, match="NOT NULL") as info:
             await s.save_step(bad)
-        assert type(info.value) is StoreError
+        assert type(info.value) is ValueRefusedError
         assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
         assert list(await s.load_steps("r1")) == []
 
@@ -561,7 +562,7 @@ def test_translation_table_covers_every_sqlite3_exception() -> None:
         (sqlite3.DatabaseError("file is not a database"), "read", "StoreUnavailableError"),
         (sqlite3.DatabaseError("database disk image is malformed"), "read", "CorruptRecordError"),
         (sqlite3.OperationalError("no such table: steps"), "read", "StoreError"),
-        (sqlite3.IntegrityError("NOT NULL constraint failed: steps.route"), "save_step", "StoreError"),
+        (sqlite3.IntegrityError("NOT NULL constraint failed: steps.route"), "save_step", "ValueRefusedError"),
         (sqlite3.OperationalError("unable to open database file"), "open", "StoreUnavailableError"),
         (sqlite3.ProgrammingError("Cannot operate on a closed database."), "read", "StoreUnavailableError"),
         (sqlite3.OperationalError("Could not decode to UTF-8 column 'x'"), "read", "CorruptRecordError"),

@@ -19,6 +19,7 @@ from .errors import (
     StepConflictError,
     StoreError,
     StoreUnavailableError,
+    ValueRefusedError,
 )
 from .ids import MAX_ID_CHARS, check_id
 from .memory import MemoryStore
@@ -62,6 +63,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreUnavailableError",
+    "ValueRefusedError",
     "adaptable_type",
     "check_id",
     "export_run",

@@ -7,10 +7,14 @@
     ├── LeaseLostError              a write by a worker whose lease on the run expired or was taken over
     ├── CorruptRecordError          a stored row could not be decoded
     ├── StoreUnavailableError       the backend cannot be reached or opened
+    ├── ValueRefusedError           a value this backend can never store (too large, NUL in text,
+    │                               a lone surrogate, an int over 64 bits): retrying cannot help
     ├── InvalidIdError              a run id or checkpoint label no backend can key by (also a ValueError)
     └── MissingDriverError          an optional driver package is not installed
 
-Driver exceptions (sqlite3, asyncpg, ...) are translated at the boundary, with `from exc`.
+Driver exceptions (sqlite3, asyncpg, ...) are translated at the boundary, with `from exc`. A plain
+`StoreError` or `StoreUnavailableError` may pass (the connection was lost, a lock timed out, the
+disk is full): the same write can succeed later. `ValueRefusedError` never will.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ __all__ = [
     "StepConflictError",
     "StoreError",
     "StoreUnavailableError",
+    "ValueRefusedError",
 ]
 
 
@@ -85,6 +90,15 @@ class CorruptRecordError(StoreError):
 
 class StoreUnavailableError(StoreError):
     """The backend could not be opened or reached."""
+
+
+class ValueRefusedError(StoreError):
+    """The backend refused a value it can never store, whatever the retry: over its size limit
+    (`max_value_bytes`, MySQL's `max_allowed_packet`, SQLite's `SQLITE_LIMIT_LENGTH`), text it
+    cannot hold (NUL on PostgreSQL, a lone surrogate), an integer over 64 bits, a value a
+    constraint rejects. Nothing was written. The engine fails the run on it (status `failed`)
+    instead of leaving it resumable, as it does for a transient `StoreError`.
+    """
 
 
 class InvalidIdError(StoreError, ValueError):

@@ -31,7 +31,7 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
@@ -49,6 +49,7 @@ from ._sql._mysql import (
 from .errors import (
     StoreError,
     StoreUnavailableError,
+    ValueRefusedError,
 )
 from .ids import check_id
 from .records import BranchRecord, Checkpoint, RunRecord, StepRecord
@@ -241,6 +242,24 @@ WHERE coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) =
 # statement must fit the server's max_allowed_packet (16 MiB by default on MariaDB).
 _ONE_STATEMENT_BYTES: Final = 4 << 20
 # Retention. MySQL has no data-modifying CTEs, so delete_steps_before is one transaction.
+_PACKET: Final = "SELECT @@max_allowed_packet"
+_STATEMENT_ROOM: Final = 64 << 10
+"""Bytes of max_allowed_packet left for a step statement's text and its small columns."""
+# asyncmy sends values as escaped literals in the statement's text: each of these bytes as two.
+_ESCAPED: Final = tuple(bytes([c]) for c in b"\\'\"\x00\n\r\x1a")
+
+
+def _wire_bytes(values: Iterable[Any]) -> int:
+    """Bytes the str and bytes among `values` take in a statement's text, escapes included."""
+    n = 0
+    for v in values:
+        if isinstance(v, str):
+            v = v.encode("utf-8", "surrogatepass")
+        if isinstance(v, bytes):
+            n += len(v) + sum(v.count(c) for c in _ESCAPED)
+    return n
+
+
 _SNAPSHOT_AT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = %s AND step = %s FOR UPDATE"
 _HAS_STEPS: Final = "SELECT 1 FROM steps WHERE run_id = %s LIMIT 1"
 _DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = %s AND step < %s"
@@ -292,6 +311,11 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
 
     async def _migrate(self, conn: Any) -> None:
         async with conn.cursor() as cur:
+            # A statement over max_allowed_packet makes the server drop the connection, which
+            # looks like an outage; knowing the limit lets the engine refuse such a step first.
+            await cur.execute(_PACKET)
+            packet = await cur.fetchone()
+            self.max_value_bytes = max(int(packet[0]) - _STATEMENT_ROOM, 0)
             await cur.execute(_LOCK, (max(int(self.connect_timeout), 1) * 3,))
             got = await cur.fetchone()
             if not got or got[0] != 1:
@@ -412,6 +436,43 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
         await conn.rollback()
         return False
 
+    def _check_packet(self, values: Sequence[Any], run_id: str, step: int | None) -> None:
+        """`ValueRefusedError` if one statement carrying `values` would be over max_allowed_packet.
+
+        The server drops the connection of such a statement, which would read as an outage (and
+        leave a run resumable for ever); the engine checks raw sizes (`max_value_bytes`), and this
+        catches what escaping adds to them.
+        """
+        limit = self.max_value_bytes
+        if limit is None:
+            return
+        raw = sum(len(v) * 4 if isinstance(v, str) else len(v) for v in values if isinstance(v, (str, bytes)))
+        if raw * 2 <= limit:  # even escaped, every byte as two, it fits
+            return
+        size = _wire_bytes(values)
+        if size > limit:
+            raise ValueRefusedError(
+                f"{self!r}: a write of run {run_id!r} would send {size:,} bytes of values (escaped), over "
+                f"max_allowed_packet less {_STATEMENT_ROOM:,} bytes of room ({limit:,})",
+                run_id=run_id,
+                step=step,
+            )
+
+    async def create_run(self, run: RunRecord) -> None:
+        """As `SQLStore.create_run`; an initial state over max_allowed_packet is `ValueRefusedError`."""
+        self._check_packet((run.initial, run.meta), run.run_id, None)
+        await super().create_run(run)
+
+    async def save_step(self, rec: StepRecord) -> None:
+        """As `SQLStore.save_step`; a step over max_allowed_packet is `ValueRefusedError`, never sent."""
+        self._check_packet(rec, rec.run_id, rec.step)
+        await super().save_step(rec)
+
+    async def save_checkpoint(self, cp: Checkpoint) -> None:
+        """As `SQLStore.save_checkpoint`; one over max_allowed_packet is `ValueRefusedError`, never sent."""
+        self._check_packet((cp.state,), cp.run_id, cp.step)
+        await super().save_checkpoint(cp)
+
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return run_record(row, text(row[0]), row[9].encode())
 
@@ -436,6 +497,7 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
         self, rows: list[Sequence[Any]], runs: list[str], token: int | None
     ) -> tuple[str, Sequence[Any]]:
         params: list[Any] = [value for row in rows for value in row]
+        self._check_packet(params, runs[0], rows[0][1])
         if token is not None:
             sql = (
                 _INSERT_BRANCHES_FENCED

@@ -306,6 +306,10 @@ class PostgresStore(PoolMixin, LeaseMixin):
     _sql = _STATEMENTS
     _max_batch = _MAX_BATCH
 
+    max_value_bytes: int | None = (1 << 30) - (1 << 20)
+    """A bytea or text value, and a message to the server, holds at most 1 GB; 1 MiB is left for
+    the statement and the other columns."""
+
     def __init__(
         self,
         dsn: str,

@@ -27,6 +27,7 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sqlite3
 import threading
@@ -36,7 +37,17 @@ from typing import Any, Final
 
 import aiosqlite
 
-from ._sql import PORTABLE, OneLoopMixin, Op, SQLStore, Statements, driver_error, key_conflict, run_record
+from ._sql import (
+    PORTABLE,
+    OneLoopMixin,
+    Op,
+    SQLStore,
+    Statements,
+    driver_error,
+    key_conflict,
+    refused,
+    run_record,
+)
 from ._sql import always as _always
 from ._sql._group import Pending
 from ._sql._sqlite import BUSY_CODES, CHECKPOINT, CHECKPOINT_EVERY, MAX_BATCH, batch_insert, open_direct
@@ -312,6 +323,13 @@ _KEY_CONSTRAINTS: Final = frozenset(
     }
 )
 
+_REFUSED_CODES: Final = frozenset(
+    {
+        18,  # SQLITE_TOOBIG: a string or blob over SQLITE_LIMIT_LENGTH
+        20,  # SQLITE_MISMATCH: a value of the wrong type for its column
+    }
+)
+
 
 def _code(exc: BaseException) -> int:
     return getattr(exc, "sqlite_errorcode", 0) or 0
@@ -322,7 +340,8 @@ def _integrity(exc: BaseException, op: _Op) -> type[StoreError]:
     # Without a code, only a key message means "taken"; NOT NULL / CHECK mean a bad value.
     if code in _KEY_CONSTRAINTS or (code == 0 and ("UNIQUE" in str(exc) or "FOREIGN KEY" in str(exc))):
         return key_conflict(op)
-    return StoreError
+    # NOT NULL, CHECK, a trigger's RAISE: the database refuses this value, and always will.
+    return refused(exc, op)
 
 
 def _by_code(exc: BaseException, op: _Op) -> type[StoreError]:
@@ -331,6 +350,8 @@ def _by_code(exc: BaseException, op: _Op) -> type[StoreError]:
         return StoreUnavailableError
     if code == _SQLITE_CORRUPT:
         return CorruptRecordError
+    if code in _REFUSED_CODES:
+        return refused(exc, op)
     msg = str(exc).lower()
     # Raised by Python's sqlite3 (no SQLite code) when a TEXT column holds invalid UTF-8.
     if msg.startswith("could not decode to utf-8") or "malformed" in msg:
@@ -352,13 +373,16 @@ _TRANSLATE: Final[dict[type[BaseException], Callable[[BaseException, _Op], type[
     sqlite3.IntegrityError: _integrity,
     sqlite3.OperationalError: _by_code,
     sqlite3.DatabaseError: _by_code,
-    sqlite3.DataError: _always(StoreError),  # a value out of range (e.g. an int over 64 bits)
+    sqlite3.DataError: refused,  # a value out of range, a string or blob too big
     sqlite3.InternalError: _by_code,
     sqlite3.NotSupportedError: _always(StoreError),
     sqlite3.ProgrammingError: _programming,
-    sqlite3.InterfaceError: _always(StoreError),  # a parameter of an unsupported type
+    sqlite3.InterfaceError: refused,  # a parameter of an unsupported type
     sqlite3.Error: _by_code,
     sqlite3.Warning: _always(StoreError),
+    # Raised by sqlite3 itself while binding: a str with a lone surrogate, an int over 64 bits.
+    UnicodeEncodeError: refused,
+    OverflowError: refused,
 }
 
 
@@ -376,8 +400,22 @@ def _translate(
     return driver_error(kind, exc, op, where, run_id=run_id, step=step, open_unavailable=False)
 
 
-# sqlite3 raises these two itself while binding a value it cannot store (a str with a lone
-# surrogate, an int over 64 bits): a bad value, reported as a `StoreError` like any other.
+_ROW_ROOM: Final = 64 << 10
+"""Bytes of SQLITE_LIMIT_LENGTH left for a step row's key and small columns."""
+
+
+@functools.cache
+def _max_length() -> int:
+    """SQLITE_LIMIT_LENGTH of this SQLite library: the most bytes of a string, a blob or a row."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        return conn.getlimit(sqlite3.SQLITE_LIMIT_LENGTH)
+    finally:
+        conn.close()
+
+
+# sqlite3 raises the last two itself while binding a value it cannot store (a str with a lone
+# surrogate, an int over 64 bits): a bad value, reported as `ValueRefusedError`.
 _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning, UnicodeEncodeError, OverflowError)
 # Writes that go on the loop connection when they can (see `graphengine.store._sql._sqlite`):
 # one short statement each, none relying on a foreign key (that connection checks none).
@@ -416,6 +454,8 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         self._init_handle()  # the aiosqlite connection of the loop that opened it last
         # Writes single steps on the event loop's thread (see `graphengine.store._sql._sqlite`).
         self._direct: sqlite3.Connection | None = None
+        # SQLITE_LIMIT_LENGTH bounds a whole row too: room is left for its small columns.
+        self.max_value_bytes: int | None = max(_max_length() - _ROW_ROOM, 0)
         self._direct_commits = 0
         self._checkpointing: asyncio.Task[None] | None = None
         # Held while a transaction of several statements is open on the thread connection:

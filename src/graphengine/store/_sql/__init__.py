@@ -17,6 +17,7 @@ from ._pool import (
     check_pool_size,
     driver_error,
     key_conflict,
+    refused,
     terminate,
 )
 
@@ -36,6 +37,7 @@ __all__ = [
     "driver_error",
     "key_conflict",
     "meta_text",
+    "refused",
     "run_record",
     "terminate",
 ]

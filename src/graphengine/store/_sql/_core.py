@@ -140,6 +140,10 @@ class SQLStore(RunTransfer, PruneMixin):
     """Most branch records one `save_branches` call may carry (a bound-parameter limit)."""
     _max_batch: int = 500
     """Most steps (of as many runs) one group commit writes together."""
+    max_value_bytes: int | None = None
+    """Most bytes of encoded values (delta, state, route, calls, events) one step record may
+    carry, or None for no known limit. The engine checks each step against it before writing,
+    so a step the backend could never take fails its run with a typed error."""
 
     def _init_sql(self) -> None:
         # Fencing tokens of the leases this store object holds, by run id (see LeaseStore).

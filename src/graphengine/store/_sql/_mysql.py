@@ -17,9 +17,10 @@ from ..errors import (
     MissingDriverError,
     StoreError,
     StoreUnavailableError,
+    ValueRefusedError,
 )
 from ._core import Op
-from ._pool import PoolSettings, driver_error, key_conflict
+from ._pool import PoolSettings, driver_error, key_conflict, refused
 from ._pool import always as _always
 
 __all__ = [
@@ -79,6 +80,21 @@ _UNAVAILABLE_ERRNOS: Final = frozenset(
     }
 )
 
+# Errors about a value the server can never take, however often it is sent.
+_REFUSED_ERRNOS: Final = frozenset(
+    {
+        1048,  # column cannot be null
+        1153,  # a packet larger than max_allowed_packet
+        1264,  # out of range value (an int over 64 bits)
+        1301,  # a result larger than max_allowed_packet
+        1366,  # incorrect string value (invalid UTF-8: a lone surrogate)
+        1406,  # data too long for column
+        3140,  # invalid JSON text (MySQL)
+        3819,  # check constraint violated (MySQL)
+        4025,  # CONSTRAINT failed (MariaDB's CHECK)
+    }
+)
+
 
 def errno(exc: BaseException) -> int:
     args = getattr(exc, "args", ())
@@ -91,7 +107,7 @@ def _integrity(exc: BaseException, op: Op) -> type[StoreError]:
     code = errno(exc)
     if code == _DUPLICATE_KEY or code in _NO_PARENT:
         return key_conflict(op, run_taken=code == _DUPLICATE_KEY)
-    return StoreError
+    return refused(exc, op)
 
 
 def _operational(exc: BaseException, op: Op) -> type[StoreError]:
@@ -100,14 +116,18 @@ def _operational(exc: BaseException, op: Op) -> type[StoreError]:
         return StoreUnavailableError
     if code in (1030, 1034, 1035, 126, 127, 134, 145):  # storage engine / table marked crashed
         return CorruptRecordError
-    return _integrity(exc, op)  # MariaDB reports some constraint failures as operational (4025)
+    if code in _REFUSED_ERRNOS:  # MariaDB reports some constraint failures as operational (4025)
+        return refused(exc, op)
+    # Otherwise only a taken key or missing parent is known; an unknown error is not the value's.
+    kind = _integrity(exc, op)
+    return StoreError if kind is ValueRefusedError else kind
 
 
 TRANSLATE: Final[dict[str, _Pick]] = {
     "IntegrityError": _integrity,
     "OperationalError": _operational,
     "InternalError": _operational,  # e.g. deadlock, lock timeouts on some servers
-    "DataError": _always(StoreError),  # a value the column cannot hold
+    "DataError": refused,  # a value the column cannot hold
     "ProgrammingError": _operational,  # unknown table/database (1146/1049) comes as this
     "NotSupportedError": _always(StoreError),
     "DatabaseError": _operational,
@@ -115,6 +135,8 @@ TRANSLATE: Final[dict[str, _Pick]] = {
     "Error": _operational,
     "MySQLError": _operational,
     "Warning": _always(StoreError),
+    # asyncmy encodes a str itself: a lone surrogate fails there, before anything is sent
+    "UnicodeEncodeError": refused,
     "OSError": _always(StoreUnavailableError),  # cannot connect, broken pipe
     "TimeoutError": _always(StoreUnavailableError),
 }

@@ -9,7 +9,14 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Literal, Protocol, Self
 
-from ..errors import CorruptRecordError, RunExistsError, StepConflictError, StoreError, StoreUnavailableError
+from ..errors import (
+    CorruptRecordError,
+    RunExistsError,
+    StepConflictError,
+    StoreError,
+    StoreUnavailableError,
+    ValueRefusedError,
+)
 
 __all__ = [
     "LoopPoolsMixin",
@@ -21,6 +28,7 @@ __all__ = [
     "check_pool_size",
     "driver_error",
     "key_conflict",
+    "refused",
     "terminate",
 ]
 
@@ -55,6 +63,12 @@ Pick = Callable[[BaseException, str], type[StoreError]]
 def always(kind: type[StoreError]) -> Pick:
     """The entry picking `kind` whatever the exception and operation."""
     return lambda exc, op: kind
+
+
+def refused(exc: BaseException, op: str) -> type[StoreError]:
+    """The entry for "the database refuses this value": `ValueRefusedError` for a write; while
+    opening or reading, where no value of the caller's was sent, a plain `StoreError`."""
+    return StoreError if op in ("open", "read") else ValueRefusedError
 
 
 def key_conflict(op: str, *, run_taken: bool = True) -> type[StoreError]:

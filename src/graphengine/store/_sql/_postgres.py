@@ -20,7 +20,7 @@ from ..errors import (
 )
 from ._core import Op
 from ._pool import always as _always
-from ._pool import driver_error, key_conflict
+from ._pool import driver_error, key_conflict, refused
 
 __all__ = [
     "CREATE_SCHEMA",
@@ -56,7 +56,7 @@ def _integrity(exc: BaseException, op: Op) -> type[StoreError]:
     # exclusion violations mean a bad value was passed.
     if getattr(exc, "sqlstate", "") in (_UNIQUE, _FOREIGN_KEY):
         return key_conflict(op)
-    return StoreError
+    return refused(exc, op)
 
 
 def _internal(exc: BaseException, op: Op) -> type[StoreError]:
@@ -72,6 +72,7 @@ def _unavailable_on_open(exc: BaseException, op: Op) -> type[StoreError]:
 
 _UNAVAILABLE: Final = _always(StoreUnavailableError)
 _ERROR: Final = _always(StoreError)
+_REFUSED: Final = refused
 
 TRANSLATE: Final[dict[str, _Pick]] = {
     # ---- server errors, by SQLSTATE class (https://www.postgresql.org/docs/current/errcodes-appendix.html)
@@ -87,7 +88,10 @@ TRANSLATE: Final[dict[str, _Pick]] = {
     "10": _ERROR,  # XQuery error
     "20": _ERROR,  # case not found
     "21": _ERROR,  # cardinality violation
-    "22": _ERROR,  # data exception: a value the column cannot hold (bad JSON, out of range, ...)
+    # data exception: a value the column cannot hold (NUL in text, bad JSON, out of range); asyncpg
+    # raises it with SQLSTATE 22000 too for a parameter it cannot encode (a lone surrogate, an int
+    # over 64 bits)
+    "22": _REFUSED,
     "23": _integrity,  # integrity constraint violation
     "24": _ERROR,  # invalid cursor state
     "25": _ERROR,  # invalid transaction state (read-only transaction, ...)
@@ -107,7 +111,7 @@ TRANSLATE: Final[dict[str, _Pick]] = {
     "42": _ERROR,  # syntax error or access rule violation (undefined table: a bug or a dropped table)
     "44": _ERROR,  # WITH CHECK OPTION violation
     "53": _UNAVAILABLE,  # insufficient resources (disk full, out of memory, too many connections)
-    "54": _ERROR,  # program limit exceeded (a value too large to index, ...)
+    "54": _REFUSED,  # program limit exceeded (a value too large to index, a row over 1 GB, ...)
     "55": _UNAVAILABLE,  # object not in prerequisite state (lock not available, ...)
     "57": _UNAVAILABLE,  # operator intervention (shutdown, statement timeout, cancel)
     "58": _UNAVAILABLE,  # system error (I/O error)
