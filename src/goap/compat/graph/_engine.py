@@ -106,10 +106,21 @@ def build_engine(
 
     ``record=True`` records the planner's and executor's updates with their steps (see
     :func:`engine_node`) for replay: for runs stored by the engine, whose states the codec
-    stores anyway. Left False for the LangGraph graph, whose world states may hold values
+    stores anyway; it needs unique action names (``ValueError`` otherwise). Left False for the
+    LangGraph graph, whose world states may hold values
     the codec cannot store (LangGraph's checkpointer stores them).
     """
     acts = list(actions)
+    if record:
+        # A stored plan names its actions: with two actions of one name, a resumed or replayed
+        # run would read the plan back with the wrong one.
+        seen: set[str] = set()
+        for a in acts:
+            if a.name in seen:
+                raise ValueError(
+                    f"two of the graph's actions are named {a.name!r}; a stored run needs unique names"
+                )
+            seen.add(a.name)
     forms: list[type[BaseModel]] = []
     for a in acts:
         req = a.require_human_approval
