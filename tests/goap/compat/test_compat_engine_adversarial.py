@@ -145,6 +145,22 @@ def test_duplicate_action_names_are_refused_where_a_plan_is_stored() -> None:
         codec.encode({"plan": compat.Plan(actions=(twins[0],), expected_states=(), total_cost=1.0)})
 
 
+def test_unstorable_effect_value_is_refused_when_the_engine_is_built() -> None:
+    """An effect value the codec cannot store (it would reach the plan's expected states) is named
+    when `engine()` is called, not when the planner's step fails; dynamic (callable) effects and
+    the compiled LangGraph graph, which langgoap runs with such values, are unaffected."""
+    with pytest.raises(TypeError, match=r"action 'a' effects\.f has type builtin_function_or_method"):
+        compat.GoapGraph(actions=[compat.ActionSpec(name="a", effects={"done": True, "f": print})]).engine()
+    with pytest.raises(TypeError, match=r"action 'a' preconditions\.o has type Opaque"):
+        compat.GoapGraph(actions=[compat.ActionSpec(name="a", preconditions={"o": Opaque()})]).engine()
+    dynamic = compat.ActionSpec(name="a", effects=lambda ws: {"done": True}, effect_keys=("done",))
+    assert compat.GoapGraph(actions=[dynamic]).engine() is not None
+    out = compat.GoapGraph(actions=[compat.ActionSpec(name="a", effects={"done": True, "f": print})]).invoke(
+        goal=done_goal(), world_state={}
+    )
+    assert out["status"] == "goal_achieved" and out["world_state"]["f"] is print
+
+
 def approval(lib: ModuleType, name: str = "deploy") -> list[Any]:
     return [
         lib.ActionSpec(name="build", effects={"built": True}),
@@ -216,6 +232,41 @@ def test_two_runs_of_one_id_and_many_runs_on_one_file(tmp_path: Path) -> None:
         return await asyncio.gather(*(one(i) for i in range(20)))
 
     assert asyncio.run(many()) == ["goal_achieved"] * 20
+
+
+def test_two_concurrent_resumes_of_one_pause_commit_once(tmp_path: Path) -> None:
+    """Two `resume`s of one paused run at once (one engine, or two stores on one file), both inside
+    the approved action: one ends the run, the other fails with StepConflictError without writing;
+    the run is done and reads back. Without a worker's lease both ran the action (the store
+    refuses the second commit, not the second call): exactly-once needs `graphengine.workers`."""
+    db = str(tmp_path / "r.db")
+
+    async def go(two: bool) -> tuple[list[str], Any, int]:
+        calls = {"n": 0}
+        both_in = asyncio.Event()
+
+        async def gated(ws: dict[str, Any]) -> dict[str, Any]:
+            calls["n"] += 1
+            if calls["n"] == 2:
+                both_in.set()
+            await asyncio.wait_for(both_in.wait(), 5)
+            return {"done": True}
+
+        acts = [
+            compat.ActionSpec(name="ship", effects={"done": True}, execute=gated, require_human_approval=True)
+        ]
+        engine = compat.GoapGraph(actions=acts).engine(store=SQLiteStore(db))
+        rid = f"r{two}"
+        await engine.run(rid, {"goal": done_goal(), "world_state": {}})
+        other = compat.GoapGraph(actions=acts).engine(store=SQLiteStore(db)) if two else engine
+        outs = await asyncio.gather(
+            engine.resume(rid, input=True), other.resume(rid, input=True), return_exceptions=True
+        )
+        kinds = sorted(o["status"] if isinstance(o, dict) else type(o).__name__ for o in outs)
+        return kinds, (await engine.get_state(rid))["status"], calls["n"]
+
+    for two in (False, True):
+        assert asyncio.run(go(two)) == (["StepConflictError", "goal_achieved"], "goal_achieved", 2)
 
 
 def test_interrupted_and_cancelled_runs_stay_resumable(tmp_path: Path) -> None:

@@ -201,6 +201,16 @@ class CompatStateCodec:
                 ) from None
         return out
 
+    def check(self, value: Any, where: str) -> None:
+        """Raise ``TypeError`` naming the place under ``where`` of anything in ``value`` the codec
+        cannot store (for values a run will store later: an action's effects and preconditions)."""
+        try:
+            self._enc(value, 0)
+        except _Unstorable as exc:
+            raise TypeError(
+                f"{_short(where + ''.join(exc.path))} {exc.what}, which a compat GOAP run cannot store"
+            ) from None
+
     def from_json(self, raw: Any) -> dict[str, Any]:
         """The state or delta :meth:`to_json` gave ``raw`` for; ``ValueError`` for other data."""
         if not isinstance(raw, dict):

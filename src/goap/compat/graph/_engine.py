@@ -12,7 +12,7 @@ the ``RunnableLambda(func, afunc)`` nodes of the LangGraph-built graph. States a
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from langgraph.graph import END
@@ -106,7 +106,8 @@ def build_engine(
 
     ``record=True`` records the planner's and executor's updates with their steps (see
     :func:`engine_node`) for replay: for runs stored by the engine, whose states the codec
-    stores anyway; it needs unique action names (``ValueError`` otherwise). Left False for the
+    stores anyway; it needs unique action names (``ValueError`` otherwise) and storable
+    effect and precondition values (``TypeError`` naming the value otherwise). Left False for the
     LangGraph graph, whose world states may hold values
     the codec cannot store (LangGraph's checkpointer stores them).
     """
@@ -127,6 +128,13 @@ def build_engine(
         if isinstance(req, type) and issubclass(req, BaseModel):
             forms.append(req)
     codec = CompatStateCodec(acts, forms)
+    if record:
+        # Plans carry the states an action's effects lead to, and approvals its preconditions:
+        # a value the codec cannot store is named now, not when a step fails to store it.
+        for a in acts:
+            codec.check(dict(a.preconditions), f"action {a.name!r} preconditions")
+            if isinstance(a.effects, Mapping):
+                codec.check(dict(a.effects), f"action {a.name!r} effects")
     engine: Engine[GoapState] = Engine(
         GoapState,
         codec=codec,
