@@ -120,6 +120,31 @@ def test_awkward_but_storable_worlds_end_like_langgoap(tmp_path: Path) -> None:
     assert [h.action_name for h in final["execution_history"]] == [name]
 
 
+def wide(lib: ModuleType, n: int) -> list[Any]:
+    """`n` actions each setting a flag nobody needs, and one whose precondition is the 8th flag."""
+    acts = [lib.ActionSpec(name=f"n{i}", effects={f"e{i}": True}) for i in range(n)]
+    return [*acts, lib.ActionSpec(name="x", preconditions={"e7": True}, effects={"done": True})]
+
+
+def test_ten_thousand_actions_and_none(tmp_path: Path) -> None:
+    """An empty action list ends `no_plan` as langgoap's does; 300 actions end as langgoap's end;
+    10,000 (langgoap needs minutes there) end with the same two-step plan on the engine and the
+    compiled graph."""
+    for n, lib in ((0, langgoap), (300, langgoap)):
+        expected = summary(
+            lib.GoapGraph(actions=wide(lib, n) if n else []).invoke(goal=done_goal(lib), world_state={})
+        )
+        got = compat.GoapGraph(actions=wide(compat, n) if n else []).engine(
+            store=SQLiteStore(str(tmp_path / f"{n}.db"))
+        )
+        assert summary(asyncio.run(got.run("w", {"goal": done_goal(), "world_state": {}}))) == expected
+    engine = compat.GoapGraph(actions=wide(compat, 10_000)).engine(store=SQLiteStore(str(tmp_path / "w.db")))
+    final = asyncio.run(engine.run("w", {"goal": done_goal(), "world_state": {}}))
+    compiled = compat.GoapGraph(actions=wide(compat, 10_000)).invoke(goal=done_goal(), world_state={})
+    assert [h.action_name for h in final["execution_history"]] == ["n7", "x"]
+    assert summary(final) == summary(compiled)
+
+
 def test_unstorable_value_from_an_action_fails_its_step_readably(tmp_path: Path) -> None:
     """An action returning a value nested too deep fails the executor's step (NodeError with the
     path); the run is recorded as failed and its last good state still reads."""

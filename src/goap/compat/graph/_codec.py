@@ -32,6 +32,7 @@ import enum
 import functools
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from types import MappingProxyType
@@ -153,7 +154,7 @@ class CompatStateCodec:
         self.actions: dict[str, ActionSpec] = {a.name: a for a in acts}
         """The graph's actions by name."""
         self.shared_names: frozenset[str] = frozenset(
-            n for n in self.actions if sum(a.name == n for a in acts) > 1
+            n for n, k in Counter(a.name for a in acts).items() if k > 1
         )
         """Names two or more of the graph's actions have: a plan holding one of them cannot be
         stored by name (it would read back as another action), so encoding it raises."""

@@ -27,7 +27,7 @@ from graphengine import Context, DualNode, Engine, NodeResult, Options, goto, st
 from graphengine.emit import Emitter
 from graphengine.store import Store
 
-__all__ = ["build_engine", "engine_node", "node_result"]
+__all__ = ["build_engine", "engine_node", "node_result", "with_history"]
 
 
 def node_result(out: Any) -> NodeResult[Any]:
@@ -69,7 +69,7 @@ def engine_node(
             out = sync_fn(state)
         finally:
             ENGINE_CONTEXT.reset(token)
-        return node_result(out)
+        return with_history(state, node_result(out))
 
     async def arun(ctx: Context, state: GoapState) -> NodeResult[GoapState]:
         token = ENGINE_CONTEXT.set(ctx)
@@ -87,9 +87,21 @@ def engine_node(
                 out = codec.from_json(await ctx.call(step, None, name=name))
         finally:
             ENGINE_CONTEXT.reset(token)
-        return node_result(out)
+        return with_history(state, node_result(out))
 
     return DualNode(run_sync, arun)
+
+
+def with_history(state: GoapState, result: NodeResult[Any]) -> NodeResult[Any]:
+    """`result` with an empty ``execution_history`` added while the state has none.
+
+    LangGraph's graph always has the key (its channel starts as ``[]``), so results of langgoap
+    and of the compiled graph hold it even when no action ran (no plan, an empty action list);
+    an engine state holds only keys written, so without this a run ending before any action
+    would end without it (``result["execution_history"]`` raising ``KeyError``)."""
+    if "execution_history" in state or (result.delta is not None and "execution_history" in result.delta):
+        return result
+    return result._replace(delta={**(result.delta or {}), "execution_history": []})
 
 
 def build_engine(
