@@ -349,14 +349,18 @@ def test_hanging_action_times_out_and_the_run_says_so(tmp_path: Path) -> None:
         await asyncio.sleep(60)
         return {"done": True}
 
-    engine = compat.GoapGraph(actions=one_action(execute=hang)).engine(
-        store=SQLiteStore(str(tmp_path / "r.db")), options=Options(max_steps=100, timeout=0.1)
-    )
-    with pytest.raises(NodeTimeoutError, match="executor"):
-        asyncio.run(engine.run("t", {"goal": done_goal(), "world_state": {}}))
-    run = asyncio.run(engine.get_run("t"))
+    async def go() -> tuple[Any, Any]:
+        async with SQLiteStore(str(tmp_path / "r.db")) as store:
+            engine = compat.GoapGraph(actions=one_action(execute=hang)).engine(
+                store=store, options=Options(max_steps=100, timeout=0.1)
+            )
+            with pytest.raises(NodeTimeoutError, match="executor"):
+                await engine.run("t", {"goal": done_goal(), "world_state": {}})
+            return await engine.get_run("t"), await engine.get_state("t")
+
+    run, state = asyncio.run(go())
     assert run.status == RunStatus.FAILED and "NodeTimeoutError" in (run.error or "")
-    assert asyncio.run(engine.get_state("t"))["status"] == "executing"
+    assert state["status"] == "executing"
 
 
 class _Broken:
