@@ -61,6 +61,14 @@ class NodeFunc(Generic[S]):
         return out if out is not None else NodeResult()
 
 
+def _is_async(fn: Any) -> bool:
+    """Whether calling `fn` gives a coroutine: a coroutine function, or an object whose
+    `__call__` is one (`inspect.iscoroutinefunction` says no for such an object)."""
+    return inspect.iscoroutinefunction(fn) or (
+        callable(fn) and not inspect.isroutine(fn) and inspect.iscoroutinefunction(type(fn).__call__)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class DualNode(Generic[S]):
     """A node with a sync and an async form of the same step, like LangGraph's
@@ -78,9 +86,9 @@ class DualNode(Generic[S]):
     """The async form: a coroutine function of `(ctx, state)`."""
 
     def __post_init__(self) -> None:
-        if not callable(self.run_sync) or inspect.iscoroutinefunction(self.run_sync):
+        if not callable(self.run_sync) or _is_async(self.run_sync):
             raise TypeError(f"DualNode.run_sync must be a plain function, got {self.run_sync!r}")
-        if not inspect.iscoroutinefunction(self.arun):
+        if not _is_async(self.arun):
             raise TypeError(f"DualNode.arun must be a coroutine function, got {self.arun!r}")
 
     async def run(self, ctx: Context, state: S) -> NodeResult[S]:

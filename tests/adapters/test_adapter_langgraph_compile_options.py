@@ -140,6 +140,29 @@ def test_dual_node_checks_its_forms() -> None:
         DualNode(s, s)
 
 
+def test_dual_node_takes_callable_objects() -> None:
+    """Objects whose `__call__` is sync or async are accepted as the forms their `__call__` is
+    (a compat node is such an object), and refused as the other form."""
+
+    class Sync:
+        def __call__(self, ctx: Context, s: T) -> NodeResult[T]:
+            return NodeResult(delta={"log": ["sync"]})
+
+    class Async:
+        async def __call__(self, ctx: Context, s: T) -> NodeResult[T]:
+            return NodeResult(delta={"log": ["async"]})
+
+    g: Engine[T] = Engine(T)
+    g.add("x", DualNode(Sync(), Async()))
+    g.start_at("x")
+    assert to_langgraph(g).invoke({"n": 0})["log"] == ["sync"]
+    assert g.run_sync("r", {"n": 0})["log"] == ["async"]
+    with pytest.raises(TypeError, match="run_sync"):
+        DualNode(Async(), Async())
+    with pytest.raises(TypeError, match="arun"):
+        DualNode(Sync(), Sync())
+
+
 class Opaque:
     """A value pydantic has no schema for (the engine's codec below knows it)."""
 

@@ -266,12 +266,17 @@ def test_codec_round_trips_goals_plans_and_history() -> None:
     state = {
         "goal": compat.MultiGoal(goals=(goal,)),
         "plan": plan,
-        "world_state": {"x": 1, "tags": {"a", "b"}, "frozen": frozenset({("k", 1)}), "$ge": float("inf")},
+        "world_state": {
+            "x": 1,
+            "tags": {"a", "b"},
+            "frozen": frozenset({("k", 1)}),
+            "$ge": float("inf"),
+            "form": Form(ticket="T-1"),
+            "ints": {1: "one"},
+        },
         "execution_history": [compat.ActionResult("a", True, {"x": 1}, {"x": 1, "y": (1, 2)})],
         "action_failure_counts": {"a": 1},
         "no_plan_explanation": None,
-        "form": Form(ticket="T-1"),
-        "ints": {1: "one"},
     }
     codec = CompatStateCodec([act], [Form])
     back = codec.decode(codec.encode(state))

@@ -16,8 +16,11 @@ describe these, so the engine running a compat graph stores its state with
   graph's own ``ActionSpec``, so plans keep their callables across a resume in another
   process).
 
-A value of any other type (a callable goal value, an object of the application's) raises
-``TypeError`` naming where it is in the state; the engine reports it as an `EncodeError`.
+A value of any other type (a callable goal value, an object of the application's), a value
+nested deeper than :data:`MAX_DEPTH` containers, a key a ``GoapState`` does not have, or a
+top-level value of the wrong kind (``world_state`` not a dict, ``goal`` not a goal) raises
+``TypeError`` naming where it is in the state, before anything is written: the engine reports
+it as a `StateValidationError` for a run's input, a `NodeError` for a step's update.
 Decoding never imports: class names are looked up in the fixed table, and an unknown name or
 action raises ``ValueError``.
 """
@@ -29,6 +32,7 @@ import enum
 import functools
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from types import MappingProxyType
@@ -38,9 +42,14 @@ from pydantic import BaseModel
 
 from goap.compat.actions import ActionSpec
 
-__all__ = ["CompatStateCodec"]
+__all__ = ["MAX_DEPTH", "CompatStateCodec"]
 
 _TAG = "$ge"
+
+MAX_DEPTH = 100
+"""How many containers deep a stored value may nest. Deeper values are refused with their path:
+JSON encoders and decoders recurse per level, and a value near Python's recursion limit would
+be written and then fail to read back (or fail with a bare ``RecursionError``)."""
 
 
 @functools.cache
@@ -78,10 +87,51 @@ def _classes() -> tuple[dict[str, type], dict[str, type[enum.Enum]]]:
 class _Unstorable(Exception):
     """A value of a type the codec cannot store; ``path`` is filled in on the way out."""
 
-    def __init__(self, t: type) -> None:
+    def __init__(self, t: type, what: str = "") -> None:
         super().__init__(t.__qualname__)
-        self.what = t.__qualname__
+        self.what = what or f"has type {t.__qualname__}"
         self.path: list[str] = []
+
+
+class _TooDeep(_Unstorable):
+    """A value nested deeper than `MAX_DEPTH` containers."""
+
+    def __init__(self) -> None:
+        super().__init__(dict)
+        self.what = f"nests deeper than {MAX_DEPTH} containers"
+
+
+@functools.cache
+def _top_level() -> dict[str, tuple[type, ...]]:
+    """What each ``GoapState`` key may hold at the top (``None`` for the optional ones)."""
+    from goap.compat.goals import GoalSpec, MultiGoal
+    from goap.compat.graph.state import GoapState
+    from goap.compat.planner.types import Plan
+
+    none = type(None)
+    kinds: dict[str, tuple[type, ...]] = {
+        "world_state": (Mapping,),
+        "goal": (GoalSpec, MultiGoal),
+        "plan": (Plan, none),
+        "current_step": (int,),
+        "execution_history": (list, tuple),
+        "replan_count": (int,),
+        "replan_reason": (str, none),
+        "status": (str,),
+        "blacklisted_actions": (list, tuple, set, frozenset),
+        "action_failure_counts": (Mapping,),
+        "current_subgoal_index": (int,),
+        "no_plan_explanation": (Mapping, none),
+        "reflection_context": (list, tuple),
+        "wall_clock_started_at": (int, float, none),
+    }
+    # A key added to GoapState and not listed here is still storable (any value the codec takes).
+    return {k: kinds.get(k, (object,)) for k in GoapState.__annotations__}
+
+
+def _short(path: str) -> str:
+    """A path for a message: a value 100 levels deep has a long one."""
+    return path if len(path) <= 120 else path[:100] + "…" + path[-19:]
 
 
 @functools.cache
@@ -100,8 +150,14 @@ class CompatStateCodec:
     """NaN and infinity are tagged, never written as JSON null: the engine need not look for them."""
 
     def __init__(self, actions: Iterable[ActionSpec], forms: Iterable[type[BaseModel]] = ()) -> None:
-        self.actions: dict[str, ActionSpec] = {a.name: a for a in actions}
+        acts = list(actions)
+        self.actions: dict[str, ActionSpec] = {a.name: a for a in acts}
         """The graph's actions by name."""
+        self.shared_names: frozenset[str] = frozenset(
+            n for n, k in Counter(a.name for a in acts).items() if k > 1
+        )
+        """Names two or more of the graph's actions have: a plan holding one of them cannot be
+        stored by name (it would read back as another action), so encoding it raises."""
         self.forms: dict[str, type[BaseModel]] = {f.__name__: f for f in forms}
         """Pydantic classes the state may hold, by name."""
 
@@ -116,7 +172,11 @@ class CompatStateCodec:
 
     def decode(self, data: bytes) -> Any:
         """The state stored by :meth:`encode`; ``ValueError`` for data it did not write."""
-        return self.from_json(json.loads(data))
+        try:
+            raw = json.loads(data)
+        except RecursionError:
+            raise ValueError("a stored GOAP state nests too deep to read") from None
+        return self.from_json(raw)
 
     decode_delta = decode
 
@@ -125,87 +185,112 @@ class CompatStateCodec:
         if not isinstance(value, Mapping):
             raise TypeError(f"a GOAP state is a dict, got {type(value).__name__}")
         out: dict[str, Any] = {}
+        kinds = _top_level()
         for k, v in value.items():
+            kind = kinds.get(k) if type(k) is str else None
+            if kind is None:
+                raise TypeError(f"{k!r} is not a GoapState key (its keys: {', '.join(kinds)})")
+            if not isinstance(v, kind) or (type(v) is bool and kind[0] is int):
+                want = " or ".join("None" if t is type(None) else t.__name__ for t in kind)
+                raise TypeError(f"state value at {k!r} is a {type(v).__name__}, expected {want}")
             try:
-                out[str(k)] = self._enc(v)
+                out[k] = self._enc(v, 0)
             except _Unstorable as exc:
-                where = str(k) + "".join(exc.path)
+                where = _short(k + "".join(exc.path))
                 raise TypeError(
-                    f"state value at {where!r} has type {exc.what}, which a compat GOAP run cannot store"
+                    f"state value at {where!r} {exc.what}, which a compat GOAP run cannot store"
                 ) from None
         return out
+
+    def check(self, value: Any, where: str) -> None:
+        """Raise ``TypeError`` naming the place under ``where`` of anything in ``value`` the codec
+        cannot store (for values a run will store later: an action's effects and preconditions)."""
+        try:
+            self._enc(value, 0)
+        except _Unstorable as exc:
+            raise TypeError(
+                f"{_short(where + ''.join(exc.path))} {exc.what}, which a compat GOAP run cannot store"
+            ) from None
 
     def from_json(self, raw: Any) -> dict[str, Any]:
         """The state or delta :meth:`to_json` gave ``raw`` for; ``ValueError`` for other data."""
         if not isinstance(raw, dict):
             raise ValueError(f"a stored GOAP state is a JSON object, got {type(raw).__name__}")
-        return {k: self._dec(v) for k, v in raw.items()}
+        try:
+            return {k: self._dec(v) for k, v in raw.items()}
+        except RecursionError:  # data this codec did not write (it refuses values this deep)
+            raise ValueError("a stored GOAP state nests too deep to read") from None
 
     # -------------------------------------------------------------- encoding
     # Runs on every step (deltas, snapshots, recorded updates): dispatch on the exact type first,
     # and build the path of an unstorable value only when there is one (`_Unstorable.path`).
 
-    def _enc(self, v: Any) -> Any:
+    def _enc(self, v: Any, depth: int) -> Any:
         t = type(v)
         if t is str or t is int or t is bool or v is None:
             return v
         if t is float:
             return v if math.isfinite(v) else {_TAG: "float", "v": repr(v)}
+        if depth >= MAX_DEPTH and t in _CONTAINERS:
+            raise _TooDeep()
+        depth += 1
         if t is list:
-            return self._seq(v)
+            return self._seq(v, depth)
         if t is dict:
-            return self._dict(v)
+            return self._dict(v, depth)
         if t is tuple:
-            return {_TAG: "tuple", "v": self._seq(v)}
+            return {_TAG: "tuple", "v": self._seq(v, depth)}
         if t is frozenset or t is set:
-            items = self._seq(v)
+            items = self._seq(v, depth)
             # Sorted: a set's iteration order varies between processes (string hashing).
             items.sort(key=repr)
             return {_TAG: "frozenset" if t is frozenset else "set", "v": items}
         if t is MappingProxyType:
-            return {_TAG: "proxy", "v": self._pairs(v)}
-        return self._other(v, t)
+            return {_TAG: "proxy", "v": self._pairs(v, depth)}
+        return self._other(v, t, depth)
 
-    def _seq(self, v: Iterable[Any]) -> list[Any]:
+    def _seq(self, v: Iterable[Any], depth: int) -> list[Any]:
         enc = self._enc
         out = []
         for i, x in enumerate(v):
             try:
-                out.append(enc(x))
+                out.append(enc(x, depth))
             except _Unstorable as exc:
                 exc.path.insert(0, f"[{i}]")
                 raise
         return out
 
-    def _dict(self, v: dict[Any, Any]) -> Any:
+    def _dict(self, v: dict[Any, Any], depth: int) -> Any:
         if _TAG in v or not all(type(k) is str for k in v):
-            return {_TAG: "dict", "v": self._pairs(v)}
+            return {_TAG: "dict", "v": self._pairs(v, depth)}
         enc = self._enc
         out = {}
         for k, x in v.items():
             try:
-                out[k] = enc(x)
+                out[k] = enc(x, depth)
             except _Unstorable as exc:
                 exc.path.insert(0, f".{k}")
                 raise
         return out
 
-    def _pairs(self, m: Mapping[Any, Any]) -> list[list[Any]]:
+    def _pairs(self, m: Mapping[Any, Any], depth: int) -> list[list[Any]]:
         out = []
         for k, x in m.items():
             try:
-                out.append([self._enc(k), self._enc(x)])
+                out.append([self._enc(k, depth), self._enc(x, depth)])
             except _Unstorable as exc:
                 exc.path.insert(0, f"[{k!r}]")
                 raise
         return out
 
-    def _other(self, v: Any, t: type) -> Any:
+    def _other(self, v: Any, t: type, depth: int) -> Any:
         if isinstance(v, enum.Enum):
             if _classes()[1].get(t.__name__) is not t:
                 raise _Unstorable(t)
             return {_TAG: "enum", "c": t.__name__, "v": v.value}
         if isinstance(v, ActionSpec):
+            if v.name in self.shared_names:
+                raise _Unstorable(t, f"is action {v.name!r}, a name several of the graph's actions have")
             return {_TAG: "action", "v": v.name}
         if isinstance(v, str | int):  # subclasses of the JSON scalars
             return v
@@ -218,7 +303,7 @@ class CompatStateCodec:
             fields = {}
             for name in names:
                 try:
-                    fields[name] = self._enc(getattr(v, name))
+                    fields[name] = self._enc(getattr(v, name), depth)
                 except _Unstorable as exc:
                     exc.path.insert(0, f".{name}")
                     raise
@@ -244,7 +329,10 @@ class CompatStateCodec:
         name = v["v"]
         found = self.actions.get(name)
         if found is None:
-            raise ValueError(f"stored GOAP state names action {name!r}, which the graph does not have")
+            raise ValueError(
+                f"stored GOAP state names action {name!r}, which the graph does not have "
+                "(resume and replay a run with a graph having the actions it ran with)"
+            )
         return found
 
     def _dec_dc(self, v: dict[str, Any]) -> Any:
@@ -271,6 +359,9 @@ class CompatStateCodec:
         # Keys come back hashable: a tuple key was stored tagged and decodes as a tuple.
         return {self._dec(k): self._dec(x) for k, x in v["v"]}
 
+
+_CONTAINERS = frozenset({list, dict, tuple, set, frozenset, MappingProxyType})
+"""The types that nest (and count towards `MAX_DEPTH`); dataclasses count too (see `_other`)."""
 
 _DECODERS: dict[str, Callable[[CompatStateCodec, dict[str, Any]], Any]] = {
     "tuple": lambda c, v: tuple(c._dec(x) for x in v["v"]),

@@ -12,7 +12,7 @@ the ``RunnableLambda(func, afunc)`` nodes of the LangGraph-built graph. States a
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from langgraph.graph import END
@@ -27,7 +27,7 @@ from graphengine import Context, DualNode, Engine, NodeResult, Options, goto, st
 from graphengine.emit import Emitter
 from graphengine.store import Store
 
-__all__ = ["build_engine", "engine_node", "node_result"]
+__all__ = ["build_engine", "engine_node", "node_result", "with_history"]
 
 
 def node_result(out: Any) -> NodeResult[Any]:
@@ -69,7 +69,7 @@ def engine_node(
             out = sync_fn(state)
         finally:
             ENGINE_CONTEXT.reset(token)
-        return node_result(out)
+        return with_history(state, node_result(out))
 
     async def arun(ctx: Context, state: GoapState) -> NodeResult[GoapState]:
         token = ENGINE_CONTEXT.set(ctx)
@@ -87,9 +87,21 @@ def engine_node(
                 out = codec.from_json(await ctx.call(step, None, name=name))
         finally:
             ENGINE_CONTEXT.reset(token)
-        return node_result(out)
+        return with_history(state, node_result(out))
 
     return DualNode(run_sync, arun)
+
+
+def with_history(state: GoapState, result: NodeResult[Any]) -> NodeResult[Any]:
+    """`result` with an empty ``execution_history`` added while the state has none.
+
+    LangGraph's graph always has the key (its channel starts as ``[]``), so results of langgoap
+    and of the compiled graph hold it even when no action ran (no plan, an empty action list);
+    an engine state holds only keys written, so without this a run ending before any action
+    would end without it (``result["execution_history"]`` raising ``KeyError``)."""
+    if "execution_history" in state or (result.delta is not None and "execution_history" in result.delta):
+        return result
+    return result._replace(delta={**(result.delta or {}), "execution_history": []})
 
 
 def build_engine(
@@ -106,16 +118,35 @@ def build_engine(
 
     ``record=True`` records the planner's and executor's updates with their steps (see
     :func:`engine_node`) for replay: for runs stored by the engine, whose states the codec
-    stores anyway. Left False for the LangGraph graph, whose world states may hold values
+    stores anyway; it needs unique action names (``ValueError`` otherwise) and storable
+    effect and precondition values (``TypeError`` naming the value otherwise). Left False for the
+    LangGraph graph, whose world states may hold values
     the codec cannot store (LangGraph's checkpointer stores them).
     """
     acts = list(actions)
+    if record:
+        # A stored plan names its actions: with two actions of one name, a resumed or replayed
+        # run would read the plan back with the wrong one.
+        seen: set[str] = set()
+        for a in acts:
+            if a.name in seen:
+                raise ValueError(
+                    f"two of the graph's actions are named {a.name!r}; a stored run needs unique names"
+                )
+            seen.add(a.name)
     forms: list[type[BaseModel]] = []
     for a in acts:
         req = a.require_human_approval
         if isinstance(req, type) and issubclass(req, BaseModel):
             forms.append(req)
     codec = CompatStateCodec(acts, forms)
+    if record:
+        # Plans carry the states an action's effects lead to, and approvals its preconditions:
+        # a value the codec cannot store is named now, not when a step fails to store it.
+        for a in acts:
+            codec.check(dict(a.preconditions), f"action {a.name!r} preconditions")
+            if isinstance(a.effects, Mapping):
+                codec.check(dict(a.effects), f"action {a.name!r} effects")
     engine: Engine[GoapState] = Engine(
         GoapState,
         codec=codec,

@@ -35,7 +35,7 @@ from goap.compat.history import StoreExecutionHistory
 from goap.compat.sensors import AsyncSensor, Sensor
 from goap.compat.serde import install_langgoap_serde
 from goap.compat.tracing import PlanningTracer
-from graphengine import Engine, Options
+from graphengine import Engine, Options, UnknownNodeError
 from graphengine.emit import Emitter
 from graphengine.store import Store
 
@@ -196,6 +196,10 @@ class GoapGraph:
             interrupt_after: Optional list of node names to interrupt
                 after.  Forwarded to ``StateGraph.compile``.
 
+        Raises:
+            ValueError: ``interrupt_before`` or ``interrupt_after`` names a node the graph
+                does not have (as langgoap's graph raises it).
+
         Returns:
             A compiled StateGraph ready for invocation.
         """
@@ -231,16 +235,19 @@ class GoapGraph:
         # recursion_limit still overrides it).
         steps = max(1, (int(DEFAULT_RECURSION_LIMIT) - 5) // 2)
         engine = build_engine(self._nodes(), self.actions, options=Options(max_steps=steps))
-        return cast(
-            "CompiledStateGraph[Any, Any, Any, Any]",
-            to_langgraph(
+        try:
+            compiled = to_langgraph(
                 engine,
                 checkpointer,
                 store=store,
                 interrupt_before=interrupt_before,
                 interrupt_after=interrupt_after,
-            ),
-        )
+            )
+        except UnknownNodeError as exc:
+            # langgoap's graph raised LangGraph's ValueError for an unknown interrupt node: code
+            # written for it catches ValueError.
+            raise ValueError(str(exc)) from exc
+        return cast("CompiledStateGraph[Any, Any, Any, Any]", compiled)
 
     def engine(
         self,
