@@ -81,6 +81,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import dataclasses
 import threading
 import uuid
@@ -139,11 +140,20 @@ def _run_coro(coro: Coroutine[Any, Any, Any]) -> Any:
         if runner is None:
             runner = _local.runner = asyncio.Runner()
             # Closed at exit: a loop left to the garbage collector at shutdown fails noisily.
-            atexit.register(runner.close)
+            atexit.register(_close_at_exit, runner)
         return runner.run(coro)
     # Called from inside a running loop (sync invoke from async code): use another thread.
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+def _close_at_exit(runner: asyncio.Runner) -> None:
+    """Close a sync caller's loop at exit. From Python 3.12 no thread may start at interpreter
+    shutdown, and closing a loop whose default executor ran starts one to join it; the executor's
+    threads were joined before the atexit callbacks ran, so that step is skipped (the loop itself
+    is closed either way)."""
+    with contextlib.suppress(RuntimeError):
+        runner.close()
 
 
 def _run_inline(coro: Coroutine[Any, Any, Any]) -> Any:
