@@ -250,17 +250,21 @@ async def test_a_constraint_the_database_enforces_fails_its_step_alone(sql_store
     await assert_truthful(sql_store, recs, outcomes)
 
 
+def server_store(server: str) -> Any:
+    """A fresh store on `server` ("postgres" or "mysql"), required to be up (a failure under CI)."""
+    if server == "postgres":
+        require_postgres()
+        return postgres_store()
+    require_mysql()
+    return mysql_store()
+
+
 @pytest.mark.parametrize("server", ["postgres", "mysql"])
 async def test_a_connection_killed_mid_group_loses_no_reported_step(server: str) -> None:
     """A group is held up by another transaction holding one of its rows, and the server kills the
     store's connection while the group waits (pg_terminate_backend / KILL): no step is reported
     saved that is not in the database, nothing hangs, and every run goes on from what committed."""
-    if server == "postgres":
-        require_postgres()
-    else:
-        require_mysql()
-    opener = postgres_store if server == "postgres" else mysql_store
-    async with opener() as store:
+    async with server_store(server) as store:
         ids = [f"r{i}" for i in range(100)]
         await make_runs(store, ids)
         async with side_connection(store) as side, side_connection(store) as killer:
@@ -287,12 +291,7 @@ async def test_a_lease_taken_over_while_its_group_waits_fences_that_step_alone(s
     """Another worker takes one run's lease over while this store's group of 100 leased runs waits
     for that run's row: once the takeover commits, the group re-checks the token and refuses that
     step alone (`LeaseLostError`, nothing written); the other 99 commit."""
-    if server == "postgres":
-        require_postgres()
-    else:
-        require_mysql()
-    opener = postgres_store if server == "postgres" else mysql_store
-    async with opener() as store:
+    async with server_store(server) as store:
         assert isinstance(store, PostgresStore | MySQLStore)
         ids = [f"r{i}" for i in range(100)]
         await make_runs(store, ids)
