@@ -30,6 +30,10 @@ Decisions a caller should know:
   held by a worker silent for `stalled_after` seconds (`JobManager.get_stalled_jobs`) and
   replaces each with a fresh job for the same run (at most one per stalled job), marking the
   stalled one failed. The fresh job claims the run once the dead worker's lease expires.
+- Jobs that continue a started run (a stalled job's replacement, a job re-queued because the
+  run was leased) have priority `CONTINUE_PRIORITY`, above new submissions (priority 0):
+  procrastinate serves higher priorities first, so a run a dead worker held is picked up by
+  the next free slot instead of waiting behind the whole backlog of runs not yet started.
 - A node that fails after its retries, or a run that hits `max_steps`, is a run outcome, already
   recorded in the store (status `failed`): the job succeeds. Anything else (the store or the
   graph cannot be used) fails the job, and procrastinate retries it with exponential backoff.
@@ -71,12 +75,14 @@ if TYPE_CHECKING:
 
     from .engine import Engine
 
-__all__ = ["QUEUE", "TASK_NAME", "RunQueue", "current_lease", "serve", "submit"]
+__all__ = ["CONTINUE_PRIORITY", "QUEUE", "TASK_NAME", "RunQueue", "current_lease", "serve", "submit"]
 
 QUEUE: Final = "graphengine"
 """The procrastinate queue runs go to unless told otherwise."""
 TASK_NAME: Final = "graphengine.drive_run"
 """The procrastinate task every run job is an instance of (its only argument: `run_id`)."""
+CONTINUE_PRIORITY: Final = 10
+"""Priority of jobs continuing a started run (new submissions have procrastinate's default, 0)."""
 
 _RUNNER_KEY: Final = "graphengine.runner"
 _SCHEMA_LOCK: Final = "SELECT pg_advisory_lock(hashtext('graphengine.workers.schema'))"
@@ -185,14 +191,17 @@ class RunQueue:
             finally:
                 await conn.execute(_SCHEMA_UNLOCK)
 
-    async def enqueue(self, run_id: str, *, delay: float = 0.0, lock: str | None = None) -> int | None:
+    async def enqueue(
+        self, run_id: str, *, delay: float = 0.0, lock: str | None = None, priority: int = 0
+    ) -> int | None:
         """Queue a job driving stored run `run_id`, `delay` seconds from now; returns its job id.
 
         With `lock` (a procrastinate queueing lock) no job is queued while another job with the
-        same lock is waiting; None is returned then.
+        same lock is waiting; None is returned then. Jobs of higher `priority` are served first
+        (workers give jobs continuing a started run `CONTINUE_PRIORITY`).
         """
         pc = _procrastinate()
-        options: dict[str, Any] = {"queue": self.queue}
+        options: dict[str, Any] = {"queue": self.queue, "priority": priority}
         if delay > 0:
             options["schedule_in"] = {"seconds": delay}
         if lock is not None:
@@ -202,6 +211,34 @@ class RunQueue:
         except pc.exceptions.AlreadyEnqueued:
             return None
         return job_id
+
+    async def requeue_stalled(self, stalled_after: float) -> list[str]:
+        """Replace each job of this queue held by a worker silent for `stalled_after` seconds.
+
+        Every stalled job gets one fresh job for its run, with `CONTINUE_PRIORITY` (racing
+        callers queue one replacement per stalled job), and is marked failed. Returns the run
+        ids re-queued. Workers call this every `ttl / 2` seconds; it is public for operators who
+        want to sweep a queue no worker serves right now.
+        """
+        jm = self.app.job_manager
+        failed = _procrastinate().jobs.Status.FAILED
+        stalled: list[Job] = list(
+            await jm.get_stalled_jobs(
+                queue=self.queue, task_name=TASK_NAME, seconds_since_heartbeat=stalled_after
+            )
+        )
+        requeued: list[str] = []
+        for job in stalled:
+            run_id = job.task_kwargs.get("run_id")
+            if isinstance(run_id, str):
+                # The lock makes racing reapers queue one replacement per stalled job.
+                lock = f"graphengine.stalled.{job.id}"
+                if await self.enqueue(run_id, lock=lock, priority=CONTINUE_PRIORITY) is not None:
+                    log.warning("job %s of run %r stalled (its worker is silent); re-queued", job.id, run_id)
+                    requeued.append(run_id)
+            with contextlib.suppress(Exception):  # another reaper, or the worker woke up
+                await jm.finish_job(job, status=failed, delete_job=False)
+        return requeued
 
     async def submit(self, engine: Engine[Any], run_id: str, initial: Any) -> int:
         """Store run `run_id` of `engine` from `initial` and queue a job for it; returns the job id.
@@ -316,7 +353,7 @@ class _Runner:
         who = f"{self.name}/job{job_id}"
         lease = await self.store.claim(run_id, who, self.ttl)
         if lease is None:
-            await self.queue.enqueue(run_id, delay=self.ttl)
+            await self.queue.enqueue(run_id, delay=self.ttl, priority=CONTINUE_PRIORITY)
             log.info("run %r is leased by another worker; job re-queued in %.1f s", run_id, self.ttl)
             return "busy"
         while True:
@@ -383,31 +420,13 @@ class _Runner:
 
     async def reap(self, stalled_after: float) -> None:
         """Forever: replace the jobs of workers silent for `stalled_after` s by fresh jobs."""
-        jm = self.queue.app.job_manager
-        failed = _procrastinate().jobs.Status.FAILED
         while True:
             await asyncio.sleep(self.ttl / 2)
             try:
                 async with asyncio.timeout(self.ttl * 2):  # a wedged query must not end the reaping
-                    await self._reap_once(jm, failed, stalled_after)
+                    await self.queue.requeue_stalled(stalled_after)
             except Exception:
                 log.exception("looking for stalled jobs failed; trying again")
-
-    async def _reap_once(self, jm: Any, failed: Any, stalled_after: float) -> None:
-        """One pass: each stalled job of this queue gets one replacement, and is marked failed."""
-        stalled: list[Job] = list(
-            await jm.get_stalled_jobs(
-                queue=self.queue.queue, task_name=TASK_NAME, seconds_since_heartbeat=stalled_after
-            )
-        )
-        for job in stalled:
-            run_id = job.task_kwargs.get("run_id")
-            if isinstance(run_id, str):
-                # The lock makes racing reapers queue one replacement per stalled job.
-                await self.queue.enqueue(run_id, lock=f"graphengine.stalled.{job.id}")
-                log.warning("job %s of run %r stalled (its worker is silent); re-queued", job.id, run_id)
-            with contextlib.suppress(Exception):  # another reaper, or the worker woke up
-                await jm.finish_job(job, status=failed, delete_job=False)
 
 
 def _queue_dsn(engine: Engine[Any], dsn: str | None) -> str:
