@@ -20,18 +20,19 @@ modules, never the engine, the stores, pydantic or OpenTelemetry that other part
 
 from typing import TYPE_CHECKING
 
-from goap.planning import _EXPORTS as _PLANNING
-from goap.planning._exports import lazy_exports
-from goap.runtime import _EXPORTS as _RUNTIME
-from goap.strategies import _EXPORTS as _STRATEGIES
+from goap import planning, runtime, strategies
+from goap.planning.exports import lazy_exports
 
 if TYPE_CHECKING:
     from goap.planning import *  # noqa: F403
     from goap.runtime import *  # noqa: F403
     from goap.strategies import *  # noqa: F403
 
-_EXPORTS: dict[str, str] = {**_PLANNING, **_STRATEGIES, **_RUNTIME}
-"""Public name -> the module defining it: every layer's public names."""
+_EXPORTS: dict[str, str] = {
+    name: layer.__name__ for layer in (planning, strategies, runtime) for name in layer.__all__
+}
+"""Public name -> the layer exporting it: every layer's public names (each layer imports the module
+defining a name on first use)."""
 
 __all__ = sorted(_EXPORTS)
 

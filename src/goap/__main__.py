@@ -18,11 +18,17 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from goap.planning._errors import PlanningError, ProblemFormatError
-from goap.planning._planner import plan
-from goap.planning._problem import load_problem
-from goap.planning._result import PlanResult
-from goap.planning._strategy import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
+from goap.planning import (
+    STRATEGIES,
+    AStar,
+    GreedyBestFirst,
+    PlanningError,
+    PlanningStrategy,
+    PlanResult,
+    ProblemFormatError,
+    load_problem,
+    plan,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -224,7 +230,7 @@ def _explain(name: str, result: PlanResult, as_json: bool) -> int:
 
 
 def _visualize(name: str, result: PlanResult, fmt: str, as_json: bool) -> int:
-    from goap.runtime._visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
+    from goap.runtime import plan_to_dot, plan_to_gantt, plan_to_mermaid
 
     if fmt == "gantt":
         if result.schedule is None:
@@ -248,7 +254,7 @@ def _visualize(name: str, result: PlanResult, fmt: str, as_json: bool) -> int:
 def _actions(target: str, as_json: bool) -> int:
     import importlib
 
-    from goap.planning._actions import ActionSpec
+    from goap.planning import ActionSpec
 
     module_name, _, attr = target.partition(":")
     try:
@@ -278,7 +284,7 @@ def _actions(target: str, as_json: bool) -> int:
 
 
 def _action_doc(a: Any) -> dict[str, Any]:
-    from goap.planning._conditions import Add, condition_to_json
+    from goap.planning import Add, condition_to_json
 
     qos = a.qos
     return {
@@ -300,8 +306,7 @@ def _action_doc(a: Any) -> dict[str, Any]:
 
 
 async def _history(db: str, run_id: str, as_json: bool) -> int:
-    from goap.runtime._lineage import plan_history
-    from goap.runtime._state import GoapState
+    from goap.runtime import GoapState, plan_history
     from graphengine import Engine, GraphError
     from graphengine.store import SQLiteStore, StoreError
 

@@ -10,8 +10,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goap.planning._actions import ActionSpec
-from goap.planning._goals import GoalSpec
+from goap.planning import ActionSpec, GoalSpec
 
 __all__ = ["brute_force_optimum", "simulate"]
 

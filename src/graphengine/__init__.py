@@ -19,6 +19,7 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
 from ._encoding import FAN_OUT_NODE
 from ._reads import Interrupt
 from ._replay import Divergence, ReplayReport
+from ._runtime import Runtime
 from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
 from .context import Context, InterruptSignal, Tool, ToolCallError
@@ -98,6 +99,7 @@ __all__ = [
     "RunExistsError",
     "RunNotFoundError",
     "RunStream",
+    "Runtime",
     "SchemaVersionError",
     "StateValidationError",
     "StepError",

@@ -29,11 +29,15 @@ from graphengine.store import (
     adaptable_type,
 )
 
+from ._attempts import execute
+from ._checks import checked_delta
 from ._encoding import FAN_OUT_NODE, non_finite, storable_text
+from .context import Context
 from .errors import GraphChangedError, ReducerError, RunNotFoundError, StateValidationError
-from .graph import CompiledGraph, changes
+from .graph import CompiledGraph, CompiledNode, changes
 from .options import Options
 from .reducer import Reducer, model_copier
+from .result import NodeResult
 from .route_codec import RouteCodec
 from .routing import Next, goto
 from .versions import Migration, VersionMap, migrate_bytes
@@ -164,6 +168,34 @@ class Runtime(Generic[S]):
         except Exception as lost:  # the failure being reported matters more than its record
             _log.warning("run %r: could not record its failure (%s): %r", run_id, msg, lost)
         self.notify(run_id, step, node_id, msg, {"error": type(exc).__name__}, EventKind.ERROR)
+
+    # ------------------------------------------------------------------ running nodes
+
+    async def run_node(
+        self,
+        node: CompiledNode[S],
+        run_id: str,
+        step: int,
+        state: S,
+        *,
+        resumed: bool = False,
+        resume_input: Any = None,
+        branch: int | None = None,
+        interrupted_at: int | None = None,
+    ) -> tuple[NodeResult[S], int, Context]:
+        """Run `node` of this graph on `state` as the step loop does: its attempts, timeout and
+        retries with backoff. Returns its result, the attempts it took and the last attempt's context.
+
+        `resumed`/`resume_input`/`interrupted_at` describe a node resumed after an interrupt;
+        `branch` is its fan-out branch number. Raises `NodeError` (`NodeTimeoutError`) after the
+        last failed attempt. Nothing is persisted: the caller (the step loop, an adapter driving
+        the node from another runtime) records the outcome.
+        """
+        return await execute(self, node, run_id, step, state, resumed, resume_input, branch, interrupted_at)
+
+    def checked_delta(self, value: Any, run_id: str, step: int, node_id: str) -> S:
+        """`value` as a delta of the state type, or `DeltaTypeError` naming the node and step."""
+        return checked_delta(self, value, run_id, step, node_id)
 
     # ------------------------------------------------------------------ decoding
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from engine_fixtures import S, is_big
 
-from graphengine import EdgeSpec, Engine, GraphSpec, NodeInfo, NodeResult
+from graphengine import Context, DeltaTypeError, EdgeSpec, Engine, GraphSpec, NodeError, NodeInfo, NodeResult
 from graphengine.store import MemoryStore
 
 
@@ -71,6 +71,35 @@ async def test_runtime_follows_the_engines_store_and_compiles_once() -> None:
     g.store = other
     rt2 = g.runtime()
     assert rt2.store is other and rt2.graph is rt.graph
+
+
+async def test_runtime_runs_one_node_as_a_run_does_and_checks_deltas() -> None:
+    """`Runtime.run_node` gives a node its retries (the attempts it took are those a run records)
+    and stores nothing; `checked_delta` refuses a delta of another type with `DeltaTypeError`."""
+    failures = {"n": 0}
+
+    def flaky(ctx: Context, s: S) -> NodeResult[S]:
+        if failures["n"] < 2:
+            failures["n"] += 1
+            raise ConnectionError("down")
+        return NodeResult(delta=S(n=s.n + ctx.attempt))
+
+    g = Engine(S).add("f", flaky, retries=3, backoff=0.0).start_at("f")
+    await g.run("r", S())
+    recorded = [(rec.node_id, rec.attempt) for rec in await g.store.load_steps("r")]
+    failures["n"] = 0
+    rt = g.runtime()
+    res, attempts, ctx = await rt.run_node(rt.graph.nodes["f"], "other", 0, S(n=1))
+    assert recorded == [("f", attempts)] and attempts == 3 == ctx.attempt
+    assert res.delta == S(n=4)
+    assert await g.store.get_run("other") is None
+    assert rt.checked_delta(S(n=2), "r", 0, "f") == S(n=2)
+    with pytest.raises(DeltaTypeError, match="node 'f' returned a delta of type dict, expected S"):
+        rt.checked_delta({"n": 2}, "r", 0, "f")
+    failures["n"] = -10  # more failures than attempts
+    with pytest.raises(NodeError, match="down"):
+        await rt.run_node(rt.graph.nodes["f"], "other", 0, S())
+    assert failures["n"] == -6  # the first attempt and its three retries
 
 
 def test_no_module_outside_engine_reads_an_engine_private() -> None:

@@ -12,9 +12,10 @@ import pytest
 
 import goap
 import goap.capabilities
+import goap.planning.kit
 import goap.selector
 
-PACKAGES = [goap, goap.capabilities, goap.selector]
+PACKAGES = [goap, goap.capabilities, goap.planning.kit, goap.selector]
 """The packages whose ``__all__`` users import from."""
 
 

@@ -21,7 +21,7 @@ possible) are statuses of :class:`CapabilityPlanResult`; :meth:`CapabilityPlanRe
 
 from __future__ import annotations
 
-from goap.planning._errors import PlanningError
+from goap.planning import PlanningError
 
 __all__ = [
     "BlockedError",

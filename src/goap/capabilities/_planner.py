@@ -53,10 +53,8 @@ from goap.capabilities._tables import (
     PLATFORM_ALIASES,
     SEARCH_URLS,
 )
-from goap.planning._actions import ActionSpec
-from goap.planning._goals import GoalSpec
-from goap.planning._planner import plan as goap_plan
-from goap.planning._strategy import AStar, PlanningStrategy
+from goap.planning import ActionSpec, AStar, GoalSpec, PlanningStrategy
+from goap.planning import plan as goap_plan
 
 __all__ = ["GoalPlanner", "check_plan", "search_url"]
 

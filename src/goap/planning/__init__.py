@@ -7,11 +7,26 @@ OpenTelemetry, OR-Tools or aiosqlite: ``python -m goap plan`` loads this layer a
 
 from typing import TYPE_CHECKING
 
-from goap.planning._exports import lazy_exports
+from goap.planning.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from goap.planning._actions import ActionSpec, CostFunction
-    from goap.planning._conditions import Add, Compare, OneOf, add, eq, ge, gt, in_, le, lt, ne, sub
+    from goap.planning._actions import ActionSpec, CostFunction, Guard, GuardStage, plan_cost
+    from goap.planning._conditions import (
+        Add,
+        Compare,
+        OneOf,
+        add,
+        condition_to_json,
+        eq,
+        ge,
+        gt,
+        holds,
+        in_,
+        le,
+        lt,
+        ne,
+        sub,
+    )
     from goap.planning._constraints import (
         Capacity,
         ConstrainedGoal,
@@ -30,9 +45,9 @@ if TYPE_CHECKING:
     from goap.planning._explain import NoPlanExplanation, UnreachableCondition
     from goap.planning._features import ProblemFeatures, RiskProfile, extract_features
     from goap.planning._goals import GoalSpec, MultiGoal, SoftGoal, soft_score
-    from goap.planning._planner import DefaultStrategy, plan
+    from goap.planning._planner import DefaultStrategy, check_problem, plan, plan_any
     from goap.planning._problem import Problem, load_problem, problem_from_dict
-    from goap.planning._qos import ActionQos
+    from goap.planning._qos import ActionQos, ActionRetry, RetryableActionError, qos_of
     from goap.planning._result import Plan, PlanResult, SearchStats, StrategyReport
     from goap.planning._schedule import Schedule, ScheduledAction, dependencies
     from goap.planning._score import BendableScore, HardSoftScore, Score, SimpleScore
@@ -49,6 +64,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "AStar": "goap.planning._strategy",
     "ActionQos": "goap.planning._qos",
+    "ActionRetry": "goap.planning._qos",
     "ActionSpec": "goap.planning._actions",
     "Add": "goap.planning._conditions",
     "BendableScore": "goap.planning._score",
@@ -65,6 +81,8 @@ _EXPORTS: dict[str, str] = {
     "DivergencePolicy": "goap.planning._transitions",
     "GoalSpec": "goap.planning._goals",
     "GreedyBestFirst": "goap.planning._strategy",
+    "Guard": "goap.planning._actions",
+    "GuardStage": "goap.planning._actions",
     "HEURISTICS": "goap.planning.heuristics",
     "HardSoftScore": "goap.planning._score",
     "ModelError": "goap.planning._errors",
@@ -80,6 +98,7 @@ _EXPORTS: dict[str, str] = {
     "ProblemFeatures": "goap.planning._features",
     "ProblemFormatError": "goap.planning._errors",
     "ResourceConstraint": "goap.planning._constraints",
+    "RetryableActionError": "goap.planning._qos",
     "RiskProfile": "goap.planning._features",
     "STRATEGIES": "goap.planning._strategy",
     "Schedule": "goap.planning._schedule",
@@ -94,18 +113,24 @@ _EXPORTS: dict[str, str] = {
     "UnsupportedConstraintError": "goap.planning._errors",
     "add": "goap.planning._conditions",
     "assert_expected_matches_declared": "goap.planning._transitions",
+    "check_problem": "goap.planning._planner",
+    "condition_to_json": "goap.planning._conditions",
     "dependencies": "goap.planning._schedule",
     "eq": "goap.planning._conditions",
     "extract_features": "goap.planning._features",
     "ge": "goap.planning._conditions",
     "gt": "goap.planning._conditions",
+    "holds": "goap.planning._conditions",
     "in_": "goap.planning._conditions",
     "le": "goap.planning._conditions",
     "load_problem": "goap.planning._problem",
     "lt": "goap.planning._conditions",
     "ne": "goap.planning._conditions",
     "plan": "goap.planning._planner",
+    "plan_any": "goap.planning._planner",
+    "plan_cost": "goap.planning._actions",
     "problem_from_dict": "goap.planning._problem",
+    "qos_of": "goap.planning._qos",
     "soft_score": "goap.planning._goals",
     "sub": "goap.planning._conditions",
 }
@@ -114,6 +139,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "AStar",
     "ActionQos",
+    "ActionRetry",
     "ActionSpec",
     "Add",
     "BendableScore",
@@ -130,6 +156,8 @@ __all__ = [
     "DivergencePolicy",
     "GoalSpec",
     "GreedyBestFirst",
+    "Guard",
+    "GuardStage",
     "HEURISTICS",
     "HardSoftScore",
     "ModelError",
@@ -145,6 +173,7 @@ __all__ = [
     "ProblemFeatures",
     "ProblemFormatError",
     "ResourceConstraint",
+    "RetryableActionError",
     "RiskProfile",
     "STRATEGIES",
     "Schedule",
@@ -159,18 +188,24 @@ __all__ = [
     "UnsupportedConstraintError",
     "add",
     "assert_expected_matches_declared",
+    "check_problem",
+    "condition_to_json",
     "dependencies",
     "eq",
     "extract_features",
     "ge",
     "gt",
+    "holds",
     "in_",
     "le",
     "load_problem",
     "lt",
     "ne",
     "plan",
+    "plan_any",
+    "plan_cost",
     "problem_from_dict",
+    "qos_of",
     "soft_score",
     "sub",
 ]

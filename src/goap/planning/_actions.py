@@ -15,7 +15,16 @@ from goap.planning._errors import ModelError
 if TYPE_CHECKING:
     from goap.planning._qos import ActionQos
 
-__all__ = ["ActionSpec", "ApprovalForm", "CostFunction", "Guard", "GuardStage", "check_cost_sum", "plan_cost"]
+__all__ = [
+    "ActionSpec",
+    "ApprovalForm",
+    "CostFunction",
+    "Guard",
+    "GuardStage",
+    "check_cost_sum",
+    "check_fact_map",
+    "plan_cost",
+]
 
 GuardStage: TypeAlias = Literal["pre", "post"]
 """When a guard runs: before the action, or on the world it produced."""
@@ -79,7 +88,9 @@ def _empty() -> Mapping[str, Any]:
     return MappingProxyType({})
 
 
-def _check_fact_map(owner: str, what: str, mapping: Mapping[str, Any], effect: bool) -> None:
+def check_fact_map(owner: str, what: str, mapping: Mapping[str, Any], effect: bool) -> None:
+    """Raise :class:`goap.ModelError` naming ``owner`` and ``what`` unless ``mapping`` is a map of
+    fact names (str) to values a condition (``effect=False``) or an effect (``effect=True``) may hold."""
     for key, value in mapping.items():
         t = type(value)
         if type(key) is str and (t is bool or t is str or t is int):
@@ -149,8 +160,8 @@ class ActionSpec:
             raise ModelError(f"{owner}: preconditions must be a mapping, got {type(pre).__name__}")
         if not isinstance(eff, Mapping):
             raise ModelError(f"{owner}: effects must be a mapping, got {type(eff).__name__}")
-        _check_fact_map(owner, "preconditions", pre, effect=False)
-        _check_fact_map(owner, "effects", eff, effect=True)
+        check_fact_map(owner, "preconditions", pre, effect=False)
+        check_fact_map(owner, "effects", eff, effect=True)
         if not isinstance(pre, MappingProxyType):
             object.__setattr__(self, "preconditions", MappingProxyType(dict(pre)))
         if not isinstance(eff, MappingProxyType):

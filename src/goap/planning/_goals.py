@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from goap.planning._actions import _check_fact_map
+from goap.planning._actions import check_fact_map
 from goap.planning._checks import freeze_field
 from goap.planning._conditions import holds
 from goap.planning._errors import ModelError
@@ -39,7 +39,7 @@ class GoalSpec:
     def __post_init__(self) -> None:
         if not isinstance(self.conditions, Mapping):
             raise ModelError(f"goal conditions must be a mapping, got {type(self.conditions).__name__}")
-        _check_fact_map(f"goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
+        check_fact_map(f"goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
         freeze_field(self, "conditions", MappingProxyType)
         if self.max_replans < 0:
             raise ModelError(f"max_replans must be >= 0, got {self.max_replans}")
@@ -143,7 +143,7 @@ class SoftGoal:
     def __post_init__(self) -> None:
         if not isinstance(self.conditions, Mapping):
             raise ModelError(f"soft goal conditions must be a mapping, got {type(self.conditions).__name__}")
-        _check_fact_map(f"soft goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
+        check_fact_map(f"soft goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
         freeze_field(self, "conditions", MappingProxyType)
         if not (self.weight >= 0 and self.penalty >= 0):
             raise ModelError(f"soft goal weight and penalty must be >= 0, got {self.weight}, {self.penalty}")

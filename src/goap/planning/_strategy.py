@@ -264,7 +264,8 @@ class GreedyBestFirst(_BestFirst):
 
 
 def _lazy(module: str, cls: str) -> Callable[[], PlanningStrategy]:
-    """A factory importing its strategy on first use (those modules import this one)."""
+    """A factory importing its strategy on first use (from the strategies layer, whose modules import
+    this one)."""
 
     def make() -> PlanningStrategy:
         import importlib
@@ -281,11 +282,11 @@ STRATEGIES: Mapping[str, Callable[[], PlanningStrategy]] = MappingProxyType(
         "astar": AStar,
         "astar-blind": lambda: AStar(heuristic="blind"),
         "astar-hmax": lambda: AStar(heuristic="hmax"),
-        "anytime": _lazy("goap.strategies._anytime", "AnytimeStrategy"),
-        "csp-pipeline": _lazy("goap.strategies._csp", "CspPipeline"),
+        "anytime": _lazy("goap.strategies", "AnytimeStrategy"),
+        "csp-pipeline": _lazy("goap.strategies", "CspPipeline"),
         "greedy": GreedyBestFirst,
         "greedy-add": lambda: GreedyBestFirst(heuristic="add"),
-        "repair": _lazy("goap.strategies._repair", "RepairStrategy"),
+        "repair": _lazy("goap.strategies", "RepairStrategy"),
         "wastar": lambda: AStar(heuristic="ff", weight=2.0),
     }
 )

@@ -7,7 +7,7 @@ It sits on :mod:`goap.strategies` and :mod:`goap.planning` and on the engine (:m
 
 from typing import TYPE_CHECKING
 
-from goap.planning._exports import lazy_exports
+from goap.planning.exports import lazy_exports
 
 if TYPE_CHECKING:
     from goap.runtime._approval import Approval
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
         StoreExecutionHistory,
     )
     from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
-    from goap.runtime._lineage import PlanDivergence, PlanVersion
+    from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
     from goap.runtime._reflexion import Reflection, ReflexionTracer
     from goap.runtime._sensors import FunctionalSensor, Sensor
     from goap.runtime._serialize import goal_from_dict, goal_to_dict
@@ -90,6 +90,7 @@ _EXPORTS: dict[str, str] = {
     "goal_from_dict": "goap.runtime._serialize",
     "goal_to_dict": "goap.runtime._serialize",
     "goap_tool": "goap.runtime._tool",
+    "plan_history": "goap.runtime._lineage",
     "plan_to_dot": "goap.runtime._visualize",
     "plan_to_gantt": "goap.runtime._visualize",
     "plan_to_mermaid": "goap.runtime._visualize",
@@ -144,6 +145,7 @@ __all__ = [
     "goal_from_dict",
     "goal_to_dict",
     "goap_tool",
+    "plan_history",
     "plan_to_dot",
     "plan_to_gantt",
     "plan_to_mermaid",

@@ -8,14 +8,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from goap.planning._actions import ActionSpec
-from goap.planning._constraints import ConstrainedGoal, ResourceConstraint
-from goap.planning._goals import GoalSpec, MultiGoal
-from goap.planning._planner import DefaultStrategy, plan_any
-from goap.planning._planner import plan as make_plan
-from goap.planning._qos import qos_of
-from goap.planning._strategy import PlanningStrategy
-from goap.planning._transitions import TransitionModel
+from goap.planning import (
+    ActionSpec,
+    ConstrainedGoal,
+    DefaultStrategy,
+    GoalSpec,
+    MultiGoal,
+    PlanningStrategy,
+    ResourceConstraint,
+    TransitionModel,
+    plan_any,
+    qos_of,
+)
+from goap.planning import plan as make_plan
 from goap.runtime._guards import Guard
 from goap.runtime._otel import GoapTelemetry
 from goap.runtime._reflexion import ReflexionTracer

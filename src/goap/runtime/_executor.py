@@ -10,10 +10,16 @@ from typing import Any
 
 from opentelemetry.trace import Status, StatusCode
 
-from goap.planning._actions import ActionSpec
-from goap.planning._conditions import holds
-from goap.planning._qos import ActionQos, ActionRetry, RetryableActionError, qos_of
-from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
+from goap.planning import (
+    ActionQos,
+    ActionRetry,
+    ActionSpec,
+    DeterministicTransitionModel,
+    RetryableActionError,
+    TransitionModel,
+    holds,
+    qos_of,
+)
 from goap.runtime._config import GoapConfig, spent_single_use
 from goap.runtime._guards import GuardCall
 from goap.runtime._nodes import _granted, _Node

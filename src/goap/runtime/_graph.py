@@ -6,13 +6,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goap.planning._actions import ActionSpec
-from goap.planning._errors import ModelError
-from goap.planning._goals import GoalSpec, MultiGoal
-from goap.planning._planner import DefaultStrategy, check_problem
-from goap.planning._qos import ActionRetry, qos_of
-from goap.planning._strategy import PlanningStrategy
-from goap.planning._transitions import TransitionModel
+from goap.planning import (
+    ActionRetry,
+    ActionSpec,
+    DefaultStrategy,
+    GoalSpec,
+    ModelError,
+    MultiGoal,
+    PlanningStrategy,
+    TransitionModel,
+    check_problem,
+    qos_of,
+)
 from goap.runtime._config import GoapConfig, solve, spent_single_use
 from goap.runtime._executor import Executor
 from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from goap.planning._actions import ActionSpec, Guard, GuardStage
+from goap.planning import ActionSpec, Guard, GuardStage
 
 __all__ = ["FunctionalGuard", "Guard", "GuardResult", "GuardSeverity", "GuardStage"]
 

@@ -34,10 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from goap.planning._actions import ActionSpec
-from goap.planning._conditions import Add, Compare, OneOf
-from goap.planning._errors import PlanningError
-from goap.planning._goals import GoalSpec
+from goap.planning import ActionSpec, Add, Compare, GoalSpec, OneOf, PlanningError
 from graphengine.context import Context
 from graphengine.models.chat import ChatModel, ChatOut, Message, ToolSpec, chat
 

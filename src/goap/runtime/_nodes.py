@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from goap.planning._result import Plan, SearchStats
+from goap.planning import Plan, SearchStats
 from goap.runtime._approval import BASE_FIELDS
 from goap.runtime._config import GoapConfig, _clock, _limits, current_goal, solve, spent_single_use
 from goap.runtime._lineage import PlanVersion, plan_diff, trigger_of

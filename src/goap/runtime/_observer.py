@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from goap.planning._goals import MultiGoal
-from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
+from goap.planning import DeterministicTransitionModel, MultiGoal, TransitionModel
 from goap.runtime._config import _BATCH_MAX, GoapConfig, _budget, _clock, current_goal
 from goap.runtime._nodes import _Node
 from goap.runtime._state import GoapState, ReplanReason

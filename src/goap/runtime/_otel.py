@@ -52,8 +52,8 @@ class GoapTelemetry:
             attrs["goap.plan.actions"] = list(result.plan.names)
         routing = getattr(result, "routing", None)
         if routing is not None:  # StrategyRouter: what it chose and why
-            attrs["goap.strategies._router.chosen"] = str(routing.chosen)
-            attrs["goap.strategies._router.reason"] = str(routing.reason)
+            attrs["goap.router.chosen"] = str(routing.chosen)
+            attrs["goap.router.reason"] = str(routing.reason)
         solver = getattr(result, "solver", None)
         if solver is not None:  # CP-SAT refinement
             attrs["goap.cpsat.status"] = str(solver.status)

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goap.planning._actions import ActionSpec
+from goap.planning import ActionSpec
 from goap.runtime._state import GoapState
 
 __all__ = ["BatchCall", "independent_batch"]

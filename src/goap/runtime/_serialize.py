@@ -9,10 +9,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from goap.planning._conditions import Compare, OneOf, condition_to_json
-from goap.planning._constraints import Capacity, ConstrainedGoal, Objective, ResourceConstraint
-from goap.planning._errors import ModelError
-from goap.planning._goals import GoalSpec, MultiGoal
+from goap.planning import (
+    Capacity,
+    Compare,
+    ConstrainedGoal,
+    GoalSpec,
+    ModelError,
+    MultiGoal,
+    Objective,
+    OneOf,
+    ResourceConstraint,
+    condition_to_json,
+)
 
 __all__ = ["condition_from_json", "goal_from_dict", "goal_to_dict"]
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
-from goap.planning._goals import GoalSpec, MultiGoal
+from goap.planning import GoalSpec, MultiGoal
 from goap.runtime._lineage import PlanVersion
 from goap.runtime._serialize import goal_from_dict, goal_to_dict
 from graphengine import append

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from goap.planning._goals import GoalSpec, MultiGoal
+from goap.planning import GoalSpec, MultiGoal
 from goap.runtime._guards import PolicyCall
 from goap.runtime._serialize import goal_to_dict
 

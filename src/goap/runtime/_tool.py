@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from goap.planning._goals import GoalSpec, MultiGoal
+from goap.planning import GoalSpec, MultiGoal
 from goap.runtime._serialize import condition_from_json, goal_from_dict
 
 if TYPE_CHECKING:

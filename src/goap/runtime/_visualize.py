@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from goap.planning._result import Plan, PlanResult
-from goap.planning._schedule import Schedule
+from goap.planning import Plan, PlanResult, Schedule
 
 __all__ = ["plan_to_dot", "plan_to_gantt", "plan_to_mermaid"]
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias
 
-from goap.planning._conditions import holds
+from goap.planning import holds
 from goap.selector._model import GoalSegment, SlotEntry, SlotLedger, SlotObservation, SlotValue, StateDef
 
 __all__ = ["Decision", "DecisionKind", "SelectorContext", "apply_observations", "choose_next", "ledger_facts"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from goap.planning._errors import PlanningError
+from goap.planning import PlanningError
 
 __all__ = ["LintProblem", "SegmentLintError", "SelectorError"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from goap.planning._conditions import Add, holds
+from goap.planning import Add, holds
 from goap.selector._errors import LintProblem, SegmentLintError
 from goap.selector._model import GoalSegment, StateDef
 

@@ -15,8 +15,8 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from goap.planning._actions import _check_fact_map
-from goap.planning._errors import ModelError
+from goap.planning import ModelError
+from goap.planning.kit import check_fact_map
 
 __all__ = [
     "GoalSegment",
@@ -142,7 +142,7 @@ class StateDef:
             value = getattr(self, what)
             if not isinstance(value, Mapping):
                 raise ModelError(f"{owner}: {what} must be a mapping, got {type(value).__name__}")
-            _check_fact_map(owner, what, value, effect=what == "effects")
+            check_fact_map(owner, what, value, effect=what == "effects")
             if not isinstance(value, MappingProxyType):
                 object.__setattr__(self, what, MappingProxyType(dict(value)))
         if isinstance(self.order, bool) or not isinstance(self.order, int):

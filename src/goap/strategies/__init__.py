@@ -6,7 +6,7 @@ It imports :mod:`goap.planning` and never :mod:`goap.runtime`.
 
 from typing import TYPE_CHECKING
 
-from goap.planning._exports import lazy_exports
+from goap.planning.exports import lazy_exports
 
 if TYPE_CHECKING:
     from goap.strategies._anytime import AnytimeStrategy

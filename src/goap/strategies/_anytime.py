@@ -15,12 +15,9 @@ import math
 import time
 from dataclasses import dataclass
 
-from goap.planning._checks import check_seconds, freeze_field
-from goap.planning._errors import ModelError
-from goap.planning._prologue import SolveStart, StrategyBase
-from goap.planning._result import Plan, PlanResult, SearchStats
-from goap.planning._strategy import AStar
+from goap.planning import AStar, ModelError, Plan, PlanResult, SearchStats
 from goap.planning.heuristics import check_heuristic
+from goap.planning.kit import SolveStart, StrategyBase, check_seconds, freeze_field
 
 __all__ = ["AnytimeStrategy"]
 

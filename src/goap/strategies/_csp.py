@@ -48,22 +48,30 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from goap.planning._actions import ActionSpec
-from goap.planning._checks import check_at_least, check_seconds, freeze_field
-from goap.planning._constraints import (
+from goap.planning import (
+    ActionSpec,
+    AStar,
     Capacity,
     ConstrainedGoal,
     ConstraintExplanation,
     ConstraintSet,
+    GoalSpec,
+    MultiGoal,
     Objective,
+    PlanningStrategy,
+    PlanResult,
     ResourceConstraint,
+    Schedule,
+    ScheduledAction,
+)
+from goap.planning.kit import (
+    SolveStart,
+    StrategyBase,
+    check_at_least,
+    check_seconds,
+    freeze_field,
     plain_goal,
 )
-from goap.planning._goals import GoalSpec, MultiGoal
-from goap.planning._prologue import SolveStart, StrategyBase
-from goap.planning._result import PlanResult
-from goap.planning._schedule import Schedule, ScheduledAction
-from goap.planning._strategy import AStar, PlanningStrategy
 from goap.strategies._csp_common import SolverReport, _check_reserved, _levels, _score, _violations
 from goap.strategies._csp_model import _solve_model
 from goap.strategies._csp_search import _Generator
@@ -234,7 +242,7 @@ def pipeline_plan(
     Same contract as :func:`goap.plan`; an infeasible problem is ``status == "no_plan"`` with a
     :class:`goap.ConstraintExplanation` naming the violated constraints.
     """
-    from goap.planning._planner import plan
+    from goap.planning import plan
 
     strategy = CspPipeline(tuple(constraints), tuple(objectives), tuple(capacities), **settings)
     return plan(initial, goal, actions, strategy, blacklist=blacklist)

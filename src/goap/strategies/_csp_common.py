@@ -7,17 +7,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
 
-from goap.planning._actions import ActionSpec
-from goap.planning._constraints import (
-    RESERVED_METRICS,
+from goap.planning import (
+    ActionSpec,
+    BendableScore,
     ConstraintSet,
     ConstraintViolation,
+    HardSoftScore,
+    ModelError,
     Objective,
+    Plan,
     ResourceConstraint,
+    Score,
 )
-from goap.planning._errors import ModelError
-from goap.planning._result import Plan
-from goap.planning._score import BendableScore, HardSoftScore, Score
+from goap.planning.kit import RESERVED_METRICS
 
 SolverStatus: TypeAlias = Literal["OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN", "SKIPPED"]
 """CP-SAT's verdict: ``FEASIBLE`` means a time limit ended the search before optimality was proven."""

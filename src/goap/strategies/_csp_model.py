@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from goap.planning._constraints import ConstraintSet
+from goap.planning import ConstraintSet
 from goap.strategies._csp_common import (
     _EPS,
     _EXACT_LIMIT,

@@ -8,17 +8,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from goap.planning._actions import ActionSpec, plan_cost
-from goap.planning._conditions import Add, ge, holds, le
-from goap.planning._conditions import add as add_effect
-from goap.planning._constraints import (
+from goap.planning import (
+    ActionSpec,
+    Add,
+    AStar,
     ConstraintSet,
+    GoalSpec,
+    Plan,
+    PlanningStrategy,
     ResourceConstraint,
+    SearchStats,
+    dependencies,
+    ge,
+    holds,
+    le,
+    plan_cost,
 )
-from goap.planning._goals import GoalSpec
-from goap.planning._result import Plan, SearchStats
-from goap.planning._schedule import dependencies
-from goap.planning._strategy import AStar, PlanningStrategy
+from goap.planning import add as add_effect
 from goap.strategies._csp_common import (
     _BOUND,
     _COST_MARGIN,

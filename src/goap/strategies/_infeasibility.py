@@ -19,9 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from goap.planning._actions import ActionSpec
-from goap.planning._constraints import Capacity, ConstraintExplanation, ResourceConstraint
-from goap.planning._goals import GoalSpec, MultiGoal
+from goap.planning import ActionSpec, Capacity, ConstraintExplanation, GoalSpec, MultiGoal, ResourceConstraint
 
 __all__ = ["Infeasibility", "InfeasibleConstraint", "explain_infeasibility"]
 

@@ -27,14 +27,18 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from goap.planning._actions import ActionSpec
-from goap.planning._checks import check_at_least, freeze_field
-from goap.planning._conditions import holds
-from goap.planning._errors import ModelError
-from goap.planning._goals import GoalSpec
-from goap.planning._prologue import SolveStart, StrategyBase
-from goap.planning._result import Plan, PlanResult, SearchStats
-from goap.planning._transitions import DeterministicTransitionModel, TransitionModel
+from goap.planning import (
+    ActionSpec,
+    DeterministicTransitionModel,
+    GoalSpec,
+    ModelError,
+    Plan,
+    PlanResult,
+    SearchStats,
+    TransitionModel,
+    holds,
+)
+from goap.planning.kit import SolveStart, StrategyBase, check_at_least, freeze_field
 
 __all__ = ["Mcts"]
 

@@ -18,12 +18,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from goap.planning._actions import ActionSpec, plan_cost
-from goap.planning._constraints import goal_constraints, honours_constraints, refuse_constraints
-from goap.planning._goals import GoalSpec
-from goap.planning._prologue import SolveStart, StrategyBase
-from goap.planning._result import Plan, PlanResult, SearchStats
-from goap.planning._strategy import AStar, PlanningStrategy
+from goap.planning import (
+    ActionSpec,
+    AStar,
+    GoalSpec,
+    Plan,
+    PlanningStrategy,
+    PlanResult,
+    SearchStats,
+    plan_cost,
+)
+from goap.planning.kit import (
+    SolveStart,
+    StrategyBase,
+    goal_constraints,
+    honours_constraints,
+    refuse_constraints,
+)
 
 __all__ = ["RepairStrategy"]
 

@@ -30,19 +30,19 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from goap.planning._actions import ActionSpec
-from goap.planning._constraints import (
+from goap.planning import (
+    ActionSpec,
+    AStar,
     ConstraintSet,
-    goal_constraints,
-    honours_constraints,
-    refuse_constraints,
+    GoalSpec,
+    ModelError,
+    PlanningStrategy,
+    PlanResult,
+    ProblemFeatures,
+    TransitionModel,
+    extract_features,
 )
-from goap.planning._errors import ModelError
-from goap.planning._features import ProblemFeatures, extract_features
-from goap.planning._goals import GoalSpec
-from goap.planning._result import PlanResult
-from goap.planning._strategy import AStar, PlanningStrategy
-from goap.planning._transitions import TransitionModel
+from goap.planning.kit import goal_constraints, honours_constraints, refuse_constraints
 from goap.strategies._csp import CspPipeline
 from goap.strategies._mcts import Mcts
 

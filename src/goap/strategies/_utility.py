@@ -18,11 +18,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from goap.planning._actions import ActionSpec
-from goap.planning._checks import check_at_least, freeze_field
-from goap.planning._goals import SoftGoal, soft_score
-from goap.planning._prologue import SolveStart, StrategyBase
-from goap.planning._result import Plan, PlanResult, SearchStats
+from goap.planning import ActionSpec, Plan, PlanResult, SearchStats, SoftGoal, soft_score
+from goap.planning.kit import SolveStart, StrategyBase, check_at_least, freeze_field
 
 __all__ = ["UtilityStrategy"]
 

@@ -35,7 +35,7 @@ from graphengine.reducer import field_reducers
 from graphengine.store import JsonCodec, adaptable_type
 
 if TYPE_CHECKING:
-    from graphengine._runtime import Runtime
+    from graphengine import Runtime
 
 __all__ = [
     "BRANCH_KEY",

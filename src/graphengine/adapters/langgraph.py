@@ -88,8 +88,6 @@ import uuid
 from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from graphengine._attempts import execute
-from graphengine._checks import wrong_delta
 from graphengine.engine import Engine
 from graphengine.errors import GraphError, NodeError, UnknownNodeError, UnsupportedFeature
 from graphengine.graph import CompiledNode
@@ -178,7 +176,6 @@ class _Adapted:
         self.layout = layout
         self.codec = rt.codec
         self.reducer = rt.reducer
-        self.is_state = rt.is_state
         self.error_delta = rt.error_delta
 
     def make(self, node: CompiledNode[Any]) -> RunnableCallable:
@@ -230,8 +227,14 @@ class _Adapted:
             resumed = True
         eng = self.engine
         try:
-            res, _attempt, _ctx = await execute(
-                eng, node, run_id, step, state, resumed, resume_input, None, interrupted_at
+            res, _attempt, _ctx = await eng.run_node(
+                node,
+                run_id,
+                step,
+                state,
+                resumed=resumed,
+                resume_input=resume_input,
+                interrupted_at=interrupted_at,
             )
         except NodeError as exc:
             if isinstance(exc.__cause__, GraphBubbleUp):
@@ -250,8 +253,7 @@ class _Adapted:
                 eng.emit(ev)
         delta = res.delta
         if delta is not None:
-            if not self.is_state(delta):
-                raise wrong_delta(eng, delta, run_id, step, node.id)
+            delta = eng.checked_delta(delta, run_id, step, node.id)
             if node.replaces_state:
                 state = delta
                 layout.replace(writes, delta)
@@ -296,7 +298,7 @@ class _Adapted:
         join = str(inp["ge_join"])
         state = self.codec.decode(inp["ge_in"])
         try:
-            res, _attempt, _ctx = await execute(self.engine, node, run_id, step, state, False, None, i)
+            res, _attempt, _ctx = await self.engine.run_node(node, run_id, step, state, branch=i)
         except NodeError as exc:
             handler = node.error_route
             if handler is None:
@@ -313,8 +315,8 @@ class _Adapted:
                 node_id=node.id,
             )
         d = res.delta
-        if d is not None and not self.is_state(d):
-            raise wrong_delta(self.engine, d, run_id, step, node.id)
+        if d is not None:
+            d = self.engine.checked_delta(d, run_id, step, node.id)
         enc = self.codec.encode_delta(d) if d is not None else None
         return Command(update=[(BRANCH_KEY, ("b", i, enc, join))], goto=FANIN_NODE)
 

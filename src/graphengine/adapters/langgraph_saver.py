@@ -51,7 +51,6 @@ from graphengine.adapters.langgraph_tables import (
     LGWriteRow,
     open_table,
 )
-from graphengine.store._sql import OpenOnEnter
 
 try:
     from langgraph.checkpoint.base import (
@@ -185,7 +184,7 @@ class _Bridge:
             self.loop.close()
 
 
-class GraphEngineSaver(BaseCheckpointSaver[str], OpenOnEnter):
+class GraphEngineSaver(BaseCheckpointSaver[str]):
     """A LangGraph checkpointer storing into a graphengine `CheckpointTable`.
 
     Raises `ValueError` for a serializer with pickle enabled. Methods raise what the table
@@ -213,6 +212,11 @@ class GraphEngineSaver(BaseCheckpointSaver[str], OpenOnEnter):
         return cls(open_table(url), serde=serde)
 
     # ------------------------------------------------------------------ lifetime
+
+    async def __aenter__(self) -> Self:
+        """Open the table now, so a bad address fails here rather than at the first use."""
+        await self._open_now()
+        return self
 
     async def __aexit__(
         self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None

@@ -13,7 +13,7 @@ they are loaded when an adapter is first used. Test doubles live in `graphengine
 
 from . import chat as _chat
 from . import errors as _errors
-from ._http import RetryPolicy
+from ._http import RetryPolicy, import_httpx, shared_ssl_context
 from .chat import *  # noqa: F403
 from .errors import *  # noqa: F403
 from .langchain import LangChainChatModel
@@ -21,6 +21,8 @@ from .ollama import OllamaChatModel
 from .openai import OpenAIChatModel
 
 __all__ = ["LangChainChatModel", "OllamaChatModel", "OpenAIChatModel", "RetryPolicy"]
+# the HTTP client glue other HTTP integrations (graphengine.tools.HttpTool) share with the adapters
+__all__ += ["import_httpx", "shared_ssl_context"]
 __all__ += _chat.__all__  # the protocol, its records, chat()
 __all__ += _errors.__all__  # the error tree
 __all__.sort()

@@ -18,7 +18,7 @@ from urllib.parse import urljoin, urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphengine.context import Context
-from graphengine.models._http import import_httpx, shared_ssl_context
+from graphengine.models import import_httpx, shared_ssl_context
 from graphengine.models.chat import ToolSpec
 from graphengine.models.errors import Redactor
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from compat_chains import summary
@@ -31,6 +32,8 @@ from graphengine.errors import RunNotFoundError
 from graphengine.store import RunStatus, SQLiteStore
 
 langgoap = pytest.importorskip("langgoap")
+
+T = TypeVar("T")
 
 
 def nested(levels: int, make: Any) -> Any:
@@ -53,6 +56,40 @@ def one_action(**kw: Any) -> list[Any]:
     return [compat.ActionSpec(name="a", effects={"done": True}, **kw)]
 
 
+class OneLoop:
+    """A test's event loop and the SQLite stores it opens on it.
+
+    Every coroutine of the test runs on this one loop, and each store is closed on it before it
+    ends: a store left open has its aiosqlite thread answer a loop that is gone (an "Event loop is
+    closed" error in that thread) when its connection is finalized during a later loop.
+    """
+
+    def __init__(self, runner: asyncio.Runner, folder: Path) -> None:
+        self._runner = runner
+        self._folder = folder
+        self.stores: list[SQLiteStore] = []
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` to its end on the test's loop."""
+        return self._runner.run(coro)
+
+    def store(self, name: str = "r.db") -> SQLiteStore:
+        """A store on the file `name` in the test's folder, closed when the test ends."""
+        store = SQLiteStore(str(self._folder / name))
+        self.stores.append(store)
+        return store
+
+
+@pytest.fixture
+def loop(tmp_path: Path) -> Iterator[OneLoop]:
+    """The test's one event loop; the stores it opened are closed on it, failed test or not."""
+    with asyncio.Runner() as runner:
+        one = OneLoop(runner, tmp_path)
+        yield one
+        for store in one.stores:
+            runner.run(store.close())
+
+
 BAD_INPUTS: dict[str, tuple[dict[str, Any], str]] = {
     "deep dict": ({"world_state": {"d": nested(1000, lambda v: {"n": v})}}, r"world_state\.d\.n\.n.*deeper"),
     "deep list": ({"world_state": {"d": nested(1000, lambda v: [v])}}, r"world_state\.d\[0\]\[0\].*deeper"),
@@ -70,25 +107,25 @@ BAD_INPUTS: dict[str, tuple[dict[str, Any], str]] = {
 
 
 @pytest.mark.parametrize("case", list(BAD_INPUTS))
-def test_bad_input_is_refused_with_its_path_before_anything_is_stored(case: str, tmp_path: Path) -> None:
+def test_bad_input_is_refused_with_its_path_before_anything_is_stored(case: str, loop: OneLoop) -> None:
     """Values the codec cannot store or read back, keys a GoapState lacks and top-level values of
     the wrong kind raise StateValidationError naming where they are; no run is recorded."""
     extra, where = BAD_INPUTS[case]
-    engine = compat.GoapGraph(actions=one_action()).engine(store=SQLiteStore(str(tmp_path / "r.db")))
+    engine = compat.GoapGraph(actions=one_action()).engine(store=loop.store("r.db"))
     with pytest.raises(StateValidationError, match=where):
-        asyncio.run(engine.run("bad", {"goal": done_goal(), "world_state": {}, **extra}))
+        loop.run(engine.run("bad", {"goal": done_goal(), "world_state": {}, **extra}))
     with pytest.raises(RunNotFoundError):
-        asyncio.run(engine.get_run("bad"))
+        loop.run(engine.get_run("bad"))
 
 
-def test_socket_in_world_state_is_refused(tmp_path: Path) -> None:
+def test_socket_in_world_state_is_refused(loop: OneLoop) -> None:
     """An OS resource in the world state: refused with its path (and not leaked into the store)."""
-    engine = compat.GoapGraph(actions=one_action()).engine(store=SQLiteStore(str(tmp_path / "r.db")))
+    engine = compat.GoapGraph(actions=one_action()).engine(store=loop.store("r.db"))
     with (
         socket.socket() as sock,
         pytest.raises(StateValidationError, match=r"world_state\.s' has type socket"),
     ):
-        asyncio.run(engine.run("bad", {"goal": done_goal(), "world_state": {"s": sock}}))
+        loop.run(engine.run("bad", {"goal": done_goal(), "world_state": {"s": sock}}))
 
 
 def test_values_just_within_depth_round_trip() -> None:
@@ -104,7 +141,7 @@ def test_values_just_within_depth_round_trip() -> None:
         codec.decode(b'{"world_state":' + b"[" * 5000 + b"]" * 5000 + b"}")
 
 
-def test_awkward_but_storable_worlds_end_like_langgoap(tmp_path: Path) -> None:
+def test_awkward_but_storable_worlds_end_like_langgoap(loop: OneLoop) -> None:
     """NaN and infinities, non-string keys, a 1 MB string, 20,000 keys and odd action names run to
     the end, and the stored final world equals langgoap's (repr: NaN is not equal to itself)."""
     world = {"nan": float("nan"), "inf": float("-inf"), 1: "int key", (1, "t"): None, "big": "x" * 1_000_000}
@@ -114,9 +151,9 @@ def test_awkward_but_storable_worlds_end_like_langgoap(tmp_path: Path) -> None:
     def graph(lib: ModuleType) -> Any:
         return lib.GoapGraph(actions=[lib.ActionSpec(name=name, effects={"done": True})])
 
-    engine = graph(compat).engine(store=SQLiteStore(str(tmp_path / "r.db")))
-    final = asyncio.run(engine.run("odd", {"goal": done_goal(), "world_state": dict(world)}))
-    stored = asyncio.run(engine.get_state("odd"))
+    engine = graph(compat).engine(store=loop.store("r.db"))
+    final = loop.run(engine.run("odd", {"goal": done_goal(), "world_state": dict(world)}))
+    stored = loop.run(engine.get_state("odd"))
     expected = graph(langgoap).invoke(goal=done_goal(langgoap), world_state=dict(world))
     assert repr(final["world_state"]) == repr(stored["world_state"]) == repr(expected["world_state"])
     assert [h.action_name for h in final["execution_history"]] == [name]
@@ -128,7 +165,7 @@ def wide(lib: ModuleType, n: int) -> list[Any]:
     return [*acts, lib.ActionSpec(name="x", preconditions={"e7": True}, effects={"done": True})]
 
 
-def test_ten_thousand_actions_and_none(tmp_path: Path) -> None:
+def test_ten_thousand_actions_and_none(loop: OneLoop) -> None:
     """An empty action list ends `no_plan` as langgoap's does; 300 actions end as langgoap's end;
     10,000 (langgoap needs minutes there) end with the same two-step plan on the engine and the
     compiled graph."""
@@ -136,26 +173,24 @@ def test_ten_thousand_actions_and_none(tmp_path: Path) -> None:
         expected = summary(
             lib.GoapGraph(actions=wide(lib, n) if n else []).invoke(goal=done_goal(lib), world_state={})
         )
-        got = compat.GoapGraph(actions=wide(compat, n) if n else []).engine(
-            store=SQLiteStore(str(tmp_path / f"{n}.db"))
-        )
-        assert summary(asyncio.run(got.run("w", {"goal": done_goal(), "world_state": {}}))) == expected
-    engine = compat.GoapGraph(actions=wide(compat, 10_000)).engine(store=SQLiteStore(str(tmp_path / "w.db")))
-    final = asyncio.run(engine.run("w", {"goal": done_goal(), "world_state": {}}))
+        got = compat.GoapGraph(actions=wide(compat, n) if n else []).engine(store=loop.store(f"{n}.db"))
+        assert summary(loop.run(got.run("w", {"goal": done_goal(), "world_state": {}}))) == expected
+    engine = compat.GoapGraph(actions=wide(compat, 10_000)).engine(store=loop.store("w.db"))
+    final = loop.run(engine.run("w", {"goal": done_goal(), "world_state": {}}))
     compiled = compat.GoapGraph(actions=wide(compat, 10_000)).invoke(goal=done_goal(), world_state={})
     assert [h.action_name for h in final["execution_history"]] == ["n7", "x"]
     assert summary(final) == summary(compiled)
 
 
-def test_unstorable_value_from_an_action_fails_its_step_readably(tmp_path: Path) -> None:
+def test_unstorable_value_from_an_action_fails_its_step_readably(loop: OneLoop) -> None:
     """An action returning a value nested too deep fails the executor's step (NodeError with the
     path); the run is recorded as failed and its last good state still reads."""
     act = one_action(execute=lambda ws: {"done": True, "tree": nested(MAX_DEPTH + 5, lambda v: [v])})
-    engine = compat.GoapGraph(actions=act).engine(store=SQLiteStore(str(tmp_path / "r.db")))
+    engine = compat.GoapGraph(actions=act).engine(store=loop.store("r.db"))
     with pytest.raises(NodeError, match=r"world_state\.tree\[0\]"):
-        asyncio.run(engine.run("deep", {"goal": done_goal(), "world_state": {}}))
-    assert asyncio.run(engine.get_run("deep")).status == RunStatus.FAILED
-    assert asyncio.run(engine.get_state("deep"))["status"] == "executing"
+        loop.run(engine.run("deep", {"goal": done_goal(), "world_state": {}}))
+    assert loop.run(engine.get_run("deep")).status == RunStatus.FAILED
+    assert loop.run(engine.get_state("deep"))["status"] == "executing"
 
 
 def test_duplicate_action_names_are_refused_where_a_plan_is_stored() -> None:
@@ -197,76 +232,73 @@ def approval(lib: ModuleType, name: str = "deploy") -> list[Any]:
     ]
 
 
-def test_resume_with_another_action_set_names_the_missing_action(tmp_path: Path) -> None:
+def test_resume_with_another_action_set_names_the_missing_action(loop: OneLoop) -> None:
     """A paused run resumed by a graph whose gated action was renamed fails naming the action, and
     the run is left as it was (interrupted, readable by the original graph, resumable by it)."""
-    db = str(tmp_path / "r.db")
-    first = compat.GoapGraph(actions=approval(compat)).engine(store=SQLiteStore(db))
-    asyncio.run(first.run("r", {"goal": done_goal(), "world_state": {}}))
-    renamed = compat.GoapGraph(actions=approval(compat, "ship")).engine(store=SQLiteStore(db))
+    first = compat.GoapGraph(actions=approval(compat)).engine(store=loop.store())
+    loop.run(first.run("r", {"goal": done_goal(), "world_state": {}}))
+    renamed = compat.GoapGraph(actions=approval(compat, "ship")).engine(store=loop.store())
     with pytest.raises(Exception, match="names action 'deploy', which the graph does not have"):
-        asyncio.run(renamed.resume("r", input=True))
-    assert asyncio.run(first.get_run("r")).status == RunStatus.INTERRUPTED
-    assert asyncio.run(first.resume("r", input=True))["status"] == "goal_achieved"
+        loop.run(renamed.resume("r", input=True))
+    assert loop.run(first.get_run("r")).status == RunStatus.INTERRUPTED
+    assert loop.run(first.resume("r", input=True))["status"] == "goal_achieved"
 
 
 @pytest.mark.parametrize("answer", ["yes", 0, [], {"note": "fine"}, {"approved": 0}])
-def test_odd_approval_answers_read_as_langgoap_reads_them(answer: Any, tmp_path: Path) -> None:
+def test_odd_approval_answers_read_as_langgoap_reads_them(answer: Any, loop: OneLoop) -> None:
     """An approval answered with a value of no documented shape is read as langgoap reads it (a
     truthy value approves, a dict without ``approved`` approves)."""
-    engine = compat.GoapGraph(actions=approval(compat)).engine(store=SQLiteStore(str(tmp_path / "r.db")))
-    asyncio.run(engine.run("r", {"goal": done_goal(), "world_state": {}}))
-    final = asyncio.run(engine.resume("r", input=answer))
+    engine = compat.GoapGraph(actions=approval(compat)).engine(store=loop.store("r.db"))
+    loop.run(engine.run("r", {"goal": done_goal(), "world_state": {}}))
+    final = loop.run(engine.resume("r", input=answer))
     compiled = langgoap.GoapGraph(actions=approval(langgoap)).compile(checkpointer=InMemorySaver())
     cfg = {"configurable": {"thread_id": "t"}}
     compiled.invoke({"goal": done_goal(langgoap), "world_state": {}}, cfg)
     assert summary(final) == summary(compiled.invoke(Command(resume=answer), cfg))
 
 
-def test_finished_run_resumes_to_its_end_without_running_again(tmp_path: Path) -> None:
+def test_finished_run_resumes_to_its_end_without_running_again(loop: OneLoop) -> None:
     calls: list[int] = []
     engine = compat.GoapGraph(
         actions=one_action(execute=lambda ws: calls.append(1) or {"done": True})
-    ).engine(store=SQLiteStore(str(tmp_path / "r.db")))
-    final = asyncio.run(engine.run("r", {"goal": done_goal(), "world_state": {}}))
-    assert asyncio.run(engine.resume("r", input=True)) == final
+    ).engine(store=loop.store("r.db"))
+    final = loop.run(engine.run("r", {"goal": done_goal(), "world_state": {}}))
+    assert loop.run(engine.resume("r", input=True)) == final
     assert calls == [1]
 
 
-def test_two_runs_of_one_id_and_many_runs_on_one_file(tmp_path: Path) -> None:
+def test_two_runs_of_one_id_and_many_runs_on_one_file(loop: OneLoop) -> None:
     """Two concurrent `run`s of one id: one runs, the other gets RunExistsError. Twenty engines on
     one SQLite file, each with its own store, run twenty runs at once to the goal."""
-    db = str(tmp_path / "r.db")
 
     async def slow(ws: dict[str, Any]) -> dict[str, Any]:
         await asyncio.sleep(0.05)
         return {"done": True}
 
     async def same() -> list[Any]:
-        engine = compat.GoapGraph(actions=one_action(execute=slow)).engine(store=SQLiteStore(db))
+        engine = compat.GoapGraph(actions=one_action(execute=slow)).engine(store=loop.store())
         start = {"goal": done_goal(), "world_state": {}}
         return await asyncio.gather(*(engine.run("same", start) for _ in range(2)), return_exceptions=True)
 
-    outs = asyncio.run(same())
+    outs = loop.run(same())
     assert sorted(type(o).__name__ for o in outs) == ["RunExistsError", "dict"]
     assert any(isinstance(o, RunExistsError) for o in outs)
 
     async def many() -> list[Any]:
         async def one(i: int) -> Any:
-            engine = compat.GoapGraph(actions=one_action()).engine(store=SQLiteStore(db))
+            engine = compat.GoapGraph(actions=one_action()).engine(store=loop.store())
             return (await engine.run(f"r{i}", {"goal": done_goal(), "world_state": {}}))["status"]
 
         return await asyncio.gather(*(one(i) for i in range(20)))
 
-    assert asyncio.run(many()) == ["goal_achieved"] * 20
+    assert loop.run(many()) == ["goal_achieved"] * 20
 
 
-def test_two_concurrent_resumes_of_one_pause_commit_once(tmp_path: Path) -> None:
+def test_two_concurrent_resumes_of_one_pause_commit_once(loop: OneLoop) -> None:
     """Two `resume`s of one paused run at once (one engine, or two stores on one file), both inside
     the approved action: one ends the run, the other fails with StepConflictError without writing;
     the run is done and reads back. Without a worker's lease both ran the action (the store
     refuses the second commit, not the second call): exactly-once needs `graphengine.workers`."""
-    db = str(tmp_path / "r.db")
 
     async def go(two: bool) -> tuple[list[str], Any, int]:
         calls = {"n": 0}
@@ -282,10 +314,10 @@ def test_two_concurrent_resumes_of_one_pause_commit_once(tmp_path: Path) -> None
         acts = [
             compat.ActionSpec(name="ship", effects={"done": True}, execute=gated, require_human_approval=True)
         ]
-        engine = compat.GoapGraph(actions=acts).engine(store=SQLiteStore(db))
+        engine = compat.GoapGraph(actions=acts).engine(store=loop.store())
         rid = f"r{two}"
         await engine.run(rid, {"goal": done_goal(), "world_state": {}})
-        other = compat.GoapGraph(actions=acts).engine(store=SQLiteStore(db)) if two else engine
+        other = compat.GoapGraph(actions=acts).engine(store=loop.store()) if two else engine
         outs = await asyncio.gather(
             engine.resume(rid, input=True), other.resume(rid, input=True), return_exceptions=True
         )
@@ -293,13 +325,12 @@ def test_two_concurrent_resumes_of_one_pause_commit_once(tmp_path: Path) -> None
         return kinds, (await engine.get_state(rid))["status"], calls["n"]
 
     for two in (False, True):
-        assert asyncio.run(go(two)) == (["StepConflictError", "goal_achieved"], "goal_achieved", 2)
+        assert loop.run(go(two)) == (["StepConflictError", "goal_achieved"], "goal_achieved", 2)
 
 
-def test_interrupted_and_cancelled_runs_stay_resumable(tmp_path: Path) -> None:
+def test_interrupted_and_cancelled_runs_stay_resumable(loop: OneLoop) -> None:
     """An action raising KeyboardInterrupt leaves the run `running` (as a crash would: resume
     continues it); a cancelled task leaves it `cancelled`. Both resume to the goal and replay."""
-    db = str(tmp_path / "r.db")
     calls = {"kbi": 0, "cancel": 0}
 
     def kbi(ws: dict[str, Any]) -> dict[str, Any]:
@@ -319,13 +350,13 @@ def test_interrupted_and_cancelled_runs_stay_resumable(tmp_path: Path) -> None:
 
     async def go() -> list[Any]:
         out = []
-        engine = compat.GoapGraph(actions=one_action(execute=kbi)).engine(store=SQLiteStore(db))
+        engine = compat.GoapGraph(actions=one_action(execute=kbi)).engine(store=loop.store())
         with pytest.raises(KeyboardInterrupt):
             await engine.run("kbi", {"goal": done_goal(), "world_state": {}})
         out.append((await engine.get_run("kbi")).status)
         out.append((await engine.resume("kbi"))["status"])
         out.append((await engine.replay("kbi")).ok)
-        engine = compat.GoapGraph(actions=one_action(execute=hang)).engine(store=SQLiteStore(db))
+        engine = compat.GoapGraph(actions=one_action(execute=hang)).engine(store=loop.store())
         task = asyncio.create_task(engine.run("cancel", {"goal": done_goal(), "world_state": {}}))
         await started.wait()
         task.cancel()
@@ -336,7 +367,7 @@ def test_interrupted_and_cancelled_runs_stay_resumable(tmp_path: Path) -> None:
         out.append((await engine.replay("cancel")).ok)
         return out
 
-    assert asyncio.run(go()) == [
+    assert loop.run(go()) == [
         RunStatus.RUNNING,
         "goal_achieved",
         True,
@@ -389,7 +420,7 @@ class _BrokenTracer(compat.NullTracer):  # type: ignore[misc]
 
 
 @pytest.mark.parametrize("what", ["sensors", "guards", "tracer"])
-def test_raising_sensor_guard_and_tracer_end_like_langgoap(what: str, tmp_path: Path) -> None:
+def test_raising_sensor_guard_and_tracer_end_like_langgoap(what: str, loop: OneLoop) -> None:
     """A raising sensor, guard or tracer is logged and skipped, on the engine and under langgoap;
     a raising emitter never breaks the engine run either."""
 
@@ -397,26 +428,25 @@ def test_raising_sensor_guard_and_tracer_end_like_langgoap(what: str, tmp_path: 
         hook: Any = _BrokenTracer() if what == "tracer" else [_Broken()]
         return lib.GoapGraph(actions=[lib.ActionSpec(name="a", effects={"done": True})], **{what: hook})
 
-    engine = graph(compat).engine(store=SQLiteStore(str(tmp_path / "r.db")), emitter=_Broken())  # type: ignore[arg-type]
-    final = asyncio.run(engine.run("r", {"goal": done_goal(), "world_state": {}}))
+    engine = graph(compat).engine(store=loop.store("r.db"), emitter=_Broken())  # type: ignore[arg-type]
+    final = loop.run(engine.run("r", {"goal": done_goal(), "world_state": {}}))
     assert summary(final) == summary(graph(langgoap).invoke(goal=done_goal(langgoap), world_state={}))
-    assert asyncio.run(engine.get_run("r")).status == RunStatus.DONE
+    assert loop.run(engine.get_run("r")).status == RunStatus.DONE
 
 
-def test_replay_after_the_action_code_changed_serves_the_record(tmp_path: Path) -> None:
+def test_replay_after_the_action_code_changed_serves_the_record(loop: OneLoop) -> None:
     """Replay with changed action code serves the recorded outcome (the new code does not run);
     with the action gone it reports a divergence naming it instead of raising."""
-    db = str(tmp_path / "r.db")
     first = compat.GoapGraph(actions=one_action(execute=lambda ws: {"done": True, "v": 1})).engine(
-        store=SQLiteStore(db)
+        store=loop.store()
     )
-    asyncio.run(first.run("r", {"goal": done_goal(), "world_state": {}}))
+    loop.run(first.run("r", {"goal": done_goal(), "world_state": {}}))
     ran: list[int] = []
     changed = one_action(execute=lambda ws: ran.append(1) or {"done": True, "v": 2})
-    assert asyncio.run(compat.GoapGraph(actions=changed).engine(store=SQLiteStore(db)).replay("r")).ok
+    assert loop.run(compat.GoapGraph(actions=changed).engine(store=loop.store()).replay("r")).ok
     assert ran == []
     gone = [compat.ActionSpec(name="b", effects={"done": True})]
-    report = asyncio.run(compat.GoapGraph(actions=gone).engine(store=SQLiteStore(db)).replay("r"))
+    report = loop.run(compat.GoapGraph(actions=gone).engine(store=loop.store()).replay("r"))
     assert not report.ok and "'a'" in str(report)
 
 

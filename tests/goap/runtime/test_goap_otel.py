@@ -94,8 +94,8 @@ async def test_router_choice_and_cpsat_results_are_span_attributes() -> None:
     assert final.status == "achieved"
     (plan_span,) = [s for s in exporter.get_finished_spans() if s.name == "goap.plan"]
     attrs = plan_span.attributes or {}
-    assert attrs["goap.strategies._router.chosen"] in {"csp-pipeline", "astar"}
-    assert attrs["goap.strategies._router.reason"]
+    assert attrs["goap.router.chosen"] in {"csp-pipeline", "astar"}
+    assert attrs["goap.router.reason"]
     assert attrs["goap.cpsat.status"] in {
         "OPTIMAL",
         "FEASIBLE",
