@@ -211,101 +211,12 @@ async def test_pool_returns_connections_without_a_reset_round_trip_but_rolls_bac
         assert run is not None and run.status is RunStatus.RUNNING
 
 
-# ---------------------------------------------------------------- the step writer connection
+# ---------------------------------------------------------------- grouped new runs and statuses
 
 
 def _step(run_id: str, step: int) -> StepRecord:
     return StepRecord(run_id, step, "n", b"d", '"n"', ts=1.0)
 
-
-async def _kill_backend(pid: int) -> None:
-    conn = await asyncpg.connect(POSTGRES_DSN)
-    try:
-        assert await conn.fetchval("SELECT pg_terminate_backend($1)", pid)
-    finally:
-        await conn.close()
-
-
-async def test_steps_go_over_one_held_connection_given_back_on_close(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every step write of a store uses the same server connection (no pool round trip per step),
-    and closing the store gives it back, so the pool closes politely instead of being terminated."""
-    import graphengine.store._sql._pool as pool_mod
-
-    terminated: list[object] = []
-    monkeypatch.setattr(pool_mod, "terminate", terminated.append)
-    async with postgres_store() as s:
-        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
-        pids = set()
-        for step in range(1, 4):
-            await s.save_step(_step("r", step))
-            pids.add(s._writer.get_server_pid())
-        assert len(pids) == 1
-        # The writer is one of the pool's connections: reads still get others.
-        assert [st.step for st in await s.load_steps("r")] == [1, 2, 3]
-        await s.close()
-        assert s._writer is None
-    assert terminated == []
-
-
-async def test_writer_killed_by_the_server_costs_at_most_one_write() -> None:
-    """The server ending the writer's session fails at most the next write (a `StoreError`,
-    nothing written; which one depends on how much of the goodbye the client has read), and the
-    write after it gets a new connection."""
-    async with postgres_store() as s:
-        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
-        await s.save_step(_step("r", 1))
-        await _kill_backend(s._writer.get_server_pid())
-        failures: list[StoreError] = []
-        while True:
-            try:
-                await s.save_step(_step("r", 2))
-                break
-            except StoreError as exc:
-                failures.append(exc)
-                assert len(failures) == 1
-        assert not any(isinstance(f, StepConflictError) for f in failures)
-        await s.save_step(_step("r", 3))
-        assert [st.step for st in await s.load_steps("r")] == [1, 2, 3]
-
-
-async def test_a_write_cancelled_in_flight_leaves_the_writer_usable() -> None:
-    """A step write cancelled while its statement is on the wire either committed or not; the
-    store then takes the next write (the writer went back to the pool, which waits out the cancel)."""
-    async with postgres_store() as s:
-        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
-        await s.save_step(_step("r", 1))
-        task = asyncio.ensure_future(s.save_step(_step("r", 2)))
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        stored = [st.step for st in await s.load_steps("r")]
-        assert stored in ([1], [1, 2])
-        nxt = stored[-1] + 1
-        await s.save_step(_step("r", nxt))
-        with pytest.raises(StepConflictError):
-            await s.save_step(_step("r", nxt))  # the same step again: refused as before
-        assert [st.step for st in await s.load_steps("r")] == [*stored, nxt]
-
-
-async def test_a_pool_of_one_holds_no_writer() -> None:
-    """With `max_size=1` no connection is held for steps: reads and step writes share the one
-    connection, concurrently, and no second connection is opened."""
-    async with postgres_store() as owner, PostgresStore(POSTGRES_DSN, schema=owner.schema, max_size=1) as s:
-        await s.create_run(RunRecord("r", RunStatus.RUNNING, b"x"))
-        await s.create_run(RunRecord("q", RunStatus.RUNNING, b"x"))
-        await asyncio.gather(
-            *(s.save_step(_step(r, step)) for step in (1, 2) for r in ("r", "q")),
-            s.get_run("r"),
-            s.load_steps("q"),
-        )
-        assert s._writer is None
-        assert [st.step for st in await s.load_steps("r")] == [1, 2]
-        assert [st.step for st in await s.load_steps("q")] == [1, 2]
-
-
-# ---------------------------------------------------------------- grouped new runs and statuses
 
 Outcome = tuple[str, ...]
 
