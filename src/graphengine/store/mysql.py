@@ -21,6 +21,11 @@ Decisions a caller should know:
   transaction (one redo log flush), and each `save_step` returns after that commit. The batch
   is one multi-row `INSERT ... SELECT` (one round trip); if any step of it is refused or bad,
   it is rolled back and the steps go a statement each in one transaction, to tell whose it was.
+- New runs (`create_run`) and status changes (`set_status`) of concurrent runs are grouped the
+  same way, each kind in one statement per batch (a multi-row `INSERT ... SELECT`; an `UPDATE`
+  joined with the batch's rows) with each row's own conditions. MySQL has no `RETURNING`, so a
+  batch commits only if every row was written; otherwise it is rolled back and each run is
+  written alone, which gives every call the outcome (and the error) it gets when made alone.
 - Step writes go over one connection held out of the pool (the writer; none with
   `max_size=1`), saving a pool acquire and release per step. A writer the server closed while
   idle (a `KILL`, a timeout) is seen before the next write and replaced.
@@ -40,6 +45,7 @@ from typing import Any, Final
 from ._lease import Lease
 from ._sql import PORTABLE, LeaseMixin, Op, Statements, meta_text, run_record
 from ._sql._group import Pending
+from ._sql._grouped import Grouped, GroupedRunsMixin, group_rows
 from ._sql._mysql import (
     RETRYABLE,
     TRANSLATE,
@@ -243,8 +249,33 @@ WHERE coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) =
   AND EXISTS (SELECT 1 FROM runs r WHERE r.run_id = t.run_id AND CASE WHEN t.token IS NULL
       THEN r.lease_expires IS NULL OR r.lease_expires <= UNIX_TIMESTAMP(NOW(6))
       ELSE r.lease_token = t.token AND r.lease_expires > UNIX_TIMESTAMP(NOW(6)) END LOCK IN SHARE MODE)"""
-# A batch whose values exceed this many bytes is written a statement per step instead: one
-# statement must fit the server's max_allowed_packet (16 MiB by default on MariaDB).
+# Group commit of new runs and of status changes (`graphengine.store._sql._grouped`): many runs'
+# in ONE statement over a derived table of their rows (columns `RUN_COLUMNS` / `STATUS_COLUMNS`
+# of that module; values all bound), each row with the conditions of its single statement. With
+# no RETURNING, the row count says whether every run was written; if not, the transaction is
+# rolled back and each run is written alone, which tells each its own outcome.
+_INSERT_RUNS: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+SELECT t.run_id, t.status, t.initial, t.fingerprint, t.state_version, t.created_at, t.updated_at, t.error, t.error_node, t.meta FROM ("""
+_RUN_SELECT_ROW: Final = "SELECT %s AS run_id, %s AS status, %s AS initial, %s AS fingerprint, %s AS state_version, %s AS created_at, %s AS updated_at, %s AS error, %s AS error_node, %s AS meta"
+_RUNS_CHECKED: Final = """) AS t
+WHERE NOT EXISTS (SELECT 1 FROM steps s WHERE s.run_id = t.run_id)
+  AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.run_id = t.run_id)
+  AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = t.run_id)"""
+_SET_STATUSES: Final = "UPDATE runs r JOIN ("
+_STATUS_SELECT_ROW: Final = "SELECT %s AS status, %s AS error, %s AS error_node, %s AS updated_at, %s AS run_id, %s AS expect_step, %s AS expect_status, %s AS token"
+_STATUSES_CHECKED: Final = """) AS t ON r.run_id = t.run_id
+SET r.status = t.status, r.error = t.error, r.error_node = t.error_node, r.updated_at = t.updated_at
+WHERE (t.expect_step IS NULL OR coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) = t.expect_step)
+  AND (t.expect_status IS NULL OR r.status = t.expect_status)
+  AND CASE WHEN t.token IS NULL THEN r.lease_expires IS NULL OR r.lease_expires <= UNIX_TIMESTAMP(NOW(6))
+      ELSE r.lease_token = t.token AND r.lease_expires > UNIX_TIMESTAMP(NOW(6)) END"""
+# (head, row, tail) of each grouped statement.
+_GROUPED: Final[dict[Grouped, tuple[str, str, str]]] = {
+    "runs": (_INSERT_RUNS, _RUN_SELECT_ROW, _RUNS_CHECKED),
+    "statuses": (_SET_STATUSES, _STATUS_SELECT_ROW, _STATUSES_CHECKED),
+}
+# A batch whose values exceed this many bytes is written a statement per step (or run) instead:
+# one statement must fit the server's max_allowed_packet (16 MiB by default on MariaDB).
 _ONE_STATEMENT_BYTES: Final = 4 << 20
 # Retention. MySQL has no data-modifying CTEs, so delete_steps_before is one transaction.
 _PACKET: Final = "SELECT @@max_allowed_packet"
@@ -310,7 +341,7 @@ def _fits_one_statement(values: Sequence[Any]) -> bool:
     return True
 
 
-class MySQLStore(MySQLPools, WriterMixin, LeaseMixin):
+class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
@@ -324,9 +355,11 @@ class MySQLStore(MySQLPools, WriterMixin, LeaseMixin):
     _max_branches = _MAX_BRANCHES
 
     def _init_state(self) -> None:
-        # Step writes go over one connection held out of the pool (`WriterMixin`).
+        # Step writes go over one connection held out of the pool (`WriterMixin`); new runs and
+        # status changes of many runs commit together (`GroupedRunsMixin`).
         self._init_writer()
         self._init_sql()
+        self._init_grouped(self._max_batch)
 
     def __repr__(self) -> str:
         # Never show the DSN: it may hold a password.
@@ -501,6 +534,18 @@ class MySQLStore(MySQLPools, WriterMixin, LeaseMixin):
             raise
         await conn.rollback()
         return False
+
+    async def _grouped(self, what: Grouped, batch: list[Pending]) -> set[str]:
+        """All the runs of `batch` in one statement, or none (MySQL cannot say which rows one wrote)."""
+        params = [v for row in group_rows(what, batch) for v in row]
+        if not _fits_one_statement(params):
+            return set()
+        head, row, tail = _GROUPED[what]
+        sql = head + " UNION ALL ".join([row] * len(batch)) + tail
+        async with acquire(await self._db()) as conn:
+            if await self._all_or_nothing(conn, sql, params, len(batch)):
+                return {p.run_id for p in batch}
+        return set()
 
     def _check_packet(self, values: Sequence[Any], run_id: str, step: int | None) -> None:
         """`ValueRefusedError` if one statement carrying `values` would be over max_allowed_packet.

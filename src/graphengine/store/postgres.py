@@ -46,12 +46,13 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from ._lease import Lease
 from ._sql import LeaseMixin, Op, Statements, meta_text, run_record, terminate
-from ._sql._group import GroupCommit, Pending
+from ._sql._group import Pending
+from ._sql._grouped import Grouped, GroupedRunsMixin, group_rows
 from ._sql._postgres import (
     CREATE_SCHEMA,
     OTHER_ERRORS,
@@ -239,10 +240,10 @@ WHERE coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) =
 ON CONFLICT DO NOTHING RETURNING run_id"""
 _MAX_BATCH: Final = 1000
 
-# Group commit of new runs and of status changes, as for steps: many runs' in ONE statement,
-# each row with the conditions of its single statement (`insert_run`; `set_status` or, with a
-# token, `set_status_fenced`), RETURNING the runs it wrote. A row not returned is written again
-# alone, whose outcome (a taken id, rows an earlier run left, a refusal) the caller explains.
+# Group commit of new runs and of status changes (`graphengine.store._sql._grouped`): many runs'
+# in ONE statement, each row with the conditions of its single statement (`insert_run`;
+# `set_status` or, with a token, `set_status_fenced`), RETURNING the runs it wrote. The columns
+# are `RUN_COLUMNS` and `STATUS_COLUMNS` of that module.
 _INSERT_RUNS: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
 SELECT t.run_id, t.status, t.initial, t.fingerprint, t.state_version, t.created_at, t.updated_at, t.error, t.error_node, t.meta::json
 FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::integer[], $6::float8[], $7::float8[], $8::text[],
@@ -261,8 +262,6 @@ WHERE r.run_id = t.run_id
   AND CASE WHEN t.token IS NULL THEN r.lease_expires IS NULL OR r.lease_expires <= now()
       ELSE r.lease_token = t.token AND r.lease_expires > now() END
 RETURNING r.run_id"""
-# Which `set_status` parameters (see `Statements`) fill the columns of `_SET_STATUSES`.
-_STATUS_COLUMNS: Final = (0, 1, 2, 3, 4, 5, 8)
 
 # Deleting history below a step is ONE statement: both deletes run only if that step carries a
 # snapshot (the run stays rebuildable).
@@ -293,7 +292,7 @@ def _meta_text(run: RunRecord) -> str:
     return meta_text(run, "PostgresStore keeps it in a json column")
 
 
-class PostgresStore(WriterMixin, LeaseMixin):
+class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin):
     """A `Store` (and `LeaseStore`) in a PostgreSQL database, shared by many processes and machines.
 
     `PostgresStore("postgresql://user@host:5432/db")` needs no event loop and connects on first
@@ -331,9 +330,8 @@ class PostgresStore(WriterMixin, LeaseMixin):
         self._init_writer()
         self._init_sql()
         self._server_errors: tuple[type[BaseException], ...] = ()
-        # New runs and status changes of many runs commit together too (see `_write_grouped`).
-        self._runs_group = GroupCommit(self._write_runs, _MAX_BATCH)
-        self._status_group = GroupCommit(self._write_statuses, _MAX_BATCH)
+        # New runs and status changes of many runs commit together too (`GroupedRunsMixin`).
+        self._init_grouped(_MAX_BATCH)
 
     def __repr__(self) -> str:
         # Never show the DSN: it may hold a password.
@@ -481,52 +479,12 @@ class PostgresStore(WriterMixin, LeaseMixin):
 
     # ---------------------------------------------------------------- grouped run writes
 
-    async def _insert_run(self, params: tuple[Any, ...], run_id: str) -> int:
-        return await self._runs_group.submit(Pending(params, run_id, 0, None))
-
-    async def _update_status(self, params: tuple[Any, ...], token: int | None, run_id: str) -> int:
-        return await self._status_group.submit(Pending(params, run_id, 0, token))
-
-    async def _write_runs(self, batch: list[Pending]) -> None:
-        cols = [[p.params[i] for p in batch] for i in range(10)]
-        await self._write_grouped(batch, _INSERT_RUNS, cols, "create_run", self._one_run)
-
-    async def _write_statuses(self, batch: list[Pending]) -> None:
-        cols = [[p.params[i] for p in batch] for i in _STATUS_COLUMNS]
-        cols.append([p.token for p in batch])
-        await self._write_grouped(batch, _SET_STATUSES, cols, "write", self._one_status)
-
-    async def _one_run(self, p: Pending) -> int:
-        return await super()._insert_run(p.params, p.run_id)
-
-    async def _one_status(self, p: Pending) -> int:
-        return await super()._update_status(p.params, p.token, p.run_id)
-
-    async def _write_grouped(
-        self,
-        batch: list[Pending],
-        sql: str,
-        cols: Sequence[Any],
-        op: _Op,
-        alone: Callable[[Pending], Awaitable[int]],
-    ) -> None:
-        """Write `batch` (one row per run) in the one statement `sql` over `cols` (one transaction);
-        a row it did not write, or every row if it failed, goes again alone (`alone`), so each
-        run's outcome is that of its own statement and one bad value fails no other run."""
-        written: set[str] = set()
-        if len(batch) > 1:
-            try:
-                written = {row[0] for row in await self._fetch(op, sql, cols, run_id=batch[0].run_id)}
-            except Exception:  # nothing of the batch was written
-                written = set()
-        for p in batch:
-            if p.run_id in written:
-                p.done(1)
-                continue
-            try:
-                p.done(await alone(p))
-            except Exception as exc:  # this run's own outcome
-                p.done(exc)
+    async def _grouped(self, what: Grouped, batch: list[Pending]) -> set[str]:
+        op: _Op = "create_run" if what == "runs" else "write"
+        sql = _INSERT_RUNS if what == "runs" else _SET_STATUSES
+        cols = [list(col) for col in zip(*group_rows(what, batch), strict=True)]
+        rows = await self._fetch(op, sql, cols, run_id=batch[0].run_id)
+        return {row[0] for row in rows}
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return run_record(row, row[0], row[9].encode())
