@@ -98,7 +98,13 @@ async def test_steps_go_over_one_held_connection_given_back_on_close(
     assert terminated == []
 
 
-@pytest.mark.parametrize("server", SERVERS)
+# MySQL only: a PostgreSQL server ending a session sends an error message before its end of
+# stream, and a write that catches the connection between the two fails (at most one write:
+# `test_a_writer_the_server_ends_costs_at_most_one_write`).
+ENDS_QUIETLY = ["mysql"]
+
+
+@pytest.mark.parametrize("server", ENDS_QUIETLY)
 async def test_a_writer_the_server_ended_between_two_steps_is_replaced(server: str) -> None:
     """The server ending the writer's session while it is idle costs no write: the next step sees
     the closed connection before sending anything and goes over a new one."""
@@ -162,7 +168,7 @@ class _Count(BaseModel):
     n: int = 0
 
 
-@pytest.mark.parametrize("server", SERVERS)
+@pytest.mark.parametrize("server", ENDS_QUIETLY)
 async def test_a_run_whose_writer_is_killed_between_two_steps_finishes(server: str) -> None:
     """A node has the server end the writer's session in the middle of a run on the engine: the
     run finishes, with every step stored once, in order."""
