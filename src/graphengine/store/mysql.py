@@ -43,9 +43,19 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import PORTABLE, LeaseMixin, Op, Statements, meta_text, run_record
+from ._sql import (
+    PORTABLE,
+    Grouped,
+    GroupedRunsMixin,
+    LeaseMixin,
+    Op,
+    Statements,
+    WriterMixin,
+    group_rows,
+    meta_text,
+    run_record,
+)
 from ._sql._group import Pending
-from ._sql._grouped import Grouped, GroupedRunsMixin, group_rows
 from ._sql._mysql import (
     RETRYABLE,
     TRANSLATE,
@@ -56,7 +66,6 @@ from ._sql._mysql import (
     text,
     translate,
 )
-from ._sql._writer import WriterMixin
 from .errors import (
     StoreError,
     StoreUnavailableError,

@@ -50,9 +50,19 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, Statements, meta_text, run_record, terminate
+from ._sql import (
+    Grouped,
+    GroupedRunsMixin,
+    LeaseMixin,
+    Op,
+    Statements,
+    WriterMixin,
+    group_rows,
+    meta_text,
+    run_record,
+    terminate,
+)
 from ._sql._group import Pending
-from ._sql._grouped import Grouped, GroupedRunsMixin, group_rows
 from ._sql._postgres import (
     CREATE_SCHEMA,
     OTHER_ERRORS,
@@ -62,7 +72,6 @@ from ._sql._postgres import (
     driver,
     translate,
 )
-from ._sql._writer import WriterMixin
 from .errors import (
     StoreError,
     StoreUnavailableError,
