@@ -254,6 +254,24 @@ async def commits_per_step(steps: int) -> dict[str, float]:
         await admin.close()
 
 
+ONE_RUN_LABELS: dict[str, str] = {
+    "ours-pg": "(a) graphengine + PostgresStore",
+    "langgraph-pg": "(b) LangGraph + AsyncPostgresSaver (sync)",
+    "floor-pg": "(c) floor: asyncpg, one INSERT per step",
+    "ours-mysql": "(d) graphengine + MySQLStore",
+    "floor-mysql": "(e) floor: asyncmy, one INSERT per step",
+}
+"""The rows of the one-run section (the MySQL section prints (d) and (e))."""
+
+
+def print_one_run(secs: dict[str, float | None], steps: int, keys: list[str]) -> None:
+    """Print the one-run rows `keys` (steps/s and µs/step) of those measured in `secs`."""
+    for key in keys:
+        sec = secs[key]
+        if sec is not None:
+            print(f"  {ONE_RUN_LABELS[key]:44} {steps / sec:7.0f} steps/s  {sec / steps * 1e6:7.0f} µs/step")
+
+
 def one_run_rows(steps: int, repeat: int) -> dict[str, list[float]]:
     """Seconds of every round per variant of the one-run section, the variants taking turns."""
     variants: dict[str, Callable[[int], Any]] = {
@@ -543,14 +561,7 @@ def mysql_section(steps: int, repeat: int, runs: int, many_steps: int, many_repe
     print(f"one run of {steps} steps, a commit per step (median of {repeat} rounds):")
     one = {"ours-mysql": ours_one_run_mysql, "floor-mysql": floor_mysql}
     got = take_turns({k: functools.partial(fn, steps) for k, fn in one.items()}, repeat)
-    labels = {
-        "ours-mysql": "(d) graphengine + MySQLStore",
-        "floor-mysql": "(e) floor: asyncmy, one INSERT per step",
-    }
-    for key, label in labels.items():
-        sec = got[key]
-        if sec is not None:
-            print(f"  {label:44} {steps / sec:7.0f} steps/s  {sec / steps * 1e6:7.0f} µs/step")
+    print_one_run(got, steps, list(one))
     o, f = got["ours-mysql"], got["floor-mysql"]
     if o is not None and f is not None:
         print(f"  ours / raw driver floor: {o / f:.2f}x the floor's time")
@@ -764,17 +775,7 @@ def main(argv: list[str]) -> int:
         print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat} rounds):")
         rounds = one_run_rows(a.steps, a.repeat)
         t = {k: statistics.median(v) if v else None for k, v in rounds.items()}
-        labels = {
-            "ours-pg": "(a) graphengine + PostgresStore",
-            "langgraph-pg": "(b) LangGraph + AsyncPostgresSaver (sync)",
-            "floor-pg": "(c) floor: asyncpg, one INSERT per step",
-            "ours-mysql": "(d) graphengine + MySQLStore",
-            "floor-mysql": "(e) floor: asyncmy, one INSERT per step",
-        }
-        for key, label in labels.items():
-            sec = t[key]
-            if sec is not None:
-                print(f"  {label:44} {a.steps / sec:7.0f} steps/s  {sec / a.steps * 1e6:7.0f} µs/step")
+        print_one_run(t, a.steps, list(ONE_RUN_LABELS))
         ours, lg = t["ours-pg"], t["langgraph-pg"]
         if ours is not None and lg is not None:
             print(f"  ours / LangGraph on PostgreSQL: {lg / ours:.1f}x (target >= 3x)")
