@@ -18,6 +18,13 @@ worker processes
     get with ``resume``, ``--concurrency`` runs at a time per process. Reported: total steps/s
     from the first claim to the last release. The processes share the machine with the server.
 
+MySQL alone (``--sections mysql``, not a default)
+    on the MariaDB server at ``$GRAPHENGINE_TEST_MYSQL``: one run, our `MySQLStore` against the
+    asyncmy floor (rows (d) and (e) above), then ``--mysql-runs`` runs at once on a `MySQLStore`
+    with a pool of `POOL` connections against the same floor run concurrently: as many loops, each
+    doing one autocommitted INSERT per step over an asyncmy pool of `POOL` connections. Reported:
+    µs/step of the one run, runs/s and steps/s of the many.
+
 queued runs through ``graphengine worker``
     the same ``--runs`` runs submitted with `Engine.submit` to a procrastinate queue (on the same
     server), then served by 1, 2 and 4 ``graphengine worker bench.scale:worker_engine`` processes
@@ -247,6 +254,24 @@ async def commits_per_step(steps: int) -> dict[str, float]:
         await admin.close()
 
 
+ONE_RUN_LABELS: dict[str, str] = {
+    "ours-pg": "(a) graphengine + PostgresStore",
+    "langgraph-pg": "(b) LangGraph + AsyncPostgresSaver (sync)",
+    "floor-pg": "(c) floor: asyncpg, one INSERT per step",
+    "ours-mysql": "(d) graphengine + MySQLStore",
+    "floor-mysql": "(e) floor: asyncmy, one INSERT per step",
+}
+"""The rows of the one-run section (the MySQL section prints (d) and (e))."""
+
+
+def print_one_run(secs: dict[str, float | None], steps: int, keys: list[str]) -> None:
+    """Print the one-run rows `keys` (steps/s and µs/step) of those measured in `secs`."""
+    for key in keys:
+        sec = secs[key]
+        if sec is not None:
+            print(f"  {ONE_RUN_LABELS[key]:44} {steps / sec:7.0f} steps/s  {sec / steps * 1e6:7.0f} µs/step")
+
+
 def one_run_rows(steps: int, repeat: int) -> dict[str, list[float]]:
     """Seconds of every round per variant of the one-run section, the variants taking turns."""
     variants: dict[str, Callable[[int], Any]] = {
@@ -443,7 +468,7 @@ async def langgraph_sqlite_many(runs: int, steps: int) -> float:
 
 
 POOL = 10
-"""Connections of each side's PostgreSQL pool in the many-runs rows."""
+"""Connections of each side's PostgreSQL (and MySQL) pool in the many-runs rows."""
 
 
 async def ours_pg_many(runs: int, steps: int) -> float:
@@ -475,6 +500,85 @@ async def langgraph_pg_many(runs: int, steps: int) -> float:
             return await _lg_many(langgraph_loop(steps, saver), runs, steps)
     finally:
         await drop_schema(schema)
+
+
+def _mysql_dsn(db: str) -> str:
+    from urllib.parse import urlsplit
+
+    return urlsplit(MYSQL_DSN)._replace(path=f"/{db}").geturl()
+
+
+async def ours_mysql_many(runs: int, steps: int) -> float:
+    """``runs`` concurrent runs on one `MySQLStore` (a pool of `POOL` connections)."""
+    from graphengine.store import MySQLStore
+
+    db = await _mysql_database()
+    try:
+        async with MySQLStore(_mysql_dsn(db), max_size=POOL) as store:
+            return await _many(engine(store, steps), runs, steps, "m")
+    finally:
+        await _drop_mysql_database(db)
+
+
+async def floor_mysql_many(runs: int, steps: int) -> float:
+    """The raw-driver floor of `ours_mysql_many`: ``runs`` concurrent loops over an asyncmy pool of
+    `POOL` connections, each doing one autocommitted INSERT of a step-sized row per step (as
+    `floor_mysql`; no run rows, no reads)."""
+    import asyncmy
+
+    db = await _mysql_database()
+    try:
+        async with asyncmy.create_pool(
+            **_mysql_server(), db=db, autocommit=True, minsize=POOL, maxsize=POOL
+        ) as pool:
+            async with pool.acquire() as conn, conn.cursor() as cur:
+                await cur.execute(_FLOOR_TABLE.format(blob="longblob"))
+            insert = "INSERT INTO steps VALUES (%s, %s, %s, %s, %s, %s)"
+            delta = Counter(n=1).model_dump_json().encode()
+
+            async def one(run_id: str) -> None:
+                for step in range(1, steps + 1):
+                    async with pool.acquire() as conn, conn.cursor() as cur:
+                        await cur.execute(insert, (run_id, step, "inc", delta, '"check"', time.time()))
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(one(f"m-{i}") for i in range(runs)))
+            return time.perf_counter() - t0
+    finally:
+        await _drop_mysql_database(db)
+
+
+MYSQL_MANY: dict[str, tuple[str, Callable[[int, int], Any]]] = {
+    "ours-mysql": (f"graphengine + MySQLStore (pool {POOL})", ours_mysql_many),
+    "floor-mysql": (f"floor: asyncmy pool {POOL}, one INSERT per step", floor_mysql_many),
+}
+"""The MySQL section's many-runs rows (``--mysql-runs`` runs each)."""
+
+
+def mysql_section(steps: int, repeat: int, runs: int, many_steps: int, many_repeat: int) -> None:
+    """Print the MySQL section: one run against the asyncmy floor, then many runs at once."""
+    print(f"MariaDB/MySQL at {MYSQL_DSN.split('@')[-1]}")
+    print(f"one run of {steps} steps, a commit per step (median of {repeat} rounds):")
+    one = {"ours-mysql": ours_one_run_mysql, "floor-mysql": floor_mysql}
+    got = take_turns({k: functools.partial(fn, steps) for k, fn in one.items()}, repeat)
+    print_one_run(got, steps, list(one))
+    o, f = got["ours-mysql"], got["floor-mysql"]
+    if o is not None and f is not None:
+        print(f"  ours / raw driver floor: {o / f:.2f}x the floor's time")
+    print(
+        f"{runs} runs at once, {many_steps} steps each, a commit per step (median of {many_repeat} rounds):"
+    )
+    many = take_turns(
+        {k: functools.partial(fn, runs, many_steps) for k, (_, fn) in MYSQL_MANY.items()}, many_repeat
+    )
+    for key, (label, _) in MYSQL_MANY.items():
+        sec = many[key]
+        if sec is not None:
+            print(f"  {label:48} {runs / sec:7.0f} runs/s  {runs * many_steps / sec:8.0f} steps/s")
+    o, f = many["ours-mysql"], many["floor-mysql"]
+    if o is not None and f is not None:
+        print(f"  ours / raw driver floor: {o / f:.2f}x the floor's time")
+    print()
 
 
 async def _pg_admin() -> Any:
@@ -639,11 +743,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("--pg-runs", type=int, default=1000, help="concurrent runs on one PostgreSQL pool")
     p.add_argument("--many-steps", type=int, default=10, help="steps of each concurrent run")
     p.add_argument("--many-repeat", type=int, default=3, help="rounds of the many-runs rows (median)")
+    p.add_argument("--mysql-runs", type=int, default=1000, help="concurrent runs on one MySQL pool")
     p.add_argument(
         "--sections",
         default="sqlite,one,many,claim,queue",
         help="what to measure: one run on SQLite, one run on the servers, many runs at once, "
-        "claiming processes, queued workers",
+        "claiming processes, queued workers; 'mysql' (not a default) measures MySQLStore alone, "
+        "one run and --mysql-runs runs at once, against the asyncmy floor",
     )
     a = p.parse_args(argv)
 
@@ -663,21 +769,13 @@ def main(argv: list[str]) -> int:
         if ours is not None and lg is not None:
             print(f"  ours / LangGraph on SQLite: {lg / ours:.1f}x")
         print()
+    if "mysql" in sections:
+        mysql_section(a.steps, a.repeat, a.mysql_runs, a.many_steps, a.many_repeat)
     if "one" in sections:
         print(f"one run of {a.steps} steps, a commit per step (median of {a.repeat} rounds):")
         rounds = one_run_rows(a.steps, a.repeat)
         t = {k: statistics.median(v) if v else None for k, v in rounds.items()}
-        labels = {
-            "ours-pg": "(a) graphengine + PostgresStore",
-            "langgraph-pg": "(b) LangGraph + AsyncPostgresSaver (sync)",
-            "floor-pg": "(c) floor: asyncpg, one INSERT per step",
-            "ours-mysql": "(d) graphengine + MySQLStore",
-            "floor-mysql": "(e) floor: asyncmy, one INSERT per step",
-        }
-        for key, label in labels.items():
-            sec = t[key]
-            if sec is not None:
-                print(f"  {label:44} {a.steps / sec:7.0f} steps/s  {sec / a.steps * 1e6:7.0f} µs/step")
+        print_one_run(t, a.steps, list(ONE_RUN_LABELS))
         ours, lg = t["ours-pg"], t["langgraph-pg"]
         if ours is not None and lg is not None:
             print(f"  ours / LangGraph on PostgreSQL: {lg / ours:.1f}x (target >= 3x)")

@@ -12,7 +12,7 @@ import os
 import socket
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from urllib.parse import urlsplit
 
 import pytest
@@ -139,3 +139,12 @@ async def mysql_store(database: str | None = None) -> AsyncIterator[MySQLStore]:
     """A `MySQLStore` in a fresh database of its own, dropped afterwards."""
     async with mysql_database(database) as dsn, MySQLStore(dsn, max_size=4) as s:
         yield s
+
+
+def server_store(server: str) -> AbstractAsyncContextManager[PostgresStore | MySQLStore]:
+    """A fresh store on `server` ("postgres" or "mysql"), required to be up (a failure under CI)."""
+    if server == "postgres":
+        require_postgres()
+        return postgres_store()
+    require_mysql()
+    return mysql_store()

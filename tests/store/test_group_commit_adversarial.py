@@ -24,10 +24,8 @@ from db_servers import (
     MYSQL_DSN,
     POSTGRES_DSN,
     mysql_database,
-    mysql_store,
-    postgres_store,
     require_mysql,
-    require_postgres,
+    server_store,
 )
 
 from graphengine.store import (
@@ -248,15 +246,6 @@ async def test_a_constraint_the_database_enforces_fails_its_step_alone(sql_store
     assert isinstance(outcomes[42], StoreError)
     assert outcomes[:42] + outcomes[43:] == [None] * 99
     await assert_truthful(sql_store, recs, outcomes)
-
-
-def server_store(server: str) -> Any:
-    """A fresh store on `server` ("postgres" or "mysql"), required to be up (a failure under CI)."""
-    if server == "postgres":
-        require_postgres()
-        return postgres_store()
-    require_mysql()
-    return mysql_store()
 
 
 @pytest.mark.parametrize("server", ["postgres", "mysql"])

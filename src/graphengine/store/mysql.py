@@ -21,6 +21,14 @@ Decisions a caller should know:
   transaction (one redo log flush), and each `save_step` returns after that commit. The batch
   is one multi-row `INSERT ... SELECT` (one round trip); if any step of it is refused or bad,
   it is rolled back and the steps go a statement each in one transaction, to tell whose it was.
+- New runs (`create_run`) and status changes (`set_status`) of concurrent runs are grouped the
+  same way, each kind in one statement per batch (a multi-row `INSERT ... SELECT`; an `UPDATE`
+  joined with the batch's rows) with each row's own conditions. MySQL has no `RETURNING`, so a
+  batch commits only if every row was written; otherwise it is rolled back and each run is
+  written alone, which gives every call the outcome (and the error) it gets when made alone.
+- Step writes go over one connection held out of the pool (the writer; none with
+  `max_size=1`), saving a pool acquire and release per step. A writer the server closed while
+  idle (a `KILL`, a timeout) is seen before the next write and replaced.
 - Leases and fencing as in `PostgresStore`: while this store holds a lease on a run, its step,
   branch and status writes are conditioned on the token in the same statement, with a locking
   read of the run row (`LOCK IN SHARE MODE`) so a concurrent claim and a stale write serialize.
@@ -35,13 +43,25 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import PORTABLE, LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
+from ._sql import (
+    PORTABLE,
+    Grouped,
+    GroupedRunsMixin,
+    LeaseMixin,
+    Op,
+    Statements,
+    WriterMixin,
+    group_rows,
+    meta_text,
+    run_record,
+)
 from ._sql._group import Pending
 from ._sql._mysql import (
     RETRYABLE,
     TRANSLATE,
     MySQLPools,
     acquire,
+    breaks_connection,
     errno,
     text,
     translate,
@@ -238,8 +258,33 @@ WHERE coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) =
   AND EXISTS (SELECT 1 FROM runs r WHERE r.run_id = t.run_id AND CASE WHEN t.token IS NULL
       THEN r.lease_expires IS NULL OR r.lease_expires <= UNIX_TIMESTAMP(NOW(6))
       ELSE r.lease_token = t.token AND r.lease_expires > UNIX_TIMESTAMP(NOW(6)) END LOCK IN SHARE MODE)"""
-# A batch whose values exceed this many bytes is written a statement per step instead: one
-# statement must fit the server's max_allowed_packet (16 MiB by default on MariaDB).
+# Group commit of new runs and of status changes (`graphengine.store._sql._grouped`): many runs'
+# in ONE statement over a derived table of their rows (columns `RUN_COLUMNS` / `STATUS_COLUMNS`
+# of that module; values all bound), each row with the conditions of its single statement. With
+# no RETURNING, the row count says whether every run was written; if not, the transaction is
+# rolled back and each run is written alone, which tells each its own outcome.
+_INSERT_RUNS: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
+SELECT t.run_id, t.status, t.initial, t.fingerprint, t.state_version, t.created_at, t.updated_at, t.error, t.error_node, t.meta FROM ("""
+_RUN_SELECT_ROW: Final = "SELECT %s AS run_id, %s AS status, %s AS initial, %s AS fingerprint, %s AS state_version, %s AS created_at, %s AS updated_at, %s AS error, %s AS error_node, %s AS meta"
+_RUNS_CHECKED: Final = """) AS t
+WHERE NOT EXISTS (SELECT 1 FROM steps s WHERE s.run_id = t.run_id)
+  AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.run_id = t.run_id)
+  AND NOT EXISTS (SELECT 1 FROM checkpoints c WHERE c.run_id = t.run_id)"""
+_SET_STATUSES: Final = "UPDATE runs r JOIN ("
+_STATUS_SELECT_ROW: Final = "SELECT %s AS status, %s AS error, %s AS error_node, %s AS updated_at, %s AS run_id, %s AS expect_step, %s AS expect_status, %s AS token"
+_STATUSES_CHECKED: Final = """) AS t ON r.run_id = t.run_id
+SET r.status = t.status, r.error = t.error, r.error_node = t.error_node, r.updated_at = t.updated_at
+WHERE (t.expect_step IS NULL OR coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) = t.expect_step)
+  AND (t.expect_status IS NULL OR r.status = t.expect_status)
+  AND CASE WHEN t.token IS NULL THEN r.lease_expires IS NULL OR r.lease_expires <= UNIX_TIMESTAMP(NOW(6))
+      ELSE r.lease_token = t.token AND r.lease_expires > UNIX_TIMESTAMP(NOW(6)) END"""
+# (head, row, tail) of each grouped statement.
+_GROUPED: Final[dict[Grouped, tuple[str, str, str]]] = {
+    "runs": (_INSERT_RUNS, _RUN_SELECT_ROW, _RUNS_CHECKED),
+    "statuses": (_SET_STATUSES, _STATUS_SELECT_ROW, _STATUSES_CHECKED),
+}
+# A batch whose values exceed this many bytes is written a statement per step (or run) instead:
+# one statement must fit the server's max_allowed_packet (16 MiB by default on MariaDB).
 _ONE_STATEMENT_BYTES: Final = 4 << 20
 # Retention. MySQL has no data-modifying CTEs, so delete_steps_before is one transaction.
 _PACKET: Final = "SELECT @@max_allowed_packet"
@@ -286,7 +331,26 @@ def _meta_text(run: RunRecord) -> str:
     return meta_text(run, "MySQLStore keeps it in a JSON text column")
 
 
-class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
+def _fits_one_statement(values: Sequence[Any]) -> bool:
+    """Whether the values of a batch may go in one multi-row statement: small enough for one packet,
+    and no str the driver cannot encode.
+
+    A lone surrogate, which asyncmy sends as its raw byte: in a statement's derived table MariaDB
+    turns that invalid UTF-8 into "?" with a mere warning, and the row would commit altered.
+    Alone, its column refuses it (a typed error for that row).
+    """
+    if sum(len(v) for v in values if isinstance(v, (bytes, str))) > _ONE_STATEMENT_BYTES:
+        return False
+    try:
+        for v in values:
+            if isinstance(v, str) and not v.isascii():
+                v.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
@@ -300,8 +364,11 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
     _max_branches = _MAX_BRANCHES
 
     def _init_state(self) -> None:
-        self._init_pool()
+        # Step writes go over one connection held out of the pool (`WriterMixin`); new runs and
+        # status changes of many runs commit together (`GroupedRunsMixin`).
+        self._init_writer()
         self._init_sql()
+        self._init_grouped(self._max_batch)
 
     def __repr__(self) -> str:
         # Never show the DSN: it may hold a password.
@@ -356,19 +423,64 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
         pool = self._pool
         if pool is None or self._loop is not asyncio.get_running_loop():
             pool = await self._open_for_loop()
+        try:
+            async with acquire(pool) as conn:
+                return await self._execute(conn, sql, params)
+        except self._errors as exc:
+            raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
+
+    async def _execute(self, conn: Any, sql: str, params: Sequence[Any]) -> int:
+        """Run one autocommitted write statement on `conn`; the affected row count. A deadlock
+        victim is retried: InnoDB rolled it back whole, so running it again is safe and then sees
+        the winner's commit. Driver errors come out untranslated."""
         for attempt in range(3):
             try:
-                async with acquire(pool) as conn, conn.cursor() as cur:
+                async with conn.cursor() as cur:
                     n: int = await cur.execute(sql, params)
                     return n
             except self._errors as exc:
                 if errno(exc) in RETRYABLE and attempt < 2:
                     continue
-                raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
+                raise
         raise AssertionError("unreachable")  # pragma: no cover
 
+    # ---------------------------------------------------------------- the step writer (WriterMixin)
+
+    async def _take_conn(self, pool: Any) -> Any:
+        return await pool.acquire()
+
+    async def _give_conn(self, pool: Any, conn: Any, healthy: bool) -> None:
+        if not healthy or not self._conn_usable(conn):
+            conn.close()  # the pool drops a closed connection and opens a new one when needed
+        try:
+            await pool.release(conn)
+        except Exception:  # a pool closed or terminated meanwhile: the connection goes with it
+            conn.close()
+
+    def _conn_usable(self, conn: Any) -> bool:
+        # The server closing a connection while it is idle ends its stream (`_stream_broken`, what
+        # asyncmy's own pool checks before handing a connection out); nothing else notices until
+        # the next statement, which would then fail.
+        broken = getattr(conn, "_stream_broken", False)
+        return bool(conn.connected and not broken and not conn.get_transaction_status())
+
+    def _keeps_conn(self, exc: BaseException, conn: Any) -> bool:
+        return not breaks_connection(exc) and self._conn_usable(conn)
+
+    def _writer_error(self, exc: BaseException, run_id: str, step: int | None) -> StoreError:
+        return _translate(exc, "save_step", repr(self), run_id=run_id, step=step)
+
+    async def _write_one(self, p: Pending) -> int:
+        sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
+        assert sql is not None
+        params = p.params
+        return await self._on_writer(
+            lambda conn: self._execute(conn, sql, params), run_id=p.run_id, step=p.step
+        )
+
     async def _write_steps(self, batch: list[Pending]) -> None:
-        """Several runs' steps in ONE transaction (one redo log flush), a statement each.
+        """Several runs' steps in ONE transaction (one redo log flush) on the writer connection:
+        one statement for all (`_all_in_one_statement`), else a statement each.
 
         A statement that fails rolls back alone in InnoDB, so its error is that step's outcome
         and the others still commit. A deadlock or lock wait rolls the whole transaction back:
@@ -377,64 +489,72 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
         if len(batch) == 1:
             await super()._write_steps(batch)
             return
-        pool = self._pool
-        if pool is None or self._loop is not asyncio.get_running_loop():
-            pool = await self._open_for_loop()
-        outcomes: list[int | BaseException] = []
         try:
-            async with acquire(pool) as conn:
-                if await self._all_in_one_statement(conn, batch):
-                    for p in batch:
-                        p.done(1)
-                    return
-            async with self._transaction(pool) as cur:
-                for p in batch:
-                    sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
-                    try:
-                        outcomes.append(await cur.execute(sql, p.params))
-                    except self._errors as exc:
-                        if errno(exc) in RETRYABLE:
-                            raise
-                        where = repr(self)
-                        outcomes.append(_translate(exc, "save_step", where, run_id=p.run_id, step=p.step))
+            outcomes = await self._on_writer(
+                lambda conn: self._steps_on(conn, batch), run_id=batch[0].run_id, step=None
+            )
         except Exception:  # nothing of the batch committed
             await super()._write_steps(batch)
             return
         for p, outcome in zip(batch, outcomes, strict=True):
             p.done(outcome)
 
+    async def _steps_on(self, conn: Any, batch: list[Pending]) -> list[int | BaseException]:
+        """Write `batch` in one transaction on `conn`; each step's outcome (driver errors that undo
+        the transaction come out untranslated)."""
+        if await self._all_in_one_statement(conn, batch):
+            return [1] * len(batch)
+        outcomes: list[int | BaseException] = []
+        async with self._transaction_on(conn) as cur:
+            for p in batch:
+                sql = self._sql.insert_step if p.token is None else self._sql.insert_step_fenced
+                try:
+                    outcomes.append(await cur.execute(sql, p.params))
+                except self._errors as exc:
+                    if errno(exc) in RETRYABLE:
+                        raise
+                    where = repr(self)
+                    outcomes.append(_translate(exc, "save_step", where, run_id=p.run_id, step=p.step))
+        return outcomes
+
     async def _all_in_one_statement(self, conn: Any, batch: list[Pending]) -> bool:
         """Write the whole batch in one statement and commit; False (nothing written) if any step
         was refused, the statement failed or the batch is too large for one statement."""
-        size = sum(len(v) for p in batch for v in p.params[:11] if isinstance(v, (bytes, str)))
-        if size > _ONE_STATEMENT_BYTES:
-            return False
-        try:
-            for p in batch:
-                for v in p.params[:11]:
-                    if isinstance(v, str) and not v.isascii():
-                        v.encode()
-        except UnicodeEncodeError:
-            # A lone surrogate, which asyncmy sends as its raw byte: in this statement's derived
-            # table MariaDB turns that invalid UTF-8 into "?" with a mere warning, and the step
-            # would commit altered. Alone, its column refuses it (a typed error for that step).
-            return False
         params = [v for p in batch for v in (*p.params[:11], p.token)]
+        if not _fits_one_statement(params):
+            return False
         sql = _INSERT_STEPS + " UNION ALL ".join([_STEP_SELECT_ROW] * len(batch)) + _STEPS_CHECKED
+        return await self._all_or_nothing(conn, sql, params, len(batch))
+
+    async def _all_or_nothing(self, conn: Any, sql: str, params: Sequence[Any], rows: int) -> bool:
+        """Run `sql` in a transaction of its own on `conn` and commit only if it wrote `rows` rows;
+        False (rolled back) if it wrote fewer or failed with a driver error."""
         await conn.begin()
         try:
             async with conn.cursor() as cur:
                 n = await cur.execute(sql, params)
-            if n == len(batch):
+            if n == rows:
                 await conn.commit()
                 return True
         except self._errors:
-            pass  # a step's bad value or a refusal: the steps go a statement each, which tells whose
+            pass  # a row's bad value or a refusal: the rows go a statement each, which tells whose
         except BaseException:
             await conn.rollback()
             raise
         await conn.rollback()
         return False
+
+    async def _grouped(self, what: Grouped, batch: list[Pending]) -> set[str]:
+        """All the runs of `batch` in one statement, or none (MySQL cannot say which rows one wrote)."""
+        params = [v for row in group_rows(what, batch) for v in row]
+        if not _fits_one_statement(params):
+            return set()
+        head, row, tail = _GROUPED[what]
+        sql = head + " UNION ALL ".join([row] * len(batch)) + tail
+        async with acquire(await self._db()) as conn:
+            if await self._all_or_nothing(conn, sql, params, len(batch)):
+                return {p.run_id for p in batch}
+        return set()
 
     def _check_packet(self, values: Sequence[Any], run_id: str, step: int | None) -> None:
         """`ValueRefusedError` if one statement carrying `values` would be over max_allowed_packet.

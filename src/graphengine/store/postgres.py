@@ -46,12 +46,23 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record, terminate
-from ._sql._group import GroupCommit, Pending
+from ._sql import (
+    Grouped,
+    GroupedRunsMixin,
+    LeaseMixin,
+    Op,
+    Statements,
+    WriterMixin,
+    group_rows,
+    meta_text,
+    run_record,
+    terminate,
+)
+from ._sql._group import Pending
 from ._sql._postgres import (
     CREATE_SCHEMA,
     OTHER_ERRORS,
@@ -238,10 +249,10 @@ WHERE coalesce((SELECT max(s.step) FROM steps s WHERE s.run_id = t.run_id), 0) =
 ON CONFLICT DO NOTHING RETURNING run_id"""
 _MAX_BATCH: Final = 1000
 
-# Group commit of new runs and of status changes, as for steps: many runs' in ONE statement,
-# each row with the conditions of its single statement (`insert_run`; `set_status` or, with a
-# token, `set_status_fenced`), RETURNING the runs it wrote. A row not returned is written again
-# alone, whose outcome (a taken id, rows an earlier run left, a refusal) the caller explains.
+# Group commit of new runs and of status changes (`graphengine.store._sql._grouped`): many runs'
+# in ONE statement, each row with the conditions of its single statement (`insert_run`;
+# `set_status` or, with a token, `set_status_fenced`), RETURNING the runs it wrote. The columns
+# are `RUN_COLUMNS` and `STATUS_COLUMNS` of that module.
 _INSERT_RUNS: Final = """INSERT INTO runs (run_id, status, initial, fingerprint, state_version, created_at, updated_at, error, error_node, meta)
 SELECT t.run_id, t.status, t.initial, t.fingerprint, t.state_version, t.created_at, t.updated_at, t.error, t.error_node, t.meta::json
 FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::integer[], $6::float8[], $7::float8[], $8::text[],
@@ -260,8 +271,6 @@ WHERE r.run_id = t.run_id
   AND CASE WHEN t.token IS NULL THEN r.lease_expires IS NULL OR r.lease_expires <= now()
       ELSE r.lease_token = t.token AND r.lease_expires > now() END
 RETURNING r.run_id"""
-# Which `set_status` parameters (see `Statements`) fill the columns of `_SET_STATUSES`.
-_STATUS_COLUMNS: Final = (0, 1, 2, 3, 4, 5, 8)
 
 # Deleting history below a step is ONE statement: both deletes run only if that step carries a
 # snapshot (the run stays rebuildable).
@@ -292,7 +301,7 @@ def _meta_text(run: RunRecord) -> str:
     return meta_text(run, "PostgresStore keeps it in a json column")
 
 
-class PostgresStore(PoolMixin, LeaseMixin):
+class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin):
     """A `Store` (and `LeaseStore`) in a PostgreSQL database, shared by many processes and machines.
 
     `PostgresStore("postgresql://user@host:5432/db")` needs no event loop and connects on first
@@ -326,17 +335,12 @@ class PostgresStore(PoolMixin, LeaseMixin):
         """Where the database is (a libpq-style URL)."""
         self.schema = schema
         """The PostgreSQL schema holding this store's tables."""
-        self._init_pool()
+        # Step writes go over one connection held out of the pool (`WriterMixin`).
+        self._init_writer()
         self._init_sql()
-        # The connection step writes go over, held out of `_writer_pool` (see `_on_writer`).
-        self._writer: Any = None
-        self._writer_pool: Any = None
-        self._writer_loop: asyncio.AbstractEventLoop | None = None
-        self._writing = False
         self._server_errors: tuple[type[BaseException], ...] = ()
-        # New runs and status changes of many runs commit together too (see `_write_grouped`).
-        self._runs_group = GroupCommit(self._write_runs, _MAX_BATCH)
-        self._status_group = GroupCommit(self._write_statuses, _MAX_BATCH)
+        # New runs and status changes of many runs commit together too (`GroupedRunsMixin`).
+        self._init_grouped(_MAX_BATCH)
 
     def __repr__(self) -> str:
         # Never show the DSN: it may hold a password.
@@ -427,82 +431,36 @@ class PostgresStore(PoolMixin, LeaseMixin):
         # The command tag ends with the row count: "INSERT 0 1", "UPDATE 0", "DELETE 3".
         return int(status.rpartition(" ")[2])
 
-    # ---------------------------------------------------------------- the step writer
+    # ---------------------------------------------------------------- the step writer (WriterMixin)
 
-    async def _on_writer(
-        self, sql: str, params: Sequence[Any], *, fetch: bool, run_id: str, step: int | None
-    ) -> Any:
-        """Run one step statement on the writer connection: `fetch` -> its rows, else its command tag.
+    async def _take_conn(self, pool: Any) -> Any:
+        return await pool.acquire()
 
-        Group commit has at most one batch in flight per store and loop, so one connection held
-        out of the pool serves every step write; a round trip through `pool.execute` costs an
-        acquire and a release besides (a queue, a shielded task, a timer: about 70 µs of CPU
-        per step, measured by `bench/scale.py`'s one-run row). A pool of one connection keeps
-        it for everyone (no writer is held), so `max_size` stays the most connections open.
-        """
-        pool = await self._db()
-        if self.max_size < 2:
-            try:
-                return await (pool.fetch(sql, *params) if fetch else pool.execute(sql, *params))
-            except self._errors as exc:
-                raise _translate(exc, "save_step", repr(self), run_id=run_id, step=step) from exc
-        conn = self._writer
-        if conn is not None and (self._writer_pool is not pool or not self._open(conn)):
-            # Another loop's pool, or the server hung up while it was idle (nothing was sent:
-            # a fresh connection takes this write).
-            await self._drop_writer()
-            conn = None
-        if conn is None:
-            try:
-                conn = await pool.acquire()
-            except self._errors as exc:
-                raise _translate(exc, "save_step", repr(self), run_id=run_id, step=step) from exc
-            self._writer, self._writer_pool, self._writer_loop = conn, pool, asyncio.get_running_loop()
-        keep = False
-        self._writing = True
-        try:
-            result = await (conn.fetch(sql, *params) if fetch else conn.execute(sql, *params))
-            keep = True
-            return result
-        except self._errors as exc:
-            # A server error leaves the connection idle and usable; a lost one is not kept.
-            keep = isinstance(exc, self._server_errors) and self._open(conn)
-            raise _translate(exc, "save_step", repr(self), run_id=run_id, step=step) from exc
-        finally:
-            # Cancelled mid-statement or closed meanwhile: the pool's release waits out a
-            # cancellation and resets the connection, so it goes back there.
-            self._writing = False
-            if not keep or self._closed or self._pool is not pool:
-                await self._drop_writer()
-
-    def _open(self, conn: Any) -> bool:
-        """Whether a held connection is still open (the pool detaches one the server closed)."""
-        try:
-            return not conn.is_closed()
-        except self._errors:
-            return False
-
-    async def _drop_writer(self) -> None:
-        """Give the writer connection back to its pool (a pool of another loop went with it)."""
-        conn, pool, self._writer, self._writer_pool = self._writer, self._writer_pool, None, None
-        if conn is None or self._writer_loop is not asyncio.get_running_loop():
-            return
+    async def _give_conn(self, pool: Any, conn: Any, healthy: bool) -> None:
+        # The pool's release waits out a cancelled statement and resets the connection.
         try:
             await pool.release(conn)
         except Exception:  # a connection that cannot be reset: the pool opens a new one when needed
             terminate(conn)
 
-    async def close(self) -> None:
-        """Close the pool; the store may not be used afterwards (`StoreUnavailableError`)."""
-        self._closed = True
-        if not self._writing:
-            # In flight, the write gives the writer back itself when its statement is done.
-            await self._drop_writer()
-        await super().close()
+    def _conn_usable(self, conn: Any) -> bool:
+        # The pool detaches a connection the server closed.
+        try:
+            return not conn.is_closed()
+        except self._errors:
+            return False
+
+    def _keeps_conn(self, exc: BaseException, conn: Any) -> bool:
+        # A server error leaves the connection idle and usable; a lost one is not kept.
+        return isinstance(exc, self._server_errors) and self._conn_usable(conn)
+
+    def _writer_error(self, exc: BaseException, run_id: str, step: int | None) -> StoreError:
+        return _translate(exc, "save_step", repr(self), run_id=run_id, step=step)
 
     async def _write_one(self, p: Pending) -> int:
         sql = _STATEMENTS.insert_step if p.token is None else _INSERT_STEP_FENCED
-        status: str = await self._on_writer(sql, p.params, fetch=False, run_id=p.run_id, step=p.step)
+        params = p.params
+        status: str = await self._on_writer(lambda c: c.execute(sql, *params), run_id=p.run_id, step=p.step)
         # The command tag ends with the row count: "INSERT 0 1".
         return int(status.rpartition(" ")[2])
 
@@ -517,7 +475,9 @@ class PostgresStore(PoolMixin, LeaseMixin):
                 cols[i].append(p.params[i])
             cols[11].append(p.token)
         try:
-            rows = await self._on_writer(_INSERT_STEPS, cols, fetch=True, run_id=batch[0].run_id, step=None)
+            rows = await self._on_writer(
+                lambda c: c.fetch(_INSERT_STEPS, *cols), run_id=batch[0].run_id, step=None
+            )
         except Exception:  # a driver error, or a value the driver cannot encode
             # The statement wrote nothing; one statement per step isolates the step at fault.
             await super()._write_steps(batch)
@@ -528,52 +488,12 @@ class PostgresStore(PoolMixin, LeaseMixin):
 
     # ---------------------------------------------------------------- grouped run writes
 
-    async def _insert_run(self, params: tuple[Any, ...], run_id: str) -> int:
-        return await self._runs_group.submit(Pending(params, run_id, 0, None))
-
-    async def _update_status(self, params: tuple[Any, ...], token: int | None, run_id: str) -> int:
-        return await self._status_group.submit(Pending(params, run_id, 0, token))
-
-    async def _write_runs(self, batch: list[Pending]) -> None:
-        cols = [[p.params[i] for p in batch] for i in range(10)]
-        await self._write_grouped(batch, _INSERT_RUNS, cols, "create_run", self._one_run)
-
-    async def _write_statuses(self, batch: list[Pending]) -> None:
-        cols = [[p.params[i] for p in batch] for i in _STATUS_COLUMNS]
-        cols.append([p.token for p in batch])
-        await self._write_grouped(batch, _SET_STATUSES, cols, "write", self._one_status)
-
-    async def _one_run(self, p: Pending) -> int:
-        return await super()._insert_run(p.params, p.run_id)
-
-    async def _one_status(self, p: Pending) -> int:
-        return await super()._update_status(p.params, p.token, p.run_id)
-
-    async def _write_grouped(
-        self,
-        batch: list[Pending],
-        sql: str,
-        cols: Sequence[Any],
-        op: _Op,
-        alone: Callable[[Pending], Awaitable[int]],
-    ) -> None:
-        """Write `batch` (one row per run) in the one statement `sql` over `cols` (one transaction);
-        a row it did not write, or every row if it failed, goes again alone (`alone`), so each
-        run's outcome is that of its own statement and one bad value fails no other run."""
-        written: set[str] = set()
-        if len(batch) > 1:
-            try:
-                written = {row[0] for row in await self._fetch(op, sql, cols, run_id=batch[0].run_id)}
-            except Exception:  # nothing of the batch was written
-                written = set()
-        for p in batch:
-            if p.run_id in written:
-                p.done(1)
-                continue
-            try:
-                p.done(await alone(p))
-            except Exception as exc:  # this run's own outcome
-                p.done(exc)
+    async def _grouped(self, what: Grouped, batch: list[Pending]) -> set[str]:
+        op: _Op = "create_run" if what == "runs" else "write"
+        sql = _INSERT_RUNS if what == "runs" else _SET_STATUSES
+        cols = [list(col) for col in zip(*group_rows(what, batch), strict=True)]
+        rows = await self._fetch(op, sql, cols, run_id=batch[0].run_id)
+        return {row[0] for row in rows}
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return run_record(row, row[0], row[9].encode())

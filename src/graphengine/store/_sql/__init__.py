@@ -2,11 +2,14 @@
 
 `SQLStore` holds what every SQL backend does the same way (row checks, step and branch writes
 with their refusals explained, status compare-and-set, checkpoints, integrity checks);
-`LeaseMixin` the lease bookkeeping; `PoolMixin` the per-event-loop connection pool. A backend
-keeps only its dialect (`Statements`) and its driver glue (`_count`, `_rows`, error translation).
+`LeaseMixin` the lease bookkeeping; `PoolMixin` the per-event-loop connection pool;
+`WriterMixin` the connection held out of it for step writes; `GroupedRunsMixin` new runs and
+status changes of concurrent runs grouped in one statement. A backend keeps only its dialect
+(`Statements`) and its driver glue (`_count`, `_rows`, error translation).
 """
 
 from ._core import PORTABLE, LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
+from ._grouped import RUN_COLUMNS, STATUS_COLUMNS, Grouped, GroupedRunsMixin, group_rows
 from ._pool import (
     LoopPoolsMixin,
     OneLoopMixin,
@@ -20,9 +23,14 @@ from ._pool import (
     refused,
     terminate,
 )
+from ._writer import WriterMixin
 
 __all__ = [
     "PORTABLE",
+    "RUN_COLUMNS",
+    "STATUS_COLUMNS",
+    "Grouped",
+    "GroupedRunsMixin",
     "LeaseMixin",
     "LoopPoolsMixin",
     "OneLoopMixin",
@@ -32,9 +40,11 @@ __all__ = [
     "PoolMixin",
     "SQLStore",
     "Statements",
+    "WriterMixin",
     "always",
     "check_pool_size",
     "driver_error",
+    "group_rows",
     "key_conflict",
     "meta_text",
     "refused",

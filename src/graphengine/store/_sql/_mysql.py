@@ -29,6 +29,7 @@ __all__ = [
     "RETRYABLE",
     "TRANSLATE",
     "acquire",
+    "breaks_connection",
     "driver",
     "errno",
     "parse_dsn",
@@ -191,21 +192,26 @@ OTHER_ERRORS: Final = (OSError, TimeoutError, UnicodeEncodeError)
 _SERVER_CLOSED: Final = frozenset({1053, 1152, 1153, 1927})
 
 
-@contextlib.asynccontextmanager
-async def acquire(pool: Any) -> AsyncIterator[Any]:
-    """A connection of `pool`, closed instead of returned to it when a failure may have left it
-    unusable, so the pool's next user does not inherit the failure.
+def breaks_connection(exc: BaseException) -> bool:
+    """Whether a failure may have left its connection unusable.
 
     Unusable: the server closed it (`_SERVER_CLOSED`), a client error (2000-2999: gone away, lost),
     or a failure with no server error number (a cancellation that left a reply unread, a protocol
     error). A server error about the statement itself (a taken key, a bad value) leaves it usable.
     """
+    code = errno(exc)
+    return code == 0 or 2000 <= code < 3000 or code in _SERVER_CLOSED
+
+
+@contextlib.asynccontextmanager
+async def acquire(pool: Any) -> AsyncIterator[Any]:
+    """A connection of `pool`, closed instead of returned to it when a failure may have left it
+    unusable (`breaks_connection`), so the pool's next user does not inherit the failure."""
     async with pool.acquire() as conn:
         try:
             yield conn
         except BaseException as exc:
-            code = errno(exc)
-            if code == 0 or 2000 <= code < 3000 or code in _SERVER_CLOSED:
+            if breaks_connection(exc):
                 conn.close()
             raise
 
@@ -255,15 +261,20 @@ class MySQLPools(PoolSettings):
     async def _transaction(self, pool: Any) -> AsyncIterator[Any]:
         """A cursor in one transaction on a connection of `pool`: committed when the block ends,
         rolled back if it raises (driver errors come out untranslated)."""
-        async with acquire(pool) as conn:
-            await conn.begin()
-            try:
-                async with conn.cursor() as cur:
-                    yield cur
-                await conn.commit()
-            except BaseException:
-                await conn.rollback()
-                raise
+        async with acquire(pool) as conn, self._transaction_on(conn) as cur:
+            yield cur
+
+    @contextlib.asynccontextmanager
+    async def _transaction_on(self, conn: Any) -> AsyncIterator[Any]:
+        """As `_transaction`, on the connection `conn`."""
+        await conn.begin()
+        try:
+            async with conn.cursor() as cur:
+                yield cur
+            await conn.commit()
+        except BaseException:
+            await conn.rollback()
+            raise
 
     async def _fetch_on(
         self, pool: Any, sql: str, params: Sequence[Any], run_id: str | None = None
