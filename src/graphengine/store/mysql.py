@@ -298,6 +298,7 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
     _sql = _STATEMENTS
     _no_limit = _NO_LIMIT
     _max_branches = _MAX_BRANCHES
+    _lost_replies = True
 
     def _init_state(self) -> None:
         self._init_pool()
@@ -397,7 +398,12 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
                             raise
                         where = repr(self)
                         outcomes.append(_translate(exc, "save_step", where, run_id=p.run_id, step=p.step))
-        except Exception:  # nothing of the batch committed
+        except Exception:
+            # Nothing of the batch committed, or (the connection lost after a COMMIT reached the
+            # server) all of it did: written again a statement each, a step refused there is
+            # compared with the stored one before it counts as a conflict.
+            for p in batch:
+                p.unsure = True
             await super()._write_steps(batch)
             return
         for p, outcome in zip(batch, outcomes, strict=True):
@@ -426,6 +432,8 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
             async with conn.cursor() as cur:
                 n = await cur.execute(sql, params)
             if n == len(batch):
+                for p in batch:
+                    p.unsure = True  # if the COMMIT's reply is lost, the steps may be stored
                 await conn.commit()
                 return True
         except self._errors:

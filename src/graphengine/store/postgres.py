@@ -305,6 +305,7 @@ class PostgresStore(PoolMixin, LeaseMixin):
 
     _sql = _STATEMENTS
     _max_batch = _MAX_BATCH
+    _lost_replies = True
 
     max_value_bytes: int | None = (1 << 30) - (1 << 20)
     """A bytea or text value, and a message to the server, holds at most 1 GB; 1 MiB is left for
@@ -519,7 +520,11 @@ class PostgresStore(PoolMixin, LeaseMixin):
         try:
             rows = await self._on_writer(_INSERT_STEPS, cols, fetch=True, run_id=batch[0].run_id, step=None)
         except Exception:  # a driver error, or a value the driver cannot encode
-            # The statement wrote nothing; one statement per step isolates the step at fault.
+            # The statement wrote nothing, or (the connection lost after its commit) all it was
+            # to write: one statement per step isolates the step at fault, and a step refused
+            # there is compared with the stored one before it counts as a conflict.
+            for p in batch:
+                p.unsure = True
             await super()._write_steps(batch)
             return
         written = {row[0] for row in rows}

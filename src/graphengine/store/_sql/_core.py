@@ -14,7 +14,14 @@ from typing import Any, Final, Literal
 
 from .._integrity import checked_steps, latest_of, orphans_error, status_conflict
 from .._lease import Lease
-from ..errors import CorruptRecordError, LeaseLostError, RunExistsError, StepConflictError, StoreError
+from ..errors import (
+    CorruptRecordError,
+    LeaseLostError,
+    RunExistsError,
+    StepConflictError,
+    StoreError,
+    StoreUnavailableError,
+)
 from ..ids import check_id
 from ..prune import PruneMixin
 from ..records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
@@ -144,6 +151,10 @@ class SQLStore(RunTransfer, PruneMixin):
     """Most bytes of encoded values (delta, state, route, calls, events) one step record may
     carry, or None for no known limit. The engine checks each step against it before writing,
     so a step the backend could never take fails its run with a typed error."""
+    _lost_replies: bool = False
+    """Whether a write's commit can reach the database while its reply is lost (a server over a
+    network): then a step write failing with `StoreUnavailableError` reads the step back, and
+    one stored exactly as sent was this write's own commit."""
 
     def _init_sql(self) -> None:
         # Fencing tokens of the leases this store object holds, by run id (see LeaseStore).
@@ -301,9 +312,28 @@ class SQLStore(RunTransfer, PruneMixin):
         token = self._held.get(rec.run_id) if self._held else None
         if token is not None:
             params = (*params, token)
-        # Returns after the commit of the batch holding this step (see `_group`).
-        if await self._group.submit(Pending(params, rec.run_id, rec.step, token)) != 1:
+        p = Pending(params, rec.run_id, rec.step, token)
+        try:
+            # Returns after the commit of the batch holding this step (see `_group`).
+            written = await self._group.submit(p)
+        except StoreUnavailableError:
+            if self._lost_replies and await self._stored_as_sent(p):
+                return  # the connection went after our commit: the step is ours, stored once
+            raise
+        if written != 1:
+            if p.unsure and await self._stored_as_sent(p):
+                return  # refused on a retry because an earlier try of it committed unheard
             await self._refuse(rec.run_id, rec.step, token, "step")
+
+    async def _stored_as_sent(self, p: Pending) -> bool:
+        """Whether step `p` is stored exactly as `p` sent it (every field, `ts` included), after a
+        write of it whose outcome is unknown. Another writer's step never matches: its record
+        differs at least in its `ts`. False if the database cannot be read either."""
+        try:
+            rows = await self._rows(self._sql.load_steps, (p.run_id, p.step - 1, 1), run_id=p.run_id)
+        except StoreError:
+            return False
+        return bool(rows) and tuple(self._step_row(rows[0])) == p.params[:11]
 
     async def _write_steps(self, batch: list[Pending]) -> None:
         """Write a batch of steps (one per run) and decide each; by default one statement each.

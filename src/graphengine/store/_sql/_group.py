@@ -43,6 +43,10 @@ class Pending:
     """The step's number."""
     token: int | None
     """The fencing token of this store's lease on the run, or None (unfenced)."""
+    unsure: bool = field(default=False, init=False)
+    """A write of this step failed in a way that may have hidden its commit (the connection was
+    lost after the statement or COMMIT reached the server): a later refusal may be this very
+    write, stored, and is checked against what was sent before it counts as a conflict."""
     fut: asyncio.Future[int] = field(init=False)
     """Resolved with the rows written (1 or 0) or the step's own error, after the commit."""
 

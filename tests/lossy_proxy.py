@@ -1,0 +1,136 @@
+"""A TCP proxy between a store and its database server that loses the reply to a commit.
+
+The commit reaches the server and is applied; the server's answer never reaches the client,
+whose connection is reset instead (as when a network drops a connection right after a commit).
+Test modules import it by name (`from lossy_proxy import LossyProxy`); no tests live here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+
+
+@dataclass
+class _Session:
+    """What the proxy knows of one client connection (MySQL: whether a COMMIT will store steps)."""
+
+    in_transaction: bool = False
+    steps_in_transaction: bool = False
+    commits_steps: bool = False
+    """The request on its way to the server commits step rows (its reply is the one to lose)."""
+
+
+class LossyProxy:
+    """Forwards connections from a local port to `host:port`; once `arm(skip)` was called, the
+    reply to the (skip+1)-th commit of step rows from then on is lost: the proxy drops it and
+    resets both sides of that connection. Other traffic passes untouched.
+
+    PostgreSQL (`server="postgres"`): a step write commits in its own statement (autocommit), and
+    the server's reply holds the command tag `INSERT 0 n` after the commit; every INSERT's reply is
+    counted (the tests arm it when only step writes are left). MySQL: a step commits with its
+    autocommit `INSERT INTO steps`, or with the `COMMIT` of a transaction that wrote steps.
+    """
+
+    def __init__(self, host: str, port: int, server: str) -> None:
+        self.host = host
+        self.port = port
+        self.server = server
+        self.lost = 0
+        """Replies lost so far."""
+        self._skip: int | None = None
+        self._listener: asyncio.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> int:
+        """Listen on a free local port; returns it."""
+        self._listener = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        port: int = self._listener.sockets[0].getsockname()[1]
+        return port
+
+    def arm(self, skip: int = 0) -> None:
+        """Lose the reply to the commit of step rows after `skip` more such commits went through."""
+        self._skip = skip
+
+    async def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _watch_request(self, s: _Session, data: bytes) -> None:
+        if self.server != "mysql":
+            return
+        if b"INSERT INTO steps" in data:
+            if s.in_transaction:
+                s.steps_in_transaction = True
+            else:
+                s.commits_steps = True
+        elif data[4:5] == b"\x03":  # COM_QUERY
+            query = data[5:].strip().upper()
+            if query.startswith((b"BEGIN", b"START TRANSACTION")):
+                s.in_transaction, s.steps_in_transaction = True, False
+            elif query.startswith(b"COMMIT"):
+                s.commits_steps = s.steps_in_transaction
+                s.in_transaction = s.steps_in_transaction = False
+            elif query.startswith(b"ROLLBACK"):
+                s.in_transaction = s.steps_in_transaction = False
+
+    def _lose(self, s: _Session, reply: bytes) -> bool:
+        """Whether `reply` is the one to lose (counting the commits it passes)."""
+        if self.server == "mysql":
+            commit, s.commits_steps = s.commits_steps, False
+        else:
+            commit = b"INSERT 0 " in reply
+        if not commit or self._skip is None:
+            return False
+        if self._skip > 0:
+            self._skip -= 1
+            return False
+        self._skip = None
+        self.lost += 1
+        return True
+
+    async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        session = _Session()
+        try:
+            server_r, server_w = await asyncio.open_connection(self.host, self.port)
+        except OSError:
+            client_w.transport.abort()
+            self._tasks.discard(task)
+            return
+
+        async def requests() -> None:
+            while data := await client_r.read(1 << 16):
+                self._watch_request(session, data)
+                server_w.write(data)
+                await server_w.drain()
+            server_w.close()
+
+        async def replies() -> None:
+            while data := await server_r.read(1 << 16):
+                if self._lose(session, data):
+                    # Reset the client first, so it never sees a byte of the reply.
+                    client_w.transport.abort()
+                    server_w.transport.abort()
+                    return
+                client_w.write(data)
+                await client_w.drain()
+            client_w.close()
+
+        try:
+            pumps = [asyncio.ensure_future(requests()), asyncio.ensure_future(replies())]
+            with contextlib.suppress(OSError, asyncio.CancelledError):
+                await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+            for pump in pumps:
+                pump.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+        finally:
+            client_w.transport.abort()
+            server_w.transport.abort()
+            self._tasks.discard(task)

@@ -1,0 +1,212 @@
+"""Commits whose outcome the store did not hear, and writes held up by another session's lock.
+
+- A step's COMMIT reaches the server but its reply is lost (a TCP proxy between the store and
+  PostgreSQL/MariaDB resets the connection instead of forwarding the reply): the store recognises
+  its own stored step (every field as sent) instead of reporting a conflict, and a step another
+  writer stored is still a conflict.
+- Another session holds one run's row locked (`SELECT ... FOR UPDATE` in an open transaction):
+  the store's write of that run fails in bounded time (`lock_timeout`) with the typed transient
+  error, the other runs of its group commit, and the run goes on once the lock is gone.
+- A task cancelled while its step is in a group commit in flight: it returns only once the
+  step's fate is decided, and a resume goes on from what committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+import pytest
+from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_database, require_mysql, require_postgres, unique_name
+from lossy_proxy import LossyProxy
+from pydantic import BaseModel
+
+from graphengine import Context, Engine, NodeResult, append, goto, stop
+from graphengine.store import (
+    MemoryStore,
+    MySQLStore,
+    PostgresStore,
+    RunRecord,
+    RunStatus,
+    StepConflictError,
+    StepRecord,
+    Store,
+)
+
+SERVERS = ["postgres", "mysql"]
+# Generous: only a hang would reach it.
+TIMEOUT = 60.0
+
+
+def step(run_id: str, n: int, **kw: Any) -> StepRecord:
+    fields: dict[str, Any] = {"node_id": f"n{n}", "delta": f'{{"n":{n}}}'.encode(), "route": '"x"'}
+    fields |= {"ts": 1000.0 + n, "state": b"S" if n == 1 else None} | kw
+    return StepRecord(run_id, n, **fields)
+
+
+async def make_runs(store: Store, ids: Sequence[str]) -> None:
+    for run_id in ids:
+        await store.create_run(RunRecord(run_id, RunStatus.RUNNING, b"{}"))
+
+
+async def save_all(store: Store, recs: Sequence[StepRecord]) -> list[BaseException | None]:
+    """Save `recs` at the same moment (one group); each one's outcome."""
+    coro = asyncio.gather(*(store.save_step(r) for r in recs), return_exceptions=True)
+    return list(await asyncio.wait_for(coro, TIMEOUT))
+
+
+def _with_port(dsn: str, port: int) -> str:
+    url = urlsplit(dsn)
+    netloc = url.netloc.rpartition("@")
+    auth = netloc[0] + "@" if netloc[1] else ""
+    return url._replace(netloc=f"{auth}127.0.0.1:{port}").geturl()
+
+
+@asynccontextmanager
+async def stores(server: str, **options: Any) -> AsyncIterator[tuple[Store, Store, LossyProxy]]:
+    """A store reaching `server` through a `LossyProxy`, and a second store on the same database
+    reaching it directly (the oracle's view: what the database holds)."""
+    if server == "postgres":
+        require_postgres()
+        url = urlsplit(POSTGRES_DSN)
+    else:
+        require_mysql()
+        url = urlsplit(MYSQL_DSN)
+    proxy = LossyProxy(url.hostname or "127.0.0.1", url.port or 0, server)
+    port = await proxy.start()
+    try:
+        if server == "postgres":
+            schema = unique_name("t")
+            try:
+                async with (
+                    PostgresStore(_with_port(POSTGRES_DSN, port), schema=schema, max_size=4, **options) as s,
+                    PostgresStore(POSTGRES_DSN, schema=schema, max_size=2) as direct,
+                ):
+                    yield s, direct, proxy
+            finally:
+                import asyncpg
+
+                conn = await asyncpg.connect(POSTGRES_DSN)
+                try:
+                    await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+                finally:
+                    await conn.close()
+        else:
+            async with (
+                mysql_database() as dsn,
+                MySQLStore(_with_port(dsn, port), max_size=4, **options) as s,
+                MySQLStore(dsn, max_size=2) as direct,
+            ):
+                yield s, direct, proxy
+    finally:
+        await proxy.close()
+
+
+# ------------------------------------------------------------------------ lost replies to commits
+
+
+@pytest.mark.parametrize("server", SERVERS)
+async def test_a_lone_steps_commit_whose_reply_is_lost_is_recognised_as_its_own(server: str) -> None:
+    """A run writing alone: its step's commit is applied but the reply is lost. `save_step`
+    returns (the step is ours, stored once), and the run writes its next steps as usual."""
+    async with stores(server) as (store, direct, proxy):
+        await make_runs(store, ["r"])
+        proxy.arm()
+        await asyncio.wait_for(store.save_step(step("r", 1)), TIMEOUT)
+        assert proxy.lost == 1
+        for n in (2, 3):
+            await asyncio.wait_for(store.save_step(step("r", n)), TIMEOUT)
+        assert list(await direct.load_steps("r")) == [step("r", n) for n in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("conflict", [False, True], ids=["all-ours", "one-theirs"])
+@pytest.mark.parametrize("server", SERVERS)
+async def test_a_group_commit_whose_reply_is_lost_reports_no_spurious_conflict(
+    server: str, conflict: bool
+) -> None:
+    """50 runs' steps commit in one group whose reply is lost: each `save_step` returns, each
+    step is stored once as sent. With a 51st step another writer had already stored (its own
+    record), that one alone is a `StepConflictError` and the other writer's step stays."""
+    async with stores(server) as (store, direct, proxy):
+        ids = [f"r{i}" for i in range(50)]
+        await make_runs(store, [*ids, "shared"])
+        theirs = step("shared", 1, node_id="theirs", ts=5.0)
+        recs = [step(r, 1) for r in ids]
+        if conflict:
+            await direct.save_step(theirs)
+            recs.append(step("shared", 1, node_id="ours"))
+        proxy.arm()
+        outcomes = await save_all(store, recs)
+        assert proxy.lost == 1
+        assert outcomes[:50] == [None] * 50
+        if conflict:
+            assert isinstance(outcomes[50], StepConflictError), outcomes[50]
+            assert list(await direct.load_steps("shared")) == [theirs]
+        for rec in recs[:50]:
+            assert list(await direct.load_steps(rec.run_id)) == [rec]
+        # Every run goes on at its next step.
+        nxt = [step(r, 2) for r in ids]
+        assert await save_all(store, nxt) == [None] * 50
+
+
+class Count(BaseModel):
+    """A run's state: the nodes it went through."""
+
+    seen: Annotated[list[int], append] = []
+
+
+class Gate:
+    """Holds every run's first step until `open` is set; `all_in` is set once `runs` wait there
+    (each run was created, so only step and status writes are left)."""
+
+    def __init__(self, runs: int) -> None:
+        self.runs = runs
+        self.open = asyncio.Event()
+        self.all_in = asyncio.Event()
+
+    async def enter(self) -> None:
+        self.runs -= 1
+        if self.runs <= 0:
+            self.all_in.set()
+        await self.open.wait()
+
+
+def counting(store: Store, gate: Gate, last: int) -> Engine[Count]:
+    """A loop of `last` steps whose first step waits at `gate`."""
+
+    async def work(ctx: Context, s: Count) -> NodeResult[Count]:
+        if not s.seen:
+            await gate.enter()
+        n = len(s.seen) + 1
+        return NodeResult(delta=Count(seen=[n]), route=stop() if n >= last else goto("work"))
+
+    return Engine(Count, store=store).add("work", work).start_at("work")
+
+
+@pytest.mark.parametrize("skip", [0, 3])
+@pytest.mark.parametrize("server", SERVERS)
+async def test_runs_whose_step_commit_reply_is_lost_end_correct(server: str, skip: int) -> None:
+    """Twenty engine runs on a store whose connection loses the reply to one step commit (the
+    first group's, or a later one): every run ends `done` with the state of a run on a store that
+    never lost anything, and the database holds each step once."""
+    ids = [f"r{i}" for i in range(20)]
+    free = Gate(0)
+    free.open.set()
+    oracle = await counting(MemoryStore(), free, 6).run("o", Count())
+    async with stores(server) as (store, direct, proxy):
+        gate = Gate(len(ids))
+        g = counting(store, gate, 6)
+        runs = asyncio.gather(*(g.run(r, Count()) for r in ids))
+        await asyncio.wait_for(gate.all_in.wait(), TIMEOUT)
+        proxy.arm(skip)
+        gate.open.set()
+        finals = await asyncio.wait_for(runs, TIMEOUT)
+        assert proxy.lost == 1
+        assert finals == [oracle] * len(ids)
+        for r in ids:
+            run = await direct.get_run(r)
+            assert run is not None and run.status is RunStatus.DONE
+            assert [s.step for s in await direct.load_steps(r)] == [1, 2, 3, 4, 5, 6]
