@@ -34,6 +34,7 @@ from graphengine.store import (
     StepConflictError,
     StepRecord,
     Store,
+    StoreUnavailableError,
 )
 
 SERVERS = ["postgres", "mysql"]
@@ -83,7 +84,7 @@ async def stores(server: str, **options: Any) -> AsyncIterator[tuple[Store, Stor
             try:
                 async with (
                     PostgresStore(_with_port(POSTGRES_DSN, port), schema=schema, max_size=4, **options) as s,
-                    PostgresStore(POSTGRES_DSN, schema=schema, max_size=2) as direct,
+                    PostgresStore(POSTGRES_DSN, schema=schema, max_size=2, **options) as direct,
                 ):
                     yield s, direct, proxy
             finally:
@@ -98,7 +99,7 @@ async def stores(server: str, **options: Any) -> AsyncIterator[tuple[Store, Stor
             async with (
                 mysql_database() as dsn,
                 MySQLStore(_with_port(dsn, port), max_size=4, **options) as s,
-                MySQLStore(dsn, max_size=2) as direct,
+                MySQLStore(dsn, max_size=2, **options) as direct,
             ):
                 yield s, direct, proxy
     finally:
@@ -210,3 +211,111 @@ async def test_runs_whose_step_commit_reply_is_lost_end_correct(server: str, ski
             run = await direct.get_run(r)
             assert run is not None and run.status is RunStatus.DONE
             assert [s.step for s in await direct.load_steps(r)] == [1, 2, 3, 4, 5, 6]
+
+
+# ------------------------------------------------------------------------ a row locked by another session
+
+
+@asynccontextmanager
+async def row_locked(store: Store, run_id: str) -> AsyncIterator[None]:
+    """Another session holds `run_id`'s run row (`SELECT ... FOR UPDATE` in an open transaction,
+    as an operator's would) until the block ends; then it rolls back."""
+    if isinstance(store, PostgresStore):
+        import asyncpg
+
+        conn = await asyncpg.connect(POSTGRES_DSN, server_settings={"search_path": store.schema})
+        try:
+            await conn.execute("BEGIN")
+            assert await conn.fetch("SELECT 1 FROM runs WHERE run_id = $1 FOR UPDATE", run_id)
+            yield
+            await conn.execute("ROLLBACK")
+        finally:
+            await conn.close()
+        return
+    import asyncmy
+
+    assert isinstance(store, MySQLStore)
+    url = urlsplit(MYSQL_DSN)
+    my = await asyncmy.connect(
+        host=url.hostname, port=url.port or 3306, user=url.username or "root", db=store.database
+    )
+    try:
+        async with my.cursor() as cur:
+            await cur.execute("BEGIN")
+            assert await cur.execute("SELECT 1 FROM runs WHERE run_id = %s FOR UPDATE", (run_id,)) == 1
+            yield
+            await cur.execute("ROLLBACK")
+    finally:
+        my.close()
+
+
+@asynccontextmanager
+async def server_store(server: str, **options: Any) -> AsyncIterator[Store]:
+    """A store on `server` (no proxy)."""
+    async with stores(server, **options) as (_, direct, _proxy):
+        yield direct
+
+
+@pytest.mark.parametrize("server", SERVERS)
+async def test_a_locked_run_row_fails_its_own_step_in_bounded_time_and_no_other(server: str) -> None:
+    """Another session holds one run's row locked while 20 runs commit a step together: the 19
+    others commit, the locked run's `save_step` fails with `StoreUnavailableError` once
+    `lock_timeout` passed (nothing stored, the run still `running`), later groups without it
+    commit, and once the lock is gone the same step commits."""
+    async with stores(server, lock_timeout=1) as (store, _, _proxy):
+        ids = [f"r{i}" for i in range(20)]
+        await make_runs(store, ids)
+        async with row_locked(store, "r5"):
+            recs = [step(r, 1) for r in ids]
+            outcomes = await save_all(store, recs)
+            assert isinstance(outcomes[5], StoreUnavailableError), outcomes[5]
+            assert (outcomes[5].run_id, outcomes[5].step) == ("r5", 1)
+            assert outcomes[:5] + outcomes[6:] == [None] * 19
+            others = [step(r, 2) for r in ids if r != "r5"]
+            assert await save_all(store, others) == [None] * 19
+            run = await store.get_run("r5")
+            assert run is not None and run.status is RunStatus.RUNNING
+            assert list(await store.load_steps("r5")) == []
+        await asyncio.wait_for(store.save_step(recs[5]), TIMEOUT)
+        assert list(await store.load_steps("r5")) == [recs[5]]
+        for r in ids:
+            assert len(await store.load_steps(r)) == (1 if r == "r5" else 2)
+
+
+@pytest.mark.parametrize("server", SERVERS)
+async def test_an_engine_run_whose_row_is_locked_stays_resumable_and_the_others_finish(server: str) -> None:
+    """Ten engine runs on one store, one of whose rows another session locks once every run was
+    created: nine end `done`; the locked one fails with `StoreUnavailableError` and stays
+    `running`; resumed after the lock is gone, it ends with the state of an undisturbed run."""
+    free = Gate(0)
+    free.open.set()
+    oracle = await counting(MemoryStore(), free, 4).run("o", Count())
+    async with server_store(server, lock_timeout=1) as store:
+        ids = [f"r{i}" for i in range(10)]
+        gate = Gate(len(ids))
+        g = counting(store, gate, 4)
+        runs = asyncio.gather(*(g.run(r, Count()) for r in ids), return_exceptions=True)
+        await asyncio.wait_for(gate.all_in.wait(), TIMEOUT)
+        async with row_locked(store, "r3"):
+            gate.open.set()
+            finals = await asyncio.wait_for(runs, TIMEOUT)
+            assert isinstance(finals[3], StoreUnavailableError), finals[3]
+            assert finals[:3] + finals[4:] == [oracle] * 9
+            run = await store.get_run("r3")
+            assert run is not None and run.status is RunStatus.RUNNING
+        assert await asyncio.wait_for(g.resume("r3"), TIMEOUT) == oracle
+        for r in ids:
+            assert [s.step for s in await store.load_steps(r)] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "5", True])
+def test_lock_timeout_must_be_positive_seconds_or_none(bad: object) -> None:
+    """`lock_timeout` is checked when the store is made (no server needed)."""
+    for make in (
+        lambda: PostgresStore(POSTGRES_DSN, lock_timeout=bad),  # type: ignore[arg-type]
+        lambda: MySQLStore(MYSQL_DSN, lock_timeout=bad),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ValueError, match="lock_timeout"):
+            make()
+    assert PostgresStore(POSTGRES_DSN, lock_timeout=None).lock_timeout is None
+    assert MySQLStore(MYSQL_DSN, lock_timeout=2).lock_timeout == 2.0

@@ -21,6 +21,12 @@ Decisions a caller should know:
   transaction (one redo log flush), and each `save_step` returns after that commit. The batch
   is one multi-row `INSERT ... SELECT` (one round trip); if any step of it is refused or bad,
   it is rolled back and the steps go a statement each in one transaction, to tell whose it was.
+- A write waits at most `lock_timeout` seconds (10 by default, rounded up to whole seconds:
+  `innodb_lock_wait_timeout` of the store's sessions; None leaves the server's setting) for a
+  row lock another session holds, such as an operator's open transaction over a run's row, then
+  fails with `StoreUnavailableError` (nothing written, the run resumable). A group commit that
+  times out so is written again a transaction per step: the other runs of the group commit, and
+  only the run whose row is locked gets the error.
 - Leases and fencing as in `PostgresStore`: while this store holds a lease on a run, its step,
   branch and status writes are conditioned on the token in the same statement, with a locking
   read of the run row (`LOCK IN SHARE MODE`) so a concurrent claim and a stale write serialize.
@@ -35,9 +41,10 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Final
 
 from ._lease import Lease
-from ._sql import PORTABLE, LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
+from ._sql import LOCK_TIMEOUT, PORTABLE, LeaseMixin, Op, PoolMixin, Statements, meta_text, run_record
 from ._sql._group import Pending
 from ._sql._mysql import (
+    DEADLOCK,
     RETRYABLE,
     TRANSLATE,
     MySQLPools,
@@ -292,13 +299,31 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
     Use `async with` or `await store.close()`; a closed store raises `StoreUnavailableError`.
     Errors as for `PostgresStore`: `RunExistsError`, `StepConflictError`, `LeaseLostError`,
-    `StoreUnavailableError`, `MissingDriverError`.
+    `StoreUnavailableError` (including a lock held elsewhere past `lock_timeout` seconds),
+    `MissingDriverError`.
     """
 
     _sql = _STATEMENTS
     _no_limit = _NO_LIMIT
     _max_branches = _MAX_BRANCHES
     _lost_replies = True
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        connect_timeout: float = 10.0,
+        lock_timeout: float | None = LOCK_TIMEOUT,
+    ) -> None:
+        super().__init__(
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            connect_timeout=connect_timeout,
+            lock_timeout=lock_timeout,
+        )
 
     def _init_state(self) -> None:
         self._init_pool()
@@ -353,6 +378,8 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
     ) -> int:
         """Run one write statement; returns the affected row count. A deadlock victim is retried:
         InnoDB rolled it back whole, so running it again is safe and then sees the winner's commit.
+        A lock wait timeout is not: the lock's holder is another session's open transaction, and
+        waiting again would multiply the bound `lock_timeout` puts on the write.
         """
         pool = self._pool
         if pool is None or self._loop is not asyncio.get_running_loop():
@@ -363,7 +390,7 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
                     n: int = await cur.execute(sql, params)
                     return n
             except self._errors as exc:
-                if errno(exc) in RETRYABLE and attempt < 2:
+                if errno(exc) == DEADLOCK and attempt < 2:
                     continue
                 raise _translate(exc, op, repr(self), run_id=run_id, step=step) from exc
         raise AssertionError("unreachable")  # pragma: no cover
@@ -411,7 +438,8 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
 
     async def _all_in_one_statement(self, conn: Any, batch: list[Pending]) -> bool:
         """Write the whole batch in one statement and commit; False (nothing written) if any step
-        was refused, the statement failed or the batch is too large for one statement."""
+        was refused, the statement failed or the batch is too large for one statement. A lock
+        wait timeout or a deadlock is raised, after the rollback."""
         size = sum(len(v) for p in batch for v in p.params[:11] if isinstance(v, (bytes, str)))
         if size > _ONE_STATEMENT_BYTES:
             return False
@@ -436,8 +464,13 @@ class MySQLStore(MySQLPools, PoolMixin, LeaseMixin):
                     p.unsure = True  # if the COMMIT's reply is lost, the steps may be stored
                 await conn.commit()
                 return True
-        except self._errors:
-            pass  # a step's bad value or a refusal: the steps go a statement each, which tells whose
+        except self._errors as exc:
+            if errno(exc) in RETRYABLE:
+                # A lock wait timed out (or a deadlock): one transaction of the same steps would
+                # wait for the same lock, so they go a statement each at once (see _write_steps).
+                await conn.rollback()
+                raise
+            # a step's bad value or a refusal: the steps go a statement each, which tells whose
         except BaseException:
             await conn.rollback()
             raise

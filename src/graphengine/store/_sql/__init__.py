@@ -8,12 +8,14 @@ keeps only its dialect (`Statements`) and its driver glue (`_count`, `_rows`, er
 
 from ._core import PORTABLE, LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
 from ._pool import (
+    LOCK_TIMEOUT,
     LoopPoolsMixin,
     OneLoopMixin,
     OpenOnEnter,
     Pick,
     PoolMixin,
     always,
+    check_lock_timeout,
     check_pool_size,
     driver_error,
     key_conflict,
@@ -22,6 +24,7 @@ from ._pool import (
 )
 
 __all__ = [
+    "LOCK_TIMEOUT",
     "PORTABLE",
     "LeaseMixin",
     "LoopPoolsMixin",
@@ -33,6 +36,7 @@ __all__ = [
     "SQLStore",
     "Statements",
     "always",
+    "check_lock_timeout",
     "check_pool_size",
     "driver_error",
     "key_conflict",
