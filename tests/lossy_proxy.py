@@ -11,26 +11,37 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 
+# What a write of each kind looks like: PostgreSQL's command tag in the reply (sent after the
+# commit of an autocommitted statement), MySQL's statement in the request.
+_PG_TAGS = {"step": b"INSERT 0 ", "run": b"INSERT 0 ", "status": b"UPDATE "}
+_MYSQL_STATEMENTS = {
+    "step": b"INSERT INTO steps",
+    "run": b"INSERT INTO runs",
+    "status": b"UPDATE runs SET status",
+}
+
 
 @dataclass
 class _Session:
-    """What the proxy knows of one client connection (MySQL: whether a COMMIT will store steps)."""
+    """What the proxy knows of one client connection (MySQL: whether a COMMIT will store rows)."""
 
     in_transaction: bool = False
-    steps_in_transaction: bool = False
-    commits_steps: bool = False
-    """The request on its way to the server commits step rows (its reply is the one to lose)."""
+    writes_in_transaction: bool = False
+    commits: bool = False
+    """The request on its way to the server commits rows of the armed kind (its reply is the one to lose)."""
 
 
 class LossyProxy:
-    """Forwards connections from a local port to `host:port`; once `arm(skip)` was called, the
-    reply to the (skip+1)-th commit of step rows from then on is lost: the proxy drops it and
-    resets both sides of that connection. Other traffic passes untouched.
+    """Forwards connections from a local port to `host:port`; once `arm(skip, what)` was called,
+    the reply to the (skip+1)-th commit of rows of kind `what` ("step", "run", "status") from
+    then on is lost: the proxy drops it and resets both sides of that connection. Other traffic
+    passes untouched.
 
-    PostgreSQL (`server="postgres"`): a step write commits in its own statement (autocommit), and
-    the server's reply holds the command tag `INSERT 0 n` after the commit; every INSERT's reply is
-    counted (the tests arm it when only step writes are left). MySQL: a step commits with its
-    autocommit `INSERT INTO steps`, or with the `COMMIT` of a transaction that wrote steps.
+    PostgreSQL (`server="postgres"`): a write commits in its own statement (autocommit), and the
+    server's reply holds the command tag (`INSERT 0 n`, `UPDATE n`) after the commit; every reply
+    with the tag counts, whatever the table (the tests arm it when only writes of that kind are
+    left). MySQL: the rows commit with their autocommitted statement, or with the `COMMIT` of a
+    transaction that wrote them.
     """
 
     def __init__(self, host: str, port: int, server: str) -> None:
@@ -40,6 +51,7 @@ class LossyProxy:
         self.lost = 0
         """Replies lost so far."""
         self._skip: int | None = None
+        self._what = "step"
         self._listener: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -49,9 +61,9 @@ class LossyProxy:
         port: int = self._listener.sockets[0].getsockname()[1]
         return port
 
-    def arm(self, skip: int = 0) -> None:
-        """Lose the reply to the commit of step rows after `skip` more such commits went through."""
-        self._skip = skip
+    def arm(self, skip: int = 0, what: str = "step") -> None:
+        """Lose the reply to the commit of `what` rows after `skip` more such commits went through."""
+        self._skip, self._what = skip, what
 
     async def close(self) -> None:
         if self._listener is not None:
@@ -63,27 +75,27 @@ class LossyProxy:
     def _watch_request(self, s: _Session, data: bytes) -> None:
         if self.server != "mysql":
             return
-        if b"INSERT INTO steps" in data:
+        if _MYSQL_STATEMENTS[self._what] in data:
             if s.in_transaction:
-                s.steps_in_transaction = True
+                s.writes_in_transaction = True
             else:
-                s.commits_steps = True
+                s.commits = True
         elif data[4:5] == b"\x03":  # COM_QUERY
             query = data[5:].strip().upper()
             if query.startswith((b"BEGIN", b"START TRANSACTION")):
-                s.in_transaction, s.steps_in_transaction = True, False
+                s.in_transaction, s.writes_in_transaction = True, False
             elif query.startswith(b"COMMIT"):
-                s.commits_steps = s.steps_in_transaction
-                s.in_transaction = s.steps_in_transaction = False
+                s.commits = s.writes_in_transaction
+                s.in_transaction = s.writes_in_transaction = False
             elif query.startswith(b"ROLLBACK"):
-                s.in_transaction = s.steps_in_transaction = False
+                s.in_transaction = s.writes_in_transaction = False
 
     def _lose(self, s: _Session, reply: bytes) -> bool:
         """Whether `reply` is the one to lose (counting the commits it passes)."""
         if self.server == "mysql":
-            commit, s.commits_steps = s.commits_steps, False
+            commit, s.commits = s.commits, False
         else:
-            commit = b"INSERT 0 " in reply
+            commit = _PG_TAGS[self._what] in reply
         if not commit or self._skip is None:
             return False
         if self._skip > 0:

@@ -396,3 +396,39 @@ async def test_a_save_step_cancelled_in_a_group_in_flight_ends_once_its_step_com
             assert list(await store.load_steps(rec.run_id)) == [rec]
         await store.save_step(step("r2", 2))
         assert [s.step for s in await store.load_steps("r2")] == [1, 2]
+
+
+# ------------------------------------------------------------------------ lost replies to run writes
+
+
+@pytest.mark.parametrize("many", [1, 20], ids=["alone", "group"])
+@pytest.mark.parametrize("server", SERVERS)
+async def test_new_runs_and_status_changes_whose_reply_is_lost_are_recognised(server: str, many: int) -> None:
+    """`create_run` and a compare-and-set `set_status` whose commit is applied but whose reply is
+    lost (alone, or in a group of 20 on PostgreSQL, which groups them): each call returns as if
+    the reply had come, the records read back as written, and no `RunExistsError` or
+    `StatusConflictError` is reported for the store's own write."""
+    async with stores(server) as (store, direct, proxy):
+        ids = [f"r{i}" for i in range(many)]
+        recs = [RunRecord(r, RunStatus.RUNNING, b"{}", meta=b'{"k": 1}') for r in ids]
+        proxy.arm(what="run")
+        coro = asyncio.gather(*(store.create_run(r) for r in recs))
+        await asyncio.wait_for(coro, TIMEOUT)
+        assert proxy.lost == 1
+        for rec in recs:
+            got = await direct.get_run(rec.run_id)
+            assert got is not None and (got.status, got.meta) == (RunStatus.RUNNING, b'{"k": 1}')
+        proxy.arm(what="status")
+        coro = asyncio.gather(
+            *(
+                store.set_status(
+                    r, RunStatus.FAILED, error="boom", expect_status=RunStatus.RUNNING, expect_step=0
+                )
+                for r in ids
+            )
+        )
+        await asyncio.wait_for(coro, TIMEOUT)
+        assert proxy.lost == 2
+        for r in ids:
+            got = await direct.get_run(r)
+            assert got is not None and (got.status, got.error) == (RunStatus.FAILED, "boom")

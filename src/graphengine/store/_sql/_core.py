@@ -223,7 +223,13 @@ class SQLStore(RunTransfer, PruneMixin):
             rid,
             rid,
         )
-        if await self._insert_run(params, rid) != 1:
+        try:
+            written = await self._insert_run(params, rid)
+        except StoreUnavailableError:
+            if self._lost_replies and await self._run_as_sent(params):
+                return  # the connection went after our commit: the run is ours
+            raise
+        if written != 1:
             # The insert's NOT EXISTS guard stops it before the primary key is checked when the
             # taken id has steps: tell a live run (taken) from rows that outlived theirs (corrupt).
             if await self._rows(self._sql.run_exists, (rid,), run_id=rid):
@@ -233,6 +239,31 @@ class SQLStore(RunTransfer, PruneMixin):
     async def _insert_run(self, params: tuple[Any, ...], run_id: str) -> int:
         """Run `insert_run` with `params`; the rows written. A backend may group it with other runs'."""
         return await self._count("create_run", self._sql.insert_run, params, run_id=run_id)
+
+    async def _stored_run(self, run_id: str) -> RunRecord | None:
+        """The stored run record, or None if there is none or it cannot be read (a cold check)."""
+        try:
+            rows = await self._rows(self._sql.get_run, (run_id,), run_id=run_id)
+            return self._run_row(rows[0]) if rows else None
+        except StoreError:
+            return None
+
+    async def _run_as_sent(self, params: tuple[Any, ...]) -> bool:
+        """Whether the run `insert_run` params describe is stored exactly as sent (its timestamps
+        included), after a write of it whose outcome is unknown."""
+        run = await self._stored_run(params[0])
+        if run is None:
+            return False
+        stored = (run.status.value, run.initial, run.fingerprint, run.state_version, run.created_at)
+        rest = (run.updated_at, run.error, run.error_node, self._meta(run))
+        return (*stored, *rest) == params[1:10]
+
+    async def _status_as_sent(self, params: tuple[Any, ...]) -> bool:
+        """Whether the run holds the status, error and `updated_at` that `set_status` params
+        sent, after a write of them whose outcome is unknown (`updated_at` tells this write's
+        own change from another writer's)."""
+        run = await self._stored_run(params[4])
+        return run is not None and (run.status.value, run.error, run.error_node, run.updated_at) == params[:4]
 
     async def _orphans(self, run_id: str) -> CorruptRecordError:
         """Describe the rows `run_id` left behind without a run record (cold path)."""
@@ -279,7 +310,13 @@ class SQLStore(RunTransfer, PruneMixin):
             *(status.value, error, error_node, time.time(), run_id),
             *(expect_step, run_id, expect_step, want, want),
         )
-        if await self._update_status(params, token, run_id) == 0:
+        try:
+            written = await self._update_status(params, token, run_id)
+        except StoreUnavailableError:
+            if self._lost_replies and await self._status_as_sent(params):
+                return  # the connection went after our commit: the change is ours
+            raise
+        if written == 0:
             await self._refuse(run_id, None, token, "status")
             if expect_step is not None or expect_status is not None:
                 rows = await self._rows(self._sql.status_state, (run_id, run_id), run_id=run_id)
