@@ -29,6 +29,12 @@ Decisions a caller should know:
 - Step writes go over one connection held out of the pool (the writer; none with
   `max_size=1`), saving a pool acquire and release per step. A writer the server closed while
   idle (a `KILL`, a timeout) is seen before the next write and replaced.
+- A write waits at most `lock_timeout` seconds (10 by default, rounded up to whole seconds:
+  `innodb_lock_wait_timeout` of the store's sessions; None leaves the server's setting) for a
+  row lock another session holds, such as an operator's open transaction over a run's row, then
+  fails with `StoreUnavailableError` (nothing written, the run resumable). A group commit that
+  times out so is written again a transaction per step: the other runs of the group commit, and
+  only the run whose row is locked gets the error.
 - Leases and fencing as in `PostgresStore`: while this store holds a lease on a run, its step,
   branch and status writes are conditioned on the token in the same statement, with a locking
   read of the run row (`LOCK IN SHARE MODE`) so a concurrent claim and a stale write serialize.
@@ -44,6 +50,7 @@ from typing import Any, Final
 
 from ._lease import Lease
 from ._sql import (
+    LOCK_TIMEOUT,
     PORTABLE,
     Grouped,
     GroupedRunsMixin,
@@ -57,6 +64,7 @@ from ._sql import (
 )
 from ._sql._group import Pending
 from ._sql._mysql import (
+    DEADLOCK,
     RETRYABLE,
     TRANSLATE,
     MySQLPools,
@@ -356,12 +364,31 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
     Use `async with` or `await store.close()`; a closed store raises `StoreUnavailableError`.
     Errors as for `PostgresStore`: `RunExistsError`, `StepConflictError`, `LeaseLostError`,
-    `StoreUnavailableError`, `MissingDriverError`.
+    `StoreUnavailableError` (including a lock held elsewhere past `lock_timeout` seconds),
+    `MissingDriverError`.
     """
 
     _sql = _STATEMENTS
     _no_limit = _NO_LIMIT
     _max_branches = _MAX_BRANCHES
+    _lost_replies = True
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        connect_timeout: float = 10.0,
+        lock_timeout: float | None = LOCK_TIMEOUT,
+    ) -> None:
+        super().__init__(
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            connect_timeout=connect_timeout,
+            lock_timeout=lock_timeout,
+        )
 
     def _init_state(self) -> None:
         # Step writes go over one connection held out of the pool (`WriterMixin`); new runs and
@@ -419,6 +446,8 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
     ) -> int:
         """Run one write statement; returns the affected row count. A deadlock victim is retried:
         InnoDB rolled it back whole, so running it again is safe and then sees the winner's commit.
+        A lock wait timeout is not: the lock's holder is another session's open transaction, and
+        waiting again would multiply the bound `lock_timeout` puts on the write.
         """
         pool = self._pool
         if pool is None or self._loop is not asyncio.get_running_loop():
@@ -439,7 +468,7 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
                     n: int = await cur.execute(sql, params)
                     return n
             except self._errors as exc:
-                if errno(exc) in RETRYABLE and attempt < 2:
+                if errno(exc) == DEADLOCK and attempt < 2:
                     continue
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
@@ -493,7 +522,14 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
             outcomes = await self._on_writer(
                 lambda conn: self._steps_on(conn, batch), run_id=batch[0].run_id, step=None
             )
-        except Exception:  # nothing of the batch committed
+        except Exception:
+            # Nothing of the batch committed, or (the connection lost after a COMMIT reached the
+            # server) all of it did: written again a statement each, a step refused there is
+            # compared with the stored one before it counts as a conflict. A lock wait timeout
+            # or a deadlock comes here at once: one transaction of the same steps would wait for
+            # the same lock.
+            for p in batch:
+                p.unsure = True
             await super()._write_steps(batch)
             return
         for p, outcome in zip(batch, outcomes, strict=True):
@@ -528,7 +564,8 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
 
     async def _all_or_nothing(self, conn: Any, sql: str, params: Sequence[Any], rows: int) -> bool:
         """Run `sql` in a transaction of its own on `conn` and commit only if it wrote `rows` rows;
-        False (rolled back) if it wrote fewer or failed with a driver error."""
+        False (rolled back) if it wrote fewer or failed with a driver error. A lock wait timeout or
+        a deadlock is raised, after the rollback."""
         await conn.begin()
         try:
             async with conn.cursor() as cur:
@@ -536,8 +573,13 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
             if n == rows:
                 await conn.commit()
                 return True
-        except self._errors:
-            pass  # a row's bad value or a refusal: the rows go a statement each, which tells whose
+        except self._errors as exc:
+            if errno(exc) in RETRYABLE:
+                # A lock wait timed out (or a deadlock): the rows go a statement each at once, as
+                # the same rows in one transaction would wait for the same lock.
+                await conn.rollback()
+                raise
+            # a row's bad value or a refusal: the rows go a statement each, which tells whose
         except BaseException:
             await conn.rollback()
             raise

@@ -31,10 +31,16 @@ Decisions a caller should know:
   to the run is conditioned on that token in the same statement and locks the run row in share
   mode, so a claim by another worker and a stale write are serialized: the write either commits
   before the claim (and the new owner sees it) or fails with `LeaseLostError`.
+- A write waits at most `lock_timeout` seconds (10 by default; None: as long as the server's
+  own setting lets it) for a row lock another session holds, such as an operator's open
+  transaction over a run's row, then fails with `StoreUnavailableError` (nothing written, the
+  run resumable). A group commit that times out so is written again a step per statement:
+  the other runs of the group commit, and only the run whose row is locked gets the error.
 - Pooled connections carry no session state (no SET, LISTEN, cursors or session advisory
-  locks; search_path is a startup setting), so returning one to the pool sends nothing to the
-  server: asyncpg's default reset query (`RESET ALL`, `UNLISTEN *`, ...) would be a second round
-  trip on every statement. A connection returned inside a transaction is still rolled back.
+  locks; search_path and lock_timeout are startup settings), so returning one to the pool
+  sends nothing to the server: asyncpg's default reset query (`RESET ALL`, `UNLISTEN *`, ...)
+  would be a second round trip on every statement. A connection returned inside a
+  transaction is still rolled back.
 - Step writes go over one connection held out of the pool (the writer; none with `max_size=1`):
   group commit has one batch in flight at a time, so one connection serves them all, and each
   step saves the pool's acquire and release. A writer the server closed is replaced on the next
@@ -51,6 +57,7 @@ from typing import Any, Final
 
 from ._lease import Lease
 from ._sql import (
+    LOCK_TIMEOUT,
     Grouped,
     GroupedRunsMixin,
     LeaseMixin,
@@ -150,6 +157,7 @@ assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 # Transaction-scoped, so it is released by COMMIT/ROLLBACK even if this process dies.
 _MIGRATION_LOCK: Final = "SELECT pg_advisory_xact_lock(hashtext('graphengine.store:' || $1::text))"
+_NO_LOCK_TIMEOUT: Final = "SET LOCAL lock_timeout = 0"
 _VERSION_TABLE: Final = "CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)"
 _GET_VERSION: Final = "SELECT coalesce(max(version), 0) FROM schema_version"
 _SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES ($1)"
@@ -309,11 +317,13 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin):
     pool; a closed store raises `StoreUnavailableError`. Errors: `RunExistsError`,
     `StepConflictError` (a step that is not the next one of an existing run), `LeaseLostError`
     (a write under a lost lease, or to a run another worker holds), `StoreUnavailableError`
-    (cannot connect, the server went away, a schema newer than this code), `MissingDriverError`.
+    (cannot connect, the server went away, a lock held elsewhere past `lock_timeout` seconds, a
+    schema newer than this code), `MissingDriverError`.
     """
 
     _sql = _STATEMENTS
     _max_batch = _MAX_BATCH
+    _lost_replies = True
 
     max_value_bytes: int | None = (1 << 30) - (1 << 20)
     """A bytea or text value, and a message to the server, holds at most 1 GB; 1 MiB is left for
@@ -327,10 +337,11 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin):
         min_size: int = 1,
         max_size: int = 10,
         connect_timeout: float = 10.0,
+        lock_timeout: float | None = LOCK_TIMEOUT,
     ) -> None:
         if not SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema={schema!r}; expected a lower-case SQL identifier ([a-z_][a-z0-9_]*)")
-        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS)
+        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS, lock_timeout)
         self.dsn = dsn
         """Where the database is (a libpq-style URL)."""
         self.schema = schema
@@ -372,12 +383,16 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin):
                     await conn.execute(ddl)
             finally:
                 await conn.close()
+            settings = {"search_path": self.schema}
+            if self.lock_timeout is not None:
+                # A startup setting (milliseconds), like search_path: nothing to reset on release.
+                settings["lock_timeout"] = str(max(1, round(self.lock_timeout * 1000)))
             pool = await asyncpg.create_pool(
                 self.dsn,
                 min_size=self.min_size,
                 max_size=self.max_size,
                 timeout=self.connect_timeout,
-                server_settings={"search_path": self.schema},
+                server_settings=settings,
                 connection_class=connection_class(),
             )
         except self._errors as exc:
@@ -387,7 +402,9 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin):
     async def _migrate(self, conn: Any) -> None:
         async with conn.transaction():
             # Everyone opening the store takes the lock, so a second process waits for the
-            # first to finish migrating and then finds the new version.
+            # first to finish migrating and then finds the new version, however long that takes
+            # (lock_timeout bounds the runs' writes, not this wait).
+            await conn.execute(_NO_LOCK_TIMEOUT)
             await conn.execute(_MIGRATION_LOCK, self.schema)
             await conn.execute(_VERSION_TABLE)
             version = int(await conn.fetchval(_GET_VERSION))
@@ -479,7 +496,11 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin):
                 lambda c: c.fetch(_INSERT_STEPS, *cols), run_id=batch[0].run_id, step=None
             )
         except Exception:  # a driver error, or a value the driver cannot encode
-            # The statement wrote nothing; one statement per step isolates the step at fault.
+            # The statement wrote nothing, or (the connection lost after its commit) all it was
+            # to write: one statement per step isolates the step at fault, and a step refused
+            # there is compared with the stored one before it counts as a conflict.
+            for p in batch:
+                p.unsure = True
             await super()._write_steps(batch)
             return
         written = {row[0] for row in rows}

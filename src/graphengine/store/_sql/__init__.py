@@ -11,12 +11,14 @@ status changes of concurrent runs grouped in one statement. A backend keeps only
 from ._core import PORTABLE, LeaseMixin, Op, SQLStore, Statements, meta_text, run_record
 from ._grouped import RUN_COLUMNS, STATUS_COLUMNS, Grouped, GroupedRunsMixin, group_rows
 from ._pool import (
+    LOCK_TIMEOUT,
     LoopPoolsMixin,
     OneLoopMixin,
     OpenOnEnter,
     Pick,
     PoolMixin,
     always,
+    check_lock_timeout,
     check_pool_size,
     driver_error,
     key_conflict,
@@ -26,6 +28,7 @@ from ._pool import (
 from ._writer import WriterMixin
 
 __all__ = [
+    "LOCK_TIMEOUT",
     "PORTABLE",
     "RUN_COLUMNS",
     "STATUS_COLUMNS",
@@ -42,6 +45,7 @@ __all__ = [
     "Statements",
     "WriterMixin",
     "always",
+    "check_lock_timeout",
     "check_pool_size",
     "driver_error",
     "group_rows",

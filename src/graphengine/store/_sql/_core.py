@@ -14,7 +14,14 @@ from typing import Any, Final, Literal
 
 from .._integrity import checked_steps, latest_of, orphans_error, status_conflict
 from .._lease import Lease
-from ..errors import CorruptRecordError, LeaseLostError, RunExistsError, StepConflictError, StoreError
+from ..errors import (
+    CorruptRecordError,
+    LeaseLostError,
+    RunExistsError,
+    StepConflictError,
+    StoreError,
+    StoreUnavailableError,
+)
 from ..ids import check_id
 from ..prune import PruneMixin
 from ..records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
@@ -144,6 +151,10 @@ class SQLStore(RunTransfer, PruneMixin):
     """Most bytes of encoded values (delta, state, route, calls, events) one step record may
     carry, or None for no known limit. The engine checks each step against it before writing,
     so a step the backend could never take fails its run with a typed error."""
+    _lost_replies: bool = False
+    """Whether a write's commit can reach the database while its reply is lost (a server over a
+    network): then a step write failing with `StoreUnavailableError` reads the step back, and
+    one stored exactly as sent was this write's own commit."""
 
     def _init_sql(self) -> None:
         # Fencing tokens of the leases this store object holds, by run id (see LeaseStore).
@@ -212,7 +223,13 @@ class SQLStore(RunTransfer, PruneMixin):
             rid,
             rid,
         )
-        if await self._insert_run(params, rid) != 1:
+        try:
+            written = await self._insert_run(params, rid)
+        except StoreUnavailableError:
+            if self._lost_replies and await self._run_as_sent(params):
+                return  # the connection went after our commit: the run is ours
+            raise
+        if written != 1:
             # The insert's NOT EXISTS guard stops it before the primary key is checked when the
             # taken id has steps: tell a live run (taken) from rows that outlived theirs (corrupt).
             if await self._rows(self._sql.run_exists, (rid,), run_id=rid):
@@ -222,6 +239,31 @@ class SQLStore(RunTransfer, PruneMixin):
     async def _insert_run(self, params: tuple[Any, ...], run_id: str) -> int:
         """Run `insert_run` with `params`; the rows written. A backend may group it with other runs'."""
         return await self._count("create_run", self._sql.insert_run, params, run_id=run_id)
+
+    async def _stored_run(self, run_id: str) -> RunRecord | None:
+        """The stored run record, or None if there is none or it cannot be read (a cold check)."""
+        try:
+            rows = await self._rows(self._sql.get_run, (run_id,), run_id=run_id)
+            return self._run_row(rows[0]) if rows else None
+        except StoreError:
+            return None
+
+    async def _run_as_sent(self, params: tuple[Any, ...]) -> bool:
+        """Whether the run `insert_run` params describe is stored exactly as sent (its timestamps
+        included), after a write of it whose outcome is unknown."""
+        run = await self._stored_run(params[0])
+        if run is None:
+            return False
+        stored = (run.status.value, run.initial, run.fingerprint, run.state_version, run.created_at)
+        rest = (run.updated_at, run.error, run.error_node, self._meta(run))
+        return (*stored, *rest) == params[1:10]
+
+    async def _status_as_sent(self, params: tuple[Any, ...]) -> bool:
+        """Whether the run holds the status, error and `updated_at` that `set_status` params
+        sent, after a write of them whose outcome is unknown (`updated_at` tells this write's
+        own change from another writer's)."""
+        run = await self._stored_run(params[4])
+        return run is not None and (run.status.value, run.error, run.error_node, run.updated_at) == params[:4]
 
     async def _orphans(self, run_id: str) -> CorruptRecordError:
         """Describe the rows `run_id` left behind without a run record (cold path)."""
@@ -268,7 +310,13 @@ class SQLStore(RunTransfer, PruneMixin):
             *(status.value, error, error_node, time.time(), run_id),
             *(expect_step, run_id, expect_step, want, want),
         )
-        if await self._update_status(params, token, run_id) == 0:
+        try:
+            written = await self._update_status(params, token, run_id)
+        except StoreUnavailableError:
+            if self._lost_replies and await self._status_as_sent(params):
+                return  # the connection went after our commit: the change is ours
+            raise
+        if written == 0:
             await self._refuse(run_id, None, token, "status")
             if expect_step is not None or expect_status is not None:
                 rows = await self._rows(self._sql.status_state, (run_id, run_id), run_id=run_id)
@@ -301,9 +349,28 @@ class SQLStore(RunTransfer, PruneMixin):
         token = self._held.get(rec.run_id) if self._held else None
         if token is not None:
             params = (*params, token)
-        # Returns after the commit of the batch holding this step (see `_group`).
-        if await self._group.submit(Pending(params, rec.run_id, rec.step, token)) != 1:
+        p = Pending(params, rec.run_id, rec.step, token)
+        try:
+            # Returns after the commit of the batch holding this step (see `_group`).
+            written = await self._group.submit(p)
+        except StoreUnavailableError:
+            if self._lost_replies and await self._stored_as_sent(p):
+                return  # the connection went after our commit: the step is ours, stored once
+            raise
+        if written != 1:
+            if p.unsure and await self._stored_as_sent(p):
+                return  # refused on a retry because an earlier try of it committed unheard
             await self._refuse(rec.run_id, rec.step, token, "step")
+
+    async def _stored_as_sent(self, p: Pending) -> bool:
+        """Whether step `p` is stored exactly as `p` sent it (every field, `ts` included), after a
+        write of it whose outcome is unknown. Another writer's step never matches: its record
+        differs at least in its `ts`. False if the database cannot be read either."""
+        try:
+            rows = await self._rows(self._sql.load_steps, (p.run_id, p.step - 1, 1), run_id=p.run_id)
+        except StoreError:
+            return False
+        return bool(rows) and tuple(self._step_row(rows[0])) == p.params[:11]
 
     async def _write_steps(self, batch: list[Pending]) -> None:
         """Write a batch of steps (one per run) and decide each; by default one statement each.

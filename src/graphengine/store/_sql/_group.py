@@ -12,6 +12,9 @@ before its commit. The rules a backend's batch writer relies on:
   loop one turn (the steps of other runs that are ready at that moment join it); then, or at
   once for a run writing alone, if no other step joined, its own task writes it without a
   task switch.
+- A waiter cancelled while its step is in the batch in flight ends once the batch decided that
+  step (its cancellation then goes on): after a cancelled `save_step`, the step is committed or
+  never will be. A step cancelled before it was taken is dropped, never written.
 - The batch writer decides each step's outcome on its own (`Pending.done`): written (1),
   refused by the statement's conditions (0, explained by the caller), or the store error of that
   step alone. A failure that leaves the batch uncommitted fails every step still undecided.
@@ -43,11 +46,23 @@ class Pending:
     """The step's number."""
     token: int | None
     """The fencing token of this store's lease on the run, or None (unfenced)."""
+    in_flight: bool = field(default=False, init=False)
+    """Taken into the batch in flight and not decided yet (the batch writer decides it, even
+    after its waiter was cancelled)."""
+    landed: asyncio.Future[None] | None = field(default=None, init=False)
+    """Set when a cancelled waiter waits for the batch to decide this step (see `submit`)."""
+    unsure: bool = field(default=False, init=False)
+    """A write of this step failed in a way that may have hidden its commit (the connection was
+    lost after the statement or COMMIT reached the server): a later refusal may be this very
+    write, stored, and is checked against what was sent before it counts as a conflict."""
     fut: asyncio.Future[int] = field(init=False)
     """Resolved with the rows written (1 or 0) or the step's own error, after the commit."""
 
     def done(self, result: int | BaseException) -> None:
         """Decide this step's outcome (once; later calls are ignored)."""
+        self.in_flight = False
+        if self.landed is not None and not self.landed.done():
+            self.landed.set_result(None)
         if self.fut.done():
             return
         if isinstance(result, asyncio.CancelledError):
@@ -108,8 +123,21 @@ class GroupCommit:
         try:
             return await p.fut
         except asyncio.CancelledError:
-            self._forget(p)
+            if p.in_flight:
+                await self._landed(p)
+            else:
+                self._forget(p)
             raise
+
+    @staticmethod
+    async def _landed(p: Pending) -> None:
+        """Wait until the batch in flight holding `p` decided it: a cancelled `save_step` ends
+        only once its step is committed or never will be, so whoever goes on from the store
+        (a resume right after the cancellation) reads the step's final fate, and never writes
+        it a second time. A second cancellation stops the wait."""
+        if p.landed is None:
+            p.landed = asyncio.get_running_loop().create_future()
+        await asyncio.shield(p.landed)
 
     def _forget(self, p: Pending) -> None:
         """Drop a cancelled step that is not in a batch yet: it will not be written."""
@@ -153,6 +181,7 @@ class GroupCommit:
                 later.append(p)
             else:
                 seen.add(p.run_id)
+                p.in_flight = True
                 batch.append(p)
         q.extendleft(reversed(later))
         return batch

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Literal
 
+from ..errors import RunExistsError
 from ._core import SQLStore
 from ._group import GroupCommit, Pending
 
@@ -72,10 +73,23 @@ class GroupedRunsMixin(SQLStore):
         raise NotImplementedError
 
     async def _insert_run(self, params: tuple[Any, ...], run_id: str) -> int:
-        return await self._runs_group.submit(Pending(params, run_id, 0, None))
+        p = Pending(params, run_id, 0, None)
+        try:
+            written = await self._runs_group.submit(p)
+        except RunExistsError:
+            written = 0  # alone, a taken id is the primary key's error
+            if not p.unsure:
+                raise
+        if written != 1 and p.unsure and await self._run_as_sent(params):
+            return 1  # refused alone because the group's commit, unheard, had stored it
+        return written
 
     async def _update_status(self, params: tuple[Any, ...], token: int | None, run_id: str) -> int:
-        return await self._status_group.submit(Pending(params, run_id, 0, token))
+        p = Pending(params, run_id, 0, token)
+        written = await self._status_group.submit(p)
+        if written != 1 and p.unsure and await self._status_as_sent(params):
+            return 1  # refused alone because the group's commit, unheard, had changed it
+        return written
 
     async def _write_runs(self, batch: list[Pending]) -> None:
         await self._write_grouped("runs", batch, self._one_run)
@@ -98,8 +112,11 @@ class GroupedRunsMixin(SQLStore):
         if len(batch) > 1:
             try:
                 written = await self._grouped(what, batch)
-            except Exception:  # nothing of the batch was written
-                written = set()
+            except Exception:
+                # Nothing of the batch was written, or (the connection lost after its commit)
+                # all of it was: a row refused alone is compared with what was sent.
+                for p in batch:
+                    p.unsure = True
         for p in batch:
             if p.run_id in written:
                 p.done(1)

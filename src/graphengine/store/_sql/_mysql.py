@@ -7,6 +7,7 @@ at the MySQL error number), checked complete by `tests/store/test_store_mysql.py
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from types import ModuleType
 from typing import Any, Final
@@ -26,6 +27,7 @@ from ._pool import always as _always
 __all__ = [
     "MySQLPools",
     "OTHER_ERRORS",
+    "DEADLOCK",
     "RETRYABLE",
     "TRANSLATE",
     "acquire",
@@ -62,6 +64,7 @@ _Pick = Callable[[BaseException, Op], type[StoreError]]
 _DUPLICATE_KEY: Final = 1062
 _NO_PARENT: Final = frozenset({1452, 1216})  # foreign key: parent row missing
 RETRYABLE: Final = frozenset({1213, 1205})  # deadlock victim, lock wait timeout
+DEADLOCK: Final = 1213
 _UNAVAILABLE_ERRNOS: Final = frozenset(
     {
         1040,  # too many connections
@@ -184,6 +187,10 @@ def parse_dsn(dsn: str) -> dict[str, Any]:
     }
 
 
+_READ_COMMITTED: Final = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"
+# Filled with an int only (`lock_timeout` rounded up), never with text.
+_LOCK_WAIT: Final = "; SET SESSION innodb_lock_wait_timeout = {:d}"
+
 # UnicodeEncodeError: asyncmy encodes a str with a lone surrogate itself (a bad value).
 OTHER_ERRORS: Final = (OSError, TimeoutError, UnicodeEncodeError)
 
@@ -224,10 +231,16 @@ class MySQLPools(PoolSettings):
     """
 
     def __init__(
-        self, dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
+        self,
+        dsn: str,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        connect_timeout: float = 10.0,
+        lock_timeout: float | None = None,
     ) -> None:
         self._conn_args = parse_dsn(dsn)
-        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS)
+        self._init_settings(min_size, max_size, connect_timeout, OTHER_ERRORS, lock_timeout)
         self.database: str = self._conn_args["db"]
         """The database holding the tables."""
         self._init_state()
@@ -238,6 +251,11 @@ class MySQLPools(PoolSettings):
     async def _connect(self) -> Any:
         asyncmy = driver()
         self._errors = (asyncmy.errors.MySQLError, *OTHER_ERRORS)
+        init = _READ_COMMITTED
+        if self.lock_timeout is not None:
+            # Whole seconds (InnoDB's unit), rounded up so the bound is never below the setting;
+            # asyncmy sends the two statements at once (it always allows several per query).
+            init += _LOCK_WAIT.format(math.ceil(self.lock_timeout))
         try:
             pool = await asyncmy.create_pool(
                 minsize=self.min_size,
@@ -246,7 +264,7 @@ class MySQLPools(PoolSettings):
                 autocommit=True,
                 charset="utf8mb4",
                 binary_prefix=True,
-                init_command="SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                init_command=init,
                 **self._conn_args,
             )
         except self._errors as exc:

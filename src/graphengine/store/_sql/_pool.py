@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import weakref
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Literal, Protocol, Self
+from typing import Any, Final, Literal, Protocol, Self
 
 from ..errors import (
     CorruptRecordError,
@@ -25,6 +26,8 @@ __all__ = [
     "Pick",
     "PoolMixin",
     "always",
+    "LOCK_TIMEOUT",
+    "check_lock_timeout",
     "check_pool_size",
     "driver_error",
     "key_conflict",
@@ -82,6 +85,26 @@ def key_conflict(op: str, *, run_taken: bool = True) -> type[StoreError]:
     return StoreError
 
 
+LOCK_TIMEOUT: Final = 10.0
+"""Default seconds a server store's statement waits for a row lock another session holds.
+
+The stores' own writes hold a row's lock for one statement, so a longer wait means another
+session holds it (an operator's open transaction, a client paused mid-transaction): the write
+then fails with `StoreUnavailableError` instead of stalling every run of the store behind it."""
+
+
+def check_lock_timeout(lock_timeout: float | None) -> float | None:
+    """`ValueError` unless `lock_timeout` is None (no bound of the store's own) or a finite
+    number of seconds above 0; returns it as a float (or None)."""
+    if lock_timeout is None:
+        return None
+    if isinstance(lock_timeout, bool) or not isinstance(lock_timeout, int | float):
+        raise ValueError(f"lock_timeout={lock_timeout!r}; expected seconds (a number above 0) or None")
+    if not 0 < lock_timeout < math.inf:
+        raise ValueError(f"lock_timeout={lock_timeout!r}; expected seconds (a number above 0) or None")
+    return float(lock_timeout)
+
+
 def check_pool_size(min_size: int, max_size: int) -> None:
     """`ValueError` unless 0 <= min_size <= max_size and max_size >= 1."""
     if not 0 <= min_size <= max_size or max_size < 1:
@@ -99,7 +122,8 @@ def terminate(pool: Any) -> None:
 
 
 class PoolSettings:
-    """The sizes and timeout every pooled backend takes, checked once (`check_pool_size`)."""
+    """The sizes and timeouts every pooled backend takes, checked once (`check_pool_size`,
+    `check_lock_timeout`)."""
 
     min_size: int
     """Connections a pool keeps open."""
@@ -107,14 +131,23 @@ class PoolSettings:
     """Most connections a pool opens (the most statements in flight at once)."""
     connect_timeout: float
     """Seconds to wait for a connection before `StoreUnavailableError`."""
+    lock_timeout: float | None
+    """Seconds a statement waits for a lock another session holds before it fails with
+    `StoreUnavailableError`; None leaves the server's own setting."""
 
     def _init_settings(
-        self, min_size: int, max_size: int, connect_timeout: float, errors: tuple[type[BaseException], ...]
+        self,
+        min_size: int,
+        max_size: int,
+        connect_timeout: float,
+        errors: tuple[type[BaseException], ...],
+        lock_timeout: float | None = None,
     ) -> None:
         check_pool_size(min_size, max_size)
         self.min_size = min_size
         self.max_size = max_size
         self.connect_timeout = connect_timeout
+        self.lock_timeout = check_lock_timeout(lock_timeout)
         # the driver's own error classes join these once it is imported (in `_connect`)
         self._errors: tuple[type[BaseException], ...] = errors
 
