@@ -251,7 +251,6 @@ async def test_timeout_is_retried_then_raised(proto: Proto, srv: LocalChatServer
     with pytest.raises(ModelTimeoutError, match="within 0.5s") as ei:
         await asyncio.wait_for(model.chat([Message.user("hi")]), 60)
     assert ei.value.attempts == 2
-    assert len(srv.requests) == 2
 
 
 async def test_timeout_then_success(proto: Proto, srv: LocalChatServer) -> None:
