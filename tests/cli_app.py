@@ -56,9 +56,15 @@ not_an_engine = 42
 '''
 
 
+def child_path(tmp: Path) -> str:
+    """PYTHONPATH for a child process: this checkout's src first (not the package the venv was
+    installed from, which may be another checkout), the repository root, then `tmp`."""
+    return os.pathsep.join([str(ROOT / "src"), str(ROOT), str(tmp)])
+
+
 def cli(tmp: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run `python -m graphengine ARGS` in `tmp` (where cliapp.py lives)."""
-    e = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp}", "GRAPHENGINE_PLAIN": "1", **(env or {})}
+    e = {**os.environ, "PYTHONPATH": child_path(tmp), "GRAPHENGINE_PLAIN": "1", **(env or {})}
     e.pop("GRAPHENGINE_STORE", None)
     return subprocess.run(
         [sys.executable, "-m", "graphengine", *args],
@@ -87,5 +93,5 @@ def write_cli_app(tmp: Path, *, paused: bool = True) -> None:
         f"{paused_run}"
         "asyncio.run(main())\n"
     )
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp}"}
+    env = {**os.environ, "PYTHONPATH": child_path(tmp)}
     subprocess.run([sys.executable, "-c", code], cwd=tmp, env=env, check=True, timeout=60)

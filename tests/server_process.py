@@ -33,7 +33,8 @@ def serve(cwd: Path, app: str, env: Mapping[str, str]) -> Iterator[Served]:
 
     `app` is a MODULE:FACTORY importable from `cwd`. The process is terminated on exit.
     """
-    full = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{cwd}", **env}
+    # This checkout's src first: the venv's editable install may point at another checkout.
+    full = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT), str(cwd)]), **env}
     full.pop("GRAPHENGINE_STORE", None)
     proc = subprocess.Popen(
         [sys.executable, "-m", "graphengine", "serve", app, "--store", "sqlite:///runs.db", "--port", "0"],

@@ -17,8 +17,6 @@ Pre-registered experiment:
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from goap.compat import ActionSpec, GoalSpec, GoapGraph
@@ -146,17 +144,15 @@ class TestMCTSStrategyPlanning:
                 iterations=10_000_000, wall_clock_ms=50, rollout_depth=3, seed=7
             )
         )
-        start = time.monotonic()
         plan = strategy.plan(
             PlanningState.from_dict({}),
             GoalSpec(conditions={"done": True}),
             two_step_actions,
         )
-        elapsed_ms = (time.monotonic() - start) * 1000
         assert plan is not None
-        # Generous slack for CI noise; we only care that the 10M
-        # iteration budget did NOT complete.
-        assert elapsed_ms < 750
+        # The wall clock, not the 10M iteration budget, ended the search (the count, not a
+        # duration, is asserted: a loaded machine makes the call slower, never the count larger).
+        assert plan.metadata.nodes_explored < 10_000_000
 
 
 class TestMCTSPlanCompilesInLangGraph:

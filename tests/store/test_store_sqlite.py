@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import signal
 import sqlite3
@@ -151,6 +152,31 @@ def test_store_moves_between_event_loops(tmp_path: Path) -> None:
     asyncio.run(s.close())
     second_thread.join(timeout=5)
     assert not second_thread.is_alive()
+
+
+def test_a_store_collected_unclosed_ends_its_thread_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store nobody closed, collected while a later event loop runs (one that closes at once),
+    ends its connection's thread quietly. aiosqlite's own finalizer gave the thread a future of
+    that loop, and about one try in two the thread died on "Event loop is closed"."""
+    died: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args.exc_value))
+
+    async def collect() -> None:
+        gc.collect()  # the store is finalized inside this loop, which asyncio.run then closes
+
+    for i in range(10):  # each try failed with about even odds before
+        s = SQLiteStore(tmp_path / f"{i}.db")
+        asyncio.run(s.create_run(run_rec()))
+        thread = connection_thread(s)
+        box: list[Any] = [s]
+        box.append(box)  # only the cycle collector frees the store, as with an engine holding it
+        del s, box
+        asyncio.run(collect())
+        thread.join(timeout=30)  # a bound only: the thread has one connection to close
+        assert not thread.is_alive()
+    assert died == []
 
 
 async def test_concurrent_first_use_opens_one_connection(

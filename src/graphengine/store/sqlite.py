@@ -31,6 +31,7 @@ import functools
 import logging
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -182,6 +183,33 @@ _MAX_BRANCHES: Final = 32766 // 8
 
 # How long to wait for a connection left behind by a closed event loop to shut down.
 _DISPOSE_TIMEOUT: Final = 2.0
+
+
+def _stop_thread(conn: aiosqlite.Connection) -> None:
+    """Stop the worker thread of `conn`, whose store was garbage-collected without `close()`.
+
+    Left to itself, aiosqlite's finalizer stops the thread with a future of whatever event loop
+    runs at that moment (often a later `asyncio.run`'s); when that loop closes before the thread
+    answers, the thread dies printing "RuntimeError: Event loop is closed". Asked from a thread
+    with no event loop, `stop()` gives the worker no future: it closes the connection and ends.
+    """
+    stop = getattr(conn, "stop", None)  # an aiosqlite without `stop` stops the thread its own way
+    if stop is None:
+        return
+    try:
+        asker = threading.Thread(target=stop, name="graphengine-sqlite-stop", daemon=True)
+        asker.start()
+    except RuntimeError:  # "can't create new thread at interpreter shutdown": the thread dies with it
+        return
+    asker.join()
+
+
+def _stop_when_collected(store: object, conn: aiosqlite.Connection) -> weakref.finalize[Any, Any]:
+    """Stop `conn`'s thread when `store` is collected; not at exit (the daemon thread dies with it)."""
+    finalizer = weakref.finalize(store, _stop_thread, conn)
+    finalizer.atexit = False
+    return finalizer
+
 
 # --------------------------------------------------------------------------------------------
 # Row checks: what each column must hold. SQLite columns are loosely typed, so a row written by
@@ -457,6 +485,8 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         # SQLITE_LIMIT_LENGTH bounds a whole row too: room is left for its small columns.
         self.max_value_bytes: int | None = max(_max_length() - _ROW_ROOM, 0)
         self._direct_commits = 0
+        # Per open aiosqlite connection (by id): stops its thread if the store is collected unclosed.
+        self._unclosed: dict[int, weakref.finalize[Any, Any]] = {}
         self._checkpointing: asyncio.Task[None] | None = None
         # Held while a transaction of several statements is open on the thread connection:
         # aiosqlite runs every task's statements on that one connection, so a statement sent
@@ -513,6 +543,8 @@ class SQLiteStore(SQLStore, OneLoopMixin):
             if isinstance(thread, threading.Thread) and thread.is_alive():
                 await asyncio.to_thread(thread.join, _DISPOSE_TIMEOUT)
             raise _translate(exc, "open", where) from exc
+        # Registered before `_prepare`, whose failure disposes of the connection (and detaches it).
+        self._unclosed[id(conn)] = _stop_when_collected(self, conn)
         try:
             await self._prepare(conn)
         except BaseException as exc:
@@ -564,6 +596,9 @@ class SQLiteStore(SQLStore, OneLoopMixin):
             raise
 
     async def _dispose(self, conn: aiosqlite.Connection) -> None:
+        finalizer = self._unclosed.pop(id(conn), None)
+        if finalizer is not None:
+            finalizer.detach()  # closed below: nothing is left to stop when the store is collected
         direct, self._direct = self._direct, None
         if direct is not None:
             direct.close()  # nothing is pending on it: each of its writes is one autocommit statement

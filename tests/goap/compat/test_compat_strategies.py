@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -34,19 +33,22 @@ class _Stalls:
 
     def __init__(self) -> None:
         self.release = threading.Event()
+        self.returned = threading.Event()
 
     def plan(self, start: Any, goal: Any, actions: Any, **kwargs: Any) -> None:
-        self.release.wait(5.0)
+        self.release.wait(60.0)
+        self.returned.set()
 
 
 def test_anytime_returns_none_at_the_deadline_without_waiting_for_the_inner_strategy() -> None:
     """A stalled inner strategy costs the caller the budget, not the stall."""
     inner = _Stalls()
     strategy = AnytimePlanningStrategy(50.0, inner=inner)
-    t0 = time.monotonic()
     try:
         assert strategy.plan(PlanningState.from_dict({}), GoalSpec(conditions={"z": True}), CHAIN) is None
-        assert time.monotonic() - t0 < 2.0
+        # The caller has its answer while the inner strategy still stalls (no clock is read: a
+        # loaded machine delays both, but only the release ends the stall).
+        assert not inner.returned.is_set()
     finally:
         inner.release.set()
 

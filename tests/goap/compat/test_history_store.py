@@ -7,19 +7,14 @@ PostgreSQL store under asyncio (its reads and writes await the server, so writer
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
-import pytest
+from db_servers import POSTGRES_DSN, require_postgres, unique_name
 from langgraph.store.memory import InMemoryStore
 
 from goap.compat.history import ExecutionRecord, StoreExecutionHistory
-
-PG_URL = os.environ.get("GOAP_COMPAT_PG", "postgresql://postgres@127.0.0.1:5432/test")
-SCHEMA = "goap_compat_history"
-"""LangGraph's store tables have fixed names: this suite keeps them in its own schema."""
 
 
 def record(goal_hash: str, i: int, outcome: str = "success") -> ExecutionRecord:
@@ -45,32 +40,30 @@ def test_threads_recording_one_goal_lose_no_record() -> None:
     assert sorted(r.expected_cost for r in got) == [float(i) for i in range(40)]
 
 
-def _pg_available() -> str | None:
-    try:
-        import psycopg
-
-        with psycopg.connect(PG_URL, connect_timeout=2, autocommit=True) as conn:
-            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
-            return None
-    except Exception as exc:
-        return f"PostgreSQL at {PG_URL} unavailable: {exc}"
-
-
 async def test_async_writers_on_postgres_lose_no_record() -> None:
     """Twenty concurrent arecord calls on LangGraph's PostgreSQL store all land in the goal index."""
-    why = _pg_available()
-    if why is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(why)
-        pytest.skip(why)
+    require_postgres("psycopg", "dev")
+    import psycopg
     from langgraph.store.postgres import AsyncPostgresStore
 
+    # LangGraph's store tables have fixed names: each run of this test keeps them in a schema of
+    # its own, so suites running at once (or an older run's tables) never share them.
+    schema = unique_name("compat_history")
+    async with await psycopg.AsyncConnection.connect(POSTGRES_DSN, autocommit=True) as conn:
+        # The name is ours (unique_name), not user text; identifiers cannot be bound.
+        await conn.execute(f"CREATE SCHEMA {schema}")
     goal = f"compat-history-{uuid.uuid4().hex}"
-    url = f"{PG_URL}?options=-csearch_path%3D{SCHEMA}"
-    async with AsyncPostgresStore.from_conn_string(url) as store:
-        await store.setup()
-        history = StoreExecutionHistory(store)
-        await asyncio.gather(*(history.arecord(record(goal, i, "failed")) for i in range(20)))
-        got = await history.aquery_by_goal(goal, limit=100)
-        assert len(got) == 20
-        assert len(await history.aquery_failures(f"{goal}-act3")) == 1
+    sep = "&" if "?" in POSTGRES_DSN else "?"
+    try:
+        async with AsyncPostgresStore.from_conn_string(
+            f"{POSTGRES_DSN}{sep}options=-csearch_path%3D{schema}"
+        ) as store:
+            await store.setup()
+            history = StoreExecutionHistory(store)
+            await asyncio.gather(*(history.arecord(record(goal, i, "failed")) for i in range(20)))
+            got = await history.aquery_by_goal(goal, limit=100)
+            assert len(got) == 20
+            assert len(await history.aquery_failures(f"{goal}-act3")) == 1
+    finally:
+        async with await psycopg.AsyncConnection.connect(POSTGRES_DSN, autocommit=True) as conn:
+            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
