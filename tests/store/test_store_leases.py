@@ -35,6 +35,9 @@ from graphengine.store import (
 
 TTL = 0.5
 """Seconds a test lease lasts: short, so expiry tests are quick."""
+HOLD_TTL = 2.0
+"""Seconds of a lease that must outlast a stall of a loaded machine (a write right after the
+claim, a renewal every half of it) and still expire within the test."""
 LIVE_TTL = 60.0
 """Seconds of a lease that must stay live through a test: a loaded machine or a slow server can
 take longer than `TTL` between two statements, which would let the lease expire mid-check."""
@@ -73,7 +76,7 @@ def step(n: int, node: str = "n") -> StepRecord:
 async def wait_expired(s: LeaseStore, worker: str, run_id: str = "r") -> None:
     """Wait (by polling the database clock through claims) until `worker` can claim `run_id`."""
     for _ in range(100):
-        lease = await s.claim(run_id, worker, TTL * 4)
+        lease = await s.claim(run_id, worker, LIVE_TTL)
         if lease is not None:
             return
         await asyncio.sleep(TTL / 5)
@@ -138,7 +141,7 @@ async def test_stale_writer_is_fenced_off_after_a_takeover(lstore: LeaseStore) -
     """After another worker claims the expired run, the old owner's writes raise `LeaseLostError` and write nothing."""
     other = other_store(lstore)  # type: ignore[arg-type]
     try:
-        assert await lstore.claim("r", "a", TTL) is not None
+        assert await lstore.claim("r", "a", HOLD_TTL) is not None
         await lstore.save_step(step(1, "a"))
         await wait_expired(other, "b")
         await other.save_step(step(2, "b"))
@@ -171,11 +174,11 @@ async def test_write_after_expiry_is_refused_even_without_a_takeover(lstore: Lea
 
 async def test_renewal_keeps_the_lease_alive(lstore: LeaseStore) -> None:
     """A renewed lease outlives its first expiry and still writes."""
-    lease = await lstore.claim("r", "a", TTL)
+    lease = await lstore.claim("r", "a", HOLD_TTL)
     assert lease is not None
     for _ in range(3):
-        await asyncio.sleep(TTL / 2)
-        renewed = await lstore.renew(lease, TTL)
+        await asyncio.sleep(HOLD_TTL / 2)
+        renewed = await lstore.renew(lease, HOLD_TTL)
         assert renewed.token == lease.token
         assert renewed.expires_at > lease.expires_at
         lease = renewed
@@ -247,7 +250,7 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 def _spawn(kind: str, dsn: str, where: str) -> subprocess.Popen[str]:
     """Start the lease-holding worker process (stdin: go signal; stdout: what happened)."""
     return subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, kind, dsn, where, str(TTL)],
+        [sys.executable, "-c", _HOLDER, kind, dsn, where, str(HOLD_TTL)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -271,7 +274,7 @@ async def test_a_stopped_worker_past_its_lease_is_fenced_off(lstore: PostgresSto
         line = await asyncio.to_thread(proc.stdout.readline)
         assert line.strip() == "ready"
         # While it runs, its heartbeat keeps the lease: nobody else can claim the run.
-        await asyncio.sleep(TTL * 1.5)
+        await asyncio.sleep(HOLD_TTL * 1.5)
         assert await lstore.claim("r", "taker", TTL * 10) is None
         os.kill(proc.pid, signal.SIGSTOP)
         lease = None
