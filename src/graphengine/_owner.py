@@ -28,11 +28,12 @@ import os
 import socket
 import threading
 from collections.abc import AsyncIterator
+from typing import cast
 
 from .errors import RunBusyError
 from .store import Lease, LeaseLostError, LeaseStore, RunLockStore, Store, StoreError
 
-__all__ = ["owning"]
+__all__ = ["is_lease_store", "owning"]
 
 _log = logging.getLogger("graphengine")
 _driving: set[tuple[int, str]] = set()
@@ -47,6 +48,32 @@ def _base(store: Store) -> Store:
         store = inner
         inner = getattr(store, "__wrapped__", None)
     return store
+
+
+def _kind(store: Store) -> type | None:
+    """`LeaseStore`, `RunLockStore` or None (neither), decided once per store class: a
+    runtime-checkable isinstance tests every method of the protocol, tens of µs per call."""
+    cls = type(store)
+    try:
+        return _kinds[cls]
+    except KeyError:
+        kind = (
+            LeaseStore
+            if isinstance(store, LeaseStore)
+            else RunLockStore
+            if isinstance(store, RunLockStore)
+            else None
+        )
+        _kinds[cls] = kind
+        return kind
+
+
+_kinds: dict[type, type | None] = {}
+
+
+def is_lease_store(store: Store) -> bool:
+    """Whether `store` (or the store it wraps) is a `LeaseStore`."""
+    return _kind(_base(store)) is LeaseStore
 
 
 def _busy(run_id: str, who: str) -> RunBusyError:
@@ -70,14 +97,17 @@ async def owning(store: Store, run_id: str, *, lease_ttl: float | None) -> Async
             raise _busy(run_id, "another caller in this process")
         _driving.add(key)
     try:
-        if isinstance(base, LeaseStore):
+        kind = _kind(base)
+        if kind is LeaseStore:
+            base = cast(LeaseStore, base)
             held = base.holds(run_id)  # a worker's, or the caller's own claim: already the owner
             if lease_ttl is None or held:
                 yield held
             else:
                 async with _leased(base, run_id, lease_ttl) as sole:
                     yield sole
-        elif isinstance(base, RunLockStore):
+        elif kind is RunLockStore:
+            base = cast(RunLockStore, base)
             if not base.lock_run(run_id):
                 raise _busy(run_id, "another process")
             try:

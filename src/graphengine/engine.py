@@ -15,7 +15,6 @@ from graphengine.store import (
     Codec,
     InvalidIdError,
     JsonCodec,
-    LeaseStore,
     MemoryStore,
     RunRecord,
     RunStatus,
@@ -27,7 +26,7 @@ from graphengine.store import RunExistsError as StoreRunExistsError
 
 from ._encoding import FAN_OUT_NODE
 from ._loop import FirstHop, drive
-from ._owner import owning
+from ._owner import is_lease_store, owning
 from ._reads import Interrupt, RunReads
 from ._replay import ReplayReport, replay_run
 from ._runtime import Runtime, dumps, error_delta, run_meta, state_check, state_copier
@@ -416,7 +415,7 @@ class Engine(RunReads[S]):
             ttl = self.options.lease_ttl if leased else None
             try:
                 async with owning(self.store, run_id, lease_ttl=ttl) as sole:
-                    can_lease = not leased and isinstance(self.store, LeaseStore)
+                    can_lease = not leased and is_lease_store(self.store)
                     for race in range(_RESUME_RACES):
                         try:
                             return await self._resume(rt, run_id, input, allow_graph_change, sole, can_lease)
