@@ -51,23 +51,35 @@ def _base(store: Store) -> Store:
 
 
 def _kind(store: Store) -> type | None:
-    """`LeaseStore`, `RunLockStore` or None (neither), decided once per store class: a
-    runtime-checkable isinstance tests every method of the protocol, tens of µs per call."""
+    """`LeaseStore`, `RunLockStore` or None (neither).
+
+    A runtime-checkable isinstance tests every method of the protocol (tens of µs), so a class
+    that has the methods itself is decided once; a delegating wrapper (methods found through
+    `__getattr__`, per instance) is asked each time.
+    """
     cls = type(store)
-    try:
-        return _kinds[cls]
-    except KeyError:
-        kind = (
-            LeaseStore
-            if isinstance(store, LeaseStore)
-            else RunLockStore
-            if isinstance(store, RunLockStore)
-            else None
-        )
-        _kinds[cls] = kind
+    kind = _kinds.get(cls, _UNKNOWN)
+    if kind is not _UNKNOWN:
         return kind
+    kind = (
+        LeaseStore
+        if isinstance(store, LeaseStore)
+        else RunLockStore
+        if isinstance(store, RunLockStore)
+        else None
+    )
+    if kind is not None and all(hasattr(cls, m) for m in _OWN_METHODS[kind]):
+        _kinds[cls] = kind
+    elif kind is None and not hasattr(cls, "__getattr__"):
+        _kinds[cls] = None
+    return kind
 
 
+_UNKNOWN: type = object
+_OWN_METHODS: dict[type, tuple[str, ...]] = {
+    LeaseStore: ("claim", "renew", "release", "holds"),
+    RunLockStore: ("lock_run", "unlock_run"),
+}
 _kinds: dict[type, type | None] = {}
 
 
