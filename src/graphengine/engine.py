@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -328,10 +329,15 @@ class Engine(RunReads[S]):
         While it runs, a `resume` of the run in this process, or in another process on a
         `SQLiteStore` file, raises `RunBusyError` (see `resume`).
         """
-        _check_run_id(run_id)
-        async with owning(self.store, run_id, lease_ttl=None):
-            driving = await self._created(run_id, initial)
-            del initial  # while it runs, a run holds its current state only, not the caller's value
+        driving = await self._created(run_id, initial)
+        del initial  # while it runs, a run holds its current state only, not the caller's value
+        # Owned once stored, so a second run() of the id still gets RunExistsError (not busy).
+        async with contextlib.AsyncExitStack() as owned:
+            try:
+                await owned.enter_async_context(owning(self.store, run_id, lease_ttl=None))
+            except BaseException:
+                driving.close()  # never started: nothing of it ran
+                raise
             return await driving
 
     async def _created(self, run_id: str, initial: S | Mapping[str, Any]) -> Coroutine[Any, Any, S]:
