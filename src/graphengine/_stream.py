@@ -113,6 +113,7 @@ class _TapStore:
     def __init__(self, inner: Store, sink: _Sink) -> None:
         self._inner = inner
         self._sink = sink
+        self.__wrapped__ = inner  # what the engine keys a run's driver on (`_owner`)
 
     async def create_run(self, run: RunRecord) -> None:
         await self._inner.create_run(run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -26,6 +27,7 @@ from graphengine.store import RunExistsError as StoreRunExistsError
 
 from ._encoding import FAN_OUT_NODE
 from ._loop import FirstHop, drive
+from ._owner import is_lease_store, owning
 from ._reads import Interrupt, RunReads
 from ._replay import ReplayReport, replay_run
 from ._runtime import Runtime, dumps, error_delta, run_meta, state_check, state_copier
@@ -34,6 +36,7 @@ from ._stream import RunStream, stream_resume, stream_run
 from .errors import (
     DuplicateNodeError,
     GraphValidationError,
+    RunBusyError,
     RunExistsError,
     RunNotFoundError,
     StateValidationError,
@@ -323,10 +326,19 @@ class Engine(RunReads[S]):
         `initial` does not validate, `GraphValidationError` for a malformed graph, `NodeError`
         when a node fails after its retries with no error route, `MaxStepsExceeded` at the step
         limit. After a failure every committed step is kept and `resume(run_id)` continues.
+        While it runs, a `resume` of the run in this process, or in another process on a
+        `SQLiteStore` file, raises `RunBusyError` (see `resume`).
         """
         driving = await self._created(run_id, initial)
         del initial  # while it runs, a run holds its current state only, not the caller's value
-        return await driving
+        # Owned once stored, so a second run() of the id still gets RunExistsError (not busy).
+        async with contextlib.AsyncExitStack() as owned:
+            try:
+                await owned.enter_async_context(owning(self.store, run_id, lease_ttl=None))
+            except BaseException:
+                driving.close()  # never started: nothing of it ran
+                raise
+            return await driving
 
     async def _created(self, run_id: str, initial: S | Mapping[str, Any]) -> Coroutine[Any, Any, S]:
         """Store run `run_id` from `initial`; the drive of its steps, not yet started."""
@@ -378,20 +390,61 @@ class Engine(RunReads[S]):
         return value of `ctx.interrupt`); without `input` a run waiting on a node's interrupt
         keeps waiting and its state is returned (pass `input=None` to continue with no value). Raises `RunNotFoundError` for an unknown id,
         `GraphChangedError` if the graph's shape differs from the run's (unless
-        `allow_graph_change`), `CorruptRecordError` for a stored record that cannot be decoded.
+        `allow_graph_change`), `CorruptRecordError` for a stored record that cannot be decoded,
+        `RunBusyError` (nothing run) when another caller drives the run or took the interrupt's answer.
+
+        One driver at a time, so the answer of a pause (an interrupt's input, or the go-ahead of
+        a node marked `interrupt_before`) is taken once: an approved payment is made once, however
+        many callers approve it at the same moment. A resume owns the run while it drives it: in
+        this process, per store; across processes through the store, when it can tell a live
+        driver from a dead one: a `SQLiteStore` lock on `<path>-runlock` that dies with its
+        process; on a `LeaseStore` (PostgreSQL, MySQL), a lease taken by a resume that answers a
+        pause (unless the caller holds it already: a worker), renewed every `lease_ttl / 3` and
+        released at the end. A second caller gets `RunBusyError` instead of running the node
+        again, and so does a resume whose status write finds that another one took the answer.
+        A run left `running` by a crashed process is resumed like any other, at once, except on a
+        server store a run whose answer was in flight when its driver died: it can be answered
+        again once that lease runs out (`Options.lease_ttl`). Other resumes take no lease, so
+        crash recovery does not wait; a live lease still fences their writes (`LeaseLostError`).
+        On a store with no ownership, the status compare-and-set still lets one of two resumes
+        take an answer, but a run found `running` at a pause may have a live driver elsewhere, so
+        a resume with input refuses it (`RunBusyError`); `resume(run_id)` without input puts such
+        a run back to waiting, once its driver is known to be gone.
         """
         rt = self.runtime()
         rt.compiled()
-        for race in range(_RESUME_RACES):
+        # Only an answer takes a lease: a run left `running` by a crash is then resumed at once,
+        # except one whose answer was in flight, which waits out the dead driver's lease. A
+        # resume without input finds out it answers (a pause before a node) once it has read.
+        leased = input is not _NO_INPUT
+        while True:
+            ttl = self.options.lease_ttl if leased else None
             try:
-                return await self._resume(rt, run_id, input, allow_graph_change)
-            except _MovedOn as moved:
-                if race + 1 == _RESUME_RACES:
-                    raise moved.error from None
-        raise AssertionError("unreachable")  # pragma: no cover
+                async with owning(self.store, run_id, lease_ttl=ttl) as sole:
+                    can_lease = not leased and is_lease_store(self.store)
+                    for race in range(_RESUME_RACES):
+                        try:
+                            return await self._resume(rt, run_id, input, allow_graph_change, sole, can_lease)
+                        except _MovedOn as moved:
+                            if race + 1 == _RESUME_RACES:
+                                raise moved.error from None
+            except _Answering:
+                leased = True
 
-    async def _resume(self, rt: Runtime[S], run_id: str, input: Any, allow_graph_change: bool) -> S:
-        """One attempt of `resume`; `_MovedOn` when another process changed the run meanwhile."""
+    async def _resume(
+        self,
+        rt: Runtime[S],
+        run_id: str,
+        input: Any,
+        allow_graph_change: bool,
+        sole: bool,
+        can_lease: bool,
+    ) -> S:
+        """One attempt of `resume`; `_MovedOn` when another process changed the run meanwhile.
+
+        `sole`: no other driver of the run can exist anywhere (see `_owner.owning`); `_Answering`
+        when this resume answers a pause and would be the sole driver with a lease (`can_lease`).
+        """
         latest = await rt.latest(run_id)
         run = latest.run
         # Every status write below is conditioned on what was just read, so a resumer that
@@ -402,21 +455,34 @@ class Engine(RunReads[S]):
         nxt = rt.next_of(latest)
         has_input = input is not _NO_INPUT
         paused = run.status is RunStatus.INTERRUPTED
+        answering = has_input or paused  # taking the answer of a pause: once, by one resume
         # A routed error stays on the run record; a failure is what this resume retries.
         keep_error = run.status is not RunStatus.FAILED
         err, err_node = (run.error, run.error_node) if keep_error else (None, None)
 
         async def move_to(status: RunStatus) -> None:
-            await _cas(
-                self.store.set_status(
-                    run_id,
-                    status,
-                    error=err,
-                    error_node=err_node,
-                    expect_step=seen_step,
-                    expect_status=seen_status,
-                )
+            write = self.store.set_status(
+                run_id,
+                status,
+                error=err,
+                error_node=err_node,
+                expect_step=seen_step,
+                expect_status=seen_status,
             )
+            if not answering:
+                await _cas(write)
+                return
+            try:
+                await write
+            except StatusConflictError as exc:
+                # Another resume moved the run between our read and this write: the answer was
+                # meant for the pause we read, not for wherever the run is now.
+                raise RunBusyError(
+                    f"run {run_id!r}: another resume took the answer of its pause at step "
+                    f"{seen_step} (the run is now {exc.status} at step {exc.step}); nothing was run",
+                    run_id=run_id,
+                    step=seen_step,
+                ) from exc
 
         interrupted_at = None
         if nxt.kind is NextKind.INTERRUPT:
@@ -434,6 +500,22 @@ class Engine(RunReads[S]):
             if run.status is not RunStatus.DONE:
                 await move_to(RunStatus.DONE)
             return state
+        if answering and not sole:
+            if can_lease:
+                raise _Answering
+            node = rt.graph.nodes.get(nxt.target) if nxt.kind is _GOTO else None
+            at_pause = interrupted_at is not None or (node is not None and node.interrupt_before)
+            if has_input and at_pause and run.status is RunStatus.RUNNING:
+                # Paused runs wait as `interrupted`: `running` here means another resume took the
+                # answer, or its process died after that status write; only ownership tells which.
+                raise RunBusyError(
+                    f"run {run_id!r} is running past its pause at step {seen_step}: another resume "
+                    "took the answer, and this store cannot tell whether its driver is alive; "
+                    f"nothing was run (once it is known to be gone, resume({run_id!r}) without input "
+                    "puts the run back to waiting)",
+                    run_id=run_id,
+                    step=seen_step,
+                )
         vm = rt.versions(run)
         forced_snapshot = False
         if vm is not None and vm.at(latest.last_step + 1) != self.state_version:
@@ -454,7 +536,9 @@ class Engine(RunReads[S]):
         first = FirstHop(
             resumed=has_input,
             input=input if has_input else None,
-            approved=paused,
+            # A sole driver answering a run left `running` at a pause takes over an answer whose
+            # driver died; without input (or ownership) such a run pauses again instead.
+            approved=paused or (has_input and sole and run.status is RunStatus.RUNNING),
             interrupted_at=interrupted_at,
             error=err,
             error_node=err_node,
@@ -539,6 +623,12 @@ class Engine(RunReads[S]):
         `run` returns.
         """
         _check_run_id(new_run_id)
+        async with owning(self.store, new_run_id, lease_ttl=None):
+            return await self._fork(run_id, new_run_id, at_step, at_label, patch)
+
+    async def _fork(
+        self, run_id: str, new_run_id: str, at_step: int | None, at_label: str | None, patch: S | None
+    ) -> S:
         rt = self.runtime()
         g, rc = rt.compiled()
         src = await self.get_run(run_id)
@@ -619,6 +709,10 @@ def _check_node_options(node_id: str, retries: Any, timeout: Any, backoff: Any) 
                 f"node {node_id!r}: {name} must be a finite number of seconds {low}, got {v!r}",
                 node_id=node_id,
             )
+
+
+class _Answering(Exception):
+    """The resume answers a pause of a `LeaseStore` run without the run's lease: take it, then retry."""
 
 
 class _MovedOn(Exception):

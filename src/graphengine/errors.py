@@ -11,6 +11,8 @@
     │                                   whose route is not a `Next`)
     ├── RunExistsError                  run() on an id already stored: use resume()
     ├── RunNotFoundError                resume/get_state/history of an unknown run id
+    ├── RunBusyError                    run/resume of a run another caller is driving, or whose
+    │                                   interrupt another resume answered: nothing was run
     ├── GraphChangedError               resume with a graph whose fingerprint differs
     ├── SchemaVersionError              a stored state version with no migration path to the engine's
     │   └── MigrationError              a migration function raised (cause in __cause__)
@@ -63,6 +65,7 @@ __all__ = [
     "NodeTimeoutError",
     "ReducerError",
     "RoutingError",
+    "RunBusyError",
     "RunExistsError",
     "RunNotFoundError",
     "SchemaVersionError",
@@ -128,6 +131,15 @@ class RunExistsError(GraphError):
 
 class RunNotFoundError(GraphError):
     """No run with this id is stored."""
+
+
+class RunBusyError(GraphError):
+    """Another caller is driving the run, or another resume took the answer of its interrupt.
+
+    Raised by `run`/`resume` before anything of the run was executed or written: a run is
+    driven by one caller at a time (see `Engine.resume`), so an interrupt's answer is consumed
+    once. The run is left as the other caller leaves it; read it (`get_run`) to see where it went.
+    """
 
 
 class GraphChangedError(GraphError):

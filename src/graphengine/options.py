@@ -70,6 +70,14 @@ class Options:
     """Fail the step (`BudgetExceededError`, nothing committed) instead of warning."""
     node: dict[str, NodeOptions] = field(default_factory=dict)
     """Per-node overrides by node id (also settable with `Engine.add(..., retries=, timeout=)`)."""
+    lease_ttl: float = 30.0
+    """Seconds the lease a `resume(run_id, input=...)` claims on a `LeaseStore` run lasts unrenewed.
+
+    Renewed every third of it while the run is driven, so another process's resume gets
+    `RunBusyError` instead of running the answered node again; if the driver dies, the run can
+    be answered again this long after its last renewal. A node that blocks the event loop longer
+    than this loses the lease (its step is then refused, and runs again on the next resume).
+    """
 
     def __post_init__(self) -> None:
         if self.max_steps < 1:
@@ -86,6 +94,8 @@ class Options:
             raise ValueError(f"timeout must be a finite number of seconds > 0, got {self.timeout}")
         if not (self.backoff >= 0 and math.isfinite(self.backoff)):
             raise ValueError(f"backoff must be a finite number of seconds >= 0, got {self.backoff}")
+        if not (self.lease_ttl > 0 and math.isfinite(self.lease_ttl)):
+            raise ValueError(f"lease_ttl must be a finite number of seconds > 0, got {self.lease_ttl}")
         if not self.max_backoff >= 0:
             raise ValueError(f"max_backoff must be >= 0, got {self.max_backoff}")
 

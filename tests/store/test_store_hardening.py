@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from graphengine import Context, Engine, NodeResult, goto, stop
+from graphengine import Context, Engine, NodeResult, RunBusyError, goto, stop
 from graphengine.store import (
     MAX_ID_CHARS,
     Checkpoint,
@@ -211,7 +211,22 @@ async def test_resume_that_stalls_before_its_status_write_leaves_a_finished_run_
     await b_started.wait()  # step 1 committed, `b` waiting on the gate
     stalling = _StallingStore(store)
     resumer = asyncio.create_task(engine(stalling).resume("race"))
-    await stalling.stalled.wait()  # the resumer read step 1 / running and is about to write
+    stalled = asyncio.ensure_future(stalling.stalled.wait())
+    await asyncio.wait([resumer, stalled], return_when=asyncio.FIRST_COMPLETED)
+    if resumer.done():
+        # SQLite: the owner's run lock (the same file, another store object) refuses a second
+        # driver before it reads anything, a stronger guard than the conditioned status write.
+        assert isinstance(store, SQLiteStore)
+        with pytest.raises(RunBusyError):
+            resumer.result()
+        stalled.cancel()
+        gate.set()
+        assert await owner == Count(n=11)
+        run = await store.get_run("race")
+        assert run is not None and run.status is RunStatus.DONE
+        assert ran == ["a", "b"]
+        return
+    # the resumer read step 1 / running and is about to write
     gate.set()
     final = await owner
     run = await store.get_run("race")

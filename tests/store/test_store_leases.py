@@ -295,3 +295,17 @@ async def test_a_stopped_worker_past_its_lease_is_fenced_off(lstore: PostgresSto
         os.kill(proc.pid, signal.SIGCONT)
         proc.kill()
         proc.wait()
+
+
+async def test_holds_says_whether_this_store_object_has_the_lease(lstore: LeaseStore) -> None:
+    """`holds` is true from `claim` to `release`, and only on the store object that claimed."""
+    other = other_store(lstore)  # type: ignore[arg-type]
+    try:
+        assert not lstore.holds("r")
+        lease = await lstore.claim("r", "a", LIVE_TTL)
+        assert lease is not None
+        assert lstore.holds("r") and not other.holds("r")
+        await lstore.release(lease)
+        assert not lstore.holds("r")
+    finally:
+        await other.close()

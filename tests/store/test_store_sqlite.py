@@ -304,6 +304,52 @@ async def test_steps_survive_sigkill_dense_and_whole(tmp_path: Path) -> None:
         assert c.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
+# ------------------------------------------------------------------------------------ run locks
+
+LOCK_HOLDER = """
+import asyncio, sys
+from graphengine.store import SQLiteStore
+store = SQLiteStore(sys.argv[1])
+assert store.lock_run("r")
+print("locked", flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+async def test_run_lock_excludes_this_and_other_processes_and_dies_with_its_holder(tmp_path: Path) -> None:
+    """`lock_run` refuses a second holder, in this process (another store object on the file) and
+    in another process; the lock of a process killed with SIGKILL is gone at once."""
+    path = tmp_path / "locks.db"
+    async with SQLiteStore(path) as a, SQLiteStore(path) as b:
+        assert a.lock_run("r") and not b.lock_run("r") and not a.lock_run("r")
+        assert b.lock_run("other run")
+        a.unlock_run("r")
+        assert b.lock_run("r")
+        b.unlock_run("r")
+        env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            LOCK_HOLDER,
+            str(path),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            env=env,
+        )
+        try:
+            assert proc.stdout is not None
+            async with asyncio.timeout(60):
+                assert await proc.stdout.readline() == b"locked\n"
+            assert not a.lock_run("r")  # held by the child
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            await proc.wait()
+        assert a.lock_run("r")  # the kernel dropped the dead child's lock
+        a.unlock_run("r")
+    async with SQLiteStore(":memory:") as m:
+        assert m.lock_run("r")  # one connection's database: no other process can drive its runs
+
+
 # ------------------------------------------------------------------------------------ schema
 
 

@@ -25,7 +25,7 @@ from .ids import MAX_ID_CHARS, check_id
 from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
-from .protocol import LeaseStore, Store
+from .protocol import LeaseStore, RunLockStore, Store
 from .prune import InvalidPolicyError, PruneMixin, PrunePolicy, PruneReport, prune
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .sqlite import SQLiteStore
@@ -53,6 +53,7 @@ __all__ = [
     "PrunePolicy",
     "PruneReport",
     "RunExistsError",
+    "RunLockStore",
     "RunRecord",
     "RunStatus",
     "RunTransfer",

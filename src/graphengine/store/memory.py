@@ -83,6 +83,18 @@ class MemoryStore(RunTransfer, PruneMixin):
                 raise status_conflict(self, run_id, r.rec.status.value, last, expect_step, expect_status)
             r.rec = replace(r.rec, status=status, error=error, error_node=error_node, updated_at=time.time())
 
+    def lock_run(self, run_id: str) -> bool:
+        """True: no other process can see this store's runs (the engine excludes callers of this one).
+
+        The `RunLockStore` side of the store: a run of a `MemoryStore` not driven in this process
+        is driven nowhere, so a resume may take over a run left `running` (a cancelled driver).
+        """
+        check_id(run_id)
+        return True
+
+    def unlock_run(self, run_id: str) -> None:
+        """Nothing to give up (see `lock_run`)."""
+
     async def list_runs(self, *, status: RunStatus | None = None, limit: int = 100) -> list[RunRecord]:
         """Return runs, newest first."""
         recs = [r.rec for r in self._runs.values() if status is None or r.rec.status == status]

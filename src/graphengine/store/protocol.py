@@ -8,7 +8,7 @@ from typing import Protocol, runtime_checkable
 from ._lease import Lease
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 
-__all__ = ["LeaseStore", "Store"]
+__all__ = ["LeaseStore", "RunLockStore", "Store"]
 
 
 @runtime_checkable
@@ -149,4 +149,31 @@ class LeaseStore(Store, Protocol):
 
     async def release(self, lease: Lease) -> None:
         """Give the run up (its writes are no longer fenced here); no effect if the lease was lost."""
+        ...
+
+    def holds(self, run_id: str) -> bool:
+        """Whether this store object holds a lease on `run_id` (claimed, not yet released).
+
+        Says nothing of expiry: a lease held here that ran out still fences this store's writes.
+        """
+        ...
+
+
+@runtime_checkable
+class RunLockStore(Store, Protocol):
+    """A `Store` that knows whether a live process is driving a run (optional extension).
+
+    `SQLiteStore` (a byte lock on a sidecar file, dropped by the operating system when its
+    process dies) and `MemoryStore` (no other process sees its runs) have it; the server stores
+    have leases (`LeaseStore`) instead. The engine locks a run while it drives it, so a second
+    caller gets `RunBusyError` instead of running the run's next node again, and a run left
+    `running` by a crashed process is resumed at once.
+    """
+
+    def lock_run(self, run_id: str) -> bool:
+        """Mark `run_id` as driven by this process; False if a live process (this one included) has."""
+        ...
+
+    def unlock_run(self, run_id: str) -> None:
+        """Give up the lock of `lock_run` (no effect if it is not held here)."""
         ...

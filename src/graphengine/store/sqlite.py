@@ -20,6 +20,9 @@ Decisions a caller should know:
   when the store is used from another loop (each `asyncio.run` makes a new one).
 - Rows are type-checked on the way out: a column holding the wrong type raises
   `CorruptRecordError` naming the run, the step and the field, never a half-built record.
+- A run being driven is locked (`lock_run`): a byte lock on the sidecar file `<path>-runlock`
+  that the operating system drops when the process dies, so the engine tells a live driver in
+  another process from a crashed one at once (see `graphengine.store._runlock`).
 - `":memory:"` works, but the database lives only as long as one connection: it is lost on
   `close()` or when the store moves to another event loop. Use `MemoryStore` for that instead.
 """
@@ -38,6 +41,7 @@ from typing import Any, Final
 
 import aiosqlite
 
+from ._runlock import RunLocks
 from ._sql import (
     PORTABLE,
     OneLoopMixin,
@@ -494,6 +498,8 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         self._txn: asyncio.Lock | None = None
         self._txn_loop: asyncio.AbstractEventLoop | None = None
         self._init_sql()
+        memory = str(path) in ("", ":memory:")  # one connection's database: no other process sees it
+        self._locks: RunLocks | None = None if memory else RunLocks(f"{path}-runlock")
 
     _sql = _STATEMENTS
     _no_limit = -1
@@ -610,9 +616,25 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         except Exception:  # closing is best effort; the file is consistent either way (WAL)
             log.warning("%r: could not close a stale connection", self, exc_info=True)
 
+    def lock_run(self, run_id: str) -> bool:
+        """Mark `run_id` as driven by this process; False if a live process (this one included) has.
+
+        The lock is a byte lock on `<path>-runlock`, dropped by the operating system when the
+        process dies, so False means a live driver, never a crashed one. Unlocked by `unlock_run`.
+        """
+        check_id(run_id)
+        return True if self._locks is None else self._locks.lock(run_id)
+
+    def unlock_run(self, run_id: str) -> None:
+        """Give up the lock of `lock_run` (no effect if it is not held here)."""
+        if self._locks is not None:
+            self._locks.unlock(run_id)
+
     async def close(self) -> None:
         """Close the connection; the store may not be used afterwards (`StoreUnavailableError`)."""
         self._closed = True
+        if self._locks is not None:
+            self._locks.close()
         conn, self._handle, self._loop = self._handle, None, None
         if conn is not None:
             if self._checkpointing is not None:

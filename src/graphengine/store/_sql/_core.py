@@ -575,6 +575,13 @@ class LeaseMixin(SQLStore):
         await self._refuse(lease.run_id, None, lease.token, "other")
         return LeaseLostError(f"{self!r}: the lease on run {lease.run_id!r} is gone", run_id=lease.run_id)
 
+    def holds(self, run_id: str) -> bool:
+        """Whether this store object holds a lease on `run_id` (claimed, not yet released).
+
+        Says nothing of expiry: a lease held here that ran out still fences this store's writes.
+        """
+        return run_id in self._held
+
     def _let_go(self, lease: Lease) -> None:
         """Stop fencing this store's writes to the lease's run."""
         if self._held.get(lease.run_id) == lease.token:
