@@ -656,7 +656,13 @@ def pending_writes_resume() -> StateGraph[Any]:
 
 
 def error_in_one_of_many_sends() -> StateGraph[Any]:
-    """Built from test_pending_writes_resume and the map-reduce how-to: one of five Send tasks fails once; resumed."""
+    """Built from test_pending_writes_resume and the map-reduce how-to: one of five Send tasks fails once; resumed.
+
+    Only the failing task's result counts its calls: whether a sibling still running when task 3
+    failed keeps its write (runs once) or runs again on resume depends, in LangGraph itself, on
+    which thread finished first (a loaded machine once saw LangGraph call task 5 twice), so the
+    siblings' call counts are no oracle. Each sibling's result is there exactly once either way.
+    """
     calls: dict[int, int] = {}
 
     def fan(state: _Collect) -> list[Send]:
@@ -667,7 +673,7 @@ def error_in_one_of_many_sends() -> StateGraph[Any]:
         calls[n] = calls.get(n, 0) + 1
         if n == 3 and calls[n] == 1:
             raise ValueError("item 3 failed")
-        return {"results": [f"{n} call {calls[n]}"]}
+        return {"results": [f"{n} call {calls[n]}" if n == 3 else f"{n}"]}
 
     def total(state: _Collect) -> dict[str, Any]:
         return {"results": [f"total {len(state['results'])}"]}
@@ -919,8 +925,9 @@ def error_inside_subgraph_resumed() -> StateGraph[Any]:
     sb.add_edge("first", "second")
 
     def side(state: _Log) -> dict[str, Any]:
+        # No call count: a sibling of the failing task (see error_in_one_of_many_sends).
         calls["side"] += 1
-        return {"log": [f"side call {calls['side']}"]}
+        return {"log": ["side"]}
 
     b = StateGraph(_Log)
     b.add_node("sub", sb.compile())
@@ -1168,8 +1175,10 @@ def interrupt_and_error_in_one_step() -> StateGraph[Any]:
         return {"log": [f"flaky call {calls['flaky']}"]}
 
     def steady(state: _Log) -> dict[str, Any]:
+        # No call count: whether LangGraph keeps a sibling's write when another task of the step
+        # fails first depends on which thread finished first (see error_in_one_of_many_sends).
         calls["steady"] += 1
-        return {"log": [f"steady call {calls['steady']}"]}
+        return {"log": ["steady"]}
 
     b = StateGraph(_Log)
     for name, fn in (("ask", ask), ("flaky", flaky), ("steady", steady)):
