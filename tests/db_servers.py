@@ -13,6 +13,7 @@ import socket
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -86,22 +87,58 @@ def unique_name(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
 
 
+async def drop_postgres_schema(schema: str) -> None:
+    """Drop a test's schema and all in it, if it exists (at `POSTGRES_DSN`)."""
+    import asyncpg
+
+    conn = await asyncpg.connect(POSTGRES_DSN)
+    try:
+        # The name is ours (unique_name), not user text; identifiers cannot be bound.
+        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    finally:
+        await conn.close()
+
+
+@asynccontextmanager
+async def postgres_schema(schema: str | None = None, prefix: str = "t") -> AsyncIterator[str]:
+    """The name of a schema of a test's own (`schema`, or a fresh one named from `prefix`), dropped
+    with all in it afterwards; whoever uses it creates it (a `PostgresStore` creates its own)."""
+    schema = schema or unique_name(prefix)
+    try:
+        yield schema
+    finally:
+        await drop_postgres_schema(schema)
+
+
+@asynccontextmanager
+async def langgraph_postgres_store(prefix: str) -> AsyncIterator[Any]:
+    """LangGraph's `AsyncPostgresStore`, set up in a fresh schema of its own (named from `prefix`)
+    and dropped afterwards: its tables have fixed names, so suites running at once (or an older
+    run's tables) never share them. Required to be up, with psycopg (a failure under CI)."""
+    require_postgres("psycopg", "dev")
+    import psycopg
+    from langgraph.store.postgres import AsyncPostgresStore
+
+    sep = "&" if "?" in POSTGRES_DSN else "?"
+    async with postgres_schema(prefix=prefix) as schema:
+        async with await psycopg.AsyncConnection.connect(POSTGRES_DSN, autocommit=True) as conn:
+            # The name is ours (unique_name), not user text; identifiers cannot be bound.
+            await conn.execute(f"CREATE SCHEMA {schema}")
+        async with AsyncPostgresStore.from_conn_string(
+            f"{POSTGRES_DSN}{sep}options=-csearch_path%3D{schema}"
+        ) as store:
+            await store.setup()
+            yield store
+
+
 @asynccontextmanager
 async def postgres_store(schema: str | None = None) -> AsyncIterator[PostgresStore]:
     """A `PostgresStore` in a fresh schema of its own, dropped afterwards."""
-    import asyncpg
-
-    schema = schema or unique_name("t")
-    try:
-        async with PostgresStore(POSTGRES_DSN, schema=schema, min_size=1, max_size=4) as s:
-            yield s
-    finally:
-        conn = await asyncpg.connect(POSTGRES_DSN)
-        try:
-            # The name is ours (unique_name), not user text; identifiers cannot be bound.
-            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-        finally:
-            await conn.close()
+    async with (
+        postgres_schema(schema) as name,
+        PostgresStore(POSTGRES_DSN, schema=name, min_size=1, max_size=4) as s,
+    ):
+        yield s
 
 
 @asynccontextmanager

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from db_servers import (
     POSTGRES_DSN,
+    drop_postgres_schema,
     mysql_database,
     mysql_unavailable,
     postgres_unavailable,
@@ -28,17 +29,6 @@ from graphengine.adapters.langgraph_tables import (
 
 CFG: dict[str, Any] = {"configurable": {"thread_id": "t"}}
 """The config of the one thread the saver tests use."""
-
-
-async def drop_postgres_schema(schema: str) -> None:
-    """Drop a test's schema (its name is ours, from unique_name; identifiers cannot be bound)."""
-    import asyncpg  # type: ignore[import-untyped]  # asyncpg ships no type information
-
-    conn = await asyncpg.connect(POSTGRES_DSN)
-    try:
-        await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-    finally:
-        await conn.close()
 
 
 SERVERS: dict[str, Callable[[], str | None]] = {

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("langgraph")
 
-from db_servers import POSTGRES_DSN, mysql_database, unique_name
+from db_servers import POSTGRES_DSN, drop_postgres_schema, mysql_database, unique_name
 from langgraph.channels.delta import DeltaChannel
 from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint
 from langgraph.checkpoint.base.id import uuid6
@@ -25,7 +25,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
-from saver_helpers import CFG, TABLES, drop_postgres_schema, growing, require_table
+from saver_helpers import CFG, TABLES, growing, require_table
 from typing_extensions import TypedDict
 
 from graphengine.adapters.langgraph_saver import GraphEngineSaver

@@ -13,7 +13,8 @@ from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, postgres_store, uni
 
 pytest.importorskip("langgraph")
 
-from saver_helpers import drop_postgres_schema, growing, require_table
+from db_servers import drop_postgres_schema
+from saver_helpers import growing, require_table
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
 from graphengine.adapters.langgraph_saver import GraphEngineSaver

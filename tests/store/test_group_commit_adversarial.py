@@ -27,6 +27,7 @@ from db_servers import (
     require_mysql,
     server_store,
 )
+from store_writes import make_runs, save_all, step
 
 from graphengine.store import (
     LeaseLostError,
@@ -44,23 +45,6 @@ from graphengine.store import (
 
 # Generous: only a hang would reach it.
 TIMEOUT = 30.0
-
-
-def step(run_id: str, n: int, **kw: object) -> StepRecord:
-    fields: dict[str, object] = {"node_id": f"n{n}", "delta": f'{{"n":{n}}}'.encode(), "route": '"x"'}
-    fields |= {"ts": 1000.0 + n, "state": b"S" if n == 1 else None} | kw
-    return StepRecord(run_id, n, **fields)  # type: ignore[arg-type]
-
-
-async def make_runs(store: Store, ids: Sequence[str]) -> None:
-    for run_id in ids:
-        await store.create_run(RunRecord(run_id, RunStatus.RUNNING, b"{}"))
-
-
-async def save_all(store: Store, recs: Sequence[StepRecord]) -> list[BaseException | None]:
-    """Save `recs` at the same moment (one group where the backend groups); each one's outcome."""
-    coro = asyncio.gather(*(store.save_step(r) for r in recs), return_exceptions=True)
-    return list(await asyncio.wait_for(coro, TIMEOUT))
 
 
 async def assert_truthful(store: Store, recs: Sequence[StepRecord], outcomes: Sequence[object]) -> None:
@@ -258,13 +242,9 @@ async def test_a_connection_killed_mid_group_loses_no_reported_step(server: str)
         await make_runs(store, ids)
         async with side_connection(store) as side, side_connection(store) as killer:
             # Another transaction writes r5's step 1 and waits: the group's insert of it queues behind.
-            await side.run("BEGIN")
-            await side.run(
-                "INSERT INTO steps (run_id, step, node_id, route, attempt, ts) VALUES ('r5', 1, 's', '\"x\"', 1, 1.0)"
-            )
-            recs = [step(r, 1) for r in ids]
-            group = asyncio.ensure_future(save_all(store, recs))
-            await killer.kill(await killer.wait_blocked_by(side, group))
+            insert = "INSERT INTO steps (run_id, step, node_id, route, attempt, ts) VALUES ('r5', 1, 's', '\"x\"', 1, 1.0)"
+            recs, group, waiting = await group_waiting_on(side, killer, insert, ids)
+            await killer.kill(waiting)
             await side.run("ROLLBACK")
             outcomes = await asyncio.wait_for(group, TIMEOUT)
         assert all(o is None or isinstance(o, StoreError) for o in outcomes), outcomes
@@ -287,13 +267,10 @@ async def test_a_lease_taken_over_while_its_group_waits_fences_that_step_alone(s
         for run_id in ids:
             assert await store.claim(run_id, "me", 60.0) is not None
         async with side_connection(store) as side, side_connection(store) as watcher:
-            await side.run("BEGIN")
-            await side.run(
+            takeover = (
                 "UPDATE runs SET lease_owner = 'thief', lease_token = lease_token + 1 WHERE run_id = 'r5'"
             )
-            recs = [step(r, 1) for r in ids]
-            group = asyncio.ensure_future(save_all(store, recs))
-            await watcher.wait_blocked_by(side, group)
+            recs, group, _ = await group_waiting_on(side, watcher, takeover, ids)
             await side.run("COMMIT")
             outcomes = await asyncio.wait_for(group, TIMEOUT)
         assert isinstance(outcomes[5], LeaseLostError)
@@ -498,6 +475,19 @@ async def side_connection(store: Store) -> AsyncIterator[Side]:
             yield Side(store, conn)
         finally:
             conn.close()
+
+
+async def group_waiting_on(
+    side: Side, watcher: Side, sql: str, ids: Sequence[str]
+) -> tuple[list[StepRecord], asyncio.Future[list[BaseException | None]], list[int]]:
+    """`side` opens a transaction and runs `sql` (taking a row the group needs), then step 1 of
+    every run in `ids` is saved as one group. Returns once `watcher` sees the group wait for
+    `side`: the steps, the group in flight, and the server ids of its waiting connections."""
+    await side.run("BEGIN")
+    await side.run(sql)
+    recs = [step(r, 1) for r in ids]
+    group = asyncio.ensure_future(save_all(side.store, recs))
+    return recs, group, await watcher.wait_blocked_by(side, group)
 
 
 async def side_sql(store: Store, statements: Sequence[str]) -> None:

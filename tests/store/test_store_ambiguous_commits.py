@@ -14,16 +14,24 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import pytest
-from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_database, require_mysql, require_postgres, unique_name
+from db_servers import (
+    MYSQL_DSN,
+    POSTGRES_DSN,
+    mysql_database,
+    postgres_schema,
+    require_mysql,
+    require_postgres,
+)
 from lossy_proxy import LossyProxy
 from pydantic import BaseModel
+from store_writes import make_runs, save_all, step
 
 from graphengine import Context, Engine, NodeResult, append, goto, stop
 from graphengine.store import (
@@ -34,7 +42,6 @@ from graphengine.store import (
     RunStatus,
     SQLiteStore,
     StepConflictError,
-    StepRecord,
     Store,
     StoreUnavailableError,
 )
@@ -42,23 +49,6 @@ from graphengine.store import (
 SERVERS = ["postgres", "mysql"]
 # Generous: only a hang would reach it.
 TIMEOUT = 60.0
-
-
-def step(run_id: str, n: int, **kw: Any) -> StepRecord:
-    fields: dict[str, Any] = {"node_id": f"n{n}", "delta": f'{{"n":{n}}}'.encode(), "route": '"x"'}
-    fields |= {"ts": 1000.0 + n, "state": b"S" if n == 1 else None} | kw
-    return StepRecord(run_id, n, **fields)
-
-
-async def make_runs(store: Store, ids: Sequence[str]) -> None:
-    for run_id in ids:
-        await store.create_run(RunRecord(run_id, RunStatus.RUNNING, b"{}"))
-
-
-async def save_all(store: Store, recs: Sequence[StepRecord]) -> list[BaseException | None]:
-    """Save `recs` at the same moment (one group); each one's outcome."""
-    coro = asyncio.gather(*(store.save_step(r) for r in recs), return_exceptions=True)
-    return list(await asyncio.wait_for(coro, TIMEOUT))
 
 
 def _with_port(dsn: str, port: int) -> str:
@@ -82,21 +72,12 @@ async def stores(server: str, **options: Any) -> AsyncIterator[tuple[Store, Stor
     port = await proxy.start()
     try:
         if server == "postgres":
-            schema = unique_name("t")
-            try:
-                async with (
-                    PostgresStore(_with_port(POSTGRES_DSN, port), schema=schema, max_size=4, **options) as s,
-                    PostgresStore(POSTGRES_DSN, schema=schema, max_size=2, **options) as direct,
-                ):
-                    yield s, direct, proxy
-            finally:
-                import asyncpg
-
-                conn = await asyncpg.connect(POSTGRES_DSN)
-                try:
-                    await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-                finally:
-                    await conn.close()
+            async with (
+                postgres_schema() as schema,
+                PostgresStore(_with_port(POSTGRES_DSN, port), schema=schema, max_size=4, **options) as s,
+                PostgresStore(POSTGRES_DSN, schema=schema, max_size=2, **options) as direct,
+            ):
+                yield s, direct, proxy
         else:
             async with (
                 mysql_database() as dsn,

@@ -11,7 +11,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
-from db_servers import POSTGRES_DSN, require_postgres, unique_name
+from db_servers import langgraph_postgres_store
 from langgraph.store.memory import InMemoryStore
 
 from goap.compat.history import ExecutionRecord, StoreExecutionHistory
@@ -42,28 +42,10 @@ def test_threads_recording_one_goal_lose_no_record() -> None:
 
 async def test_async_writers_on_postgres_lose_no_record() -> None:
     """Twenty concurrent arecord calls on LangGraph's PostgreSQL store all land in the goal index."""
-    require_postgres("psycopg", "dev")
-    import psycopg
-    from langgraph.store.postgres import AsyncPostgresStore
-
-    # LangGraph's store tables have fixed names: each run of this test keeps them in a schema of
-    # its own, so suites running at once (or an older run's tables) never share them.
-    schema = unique_name("compat_history")
-    async with await psycopg.AsyncConnection.connect(POSTGRES_DSN, autocommit=True) as conn:
-        # The name is ours (unique_name), not user text; identifiers cannot be bound.
-        await conn.execute(f"CREATE SCHEMA {schema}")
     goal = f"compat-history-{uuid.uuid4().hex}"
-    sep = "&" if "?" in POSTGRES_DSN else "?"
-    try:
-        async with AsyncPostgresStore.from_conn_string(
-            f"{POSTGRES_DSN}{sep}options=-csearch_path%3D{schema}"
-        ) as store:
-            await store.setup()
-            history = StoreExecutionHistory(store)
-            await asyncio.gather(*(history.arecord(record(goal, i, "failed")) for i in range(20)))
-            got = await history.aquery_by_goal(goal, limit=100)
-            assert len(got) == 20
-            assert len(await history.aquery_failures(f"{goal}-act3")) == 1
-    finally:
-        async with await psycopg.AsyncConnection.connect(POSTGRES_DSN, autocommit=True) as conn:
-            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    async with langgraph_postgres_store("compat_history") as store:
+        history = StoreExecutionHistory(store)
+        await asyncio.gather(*(history.arecord(record(goal, i, "failed")) for i in range(20)))
+        got = await history.aquery_by_goal(goal, limit=100)
+        assert len(got) == 20
+        assert len(await history.aquery_failures(f"{goal}-act3")) == 1

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import pytest
-from db_servers import POSTGRES_DSN, require_postgres, unique_name
+from db_servers import langgraph_postgres_store
 from goap_tasks import RELEASE_START, offline, release_actions
 
 pytest.importorskip("langgraph")
@@ -26,24 +26,8 @@ async def base_store(request: pytest.FixtureRequest) -> AsyncIterator[BaseStore]
     if request.param == "memory":
         yield InMemoryStore()
         return
-    require_postgres("psycopg", "dev")
-    import psycopg
-    from langgraph.store.postgres import AsyncPostgresStore
-
-    schema = unique_name("lgh")
-    async with await psycopg.AsyncConnection.connect(POSTGRES_DSN, autocommit=True) as conn:
-        # The name is ours (unique_name), not user text; identifiers cannot be bound.
-        await conn.execute(f"CREATE SCHEMA {schema}")
-    sep = "&" if "?" in POSTGRES_DSN else "?"
-    try:
-        async with AsyncPostgresStore.from_conn_string(
-            f"{POSTGRES_DSN}{sep}options=-csearch_path%3D{schema}"
-        ) as store:
-            await store.setup()
-            yield store
-    finally:
-        async with await psycopg.AsyncConnection.connect(POSTGRES_DSN, autocommit=True) as conn:
-            await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    async with langgraph_postgres_store("lgh") as store:
+        yield store
 
 
 async def _goap_run(run_id: str, goal: Mapping[str, Any]) -> GoapState:
