@@ -13,12 +13,13 @@ import socket
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
-from graphengine.store import MySQLStore, PostgresStore
+from graphengine.store import MySQLStore, PostgresStore, SQLiteStore, Store
 
 POSTGRES_DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 """The PostgreSQL server tests use; each test gets a schema of its own in it."""
@@ -185,3 +186,14 @@ def server_store(server: str) -> AbstractAsyncContextManager[PostgresStore | MyS
         return postgres_store()
     require_mysql()
     return mysql_store()
+
+
+def store_url(store: Store) -> str:
+    """The URL another store object (or a child process) opens the same SQLite file, PostgreSQL
+    schema or MySQL database with."""
+    if isinstance(store, SQLiteStore):
+        return f"sqlite:///{Path(store.path).resolve()}"
+    if isinstance(store, PostgresStore):
+        return f"{POSTGRES_DSN}?schema={store.schema}"
+    assert isinstance(store, MySQLStore)
+    return str(urlsplit(MYSQL_DSN)._replace(path=f"/{store.database}").geturl())

@@ -22,26 +22,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from db_servers import MYSQL_DSN, POSTGRES_DSN
+from db_servers import store_url
 
-from graphengine.store import MySQLStore, PostgresStore, RunStatus, SQLiteStore, Store
+from graphengine.store import RunStatus, Store
 
 CHILD = Path(__file__).resolve().parents[1] / "crash" / "many_runs.py"
 RUNS = 300
 STEPS = 12
 SEED = int(os.environ.get("CRASH_SEED", str(random.SystemRandom().randrange(2**32))))
-
-
-def _url(store: Store) -> str:
-    """The URL the child opens the same store with."""
-    if isinstance(store, SQLiteStore):
-        return f"sqlite:///{Path(store.path).resolve()}"
-    if isinstance(store, PostgresStore):
-        return f"{POSTGRES_DSN}?schema={store.schema}"
-    assert isinstance(store, MySQLStore)
-    return str(urlsplit(MYSQL_DSN)._replace(path=f"/{store.database}").geturl())
 
 
 def _lines(log: Path, kind: str) -> list[tuple[str, int]]:
@@ -118,7 +107,7 @@ async def test_sigkill_mid_group_commit_of_hundreds_of_runs_loses_no_reported_st
     every stored run is intact, and a resume finishes every run as if never interrupted."""
     rng = random.Random(SEED)
     prefix = f"kill{rng.randrange(10**6)}"
-    url, log = _url(sql_store), tmp_path / "many.log"
+    url, log = store_url(sql_store), tmp_path / "many.log"
     kills = 0
     for _ in range(2):
         before = sum((await _check(sql_store, prefix, log)).values())

@@ -21,17 +21,14 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from crash.resume_once import BUSY, Payment, engine
-from db_servers import MYSQL_DSN, POSTGRES_DSN
+from db_servers import store_url
 
 from graphengine import Context, Engine, NodeResult, RunBusyError
 from graphengine.store import (
     MemoryStore,
-    MySQLStore,
-    PostgresStore,
     RunStatus,
     SQLiteStore,
     Store,
@@ -40,16 +37,6 @@ from graphengine.store import (
 
 CHILD = Path(__file__).resolve().parents[1] / "crash" / "resume_once.py"
 WAIT = 60.0  # seconds: generous bound of every wait on a loaded machine (a poll, never a sleep)
-
-
-def _url(store: Store) -> str:
-    """The URL another store object (or process) opens the same database with."""
-    if isinstance(store, SQLiteStore):
-        return f"sqlite:///{Path(store.path).resolve()}"
-    if isinstance(store, PostgresStore):
-        return f"{POSTGRES_DSN}?schema={store.schema}"
-    assert isinstance(store, MySQLStore)
-    return str(urlsplit(MYSQL_DSN)._replace(path=f"/{store.database}").geturl())
 
 
 @pytest.fixture(params=["ask", "before"])
@@ -92,7 +79,7 @@ async def _same_database(store: Store) -> AsyncIterator[Store]:
     if isinstance(store, MemoryStore):
         yield store
         return
-    other = open_store(_url(store), create=False)
+    other = open_store(store_url(store), create=False)
     try:
         yield other
     finally:
@@ -289,7 +276,7 @@ async def test_two_processes_resume_at_once_pay_once(sql_store: Store, tmp_path:
     then), and the stored run is the winner's."""
     log, go = tmp_path / "pay.log", tmp_path / "go"
     await _paused(engine(sql_store, str(log), str(go), style=style), "r")
-    url = _url(sql_store)
+    url = store_url(sql_store)
     with _children(*([url, "r", who, str(log), str(go), "30", style] for who in ("alice", "bob"))) as procs:
         await _until(lambda: any(p.poll() is not None for p in procs), "a child to give up")
         loser = next(p for p in procs if p.poll() is not None)
@@ -312,7 +299,7 @@ async def test_sigkill_after_the_status_move_then_a_resume_finishes_the_run(
     log, go = tmp_path / "pay.log", tmp_path / "go"
     g = engine(sql_store, str(log), str(go), lease_ttl=1.0, style=style)
     await _paused(g, "r")
-    with _children([_url(sql_store), "r", "alice", str(log), str(go), "1.0", style]) as (child,):
+    with _children([store_url(sql_store), "r", "alice", str(log), str(go), "1.0", style]) as (child,):
         await _until(lambda: len(_pays(log)) == 1, "the child inside pay")
         assert (await sql_store.get_run("r")).status is RunStatus.RUNNING  # type: ignore[union-attr]
         os.kill(child.pid, signal.SIGKILL)
