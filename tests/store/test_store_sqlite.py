@@ -350,6 +350,36 @@ async def test_run_lock_excludes_this_and_other_processes_and_dies_with_its_hold
         assert m.lock_run("r")  # one connection's database: no other process can drive its runs
 
 
+async def test_a_run_lock_file_that_cannot_be_opened_is_a_typed_error_and_the_run_resumes(
+    tmp_path: Path,
+) -> None:
+    """A `<db>-runlock` that cannot be opened (here a directory of that name) fails `run` with
+    `StoreUnavailableError` naming the file; the stored run is `running` with no step, and resumes
+    to the end once the file can be made."""
+    from pydantic import BaseModel
+
+    from graphengine import Context, Engine, NodeResult, stop
+
+    class S(BaseModel):
+        n: int = 0
+
+    async def inc(ctx: Context, s: S) -> NodeResult[S]:
+        return NodeResult(delta=S(n=s.n + 1), route=stop())
+
+    path = tmp_path / "blocked.db"
+    blocker = tmp_path / "blocked.db-runlock"
+    blocker.mkdir()
+    async with SQLiteStore(path) as store:
+        engine = Engine(S, store=store).add("inc", inc).start_at("inc")
+        with pytest.raises(StoreUnavailableError, match="blocked.db-runlock"):
+            await engine.run("r", S())
+        run = await store.get_run("r")
+        assert run is not None and run.status is RunStatus.RUNNING
+        assert list(await store.load_steps("r")) == []
+        blocker.rmdir()
+        assert await engine.resume("r") == S(n=1)
+
+
 # ------------------------------------------------------------------------------------ schema
 
 

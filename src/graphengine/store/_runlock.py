@@ -19,6 +19,8 @@ import os
 import threading
 from typing import Final
 
+from .errors import StoreUnavailableError
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -63,13 +65,22 @@ class RunLocks:
             key = os.path.realpath(self.path)
             f = _files.get(key)
             if f is None:
-                f = _files[key] = _File(os.open(key, os.O_RDWR | os.O_CREAT, 0o644))
+                try:
+                    fd = os.open(key, os.O_RDWR | os.O_CREAT, 0o644)
+                except OSError as exc:
+                    raise StoreUnavailableError(
+                        f"cannot open the run lock file {self.path!r} beside the database: {exc}"
+                    ) from exc
+                f = _files[key] = _File(fd)
             f.users += 1
             self._file = f
         return f
 
     def lock(self, run_id: str) -> bool:
-        """Lock `run_id` for this process; False if this or another process holds it."""
+        """Lock `run_id` for this process; False if this or another process holds it.
+
+        `StoreUnavailableError` if the sidecar file cannot be opened or created (a directory of
+        that name, no room, no permission): nothing is locked then."""
         with _mutex:
             f = self._open()
             if run_id in f.held:
