@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo demo-research test lint typecheck unit bench crash-test clean
+.PHONY: demo demo-research test lint typecheck unit bench crash-test compat-report clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -39,6 +39,10 @@ test: unit typecheck lint
 bench: $(STAMP)
 	$(BIN)/python -m bench engine
 	$(BIN)/python -m bench planner
+
+# LangGOAP 0.1.2's own suite (downloaded into ~/.cache/graphengine, never into the repo) against goap.compat
+compat-report: $(STAMP)
+	$(BIN)/python -m tests.compat.report --by-file
 
 crash-test: $(STAMP)
 	CRASH_RUNS=300 $(BIN)/python -m pytest -q tests/engine/test_crash_sigkill.py

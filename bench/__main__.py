@@ -10,10 +10,6 @@ import importlib
 import sys
 
 BENCHMARKS = {
-    "compat": "bench.compat_plan",
-    "compat-anytime": "bench.compat_anytime",
-    "compat-graph": "bench.compat_graph",
-    "compat-strategies": "bench.compat_planner",
     "coverage": "bench.coverage",
     "engine": "bench.engine",
     "memory": "bench.memory",

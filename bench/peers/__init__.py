@@ -129,8 +129,8 @@ def runner(name: str) -> Runner:
 def quiet_langgoap() -> Iterator[None]:
     """langgoap's INFO/WARNING logging off while timing it, and the logger's level put back after.
 
-    goap.compat logs under the same ``langgoap`` name; a level left at ERROR in a test process
-    would hide its warnings from later tests.
+    A level left at ERROR in a test process would hide langgoap's warnings from later tests
+    that compare against it.
     """
     log = logging.getLogger("langgoap")
     level = log.level

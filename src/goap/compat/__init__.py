@@ -1,37 +1,21 @@
-"""LangGOAP 0.1.2's public API on goap's planner and graphengine's engine.
+"""LangGOAP's public API over goap's own layers: ``from langgoap import X`` becomes ``from goap.compat import X``.
 
-``from langgoap import X`` becomes ``from goap.compat import X`` and ``from langgoap.a.b import Y``
-becomes ``from goap.compat.a.b import Y``: the module paths mirror langgoap's. Searches go through
-:func:`goap.planning.plan`; nothing here imports langgoap.
-
-Like :mod:`goap`, the package imports nothing up front: each public name is imported from its
-module on first use, so ``from goap.compat import ActionSpec`` loads neither LangGraph nor the
-engine. A name whose module is not there yet raises ``ImportError`` naming that module.
+Every name is an adapter: planning goes to :mod:`goap.planning` and :mod:`goap.strategies`, the
+GOAP loop to :mod:`goap.runtime` on the engine. LangGOAP's module paths are mirrored
+(``goap.compat.planner.mcts``, ``goap.compat.graph.nodes``, ...). Names resolve on first use, so
+``import goap.compat`` costs nothing until a name is read; ``docs/langgoap.md`` lists where the
+behaviour differs from LangGOAP's on purpose.
 """
 
 from __future__ import annotations
 
 import importlib
-import logging
-import sys
 from typing import Any
 
-from goap.compat._logs import ROOT_LOGGER
-
 __version__ = "0.1.2"
-"""The langgoap release whose API this package mirrors."""
+"""The LangGOAP release whose API this package follows."""
 
-
-def set_log_level(level: str | int) -> None:
-    """Set the level (``"ERROR"``, ``logging.DEBUG``, ...) of the compat layer's loggers.
-
-    They are named as langgoap's (``langgoap``, ``langgoap.planner.astar``, ...), so logging set up
-    for langgoap keeps working after switching the imports.
-    """
-    logging.getLogger(ROOT_LOGGER).setLevel(level)
-
-
-_EXPORTS: dict[str, str] = {
+_HOMES: dict[str, str] = {
     "AStarStrategy": "goap.compat.planner.strategy",
     "ActionGuard": "goap.compat.guards",
     "ActionQos": "goap.compat.qos",
@@ -158,8 +142,7 @@ _EXPORTS: dict[str, str] = {
     "install_langgoap_serde": "goap.compat.serde",
     "is_nirvana": "goap.compat.planner.utility",
     "pareto_plans": "goap.compat.planner.csp",
-    "pipeline_plan": "goap.compat.planner.pipeline:plan",
-    "plan": "goap.compat.planner.astar",
+    "plan": "goap.compat.planner.pipeline",
     "render_ascii": "goap.compat.viz",
     "render_ascii_gantt": "goap.compat.viz",
     "render_dot": "goap.compat.viz",
@@ -174,22 +157,19 @@ _EXPORTS: dict[str, str] = {
     "successful_action_names": "goap.compat.graph.state",
     "visualize": "goap.compat.viz",
 }
-"""Public name -> the module defining it (``module:attribute`` when the name is an alias)."""
+"""Public name -> the module that defines it."""
 
-__all__ = sorted([*_EXPORTS, "__version__", "set_log_level"])
-
-_namespace = sys.modules[__name__].__dict__
+__all__ = sorted([*_HOMES, "__version__"])
 
 
 def __getattr__(name: str) -> Any:
-    target = _EXPORTS.get(name)
-    if target is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, _, attr = target.partition(":")
-    value = getattr(importlib.import_module(module), attr or name)
-    _namespace[name] = value  # later lookups skip this function
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'goap.compat' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later reads skip this function
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(_namespace) | set(_EXPORTS))
+    return __all__

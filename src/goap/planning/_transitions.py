@@ -9,11 +9,11 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from goap.planning._actions import ActionSpec
 
-__all__ = [
-    "DeterministicTransitionModel",
+__all__ = [  # in the order the module defines them
     "DivergenceKind",
     "DivergencePolicy",
     "TransitionModel",
+    "DeterministicTransitionModel",
     "assert_expected_matches_declared",
 ]
 

@@ -32,14 +32,14 @@ from graphengine.testing import assert_replays
 
 BASE = ProblemFeatures(
     action_count=5,
+    horizon_estimate=5,
     goal_condition_count=1,
+    unsatisfied_goal_conditions=1,
+    risk_profile="strict",
+    is_stochastic=False,
     has_hard_constraints=False,
     has_soft_objectives=False,
     has_trajectory_metrics=False,
-    is_stochastic=False,
-    risk_profile="strict",
-    unsatisfied_goal_conditions=1,
-    horizon_estimate=5,
 )
 ACTS = [ActionSpec("a", {}, {"x": True}, resources={"budget": 2}), ActionSpec("b", {"x": True}, {"y": True})]
 GOAL = GoalSpec({"y": True})

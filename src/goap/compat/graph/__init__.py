@@ -1,1 +1,0 @@
-"""LangGOAP's ``langgoap.graph`` package: the GOAP loop as a LangGraph graph."""
