@@ -49,6 +49,8 @@ class GoapConfig:
     """Replans allowed per (sub-)goal; None: each goal's own `GoalSpec.max_replans`."""
     replan_every_action: bool = False
     """Re-plan after every successful action (for worlds that change under the agent)."""
+    never_replan: bool = False
+    """Never replan: a failed action or a spent plan ends the run ``failed``; deviations are ignored."""
     blacklist_after: int = 2
     """Failures after which an action is blacklisted (0: never)."""
     time_budget: float | None = None

@@ -28,7 +28,7 @@ from goap.runtime._reflexion import ReflexionTracer
 from goap.runtime._sensors import as_sensor
 from goap.runtime._state import GoapState
 from goap.runtime._tracing import NullTracer
-from graphengine import Engine, Options, ReplayReport
+from graphengine import Engine, NodeResult, Options, ReplayReport
 from graphengine.emit import Emitter
 from graphengine.store import Store
 
@@ -92,6 +92,7 @@ class GoapGraph:
         strategy: PlanningStrategy | None = None,
         transition_model: TransitionModel | None = None,
         replan_every_action: bool = False,
+        never_replan: bool = False,
         blacklist_after: int = 2,
         time_budget: float | None = None,
         seed: int = 0,
@@ -121,6 +122,7 @@ class GoapGraph:
             strategy=strategy or DefaultStrategy(),
             max_replans=max_replans,
             replan_every_action=replan_every_action,
+            never_replan=never_replan,
             blacklist_after=blacklist_after,
             time_budget=time_budget,
             transition_model=transition_model,
@@ -178,6 +180,28 @@ class GoapGraph:
         To answer an approval: ``resume(run_id, input={"approved": True, ...})``.
         """
         return await self.engine.resume(run_id, **kwargs)
+
+    async def step(
+        self,
+        node: str,
+        state: GoapState,
+        *,
+        step: int = 1,
+        run_id: str = "step",
+        resumed: bool = False,
+        resume_input: Any = None,
+    ) -> NodeResult[GoapState]:
+        """Run one node (``planner``, ``executor``, ``observer``, ``approval``) on ``state``, outside a run.
+
+        Nothing is stored: the node's delta and route are returned for the caller to apply
+        (``graph.engine.runtime().reducer(state, result.delta)``), so another runtime can drive
+        the GOAP loop node by node. Policies, tracers and retries are those of a run.
+        """
+        rt = self.engine.runtime()
+        res, _attempts, _ctx = await rt.run_node(
+            rt.graph.nodes[node], run_id, step, state, resumed=resumed, resume_input=resume_input
+        )
+        return res
 
     async def pending_approval(self, run_id: str) -> dict[str, Any] | None:
         """The approval the run waits for (action, plan index, form name and JSON schema), or None."""

@@ -111,6 +111,14 @@ class Observer(_Node):
                 reason = "every_action_replan"
         if reason == "state_deviation" and readings is not None and readings.changed:
             reason = "sensor_change"
+        if cfg.never_replan and reason is not None:
+            if reason in ("state_deviation", "sensor_change") and s.current_step < len(s.plan):
+                reason = None  # deviations are not checked: the next action runs (or fails)
+            else:
+                return NodeResult(
+                    delta=GoapState(**base, status="failed", replan_reason=reason, expected_world_state=None),
+                    route=stop(),
+                )
         if reason is None:
             route, extra = self.hop(s.plan, s.current_step, s.plans_made, s.approval_granted)
             return NodeResult(delta=GoapState(**base, **extra, expected_world_state=None), route=route)

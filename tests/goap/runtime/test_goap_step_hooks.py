@@ -1,0 +1,50 @@
+"""`GoapGraph.step` (one node outside a run) and `never_replan` (no replanning at all)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
+
+
+def _boom(world: dict[str, Any]) -> dict[str, Any]:
+    raise RuntimeError("boom")
+
+
+async def test_step_runs_one_node_and_returns_its_delta_and_route() -> None:
+    """The planner node run alone returns the plan in its delta and routes to the executor."""
+    g = GoapGraph(
+        [
+            ActionSpec("a", effects={"x": True}),
+            ActionSpec("b", preconditions={"x": True}, effects={"y": True}),
+        ]
+    )
+    s = GoapState(world_state={}, goal=GoalSpec({"y": True}))
+    res = await g.step("planner", s)
+    assert res.delta is not None and res.delta.plan == ["a", "b"]
+    assert res.route is not None and res.route.target == "executor"
+    s = g.engine.runtime().reducer(s, res.delta)
+    res = await g.step("executor", s, step=2)
+    assert res.delta is not None and res.delta.world_state == {"x": True}
+    assert res.delta.execution_history[0].step == 2
+
+
+async def test_never_replan_ends_failed_on_an_action_failure() -> None:
+    """With never_replan a failed action ends the run `failed` instead of replanning."""
+    g = GoapGraph([ActionSpec("a", effects={"x": True}, execute=_boom)], never_replan=True)
+    final = await g.run("r", {}, GoalSpec({"x": True}))
+    assert final.status == "failed"
+    assert final.replan_reason == "action_failed"
+    assert final.plans_made == 1
+
+
+async def test_never_replan_ignores_deviations_and_keeps_executing() -> None:
+    """With never_replan a deviation is not checked: the plan goes on to the goal."""
+    acts = [
+        ActionSpec("a", effects={"x": True, "z": 5}, execute=lambda w: {"x": True, "z": 1}),
+        ActionSpec("b", preconditions={"x": True}, effects={"z": 2, "y": True}),
+    ]
+    g = GoapGraph(acts, never_replan=True)
+    final = await g.run("r", {"z": 0}, GoalSpec({"y": True}))
+    assert final.status == "achieved"
+    assert final.plans_made == 1
