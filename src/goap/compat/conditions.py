@@ -1,0 +1,229 @@
+"""LangGOAP's condition resolvers: fill facts nobody observed (true / false / unknown) before planning.
+
+Resolvers are asked in order for each missing key; the first answer other than UNKNOWN is written
+as ``True``/``False``, and a key nobody knows stays absent (so actions needing it are not
+planned). On goap's runtime the same step is a sensor: :func:`resolver_sensor` wraps resolvers
+as a :class:`goap.runtime.Sensor`, recorded and replayed like any other reading.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from goap.runtime import FunctionalSensor
+
+__all__ = [
+    "AsyncConditionResolver",
+    "ConditionResolver",
+    "ConditionStatus",
+    "FunctionalConditionResolver",
+    "PromptConditionResolver",
+    "aresolve_conditions",
+    "resolve_conditions",
+    "resolver_sensor",
+]
+
+_log = logging.getLogger(__name__)
+
+
+class ConditionStatus(str):
+    """A three-valued answer (``"true"``, ``"false"``, ``"unknown"``); a str, so it serialises as one."""
+
+    TRUE: ConditionStatus
+    FALSE: ConditionStatus
+    UNKNOWN: ConditionStatus
+
+    def __repr__(self) -> str:
+        return "ConditionStatus." + self.upper()
+
+    def __bool__(self) -> bool:
+        return str(self) == "true"
+
+
+ConditionStatus.TRUE, ConditionStatus.FALSE, ConditionStatus.UNKNOWN = (
+    ConditionStatus(s) for s in ("true", "false", "unknown")
+)
+_WORDS = {"true": ConditionStatus.TRUE, "yes": ConditionStatus.TRUE, "1": ConditionStatus.TRUE}
+_WORDS.update({"false": ConditionStatus.FALSE, "no": ConditionStatus.FALSE, "0": ConditionStatus.FALSE})
+
+
+def as_status(raw: Any) -> ConditionStatus:
+    """Read a resolver's answer: a status, a bool, None (unknown) or a yes/no word."""
+    if isinstance(raw, ConditionStatus):
+        return raw
+    if isinstance(raw, bool):
+        return ConditionStatus.TRUE if raw else ConditionStatus.FALSE
+    if isinstance(raw, str):
+        return _WORDS.get(raw.strip().lower(), ConditionStatus.UNKNOWN)
+    return ConditionStatus.UNKNOWN
+
+
+@runtime_checkable
+class ConditionResolver(Protocol):
+    """Answers whether a condition key holds, synchronously."""
+
+    @property
+    def name(self) -> str:
+        """Name used in logs."""
+        ...
+
+    def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
+        """The status of ``key`` in ``world_state``."""
+        ...
+
+
+@runtime_checkable
+class AsyncConditionResolver(Protocol):
+    """Answers whether a condition key holds, asynchronously."""
+
+    @property
+    def name(self) -> str:
+        """Name used in logs."""
+        ...
+
+    async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
+        """The status of ``key`` in ``world_state``."""
+        ...
+
+
+class FunctionalConditionResolver:
+    """A resolver from ``fn(key, world_state)`` (sync or async) returning a status, bool or None."""
+
+    def __init__(self, name: str, fn: Callable[[str, dict[str, Any]], Any]) -> None:
+        self._label, self._fn = name, fn
+
+    @property
+    def name(self) -> str:
+        """The name given."""
+        return self._label
+
+    def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
+        """Call ``fn``; a coroutine function must be used through :meth:`aresolve`."""
+        out = self._fn(key, world_state)
+        if inspect.iscoroutine(out):
+            out.close()
+            raise TypeError(f"resolver {self._label!r} is async: call aresolve() instead of resolve()")
+        return as_status(out)
+
+    async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
+        """Call ``fn``, awaiting it when it is async."""
+        out = self._fn(key, world_state)
+        return as_status(await out if inspect.isawaitable(out) else out)
+
+
+class PromptConditionResolver:
+    """Asks a LangChain chat model (structured output) whether the key holds; failures are UNKNOWN."""
+
+    TEMPLATE = (
+        "Given this world state of a planning agent, is the condition {key!r} satisfied?\n"
+        "World state: {world_state}\nAnswer true, false or unknown."
+    )
+
+    def __init__(self, llm: Any, *, prompt_template: str | None = None, timeout_s: float = 30.0) -> None:
+        self._llm, self._template, self.timeout_s = llm, prompt_template or self.TEMPLATE, timeout_s
+        self._runnable: Any = None
+
+    @property
+    def name(self) -> str:
+        """Always ``"PromptConditionResolver"``."""
+        return "PromptConditionResolver"
+
+    def _ask(self, key: str, world_state: Mapping[str, Any]) -> tuple[Any, list[Any]]:
+        from langchain_core.messages import HumanMessage
+        from pydantic import BaseModel
+
+        if self._runnable is None:
+
+            class Verdict(BaseModel):
+                status: str
+                reasoning: str = ""
+
+            self._runnable = self._llm.with_structured_output(Verdict)
+        text = self._template.format(key=key, world_state=str(dict(world_state)))
+        return self._runnable, [HumanMessage(content=text)]
+
+    def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
+        """Ask the model; any error gives UNKNOWN."""
+        try:
+            runnable, msgs = self._ask(key, world_state)
+            return as_status(runnable.invoke(msgs).status)
+        except Exception as exc:
+            _log.warning("condition %r: model gave no answer (%s); UNKNOWN", key, exc)
+            return ConditionStatus.UNKNOWN
+
+    async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
+        """Ask the model asynchronously; any error gives UNKNOWN."""
+        try:
+            runnable, msgs = self._ask(key, world_state)
+            return as_status((await runnable.ainvoke(msgs)).status)
+        except Exception as exc:
+            _log.warning("condition %r: model gave no answer (%s); UNKNOWN", key, exc)
+            return ConditionStatus.UNKNOWN
+
+
+def _settle(world: dict[str, Any], key: str, status: Any) -> bool:
+    """Write a definite answer into ``world``; True when it was definite."""
+    if status == ConditionStatus.TRUE or status == ConditionStatus.FALSE:
+        world[key] = status == ConditionStatus.TRUE
+        return True
+    return False
+
+
+def _todo(keys: Iterable[str], world: Mapping[str, Any], overwrite: bool) -> list[str]:
+    return [k for k in keys if overwrite or k not in world]
+
+
+def resolve_conditions(
+    resolvers: Sequence[Any], keys: Iterable[str], world_state: Mapping[str, Any], *, overwrite: bool = False
+) -> dict[str, Any]:
+    """A copy of ``world_state`` with the missing ``keys`` the resolvers could answer (sync)."""
+    world = dict(world_state)
+    for key in _todo(keys, world, overwrite):
+        for r in resolvers:
+            if not hasattr(r, "resolve"):
+                _log.warning("resolver %r has only aresolve; skipped for %r", r.name, key)
+                continue
+            try:
+                if _settle(world, key, r.resolve(key, world)):
+                    break
+            except Exception as exc:
+                _log.warning("resolver %r failed on %r: %s", r.name, key, exc)
+    return world
+
+
+async def aresolve_conditions(
+    resolvers: Sequence[Any], keys: Iterable[str], world_state: Mapping[str, Any], *, overwrite: bool = False
+) -> dict[str, Any]:
+    """As :func:`resolve_conditions`, awaiting ``aresolve`` (sync-only resolvers run in a thread)."""
+    world = dict(world_state)
+    for key in _todo(keys, world, overwrite):
+        for r in resolvers:
+            try:
+                if hasattr(r, "aresolve"):
+                    status = await r.aresolve(key, world)
+                elif hasattr(r, "resolve"):
+                    status = await asyncio.to_thread(r.resolve, key, dict(world))
+                else:
+                    continue
+                if _settle(world, key, status):
+                    break
+            except Exception as exc:
+                _log.warning("resolver %r failed on %r: %s", r.name, key, exc)
+    return world
+
+
+def resolver_sensor(
+    resolvers: Sequence[Any], keys: Iterable[str], *, name: str = "conditions"
+) -> FunctionalSensor:
+    """The resolvers as a goap sensor: its reading is the answers for the ``keys`` missing from the world."""
+    wanted = tuple(keys)
+
+    async def read(world: Mapping[str, Any]) -> dict[str, Any]:
+        filled = await aresolve_conditions(resolvers, wanted, world)
+        return {k: v for k, v in filled.items() if k not in world}
+
+    return FunctionalSensor(name, read)

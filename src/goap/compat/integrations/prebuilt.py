@@ -1,0 +1,69 @@
+"""``create_goap_agent``: LangChain tools and a goal in, a compiled LangGraph GOAP agent out."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+
+from goap.compat.goals import GoalSpec
+from goap.compat.integrations.tools import EffectValidator, goapify_tool
+
+__all__ = ["create_goap_agent"]
+
+_log = logging.getLogger(__name__)
+
+
+def create_goap_agent(
+    tools: Sequence[Any],
+    goal: str | GoalSpec,
+    *,
+    llm: Any = None,
+    preconditions: Mapping[str, dict[str, Any]] | None = None,
+    effects: Mapping[str, dict[str, Any]] | None = None,
+    resources: Mapping[str, dict[str, float]] | None = None,
+    costs: Mapping[str, float] | None = None,
+    result_keys: Mapping[str, str] | None = None,
+    max_retries: Mapping[str, int] | None = None,
+    durations: Mapping[str, timedelta] | None = None,
+    effect_validators: Mapping[str, EffectValidator] | None = None,
+    **graph_kwargs: Any,
+) -> Any:
+    """Each tool becomes an action (:func:`goapify_tool`, per-tool options keyed by tool name); returns
+    ``GoapGraph(actions).compile(**graph_kwargs)`` with the goal as its ``goap_goal`` attribute.
+
+    A string goal is interpreted once, here, by ``llm`` (:class:`~goap.compat.GoalInterpreter`).
+    """
+
+    def per_tool(table: Mapping[str, Any] | None, name: str, default: Any = None) -> Any:
+        return (table or {}).get(name, default)
+
+    actions = [
+        goapify_tool(
+            t,
+            preconditions=per_tool(preconditions, t.name),
+            effects=per_tool(effects, t.name),
+            cost=per_tool(costs, t.name, 1.0),
+            resources=per_tool(resources, t.name),
+            result_key=per_tool(result_keys, t.name),
+            max_retries=per_tool(max_retries, t.name, 0),
+            duration=per_tool(durations, t.name),
+            effect_validator=per_tool(effect_validators, t.name),
+        )
+        for t in tools
+    ]
+    idle = [a.name for a in actions if not a.effects and not a.resources]
+    if idle:
+        _log.warning("tools with no effects or resources are no-ops to the planner: %s", idle)
+    if isinstance(goal, str):
+        if llm is None:
+            raise ValueError("create_goap_agent got a string goal but no llm to interpret it")
+        from goap.compat.interpreter import GoalInterpreter
+
+        goal = GoalInterpreter(llm, actions).interpret(goal)
+    from goap.compat.graph.builder import GoapGraph
+
+    compiled = GoapGraph(actions=actions).compile(**graph_kwargs)
+    compiled.goap_goal = goal
+    return compiled

@@ -1,0 +1,78 @@
+"""``goapify_tool``: a LangChain tool as a LangGOAP action whose planning facts the caller declares."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from typing import Any
+
+from langchain_core.tools import BaseTool
+
+from goap.compat.actions import ActionSpec
+
+__all__ = ["EffectValidator", "goapify_tool"]
+
+EffectValidator = Callable[[dict[str, Any], dict[str, Any]], bool]
+"""``(state before, state after) -> bool``: whether the action really did what it declared."""
+
+
+def _arguments(tool: BaseTool, world: Mapping[str, Any]) -> dict[str, Any]:
+    """The facts of ``world`` the tool's argument schema names (nothing for a tool without one)."""
+    schema: Any = tool.args_schema
+    if isinstance(schema, Mapping):
+        names = schema.get("properties") or {}
+    else:
+        names = getattr(schema, "model_fields", None)
+        names = getattr(schema, "__fields__", {}) if names is None else names
+    return {name: world[name] for name in names if name in world}
+
+
+def goapify_tool(
+    tool: BaseTool,
+    *,
+    preconditions: dict[str, Any] | None = None,
+    effects: dict[str, Any] | None = None,
+    cost: float = 1.0,
+    resources: dict[str, float] | None = None,
+    duration: timedelta | None = None,
+    max_retries: int = 0,
+    effect_validator: EffectValidator | None = None,
+    result_key: str | None = None,
+) -> ActionSpec:
+    """An action named after ``tool`` that calls it with the matching world facts and yields ``effects``.
+
+    With ``result_key`` the tool's return value is also written to that fact at run time (the
+    planner still sees only ``effects``, so the key may not be one of them).
+    """
+    if not isinstance(tool, BaseTool):
+        raise TypeError(
+            f"goapify_tool needs a LangChain BaseTool, not {type(tool).__name__}; decorate functions with @tool"
+        )
+    declared = dict(effects or {})
+    if result_key is not None and result_key in declared:
+        raise ValueError(f"result_key={result_key!r} collides with a declared effect; pick another fact name")
+
+    def outcome(returned: Any) -> dict[str, Any]:
+        out = dict(declared)
+        if result_key is not None:
+            out[result_key] = returned
+        return out
+
+    def run(world: dict[str, Any]) -> dict[str, Any]:
+        return outcome(tool.invoke(_arguments(tool, world)))
+
+    async def arun(world: dict[str, Any]) -> dict[str, Any]:
+        return outcome(await tool.ainvoke(_arguments(tool, world)))
+
+    return ActionSpec(
+        name=tool.name,
+        preconditions=dict(preconditions or {}),
+        effects=declared,
+        cost=cost,
+        execute=run,
+        aexecute=arun,
+        effect_validator=effect_validator,
+        max_retries=max_retries,
+        resources=resources,
+        duration=duration,
+    )

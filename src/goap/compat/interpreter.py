@@ -1,0 +1,169 @@
+"""LangGOAP's natural-language goal interpreter: one structured-output call of a LangChain chat model.
+
+The model fills an :class:`InterpretedGoal` (conditions, budget constraints, objectives), which
+:func:`to_goal_spec` turns into a :class:`~goap.compat.goals.GoalSpec`. Unlike
+:class:`goap.runtime.GoalInterpreter`, nothing is checked against the actions' effects and no
+answer is retried (LangGOAP's contract); see ``docs/langgoap.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from goap.compat.goals import ConstraintSpec, GoalSpec
+from goap.compat.types import ObjectiveDirection
+
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "GoalInterpreter",
+    "InterpretedConstraint",
+    "InterpretedGoal",
+    "InterpretedObjective",
+    "build_action_catalog",
+    "to_goal_spec",
+]
+
+
+class InterpretedConstraint(BaseModel):
+    """A bound on a resource total named in the request (hard by default)."""
+
+    key: str = Field(description="Resource to bound, e.g. 'cost_usd'.")
+    max: float | None = Field(default=None, description="Upper bound or null.")
+    min: float | None = Field(default=None, description="Lower bound or null.")
+    weight: float = Field(default=1.0, description="Importance, 1.0 by default.")
+    level: Literal["hard", "soft"] = Field(
+        default="hard", description="'soft' for wishes ('ideally', 'preferably'), else 'hard'."
+    )
+
+
+class InterpretedObjective(BaseModel):
+    """A metric the request wants made small or large."""
+
+    metric: str = Field(description="The metric.")
+    direction: Literal["minimize", "maximize"] = Field(description="'minimize' or 'maximize'.")
+
+
+class InterpretedGoal(BaseModel):
+    """What the model read from the request; :func:`to_goal_spec` makes the goal of it."""
+
+    conditions: dict[str, Any] = Field(default_factory=dict, description="Fact -> required scalar value.")
+    constraints: list[InterpretedConstraint] = Field(default_factory=list, description="Resource bounds.")
+    objectives: list[InterpretedObjective] = Field(default_factory=list, description="Metrics to optimise.")
+    reasoning: str = Field(default="", description="Why these conditions.")
+
+
+def build_action_catalog(actions: Sequence[Any]) -> str:
+    """The actions as prompt text: name, then the non-empty preconditions, effects, description, resources."""
+    blocks = []
+    for a in actions:
+        lines = [f"* {a.name}"]
+        if a.preconditions:
+            lines.append(f"    Preconditions: {dict(a.preconditions)}")
+        if getattr(a, "has_dynamic_effects", False):
+            lines.append(f"    Effects: computed at run time, on {sorted(a.effect_key_set())}")
+        elif a.effects:
+            lines.append(f"    Effects: {dict(a.effects)}")
+        if (a.metadata or {}).get("description"):
+            lines.append(f"    Description: {a.metadata['description']}")
+        if a.resources:
+            lines.append(f"    Resources: {dict(a.resources)}")
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks) if blocks else "(no actions available)"
+
+
+def to_goal_spec(interpreted: InterpretedGoal) -> GoalSpec:
+    """The goal an interpretation describes; ValueError for no conditions, non-scalar values, min > max."""
+    conds = interpreted.conditions
+    if not conds:
+        raise ValueError("the model gave empty conditions: ask for a request that names an end state")
+    odd = {k: type(v).__name__ for k, v in conds.items() if not isinstance(v, bool | int | float | str)}
+    if odd:
+        raise ValueError(
+            f"Non-scalar keys in the interpreted conditions (use bool, int, float or str): {odd}"
+        )
+    objectives = {o.metric: ObjectiveDirection(o.direction) for o in interpreted.objectives}
+    return GoalSpec(
+        conditions=MappingProxyType(dict(conds)),
+        constraints=tuple(ConstraintSpec(**c.model_dump()) for c in interpreted.constraints),
+        objectives=MappingProxyType(objectives) if objectives else None,
+    )
+
+
+DEFAULT_SYSTEM_PROMPT = """\
+Turn the user's request into a goal for a GOAP planner.
+
+Actions the planner has:
+{action_catalog}
+
+Facts that hold now:
+{world_state}
+
+Fill in:
+- conditions: the facts (keys from the action effects) that must hold at the end, each with a
+  bool, str, int or float value;
+- constraints: only the resource limits the request states (for "under $5": key "cost_usd", max 5);
+- objectives: metrics the request wants minimised ("cheapest", "fastest") or maximised;
+- reasoning: one or two sentences on how you read the request.
+Give the goal only, never a plan."""
+
+
+def _default_structured_output_kwargs(llm: Any) -> dict[str, Any]:
+    """OpenAI's strict schema mode rejects an open ``conditions`` object: use function calling there."""
+    try:
+        from langchain_openai import ChatOpenAI  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return {}
+    return {"method": "function_calling"} if isinstance(llm, ChatOpenAI) else {}
+
+
+class GoalInterpreter:
+    """Asks ``llm.with_structured_output(InterpretedGoal)`` what a request means, over ``actions``."""
+
+    def __init__(
+        self,
+        llm: Any,
+        actions: Sequence[Any],
+        system_prompt: str | None = None,
+        structured_output_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        self._llm, self._actions = llm, list(actions)
+        self._system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
+        kwargs = (
+            _default_structured_output_kwargs(llm)
+            if structured_output_kwargs is None
+            else structured_output_kwargs
+        )
+        self._structured_llm = llm.with_structured_output(InterpretedGoal, **kwargs)
+
+    def build_messages(self, request: str, world_state: Mapping[str, Any] | None) -> list[Any]:
+        """The system message (catalog, world) and the request as the user's message."""
+        from langchain_core.messages import HumanMessage, SystemMessage
+
+        system = self._system_prompt.format(
+            action_catalog=build_action_catalog(self._actions), world_state=str(dict(world_state or {}))
+        )
+        return [SystemMessage(content=system), HumanMessage(content=request)]
+
+    def interpret_raw(self, request: str, world_state: Mapping[str, Any] | None = None) -> InterpretedGoal:
+        """The model's interpretation, reasoning included."""
+        out: InterpretedGoal = self._structured_llm.invoke(self.build_messages(request, world_state))
+        return out
+
+    async def ainterpret_raw(
+        self, request: str, world_state: Mapping[str, Any] | None = None
+    ) -> InterpretedGoal:
+        """:meth:`interpret_raw`, asynchronously."""
+        out: InterpretedGoal = await self._structured_llm.ainvoke(self.build_messages(request, world_state))
+        return out
+
+    def interpret(self, request: str, world_state: Mapping[str, Any] | None = None) -> GoalSpec:
+        """The goal the request means (see :func:`to_goal_spec` for the errors)."""
+        return to_goal_spec(self.interpret_raw(request, world_state))
+
+    async def ainterpret(self, request: str, world_state: Mapping[str, Any] | None = None) -> GoalSpec:
+        """:meth:`interpret`, asynchronously."""
+        return to_goal_spec(await self.ainterpret_raw(request, world_state))
