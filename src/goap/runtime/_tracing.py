@@ -97,7 +97,14 @@ class NullTracer:
 
 
 class LoggingTracer(NullTracer):
-    """Logs every hook through stdlib logging (INFO)."""
+    """Logs every hook through stdlib logging (INFO).
+
+    It answers the hooks named in ``hooks`` (default: :data:`HOOKS`); a subclass serving a tracer
+    protocol with more hooks (e.g. search events) extends that set.
+    """
+
+    hooks: frozenset[str] = frozenset(HOOKS)
+    """The hook names (without ``on_``/``aon_``) this tracer logs."""
 
     def __init__(self, logger: logging.Logger | str = "goap", level: int = logging.INFO) -> None:
         self._logger = logging.getLogger(logger) if isinstance(logger, str) else logger
@@ -105,7 +112,7 @@ class LoggingTracer(NullTracer):
 
     def __getattr__(self, name: str) -> Any:
         hook = name.removeprefix("a").removeprefix("on_")
-        if hook not in HOOKS:
+        if hook not in self.hooks or not name.startswith(("on_", "aon_")):
             raise AttributeError(name)
 
         def log(*args: Any, **kwargs: Any) -> None:
