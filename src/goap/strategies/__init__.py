@@ -1,5 +1,5 @@
 """The strategies layer: planners beyond A* over the planning model -- the CP-SAT pipeline, MCTS,
-repair, anytime, utility and the strategy router -- and infeasibility explanations.
+repair, anytime, utility and the strategy router -- infeasibility explanations and Pareto fronts.
 
 It imports :mod:`goap.planning` and never :mod:`goap.runtime`.
 """
@@ -12,8 +12,14 @@ if TYPE_CHECKING:
     from goap.strategies._anytime import AnytimeStrategy
     from goap.strategies._csp import CspPipeline, pipeline_plan
     from goap.strategies._csp_common import SolverReport
-    from goap.strategies._infeasibility import Infeasibility, InfeasibleConstraint, explain_infeasibility
+    from goap.strategies._infeasibility import (
+        Infeasibility,
+        InfeasibleConstraint,
+        explain_infeasibility,
+        minimal_conflict,
+    )
     from goap.strategies._mcts import Mcts
+    from goap.strategies._pareto import dominates, pareto_front
     from goap.strategies._repair import RepairStrategy
     from goap.strategies._router import (
         RoutingDecision,
@@ -36,7 +42,10 @@ _EXPORTS: dict[str, str] = {
     "StrategyClassifier": "goap.strategies._router",
     "StrategyRouter": "goap.strategies._router",
     "UtilityStrategy": "goap.strategies._utility",
+    "dominates": "goap.strategies._pareto",
     "explain_infeasibility": "goap.strategies._infeasibility",
+    "minimal_conflict": "goap.strategies._infeasibility",
+    "pareto_front": "goap.strategies._pareto",
     "pipeline_plan": "goap.strategies._csp",
 }
 """Public name -> the module defining it (imported on first use)."""
@@ -54,7 +63,10 @@ __all__ = [
     "StrategyClassifier",
     "StrategyRouter",
     "UtilityStrategy",
+    "dominates",
     "explain_infeasibility",
+    "minimal_conflict",
+    "pareto_front",
     "pipeline_plan",
 ]
 

@@ -44,9 +44,9 @@ Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from goap.planning import (
     ActionSpec,
@@ -56,13 +56,16 @@ from goap.planning import (
     ConstraintExplanation,
     ConstraintSet,
     GoalSpec,
+    ModelError,
     MultiGoal,
     Objective,
+    Plan,
     PlanningStrategy,
     PlanResult,
     ResourceConstraint,
     Schedule,
     ScheduledAction,
+    SearchStats,
 )
 from goap.planning.kit import (
     SolveStart,
@@ -72,9 +75,17 @@ from goap.planning.kit import (
     freeze_field,
     plain_goal,
 )
-from goap.strategies._csp_common import SolverReport, _check_reserved, _levels, _score, _violations
+from goap.strategies._csp_common import (
+    SolverReport,
+    _Candidate,
+    _check_reserved,
+    _Level,
+    _levels,
+    _score,
+    _violations,
+)
 from goap.strategies._csp_model import _solve_model
-from goap.strategies._csp_search import _Generator
+from goap.strategies._csp_search import _candidate, _Generator
 
 __all__ = ["CspPipeline", "pipeline_plan"]
 
@@ -123,12 +134,18 @@ class CspPipeline(StrategyBase):
     settle: bool = True
     """End phase 1 early once a candidate is proven unbeatable (see :class:`_Settle`); the chosen
     plan, its schedule and levels are the same either way, only fewer candidates are listed."""
+    enumeration: Literal["full", "blacklist"] = "full"
+    """Phase 1's searches: ``full`` (see the module docstring), or ``blacklist``: the inner search's
+    plan and the plans it finds with each of that plan's actions blacklisted in turn (LangGOAP's
+    enumeration; no constrained, priced or descent search, so ``optimal`` is False)."""
 
     def __post_init__(self) -> None:
         ConstraintSet(self.constraints, self.objectives, self.capacities)  # validates
         for attr in ("constraints", "objectives", "capacities"):
             object.__setattr__(self, attr, tuple(getattr(self, attr)))
         check_at_least(self, "max_candidates", "workers", "scale")
+        if self.enumeration not in ("full", "blacklist"):
+            raise ModelError(f"enumeration must be 'full' or 'blacklist', got {self.enumeration!r}")
         check_seconds("time_limit", self.time_limit)
         freeze_field(self, "blacklist", frozenset)
 
@@ -157,9 +174,40 @@ class CspPipeline(StrategyBase):
         gen.add(base.plan, "search")
         gen.stats = base.stats
         exact = gen.run(base.optimal)
-        cands = gen.candidates
+        return self._conclude(
+            gen.candidates, cs, levels, timed, exact, call.timed(gen.stats), goal.label, gen
+        )
+
+    def evaluate(self, plans: Sequence[Plan], goal_label: str = "") -> PlanResult:
+        """Phase 2 alone over ``plans`` (each ``Plan.cost`` taken as its cost): choose, schedule
+        and score them under this pipeline's constraints, objectives and capacities.
+
+        The result is as :meth:`solve`'s (``found`` with the chosen plan, its schedule and the
+        scored ``candidates`` in the given order, or ``no_plan`` naming the violated hard
+        constraints), never ``optimal``. Raises :class:`goap.ModelError` when ``plans`` is empty.
+        """
+        if not plans:
+            raise ModelError("evaluate() needs at least one plan")
+        cs = ConstraintSet(self.constraints, self.objectives, self.capacities)
+        steps = {a.name: a for p in plans for a in p.actions}.values()
+        _check_reserved(tuple(steps))
+        timed = any(a.duration for a in steps)
+        cands = [_candidate(p, "given", self.scale) for p in plans]
+        return self._conclude(cands, cs, _levels(cs, timed), timed, False, SearchStats(), goal_label, None)
+
+    def _conclude(
+        self,
+        cands: list[_Candidate],
+        cs: ConstraintSet,
+        levels: tuple[_Level, ...],
+        timed: bool,
+        exact: bool,
+        stats: SearchStats,
+        goal_label: str,
+        gen: _Generator | None,
+    ) -> PlanResult:
+        """Phase 2 over the candidates, and the result it makes."""
         outcome = _solve_model(self, cands, cs, levels, timed)
-        stats = call.timed(gen.stats)
         solver_report = SolverReport(
             outcome.status,
             self.seed,
@@ -172,12 +220,13 @@ class CspPipeline(StrategyBase):
             time_limit_hit=outcome.time_limit_hit,
         )
         if outcome.status == "INFEASIBLE":
-            violations = _violations(cs, cands, outcome.core, gen.proven_infeasible, gen.compiled, self.scale)
+            proven, compiled = (gen.proven_infeasible, gen.compiled) if gen else (False, frozenset[str]())
+            violations = _violations(cs, cands, outcome.core, proven, compiled, self.scale)
             why = ConstraintExplanation(
                 unreachable=(),
                 proof="exhaustive" if violations and all(v.proven for v in violations) else "relaxed",
                 expanded=stats.expanded,
-                goal=goal.label,
+                goal=goal_label,
                 violations=violations,
             )
             solver_report = replace(solver_report, violations=violations)

@@ -43,6 +43,20 @@ if TYPE_CHECKING:
     from goap.strategies._csp import CspPipeline
 
 
+def _candidate(
+    plan: Plan, origin: str, scale: int, edges: tuple[tuple[int, int], ...] | None = None
+) -> _Candidate:
+    """A phase-2 candidate of ``plan``: its metrics (``plan.cost`` as ``cost``), scaled durations
+    and precedence edges."""
+    steps = plan.actions
+    metrics: dict[str, float] = {"cost": plan.cost, "length": float(len(steps))}
+    for a in steps:
+        for res, use in (a.resources or {}).items():
+            metrics[res] = metrics.get(res, 0.0) + float(use)
+    durations = tuple(round((a.duration or 0.0) * scale) for a in steps)
+    return _Candidate(plan, origin, metrics, durations, dependencies(steps) if edges is None else edges)
+
+
 class _Generator:
     """Collects deduplicated candidates (phase 1)."""
 
@@ -84,13 +98,7 @@ class _Generator:
             return
         self.seen.add(key)
         cost = plan_cost(self.initial, steps)
-        metrics: dict[str, float] = {"cost": cost, "length": float(len(steps))}
-        for a in steps:
-            for res, use in (a.resources or {}).items():
-                metrics[res] = metrics.get(res, 0.0) + float(use)
-        scale = self.owner.scale
-        durations = tuple(round((a.duration or 0.0) * scale) for a in steps)
-        self.candidates.append(_Candidate(Plan(tuple(steps), cost), origin, metrics, durations, edges))
+        self.candidates.append(_candidate(Plan(tuple(steps), cost), origin, self.owner.scale, edges))
 
     def _search(
         self,
@@ -182,6 +190,13 @@ class _Generator:
     def run(self, base_optimal: bool) -> bool:
         """Collect candidates; True when one of them is optimal for the top level over every plan."""
         base = self.candidates[0]
+        if self.owner.enumeration == "blacklist":
+            # LangGOAP's enumeration: the base plan with each of its actions blacklisted in turn
+            for name in dict.fromkeys(base.plan.names):
+                if self.full:
+                    break
+                self._search(f"without:{name}", extra_black=frozenset({name}))
+            return False
         hard = [c for c in self.cs.constraints if c.level == "hard" and c.key != "makespan"]
         hard = [c for c in hard if not (c.key == "cost" and any(a.has_cost_function for a in self.usable))]
         self.compiled = frozenset(c.label for c in hard)

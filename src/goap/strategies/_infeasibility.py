@@ -15,13 +15,13 @@ is reproducible.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from goap.planning import ActionSpec, Capacity, ConstraintExplanation, GoalSpec, MultiGoal, ResourceConstraint
 
-__all__ = ["Infeasibility", "InfeasibleConstraint", "explain_infeasibility"]
+__all__ = ["Infeasibility", "InfeasibleConstraint", "explain_infeasibility", "minimal_conflict"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +59,24 @@ class Infeasibility:
             for c in self.constraints
         ]
         return "these hard constraints cannot all hold: " + "; ".join(parts)
+
+
+T = TypeVar("T")
+
+
+def minimal_conflict(items: Sequence[T], conflicts: Callable[[Sequence[T], T], bool]) -> list[T]:
+    """The deletion filter: ``items`` less each one, in order, whose removal keeps a conflict.
+
+    ``conflicts(rest, dropped)`` says whether ``rest`` (the items kept so far less ``dropped``)
+    still conflicts. When ``items`` conflict and the empty set does not, the result is
+    irreducible: removing any one of its items ends the conflict.
+    """
+    keep = list(items)
+    for item in list(keep):
+        rest = [x for x in keep if x is not item]
+        if conflicts(rest, item):
+            keep = rest
+    return keep
 
 
 def explain_infeasibility(
@@ -100,15 +118,17 @@ def explain_infeasibility(
     keep = [by_label[label] for label in core if label in by_label]
     solves = 1
     best: dict[str, float] = {}
-    for c in list(keep):
-        trial = [x for x in keep if x is not c]
+
+    def conflicts(rest: Sequence[ResourceConstraint], dropped: ResourceConstraint) -> bool:
+        nonlocal solves
         solves += 1
-        still, metrics = solve(trial)
-        if still is not None:
-            keep = trial  # still infeasible without c: c is not part of the conflict
-        elif c.key in metrics:
-            # Without c a plan exists: how far that plan is from c's bound is c's shortfall.
-            best[c.label] = metrics[c.key]
+        still, metrics = solve(list(rest))
+        if still is None and dropped.key in metrics:
+            # Without it a plan exists: how far that plan is from its bound is its shortfall.
+            best[dropped.label] = metrics[dropped.key]
+        return still is not None
+
+    keep = minimal_conflict(keep, conflicts)
     out: list[InfeasibleConstraint] = []
     for c in keep:
         v = best.get(c.label)
