@@ -53,6 +53,8 @@ class GoapConfig:
     """Never replan: a failed action or a spent plan ends the run ``failed``; deviations are ignored."""
     blacklist_after: int = 2
     """Failures after which an action is blacklisted (0: never)."""
+    blacklist_fallback: bool = False
+    """When the blacklist leaves no plan, plan without it and clear it (blacklist and failure counts)."""
     time_budget: float | None = None
     """Seconds a run may take from `wall_clock_started_at` (None: unlimited)."""
     transition_model: TransitionModel | None = None

@@ -70,6 +70,8 @@ class _Node:
         if not self.cfg.sensors:
             return s, None, []
         r = await read_sensors(ctx, self.cfg.sensors, s.world_state)
+        for name, facts in r.readings:
+            await call_tracer(self.tracer(ctx), "sensor_complete", name, facts)
         events = [PolicyEvent(step=ctx.step, kind="sensor_error", name=n, message=e) for n, e in r.errors]
         view = s.model_copy(update={"world_state": r.world}) if r.changed else s
         return view, r, events
@@ -194,6 +196,13 @@ class Planner(_Node):
                 doc = await tool.call(ctx, inp)
             else:
                 doc = await ctx.call(tool, inp)
+            cleared = False
+            if doc["plan"] is None and cfg.blacklist_fallback and s.blacklisted_actions:
+                # The blacklist left no plan: plan without it (single-use actions stay out).
+                inp = {**inp, "blacklist": sorted(spent_single_use(cfg, s))}
+                again = await ctx.call(tool, inp)
+                if again["plan"] is not None:
+                    doc, cleared = again, True
             ms = (time.perf_counter() - t0) * 1e3
             result = _ResultView(cfg, doc)
             if span.is_recording():
@@ -249,6 +258,8 @@ class Planner(_Node):
             await call_tracer(self.tracer(ctx), "replan", s.replan_reason or "", plan_obj)
         made = s.plans_made + 1
         route, extra = self.hop(doc["plan"], 0, made, None)
+        if cleared:
+            extra.update(blacklisted_actions=[], action_failure_counts={})
         if doc["goal_index"] is not None:
             extra["current_subgoal_index"] = doc["goal_index"]
         return NodeResult(

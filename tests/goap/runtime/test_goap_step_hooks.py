@@ -48,3 +48,23 @@ async def test_never_replan_ignores_deviations_and_keeps_executing() -> None:
     final = await g.run("r", {"z": 0}, GoalSpec({"y": True}))
     assert final.status == "achieved"
     assert final.plans_made == 1
+
+
+async def test_blacklist_fallback_plans_with_a_blacklisted_action_and_clears_the_blacklist() -> None:
+    """With blacklist_fallback, an action blacklisted after a transient failure is used again when needed."""
+    calls = {"n": 0}
+
+    def flaky(world: dict[str, Any]) -> dict[str, Any]:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("transient")
+        return {"x": True}
+
+    acts = [ActionSpec("a", effects={"x": True}, execute=flaky)]
+    g = GoapGraph(acts, blacklist_after=1, blacklist_fallback=True)
+    final = await g.run("r", {}, GoalSpec({"x": True}))
+    assert final.status == "achieved"
+    assert final.blacklisted_actions == [] and final.action_failure_counts == {}
+    calls["n"] = 0
+    plain = await GoapGraph(acts, blacklist_after=1).run("r", {}, GoalSpec({"x": True}))
+    assert plain.status == "no_plan"
