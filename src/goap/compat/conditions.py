@@ -1,9 +1,8 @@
 """LangGOAP's condition resolvers: fill facts nobody observed (true / false / unknown) before planning.
 
 Resolvers are asked in order for each missing key; the first answer other than UNKNOWN is written
-as ``True``/``False``, and a key nobody knows stays absent (so actions needing it are not
-planned). On goap's runtime the same step is a sensor: :func:`resolver_sensor` wraps resolvers
-as a :class:`goap.runtime.Sensor`, recorded and replayed like any other reading.
+as ``True``/``False``; a key nobody knows stays absent (actions needing it are not planned). On
+goap's runtime this is a sensor: :func:`resolver_sensor` makes one, recorded and replayed as any.
 """
 
 from __future__ import annotations
@@ -44,11 +43,12 @@ class ConditionStatus(str):
         return str(self) == "true"
 
 
-ConditionStatus.TRUE, ConditionStatus.FALSE, ConditionStatus.UNKNOWN = (
-    ConditionStatus(s) for s in ("true", "false", "unknown")
+ConditionStatus.TRUE, ConditionStatus.FALSE, ConditionStatus.UNKNOWN = map(
+    ConditionStatus, ("true", "false", "unknown")
 )
-_WORDS = {"true": ConditionStatus.TRUE, "yes": ConditionStatus.TRUE, "1": ConditionStatus.TRUE}
-_WORDS.update({"false": ConditionStatus.FALSE, "no": ConditionStatus.FALSE, "0": ConditionStatus.FALSE})
+_WORDS = dict.fromkeys(("true", "yes", "1"), ConditionStatus.TRUE) | dict.fromkeys(
+    ("false", "no", "0"), ConditionStatus.FALSE
+)
 
 
 def as_status(raw: Any) -> ConditionStatus:
@@ -57,9 +57,11 @@ def as_status(raw: Any) -> ConditionStatus:
         return raw
     if isinstance(raw, bool):
         return ConditionStatus.TRUE if raw else ConditionStatus.FALSE
-    if isinstance(raw, str):
-        return _WORDS.get(raw.strip().lower(), ConditionStatus.UNKNOWN)
-    return ConditionStatus.UNKNOWN
+    return (
+        _WORDS.get(raw.strip().lower(), ConditionStatus.UNKNOWN)
+        if isinstance(raw, str)
+        else ConditionStatus.UNKNOWN
+    )
 
 
 @runtime_checkable
@@ -69,11 +71,9 @@ class ConditionResolver(Protocol):
     @property
     def name(self) -> str:
         """Name used in logs."""
-        ...
 
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """The status of ``key`` in ``world_state``."""
-        ...
 
 
 @runtime_checkable
@@ -83,11 +83,9 @@ class AsyncConditionResolver(Protocol):
     @property
     def name(self) -> str:
         """Name used in logs."""
-        ...
 
     async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """The status of ``key`` in ``world_state``."""
-        ...
 
 
 class FunctionalConditionResolver:
@@ -125,56 +123,45 @@ class PromptConditionResolver:
 
     def __init__(self, llm: Any, *, prompt_template: str | None = None, timeout_s: float = 30.0) -> None:
         self._llm, self._template, self.timeout_s = llm, prompt_template or self.TEMPLATE, timeout_s
-        self._runnable: Any = None
 
     @property
     def name(self) -> str:
         """Always ``"PromptConditionResolver"``."""
         return "PromptConditionResolver"
 
-    def _ask(self, key: str, world_state: Mapping[str, Any]) -> tuple[Any, list[Any]]:
+    def _ask(self, key: str, world_state: Mapping[str, Any], run: str) -> Any:
         from langchain_core.messages import HumanMessage
         from pydantic import BaseModel
 
-        if self._runnable is None:
+        class Verdict(BaseModel):
+            status: str
+            reasoning: str = ""
 
-            class Verdict(BaseModel):
-                status: str
-                reasoning: str = ""
-
-            self._runnable = self._llm.with_structured_output(Verdict)
         text = self._template.format(key=key, world_state=str(dict(world_state)))
-        return self._runnable, [HumanMessage(content=text)]
+        return getattr(self._llm.with_structured_output(Verdict), run)([HumanMessage(content=text)])
 
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Ask the model; any error gives UNKNOWN."""
         try:
-            runnable, msgs = self._ask(key, world_state)
-            return as_status(runnable.invoke(msgs).status)
+            return as_status(self._ask(key, world_state, "invoke").status)
         except Exception as exc:
-            _log.warning("condition %r: model gave no answer (%s); UNKNOWN", key, exc)
+            _log.warning("condition %r: the model gave no answer (%s): UNKNOWN", key, exc)
             return ConditionStatus.UNKNOWN
 
     async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Ask the model asynchronously; any error gives UNKNOWN."""
         try:
-            runnable, msgs = self._ask(key, world_state)
-            return as_status((await runnable.ainvoke(msgs)).status)
+            return as_status((await self._ask(key, world_state, "ainvoke")).status)
         except Exception as exc:
-            _log.warning("condition %r: model gave no answer (%s); UNKNOWN", key, exc)
+            _log.warning("condition %r: the model gave no answer (%s): UNKNOWN", key, exc)
             return ConditionStatus.UNKNOWN
 
 
 def _settle(world: dict[str, Any], key: str, status: Any) -> bool:
-    """Write a definite answer into ``world``; True when it was definite."""
-    if status == ConditionStatus.TRUE or status == ConditionStatus.FALSE:
+    """Write a definite answer into ``world``; whether it was definite."""
+    if status in (ConditionStatus.TRUE, ConditionStatus.FALSE):
         world[key] = status == ConditionStatus.TRUE
-        return True
-    return False
-
-
-def _todo(keys: Iterable[str], world: Mapping[str, Any], overwrite: bool) -> list[str]:
-    return [k for k in keys if overwrite or k not in world]
+    return key in world and status in (ConditionStatus.TRUE, ConditionStatus.FALSE)
 
 
 def resolve_conditions(
@@ -182,13 +169,12 @@ def resolve_conditions(
 ) -> dict[str, Any]:
     """A copy of ``world_state`` with the missing ``keys`` the resolvers could answer (sync)."""
     world = dict(world_state)
-    for key in _todo(keys, world, overwrite):
+    for key in [k for k in keys if overwrite or k not in world]:
         for r in resolvers:
-            if not hasattr(r, "resolve"):
-                _log.warning("resolver %r has only aresolve; skipped for %r", r.name, key)
-                continue
             try:
-                if _settle(world, key, r.resolve(key, world)):
+                if not hasattr(r, "resolve"):
+                    _log.warning("resolver %r is async only: skipped for %r", r.name, key)
+                elif _settle(world, key, r.resolve(key, world)):
                     break
             except Exception as exc:
                 _log.warning("resolver %r failed on %r: %s", r.name, key, exc)
@@ -200,15 +186,17 @@ async def aresolve_conditions(
 ) -> dict[str, Any]:
     """As :func:`resolve_conditions`, awaiting ``aresolve`` (sync-only resolvers run in a thread)."""
     world = dict(world_state)
-    for key in _todo(keys, world, overwrite):
+    for key in [k for k in keys if overwrite or k not in world]:
         for r in resolvers:
             try:
                 if hasattr(r, "aresolve"):
                     status = await r.aresolve(key, world)
-                elif hasattr(r, "resolve"):
-                    status = await asyncio.to_thread(r.resolve, key, dict(world))
                 else:
-                    continue
+                    status = (
+                        await asyncio.to_thread(r.resolve, key, dict(world))
+                        if hasattr(r, "resolve")
+                        else None
+                    )
                 if _settle(world, key, status):
                     break
             except Exception as exc:
