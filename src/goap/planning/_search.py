@@ -135,6 +135,7 @@ def search(
     detect_symmetry: Callable[[], Canon | None] | None = None,
     symmetry_after: int = 0,
     max_memory: int | None = None,
+    fifo_ties: bool = False,
 ) -> SearchOutcome:
     """:func:`best_first` (same arguments, same outcome), in C when the task and heuristic allow it.
 
@@ -142,7 +143,7 @@ def search(
     as each loop counts them): beyond it the search ends ``budget_exhausted``.
     """
     native = getattr(h, "native_search", None)
-    if native is None or not task.mask_only or task.initial != 0:
+    if native is None or not task.mask_only or task.initial != 0 or fifo_ties:
         return best_first(
             task,
             h,
@@ -154,6 +155,7 @@ def search(
             detect_symmetry=detect_symmetry,
             symmetry_after=symmetry_after,
             max_memory=max_memory,
+            fifo_ties=fifo_ties,
         )
     switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
     if detect_symmetry is not None and switch_at < 0:
@@ -192,6 +194,7 @@ def best_first(
     detect_symmetry: Callable[[], Canon | None] | None = None,
     symmetry_after: int = 0,
     max_memory: int | None = None,
+    fifo_ties: bool = False,
 ) -> SearchOutcome:
     """Run A* (``weight=1``), weighted A* or greedy best-first search from the initial state.
 
@@ -199,6 +202,9 @@ def best_first(
     canonicalizer (or None) once ``symmetry_after`` states have been expanded, so a search that
     ends sooner never pays for symmetry detection (it replaces ``canon``). ``max_memory`` (bytes,
     an estimate of the loop's own tables) ends the search ``budget_exhausted`` when exceeded.
+    ``fifo_ties`` gives the textbook order: successors generated in operator order, each
+    evaluated when generated, and ties on the key broken by insertion order alone (the
+    earlier-generated node first) rather than by the smaller ``h``.
     """
     switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
     if detect_symmetry is not None and switch_at < 0:
@@ -263,7 +269,7 @@ def best_first(
             nkey = hv if greedy else g + weight * hv
             if nkey > key + _EPS * abs(key):
                 counter += 1
-                push(open_, (nkey, hv, counter, g, s))
+                push(open_, (nkey, 0.0 if fifo_ties else hv, counter, g, s))
                 continue
         elif hv == INF:
             continue
@@ -293,7 +299,10 @@ def best_first(
             return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
         if deadline is not None and expanded % _CLOCK_EVERY == 0 and time.perf_counter() > deadline:
             return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
-        for op, child, c in expand(s):
+        succ = expand(s)
+        if fifo_ties:
+            succ.sort(key=_op_order)
+        for op, child, c in succ:
             if child == s:
                 continue  # effects that already hold give the same state again, never cheaper
             generated += 1
@@ -307,15 +316,24 @@ def best_first(
             best_g[child] = ng
             parent[child] = (s, op, perm)
             hc = hcache.get(child)
-            if hc is None:
+            if hc is None and fifo_ties:
+                hc = hcache[child] = h(child)  # evaluated when generated, as in textbook A*
+                evaluated += 1
+                if hc == INF:
+                    continue
+            elif hc is None:
                 hc = hv - c
                 if hc < 0.0:
                     hc = 0.0
             elif hc == INF:
                 continue
             counter += 1
-            push(open_, (hc if greedy else ng + weight * hc, hc, counter, ng, child))
+            push(open_, (hc if greedy else ng + weight * hc, 0.0 if fifo_ties else hc, counter, ng, child))
     return SearchOutcome("no_plan", [], 0.0, expanded, generated, evaluated, reopened, h0)
+
+
+def _op_order(item: tuple[CompiledOp, State, float]) -> int:
+    return item[0].index
 
 
 def _carry_h(hcache: dict[State, float], canon: Canon) -> None:

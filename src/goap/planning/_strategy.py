@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from goap.planning._actions import ActionSpec
 from goap.planning._checks import check_seconds, freeze_field
@@ -101,12 +101,17 @@ class _BestFirst(StrategyBase):
     max_memory_mb: float | None = DEFAULT_MAX_MEMORY_MB
     """Give up (``budget_exhausted``) once the search's own tables (states, open list, landmarks)
     hold more than this many MiB; None = no limit."""
+    tie_break: Literal["h", "fifo"] = "h"
+    """Order of nodes with equal ``f``: ``"h"`` the smaller ``h`` first (then the earlier one),
+    ``"fifo"`` the earlier-generated one first (runs the Python search loop)."""
 
     def _check(self) -> None:
         """The checks both strategies make: a known heuristic, sane limits, a frozen blacklist."""
         check_heuristic(self.heuristic)
         _check_limits(self.max_expansions, self.timeout, self.max_memory_mb)
         freeze_field(self, "blacklist", frozenset)
+        if self.tie_break not in ("h", "fifo"):
+            raise ModelError(f"tie_break must be 'h' or 'fifo', got {self.tie_break!r}")
 
     @property
     def name(self) -> str:
@@ -159,6 +164,7 @@ class _BestFirst(StrategyBase):
             detect_symmetry=detect if self.symmetry else None,
             symmetry_after=SYMMETRY_AFTER,
             max_memory=None if self.max_memory_mb is None else int(self.max_memory_mb * 2**20),
+            fifo_ties=self.tie_break == "fifo",
         )
         return self._result(initial, goal, task, found[0] if found else None, out, t0)
 

@@ -197,6 +197,8 @@ class Task:
         self._gval = gval
         self._gsets = tuple(gsets)
         self._num_goal = tuple(num_goal)
+        self.numeric_goal: tuple[tuple[int, object], ...] = self._num_goal
+        """Goal conditions on numeric facts: (numeric slot, condition)."""
         self.fact_var: tuple[int, ...] = tuple(vi for vi, v in enumerate(self.variables) for _ in v.domain)
         """Variable index of each fact id."""
         self._varinfo = tuple((v.base, v.shift, v.mask) for v in self.variables)

@@ -8,6 +8,7 @@ name        admissible  what
 ``blind``   yes         0 (uniform-cost search)
 ``ff``      no          relaxed plan cost (for greedy / weighted search)
 ``add``     no          sum of goal-fact costs
+``goalcount`` no        number of unsatisfied goal conditions (classic GOAP's estimate)
 ==========  ==========  ==========================================================
 """
 
@@ -21,6 +22,7 @@ from goap.planning._task import Task
 from goap.planning.heuristics.base import INF, Heuristic, RelaxedTask
 from goap.planning.heuristics.blind import Blind
 from goap.planning.heuristics.ff import HFF, HAdd
+from goap.planning.heuristics.goalcount import GoalCount
 from goap.planning.heuristics.hmax import HMax
 from goap.planning.heuristics.lmcut import LMCut
 
@@ -29,6 +31,7 @@ __all__ = [
     "HFF",
     "INF",
     "Blind",
+    "GoalCount",
     "HAdd",
     "HMax",
     "Heuristic",
@@ -38,7 +41,7 @@ __all__ = [
 ]
 
 HEURISTICS: Mapping[str, Callable[[Task], Heuristic]] = MappingProxyType(
-    {"add": HAdd, "blind": Blind, "ff": HFF, "hmax": HMax, "lmcut": LMCut}
+    {"add": HAdd, "blind": Blind, "ff": HFF, "goalcount": GoalCount, "hmax": HMax, "lmcut": LMCut}
 )
 """Heuristic name -> factory taking a compiled task. Each product has ``.admissible``."""
 

@@ -1,0 +1,237 @@
+"""Conversions between LangGOAP-shaped values (:mod:`goap.compat`) and goap's planning types.
+
+goap's facts are bool/int/float/str; LangGOAP allows any hashable value (None, tuples, enums...).
+Such values travel through goap as opaque string tokens (one per distinct value, equal values
+share one), so goap's equality conditions behave as LangGOAP's ``(key, value) in state``.
+Other engineers may add conversions here (never rewrite the file).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import goap.planning as gp
+
+if TYPE_CHECKING:
+    from goap.compat.actions import ActionSpec
+    from goap.compat.goals import GoalSpec
+    from goap.compat.planner.types import Plan
+    from goap.compat.score import Score
+    from goap.compat.state import PlanningState
+
+__all__ = [
+    "decode_state",
+    "decode_value",
+    "encode_map",
+    "encode_state",
+    "encode_value",
+    "expected_states",
+    "from_goap_score",
+    "goap_actions",
+    "to_goap_action",
+    "to_goap_goal",
+    "to_goap_score",
+    "to_plan",
+]
+
+_MARK = "\x1fcompat#"
+_token_of: dict[Any, str] = {}
+_value_of: dict[str, Any] = {}
+_lock = threading.Lock()
+
+
+def encode_value(value: Any) -> Any:
+    """``value`` as goap can hold it: plain scalars unchanged, any other hashable value as its token."""
+    t = type(value)
+    if t is bool or t is int or t is str or t is float:
+        return value
+    if isinstance(value, bool | int | float | str) and not isinstance(value, tuple):
+        return value  # subclasses (str enums, int enums) compare as their base value
+    tok = _token_of.get(value)
+    if tok is None:
+        with _lock:
+            tok = _token_of.setdefault(value, f"{_MARK}{len(_token_of)}")
+            _value_of[tok] = value
+    return tok
+
+
+def decode_value(value: Any) -> Any:
+    """The LangGOAP value of a goap fact value (undoes :func:`encode_value`)."""
+    if type(value) is str and value.startswith(_MARK):
+        return _value_of.get(value, value)
+    return value
+
+
+def encode_map(m: Mapping[str, Any]) -> dict[str, Any]:
+    """Every value of ``m`` encoded."""
+    return {k: encode_value(v) for k, v in m.items()}
+
+
+def encode_state(state: PlanningState | Mapping[str, Any]) -> dict[str, Any]:
+    """A world state (PlanningState or dict; unhashable values left out) as goap's initial state."""
+    from goap.compat.state import PlanningState
+
+    st = state if isinstance(state, PlanningState) else PlanningState.from_dict(state)
+    return {k: encode_value(v) for k, v in st.conditions}
+
+
+def decode_state(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A goap world state with LangGOAP's values."""
+    return {k: decode_value(v) for k, v in state.items()}
+
+
+def _cost(fn: Callable[[dict[str, Any]], float]) -> Callable[[Mapping[str, Any]], float]:
+    def cost(state: Mapping[str, Any], /) -> float:
+        return float(fn(decode_state(state)))
+
+    return cost
+
+
+def _effect(
+    fn: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    def effect(state: Mapping[str, Any], /) -> dict[str, Any]:
+        return encode_map(fn(decode_state(state)))
+
+    return effect
+
+
+def to_goap_action(a: ActionSpec) -> gp.ActionSpec:
+    """goap's action for a LangGOAP-shaped one (values encoded, costs and effects read decoded states)."""
+    cost: Any = _cost(a.cost) if callable(a.cost) else float(a.cost)
+    extra: dict[str, Any] = {}
+    if a.has_dynamic_effects:
+        extra = {"effect_fn": _effect(a.effects), "effect_keys": a.effect_keys}  # type: ignore[arg-type]
+    qos = None
+    if a.qos is not None or not a.can_rerun or a.read_only:
+        from goap.compat.qos import FIRE_ONCE
+
+        base = a.qos or FIRE_ONCE
+        if a.qos is None and a.max_retries:
+            base = type(base)(max_attempts=1 + a.max_retries, idempotent=True)
+        qos = base.to_goap(read_only=a.read_only, can_rerun=a.can_rerun)
+    return gp.ActionSpec(
+        name=a.name,
+        preconditions=encode_map(a.preconditions),
+        effects={} if a.has_dynamic_effects else encode_map(a.effects),  # type: ignore[arg-type]
+        cost=cost,
+        execute=a.execute or a.aexecute,
+        resources=dict(a.resources) if a.resources else None,
+        duration=a.duration.total_seconds() if a.duration is not None else None,
+        max_retries=a.max_retries,
+        metadata=a.metadata,
+        qos=qos,
+        **extra,
+    )
+
+
+_cache: dict[int, tuple[Any, gp.ActionSpec]] = {}
+
+
+def goap_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
+    """:func:`to_goap_action` of each, reusing the conversion of an action object seen before (so
+    goap's compilation cache hits when the same actions are planned again)."""
+    out = []
+    for a in actions:
+        hit = _cache.get(id(a))
+        if hit is None or hit[0] is not a:
+            hit = (a, to_goap_action(a))
+            if len(_cache) > 4096:
+                _cache.clear()
+            _cache[id(a)] = hit
+        out.append(hit[1])
+    return out
+
+
+def to_goap_goal(goal: GoalSpec | Mapping[str, Any]) -> gp.GoalSpec:
+    """goap's goal for a LangGOAP GoalSpec (or plain conditions); constraints are not carried."""
+    conditions: Mapping[str, Any] = goal if isinstance(goal, Mapping) else goal.conditions
+    policy = getattr(goal, "policy", None)
+    return gp.GoalSpec(
+        encode_map(conditions),
+        priority=policy.priority if policy is not None else 0,
+        max_replans=policy.max_replans if policy is not None else 10,
+    )
+
+
+def expected_states(start: PlanningState, actions: Sequence[ActionSpec]) -> tuple[list[PlanningState], float]:
+    """The state after each action applied from ``start`` (LangGOAP's semantics) and the summed cost."""
+    states = []
+    total = 0.0
+    st = start
+    for a in actions:
+        now = st.to_dict()
+        total += a.get_cost(now)
+        st = st.apply(a.get_effects(now))
+        states.append(st)
+    return states, total
+
+
+def to_plan(
+    actions: Sequence[ActionSpec],
+    start: PlanningState,
+    *,
+    nodes: int = 0,
+    ms: float = 0.0,
+    pruned: int = 0,
+    score: Score | None = None,
+) -> Plan:
+    """A LangGOAP Plan of ``actions`` from ``start``: expected states, cost, metadata and a SimpleScore."""
+    from goap.compat.planner.types import Plan, PlanMetadata
+    from goap.compat.score import SimpleScore
+
+    states, total = expected_states(start, actions)
+    return Plan(
+        actions=tuple(actions),
+        expected_states=tuple(states),
+        total_cost=total,
+        metadata=PlanMetadata(nodes_explored=nodes, planning_time_ms=ms, actions_pruned=pruned),
+        score=score if score is not None else SimpleScore(scalar=total),
+    )
+
+
+def to_goap_score(score: Score) -> gp.Score:
+    """goap's score with the same levels (SimpleScore's cost becomes goap's ``-cost``)."""
+    from goap.compat.score import BendableScore, HardSoftScore, SimpleScore
+
+    if isinstance(score, SimpleScore):
+        return gp.SimpleScore(-score.scalar)
+    if isinstance(score, HardSoftScore):
+        return gp.HardSoftScore(min(score.hard, 0.0), score.soft)
+    if isinstance(score, BendableScore):
+        return gp.BendableScore(tuple(min(h, 0.0) for h in score.hard_levels), score.soft_levels)
+    raise TypeError(f"not a LangGOAP score: {score!r}")
+
+
+def from_goap_score(score: gp.Score) -> Score:
+    """The LangGOAP score of a goap one (goap's SimpleScore ``-cost`` becomes ``cost``)."""
+    from goap.compat.score import BendableScore, HardSoftScore, SimpleScore
+
+    if isinstance(score, gp.SimpleScore):
+        return SimpleScore(scalar=-score.value)
+    hard, soft = score.levels()
+    if isinstance(score, gp.HardSoftScore):
+        return HardSoftScore(hard=hard[0], soft=soft[0])
+    return BendableScore(hard_levels=hard, soft_levels=soft)
+
+
+def csp_metric(key: str) -> str:
+    """The goap metric of a LangGOAP resource key: goap reserves ``cost``, ``length`` and
+    ``makespan`` for measures of the plan itself, so such a resource gets a suffix."""
+    from goap.planning.kit import RESERVED_METRICS
+
+    return f"{key}~resource" if key in RESERVED_METRICS else key
+
+
+def csp_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
+    """:func:`goap_actions`, resource keys renamed by :func:`csp_metric` (for the CP-SAT pipeline)."""
+    import dataclasses
+
+    out = []
+    for g in goap_actions(actions):
+        if g.resources and any(csp_metric(k) != k for k in g.resources):
+            g = dataclasses.replace(g, resources={csp_metric(k): v for k, v in g.resources.items()})
+        out.append(g)
+    return out

@@ -1,0 +1,240 @@
+"""LangGOAP-shaped actions: :class:`ActionSpec`, the :func:`goap_action` decorator and :class:`GoapAction`.
+
+They are plain data; :func:`goap.compat._convert.to_goap_action` turns one into goap's
+:class:`goap.ActionSpec` for planning and execution.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from goap.compat.qos import ActionQos
+from goap.compat.types import CostFunction
+
+__all__ = ["ActionSpec", "EffectFunction", "GoapAction", "goap_action"]
+
+EffectFunction = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+"""Effects computed from the world state: ``fn(world_state) -> {key: value}``."""
+
+
+def _lost_effect(world_state: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Stands in for a callable effect that did not survive serialization."""
+    raise RuntimeError(
+        "this ActionSpec's callable effect was lost when it was restored from a checkpoint; "
+        "pass the actions built from source again"
+    )
+
+
+def _frozen(m: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    return m if m is None or isinstance(m, MappingProxyType) else MappingProxyType(dict(m))
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSpec:
+    """One action: preconditions (equality), effects (a mapping or an :data:`EffectFunction`), cost."""
+
+    name: str
+    preconditions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    effects: Mapping[str, Any] | EffectFunction = field(default_factory=lambda: MappingProxyType({}))
+    effect_keys: frozenset[str] | None = None
+    cost: float | CostFunction = 1.0
+    execute: Callable[..., Any] | None = None
+    aexecute: Callable[..., Any] | None = None
+    effect_validator: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
+    max_retries: int = 0
+    qos: ActionQos | None = None
+    can_rerun: bool = True
+    read_only: bool = False
+    utility: float | CostFunction | None = None
+    require_human_approval: bool | type = False
+    human_input_key: str | None = None
+    resources: Mapping[str, float] | None = None
+    duration: timedelta | None = None
+    metadata: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        setf = object.__setattr__
+        setf(self, "preconditions", _frozen(self.preconditions))
+        if self.effects is None and self.effect_keys is not None:
+            setf(self, "effects", _lost_effect)
+        if self.has_dynamic_effects:
+            keys = self.effect_keys
+            if keys is None:
+                raise ValueError(
+                    "an ActionSpec whose effects are callable must declare effect_keys, e.g. "
+                    "ActionSpec(name='eat', effects=eat_fn, effect_keys=frozenset({'food'}))"
+                )
+            if isinstance(keys, set | list | tuple):
+                keys = frozenset(keys)
+            if not isinstance(keys, frozenset):
+                raise TypeError(
+                    f"ActionSpec.effect_keys must be a frozenset[str]; got {type(keys).__name__}."
+                )
+            if not keys:
+                raise ValueError("ActionSpec.effect_keys must be non-empty for a callable effect")
+            setf(self, "effect_keys", keys)
+        else:
+            if self.effect_keys is not None:
+                raise ValueError("ActionSpec.effect_keys is only valid when effects is a callable")
+            setf(self, "effects", _frozen(self.effects))  # type: ignore[arg-type]
+        setf(self, "resources", _frozen(self.resources))
+        setf(self, "metadata", _frozen(self.metadata))
+
+    @property
+    def has_dynamic_effects(self) -> bool:
+        """Whether the effects are computed from the world state."""
+        return callable(self.effects) and not isinstance(self.effects, Mapping)
+
+    def effect_key_set(self) -> frozenset[str]:
+        """The keys the action may write."""
+        if self.has_dynamic_effects:
+            return self.effect_keys or frozenset()
+        return frozenset(self.effects)  # type: ignore[arg-type]
+
+    def get_effects(self, world_state: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The effects in ``world_state`` (a read-only mapping)."""
+        if not self.has_dynamic_effects:
+            return self.effects  # type: ignore[return-value]
+        out = self.effects(world_state)  # type: ignore[operator]
+        return _frozen(out)  # type: ignore[return-value]
+
+    def get_cost(self, world_state: dict[str, Any] | None = None) -> float:
+        """The cost, evaluated on ``world_state`` when it is a function."""
+        return self.cost(world_state or {}) if callable(self.cost) else self.cost
+
+    def has_effects(self) -> bool:
+        """Whether the action declares any effect (callable effects always do)."""
+        return self.has_dynamic_effects or bool(self.effects)
+
+    def is_async_execute(self) -> bool:
+        """Whether running the action awaits (``aexecute`` set, or ``execute`` is a coroutine function)."""
+        if self.aexecute is not None:
+            return True
+        return self.execute is not None and inspect.iscoroutinefunction(self.execute)
+
+    def validate_effects(self, pre_state: dict[str, Any], post_state: dict[str, Any]) -> bool:
+        """The ``effect_validator``'s verdict, else whether every expected effect shows in ``post_state``."""
+        if self.effect_validator is not None:
+            return self.effect_validator(pre_state, post_state)
+        return all(post_state.get(k) == v for k, v in self.get_effects(pre_state).items())
+
+    def __repr__(self) -> str:
+        shown = [f"name={self.name!r}"]
+        if self.preconditions:
+            shown.append(f"preconditions={dict(self.preconditions)!r}")
+        if self.has_dynamic_effects:
+            shown.append(f"effects=<dynamic effect_keys={set(self.effect_keys or ())!r}>")
+        elif self.effects:
+            shown.append(f"effects={dict(self.effects)!r}")  # type: ignore[arg-type]
+        if self.cost != 1.0:
+            shown.append(f"cost={self.cost!r}")
+        if self.max_retries:
+            shown.append(f"max_retries={self.max_retries!r}")
+        return f"ActionSpec({', '.join(shown)})"
+
+
+def goap_action(
+    *,
+    preconditions: dict[str, Any] | None = None,
+    effects: dict[str, Any] | None = None,
+    cost: float | CostFunction = 1.0,
+    name: str | None = None,
+    max_retries: int = 0,
+    qos: ActionQos | None = None,
+    can_rerun: bool = True,
+    read_only: bool = False,
+    utility: float | CostFunction | None = None,
+    require_human_approval: bool | type = False,
+    human_input_key: str | None = None,
+    resources: dict[str, float] | None = None,
+    duration: timedelta | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> Callable[[Callable[..., Any]], ActionSpec]:
+    """Decorator: the function becomes an :class:`ActionSpec` (async functions go to ``aexecute``)."""
+
+    def make(fn: Callable[..., Any]) -> ActionSpec:
+        coro = inspect.iscoroutinefunction(fn)
+        return ActionSpec(
+            name=name or fn.__name__,
+            preconditions=preconditions or {},
+            effects=effects or {},
+            cost=cost,
+            execute=None if coro else fn,
+            aexecute=fn if coro else None,
+            max_retries=max_retries,
+            qos=qos,
+            can_rerun=can_rerun,
+            read_only=read_only,
+            utility=utility,
+            require_human_approval=require_human_approval,
+            human_input_key=human_input_key,
+            resources=resources,
+            duration=duration,
+            metadata=metadata,
+        )
+
+    return make
+
+
+class GoapAction:
+    """Base class for actions written as classes; :meth:`to_spec` makes the :class:`ActionSpec`."""
+
+    preconditions: ClassVar[dict[str, Any]] = {}
+    effects: ClassVar[dict[str, Any]] = {}
+    max_retries: int = 0
+    qos: ActionQos | None = None
+    can_rerun: bool = True
+    read_only: bool = False
+    utility: float | CostFunction | None = None
+    require_human_approval: bool | type = False
+    human_input_key: str | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for attr in ("preconditions", "effects"):
+            if attr not in cls.__dict__:
+                setattr(cls, attr, {})  # a dict of its own, never the base class's
+
+    def cost(self, world_state: dict[str, Any]) -> float:
+        """The action's cost (1.0 unless overridden)."""
+        return 1.0
+
+    def execute(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Run the action; returns the state update."""
+        return {}
+
+    async def aexecute(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Run the action asynchronously (by default :meth:`execute` in a worker thread)."""
+        return await asyncio.get_running_loop().run_in_executor(None, self.execute, state)
+
+    def validate_effects(self, pre_state: dict[str, Any], post_state: dict[str, Any]) -> bool:
+        """Whether every declared effect shows in ``post_state``."""
+        return all(post_state.get(k) == v for k, v in self.effects.items())
+
+    def to_spec(self) -> ActionSpec:
+        """The :class:`ActionSpec` of this action (validator and ``aexecute`` only when overridden)."""
+        cls = type(self)
+        return ActionSpec(
+            name=cls.__name__,
+            preconditions=dict(self.preconditions),
+            effects=dict(self.effects),
+            cost=self.cost,
+            execute=self.execute,
+            aexecute=self.aexecute if cls.aexecute is not GoapAction.aexecute else None,
+            effect_validator=self.validate_effects
+            if cls.validate_effects is not GoapAction.validate_effects
+            else None,
+            max_retries=self.max_retries,
+            qos=self.qos,
+            can_rerun=self.can_rerun,
+            read_only=self.read_only,
+            utility=self.utility,
+            require_human_approval=self.require_human_approval,
+            human_input_key=self.human_input_key,
+        )

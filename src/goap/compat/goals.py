@@ -1,0 +1,179 @@
+"""LangGOAP-shaped goals: :class:`GoalSpec` (alias :data:`Goal`), :class:`MultiGoal`, soft goals,
+resource constraints and the replanning :class:`GoalPolicy`. Converted to goap's goals by
+:mod:`goap.compat._convert`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from goap.compat.types import ObjectiveDirection, ReplanStrategy
+
+if TYPE_CHECKING:
+    from goap.compat.constraints import BuilderOutput
+    from goap.compat.planner.metrics import PlanQualityMetric
+
+__all__ = ["ConstraintSpec", "Goal", "GoalPolicy", "GoalSpec", "MultiGoal", "SoftGoal"]
+
+
+def _proxy(m: Mapping[str, Any]) -> MappingProxyType[str, Any]:
+    return MappingProxyType(dict(m))
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintSpec:
+    """A bound on a summed resource (``min``/``max``), hard or soft (``weight`` per unit over)."""
+
+    key: str
+    max: float | None = None
+    min: float | None = None
+    weight: float = 1.0
+    level: Literal["hard", "soft"] = "hard"
+
+    def __post_init__(self) -> None:
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(
+                f"ConstraintSpec(key={self.key!r}): min ({self.min}) must be <= max ({self.max})."
+            )
+        if self.level not in ("hard", "soft"):
+            raise ValueError(
+                f"ConstraintSpec(key={self.key!r}): level must be 'hard' or 'soft', got {self.level!r}."
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class SoftGoal:
+    """Conditions worth ``weight`` when a plan reaches them, not required."""
+
+    conditions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    weight: float = 1.0
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "conditions", _proxy(self.conditions))
+        if self.weight < 0:
+            raise ValueError(f"SoftGoal.weight must be >= 0, got {self.weight}")
+
+    @property
+    def label(self) -> str:
+        """The name, or the conditions as text."""
+        return self.name or str(dict(self.conditions))
+
+
+@dataclass(frozen=True, slots=True)
+class GoalPolicy:
+    """When to replan, the goal's priority and its replanning budget (0: unlimited)."""
+
+    replan_strategy: ReplanStrategy = ReplanStrategy.ON_DEVIATION
+    priority: int = 0
+    max_replans: int = 10
+
+    def __post_init__(self) -> None:
+        if self.max_replans < 0:
+            raise ValueError("max_replans must be >= 0 (0 disables the limit)")
+
+
+@dataclass(frozen=True, slots=True)
+class GoalSpec:
+    """What must hold at the end (equality ``conditions``) plus what the CSP phase optimises."""
+
+    conditions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    policy: GoalPolicy = field(default_factory=GoalPolicy)
+    objectives: Mapping[str, ObjectiveDirection] | None = None
+    constraints: tuple[ConstraintSpec, ...] = ()
+    soft_goals: tuple[SoftGoal, ...] = ()
+    metrics: tuple[PlanQualityMetric, ...] = ()
+    value: float | Callable[[Mapping[str, Any]], float] = 1.0
+
+    def __post_init__(self) -> None:
+        setf = object.__setattr__
+        setf(self, "conditions", _proxy(self.conditions))
+        if self.objectives is not None:
+            setf(self, "objectives", _proxy(self.objectives) if self.objectives else None)
+        for name in ("constraints", "soft_goals", "metrics"):
+            setf(self, name, tuple(getattr(self, name)))
+
+    def __repr__(self) -> str:
+        shown = [f"conditions={dict(self.conditions)!r}"]
+        if self.policy != GoalPolicy():
+            shown.append(f"policy={self.policy!r}")
+        if self.objectives:
+            shown.append(f"objectives={dict(self.objectives)!r}")
+        if self.constraints:
+            shown.append(f"constraints={self.constraints!r}")
+        if self.soft_goals:
+            shown.append(f"soft_goals={self.soft_goals!r}")
+        return f"GoalSpec({', '.join(shown)})"
+
+    @classmethod
+    def from_builder(
+        cls,
+        conditions: Mapping[str, Any] | None = None,
+        builder_output: BuilderOutput | None = None,
+        **kwargs: Any,
+    ) -> GoalSpec:
+        """A goal carrying a ConstraintBuilder's constraints and objectives."""
+        cons: tuple[ConstraintSpec, ...] = ()
+        objs = None
+        if builder_output is not None:
+            cons = tuple(builder_output.constraints)
+            objs = builder_output.objectives or None
+        return cls(conditions=dict(conditions or {}), constraints=cons, objectives=objs, **kwargs)
+
+    @classmethod
+    def per_entity(
+        cls,
+        entity_ids: Sequence[str],
+        conditions: Mapping[str, Any],
+        *,
+        mode: Literal["sequential", "any"] = "any",
+        **goal_kwargs: Any,
+    ) -> MultiGoal:
+        """One goal per entity id, ``{entity}`` filled into the template's keys and string values."""
+        ids = list(entity_ids)
+        if not ids:
+            raise ValueError("GoalSpec.per_entity requires at least one entity id.")
+        marker = "{entity}"
+        if not any(marker in k or (isinstance(v, str) and marker in v) for k, v in conditions.items()):
+            raise ValueError(
+                f"GoalSpec.per_entity requires '{marker}' in a condition key or string value, "
+                f"otherwise all goals are the same; got conditions={dict(conditions)!r}."
+            )
+
+        def fill(x: Any, eid: str) -> Any:
+            return x.format(entity=eid) if isinstance(x, str) else x
+
+        goals = tuple(
+            cls(conditions={fill(k, e): fill(v, e) for k, v in conditions.items()}, **goal_kwargs)
+            for e in ids
+        )
+        return MultiGoal(goals=goals, mode=mode)
+
+
+Goal = GoalSpec
+"""The name LangGOAP recommends for :class:`GoalSpec`."""
+
+
+@dataclass(frozen=True, slots=True)
+class MultiGoal:
+    """Several goals: pursued in order (``sequential``), the cheapest one (``any``), or the one of
+    greatest value minus cost (``best_value``)."""
+
+    goals: tuple[GoalSpec, ...]
+    mode: Literal["sequential", "any", "best_value"] = "sequential"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "goals", tuple(self.goals))
+        if not self.goals:
+            raise ValueError("MultiGoal must contain at least one GoalSpec")
+        if self.mode not in ("sequential", "any", "best_value"):
+            raise ValueError(
+                f"MultiGoal.mode must be 'sequential', 'any', or 'best_value'; got {self.mode!r}"
+            )
+        for i, g in enumerate(self.goals):
+            if not isinstance(g, GoalSpec):
+                raise ValueError(
+                    f"MultiGoal.goals[{i}] must be a GoalSpec, got {type(g).__name__} (nested MultiGoal is not supported)"
+                )

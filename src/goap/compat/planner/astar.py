@@ -1,0 +1,108 @@
+"""LangGOAP's :func:`plan` over goap's A* (:class:`goap.AStar`).
+
+The search is goap's; this module converts the inputs, keeps LangGOAP's blacklist fallback and its
+two plan clean-up passes (drop actions no later step needs, skip actions whose effects already
+hold), and builds the LangGOAP :class:`~goap.compat.planner.types.Plan`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from goap.compat import _convert as cv
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
+from goap.compat.planner.types import Plan
+from goap.compat.state import PlanningState
+
+__all__ = ["plan"]
+
+
+def _needed_only(steps: Sequence[ActionSpec], goal: Mapping[str, Any]) -> list[ActionSpec]:
+    """Backwards from the goal, keep the steps producing something still needed."""
+    if any(a.has_dynamic_effects for a in steps):
+        return list(steps)
+    need = set(goal.items())
+    kept: list[ActionSpec] = []
+    for a in reversed(steps):
+        made = set(a.effects.items())  # type: ignore[union-attr]
+        if made & need:
+            kept.append(a)
+            need = (need - made) | set(a.preconditions.items())
+    return kept[::-1]
+
+
+def _changing_only(
+    steps: Sequence[ActionSpec], start: PlanningState, goal: Mapping[str, Any]
+) -> list[ActionSpec]:
+    """Forwards from the start, drop steps that change nothing; unchanged if the goal is then missed."""
+    kept: list[ActionSpec] = []
+    st = start
+    for a in steps:
+        now = st.to_dict()
+        eff = a.get_effects(now)
+        if a.has_dynamic_effects or any(now.get(k) != v for k, v in eff.items()):
+            kept.append(a)
+            st = st.apply(eff)
+    return kept if st.satisfies(goal) else list(steps)
+
+
+def _search(
+    start: PlanningState, goal: Mapping[str, Any], actions: Sequence[ActionSpec], deadline: float | None
+) -> tuple[list[ActionSpec] | None, int]:
+    from goap.planning import AStar
+
+    by_name = {a.name: a for a in actions}
+    ordered = sorted(actions, key=lambda a: -len(a.preconditions))
+    timeout = None if deadline is None else max(deadline - time.monotonic(), 1e-6)
+    strategy = AStar(
+        heuristic="goalcount", timeout=timeout, max_expansions=None, tie_break="fifo", symmetry=False
+    )
+    res = strategy.solve(cv.encode_state(start), cv.to_goap_goal(goal), cv.goap_actions(ordered))
+    nodes = res.stats.expanded + (1 if res.found else 0)
+    if res.plan is None:
+        return None, nodes
+    return [by_name[a.name] for a in res.plan.actions], nodes
+
+
+def plan(
+    start: PlanningState | dict[str, Any],
+    goal: GoalSpec,
+    actions: list[ActionSpec],
+    blacklisted_actions: list[str] | None = None,
+    *,
+    time_budget_ms: float | None = None,
+    tracer: Any = None,
+    record_expansions: bool = False,
+) -> Plan | None:
+    """The cheapest plan from ``start`` to ``goal``, or None.
+
+    Blacklisted actions are left out unless no plan exists without them. ``time_budget_ms`` bounds
+    the search (None when it runs out). With ``record_expansions`` and a ``tracer``, the tracer's
+    ``on_search_complete(nodes, ms, found)`` is called once.
+    """
+    st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
+    t0 = time.monotonic()
+    deadline = None if time_budget_ms is None else t0 + time_budget_ms / 1000.0
+    conds = goal.conditions
+    done = getattr(tracer, "on_search_complete", None) if record_expansions else None
+    nodes = 0
+    steps: list[ActionSpec] | None = []
+    if not st.satisfies(conds):
+        black = set(blacklisted_actions or ())
+        tries = [[a for a in actions if a.name not in black], list(actions)] if black else [list(actions)]
+        for acts in tries:
+            steps, n = _search(st, conds, acts, deadline)
+            nodes += n
+            if steps is not None:
+                break
+    if done is not None:
+        done(nodes, (time.monotonic() - t0) * 1000, steps is not None)
+    if steps is None:
+        return None
+    cleaned = _changing_only(_needed_only(steps, conds), st, conds)
+    return cv.to_plan(
+        cleaned, st, nodes=nodes, ms=(time.monotonic() - t0) * 1000, pruned=len(steps) - len(cleaned)
+    )

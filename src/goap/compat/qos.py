@@ -1,0 +1,82 @@
+"""Per-action retry policy with LangGOAP's field names; :meth:`ActionQos.to_goap` gives goap's."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from goap.planning import ActionQos as GoapQos
+
+__all__ = ["DEFAULT_RETRY_POLICY", "FIRE_ONCE", "ActionQos"]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionQos:
+    """How often a failing action is tried again, and how long to wait in between (milliseconds)."""
+
+    max_attempts: int = 1
+    backoff_initial_ms: float = 250.0
+    backoff_multiplier: float = 2.0
+    backoff_max_ms: float = 30_000.0
+    jitter: float = 0.1
+    idempotent: bool = False
+    retryable_exceptions: tuple[type[BaseException], ...] = (TimeoutError,)
+
+    def __post_init__(self) -> None:
+        problems = [
+            (self.max_attempts < 1, f"max_attempts must be >= 1, got {self.max_attempts}"),
+            (self.backoff_initial_ms < 0, f"backoff_initial_ms must be >= 0, got {self.backoff_initial_ms}"),
+            (
+                self.backoff_multiplier < 1.0,
+                f"backoff_multiplier must be >= 1.0, got {self.backoff_multiplier}",
+            ),
+            (
+                self.backoff_max_ms < self.backoff_initial_ms,
+                f"backoff_max_ms must be >= backoff_initial_ms ({self.backoff_max_ms} < {self.backoff_initial_ms})",
+            ),
+            (not 0.0 <= self.jitter <= 1.0, f"jitter must be in [0, 1], got {self.jitter}"),
+        ]
+        for bad, text in problems:
+            if bad:
+                raise ValueError(text)
+
+    def compute_backoff_ms(self, attempt: int, *, rng: random.Random | None = None) -> float:
+        """Milliseconds to wait after failed attempt number ``attempt`` (1-based), jitter included."""
+        if attempt < 1:
+            raise ValueError(f"attempt must be >= 1, got {attempt}")
+        wait = min(self.backoff_initial_ms * self.backoff_multiplier ** (attempt - 1), self.backoff_max_ms)
+        if not self.jitter:
+            return wait
+        return wait * (1.0 + (rng or random.Random()).uniform(-self.jitter, self.jitter))
+
+    def should_retry(self, exception: BaseException, attempt: int) -> bool:
+        """Whether failed attempt ``attempt`` with ``exception`` is tried again."""
+        return attempt < self.max_attempts and (
+            self.idempotent or isinstance(exception, self.retryable_exceptions)
+        )
+
+    def to_goap(self, *, read_only: bool = False, can_rerun: bool = True) -> GoapQos:
+        """goap's :class:`goap.ActionQos` with the same attempts and waits (seconds, no jitter)."""
+        from goap.planning import ActionQos as GoapQos
+
+        return GoapQos(
+            attempts=self.max_attempts,
+            backoff=self.backoff_initial_ms / 1000.0,
+            multiplier=self.backoff_multiplier,
+            max_backoff=self.backoff_max_ms / 1000.0,
+            retry_on=self.retryable_exceptions,
+            idempotent=self.idempotent,
+            read_only=read_only,
+            can_rerun=can_rerun,
+        )
+
+
+FIRE_ONCE = ActionQos(max_attempts=1)
+"""One attempt, never retried."""
+
+DEFAULT_RETRY_POLICY = ActionQos(
+    max_attempts=5, backoff_initial_ms=10_000.0, backoff_multiplier=5.0, backoff_max_ms=60_000.0
+)
+"""Five attempts, waits from 10 s growing fivefold up to 60 s."""

@@ -1,0 +1,116 @@
+"""LangGOAP-shaped plan scores; compared the way LangGOAP's code compares them (see the diffs note).
+
+Two scores compare only within one class. ``SimpleScore`` orders by its scalar (a cost: lower is
+better); ``HardSoftScore`` and ``BendableScore`` order by their level tuples ascending, exactly as
+LangGOAP's code does, so ``min()`` over them picks the most violated one. goap's own scores
+(:mod:`goap.planning`) order by quality instead; :mod:`goap.compat._convert` maps between the two.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BendableScore", "HardSoftScore", "Score", "SimpleScore"]
+
+
+@functools.total_ordering
+@dataclass(frozen=True, order=False, slots=True)
+class Score:
+    """Base of the score classes: ordering by :meth:`_compare_payload` within one class."""
+
+    @property
+    def value(self) -> float:
+        """One number summarising the score (for logs, not for ranking)."""
+        raise NotImplementedError
+
+    def is_feasible(self) -> bool:
+        """Whether no hard level is violated."""
+        raise NotImplementedError
+
+    def _compare_payload(self) -> Any:
+        raise NotImplementedError
+
+    def __lt__(self, other: Any) -> bool:
+        if not isinstance(other, type(self)):
+            raise TypeError(f"cannot order {type(self).__name__} against {type(other).__name__}")
+        shape = getattr(self, "_shape", None)
+        if shape is not None and shape() != other._shape():  # type: ignore[attr-defined]
+            raise TypeError(f"BendableScore shapes differ: {shape()} vs {other._shape()}")  # type: ignore[attr-defined]
+        return bool(self._compare_payload() < other._compare_payload())
+
+
+@dataclass(frozen=True, order=False, slots=True)
+class SimpleScore(Score):
+    """A single number, typically a plan's total cost (lower sorts first)."""
+
+    scalar: float = 0.0
+
+    @property
+    def value(self) -> float:
+        """The scalar."""
+        return self.scalar
+
+    def is_feasible(self) -> bool:
+        """Always true."""
+        return True
+
+    def _compare_payload(self) -> float:
+        return self.scalar
+
+    def __repr__(self) -> str:
+        return f"SimpleScore({self.scalar:g})"
+
+
+@dataclass(frozen=True, order=False, slots=True)
+class HardSoftScore(Score):
+    """A hard level (0 when feasible, negative when violated) and a soft level."""
+
+    hard: float = 0.0
+    soft: float = 0.0
+
+    @property
+    def value(self) -> float:
+        """hard + soft."""
+        return self.hard + self.soft
+
+    def is_feasible(self) -> bool:
+        """Whether ``hard`` is 0."""
+        return self.hard == 0.0
+
+    def _compare_payload(self) -> tuple[float, float]:
+        return (self.hard, self.soft)
+
+    def __repr__(self) -> str:
+        return f"HardSoftScore(hard={self.hard:g}, soft={self.soft:g})"
+
+
+@dataclass(frozen=True, order=False, slots=True)
+class BendableScore(Score):
+    """Any number of hard and soft levels, most significant first."""
+
+    hard_levels: tuple[float, ...] = field(default_factory=tuple)
+    soft_levels: tuple[float, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hard_levels", tuple(self.hard_levels))
+        object.__setattr__(self, "soft_levels", tuple(self.soft_levels))
+
+    @property
+    def value(self) -> float:
+        """The sum of all levels."""
+        return sum(self.hard_levels) + sum(self.soft_levels)
+
+    def is_feasible(self) -> bool:
+        """Whether every hard level is 0."""
+        return all(h == 0.0 for h in self.hard_levels)
+
+    def _shape(self) -> str:
+        return f"{len(self.hard_levels)}h/{len(self.soft_levels)}s"
+
+    def _compare_payload(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        return (self.hard_levels, self.soft_levels)
+
+    def __repr__(self) -> str:
+        return f"BendableScore(hard={list(self.hard_levels)!r}, soft={list(self.soft_levels)!r})"

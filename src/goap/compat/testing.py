@@ -1,0 +1,40 @@
+"""Test helpers: a chat model whose structured output is fixed in advance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import RunnableLambda
+
+__all__ = ["FakeStructuredModel"]
+
+
+class FakeStructuredModel(BaseChatModel):
+    """A chat model whose ``with_structured_output(...)`` always answers ``response``.
+
+    With ``expected_schema`` set, asking for another schema fails the test.
+    """
+
+    response: Any = None
+    expected_schema: Any = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-structured"
+
+    def _generate(
+        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=""))])
+
+    def with_structured_output(self, schema: Any, **kwargs: Any) -> RunnableLambda[Any, Any]:
+        """A runnable returning ``response`` whatever the input."""
+        if self.expected_schema is not None and schema is not self.expected_schema:
+            raise AssertionError(
+                f"with_structured_output asked for {schema!r}, expected {self.expected_schema!r}"
+            )
+        answer = self.response
+        return RunnableLambda(lambda _x: answer)
