@@ -1,0 +1,307 @@
+"""LangGOAP's CSP records and plan checks over goap's CP-SAT pipeline (:class:`goap.CspPipeline`).
+
+Each check converts the plans and the goal's constraints and objectives to goap's
+(:meth:`goap.CspPipeline.evaluate` scores, selects and schedules given plans) and reads the
+answer back into a :class:`CSPMetadata`.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from goap.compat import _convert as cv
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import ConstraintSpec, GoalSpec
+from goap.compat.types import ObjectiveDirection
+
+if TYPE_CHECKING:
+    import goap.planning as gp
+    from goap.compat.planner.types import Plan
+
+__all__ = [
+    "CSPMetadata",
+    "CSPStatus",
+    "ResourceUsage",
+    "ScheduleEntry",
+    "build_dependency_graph",
+    "compute_resource_totals",
+    "optimize_plans",
+    "pareto_plans",
+    "schedule_plan",
+    "validate_plan",
+]
+
+
+class CSPStatus(str, enum.Enum):  # noqa: UP042 (str() as LangGOAP's)
+    """Outcome of the CSP phase."""
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceUsage:
+    """A resource's total over a plan and the bounds of its constraint (``info``: none)."""
+
+    key: str
+    total: float
+    constraint_min: float | None = None
+    constraint_max: float | None = None
+    satisfied: bool = True
+    level: Literal["hard", "soft", "info"] = "info"
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleEntry:
+    """When one action of the plan runs."""
+
+    action_name: str
+    start: timedelta
+    duration: timedelta
+    end: timedelta
+
+
+@dataclass(frozen=True, slots=True)
+class CSPMetadata:
+    """What the CSP phase found: status, resource totals, objective values, schedule, explanation."""
+
+    status: CSPStatus
+    solver_time_ms: float = 0.0
+    resource_usage: tuple[ResourceUsage, ...] = ()
+    objective_values: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    schedule: tuple[ScheduleEntry, ...] = ()
+    makespan: timedelta | None = None
+    plans_evaluated: int = 0
+    scale_factor: int = 1000
+    explanation: Any = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.objective_values, MappingProxyType):
+            object.__setattr__(self, "objective_values", MappingProxyType(dict(self.objective_values)))
+
+    def __repr__(self) -> str:
+        bits = [f"status={self.status.value!r}"]
+        extras: list[tuple[bool, str]] = [
+            (self.solver_time_ms > 0, f"solver_time_ms={self.solver_time_ms:.2f}"),
+            (bool(self.resource_usage), f"resources={len(self.resource_usage)}"),
+            (bool(self.objective_values), f"objectives={dict(self.objective_values)!r}"),
+            (bool(self.schedule), f"schedule_entries={len(self.schedule)}"),
+            (self.makespan is not None, f"makespan={self.makespan}"),
+            (self.plans_evaluated > 0, f"plans_evaluated={self.plans_evaluated}"),
+        ]
+        bits += [text for shown, text in extras if shown]
+        return f"CSPMetadata({', '.join(bits)})"
+
+
+def compute_resource_totals(actions: Iterable[ActionSpec]) -> dict[str, float]:
+    """Each resource key summed over ``actions``."""
+    totals: dict[str, float] = {}
+    for a in actions:
+        for k, v in (a.resources or {}).items():
+            totals[k] = totals.get(k, 0.0) + v
+    return totals
+
+
+def build_dependency_graph(actions: Sequence[ActionSpec]) -> dict[int, list[int]]:
+    """Plan index -> indices of the earlier actions it must wait for (goap's :func:`goap.dependencies`)."""
+    from goap.planning import dependencies
+
+    preds: dict[int, list[int]] = {j: [] for j in range(len(actions))}
+    for i, j in dependencies(cv.goap_actions(actions)):
+        preds[j].append(i)
+    return preds
+
+
+# ---------------------------------------------------------------------------------------------
+# conversion to and from goap's pipeline
+
+
+def _bounded(goal: GoalSpec) -> list[ConstraintSpec]:
+    return [c for c in goal.constraints if c.min is not None or c.max is not None]
+
+
+def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> Any:
+    """goap's pipeline for the goal's constraints and objectives, weighted as LangGOAP's CSP weighs
+    them: objectives summed at weight 1, a soft violation at ``weight * scale`` per unit, and,
+    with no objective, soft violations alone (or, with neither, the plan cost)."""
+    from goap.planning import Objective, ResourceConstraint
+    from goap.strategies import CspPipeline
+
+    cons = tuple(
+        ResourceConstraint(
+            cv.csp_metric(c.key),
+            max=c.max,
+            min=c.min,
+            level=c.level,
+            weight=max(c.weight, 0.0) * (scale if c.level == "soft" else 1),
+        )
+        for c in _bounded(goal)
+    )
+    objs = tuple(
+        Objective(cv.csp_metric(k), "maximize" if d == ObjectiveDirection.MAXIMIZE else "minimize")
+        for k, d in (goal.objectives or {}).items()
+    )
+    if not objs and any(c.level == "soft" for c in cons):
+        objs = (Objective("length", weight=0.0),)
+    return CspPipeline(constraints=cons, objectives=objs, scale=scale, **settings)
+
+
+def _goap_plan(p: Plan) -> gp.Plan:
+    from goap.planning import Plan as GPlan
+
+    return GPlan(tuple(cv.csp_actions(p.actions)), p.total_cost)
+
+
+def _schedule(sched: gp.Schedule | None) -> tuple[tuple[ScheduleEntry, ...], timedelta | None]:
+    if sched is None:
+        return (), None
+    entries = tuple(
+        ScheduleEntry(
+            e.action, timedelta(seconds=e.start), timedelta(seconds=e.end - e.start), timedelta(seconds=e.end)
+        )
+        for e in sched
+    )
+    return entries, timedelta(seconds=sched.makespan)
+
+
+def usage_of(totals: Mapping[str, float], goal: GoalSpec) -> tuple[ResourceUsage, ...]:
+    """Constrained keys first (a key's last constraint counts), then unconstrained ones as ``info``."""
+    by_key = {c.key: c for c in goal.constraints}
+    out = []
+    for key, c in by_key.items():
+        total = totals.get(key, 0.0)
+        over = c.max is not None and total > c.max
+        under = c.min is not None and total < c.min
+        out.append(ResourceUsage(key, total, c.min, c.max, not (over or under), c.level))
+    out += [ResourceUsage(k, v) for k, v in totals.items() if k not in by_key]
+    return tuple(out)
+
+
+def objective_values(p: Plan, goal: GoalSpec, totals: Mapping[str, float]) -> dict[str, float]:
+    """Each objective's total, and ``soft_goal:<label>`` -> its weight when the plan reaches it."""
+    values = {k: totals.get(k, 0.0) for k in goal.objectives or {}}
+    last = p.expected_states[-1] if p.expected_states else None
+    for sg in goal.soft_goals:
+        if last is not None:
+            values[f"soft_goal:{sg.label}"] = sg.weight if last.satisfies(sg.conditions) else 0.0
+    return values
+
+
+def _ms(t0: float) -> float:
+    return (time.monotonic() - t0) * 1000
+
+
+# ---------------------------------------------------------------------------------------------
+# public checks
+
+
+def validate_plan(plan: Plan, goal: GoalSpec, *, scale: int = 1000) -> CSPMetadata:
+    """Check one plan against the goal's constraints (scheduling it when actions have durations)."""
+    t0 = time.monotonic()
+    if not goal.constraints and goal.objectives is None:
+        return CSPMetadata(CSPStatus.SKIPPED, _ms(t0), scale_factor=scale)
+    totals = compute_resource_totals(plan.actions)
+    res = _pipeline(goal, scale).evaluate([_goap_plan(plan)])
+    status = CSPStatus.FEASIBLE if res.found else CSPStatus.INFEASIBLE
+    entries, makespan = _schedule(res.schedule if any(a.duration for a in plan.actions) else None)
+    meta = CSPMetadata(
+        status,
+        resource_usage=usage_of(totals, goal),
+        objective_values=objective_values(plan, goal, totals),
+        schedule=entries,
+        makespan=makespan,
+        plans_evaluated=1,
+        scale_factor=scale,
+    )
+    if status is CSPStatus.INFEASIBLE:
+        from goap.compat.planner.explain import explain_infeasibility
+
+        meta = replace(meta, explanation=explain_infeasibility(plan, goal, meta))
+    return replace(meta, solver_time_ms=_ms(t0))
+
+
+def schedule_plan(plan: Plan, *, scale: int = 1000) -> CSPMetadata:
+    """The least-makespan schedule of a plan on its precedence edges (``SKIPPED`` without durations)."""
+    from goap.strategies import CspPipeline, SolverReport
+
+    t0 = time.monotonic()
+    if not any(a.duration is not None for a in plan.actions):
+        return CSPMetadata(CSPStatus.SKIPPED, _ms(t0), scale_factor=scale)
+    res = CspPipeline(scale=scale).evaluate([_goap_plan(plan)])
+    report = res.report(SolverReport)
+    if not res.found or report is None:
+        return CSPMetadata(CSPStatus.INFEASIBLE, _ms(t0), scale_factor=scale)
+    entries, makespan = _schedule(res.schedule)
+    status = CSPStatus.OPTIMAL if report.status == "OPTIMAL" else CSPStatus.FEASIBLE
+    return CSPMetadata(status, _ms(t0), schedule=entries, makespan=makespan, scale_factor=scale)
+
+
+def selection_metadata(
+    chosen: Plan, goal: GoalSpec, report: Any, n: int, scale: int, t0: float
+) -> CSPMetadata:
+    """The metadata of a plan goap's pipeline chose among ``n`` (no schedule, as LangGOAP's)."""
+    totals = compute_resource_totals(chosen.actions)
+    return CSPMetadata(
+        CSPStatus.OPTIMAL if report.status == "OPTIMAL" else CSPStatus.FEASIBLE,
+        _ms(t0),
+        usage_of(totals, goal),
+        {k: totals.get(k, 0.0) for k in goal.objectives or {}},
+        plans_evaluated=n,
+        scale_factor=scale,
+    )
+
+
+def optimize_plans(plans: list[Plan], goal: GoalSpec, *, scale: int = 1000) -> tuple[Plan, CSPMetadata]:
+    """The best of ``plans`` under the goal's constraints and objectives (ValueError when empty)."""
+    from goap.strategies import SolverReport
+
+    if not plans:
+        raise ValueError("No plans to optimize: optimize_plans() needs at least one plan")
+    t0 = time.monotonic()
+    res = _pipeline(goal, scale).evaluate([_goap_plan(p) for p in plans])
+    report = res.report(SolverReport)
+    if not res.found or report is None:
+        return plans[0], CSPMetadata(
+            CSPStatus.INFEASIBLE, _ms(t0), plans_evaluated=len(plans), scale_factor=scale
+        )
+    chosen = plans[report.selected]
+    return chosen, selection_metadata(chosen, goal, report, len(plans), scale, t0)
+
+
+def pareto_plans(
+    plans: list[Plan], goal: GoalSpec, *, scale: int = 1000, max_frontier: int | None = None
+) -> list[tuple[Plan, CSPMetadata]]:
+    """The feasible plans no other beats on every objective, best first by the first objective
+    (with no objective: every feasible plan, cheapest first). ValueError when ``plans`` is empty."""
+    from goap.planning import Objective
+    from goap.strategies import pareto_front
+
+    if not plans:
+        raise ValueError("pareto_plans: the list of plans must not be empty")
+    t0 = time.monotonic()
+    checked = [(p, validate_plan(p, goal, scale=scale)) for p in plans]
+    feasible = [(p, m) for p, m in checked if m.status is not CSPStatus.INFEASIBLE]
+    dirs = dict(goal.objectives or {})
+    if dirs:
+        objs = [
+            Objective(k, "maximize" if d == ObjectiveDirection.MAXIMIZE else "minimize")
+            for k, d in dirs.items()
+        ]
+        values = [dict(m.objective_values) for _, m in feasible]
+        feasible = [feasible[i] for i in pareto_front(values, objs)]
+        first, d0 = next(iter(dirs.items()))
+        sign = -1.0 if d0 == ObjectiveDirection.MAXIMIZE else 1.0
+        feasible.sort(key=lambda pm: sign * pm[1].objective_values.get(first, 0.0))
+    else:
+        feasible.sort(key=lambda pm: pm[0].total_cost)
+    kept = feasible[:max_frontier] if max_frontier is not None else feasible
+    return [(p, replace(m, solver_time_ms=_ms(t0), plans_evaluated=len(plans))) for p, m in kept]

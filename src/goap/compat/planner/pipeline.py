@@ -1,0 +1,129 @@
+"""LangGOAP's two-phase :func:`plan`: A* proposes, goap's CP-SAT pipeline checks and chooses.
+
+The least-cost plan is checked first (:func:`~goap.compat.planner.csp.validate_plan`); when it
+breaks a hard constraint, goap's :class:`goap.CspPipeline` with ``enumeration="blacklist"``
+picks the best of the plans found with one of its actions blacklisted at a time.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from goap.compat import _convert as cv
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
+from goap.compat.planner.astar import plan as astar_plan
+from goap.compat.planner.csp import CSPMetadata, CSPStatus, selection_metadata, validate_plan
+from goap.compat.planner.types import Plan
+from goap.compat.score import HardSoftScore
+from goap.compat.state import PlanningState
+from goap.compat.types import ObjectiveDirection
+
+__all__ = ["enumerate_alternatives", "needs_csp", "plan"]
+
+
+def needs_csp(goal: GoalSpec) -> bool:
+    """Whether the goal carries constraints, objectives or quality metrics."""
+    return bool(goal.constraints) or goal.objectives is not None or bool(goal.metrics)
+
+
+def _score(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> HardSoftScore:
+    """Hard: minus each hard violation times its weight; soft: minus soft violations, plus or
+    minus each objective by its direction, minus each quality metric times its weight."""
+    from goap.compat.planner.explain import _shortfall
+
+    by_key = {c.key: c for c in goal.constraints}
+    hard = soft = 0.0
+    for u in meta.resource_usage:
+        c = by_key.get(u.key)
+        gap = _shortfall(c, u.total) if c is not None else None
+        if c is not None and gap is not None:
+            if c.level == "hard":
+                hard -= gap.overrun * c.weight
+            else:
+                soft -= gap.overrun * c.weight
+    for k, d in (goal.objectives or {}).items():
+        v = meta.objective_values.get(k, 0.0)
+        soft += v if d == ObjectiveDirection.MAXIMIZE else -v
+    soft -= sum(m.weight * m.evaluate(p) for m in goal.metrics)
+    return HardSoftScore(hard=hard, soft=soft)
+
+
+def _with(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> Plan:
+    return replace(p, metadata=replace(p.metadata, csp=meta), score=_score(p, goal, meta))
+
+
+def enumerate_alternatives(
+    start: PlanningState | dict[str, Any],
+    goal: GoalSpec,
+    actions: list[ActionSpec],
+    blacklisted: list[str] | None,
+    exclude_plan: Plan,
+    max_count: int,
+) -> list[Plan]:
+    """Plans found with each action of ``exclude_plan`` blacklisted in turn, distinct, at most ``max_count``."""
+    seen = {tuple(exclude_plan.action_names)}
+    found: list[Plan] = []
+    for name in exclude_plan.action_names:
+        if len(found) >= max_count:
+            break
+        alt = astar_plan(start, goal, actions, [*(blacklisted or ()), name])
+        if alt is not None and tuple(alt.action_names) not in seen:
+            seen.add(tuple(alt.action_names))
+            found.append(alt)
+    return found
+
+
+def plan(
+    start: PlanningState | dict[str, Any],
+    goal: GoalSpec,
+    actions: list[ActionSpec],
+    blacklisted_actions: list[str] | None = None,
+    *,
+    max_alternatives: int = 5,
+    tracer: Any = None,
+    record_expansions: bool = False,
+) -> Plan | None:
+    """A* then the CSP phase: the least-cost plan when it meets the hard constraints, else the best
+    single-blacklist alternative (status ``OPTIMAL``), else the least-cost plan marked
+    ``INFEASIBLE`` with an explanation. None only when A* finds no plan; an empty plan is
+    returned as is. The tracer sees the first search only, plus a ``csp_infeasible`` dead end."""
+    st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
+    primary = astar_plan(
+        st, goal, actions, blacklisted_actions, tracer=tracer, record_expansions=record_expansions
+    )
+    if primary is None or not needs_csp(goal) or len(primary) == 0:
+        return primary
+    checked = validate_plan(primary, goal)
+    if checked.status is not CSPStatus.INFEASIBLE:
+        return _with(primary, goal, checked)
+    dead_end = getattr(tracer, "on_search_dead_end", None) if record_expansions else None
+    if dead_end is not None:
+        dead_end("csp_infeasible", {"plan": primary.action_names, "status": checked.status.value})
+    chosen = _alternative(st, goal, actions, blacklisted_actions, max_alternatives)
+    return chosen if chosen is not None else _with(primary, goal, checked)
+
+
+def _alternative(
+    st: PlanningState, goal: GoalSpec, actions: list[ActionSpec], black: list[str] | None, most: int
+) -> Plan | None:
+    """goap's pipeline over the single-blacklist variants of its A* plan (None: none fits)."""
+    from goap.compat.planner.csp import _pipeline
+    from goap.planning import AStar
+    from goap.strategies import SolverReport
+
+    t0 = time.monotonic()
+    search = AStar(heuristic="goalcount", max_expansions=None, tie_break="fifo", symmetry=False)
+    pipe = _pipeline(goal, 1000, search=search, enumeration="blacklist", max_candidates=most + 1)
+    ordered = sorted(actions, key=lambda a: -len(a.preconditions))
+    res = pipe.solve(
+        cv.encode_state(st), cv.to_goap_goal(goal), cv.csp_actions(ordered), blacklist=frozenset(black or ())
+    )
+    report = res.report(SolverReport)
+    if res.plan is None or report is None:
+        return None
+    by_name = {a.name: a for a in actions}
+    chosen = cv.to_plan([by_name[n] for n in res.plan.names], st)
+    return _with(chosen, goal, selection_metadata(chosen, goal, report, report.candidates - 1, 1000, t0))
