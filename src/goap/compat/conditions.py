@@ -15,17 +15,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from goap.runtime import FunctionalSensor
 
-__all__ = [
-    "AsyncConditionResolver",
-    "ConditionResolver",
-    "ConditionStatus",
-    "FunctionalConditionResolver",
-    "PromptConditionResolver",
-    "aresolve_conditions",
-    "resolve_conditions",
-    "resolver_sensor",
-]
-
 _log = logging.getLogger(__name__)
 
 
@@ -43,12 +32,10 @@ class ConditionStatus(str):
         return str(self) == "true"
 
 
-ConditionStatus.TRUE, ConditionStatus.FALSE, ConditionStatus.UNKNOWN = map(
-    ConditionStatus, ("true", "false", "unknown")
-)
-_WORDS = dict.fromkeys(("true", "yes", "1"), ConditionStatus.TRUE) | dict.fromkeys(
-    ("false", "no", "0"), ConditionStatus.FALSE
-)
+_T = ConditionStatus.TRUE = ConditionStatus("true")
+_F = ConditionStatus.FALSE = ConditionStatus("false")
+_U = ConditionStatus.UNKNOWN = ConditionStatus("unknown")
+_WORDS = {"true": _T, "yes": _T, "1": _T, "false": _F, "no": _F, "0": _F}
 
 
 def as_status(raw: Any) -> ConditionStatus:
@@ -56,12 +43,8 @@ def as_status(raw: Any) -> ConditionStatus:
     if isinstance(raw, ConditionStatus):
         return raw
     if isinstance(raw, bool):
-        return ConditionStatus.TRUE if raw else ConditionStatus.FALSE
-    return (
-        _WORDS.get(raw.strip().lower(), ConditionStatus.UNKNOWN)
-        if isinstance(raw, str)
-        else ConditionStatus.UNKNOWN
-    )
+        return _T if raw else _F
+    return _WORDS.get(raw.strip().lower(), _U) if isinstance(raw, str) else _U
 
 
 @runtime_checkable
@@ -146,7 +129,7 @@ class PromptConditionResolver:
             return as_status(self._ask(key, world_state, "invoke").status)
         except Exception as exc:
             _log.warning("condition %r: the model gave no answer (%s): UNKNOWN", key, exc)
-            return ConditionStatus.UNKNOWN
+            return _U
 
     async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Ask the model asynchronously; any error gives UNKNOWN."""
@@ -154,14 +137,14 @@ class PromptConditionResolver:
             return as_status((await self._ask(key, world_state, "ainvoke")).status)
         except Exception as exc:
             _log.warning("condition %r: the model gave no answer (%s): UNKNOWN", key, exc)
-            return ConditionStatus.UNKNOWN
+            return _U
 
 
 def _settle(world: dict[str, Any], key: str, status: Any) -> bool:
     """Write a definite answer into ``world``; whether it was definite."""
-    if status in (ConditionStatus.TRUE, ConditionStatus.FALSE):
-        world[key] = status == ConditionStatus.TRUE
-    return key in world and status in (ConditionStatus.TRUE, ConditionStatus.FALSE)
+    if status in (_T, _F):
+        world[key] = status == _T
+    return status in (_T, _F)
 
 
 def resolve_conditions(
@@ -191,12 +174,10 @@ async def aresolve_conditions(
             try:
                 if hasattr(r, "aresolve"):
                     status = await r.aresolve(key, world)
+                elif hasattr(r, "resolve"):
+                    status = await asyncio.to_thread(r.resolve, key, dict(world))
                 else:
-                    status = (
-                        await asyncio.to_thread(r.resolve, key, dict(world))
-                        if hasattr(r, "resolve")
-                        else None
-                    )
+                    continue
                 if _settle(world, key, status):
                     break
             except Exception as exc:

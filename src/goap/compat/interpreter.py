@@ -1,31 +1,17 @@
-"""LangGOAP's natural-language goal interpreter: one structured-output call of a LangChain chat model.
-
-The model fills an :class:`InterpretedGoal` (conditions, budget constraints, objectives), which
-:func:`to_goal_spec` turns into a :class:`~goap.compat.goals.GoalSpec`. Unlike
-:class:`goap.runtime.GoalInterpreter`, nothing is checked against the actions' effects and no
-answer is retried (LangGOAP's contract); see ``docs/langgoap.md``.
-"""
+"""LangGOAP's goal interpreter: a LangChain model's structured output (:class:`InterpretedGoal`) becomes
+a GoalSpec. Unlike :class:`goap.runtime.GoalInterpreter` nothing is validated or retried (LangGOAP's
+contract)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
 from goap.compat.goals import ConstraintSpec, GoalSpec
 from goap.compat.types import ObjectiveDirection
-
-__all__ = [
-    "DEFAULT_SYSTEM_PROMPT",
-    "GoalInterpreter",
-    "InterpretedConstraint",
-    "InterpretedGoal",
-    "InterpretedObjective",
-    "build_action_catalog",
-    "to_goal_spec",
-]
 
 
 class InterpretedConstraint(BaseModel):
@@ -60,18 +46,14 @@ def build_action_catalog(actions: Sequence[Any]) -> str:
     """The actions as prompt text: name, then the non-empty preconditions, effects, description, resources."""
     blocks = []
     for a in actions:
-        lines = [f"* {a.name}"]
-        if a.preconditions:
-            lines.append(f"    Preconditions: {dict(a.preconditions)}")
-        if getattr(a, "has_dynamic_effects", False):
-            lines.append(f"    Effects: computed at run time, on {sorted(a.effect_key_set())}")
-        elif a.effects:
-            lines.append(f"    Effects: {dict(a.effects)}")
-        if (a.metadata or {}).get("description"):
-            lines.append(f"    Description: {a.metadata['description']}")
-        if a.resources:
-            lines.append(f"    Resources: {dict(a.resources)}")
-        blocks.append("\n".join(lines))
+        dynamic = getattr(a, "has_dynamic_effects", False)
+        shown = {
+            "Preconditions": dict(a.preconditions),
+            "Effects": f"set at run time: {sorted(a.effect_key_set())}" if dynamic else dict(a.effects),
+            "Description": (a.metadata or {}).get("description"),
+            "Resources": dict(a.resources or {}),
+        }
+        blocks.append("\n".join([f"* {a.name}"] + [f"    {k}: {v}" for k, v in shown.items() if v]))
     return "\n".join(blocks) if blocks else "(no actions available)"
 
 
@@ -93,22 +75,11 @@ def to_goal_spec(interpreted: InterpretedGoal) -> GoalSpec:
     )
 
 
-DEFAULT_SYSTEM_PROMPT = """\
-Turn the user's request into a goal for a GOAP planner.
-
-Actions the planner has:
-{action_catalog}
-
-Facts that hold now:
-{world_state}
-
-Fill in:
-- conditions: the facts (keys from the action effects) that must hold at the end, each with a
-  bool, str, int or float value;
-- constraints: only the resource limits the request states (for "under $5": key "cost_usd", max 5);
-- objectives: metrics the request wants minimised ("cheapest", "fastest") or maximised;
-- reasoning: one or two sentences on how you read the request.
-Give the goal only, never a plan."""
+DEFAULT_SYSTEM_PROMPT = """Turn the user's request into a goal for a GOAP planner (the goal only, no plan).
+Actions:\n{action_catalog}\nFacts now: {world_state}
+conditions: end-state facts from the action effects, with bool/str/int/float values; constraints:
+only limits the request states ("under $5": key cost_usd, max 5); objectives: metrics to minimize
+("cheapest", "fastest") or maximize; reasoning: a sentence on how you read the request."""
 
 
 def _default_structured_output_kwargs(llm: Any) -> dict[str, Any]:
@@ -132,12 +103,9 @@ class GoalInterpreter:
     ) -> None:
         self._llm, self._actions = llm, list(actions)
         self._system_prompt = system_prompt or DEFAULT_SYSTEM_PROMPT
-        kwargs = (
-            _default_structured_output_kwargs(llm)
-            if structured_output_kwargs is None
-            else structured_output_kwargs
-        )
-        self._structured_llm = llm.with_structured_output(InterpretedGoal, **kwargs)
+        if structured_output_kwargs is None:
+            structured_output_kwargs = _default_structured_output_kwargs(llm)
+        self._structured_llm = llm.with_structured_output(InterpretedGoal, **structured_output_kwargs)
 
     def build_messages(self, request: str, world_state: Mapping[str, Any] | None) -> list[Any]:
         """The system message (catalog, world) and the request as the user's message."""
@@ -150,15 +118,15 @@ class GoalInterpreter:
 
     def interpret_raw(self, request: str, world_state: Mapping[str, Any] | None = None) -> InterpretedGoal:
         """The model's interpretation, reasoning included."""
-        out: InterpretedGoal = self._structured_llm.invoke(self.build_messages(request, world_state))
-        return out
+        return cast(InterpretedGoal, self._structured_llm.invoke(self.build_messages(request, world_state)))
 
     async def ainterpret_raw(
         self, request: str, world_state: Mapping[str, Any] | None = None
     ) -> InterpretedGoal:
         """:meth:`interpret_raw`, asynchronously."""
-        out: InterpretedGoal = await self._structured_llm.ainvoke(self.build_messages(request, world_state))
-        return out
+        return cast(
+            InterpretedGoal, await self._structured_llm.ainvoke(self.build_messages(request, world_state))
+        )
 
     def interpret(self, request: str, world_state: Mapping[str, Any] | None = None) -> GoalSpec:
         """The goal the request means (see :func:`to_goal_spec` for the errors)."""

@@ -1,11 +1,12 @@
 """GOAP for DeepAgents: a natural-language planning tool and a ``CompiledSubAgent``-shaped dict.
 
-Both are plain LangChain / LangGraph objects, so the ``deepagents`` package itself is not needed.
+Both are plain LangChain / LangGraph objects: the ``deepagents`` package itself is not needed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
@@ -15,8 +16,6 @@ from langgraph.graph import StateGraph
 from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 
-__all__ = ["create_goap_subagent", "create_goap_tool", "format_goap_result"]
-
 
 def format_goap_result(result: Mapping[str, Any]) -> str:
     """A GOAP run's final state as text: the status, the executed actions, the final world."""
@@ -25,11 +24,9 @@ def format_goap_result(result: Mapping[str, Any]) -> str:
         out += ["", "Executed actions:"]
         for rec in history:
             if isinstance(rec, Mapping):
-                out.append(f"  - {rec.get('action', '?')} (success={rec.get('success', '?')})")
-            elif hasattr(rec, "action_name"):
-                out.append(f"  - {rec.action_name} (success={getattr(rec, 'success', '?')})")
-            else:
-                out.append(f"  - {rec}")
+                rec = SimpleNamespace(action_name=rec.get("action", "?"), success=rec.get("success", "?"))
+            name = getattr(rec, "action_name", None)
+            out.append(f"  - {name} (success={getattr(rec, 'success', '?')})" if name else f"  - {rec}")
     if world := result.get("world_state"):
         out += ["", "Final world state:"] + [f"  {k}: {world[k]}" for k in sorted(world)]
     return "\n".join(out)
@@ -37,6 +34,10 @@ def format_goap_result(result: Mapping[str, Any]) -> str:
 
 class _Request(BaseModel):
     request: str = Field(description="The goal, in plain language.")
+
+
+class _Chat(TypedDict):
+    messages: Annotated[list[AnyMessage], add_messages]
 
 
 def _runner(actions: Sequence[Any], llm: Any, world: Mapping[str, Any] | None, kwargs: Any) -> Any:
@@ -66,12 +67,8 @@ def create_goap_tool(
     """A LangChain tool taking ``request``: ``llm`` interprets it, the GOAP graph runs, the result is text."""
     run, arun = _runner(actions, llm, world_state, graph_kwargs)
     return StructuredTool.from_function(
-        func=run, coroutine=arun, name=name, description=description, args_schema=_Request
+        run, coroutine=arun, name=name, description=description, args_schema=_Request
     )
-
-
-class _Chat(TypedDict):
-    messages: Annotated[list[AnyMessage], add_messages]
 
 
 def create_goap_subagent(

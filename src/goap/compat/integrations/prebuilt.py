@@ -10,8 +10,6 @@ from typing import Any
 from goap.compat.goals import GoalSpec
 from goap.compat.integrations.tools import EffectValidator, goapify_tool
 
-__all__ = ["create_goap_agent"]
-
 _log = logging.getLogger(__name__)
 
 
@@ -35,26 +33,22 @@ def create_goap_agent(
 
     A string goal is interpreted once, here, by ``llm`` (:class:`~goap.compat.GoalInterpreter`).
     """
-
-    def per_tool(table: Mapping[str, Any] | None, name: str, default: Any = None) -> Any:
-        return (table or {}).get(name, default)
-
+    tables: dict[str, Mapping[str, Any] | None] = {
+        "preconditions": preconditions,
+        "effects": effects,
+        "resources": resources,
+        "cost": costs,
+        "result_key": result_keys,
+        "max_retries": max_retries,
+        "duration": durations,
+        "effect_validator": effect_validators,
+    }
+    defaults = {"cost": 1.0, "max_retries": 0}
     actions = [
-        goapify_tool(
-            t,
-            preconditions=per_tool(preconditions, t.name),
-            effects=per_tool(effects, t.name),
-            cost=per_tool(costs, t.name, 1.0),
-            resources=per_tool(resources, t.name),
-            result_key=per_tool(result_keys, t.name),
-            max_retries=per_tool(max_retries, t.name, 0),
-            duration=per_tool(durations, t.name),
-            effect_validator=per_tool(effect_validators, t.name),
-        )
+        goapify_tool(t, **{opt: (tab or {}).get(t.name, defaults.get(opt)) for opt, tab in tables.items()})
         for t in tools
     ]
-    idle = [a.name for a in actions if not a.effects and not a.resources]
-    if idle:
+    if idle := [a.name for a in actions if not a.effects and not a.resources]:
         _log.warning("tools with no effects or resources are no-ops to the planner: %s", idle)
     if isinstance(goal, str):
         if llm is None:

@@ -10,8 +10,6 @@ from langchain_core.tools import BaseTool
 
 from goap.compat.actions import ActionSpec
 
-__all__ = ["EffectValidator", "goapify_tool"]
-
 EffectValidator = Callable[[dict[str, Any], dict[str, Any]], bool]
 """``(state before, state after) -> bool``: whether the action really did what it declared."""
 
@@ -39,11 +37,8 @@ def goapify_tool(
     effect_validator: EffectValidator | None = None,
     result_key: str | None = None,
 ) -> ActionSpec:
-    """An action named after ``tool`` that calls it with the matching world facts and yields ``effects``.
-
-    With ``result_key`` the tool's return value is also written to that fact at run time (the
-    planner still sees only ``effects``, so the key may not be one of them).
-    """
+    """An action named after ``tool`` calling it with the world facts it takes and yielding ``effects``
+    (plus, with ``result_key``, the tool's return value under that fact, unseen by the planner)."""
     if not isinstance(tool, BaseTool):
         raise TypeError(
             f"goapify_tool needs a LangChain BaseTool, not {type(tool).__name__}; decorate functions with @tool"
@@ -53,10 +48,7 @@ def goapify_tool(
         raise ValueError(f"result_key={result_key!r} collides with a declared effect; pick another fact name")
 
     def outcome(returned: Any) -> dict[str, Any]:
-        out = dict(declared)
-        if result_key is not None:
-            out[result_key] = returned
-        return out
+        return declared | ({} if result_key is None else {result_key: returned})
 
     def run(world: dict[str, Any]) -> dict[str, Any]:
         return outcome(tool.invoke(_arguments(tool, world)))
