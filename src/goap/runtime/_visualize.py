@@ -11,8 +11,7 @@ Gantt chart of start and end times.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from itertools import pairwise
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from goap.planning import Plan, PlanResult, Schedule
@@ -44,29 +43,89 @@ def _label(name: str, cost: float | None) -> str:
     return name if cost is None else f"{name} ({cost:g})"
 
 
-def _edges(n: int, schedule: Schedule | None) -> list[tuple[str, str]]:
+def _edges(
+    n: int, schedule: Schedule | None, links: Sequence[tuple[int, int]] | None, frame: bool
+) -> list[tuple[str, str]]:
     ids = [f"a{i}" for i in range(n)]
     if not n:
-        return [("start", "goal")]
-    if schedule is None:
-        return [("start", ids[0]), *pairwise(ids), (ids[-1], "goal")]
-    has_in = {j for _, j in schedule.edges}
-    has_out = {i for i, _ in schedule.edges}
-    out = [("start", ids[i]) for i in range(n) if i not in has_in]
-    out += [(ids[i], ids[j]) for i, j in schedule.edges]
-    out += [(ids[i], "goal") for i in range(n) if i not in has_out]
+        return [("start", "goal")] if frame else []
+    if links is None:
+        links = list(schedule.edges) if schedule is not None else [(i, i + 1) for i in range(n - 1)]
+    out = [(ids[i], ids[j]) for i, j in links]
+    if frame:
+        has_in = {j for _, j in links}
+        has_out = {i for i, _ in links}
+        out = [("start", ids[i]) for i in range(n) if i not in has_in] + out
+        out += [(ids[i], "goal") for i in range(n) if i not in has_out]
     return out
 
 
-def plan_to_mermaid(plan: Plan | PlanResult | Sequence[str], *, direction: str = "LR") -> str:
-    """A Mermaid flowchart of the plan (a precedence graph when the plan is scheduled)."""
+def _nodes(
+    names: list[str],
+    costs: list[float | None],
+    labels: Sequence[str] | None,
+    groups: Sequence[tuple[str, Sequence[int]]],
+    node: Callable[[int, str], str],
+    group: Callable[[int, str], tuple[str, str]],
+) -> list[str]:
+    """Node declarations in plan order; a group's nodes are declared together, inside it."""
+    text = (
+        list(labels)
+        if labels is not None
+        else [f"{i + 1}. " + _label(n, c) for i, (n, c) in enumerate(zip(names, costs, strict=True))]
+    )
+    grouped = {i: g for g, (_, members) in enumerate(groups) for i in members}
+    out: list[str] = []
+    for i in range(len(names)):
+        g = grouped.get(i)
+        if g is None:
+            out.append("  " + node(i, text[i]))
+        elif min(groups[g][1]) == i:
+            opening, closing = group(g, groups[g][0])
+            out += [f"  {opening}", *(f"    {node(j, text[j])}" for j in groups[g][1]), f"  {closing}"]
+    return out
+
+
+def plan_to_mermaid(
+    plan: Plan | PlanResult | Sequence[str],
+    *,
+    direction: str = "LR",
+    frame: bool = True,
+    labels: Sequence[str] | None = None,
+    ids: Sequence[str] | None = None,
+    edges: Sequence[tuple[int, int]] | None = None,
+    groups: Sequence[tuple[str, Sequence[int]]] = (),
+    node_class: str | None = None,
+    extra: Sequence[str] = (),
+) -> str:
+    """A Mermaid flowchart of the plan (a precedence graph when the plan is scheduled).
+
+    Options for callers drawing their own way: ``frame=False`` leaves out the title and the
+    start/goal nodes; ``labels`` and ``ids`` replace the action nodes' labels and ids; ``edges``
+    (pairs of action indices, e.g. :func:`goap.planning.dependencies`) replace the chain or the
+    schedule's edges; ``groups`` draws each ``(title, indices)`` as a subgraph; ``node_class`` is
+    a class given to every action node; ``extra`` lines are appended as they are.
+    """
     names, costs, schedule, title = _parts(plan)
-    lines = ["---", f"title: {json.dumps(title)}", "---", f"flowchart {direction}", "  start((start))"]
-    for i, (n, c) in enumerate(zip(names, costs, strict=True)):
-        lines.append(f"  a{i}[{json.dumps(f'{i + 1}. ' + _label(n, c))}]")
-    lines.append("  goal(((goal)))")
-    lines += [f"  {a} --> {b}" for a, b in _edges(len(names), schedule)]
-    return "\n".join(lines) + "\n"
+    key = list(ids) if ids is not None else [f"a{i}" for i in range(len(names))]
+    cls = f":::{node_class}" if node_class else ""
+    lines = ["---", f"title: {json.dumps(title)}", "---"] if frame else []
+    lines.append(f"flowchart {direction}")
+    if frame:
+        lines.append("  start((start))")
+    lines += _nodes(
+        names,
+        costs,
+        labels,
+        groups,
+        lambda i, text: f"{key[i]}[{json.dumps(text)}]{cls}",
+        lambda g, text: (f"subgraph group{g}[{json.dumps(text)}]", "end"),
+    )
+    if frame:
+        lines.append("  goal(((goal)))")
+    ref = {f"a{i}": k for i, k in enumerate(key)}
+    lines += [f"  {ref.get(a, a)} --> {ref.get(b, b)}" for a, b in _edges(len(names), schedule, edges, frame)]
+    return "\n".join([*lines, *extra]) + "\n"
 
 
 def plan_to_gantt(plan: PlanResult | Schedule, *, title: str = "plan schedule") -> str:
@@ -93,19 +152,44 @@ def plan_to_gantt(plan: PlanResult | Schedule, *, title: str = "plan schedule") 
     return "\n".join(lines) + "\n"
 
 
-def plan_to_dot(plan: Plan | PlanResult | Sequence[str], *, name: str = "plan") -> str:
-    """The plan as a Graphviz DOT digraph (a precedence graph when the plan is scheduled)."""
+def plan_to_dot(
+    plan: Plan | PlanResult | Sequence[str],
+    *,
+    name: str = "plan",
+    direction: str = "LR",
+    frame: bool = True,
+    labels: Sequence[str] | None = None,
+    ids: Sequence[str] | None = None,
+    edges: Sequence[tuple[int, int]] | None = None,
+    groups: Sequence[tuple[str, Sequence[int]]] = (),
+    extra: Sequence[str] = (),
+) -> str:
+    """The plan as a Graphviz DOT digraph (a precedence graph when the plan is scheduled).
+
+    The options are :func:`plan_to_mermaid`'s (``groups`` become dashed clusters, ``extra``
+    statements go before the closing brace); with ``frame=False`` a ``name`` that is a DOT
+    identifier is written unquoted.
+    """
     names, costs, schedule, title = _parts(plan)
-    lines = [
-        f"digraph {json.dumps(name)} {{",
-        "  rankdir=LR;",
-        f"  label={json.dumps(title)};",
-        '  start [shape=circle, label="start"];',
-        '  goal [shape=doublecircle, label="goal"];',
-        "  node [shape=box, style=rounded];",
-    ]
-    for i, (n, c) in enumerate(zip(names, costs, strict=True)):
-        lines.append(f"  a{i} [label={json.dumps(f'{i + 1}. ' + _label(n, c))}];")
-    lines += [f"  {a} -> {b};" for a, b in _edges(len(names), schedule)]
-    lines.append("}")
+    key = list(ids) if ids is not None else [f"a{i}" for i in range(len(names))]
+    bare = not frame and name.isidentifier()
+    lines = [f"digraph {name if bare else json.dumps(name)} {{", f"  rankdir={direction};"]
+    if frame:
+        lines += [
+            f"  label={json.dumps(title)};",
+            '  start [shape=circle, label="start"];',
+            '  goal [shape=doublecircle, label="goal"];',
+        ]
+    lines.append("  node [shape=box, style=rounded];")
+    lines += _nodes(
+        names,
+        costs,
+        labels,
+        groups,
+        lambda i, text: f"{key[i]} [label={json.dumps(text)}];",
+        lambda g, text: (f"subgraph cluster_{g} {{ label={json.dumps(text)}; style=dashed;", "}"),
+    )
+    ref = {f"a{i}": k for i, k in enumerate(key)}
+    lines += [f"  {ref.get(a, a)} -> {ref.get(b, b)};" for a, b in _edges(len(names), schedule, edges, frame)]
+    lines += [*extra, "}"]
     return "\n".join(lines) + "\n"

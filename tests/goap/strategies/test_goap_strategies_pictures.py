@@ -69,3 +69,23 @@ def test_names_alone_and_no_plan_are_drawable() -> None:
     assert 'a0["1. a"]' in plan_to_mermaid(["a", "b"])
     res = plan({}, GoalSpec({"x": True}), ACTIONS)
     assert "start --> goal" in plan_to_mermaid(res)
+
+
+def test_unframed_pictures_take_ids_labels_edges_groups_and_extra_lines() -> None:
+    """frame=False drops title and start/goal; ids, labels, edges, groups and extra lines are drawn as given."""
+    opts = {
+        "frame": False,
+        "ids": ["x", "y", "z"],
+        "labels": ["X", "Y", "Z"],
+        "edges": [(0, 2), (1, 2)],
+        "groups": [("t=0s", [0, 1])],
+        "extra": ["  %% note"],
+    }
+    flow = plan_to_mermaid(["a", "b", "c"], direction="TD", node_class="act", **opts)  # type: ignore[arg-type]
+    assert flow.startswith("flowchart TD\n") and "start" not in flow and "goal" not in flow
+    assert '  subgraph group0["t=0s"]\n    x["X"]:::act\n    y["Y"]:::act\n  end\n  z["Z"]:::act' in flow
+    assert "x --> z" in flow and "y --> z" in flow and "x --> y" not in flow and flow.endswith("%% note\n")
+    dot = plan_to_dot(["a", "b", "c"], name="Plan", direction="TB", **opts)  # type: ignore[arg-type]
+    assert dot.startswith("digraph Plan {\n  rankdir=TB;\n") and "start" not in dot
+    assert 'subgraph cluster_0 { label="t=0s"; style=dashed;' in dot and "x -> z;" in dot
+    assert dot.endswith("  %% note\n}\n")
