@@ -1,0 +1,168 @@
+"""`GoapGraph`: LangGOAP's builder of the planner -> executor -> observer LangGraph graph."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, cast
+
+from goap.compat.graph.nodes import GoapExecutor, GoapObserver, GoapPlanner
+from goap.compat.graph.nodes._bridge import Bridge
+from goap.compat.graph.state import GoapState
+
+__all__ = ["GoapGraph"]
+
+
+class GoapGraph:
+    """Builds (``compile``) and runs (``invoke``) LangGOAP's GOAP loop as a LangGraph graph.
+
+    Each node runs goap.runtime's node of the same name; :meth:`engine` gives the same loop as a
+    durable :class:`goap.runtime.GoapGraph` run on the graphengine engine.
+    """
+
+    def __init__(
+        self,
+        actions: Sequence[Any],
+        *,
+        strategy: Any = None,
+        tracer: Any = None,
+        history: Any = None,
+        sensors: Sequence[Any] | None = None,
+        guards: Sequence[Any] | None = None,
+        resolvers: Sequence[Any] | None = None,
+        record_expansions: bool = False,
+        transition_model: Any = None,
+        rng: random.Random | None = None,
+        stuck_handlers: Sequence[Any] | None = None,
+        max_stuck_iterations: int = 3,
+        termination_policies: Sequence[Any] | None = None,
+    ) -> None:
+        self.actions = list(actions)
+        self._strategy = strategy
+        self._tracer = tracer
+        self._history = history
+        self._sensors = sensors
+        self._guards = guards
+        self._resolvers = resolvers
+        self._record_expansions = record_expansions
+        self._transition_model = transition_model
+        self._rng = rng
+        self._stuck_handlers = stuck_handlers
+        self._max_stuck_iterations = max_stuck_iterations
+        self._termination_policies = termination_policies
+
+    def compile(
+        self,
+        checkpointer: Any = None,
+        store: Any = None,
+        *,
+        interrupt_before: list[str] | None = None,
+        interrupt_after: list[str] | None = None,
+    ) -> Any:
+        """The compiled LangGraph graph (``interrupt_before=["executor"]`` pauses before each action)."""
+        from langchain_core.runnables import RunnableLambda
+        from langgraph.checkpoint.base import BaseCheckpointSaver
+        from langgraph.graph import START, StateGraph
+
+        if isinstance(checkpointer, BaseCheckpointSaver):
+            from goap.compat.serde import install_langgoap_serde
+
+            forms = tuple(
+                a.require_human_approval for a in self.actions if isinstance(a.require_human_approval, type)
+            )
+            install_langgoap_serde(checkpointer, extra_allowed_types=forms)
+        planner = GoapPlanner(
+            self.actions,
+            strategy=self._strategy,
+            tracer=self._tracer,
+            sensors=self._sensors,
+            resolvers=self._resolvers,
+            record_expansions=self._record_expansions,
+            stuck_handlers=self._stuck_handlers,
+            max_stuck_iterations=self._max_stuck_iterations,
+        )
+        executor = GoapExecutor(
+            tracer=self._tracer,
+            guards=self._guards,
+            transition_model=self._transition_model,
+            rng=self._rng,
+            actions=self.actions,
+        )
+        observer = GoapObserver(
+            self.actions,
+            tracer=self._tracer,
+            history=self._history,
+            termination_policies=self._termination_policies,
+        )
+        builder = StateGraph(GoapState)
+        for name, node in (("planner", planner), ("executor", executor), ("observer", observer)):
+            builder.add_node(name, RunnableLambda(func=node.__call__, afunc=node.acall))  # type: ignore[type-var]
+        builder.add_edge(START, "planner")
+        builder.add_edge("planner", "executor")
+        builder.add_edge("executor", "observer")
+        kw: dict[str, Any] = {}
+        if interrupt_before is not None:
+            kw["interrupt_before"] = interrupt_before
+        if interrupt_after is not None:
+            kw["interrupt_after"] = interrupt_after
+        return builder.compile(checkpointer=checkpointer, store=store, **kw)
+
+    def invoke(self, goal: Any, world_state: dict[str, Any] | None = None, config: Any = None) -> GoapState:
+        """Compile and run once; the final state."""
+        out = self.compile().invoke({"goal": goal, "world_state": world_state or {}}, config=config)
+        return cast(GoapState, out)
+
+    async def ainvoke(
+        self, goal: Any, world_state: dict[str, Any] | None = None, config: Any = None
+    ) -> GoapState:
+        """Compile and run once (async); the final state."""
+        out = await self.compile().ainvoke({"goal": goal, "world_state": world_state or {}}, config=config)
+        return cast(GoapState, out)
+
+    def _interpreter(self, llm: Any, kwargs: dict[str, Any] | None) -> Any:
+        from goap.compat.interpreter import GoalInterpreter, _default_structured_output_kwargs
+
+        kw = _default_structured_output_kwargs(llm) if kwargs is None else kwargs
+        return GoalInterpreter(llm=llm, actions=self.actions, structured_output_kwargs=kw)
+
+    def invoke_nl(
+        self,
+        request: str,
+        world_state: dict[str, Any] | None = None,
+        *,
+        llm: Any,
+        config: Any = None,
+        structured_output_kwargs: dict[str, Any] | None = None,
+    ) -> GoapState:
+        """Turn ``request`` into a goal with ``llm``, then run toward it."""
+        goal = self._interpreter(llm, structured_output_kwargs).interpret(request, world_state=world_state)
+        return self.invoke(goal=goal, world_state=world_state, config=config)
+
+    async def ainvoke_nl(
+        self,
+        request: str,
+        world_state: dict[str, Any] | None = None,
+        *,
+        llm: Any,
+        config: Any = None,
+        structured_output_kwargs: dict[str, Any] | None = None,
+    ) -> GoapState:
+        """Async :meth:`invoke_nl`."""
+        interp = self._interpreter(llm, structured_output_kwargs)
+        goal = await interp.ainterpret(request, world_state=world_state)
+        return await self.ainvoke(goal=goal, world_state=world_state, config=config)
+
+    def engine(self, goal: Any = None) -> Any:
+        """The same loop as a durable :class:`goap.runtime.GoapGraph` (under ``goal``'s replan policy).
+
+        Its runs take goap's goals and encoded world states (see :mod:`goap.compat._convert`).
+        """
+        b = Bridge(
+            self.actions,
+            tracer=self._tracer,
+            guards=list(self._guards or ()),
+            sensors=list(self._sensors or ()),
+            stuck_handlers=list(self._stuck_handlers or ()),
+            termination=list(self._termination_policies or ()),
+        )
+        return b.graph(goal, self.actions)

@@ -1,0 +1,275 @@
+"""How LangGOAP-shaped nodes run goap.runtime's planner, executor and observer.
+
+A node call turns LangGOAP's dict state into a :class:`goap.runtime.GoapState` view, runs the
+goap node once with :meth:`goap.runtime.GoapGraph.step` and turns the result back into
+LangGOAP's update (or ``Command``). Fact values travel encoded (see :mod:`goap.compat._convert`);
+unhashable values (lists, dicts) stay beside goap's state and reach ``execute`` unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import inspect
+import re
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+import goap.planning as gp
+from goap.compat._convert import decode_state, encode_value, goap_actions, to_goap_goal, to_plan
+from goap.compat.goals import MultiGoal
+from goap.compat.graph.state import ActionResult
+from goap.compat.state import PlanningState
+from goap.runtime import ActionOutcome, FirstOf, GoapGraph
+from goap.runtime import GoapState as RtState
+
+T = TypeVar("T")
+
+_rich: ContextVar[dict[str, Any] | None] = ContextVar("goap_compat_rich", default=None)
+_REASONS = {
+    "action_failed",
+    "state_deviation",
+    "every_action_replan",
+    "plan_exhausted",
+    "subgoal_achieved",
+    "sensor_change",
+}
+_ABSENT = "\x1fcompat#absent"
+_EXC = re.compile(r"^[A-Za-z_][\w.]*: ")
+
+
+class RejectedEffects(Exception):
+    """Raised when an action's ``effect_validator`` refuses what it did."""
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion from sync code (in a worker thread when a loop is running)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def split(world: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``world`` as goap's encoded facts and the unhashable rest."""
+    facts: dict[str, Any] = {}
+    rich: dict[str, Any] = {}
+    for k, v in world.items():
+        try:
+            hash(v)
+        except TypeError:
+            rich[k] = v
+            continue
+        facts[k] = encode_value(v)
+    return facts, rich
+
+
+def _finish(a: Any, before: dict[str, Any], out: Any, rich: dict[str, Any]) -> dict[str, Any] | None:
+    got = dict(out) if isinstance(out, Mapping) else None
+    if a.effect_validator is not None:
+        after = {**before, **(got if got is not None else a.get_effects(before))}
+        if not a.validate_effects(dict(before), after):
+            raise RejectedEffects("Effect validation failed")
+    if got is None:
+        return None
+    facts, more = split(got)
+    rich.update(more)
+    return facts
+
+
+def _execute(a: Any) -> Any:
+    fn = a.aexecute or a.execute
+
+    def call(world: Mapping[str, Any], **_: Any) -> Any:
+        rich = _rich.get()
+        full = {**decode_state(world), **(rich or {})}
+        before = dict(full)
+        out = fn(full) if fn is not None else None
+        if inspect.isawaitable(out):
+
+            async def later() -> Any:
+                return _finish(a, before, await out, rich if rich is not None else {})
+
+            return later()
+        return _finish(a, before, out, rich if rich is not None else {})
+
+    return call
+
+
+def _runtime_action(a: Any) -> gp.ActionSpec:
+    base = goap_actions([a])[0]
+    if a.execute is None and a.aexecute is None and a.effect_validator is None:
+        return base
+    return dataclasses.replace(base, execute=_execute(a))
+
+
+def active_goal(goal: Any, index: int) -> Any:
+    """The GoalSpec pursued now (a MultiGoal's current sub-goal)."""
+    if isinstance(goal, MultiGoal):
+        return goal.goals[min(index, len(goal.goals) - 1)]
+    return goal
+
+
+def policy_of(goal: Any) -> tuple[str, int]:
+    """The goal's replan strategy (its value) and replan budget."""
+    pol = getattr(goal, "policy", None)
+    if pol is None:
+        return "on_deviation", 10
+    return str(getattr(pol.replan_strategy, "value", pol.replan_strategy)), int(pol.max_replans)
+
+
+def planning_keys(actions: Iterable[Any], goal: Any) -> set[str]:
+    """Keys of the actions' preconditions and effects and of the goal's conditions."""
+    keys = set(getattr(goal, "conditions", {}) or {})
+    for a in actions:
+        keys |= set(a.preconditions) | set(a.effect_key_set())
+    return keys
+
+
+class Bridge:
+    """The goap.runtime graphs one LangGOAP-shaped node runs on (one per goal policy and action set)."""
+
+    def __init__(self, actions: Sequence[Any] | None = None, **options: Any) -> None:
+        self.actions = list(actions or ())
+        self.options = {k: v for k, v in options.items() if v is not None}
+        self._graphs: dict[tuple[Any, ...], tuple[GoapGraph, list[Any]]] = {}
+        self._goals: dict[int, tuple[Any, Any]] = {}
+
+    def graph(self, goal: Any, actions: Sequence[Any]) -> GoapGraph:
+        """The goap graph for ``actions`` under ``goal``'s replan policy."""
+        strategy, budget = policy_of(goal)
+        key = (strategy, budget, *map(id, actions))
+        hit = self._graphs.get(key)
+        if hit is None:
+            opts = dict(self.options)
+            pols = opts.pop("termination", None)
+            if pols:
+                opts["termination"] = pols[0] if len(pols) == 1 else FirstOf(*pols)
+            g = GoapGraph(
+                [_runtime_action(a) for a in actions],
+                max_replans=budget or 10**9,
+                replan_every_action=strategy == "every_action",
+                never_replan=strategy == "never",
+                blacklist_after=1,
+                blacklist_fallback=True,
+                **opts,
+            )
+            if len(self._graphs) > 64:
+                self._graphs.clear()
+            hit = self._graphs[key] = (g, list(actions))
+        return hit[0]
+
+    def goal(self, goal: Any) -> Any:
+        """goap's goal for a LangGOAP GoalSpec or MultiGoal (converted once per object)."""
+        hit = self._goals.get(id(goal))
+        if hit is not None and hit[0] is goal:
+            return hit[1]
+        if isinstance(goal, MultiGoal):
+            legs = tuple(to_goap_goal(g) for g in goal.goals)
+            out: Any = gp.MultiGoal(legs, mode="sequential" if goal.mode == "sequential" else "any")
+        else:
+            out = to_goap_goal(goal)
+        self._goals[id(goal)] = (goal, out)
+        return out
+
+    def view(self, d: Mapping[str, Any], actions: Sequence[Any], *, observe: bool = False) -> RtState:
+        """goap's state for LangGOAP's dict state ``d``."""
+        facts, _ = split(d.get("world_state") or {})
+        plan = d.get("plan")
+        names = [a.name for a in plan.actions] if plan is not None else []
+        index = int(d.get("current_subgoal_index", 0) or 0)
+        hist = [
+            ActionOutcome(
+                action=r.action_name, success=r.success, error=r.error, executed=r.success, subgoal=index
+            )
+            for r in d.get("execution_history") or ()
+        ]
+        reason = d.get("replan_reason")
+        step = int(d.get("current_step", 0) or 0)
+        expected = None
+        goal = d.get("goal")
+        if observe and plan is not None and 0 < step <= len(plan.expected_states):
+            sub = active_goal(goal, index)
+            if policy_of(sub)[0] == "on_deviation":
+                exp = plan.expected_states[step - 1].to_dict()
+                expected = {
+                    k: encode_value(exp[k]) if k in exp else _ABSENT
+                    for k in planning_keys(actions, sub)
+                    if k in exp or k in facts
+                }
+        return RtState.model_construct(
+            world_state=facts,
+            goal=self.goal(goal) if goal is not None else None,
+            plan=names,
+            plan_cost=float(plan.total_cost) if plan is not None else 0.0,
+            current_step=step,
+            execution_history=hist,
+            replan_count=int(d.get("replan_count", 0) or 0),
+            replan_reason=reason if reason in _REASONS else None,
+            status="executing",
+            blacklisted_actions=list(d.get("blacklisted_actions") or ()),
+            action_failure_counts=dict(d.get("action_failure_counts") or {}),
+            current_subgoal_index=index,
+            wall_clock_started_at=d.get("wall_clock_started_at"),
+            expected_world_state=expected,
+            plans_made=1 if plan is not None else 0,
+        )
+
+    async def step(
+        self, g: GoapGraph, node: str, s: RtState, rich: dict[str, Any], **kw: Any
+    ) -> tuple[RtState, Any]:
+        """Run goap node ``node`` on ``s``; the state after it and its route."""
+        token = _rich.set(rich)
+        try:
+            res = await g.step(node, s, **kw)
+        finally:
+            _rich.reset(token)
+        after = g.engine.runtime().reducer(s, res.delta) if res.delta is not None else s
+        return after, res.route
+
+
+def world_out(facts: Mapping[str, Any], rich: Mapping[str, Any]) -> dict[str, Any]:
+    """LangGOAP's world state from goap's facts and the unhashable rest."""
+    return {**decode_state(facts), **rich}
+
+
+def results(
+    new: Sequence[ActionOutcome], before: dict[str, Any], after: dict[str, Any]
+) -> list[ActionResult]:
+    """LangGOAP's history entries for goap's outcomes."""
+    return [
+        ActionResult(
+            action_name=o.action,
+            success=o.success,
+            state_before=dict(before),
+            state_after=dict(after) if o.success else dict(before),
+            error=None if o.error is None else _EXC.sub("", o.error, count=1),
+        )
+        for o in new
+    ]
+
+
+def make_plan(names: Sequence[str], actions: Sequence[Any], world: Mapping[str, Any], goal: Any) -> Any:
+    """LangGOAP's Plan of ``names``, its expected states from ``world`` on the planning keys."""
+    by_name = {a.name: a for a in actions}
+    acts = [by_name[n] for n in names]
+    start = PlanningState.from_dict(world, keys=planning_keys(actions, goal))
+    return to_plan(acts, start)
+
+
+__all__ = [
+    "Bridge",
+    "RejectedEffects",
+    "active_goal",
+    "make_plan",
+    "planning_keys",
+    "policy_of",
+    "results",
+    "run_sync",
+    "split",
+    "world_out",
+]

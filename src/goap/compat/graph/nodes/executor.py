@@ -1,0 +1,129 @@
+"""The executor node: goap.runtime's executor on LangGOAP's dict state, with LangGOAP's approval gate."""
+
+from __future__ import annotations
+
+import inspect
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from goap.compat.graph.nodes._bridge import Bridge, active_goal, results, run_sync, split, world_out
+from goap.compat.graph.state import ActionResult
+
+__all__ = ["GoapExecutor", "async_execute_action"]
+
+
+def _approved(answer: Any) -> bool:
+    if answer is None or isinstance(answer, bool):
+        return answer is not False
+    if isinstance(answer, dict):
+        return bool(answer.get("approved", True))
+    return bool(answer)
+
+
+def _refused(action: Any, world: dict[str, Any], error: str) -> dict[str, Any]:
+    return {
+        "status": "action_failed",
+        "execution_history": [ActionResult(action.name, False, dict(world), dict(world), error)],
+        "action_failure_counts": {action.name: action.max_retries + 1},
+    }
+
+
+def approval_gate(action: Any, world: dict[str, Any]) -> dict[str, Any] | None:
+    """Ask a person through LangGraph's ``interrupt``: None to go on, else the failure update.
+
+    A form answer is validated and put into ``world`` under the action's ``human_input_key``.
+    """
+    need = action.require_human_approval
+    if not need:
+        return None
+    from langgraph.types import interrupt
+    from pydantic import BaseModel, ValidationError
+
+    base = {"action": action.name, "preconditions": dict(action.preconditions)}
+    if isinstance(need, type) and issubclass(need, BaseModel):
+        payload = {"type": "goap_action_form", **base, "form_schema": need.model_json_schema()}
+        answer = interrupt({**payload, "model_name": need.__name__, "world_state": dict(world)})
+        if not isinstance(answer, dict | BaseModel):
+            return _refused(action, world, "human_form_invalid: form payload missing or wrong shape")
+        try:
+            form = answer if isinstance(answer, BaseModel) else need.model_validate(answer)
+        except ValidationError as exc:
+            return _refused(
+                action, world, f"human_form_invalid: form payload failed validation: {exc.errors()!r}"
+            )
+        world[action.human_input_key or action.name] = form.model_dump(mode="json")
+        return None
+    effects = dict(action.get_effects(world))
+    answer = interrupt(
+        {"type": "goap_action_approval", **base, "effects": effects, "world_state": dict(world)}
+    )
+    if _approved(answer):
+        return None
+    why = answer.get("reason", "denied by operator") if isinstance(answer, dict) else "denied by operator"
+    return _refused(action, world, f"human_approval_denied: {why}")
+
+
+class GoapExecutor:
+    """Runs the plan's next action through goap.runtime's executor; returns LangGOAP's update dict."""
+
+    def __init__(
+        self,
+        *,
+        tracer: Any = None,
+        guards: Sequence[Any] | None = None,
+        transition_model: Any = None,
+        rng: random.Random | None = None,
+        actions: Sequence[Any] | None = None,
+    ) -> None:
+        self._rng = rng if rng is not None else random.Random()
+        self.actions = list(actions or ())
+        self._bridge = Bridge(self.actions, tracer=tracer, guards=list(guards or ()))
+
+    def _prepare(self, state: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        plan = state.get("plan")
+        step = int(state.get("current_step", 0) or 0)
+        world = dict(state.get("world_state") or {})
+        if state.get("status") == "no_plan" or (plan is not None and len(plan) == 0):
+            return {}, world
+        if plan is None or step >= len(plan):
+            missing = ActionResult("<none>", False, error="No action to execute")
+            return {"status": "error", "execution_history": [missing]}, world
+        return approval_gate(plan.actions[step], world), world
+
+    def __call__(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Execute the next action (sync)."""
+        early, world = self._prepare(state)
+        return early if early is not None else run_sync(self._run(state, world))
+
+    async def acall(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Execute the next action (async)."""
+        early, world = self._prepare(state)
+        return early if early is not None else await self._run(state, world)
+
+    async def _run(self, state: dict[str, Any], world: dict[str, Any]) -> dict[str, Any]:
+        plan = state["plan"]
+        acts = self.actions or list(plan.actions)
+        b = self._bridge
+        g = b.graph(active_goal(state.get("goal"), state.get("current_subgoal_index", 0) or 0), acts)
+        s = b.view({**state, "world_state": world}, acts)
+        _, rich = split(world)
+        before = dict(state.get("world_state") or {})
+        after_s, _ = await b.step(g, "executor", s, rich)
+        new = after_s.execution_history[len(s.execution_history) :]
+        after = world_out(after_s.world_state, rich)
+        out: dict[str, Any] = {"execution_history": results(new, before, after), "world_state": after}
+        if after_s.current_step != s.current_step:
+            out["current_step"] = after_s.current_step
+        if any(not o.success for o in new):
+            out["status"] = "action_failed"
+            out["action_failure_counts"] = after_s.action_failure_counts
+            out["blacklisted_actions"] = after_s.blacklisted_actions
+        return out
+
+
+async def async_execute_action(action: Any, world_state: dict[str, Any]) -> Any:
+    """Call the action's ``aexecute`` (or ``execute``) on ``world_state`` and await the result."""
+    fn = action.aexecute or action.execute
+    out: Any = fn(world_state) if fn is not None else None
+    return await out if inspect.isawaitable(out) else out

@@ -1,0 +1,83 @@
+"""The observer node: goap.runtime's observer on LangGOAP's dict state, answering a ``Command``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.graph import END
+from langgraph.types import Command
+
+from goap.compat.graph.nodes._bridge import Bridge, active_goal, policy_of, run_sync, split, world_out
+
+__all__ = ["GoapObserver"]
+
+_ENDED = {"no_plan", "error", "terminated"}
+
+
+class GoapObserver:
+    """Decides after each action: end, replan (with a reason) or execute the next action."""
+
+    def __init__(
+        self,
+        actions: Sequence[Any] | None = None,
+        *,
+        tracer: Any = None,
+        history: Any = None,
+        termination_policies: Sequence[Any] | None = None,
+    ) -> None:
+        self._actions = list(actions or ())
+        self._history = history
+        self._bridge = Bridge(self._actions, tracer=tracer, termination=list(termination_policies or ()))
+
+    def __call__(self, state: dict[str, Any]) -> Command[str]:
+        """Route (sync)."""
+        return run_sync(self.acall(state))
+
+    async def acall(self, state: dict[str, Any]) -> Command[str]:
+        """Route (async)."""
+        goal = state.get("goal")
+        if goal is None:
+            return Command(goto=END, update={"status": "error", "replan_reason": "no goal specified"})
+        status = state.get("status")
+        if status in _ENDED:
+            return Command(goto=END, update={"status": status})
+        index = int(state.get("current_subgoal_index", 0) or 0)
+        sub = active_goal(goal, index)
+        plan = state.get("plan")
+        acts = self._actions or (list(plan.actions) if plan is not None else [])
+        b = self._bridge
+        g = b.graph(sub, acts)
+        s = b.view(state, acts, observe=True)
+        _, rich = split(state.get("world_state") or {})
+        # goap reads a failure from an outcome recorded the step before.
+        after, route = await b.step(g, "observer", s, rich, step=1 if status == "action_failed" else 3)
+        up: dict[str, Any] = {}
+        world = world_out(after.world_state, rich)
+        if world != state.get("world_state"):
+            up["world_state"] = world
+        if route is not None and route.target in ("executor", "approval"):
+            return Command(goto="executor", update=up or None)
+        if route is not None and route.target == "planner":
+            up["replan_reason"] = after.replan_reason
+            if after.current_subgoal_index != index:
+                up.update(
+                    current_subgoal_index=after.current_subgoal_index,
+                    plan=None,
+                    current_step=0,
+                    replan_count=0,
+                    blacklisted_actions=[],
+                    action_failure_counts={},
+                )
+            return Command(goto="planner", update=up)
+        st = after.status
+        if st == "achieved":
+            up["status"] = "goal_achieved"
+        elif st == "terminated":
+            t = after.termination or {}
+            up.update(status="terminated", replan_reason=f"{t.get('policy')}: {t.get('reason')}")
+        elif st == "max_replans_exceeded":
+            up.update(status="failed", replan_reason=f"max_replans_exceeded ({policy_of(sub)[1]})")
+        else:
+            up.update(status="failed", replan_reason=after.replan_reason or st)
+        return Command(goto=END, update=up)

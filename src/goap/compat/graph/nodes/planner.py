@@ -1,0 +1,79 @@
+"""The planner node: goap.runtime's planner on LangGOAP's dict state."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from goap.compat.graph.nodes._bridge import Bridge, active_goal, make_plan, run_sync, split, world_out
+
+__all__ = ["GoapPlanner"]
+
+
+class GoapPlanner:
+    """Plans for the state's goal from its world state; returns LangGOAP's update dict."""
+
+    def __init__(
+        self,
+        actions: Sequence[Any],
+        *,
+        strategy: Any = None,
+        tracer: Any = None,
+        sensors: Sequence[Any] | None = None,
+        resolvers: Sequence[Any] | None = None,
+        record_expansions: bool = False,
+        stuck_handlers: Sequence[Any] | None = None,
+        max_stuck_iterations: int = 3,
+    ) -> None:
+        if max_stuck_iterations < 1:
+            raise ValueError(f"max_stuck_iterations must be >= 1, got {max_stuck_iterations}")
+        self.actions = list(actions)
+        self._max_stuck = max_stuck_iterations
+        self._bridge = Bridge(
+            self.actions,
+            strategy=strategy,
+            tracer=tracer,
+            sensors=list(sensors or ()),
+            stuck_handlers=list(stuck_handlers or ()),
+            max_stuck_resolutions=max_stuck_iterations,
+        )
+
+    def __call__(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Plan (sync)."""
+        return run_sync(self.acall(state))
+
+    async def acall(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Plan (async)."""
+        goal = state.get("goal")
+        if goal is None:
+            return {"plan": None, "status": "error", "current_step": 0}
+        b = self._bridge
+        g = b.graph(active_goal(goal, state.get("current_subgoal_index", 0) or 0), self.actions)
+        s = b.view(state, self.actions)
+        _, rich = split(state.get("world_state") or {})
+        count = int(state.get("replan_count", 0) or 0) + (state.get("plan") is not None)
+        out: dict[str, Any] = {"current_step": 0, "replan_count": count}
+        for _ in range(self._max_stuck + 1):
+            s, route = await b.step(g, "planner", s, rich)
+            if route is None or route.target != "planner":
+                break
+        world = world_out(s.world_state, rich)
+        if world != state.get("world_state"):
+            out["world_state"] = world
+        if state.get("wall_clock_started_at") is None:
+            out["wall_clock_started_at"] = s.wall_clock_started_at
+        index = s.current_subgoal_index
+        if index != (state.get("current_subgoal_index") or 0):
+            out["current_subgoal_index"] = index
+        if s.status != "executing":
+            out.update(plan=None, status="terminated" if s.status == "terminated" else "no_plan")
+            out["no_plan_explanation"] = s.no_plan_explanation
+            return out
+        sub = active_goal(goal, index)
+        out.update(
+            plan=make_plan(s.plan, self.actions, world, sub), status="executing", no_plan_explanation=None
+        )
+        for key in ("blacklisted_actions", "action_failure_counts"):
+            if getattr(s, key) != (state.get(key) or type(getattr(s, key))()):
+                out[key] = getattr(s, key)
+        return out
