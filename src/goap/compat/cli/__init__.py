@@ -1,0 +1,1 @@
+"""LangGOAP's command line on goap.compat."""
