@@ -268,3 +268,76 @@ def test_format_goap_result_same_text() -> None:
         "world_state": {"z": 1, "a": True},
     }
     assert ours_int.format_goap_result(result) == lg_int.format_goap_result(result)
+
+
+def _pipeline(lg: Any) -> list[Any]:
+    """Two actions writing the facts they declare (LangGOAP-shaped, on either side)."""
+    return [
+        lg.ActionSpec(name="fetch", effects={"data": True}, execute=lambda ws: {"data": True, "rows": 3}),
+        lg.ActionSpec(name="report", preconditions={"data": True}, effects={"done": True}),
+    ]
+
+
+def test_create_goap_agent_runs_the_tools_like_langgoap() -> None:
+    """The prebuilt agent reaches the goal with the same status, world and executed actions."""
+
+    def run(lg: Any, cond: Any, interp: Any, integ: Any, _t: Any) -> Any:
+        agent = integ.create_goap_agent(
+            tools=[shout], goal=lg.GoalSpec(conditions={"loud": True}), effects={"shout": {"loud": True}}
+        )
+        final = agent.invoke({"goal": agent.goap_goal, "world_state": {"word": "hey"}})
+        done = [(h.action_name, h.success) for h in final["execution_history"]]
+        return final["status"], dict(final["world_state"]), done
+
+    ours, theirs = both(run)
+    assert ours == theirs
+    assert ours[0] == "goal_achieved"
+
+
+def test_subgraph_node_writes_the_same_plan_result() -> None:
+    """A parent LangGraph app sees the same status and world under its output key."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class Parent(TypedDict, total=False):
+        world_state: dict[str, Any]
+        plan_result: dict[str, Any]
+
+    def run(lg: Any, cond: Any, interp: Any, integ: Any, _t: Any) -> Any:
+        builder = StateGraph(Parent)
+        integ.add_goap_subgraph(
+            builder, name="goap", actions=_pipeline(lg), goal=lg.GoalSpec(conditions={"done": True})
+        )
+        builder.add_edge(START, "goap")
+        builder.add_edge("goap", END)
+        out = builder.compile().invoke({"world_state": {"seed": 1}})["plan_result"]
+        return out["status"], dict(out["world_state"])
+
+    ours, theirs = both(run)
+    assert ours == theirs == ("goal_achieved", {"seed": 1, "data": True, "rows": 3, "done": True})
+
+
+@pytest.mark.asyncio
+async def test_goap_tool_and_subagent_report_the_same_text() -> None:
+    """The DeepAgents tool (sync, async) and subagent report the same status and world; records read differently."""
+    from langchain_core.messages import HumanMessage
+
+    texts = []
+    for lg, _c, interp, integ, testing in (p.values[0] for p in SIDES):
+        model = testing.FakeStructuredModel(response=interp.InterpretedGoal(conditions={"done": True}))
+        tool_ = integ.create_goap_tool(_pipeline(lg), llm=model, world_state={"seed": 1})
+        sub = integ.create_goap_subagent(_pipeline(lg), llm=model)
+        reply = await sub["runnable"].ainvoke({"messages": [HumanMessage(content="report please")]})
+        texts.append(
+            (
+                tool_.invoke({"request": "x"}),
+                await tool_.ainvoke({"request": "x"}),
+                reply["messages"][-1].content,
+            )
+        )
+    for theirs, ours in zip(*texts, strict=True):
+        assert ours.splitlines()[0] == theirs.splitlines()[0] == "GOAP Result: goal_achieved"
+        assert ours.split("Final world state:")[1] == theirs.split("Final world state:")[1]
+        # Difference: history records are named ("- fetch (success=True)"); LangGOAP prints their repr.
+        assert "  - fetch (success=True)" in ours and "ActionResult(action_name='fetch'" in theirs
