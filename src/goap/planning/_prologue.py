@@ -84,6 +84,17 @@ class StrategyBase:
         blacklist: frozenset[str] = frozenset(),
     ) -> PlanResult:
         """Plan for ``goal``; blacklisted action names never appear in the plan."""
+        return self.solve_started(self.prologue(initial, goal, actions, blacklist=blacklist))
+
+    def prologue(
+        self,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+    ) -> SolveStart:
+        """The common start of :meth:`solve` (for a strategy's own entry points that return more)."""
         name = self.name
         if type(goal) is not GoalSpec:  # only a subclass (ConstrainedGoal) can carry constraints
             from goap.planning._constraints import honours_constraints, refuse_constraints
@@ -94,7 +105,7 @@ class StrategyBase:
         own: frozenset[str] = getattr(self, "blacklist", frozenset())
         black = own | blacklist
         usable = [a for a in actions if a.name not in black] if black else actions
-        return self.solve_started(SolveStart(name, t0, black, usable, initial, goal, actions, blacklist))
+        return SolveStart(name, t0, black, usable, initial, goal, actions, blacklist)
 
     def solve_started(self, call: SolveStart) -> PlanResult:
         """Plan ``call.goal`` from ``call.initial`` with ``call.usable`` (the strategy's own part)."""

@@ -102,5 +102,5 @@ def assert_expected_matches_declared(
             continue
         dev = abs(float(got) - float(want)) / max(abs(float(want)), 1.0)
         assert dev <= bound, (
-            f"expected()[{key!r}] deviates {dev:.3f} > {bound} (declared {want!r}, expected {got!r})"
+            f"expected()[{key!r}]: relative deviation {dev:.3f} > {bound} (declared {want!r}, expected {got!r})"
         )

@@ -16,13 +16,32 @@ cheapest goal-reaching path in the tree; none within ``iterations`` is ``budget_
 
 Deterministic: one ``random.Random(seed)`` drives every choice, untried actions are tried in
 declaration order, ties go to the earlier child. MCTS never claims optimality.
+
+Options, all off by default:
+
+- ``chance_nodes``: a closed-loop tree. A tried action becomes a :class:`MctsChance` whose
+  children are *sampled* outcomes, one decision node per distinct state; selection samples the
+  model again at every chance node, so values average over outcomes instead of trusting the
+  expectation. The built-in rollout then starts from the leaf's own state.
+- ``rollout``: ``rollout(state, rng) -> reward`` scores each new leaf from its state instead of
+  the built-in rollout (any reward scale; the goal test is the caller's).
+- ``max_path_cost``: no expansion below a node whose path cost reached it (a cost horizon).
+- ``partial``: without a goal-reaching node in the tree, the ``budget_exhausted`` result still
+  carries the most-visited path as its plan (for act-then-replan loops that need a first move).
+- ``on_iteration``: called with every iteration's leaf after its backup (tracing, statistics).
+- ``precheck=False``: skip relaxed reachability of the declared effects (needed when the
+  transition model reaches states the declared effects cannot).
+
+:meth:`Mcts.search` returns the tree with the result. A node of it, made a root by
+:meth:`MctsNode.detach` (which can decay its statistics), continues as ``root`` of the next call:
+tree reuse between the ticks of an act-then-replan loop.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any
@@ -40,30 +59,127 @@ from goap.planning import (
 )
 from goap.planning.kit import SolveStart, StrategyBase, check_at_least, freeze_field
 
-__all__ = ["Mcts"]
+__all__ = ["Mcts", "MctsChance", "MctsNode"]
+
+
+def _ucb(visits: int, total: float, parent: MctsNode | MctsChance | None, c: float) -> float:
+    if visits == 0:
+        return math.inf
+    if parent is None or parent.visits == 0:
+        return total / visits
+    return total / visits + c * math.sqrt(math.log(parent.visits) / visits)
 
 
 @dataclass(slots=True, eq=False)
-class _Node:
+class MctsNode:
+    """A decision node of an :class:`Mcts` tree: a world state and the path that reached it."""
+
     state: Mapping[str, Any]
-    parent: _Node | None
+    """The world state here."""
+    parent: MctsNode | MctsChance | None
+    """The node above (None: the root)."""
     action: ActionSpec | None
+    """The action that led here (None: the root)."""
     cost: float
     """Cost of the path from the root."""
+    depth: int
+    """Actions on the path from the root."""
     untried: list[ActionSpec]
+    """Applicable actions not expanded yet."""
     terminal: bool
-    children: list[_Node] = field(default_factory=list)
+    """The goal holds here."""
+    children: list[MctsNode] = field(default_factory=list)
+    """Expected-outcome children (the default tree)."""
+    chances: list[MctsChance] = field(default_factory=list)
+    """Tried actions (``chance_nodes`` trees)."""
     visits: int = 0
+    """Iterations through this node."""
     total: float = 0.0
+    """Sum of their rewards."""
+
+    @property
+    def mean(self) -> float:
+        """Mean reward (0 before any visit)."""
+        return self.total / self.visits if self.visits else 0.0
+
+    def ucb(self, exploration: float) -> float:
+        """UCB1 value under the parent (infinite before any visit)."""
+        return _ucb(self.visits, self.total, self.parent, exploration)
 
     def path(self) -> list[ActionSpec]:
+        """The actions from the root to this node."""
         out: list[ActionSpec] = []
-        node: _Node | None = self
-        while node is not None and node.action is not None:
-            out.append(node.action)
+        node: MctsNode | MctsChance | None = self
+        while node is not None and node.parent is not None:  # a detached root keeps its action
+            if isinstance(node, MctsNode) and node.action is not None:
+                out.append(node.action)
             node = node.parent
         out.reverse()
         return out
+
+    def successor(self, action: str, state: Mapping[str, Any]) -> MctsNode | None:
+        """The child reached by the action named ``action`` in ``state`` (an expected child or a
+        sampled outcome), or None when the tree has none."""
+        for ch in self.chances:
+            if ch.action.name == action:
+                return ch.outcomes.get(_key(state))
+        want = dict(state)
+        for c in self.children:
+            if c.action is not None and c.action.name == action and dict(c.state) == want:
+                return c
+        return None
+
+    def detach(self, decay: float = 1.0) -> MctsNode:
+        """Make this node a root for :meth:`Mcts.search`: visits of the whole subtree are multiplied
+        by ``decay`` in [0, 1] (rounded; means are kept) and costs and depths count from here."""
+        if not 0.0 <= decay <= 1.0:
+            raise ModelError(f"decay must be in [0, 1], got {decay}")
+        self.parent = None
+        cost0, depth0 = self.cost, self.depth
+        todo: list[MctsNode | MctsChance] = [self]
+        while todo:
+            n = todo.pop()
+            kept = round(n.visits * decay)
+            n.total = n.total * kept / n.visits if n.visits else 0.0
+            n.visits = kept
+            if isinstance(n, MctsNode):
+                n.cost -= cost0
+                n.depth -= depth0
+                todo.extend(n.children)
+                todo.extend(n.chances)
+            else:
+                todo.extend(n.outcomes.values())
+        return self
+
+
+@dataclass(slots=True, eq=False)
+class MctsChance:
+    """An action tried at a decision node of a ``chance_nodes`` tree; its children are the outcomes
+    sampled so far, one per distinct resulting state."""
+
+    action: ActionSpec
+    """The action."""
+    parent: MctsNode
+    """Where it was tried."""
+    outcomes: dict[Hashable, MctsNode] = field(default_factory=dict)
+    """Sampled outcomes, keyed by their state."""
+    visits: int = 0
+    """Iterations through this node."""
+    total: float = 0.0
+    """Sum of their rewards."""
+
+    @property
+    def mean(self) -> float:
+        """Mean reward (0 before any visit)."""
+        return self.total / self.visits if self.visits else 0.0
+
+    def ucb(self, exploration: float) -> float:
+        """UCB1 value under the parent (infinite before any visit)."""
+        return _ucb(self.visits, self.total, self.parent, exploration)
+
+
+def _key(state: Mapping[str, Any]) -> Hashable:
+    return tuple(sorted(state.items(), key=lambda kv: kv[0]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +202,18 @@ class Mcts(StrategyBase):
     """Seconds before giving up (``budget_exhausted`` unless a plan is already in the tree)."""
     blacklist: frozenset[str] = frozenset()
     """Action names never to use."""
+    chance_nodes: bool = False
+    """Closed-loop tree of sampled outcomes (see the module docstring)."""
+    rollout: Callable[[Mapping[str, Any], Random], float] | None = None
+    """Scores a new leaf from its state, replacing the built-in rollout."""
+    max_path_cost: float | None = None
+    """No expansion below a node whose path cost reached this."""
+    partial: bool = False
+    """Without a goal-reaching node, return the most-visited path with ``budget_exhausted``."""
+    on_iteration: Callable[[MctsNode], None] | None = None
+    """Called with each iteration's leaf after its backup."""
+    precheck: bool = True
+    """Answer ``no_plan`` first when relaxed reachability of the declared effects proves it."""
 
     def __post_init__(self) -> None:
         check_at_least(self, "iterations", "max_depth")
@@ -93,6 +221,8 @@ class Mcts(StrategyBase):
             raise ModelError(f"exploration must be a positive number, got {self.exploration}")
         if not 0.0 <= self.greedy_bias <= 1.0:
             raise ModelError(f"greedy_bias must be in [0, 1], got {self.greedy_bias}")
+        if self.max_path_cost is not None and not self.max_path_cost >= 0:
+            raise ModelError(f"max_path_cost must be >= 0 or None, got {self.max_path_cost}")
         freeze_field(self, "blacklist", frozenset)
 
     @property
@@ -103,18 +233,39 @@ class Mcts(StrategyBase):
     def solve_started(self, call: SolveStart) -> PlanResult:
         """Plan for ``goal``; see the module docstring (a constrained goal raises
         :class:`goap.UnsupportedConstraintError`: rollouts only aim at the conditions)."""
+        return self._search(call, None)[0]
+
+    def search(
+        self,
+        initial: Mapping[str, Any],
+        goal: GoalSpec,
+        actions: Sequence[ActionSpec],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+        root: MctsNode | None = None,
+    ) -> tuple[PlanResult, MctsNode | None]:
+        """:meth:`solve`, also returning the tree's root (None when no tree was grown).
+
+        ``root``: a detached node of an earlier tree (:meth:`MctsNode.detach`) to grow further;
+        used only when its state equals ``initial``."""
+        return self._search(self.prologue(initial, goal, actions, blacklist=blacklist), root)
+
+    def _search(self, call: SolveStart, root: MctsNode | None) -> tuple[PlanResult, MctsNode | None]:
         t0 = call.t0
-        no_plan = call.unreachable(optimal=False)
-        if no_plan is not None:
-            return no_plan
+        if self.precheck:
+            no_plan = call.unreachable(optimal=False)
+            if no_plan is not None:
+                return no_plan, None
         run = _Run(self, call.goal, list(call.usable))
-        plan, iters = run.search(call.initial, t0)
+        if root is not None and (root.parent is not None or dict(root.state) != dict(call.initial)):
+            root = None
+        tree = run.root(call.initial) if root is None else run.adopt(root)
+        plan, found, iters = run.search(tree, t0)
         stats = SearchStats(
             expanded=iters, generated=run.generated, evaluated=run.rollouts, seconds=time.perf_counter() - t0
         )
-        if plan is None:
-            return PlanResult("budget_exhausted", None, None, stats, False, self.name)
-        return PlanResult("found", plan, None, stats, False, self.name)
+        result = PlanResult("found" if found else "budget_exhausted", plan, None, stats, False, self.name)
+        return result, tree
 
 
 class _Run:
@@ -129,74 +280,124 @@ class _Run:
         self.rng = Random(cfg.seed)
         self.generated = 0
         self.rollouts = 0
-        self.best: _Node | None = None
+        self.best: MctsNode | None = None
         """Cheapest goal-reaching node seen in the tree."""
 
     def satisfied(self, state: Mapping[str, Any]) -> int:
         return sum(1 for k, c in self.conds if holds(c, state.get(k)))
 
+    def root(self, initial: Mapping[str, Any]) -> MctsNode:
+        return self.node(dict(initial), None, None, 0.0, 0)
+
+    def adopt(self, root: MctsNode) -> MctsNode:
+        """Continue an earlier tree: its goal-reaching nodes count as seen."""
+        todo: list[MctsNode | MctsChance] = [root]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, MctsChance):
+                todo.extend(n.outcomes.values())
+                continue
+            if n.terminal and (self.best is None or n.cost < self.best.cost - 1e-12):
+                self.best = n
+            todo.extend(n.children)
+            todo.extend(n.chances)
+        return root
+
     def node(
-        self, state: Mapping[str, Any], parent: _Node | None, action: ActionSpec | None, cost: float
-    ) -> _Node:
+        self,
+        state: Mapping[str, Any],
+        parent: MctsNode | MctsChance | None,
+        action: ActionSpec | None,
+        cost: float,
+        depth: int,
+    ) -> MctsNode:
         done = self.satisfied(state) == len(self.conds)
-        depth_left = parent is None or _depth(parent) + 1 < self.cfg.max_depth
-        untried = [] if done or not depth_left else [a for a in self.actions if a.applicable(state)]
-        n = _Node(state, parent, action, cost, untried, done)
+        cap = self.cfg.max_path_cost
+        room = depth < self.cfg.max_depth and (cap is None or cost < cap)
+        untried = [] if done or not room else [a for a in self.actions if a.applicable(state)]
+        n = MctsNode(state, parent, action, cost, depth, untried, done)
         if done and (self.best is None or cost < self.best.cost - 1e-12):
             self.best = n
         return n
 
-    def search(self, initial: Mapping[str, Any], t0: float) -> tuple[Plan | None, int]:
-        root = self.node(dict(initial), None, None, 0.0)
+    def search(self, root: MctsNode, t0: float) -> tuple[Plan | None, bool, int]:
         deadline = None if self.cfg.timeout is None else t0 + self.cfg.timeout
+        hook = self.cfg.on_iteration
         iters = 0
         if not root.terminal:
             for iters in range(1, self.cfg.iterations + 1):
                 leaf = self.select(root)
                 if leaf.untried:
                     leaf = self.expand(leaf)
-                reward = self.rollout(root, leaf)
-                up: _Node | None = leaf
+                reward = self.simulate(root, leaf)
+                up: MctsNode | MctsChance | None = leaf
                 while up is not None:
                     up.visits += 1
                     up.total += reward
                     up = up.parent
+                if hook is not None:
+                    hook(leaf)
                 if deadline is not None and iters % 64 == 0 and time.perf_counter() > deadline:
                     break
-        return self.extract(root, initial), iters
+        plan, found = self.extract(root)
+        return plan, found, iters
 
-    def select(self, node: _Node) -> _Node:
+    def select(self, node: MctsNode) -> MctsNode:
         c = self.cfg.exploration
-        while not node.untried and node.children:
-            log_n = math.log(node.visits)
-            node = max(
-                node.children,
-                key=lambda ch: ch.total / ch.visits + c * math.sqrt(log_n / ch.visits),
-            )
+        while not node.untried:
+            if node.chances:
+                ch = max(node.chances, key=lambda x: x.ucb(c))
+                state = self.model.sample(node.state, ch.action, self.rng)
+                nxt = ch.outcomes.get(_key(state))
+                if nxt is None:
+                    return self.outcome(ch, state)
+                node = nxt
+            elif node.children:
+                node = max(node.children, key=lambda ch: ch.ucb(c))
+            else:
+                break
         return node
 
-    def expand(self, node: _Node) -> _Node:
+    def outcome(self, ch: MctsChance, state: Mapping[str, Any]) -> MctsNode:
+        """A new decision node for a sampled outcome of ``ch``."""
+        at = ch.parent
+        child = self.node(state, ch, ch.action, at.cost + ch.action.cost_in(at.state), at.depth + 1)
+        ch.outcomes[_key(state)] = child
+        self.generated += 1
+        return child
+
+    def expand(self, node: MctsNode) -> MctsNode:
         action = node.untried.pop(0)
+        if self.cfg.chance_nodes:
+            ch = MctsChance(action, node)
+            node.chances.append(ch)
+            return self.outcome(ch, self.model.sample(node.state, action, self.rng))
         state = self.model.expected(node.state, action)
-        child = self.node(state, node, action, node.cost + action.cost_in(node.state))
+        child = self.node(state, node, action, node.cost + action.cost_in(node.state), node.depth + 1)
         node.children.append(child)
         self.generated += 1
         return child
 
-    def rollout(self, root: _Node, leaf: _Node) -> float:
+    def simulate(self, root: MctsNode, leaf: MctsNode) -> float:
         self.rollouts += 1
-        # Open loop: the tree path is replayed through sampled outcomes from the root, so a
-        # plan prefix whose actions often fail scores low; when a sampled outcome leaves a path
-        # action inapplicable, the rollout policy takes over from there (as replanning would).
+        if self.cfg.rollout is not None:
+            return float(self.cfg.rollout(leaf.state, self.rng))
         state = root.state
         cost = 0.0
         steps = 0
-        for action in leaf.path():
-            if not action.applicable(state):
-                break
-            cost += action.cost_in(state)
-            state = self.model.sample(state, action, self.rng)
-            steps += 1
+        if self.cfg.chance_nodes:
+            # Closed loop: the leaf's state already is a sampled outcome.
+            state, cost, steps = leaf.state, leaf.cost, leaf.depth
+        else:
+            # Open loop: the tree path is replayed through sampled outcomes from the root, so a
+            # plan prefix whose actions often fail scores low; when a sampled outcome leaves a path
+            # action inapplicable, the rollout policy takes over from there (as replanning would).
+            for action in leaf.path():
+                if not action.applicable(state):
+                    break
+                cost += action.cost_in(state)
+                state = self.model.sample(state, action, self.rng)
+                steps += 1
         total = len(self.conds) or 1
         while self.satisfied(state) < len(self.conds) and steps < self.cfg.max_depth:
             options = [a for a in self.actions if a.applicable(state)]
@@ -215,19 +416,23 @@ class _Run:
             return 1.0 + 1.0 / (1.0 + cost)
         return 0.5 * sat / total
 
-    def extract(self, root: _Node, initial: Mapping[str, Any]) -> Plan | None:
+    def extract(self, root: MctsNode) -> tuple[Plan | None, bool]:
         node = root
-        while not node.terminal and node.children:
-            node = max(node.children, key=lambda ch: ch.visits)
+        while not node.terminal:
+            nxt = _most_visited(node)
+            if nxt is None:
+                break
+            node = nxt
         chosen = node if node.terminal else self.best
-        if chosen is None:
-            return None
-        return Plan(tuple(chosen.path()), chosen.cost)
+        if chosen is not None:
+            return Plan(tuple(chosen.path()), chosen.cost), True
+        if self.cfg.partial and node is not root:
+            return Plan(tuple(node.path()), node.cost), False
+        return None, False
 
 
-def _depth(node: _Node) -> int:
-    d = 0
-    while node.parent is not None:
-        d += 1
-        node = node.parent
-    return d
+def _most_visited(node: MctsNode) -> MctsNode | None:
+    if node.chances:
+        ch = max(node.chances, key=lambda x: x.visits)
+        return max(ch.outcomes.values(), key=lambda x: x.visits) if ch.outcomes else None
+    return max(node.children, key=lambda ch: ch.visits) if node.children else None

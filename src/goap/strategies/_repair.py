@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from goap.planning import (
     ActionSpec,
@@ -36,7 +36,25 @@ from goap.planning.kit import (
     refuse_constraints,
 )
 
-__all__ = ["RepairStrategy"]
+__all__ = ["RepairReport", "RepairStrategy"]
+
+
+@dataclass(frozen=True, slots=True)
+class RepairReport:
+    """What a repair kept of the old plan (``PlanResult.report(RepairReport)``)."""
+
+    kind: ClassVar[str] = "repair"
+    """The :class:`goap.planning.StrategyReport` kind."""
+
+    valid_prefix: int
+    """Length of the old plan's still-valid prefix."""
+    kept: int
+    """How many of those start the returned plan (0: planned from scratch)."""
+
+    @property
+    def message(self) -> str:
+        """One line, e.g. ``kept 2 of 2 still-valid actions``."""
+        return f"kept {self.kept} of {self.valid_prefix} still-valid actions"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +125,12 @@ class RepairStrategy(StrategyBase):
                 steps = (*prefix[:keep], *res.plan.actions)
                 plan = Plan(steps, plan_cost(initial, steps))
                 optimal = res.optimal and keep == 0
-                return PlanResult("found", plan, None, _timed(stats, t0), optimal, self.name)
+                found = PlanResult("found", plan, None, _timed(stats, t0), optimal, self.name)
+                return found.with_report(RepairReport(len(prefix), keep))
         assert last is not None
-        return replace(last, stats=_timed(stats, t0), strategy=self.name)
+        return replace(last, stats=_timed(stats, t0), strategy=self.name).with_report(
+            RepairReport(len(prefix), 0)
+        )
 
 
 def _timed(stats: SearchStats, t0: float) -> SearchStats:

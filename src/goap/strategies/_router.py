@@ -85,6 +85,8 @@ class RuleBasedClassifier:
     prefer_mcts_for_stochastic: bool = False
     """Rule 3: send stochastic problems to MCTS (off by default: A* on expected effects plus
     replanning is usually enough)."""
+    stochastic_gate: bool = True
+    """Rules 2 and 4 need a stochastic model; False: they apply to any model (LangGOAP's order)."""
 
     def __call__(self, features: ProblemFeatures) -> str:
         """The strategy name for ``features``."""
@@ -103,12 +105,12 @@ class RuleBasedClassifier:
                 if flag
             ]
             return "csp-pipeline", f"rule 1: {', '.join(present)} present"
-        if not f.is_stochastic:
+        if not f.is_stochastic and self.stochastic_gate:
             # Deterministic transitions: A* is optimal and exact, MCTS would only be a guess.
             return "astar", "rule 5: default"
         if f.risk_profile == "risk-averse":
             return "mcts", "rule 2: the transition model is stochastic and risk-averse"
-        if self.prefer_mcts_for_stochastic:
+        if self.prefer_mcts_for_stochastic and f.is_stochastic:
             return "mcts", "rule 3: stochastic model and prefer_mcts_for_stochastic"
         if f.action_count >= self.branching_threshold and f.horizon_estimate >= self.horizon_threshold:
             return "mcts", (

@@ -13,7 +13,7 @@ With a goal that has conditions, a greedy run that does not end in it is ``budge
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -38,6 +38,11 @@ class UtilityStrategy(StrategyBase):
     """Value of taking an action, by name (default: its ``metadata["value"]``, else 0)."""
     max_actions: int = 20
     """Most actions in one plan."""
+    value_in: Callable[[ActionSpec, Mapping[str, Any]], float] | None = None
+    """The action's own value in a state; when set it replaces ``values`` and the metadata."""
+    positive_only: bool = True
+    """Stop when no action has a positive net value; False: always take the best applicable action
+    (one that changes nothing included) until ``max_actions`` or the goal."""
 
     def __post_init__(self) -> None:
         check_at_least(self, "max_actions")
@@ -60,7 +65,8 @@ class UtilityStrategy(StrategyBase):
         """Net value of taking ``action`` in ``state``."""
         after = action.apply(state)
         gain = soft_score(after, self.soft_goals) - soft_score(state, self.soft_goals)
-        return gain + self.value_of(action) - action.cost_in(state)
+        own = self.value_of(action) if self.value_in is None else float(self.value_in(action, state))
+        return gain + own - action.cost_in(state)
 
     def solve_started(self, call: SolveStart) -> PlanResult:
         """Choose actions greedily by net value (see the module docstring).
@@ -75,13 +81,13 @@ class UtilityStrategy(StrategyBase):
         while len(chosen) < self.max_actions and not (goal.conditions and goal.satisfied_by(state)):
             best: tuple[float, ActionSpec] | None = None
             for a in usable:
-                if not a.applicable(state) or a.apply(state) == state:
+                if not a.applicable(state) or (self.positive_only and a.apply(state) == state):
                     continue
                 evaluated += 1
                 v = self.net(a, state)
                 if best is None or v > best[0]:
                     best = (v, a)
-            if best is None or best[0] <= 0:
+            if best is None or (self.positive_only and best[0] <= 0):
                 break
             a = best[1]
             cost += a.cost_in(state)

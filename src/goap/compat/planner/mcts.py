@@ -1,0 +1,409 @@
+"""LangGOAP's MCTS strategy over goap's :class:`goap.strategies.Mcts`.
+
+The tree search is goap's; this module maps LangGOAP's settings onto it (iterations, wall clock,
+UCB1 constant, seed, chance nodes for stochastic models, cost horizon, anytime partial plans,
+tree reuse by :meth:`MCTSStrategy.advance`), runs LangGOAP's rollout policies and reward shape as
+goap's ``rollout`` hook, and turns goap's per-iteration hook into tracer events (``g`` = visits,
+``h`` = UCB1, ``f`` = mean reward). ``_last_root`` is a read-only view of goap's tree.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any, Protocol, runtime_checkable
+
+from goap.compat import _convert as cv
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
+from goap.compat.planner.transitions import DeterministicTransitionModel, is_deterministic, to_goap_model
+from goap.compat.planner.types import Plan, PlanMetadata
+from goap.compat.score import SimpleScore
+from goap.compat.state import PlanningState
+from goap.strategies import Mcts, MctsChance, MctsNode
+
+__all__ = [
+    "ChanceNode",
+    "HeuristicRollout",
+    "MCTSExploration",
+    "MCTSNode",
+    "MCTSReuseConfig",
+    "MCTSStrategy",
+    "MCTSTracingConfig",
+    "RandomRollout",
+    "RolloutPolicy",
+    "ScalarHeuristic",
+    "StochasticRollout",
+]
+
+_log = logging.getLogger(__name__)
+
+
+@runtime_checkable
+class ScalarHeuristic(Protocol):
+    """How promising a state is, in [-1, 1) (1 is kept for states meeting the goal)."""
+
+    def __call__(self, state: PlanningState, goal: GoalSpec) -> float:
+        """The value of ``state`` for ``goal``."""
+        ...
+
+
+@runtime_checkable
+class RolloutPolicy(Protocol):
+    """Simulates from a leaf's state and returns its reward."""
+
+    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
+        """The reward of one simulation from ``state``."""
+        ...
+
+
+def _missing(state: PlanningState, goal: GoalSpec) -> int:
+    now = state.to_dict()
+    return sum(1 for k, v in goal.conditions.items() if now.get(k) != v)
+
+
+def _shape_reward(state: PlanningState, goal: GoalSpec, *, heuristic: ScalarHeuristic | None = None) -> float:
+    """1 when the goal holds; else the heuristic clamped to [-1, 0.999], or minus the missing share."""
+    if state.satisfies(goal.conditions):
+        return 1.0
+    if heuristic is not None:
+        try:
+            return min(0.999, max(-1.0, float(heuristic(state, goal))))
+        except Exception:
+            _log.warning("the scalar heuristic failed; using the missing-conditions reward", exc_info=True)
+    n = len(goal.conditions)
+    return -_missing(state, goal) / n if n else 1.0
+
+
+def _walk(
+    state: PlanningState,
+    goal: GoalSpec,
+    actions: list[ActionSpec],
+    depth: int,
+    pick: Callable[[PlanningState, list[ActionSpec]], ActionSpec],
+    step: Callable[[PlanningState, ActionSpec], Mapping[str, Any]],
+) -> PlanningState:
+    """Up to ``depth`` steps from ``state`` until the goal holds or nothing applies."""
+    for _ in range(depth):
+        if state.satisfies(goal.conditions):
+            break
+        options = [a for a in actions if state.satisfies(a.preconditions)]
+        if not options:
+            break
+        state = state.apply(step(state, pick(state, options)))
+    return state
+
+
+def _closest(state: PlanningState, goal: GoalSpec, outcome: Callable[[ActionSpec], Mapping[str, Any]]) -> Any:
+    return lambda a: (_missing(state.apply(outcome(a)), goal), -len(a.preconditions))
+
+
+@dataclass(slots=True)
+class RandomRollout:
+    """Uniformly random applicable actions, declared effects."""
+
+    max_depth: int = 4
+    rng: Random = field(default_factory=Random)
+    scalar_heuristic: ScalarHeuristic | None = None
+
+    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
+        """Reward after a random walk."""
+        end = _walk(state, goal, actions, self.max_depth, lambda s, opts: self.rng.choice(opts), _effects)
+        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
+
+
+def _effects(state: PlanningState, a: ActionSpec) -> Mapping[str, Any]:
+    return a.get_effects(state.to_dict())
+
+
+@dataclass(slots=True)
+class HeuristicRollout:
+    """The action leaving fewest goal conditions missing (more preconditions first on ties)."""
+
+    max_depth: int = 4
+    scalar_heuristic: ScalarHeuristic | None = None
+
+    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
+        """Reward after a greedy walk."""
+
+        def pick(s: PlanningState, opts: list[ActionSpec]) -> ActionSpec:
+            return min(opts, key=_closest(s, goal, lambda a: _effects(s, a)))
+
+        end = _walk(state, goal, actions, self.max_depth, pick, _effects)
+        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
+
+
+@dataclass(slots=True)
+class StochasticRollout:
+    """Greedy on the model's expected effects, moving by its sampled ones."""
+
+    max_depth: int
+    model: Any
+    rng: Random = field(default_factory=Random)
+    scalar_heuristic: ScalarHeuristic | None = None
+
+    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
+        """Reward after a greedy walk through sampled outcomes."""
+
+        def pick(s: PlanningState, opts: list[ActionSpec]) -> ActionSpec:
+            return min(opts, key=_closest(s, goal, lambda a: dict(self.model.expected(s.to_dict(), a))))
+
+        def step(s: PlanningState, a: ActionSpec) -> Mapping[str, Any]:
+            return dict(self.model.sample(s.to_dict(), a, self.rng))
+
+        end = _walk(state, goal, actions, self.max_depth, pick, step)
+        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
+
+
+@dataclass(frozen=True, slots=True)
+class MCTSExploration:
+    """Budgets (iterations, wall clock in ms; 0 disables it) and UCB1/rollout settings."""
+
+    iterations: int = 200
+    wall_clock_ms: float = 200.0
+    c: float = math.sqrt(2)
+    rollout_depth: int = 4
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("iterations", "wall_clock_ms", "rollout_depth"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0")
+        if self.iterations == 0 and self.wall_clock_ms == 0:
+            raise ValueError("a budget is needed: at least one of iterations / wall_clock_ms must be > 0")
+        if not self.c > 0:
+            raise ValueError(f"the UCB1 constant c must be > 0, got {self.c}")
+
+
+@dataclass(frozen=True, slots=True)
+class MCTSReuseConfig:
+    """Tree reuse (with visit decay), anytime partial plans, a path-cost budget, a determinized tree."""
+
+    reuse_tree: bool = False
+    tree_reuse_decay: float = 0.6
+    anytime_fallback: bool = False
+    path_length_budget: int | None = None
+    force_deterministic_tree: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.tree_reuse_decay <= 1.0:
+            raise ValueError(f"tree_reuse_decay must lie in [0, 1], got {self.tree_reuse_decay}")
+        if self.path_length_budget is not None and self.path_length_budget < 0:
+            raise ValueError(f"path_length_budget must be None or >= 0, got {self.path_length_budget}")
+
+
+@dataclass(slots=True)
+class MCTSTracingConfig:
+    """A tracer and whether search events go to it."""
+
+    tracer: Any = None
+    record_expansions: bool = False
+
+
+class _Views:
+    """One view object per goap tree node, so views compare by identity across calls."""
+
+    def __init__(self) -> None:
+        self.by_name: dict[str, ActionSpec] = {}
+        self.seen: dict[int, Any] = {}
+
+    def of(self, node: MctsNode | MctsChance | None) -> Any:
+        if node is None:
+            return None
+        v = self.seen.get(id(node))
+        if v is None:
+            v = self.seen[id(node)] = (MCTSNode if isinstance(node, MctsNode) else ChanceNode)(self, node)
+        return v
+
+
+class MCTSNode:
+    """Read-only view of a goap decision node."""
+
+    def __init__(self, views: _Views, node: MctsNode) -> None:
+        self._v, self._n = views, node
+
+    state = property(lambda self: PlanningState.from_dict(cv.decode_state(self._n.state)), doc="The state.")
+    parent = property(lambda self: self._v.of(self._n.parent), doc="The node above.")
+    action = property(lambda self: self._v.by_name.get(getattr(self._n.action, "name", "")), doc="Edge in.")
+    children = property(lambda self: [self._v.of(c) for c in self._n.children], doc="Expected children.")
+    chance_children = property(lambda self: [self._v.of(c) for c in self._n.chances], doc="Chance children.")
+    visits = property(lambda self: self._n.visits, doc="Visits.")
+    value = property(lambda self: self._n.mean, doc="Mean reward.")
+    is_terminal = property(lambda self: self._n.terminal, doc="Whether the goal holds.")
+    depth = property(lambda self: self._n.depth, doc="Actions from the root.")
+
+
+class ChanceNode:
+    """Read-only view of a goap chance node."""
+
+    def __init__(self, views: _Views, node: MctsChance) -> None:
+        self._v, self._n = views, node
+
+    action = property(lambda self: self._v.by_name.get(self._n.action.name), doc="The action tried.")
+    parent = property(lambda self: self._v.of(self._n.parent), doc="Where it was tried.")
+    children_by_key = property(
+        lambda self: {k: self._v.of(n) for k, n in self._n.outcomes.items()}, doc="Outcomes."
+    )
+    visits = property(lambda self: self._n.visits, doc="Visits.")
+    value = property(lambda self: self._n.mean, doc="Mean reward.")
+
+
+Emit = Callable[..., None]
+
+
+@dataclass
+class MCTSStrategy:
+    """LangGOAP's MCTS planning strategy, searched by :class:`goap.strategies.Mcts`."""
+
+    exploration: MCTSExploration = field(default_factory=MCTSExploration)
+    reuse: MCTSReuseConfig = field(default_factory=MCTSReuseConfig)
+    tracing: MCTSTracingConfig = field(default_factory=MCTSTracingConfig)
+    rollout_policy: RolloutPolicy | None = None
+    transition_model: Any = field(default_factory=DeterministicTransitionModel)
+    scalar_heuristic: ScalarHeuristic | None = None
+    _last_root: MCTSNode | None = field(default=None, repr=False)
+    _carryover_root: MCTSNode | None = field(default=None, repr=False)
+    _views: _Views = field(default_factory=_Views, repr=False)
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """The best-supported plan found within the budget, or None."""
+        tracer = self.tracing.tracer if self.tracing.record_expansions else None
+
+        def emit(kind: str, *args: Any) -> None:
+            hook = getattr(tracer, f"on_search_{kind}", None)
+            if hook is not None:
+                hook(*args)
+
+        return self._search(start, goal, actions, blacklisted_actions, emit if tracer is not None else None)
+
+    async def aplan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """:meth:`plan`, sending the tracer's events to its async hooks after the search."""
+        tracer = self.tracing.tracer
+        if tracer is None or not self.tracing.record_expansions:
+            return self.plan(start, goal, actions, blacklisted_actions=blacklisted_actions)
+        events: list[tuple[Any, ...]] = []
+        result = self._search(start, goal, actions, blacklisted_actions, lambda *e: events.append(e))
+        for kind, *args in events:
+            hook = getattr(tracer, f"aon_search_{kind}", None)
+            if hook is not None:
+                await hook(*args)
+        return result
+
+    def advance(self, action: ActionSpec, observed_state: PlanningState | Mapping[str, Any]) -> None:
+        """Keep the subtree of ``action`` leading to ``observed_state`` (visits decayed) as the next root."""
+        self._carryover_root = None
+        if self._last_root is None:
+            return
+        seen = observed_state.to_dict() if isinstance(observed_state, PlanningState) else dict(observed_state)
+        node = self._last_root._n.successor(action.name, cv.encode_map(seen))
+        if node is not None:
+            self._carryover_root = self._views.of(node.detach(self.reuse.tree_reuse_decay))
+
+    def _rollout(
+        self, goal: GoalSpec, usable: list[ActionSpec]
+    ) -> Callable[[Mapping[str, Any], Random], float]:
+        ex, h, model = self.exploration, self.scalar_heuristic, self.transition_model
+
+        def score(state: Mapping[str, Any], rng: Random) -> float:
+            policy = self.rollout_policy
+            if policy is None and is_deterministic(model):
+                policy = HeuristicRollout(ex.rollout_depth, h)
+            elif policy is None:
+                policy = StochasticRollout(ex.rollout_depth, model, rng, h)
+            ps = PlanningState.from_dict(cv.decode_state(state))
+            return float(policy.rollout(state=ps, goal=goal, actions=usable))
+
+        return score
+
+    def _search(
+        self,
+        start: PlanningState | Mapping[str, Any],
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        blacklisted: list[str] | None,
+        emit: Emit | None,
+    ) -> Plan | None:
+        st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
+        if st.satisfies(goal.conditions):
+            return Plan.empty()
+        t0 = time.monotonic()
+        black = set(blacklisted or ())
+        usable = [a for a in actions if a.name not in black]
+        ex, ru = self.exploration, self.reuse
+        carried = self._carryover_root._n if ru.reuse_tree and self._carryover_root is not None else None
+        self._carryover_root = None
+        if carried is None:
+            self._views = _Views()
+        self._views.by_name.update((a.name, a) for a in usable)
+        ids: dict[int, int] = {}
+
+        def traced(leaf: MctsNode) -> None:
+            if emit is None or leaf.parent is None:
+                return
+            up = leaf.parent.parent if isinstance(leaf.parent, MctsChance) else leaf.parent
+            parent_id = None if up is None or up.parent is None else ids.get(id(up))
+            node_id = ids.setdefault(id(leaf), len(ids))
+            name = leaf.action.name if leaf.action is not None else None
+            emit(
+                "expand",
+                node_id,
+                self._views.of(leaf).state,
+                float(leaf.visits),
+                leaf.ucb(ex.c),
+                leaf.mean,
+                parent_id,
+                name,
+            )
+
+        mcts = Mcts(
+            transition_model=to_goap_model(self.transition_model, usable),
+            iterations=max(1, ex.iterations),
+            max_depth=1_000_000,
+            exploration=ex.c,
+            seed=ex.seed,
+            timeout=ex.wall_clock_ms / 1000.0 if ex.wall_clock_ms else None,
+            chance_nodes=not ru.force_deterministic_tree and not is_deterministic(self.transition_model),
+            rollout=self._rollout(goal, usable),
+            max_path_cost=ru.path_length_budget,
+            partial=ru.anytime_fallback,
+            on_iteration=traced,
+            precheck=False,
+        )
+        res, root = mcts.search(
+            cv.encode_state(st), cv.to_goap_goal(goal), cv.goap_actions(usable), root=carried
+        )
+        self._last_root = self._views.of(root)
+        ms = (time.monotonic() - t0) * 1000.0
+        if emit is not None:
+            emit("complete", res.stats.expanded, ms, res.plan is not None)
+        if res.plan is None:
+            return None
+        states, total, now = [], 0.0, st
+        for a in (steps := [self._views.by_name[a.name] for a in res.plan.actions]):
+            total += a.get_cost(now.to_dict())
+            now = now.apply(dict(self.transition_model.expected(now.to_dict(), a)))
+            states.append(now)
+        meta = PlanMetadata(nodes_explored=res.stats.expanded, planning_time_ms=ms)
+        return Plan(tuple(steps), tuple(states), total, meta, SimpleScore(scalar=total))

@@ -1,0 +1,101 @@
+"""LangGOAP's plan repair over goap's :class:`goap.strategies.RepairStrategy`: keep the still-valid
+prefix of the old plan and let goap's A* plan the rest."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import goap.planning as gp
+import goap.strategies as gs
+from goap.compat import _convert as cv
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
+from goap.compat.planner.types import Plan
+from goap.compat.state import PlanningState
+
+__all__ = ["RepairResult", "RepairStrategy", "repair_plan"]
+
+
+@dataclass(frozen=True, slots=True)
+class RepairResult:
+    """A repair's plan (None: failed) and what it kept of the old one."""
+
+    repaired_plan: Plan | None
+    repair_applied: bool
+    valid_prefix_length: int
+    suffix_replanned: bool
+    suffix_length: int
+
+
+def repair_plan(
+    plan: Plan,
+    current_state: PlanningState,
+    goal: GoalSpec,
+    actions: list[ActionSpec],
+    *,
+    current_step: int = 0,
+    blacklisted_actions: list[str] | None = None,
+) -> RepairResult:
+    """Repair ``plan`` from step ``current_step`` on, in ``current_state``."""
+    st = current_state if isinstance(current_state, PlanningState) else PlanningState.from_dict(current_state)
+    if st.satisfies(goal.conditions):
+        return RepairResult(Plan.empty(), False, 0, False, 0)
+    t0 = time.monotonic()
+    # goap's A* as LangGOAP's planner runs it: goal-count heuristic, FIFO ties, specific actions first
+    ordered = sorted(actions, key=lambda a: -len(a.preconditions))
+    base = gp.AStar(heuristic="goalcount", max_expansions=None, tie_break="fifo", symmetry=False)
+    res = gs.RepairStrategy(base).repair(
+        cv.encode_state(st),
+        cv.to_goap_goal(goal),
+        cv.goap_actions(ordered),
+        [a.name for a in plan.actions[current_step:]],
+        blacklist=frozenset(blacklisted_actions or ()),
+    )
+    rep = res.report(gs.RepairReport)
+    valid = rep.valid_prefix if rep is not None else 0
+    kept = rep.kept if rep is not None else 0
+    if res.plan is None or kept != valid:  # the suffix after the kept prefix failed
+        return RepairResult(None, valid > 0, valid, True, 0)
+    by_name = {a.name: a for a in actions}
+    steps = [by_name[a.name] for a in res.plan.actions]
+    ms = (time.monotonic() - t0) * 1000.0
+    return RepairResult(
+        cv.to_plan(steps, st, nodes=res.stats.expanded, ms=ms), valid > 0, valid, True, len(steps) - valid
+    )
+
+
+class RepairStrategy:
+    """Repairs ``prior_plan`` when given (and a prefix survives), else plans with ``inner`` (A* by default)."""
+
+    def __init__(self, inner: Any = None) -> None:
+        if inner is None:
+            from goap.compat.planner.strategy import AStarStrategy
+
+            inner = AStarStrategy()
+        self._inner = inner
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """A repaired plan, or the inner strategy's."""
+        if prior_plan is not None:
+            r = repair_plan(
+                prior_plan,
+                start,
+                goal,
+                actions,
+                current_step=current_step,
+                blacklisted_actions=blacklisted_actions,
+            )
+            if r.repair_applied and r.repaired_plan is not None:
+                return r.repaired_plan
+        return self._inner.plan(start, goal, actions, blacklisted_actions=blacklisted_actions)  # type: ignore[no-any-return]

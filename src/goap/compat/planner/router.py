@@ -1,0 +1,158 @@
+"""LangGOAP's strategy router: goap's :class:`goap.strategies.StrategyRouter` reads the features and
+resolves the classifier's choice; the chosen LangGOAP-shaped strategy then plans."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import goap.planning as gp
+import goap.strategies as gs
+from goap.compat import _convert as cv
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
+from goap.compat.planner.transitions import to_goap_model
+from goap.compat.planner.types import Plan
+from goap.compat.state import PlanningState
+from goap.planning import RiskProfile
+
+__all__ = [
+    "ProblemFeatures",
+    "RiskProfile",
+    "RuleBasedClassifier",
+    "StrategyClassifier",
+    "StrategyRouter",
+    "extract_features",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemFeatures:
+    """LangGOAP's routing features (goap's, with ``admissible_h_at_start`` for the unsatisfied count)."""
+
+    action_count: int
+    goal_condition_count: int
+    has_hard_constraints: bool
+    has_soft_objectives: bool
+    has_trajectory_metrics: bool
+    is_stochastic: bool
+    risk_profile: RiskProfile
+    admissible_h_at_start: int
+    horizon_estimate: int
+
+    def to_goap(self) -> gp.ProblemFeatures:
+        """goap's features with the same values."""
+        return gp.ProblemFeatures(
+            self.action_count,
+            self.goal_condition_count,
+            self.has_hard_constraints,
+            self.has_soft_objectives,
+            self.has_trajectory_metrics,
+            self.is_stochastic,
+            self.risk_profile,
+            self.admissible_h_at_start,
+            self.horizon_estimate,
+        )
+
+
+def _from_goap(f: gp.ProblemFeatures, goal: GoalSpec) -> ProblemFeatures:
+    # LangGOAP reads constraints, objectives and metrics off the goal, not off strategies or durations.
+    return ProblemFeatures(
+        f.action_count,
+        f.goal_condition_count,
+        bool(goal.constraints),
+        goal.objectives is not None,
+        bool(goal.metrics),
+        f.is_stochastic,
+        f.risk_profile,
+        f.unsatisfied_goal_conditions,
+        f.horizon_estimate,
+    )
+
+
+def _inputs(start: PlanningState | Mapping[str, Any], goal: GoalSpec, actions: list[ActionSpec]) -> Any:
+    return cv.encode_state(start), cv.to_goap_goal(goal), cv.goap_actions(actions)
+
+
+def extract_features(
+    start: PlanningState | Mapping[str, Any],
+    goal: GoalSpec,
+    actions: list[ActionSpec],
+    *,
+    transition_model: Any = None,
+) -> ProblemFeatures:
+    """The routing features of a problem (goap's :func:`goap.extract_features`)."""
+    f = gp.extract_features(
+        *_inputs(start, goal, actions), transition_model=to_goap_model(transition_model, actions)
+    )
+    return _from_goap(f, goal)
+
+
+@runtime_checkable
+class StrategyClassifier(Protocol):
+    """Features -> the name of a registered strategy."""
+
+    def __call__(self, features: ProblemFeatures) -> str:
+        """The strategy name."""
+        ...
+
+
+@dataclass
+class RuleBasedClassifier:
+    """goap's rule classifier in LangGOAP's order (its rules 2 and 4 need no stochastic model)."""
+
+    branching_threshold: int = 30
+    horizon_threshold: int = 20
+    prefer_mcts_for_stochastic: bool = False
+
+    def __call__(self, f: ProblemFeatures) -> str:
+        """The strategy name for ``f``."""
+        rules = gs.RuleBasedClassifier(
+            self.branching_threshold,
+            self.horizon_threshold,
+            self.prefer_mcts_for_stochastic,
+            stochastic_gate=False,
+        )
+        return rules(f.to_goap())
+
+
+@dataclass
+class StrategyRouter:
+    """Routes each call to one of ``strategies`` by the classifier's choice of name."""
+
+    strategies: Mapping[str, Any]
+    classifier: Callable[[ProblemFeatures], str]
+    transition_model: Any = None
+    default: str = "astar"
+    on_unknown: Literal["raise", "default"] = "raise"
+    on_strategy_chosen: Callable[[str], None] | None = None
+    last_chosen: str | None = field(default=None, init=False, repr=False)
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """Plan with the strategy the classifier names (KeyError for an unknown one unless
+        ``on_unknown="default"``)."""
+        router = gs.StrategyRouter(
+            strategies=self.strategies,
+            classifier=lambda f: self.classifier(_from_goap(f, goal)),
+            transition_model=to_goap_model(self.transition_model, actions),
+            default=self.default,
+            on_unknown="raise" if self.default not in self.strategies else self.on_unknown,
+        )
+        try:
+            name = router.route(*_inputs(start, goal, actions)).chosen
+        except gp.ModelError as e:
+            raise KeyError(str(e)) from None
+        self.last_chosen = name
+        if self.on_strategy_chosen is not None:
+            self.on_strategy_chosen(name)
+        return self.strategies[name].plan(start, goal, actions, blacklisted_actions=blacklisted_actions)  # type: ignore[no-any-return]
