@@ -17,25 +17,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from goap.compat import _convert as cv
 from goap.compat.actions import ActionSpec
-from goap.compat.goals import ConstraintSpec, GoalSpec
+from goap.compat.goals import GoalSpec
 from goap.compat.types import ObjectiveDirection
 
 if TYPE_CHECKING:
     import goap.planning as gp
     from goap.compat.planner.types import Plan
-
-__all__ = [
-    "CSPMetadata",
-    "CSPStatus",
-    "ResourceUsage",
-    "ScheduleEntry",
-    "build_dependency_graph",
-    "compute_resource_totals",
-    "optimize_plans",
-    "pareto_plans",
-    "schedule_plan",
-    "validate_plan",
-]
 
 
 class CSPStatus(str, enum.Enum):  # noqa: UP042 (str() as LangGOAP's)
@@ -89,17 +76,19 @@ class CSPMetadata:
             object.__setattr__(self, "objective_values", MappingProxyType(dict(self.objective_values)))
 
     def __repr__(self) -> str:
-        bits = [f"status={self.status.value!r}"]
-        extras: list[tuple[bool, str]] = [
-            (self.solver_time_ms > 0, f"solver_time_ms={self.solver_time_ms:.2f}"),
-            (bool(self.resource_usage), f"resources={len(self.resource_usage)}"),
-            (bool(self.objective_values), f"objectives={dict(self.objective_values)!r}"),
-            (bool(self.schedule), f"schedule_entries={len(self.schedule)}"),
-            (self.makespan is not None, f"makespan={self.makespan}"),
-            (self.plans_evaluated > 0, f"plans_evaluated={self.plans_evaluated}"),
+        shown = [f"status={self.status.value!r}"] + [
+            text
+            for keep, text in (
+                (self.solver_time_ms > 0, f"solver_time_ms={self.solver_time_ms:.2f}"),
+                (self.resource_usage, f"resources={len(self.resource_usage)}"),
+                (self.objective_values, f"objectives={dict(self.objective_values)!r}"),
+                (self.schedule, f"schedule_entries={len(self.schedule)}"),
+                (self.makespan is not None, f"makespan={self.makespan}"),
+                (self.plans_evaluated > 0, f"plans_evaluated={self.plans_evaluated}"),
+            )
+            if keep
         ]
-        bits += [text for shown, text in extras if shown]
-        return f"CSPMetadata({', '.join(bits)})"
+        return f"CSPMetadata({', '.join(shown)})"
 
 
 def compute_resource_totals(actions: Iterable[ActionSpec]) -> dict[str, float]:
@@ -121,12 +110,14 @@ def build_dependency_graph(actions: Sequence[ActionSpec]) -> dict[int, list[int]
     return preds
 
 
-# ---------------------------------------------------------------------------------------------
-# conversion to and from goap's pipeline
+def _objectives(goal: GoalSpec) -> list[gp.Objective]:
+    from goap.planning import Objective
 
-
-def _bounded(goal: GoalSpec) -> list[ConstraintSpec]:
-    return [c for c in goal.constraints if c.min is not None or c.max is not None]
+    up = ObjectiveDirection.MAXIMIZE
+    return [
+        Objective(cv.csp_metric(k), "maximize" if d == up else "minimize")
+        for k, d in (goal.objectives or {}).items()
+    ]
 
 
 def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> Any:
@@ -139,20 +130,18 @@ def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> Any:
     cons = tuple(
         ResourceConstraint(
             cv.csp_metric(c.key),
-            max=c.max,
-            min=c.min,
-            level=c.level,
-            weight=max(c.weight, 0.0) * (scale if c.level == "soft" else 1),
+            c.max,
+            c.min,
+            c.level,
+            max(c.weight, 0.0) * (scale if c.level == "soft" else 1),
         )
-        for c in _bounded(goal)
+        for c in goal.constraints
+        if c.min is not None or c.max is not None
     )
-    objs = tuple(
-        Objective(cv.csp_metric(k), "maximize" if d == ObjectiveDirection.MAXIMIZE else "minimize")
-        for k, d in (goal.objectives or {}).items()
-    )
+    objs = _objectives(goal)
     if not objs and any(c.level == "soft" for c in cons):
-        objs = (Objective("length", weight=0.0),)
-    return CspPipeline(constraints=cons, objectives=objs, scale=scale, **settings)
+        objs = [Objective("length", weight=0.0)]
+    return CspPipeline(constraints=cons, objectives=tuple(objs), scale=scale, **settings)
 
 
 def _goap_plan(p: Plan) -> gp.Plan:
@@ -200,10 +189,6 @@ def _ms(t0: float) -> float:
     return (time.monotonic() - t0) * 1000
 
 
-# ---------------------------------------------------------------------------------------------
-# public checks
-
-
 def validate_plan(plan: Plan, goal: GoalSpec, *, scale: int = 1000) -> CSPMetadata:
     """Check one plan against the goal's constraints (scheduling it when actions have durations)."""
     t0 = time.monotonic()
@@ -212,7 +197,7 @@ def validate_plan(plan: Plan, goal: GoalSpec, *, scale: int = 1000) -> CSPMetada
     totals = compute_resource_totals(plan.actions)
     res = _pipeline(goal, scale).evaluate([_goap_plan(plan)])
     status = CSPStatus.FEASIBLE if res.found else CSPStatus.INFEASIBLE
-    entries, makespan = _schedule(res.schedule if any(a.duration for a in plan.actions) else None)
+    entries, makespan = _schedule(res.schedule if any(a.duration is not None for a in plan.actions) else None)
     meta = CSPMetadata(
         status,
         resource_usage=usage_of(totals, goal),
@@ -282,7 +267,6 @@ def pareto_plans(
 ) -> list[tuple[Plan, CSPMetadata]]:
     """The feasible plans no other beats on every objective, best first by the first objective
     (with no objective: every feasible plan, cheapest first). ValueError when ``plans`` is empty."""
-    from goap.planning import Objective
     from goap.strategies import pareto_front
 
     if not plans:
@@ -290,17 +274,11 @@ def pareto_plans(
     t0 = time.monotonic()
     checked = [(p, validate_plan(p, goal, scale=scale)) for p in plans]
     feasible = [(p, m) for p, m in checked if m.status is not CSPStatus.INFEASIBLE]
-    dirs = dict(goal.objectives or {})
-    if dirs:
-        objs = [
-            Objective(k, "maximize" if d == ObjectiveDirection.MAXIMIZE else "minimize")
-            for k, d in dirs.items()
-        ]
-        values = [dict(m.objective_values) for _, m in feasible]
-        feasible = [feasible[i] for i in pareto_front(values, objs)]
-        first, d0 = next(iter(dirs.items()))
-        sign = -1.0 if d0 == ObjectiveDirection.MAXIMIZE else 1.0
-        feasible.sort(key=lambda pm: sign * pm[1].objective_values.get(first, 0.0))
+    if goal.objectives:
+        objs = [replace(o, metric=k) for o, k in zip(_objectives(goal), goal.objectives, strict=True)]
+        feasible = [feasible[i] for i in pareto_front([dict(m.objective_values) for _, m in feasible], objs)]
+        sign = -1.0 if objs[0].direction == "maximize" else 1.0
+        feasible.sort(key=lambda pm: sign * pm[1].objective_values.get(objs[0].metric, 0.0))
     else:
         feasible.sort(key=lambda pm: pm[0].total_cost)
     kept = feasible[:max_frontier] if max_frontier is not None else feasible

@@ -20,14 +20,6 @@ if TYPE_CHECKING:
     from goap.compat.planner.types import Plan
     from goap.compat.state import PlanningState
 
-__all__ = [
-    "InfeasibilityExplanation",
-    "NoPlanExplanation",
-    "ResourceShortfall",
-    "explain_infeasibility",
-    "explain_no_plan",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class ResourceShortfall:
@@ -68,18 +60,15 @@ def _shortfall(c: ConstraintSpec, total: float) -> ResourceShortfall | None:
 
 
 def _advice(shortfalls: Sequence[ResourceShortfall], keys: Sequence[str]) -> str:
-    lines = []
-    for s in shortfalls:
-        if s.available_max is not None:
-            lines.append(
-                f"Resource '{s.key}' totals {s.required:.4g}, over its hard limit {s.available_max:.4g} "
-                f"(overrun: {s.overrun:.4g}); relax the limit or use cheaper actions."
-            )
-        else:
-            lines.append(
-                f"Resource '{s.key}' totals {s.required:.4g}, under its hard minimum "
-                f"{s.available_min:.4g} (shortfall: {s.overrun:.4g}); add actions that provide more."
-            )
+    lines = [
+        f"Resource '{s.key}' totals {s.required:.4g}, "
+        + (
+            f"over its hard limit {s.available_max:.4g} (overrun: {s.overrun:.4g}); relax it or use cheaper actions."
+            if s.available_max is not None
+            else f"under its hard minimum {s.available_min:.4g} (shortfall: {s.overrun:.4g}); add providers."
+        )
+        for s in shortfalls
+    ]
     if not lines and keys:
         lines.append(f"The constraints on {', '.join(keys)} cannot hold together; relax one of them.")
     return " ".join(lines) or "No constraint violations detected."

@@ -127,3 +127,7 @@ def _alternative(
     by_name = {a.name: a for a in actions}
     chosen = cv.to_plan([by_name[n] for n in res.plan.names], st)
     return _with(chosen, goal, selection_metadata(chosen, goal, report, report.candidates - 1, 1000, t0))
+
+
+pipeline_plan = plan
+"""The name ``goap.compat`` exports :func:`plan` under (beside A*'s ``plan``)."""
