@@ -27,9 +27,11 @@ __all__ = [
     "encode_map",
     "encode_state",
     "encode_value",
+    "execution_record",
     "expected_states",
     "from_goap_score",
     "goap_actions",
+    "state_to_langgoap",
     "to_goap_action",
     "to_goap_goal",
     "to_goap_score",
@@ -235,3 +237,55 @@ def csp_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
             g = dataclasses.replace(g, resources={csp_metric(k): v for k, v in g.resources.items()})
         out.append(g)
     return out
+
+
+_ENDED_AS = {"achieved": "success", "failed": "failed", "no_plan": "failed", "max_replans_exceeded": "failed"}
+"""goap's terminal status -> LangGOAP's ExecutionRecord outcome (other statuses are not recorded)."""
+
+
+def state_to_langgoap(state: Any) -> dict[str, Any]:
+    """A LangGOAP state dict for a goap.runtime ``GoapState`` (what LangGOAP-style policies read)."""
+    from goap.compat.graph.state import ActionResult
+
+    status = {"achieved": "goal_achieved", "planning": "executing"}.get(state.status, state.status)
+    return {
+        "world_state": decode_state(state.world_state),
+        "current_step": state.current_step,
+        "execution_history": [
+            ActionResult(action_name=o.action, success=o.success, error=o.error)
+            for o in state.execution_history
+        ],
+        "replan_count": state.replan_count,
+        "replan_reason": state.replan_reason,
+        "status": status,
+        "blacklisted_actions": list(state.blacklisted_actions),
+        "current_subgoal_index": state.current_subgoal_index,
+        "no_plan_explanation": state.no_plan_explanation,
+        "reflection_context": list(state.reflection_context),
+        "wall_clock_started_at": state.wall_clock_started_at,
+    }
+
+
+def execution_record(state: Any, goal: Any) -> Any:
+    """LangGOAP's ``ExecutionRecord`` of a finished goap run of ``goal`` (a LangGOAP GoalSpec or
+    MultiGoal; its sub-goal active at the end is recorded), or None for a status LangGOAP leaves out."""
+    from datetime import UTC, datetime
+
+    from goap.compat.history import ExecutionRecord, compute_goal_hash
+
+    outcome = _ENDED_AS.get(state.status)
+    if outcome is None or goal is None:
+        return None
+    subs = getattr(goal, "goals", None)
+    if subs:
+        goal = subs[min(state.current_subgoal_index, len(subs) - 1)]
+    return ExecutionRecord(
+        goal_hash=compute_goal_hash(goal),
+        goal_conditions=dict(goal.conditions),
+        plan_actions=tuple(state.plan),
+        expected_cost=float(state.plan_cost),
+        actual_cost=float(state.plan_cost),
+        outcome=outcome,
+        replan_count=state.replan_count,
+        timestamp=datetime.now(UTC),
+    )

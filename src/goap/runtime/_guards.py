@@ -74,12 +74,17 @@ async def run_check(guard: Any, action: ActionSpec, world: Mapping[str, Any]) ->
     out: Any = guard.check(action, world)
     if inspect.isawaitable(out):
         out = await out
+    return verdict(guard, out)
+
+
+def verdict(guard: Any, out: Any) -> dict[str, Any]:
+    """A guard's answer (`GuardResult`, bool or None) as the JSON verdict `run_check` returns."""
     if out is None or out is True:
         return {"passed": True, "message": "", "severity": "warn"}
     if out is False:
         return {"passed": False, "message": f"guard {guard.name!r} failed", "severity": "block"}
     if isinstance(out, GuardResult):
-        sev = out.severity if out.severity in ("warn", "block") else "warn"
+        sev = "block" if out.severity == "block" else "warn"
         return {"passed": bool(out.passed), "message": out.message, "severity": sev}
     return {"passed": False, "message": f"guard {guard.name!r} returned {out!r}", "severity": "warn"}
 

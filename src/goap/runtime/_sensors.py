@@ -5,7 +5,8 @@ such a ``sense`` method. The planner reads every sensor before each planning rou
 observer before each observation; the readings are merged into ``world_state`` (later sensors
 win on a shared key). Each reading goes through ``ctx.call``, so it is recorded with the step and
 a replay sees the same world. A failing sensor is recorded in ``GoapState.policy_events`` and its
-last reading (already in ``world_state``) is kept.
+last reading (already in ``world_state``) is kept. After each round the tracer's
+``sensor_complete(sensor_name, facts)`` hook is called once per sensor that answered.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ class SensorReadings:
     """Facts whose value the readings changed."""
     errors: tuple[tuple[str, str], ...]
     """(sensor name, error) of the sensors that failed."""
+    readings: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """(sensor name, facts read) of the sensors that answered, in order."""
 
 
 class _Reading:
@@ -86,17 +89,33 @@ class _Reading:
         return dict(out)
 
 
-async def read_sensors(ctx: Context, sensors: Sequence[Sensor], world: Mapping[str, Any]) -> SensorReadings:
-    """Read every sensor in order through ``ctx.call``; failures are collected, never raised."""
+async def _direct(reading: _Reading) -> Any:
+    try:
+        return await reading.call(None, None)  # type: ignore[arg-type]
+    except Exception as exc:
+        raise ToolCallError(f"{reading.name} failed: {type(exc).__name__}: {exc}", tool=reading.name) from exc
+
+
+async def read_sensors(
+    ctx: Context | None, sensors: Sequence[Sensor], world: Mapping[str, Any]
+) -> SensorReadings:
+    """Read every sensor in order through ``ctx.call``; failures are collected, never raised.
+
+    With ``ctx=None`` the sensors are called directly (nothing is recorded), for callers outside
+    a run; with sync sensors only, the coroutine then finishes without suspending.
+    """
     merged = dict(world)
     errors: list[tuple[str, str]] = []
+    readings: list[tuple[str, dict[str, Any]]] = []
     for s in sensors:
         try:
-            out = await ctx.call(_Reading(s, merged))
+            reading = _Reading(s, merged)
+            out = await (ctx.call(reading) if ctx is not None else _direct(reading))
         except ToolCallError as exc:
             errors.append((s.name, str(exc).split(" failed: ", 1)[-1]))
             continue
         if isinstance(out, dict):
             merged.update(out)
+            readings.append((s.name, out))
     changed = {k: v for k, v in merged.items() if k not in world or world[k] != v}
-    return SensorReadings(merged, changed, tuple(errors))
+    return SensorReadings(merged, changed, tuple(errors), tuple(readings))

@@ -1,0 +1,192 @@
+"""LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`.
+
+In a goap graph the executor asks `ReflexionTracer.reflect` after each failed action (the note
+goes to ``reflection_context``); as a LangGOAP tracer, ``on_action_complete`` of an
+``action_failed`` result reflects on its failed entries. Either way a `Reflection` (what went
+wrong, what to try) is kept, the newest ``max_reflections``, and with a ``history`` written to its
+store under ``("langgoap", "reflections")``, key ``"current"``; a tracer loads them on its first
+planning hook (`load` / `aload`), never when built.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from goap.runtime import ReflexionTracer as _GoapReflexion
+
+__all__ = ["Reflection", "ReflexionTracer"]
+
+_log = logging.getLogger(__name__)
+_REFLECTIONS_NS = ("langgoap", "reflections")
+_REFLECTIONS_KEY = "current"
+_ASK = """An action of a goal-oriented planning agent failed.
+Action: {action}
+Error: {error}
+World state when it failed: {world}
+Answer in two lines:
+Reflection: <one or two sentences on what went wrong>
+Suggestion: <one or two sentences on how to avoid it next time>"""
+
+
+@dataclass(frozen=True, slots=True)
+class Reflection:
+    """One failure: the action, its error, what went wrong, what to try, when (ISO time)."""
+
+    action_name: str
+    error: str
+    reflection: str
+    suggestion: str
+    timestamp: Any
+
+    @property
+    def note(self) -> str:
+        """The ``reflection_context`` entry: ``[action] reflection -> suggestion``."""
+        return f"[{self.action_name}] {self.reflection} -> {self.suggestion}"
+
+
+def _parse_llm_response(text: str) -> tuple[str, str]:
+    """(reflection, suggestion) of a model's answer; an unlabelled answer is all reflection."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        label, _, rest = line.strip().partition(":")
+        if label.lower() in ("reflection", "suggestion") and rest:
+            found[label.lower()] = rest.strip()
+    return found.get("reflection") or text.strip(), found.get(
+        "suggestion"
+    ) or "Consider alternative approaches."
+
+
+class ReflexionTracer(_GoapReflexion):
+    """Turns failed actions into reflections, by template or by asking ``llm`` (a LangChain chat model).
+
+    A model that fails falls back to the template; the tracer never raises into a run.
+    """
+
+    def __init__(self, llm: Any = None, history: Any = None, max_reflections: int = 5) -> None:
+        super().__init__(None, max_reflections=max_reflections)
+        self.llm = llm
+        self.history = history
+        self.world: Mapping[str, Any] = {}
+        self._loaded = history is None
+
+    @property
+    def _reflections(self) -> list[Any]:
+        return self.reflections
+
+    def _think(self, action: str, error: str, world: Mapping[str, Any]) -> Reflection:
+        said = None
+        if self.llm is not None:
+            try:
+                from langchain_core.messages import HumanMessage
+
+                ask = _ASK.format(action=action, error=error, world=dict(world))
+                answer = self.llm.invoke([HumanMessage(content=ask)])
+                said = _parse_llm_response(str(getattr(answer, "content", answer)))
+            except Exception as exc:
+                _log.warning("reflection model failed (%s); using the template", exc)
+        if said is None:
+            said = (f"Action {action!r} failed ({error}).", self.template(action, error))
+        return Reflection(action, error, *said, datetime.now(UTC).isoformat())
+
+    def _keep(self, r: Reflection) -> dict[str, Any] | None:
+        self.reflections.append(r)  # type: ignore[arg-type]
+        del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
+        return None if self.history is None else {"reflections": [asdict(x) for x in self.reflections]}
+
+    def _add_reflection(self, r: Reflection) -> None:
+        value = self._keep(r)
+        if value is not None:
+            try:
+                self.history._store.put(_REFLECTIONS_NS, _REFLECTIONS_KEY, value)
+            except Exception as exc:
+                _log.warning("could not store reflections: %s", exc)
+
+    async def _aadd_reflection(self, r: Reflection) -> None:
+        value = self._keep(r)
+        if value is not None:
+            try:
+                await self.history._store.aput(_REFLECTIONS_NS, _REFLECTIONS_KEY, value)
+            except Exception as exc:
+                _log.warning("could not store reflections: %s", exc)
+
+    async def reflect(self, action: str, error: str, world: Mapping[str, Any]) -> str:
+        """goap's hook: reflect on a failure of a goap run; the note for ``reflection_context``."""
+        r = self._think(action, error, world)
+        await self._aadd_reflection(r)
+        return r.note
+
+    def _loaded_value(self, item: Any) -> None:
+        value = getattr(item, "value", item) or {}
+        kept = [Reflection(**d) for d in value.get("reflections", [])]
+        self.reflections[:] = kept[-self.max_reflections :]  # type: ignore[assignment]
+
+    def load(self) -> None:
+        """Read the stored reflections once (sync)."""
+        if not self._loaded:
+            self._loaded = True
+            try:
+                self._loaded_value(self.history._store.get(_REFLECTIONS_NS, _REFLECTIONS_KEY))
+            except Exception as exc:
+                _log.warning("could not load reflections: %s", exc)
+
+    async def aload(self) -> None:
+        """Read the stored reflections once (with ``aget`` when the store has it)."""
+        if not self._loaded:
+            self._loaded = True
+            store = self.history._store
+            try:
+                if hasattr(store, "aget"):
+                    self._loaded_value(await store.aget(_REFLECTIONS_NS, _REFLECTIONS_KEY))
+                else:
+                    self._loaded_value(store.get(_REFLECTIONS_NS, _REFLECTIONS_KEY))
+            except Exception as exc:
+                _log.warning("could not load reflections: %s", exc)
+
+    def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
+        """Load stored reflections; log the ones available."""
+        self.load()
+        if isinstance(state, dict):
+            self.world = state
+        if self.reflections:
+            _log.info("%d reflections available from earlier failures", len(self.reflections))
+            for r in self.reflections:
+                _log.info("  %s", r.note)
+
+    async def aon_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
+        """`on_plan_start`, loading through the async store API."""
+        await self.aload()
+        self.on_plan_start(goal, state, strategy_name)
+
+    def on_action_start(self, action: Any, state: Any) -> None:
+        """Remember the world the action starts from."""
+        if isinstance(state, dict):
+            self.world = state
+
+    async def aon_action_start(self, action: Any, state: Any) -> None:
+        """`on_action_start`."""
+        self.on_action_start(action, state)
+
+    def _failures(self, result: Any) -> list[Reflection]:
+        if not isinstance(result, dict) or result.get("status") != "action_failed":
+            return []
+        return [
+            self._think(
+                getattr(e, "action_name", "unknown"), getattr(e, "error", None) or "unknown error", self.world
+            )
+            for e in result.get("execution_history", [])
+            if hasattr(e, "success") and not e.success
+        ]
+
+    def on_action_complete(self, result: Any) -> None:
+        """Reflect on the failed entries of a LangGOAP ``action_failed`` result."""
+        for r in self._failures(result):
+            self._add_reflection(r)
+
+    async def aon_action_complete(self, result: Any) -> None:
+        """`on_action_complete`, storing through the async store API."""
+        for r in self._failures(result):
+            await self._aadd_reflection(r)
