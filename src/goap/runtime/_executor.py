@@ -4,7 +4,7 @@ transition model, and records the outcome."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from random import Random
 from typing import Any
 
@@ -55,7 +55,7 @@ class _ActionCall:
 
 _RETRYABLE = "RetryableActionError: "
 
-__all__ = ["Executor"]
+__all__ = ["Executor", "count_failure"]
 
 
 class Executor(_Node):
@@ -215,9 +215,7 @@ class Executor(_Node):
         for i, (a, res) in enumerate(zip(batch, results, strict=True)):
             index = s.current_step + i
             if "error" in res:
-                counts[a.name] = counts.get(a.name, 0) + 1
-                if cfg.blacklist_after and counts[a.name] >= cfg.blacklist_after and a.name not in black:
-                    black.append(a.name)
+                counts, black = count_failure(counts, black, a.name, cfg.blacklist_after)
                 outcome = _outcome(ctx, s, a.name, False, index, error=res["error"])
                 notes.append(
                     f"[{a.name}] failed ({res['error']}); "
@@ -268,11 +266,9 @@ class Executor(_Node):
     ) -> NodeResult[GoapState]:
         cfg = self.cfg
         name = action.name
-        fails = s.action_failure_counts.get(name, 0) + 1
-        counts = {**s.action_failure_counts, name: fails}
-        black = list(s.blacklisted_actions)
-        if cfg.blacklist_after and fails >= cfg.blacklist_after and name not in black:
-            black.append(name)
+        counts, black = count_failure(
+            s.action_failure_counts, s.blacklisted_actions, name, cfg.blacklist_after
+        )
         outcome = _outcome(
             ctx,
             s,
@@ -305,6 +301,18 @@ class Executor(_Node):
             ),
             route=goto("observer"),
         )
+
+
+def count_failure(
+    counts: Mapping[str, int], black: Sequence[str], name: str, after: int
+) -> tuple[dict[str, int], list[str]]:
+    """The failure counts and blacklist after one more failure of ``name``: blacklisted when its
+    count reaches ``after`` (0: never). The executor's bookkeeping, for adapters that count elsewhere."""
+    n = counts.get(name, 0) + 1
+    out = list(black)
+    if after and n >= after and name not in out:
+        out.append(name)
+    return {**counts, name: n}, out
 
 
 def _outcome(

@@ -68,3 +68,13 @@ async def test_blacklist_fallback_plans_with_a_blacklisted_action_and_clears_the
     calls["n"] = 0
     plain = await GoapGraph(acts, blacklist_after=1).run("r", {}, GoalSpec({"x": True}))
     assert plain.status == "no_plan"
+
+
+def test_count_failure_counts_and_blacklists_at_the_threshold() -> None:
+    """count_failure adds one failure and blacklists the action when its count reaches the threshold."""
+    from goap.runtime._executor import count_failure
+
+    assert count_failure({}, [], "a", 2) == ({"a": 1}, [])
+    assert count_failure({"a": 1}, [], "a", 2) == ({"a": 2}, ["a"])
+    assert count_failure({"a": 5}, ["a"], "a", 2) == ({"a": 6}, ["a"])
+    assert count_failure({}, [], "a", 0) == ({"a": 1}, [])
