@@ -1,9 +1,5 @@
-"""LangGOAP's condition resolvers: fill facts nobody observed (true / false / unknown) before planning.
-
-Resolvers are asked in order for each missing key; the first answer other than UNKNOWN is written
-as ``True``/``False``; a key nobody knows stays absent (actions needing it are not planned). On
-goap's runtime this is a sensor: :func:`resolver_sensor` makes one, recorded and replayed as any.
-"""
+"""LangGOAP's condition resolvers: per missing key, the first answer other than UNKNOWN is written as
+True/False; an unknown key stays absent. :func:`resolver_sensor` makes them a goap sensor."""
 
 from __future__ import annotations
 
@@ -51,9 +47,8 @@ def as_status(raw: Any) -> ConditionStatus:
 class ConditionResolver(Protocol):
     """Answers whether a condition key holds, synchronously."""
 
-    @property
-    def name(self) -> str:
-        """Name used in logs."""
+    name: str
+    """Name used in logs."""
 
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """The status of ``key`` in ``world_state``."""
@@ -63,9 +58,8 @@ class ConditionResolver(Protocol):
 class AsyncConditionResolver(Protocol):
     """Answers whether a condition key holds, asynchronously."""
 
-    @property
-    def name(self) -> str:
-        """Name used in logs."""
+    name: str
+    """Name used in logs."""
 
     async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """The status of ``key`` in ``world_state``."""
@@ -75,19 +69,15 @@ class FunctionalConditionResolver:
     """A resolver from ``fn(key, world_state)`` (sync or async) returning a status, bool or None."""
 
     def __init__(self, name: str, fn: Callable[[str, dict[str, Any]], Any]) -> None:
-        self._label, self._fn = name, fn
-
-    @property
-    def name(self) -> str:
-        """The name given."""
-        return self._label
+        self.name, self._fn = name, fn
+        """The name given (used in logs)."""
 
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Call ``fn``; a coroutine function must be used through :meth:`aresolve`."""
         out = self._fn(key, world_state)
         if inspect.iscoroutine(out):
             out.close()
-            raise TypeError(f"resolver {self._label!r} is async: call aresolve() instead of resolve()")
+            raise TypeError(f"resolver {self.name!r} is async: call aresolve() instead of resolve()")
         return as_status(out)
 
     async def aresolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
@@ -100,17 +90,14 @@ class PromptConditionResolver:
     """Asks a LangChain chat model (structured output) whether the key holds; failures are UNKNOWN."""
 
     TEMPLATE = (
-        "Given this world state of a planning agent, is the condition {key!r} satisfied?\n"
-        "World state: {world_state}\nAnswer true, false or unknown."
+        "Does the condition {key!r} hold in this world state? {world_state}\nAnswer true, false or unknown."
     )
 
     def __init__(self, llm: Any, *, prompt_template: str | None = None, timeout_s: float = 30.0) -> None:
         self._llm, self._template, self.timeout_s = llm, prompt_template or self.TEMPLATE, timeout_s
 
-    @property
-    def name(self) -> str:
-        """Always ``"PromptConditionResolver"``."""
-        return "PromptConditionResolver"
+    name = "PromptConditionResolver"
+    """The resolver's name in logs."""
 
     def _ask(self, key: str, world_state: Mapping[str, Any], run: str) -> Any:
         from langchain_core.messages import HumanMessage

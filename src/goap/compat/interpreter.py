@@ -1,6 +1,5 @@
-"""LangGOAP's goal interpreter: a LangChain model's structured output (:class:`InterpretedGoal`) becomes
-a GoalSpec. Unlike :class:`goap.runtime.GoalInterpreter` nothing is validated or retried (LangGOAP's
-contract)."""
+"""LangGOAP's goal interpreter: a LangChain model's structured output (:class:`InterpretedGoal`) as a
+GoalSpec; unlike :class:`goap.runtime.GoalInterpreter`, nothing is validated or retried."""
 
 from __future__ import annotations
 
@@ -21,9 +20,7 @@ class InterpretedConstraint(BaseModel):
     max: float | None = Field(default=None, description="Upper bound or null.")
     min: float | None = Field(default=None, description="Lower bound or null.")
     weight: float = Field(default=1.0, description="Importance, 1.0 by default.")
-    level: Literal["hard", "soft"] = Field(
-        default="hard", description="'soft' for wishes ('ideally', 'preferably'), else 'hard'."
-    )
+    level: Literal["hard", "soft"] = Field(default="hard", description="'soft' for wishes ('ideally').")
 
 
 class InterpretedObjective(BaseModel):
@@ -64,9 +61,7 @@ def to_goal_spec(interpreted: InterpretedGoal) -> GoalSpec:
         raise ValueError("the model gave empty conditions: ask for a request that names an end state")
     odd = {k: type(v).__name__ for k, v in conds.items() if not isinstance(v, bool | int | float | str)}
     if odd:
-        raise ValueError(
-            f"Non-scalar keys in the interpreted conditions (use bool, int, float or str): {odd}"
-        )
+        raise ValueError(f"Non-scalar keys in the conditions (use bool, int, float, str): {odd}")
     objectives = {o.metric: ObjectiveDirection(o.direction) for o in interpreted.objectives}
     return GoalSpec(
         conditions=MappingProxyType(dict(conds)),
@@ -120,13 +115,9 @@ class GoalInterpreter:
         """The model's interpretation, reasoning included."""
         return cast(InterpretedGoal, self._structured_llm.invoke(self.build_messages(request, world_state)))
 
-    async def ainterpret_raw(
-        self, request: str, world_state: Mapping[str, Any] | None = None
-    ) -> InterpretedGoal:
-        """:meth:`interpret_raw`, asynchronously."""
-        return cast(
-            InterpretedGoal, await self._structured_llm.ainvoke(self.build_messages(request, world_state))
-        )
+    async def ainterpret_raw(self, request: str, world_state: Mapping[str, Any] | None = None) -> Any:
+        """:meth:`interpret_raw` (an :class:`InterpretedGoal`), asynchronously."""
+        return await self._structured_llm.ainvoke(self.build_messages(request, world_state))
 
     def interpret(self, request: str, world_state: Mapping[str, Any] | None = None) -> GoalSpec:
         """The goal the request means (see :func:`to_goal_spec` for the errors)."""

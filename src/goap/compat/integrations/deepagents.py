@@ -1,7 +1,5 @@
-"""GOAP for DeepAgents: a natural-language planning tool and a ``CompiledSubAgent``-shaped dict.
-
-Both are plain LangChain / LangGraph objects: the ``deepagents`` package itself is not needed.
-"""
+"""GOAP for DeepAgents: a natural-language planning tool and a ``CompiledSubAgent``-shaped dict
+(plain LangChain / LangGraph objects: the ``deepagents`` package itself is not needed)."""
 
 from __future__ import annotations
 
@@ -14,7 +12,6 @@ from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import StructuredTool
 from langgraph.graph import StateGraph
 from langgraph.graph.message import add_messages
-from pydantic import BaseModel, Field
 
 
 def format_goap_result(result: Mapping[str, Any]) -> str:
@@ -32,10 +29,6 @@ def format_goap_result(result: Mapping[str, Any]) -> str:
     return "\n".join(out)
 
 
-class _Request(BaseModel):
-    request: str = Field(description="The goal, in plain language.")
-
-
 class _Chat(TypedDict):
     messages: Annotated[list[AnyMessage], add_messages]
 
@@ -47,6 +40,7 @@ def _runner(actions: Sequence[Any], llm: Any, world: Mapping[str, Any] | None, k
     graph, start = GoapGraph(actions=list(actions), **dict(kwargs or {})), dict(world or {})
 
     def run(request: str) -> str:
+        """Reach the goal ``request`` describes in plain language."""
         return format_goap_result(dict(graph.invoke_nl(request, world_state=dict(start), llm=llm)))
 
     async def arun(request: str) -> str:
@@ -66,9 +60,7 @@ def create_goap_tool(
 ) -> StructuredTool:
     """A LangChain tool taking ``request``: ``llm`` interprets it, the GOAP graph runs, the result is text."""
     run, arun = _runner(actions, llm, world_state, graph_kwargs)
-    return StructuredTool.from_function(
-        run, coroutine=arun, name=name, description=description, args_schema=_Request
-    )
+    return StructuredTool.from_function(run, coroutine=arun, name=name, description=description)
 
 
 def create_goap_subagent(
@@ -85,8 +77,7 @@ def create_goap_subagent(
     run, arun = _runner(actions, llm, world_state, graph_kwargs)
 
     def task(msgs: Sequence[Any]) -> str:
-        asked = [m for m in msgs if isinstance(m, HumanMessage)] or list(msgs[-1:])
-        return str(asked[-1].content) if asked else ""
+        return str(next((m.content for m in reversed(msgs) if isinstance(m, HumanMessage)), msgs[-1].content))
 
     def node(state: _Chat) -> dict[str, Any]:
         return {"messages": [AIMessage(content=run(task(state["messages"])))]}

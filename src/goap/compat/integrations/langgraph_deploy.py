@@ -44,20 +44,13 @@ def scaffold_deployment(
     extra_dependencies: tuple[str, ...] = (),
     force: bool = False,
 ) -> Path:
-    """Write ``langgraph.json``, ``graph.py``, ``.env.example`` and ``README.md`` into ``out_dir``.
-
-    ``graph_factory_module:graph_factory_attr`` names a no-argument function returning a GoapGraph.
-    Existing files raise ``FileExistsError`` unless ``force``. Returns ``out_dir`` as a Path.
-    """
+    """Write ``langgraph.json``, ``graph.py``, ``.env.example``, ``README.md`` into ``out_dir`` (returned)
+    for the GoapGraph factory ``graph_factory_module:graph_factory_attr``; FileExistsError unless ``force``."""
     out = Path(out_dir)
-    config = {
-        "python_version": python_version,
-        "graphs": {agent_name: "./graph.py:graph"},
-        "dependencies": [*DEFAULT_DEPENDENCIES, *extra_dependencies],
-        "env": ".env",
-    }
+    deps = [*DEFAULT_DEPENDENCIES, *extra_dependencies]
+    config = dict(python_version=python_version, graphs={agent_name: "./graph.py:graph"}, dependencies=deps)
     files = {
-        "langgraph.json": json.dumps(config, indent=2) + "\n",
+        "langgraph.json": json.dumps(config | {"env": ".env"}, indent=2) + "\n",
         "graph.py": _ENTRYPOINT.format(module=graph_factory_module, attr=graph_factory_attr),
         ".env.example": _ENV,
         "README.md": _README.format(name=agent_name, description=agent_description),

@@ -28,11 +28,8 @@ def create_goap_agent(
     effect_validators: Mapping[str, EffectValidator] | None = None,
     **graph_kwargs: Any,
 ) -> Any:
-    """Each tool becomes an action (:func:`goapify_tool`, per-tool options keyed by tool name); returns
-    ``GoapGraph(actions).compile(**graph_kwargs)`` with the goal as its ``goap_goal`` attribute.
-
-    A string goal is interpreted once, here, by ``llm`` (:class:`~goap.compat.GoalInterpreter`).
-    """
+    """``GoapGraph`` over the tools as actions (:func:`goapify_tool`, options keyed by tool name), compiled
+    with ``graph_kwargs``; ``goap_goal`` holds the goal (a string one is interpreted here by ``llm``)."""
     tables: dict[str, Mapping[str, Any] | None] = {
         "preconditions": preconditions,
         "effects": effects,

@@ -7,8 +7,6 @@ from typing import Any
 
 from goap.compat.goals import GoalSpec
 
-__all__ = ["GoapSubgraph", "add_goap_subgraph"]
-
 
 class GoapSubgraph:
     """Actions and a goal, compiled on demand into the GOAP graph (``{"world_state", "goal"}`` in)."""
@@ -43,10 +41,4 @@ def add_goap_subgraph(
         final = agent.invoke({"world_state": dict(state.get(input_key) or {}), "goal": goal})
         return {output_key: dict(final)}
 
-    async def anode(state: dict[str, Any]) -> dict[str, Any]:
-        final = await agent.ainvoke({"world_state": dict(state.get(input_key) or {}), "goal": goal})
-        return {output_key: dict(final)}
-
-    from langchain_core.runnables import RunnableLambda
-
-    parent_builder.add_node(name, RunnableLambda(node, afunc=anode, name=name))
+    parent_builder.add_node(name, node)

@@ -17,11 +17,7 @@ EffectValidator = Callable[[dict[str, Any], dict[str, Any]], bool]
 def _arguments(tool: BaseTool, world: Mapping[str, Any]) -> dict[str, Any]:
     """The facts of ``world`` the tool's argument schema names (nothing for a tool without one)."""
     schema: Any = tool.args_schema
-    if isinstance(schema, Mapping):
-        names = schema.get("properties") or {}
-    else:
-        names = getattr(schema, "model_fields", None)
-        names = getattr(schema, "__fields__", {}) if names is None else names
+    names = schema.get("properties", ()) if isinstance(schema, dict) else getattr(schema, "model_fields", ())
     return {name: world[name] for name in names if name in world}
 
 
@@ -40,9 +36,7 @@ def goapify_tool(
     """An action named after ``tool`` calling it with the world facts it takes and yielding ``effects``
     (plus, with ``result_key``, the tool's return value under that fact, unseen by the planner)."""
     if not isinstance(tool, BaseTool):
-        raise TypeError(
-            f"goapify_tool needs a LangChain BaseTool, not {type(tool).__name__}; decorate functions with @tool"
-        )
+        raise TypeError(f"goapify_tool needs a LangChain BaseTool, not {type(tool).__name__} (use @tool)")
     declared = dict(effects or {})
     if result_key is not None and result_key in declared:
         raise ValueError(f"result_key={result_key!r} collides with a declared effect; pick another fact name")
