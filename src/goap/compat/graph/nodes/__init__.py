@@ -1,8 +1,25 @@
 """LangGOAP's GOAP loop nodes, each running goap.runtime's node of the same name."""
 
-from goap.compat.graph.nodes.executor import GoapExecutor, async_execute_action
+from goap.compat.graph.nodes._helpers import (
+    _find_parallel_group,
+    _get_last_failed_action,
+    _get_max_retries,
+    _is_better_plan,
+)
+from goap.compat.graph.nodes.executor import GoapExecutor, _approved as _is_approved, async_execute_action
 from goap.compat.graph.nodes.observer import GoapObserver
 from goap.compat.graph.nodes.parallel_executor import ParallelGoapExecutor
 from goap.compat.graph.nodes.planner import GoapPlanner
 
-__all__ = ["GoapExecutor", "GoapObserver", "GoapPlanner", "ParallelGoapExecutor", "async_execute_action"]
+__all__ = [
+    "GoapExecutor",
+    "GoapObserver",
+    "GoapPlanner",
+    "ParallelGoapExecutor",
+    "_find_parallel_group",
+    "_get_last_failed_action",
+    "_get_max_retries",
+    "_is_approved",
+    "_is_better_plan",
+    "async_execute_action",
+]

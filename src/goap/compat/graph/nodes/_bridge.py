@@ -188,6 +188,8 @@ class Bridge:
             )
             for r in d.get("execution_history") or ()
         ]
+        if observe and d.get("status") == "action_failed" and not (hist and not hist[-1].success):
+            hist.append(ActionOutcome(action="<unknown>", success=False, executed=False))
         reason = d.get("replan_reason")
         step = int(d.get("current_step", 0) or 0)
         expected = None

@@ -116,9 +116,12 @@ class GoapExecutor:
         if after_s.current_step != s.current_step:
             out["current_step"] = after_s.current_step
         if any(not o.success for o in new):
-            out["status"] = "action_failed"
-            out["action_failure_counts"] = after_s.action_failure_counts
-            out["blacklisted_actions"] = after_s.blacklisted_actions
+            out["status"] = "action_failed"  # the observer counts the failure (LangGOAP's order)
+            blocked = [o.action for o in new if o.guard is not None]
+            if blocked:  # a guard's block blacklists at once, whatever the action's max_retries
+                retries = {a.name: a.max_retries for a in acts}
+                counts = dict(state.get("action_failure_counts") or {})
+                out["action_failure_counts"] = {**counts, **{n: retries.get(n, 0) + 1 for n in blocked}}
         return out
 
 

@@ -9,6 +9,8 @@ from langgraph.graph import END
 from langgraph.types import Command
 
 from goap.compat.graph.nodes._bridge import Bridge, active_goal, policy_of, run_sync, split, world_out
+from goap.compat.graph.nodes._helpers import _get_last_failed_action, _get_max_retries
+from goap.runtime._executor import count_failure
 
 __all__ = ["GoapObserver"]
 
@@ -60,6 +62,15 @@ class GoapObserver:
             return Command(goto="executor", update=up or None)
         if route is not None and route.target == "planner":
             up["replan_reason"] = after.replan_reason
+            failed = _get_last_failed_action(state) if status == "action_failed" else None
+            if failed is not None:
+                counts, black = count_failure(
+                    state.get("action_failure_counts") or {},
+                    state.get("blacklisted_actions") or [],
+                    failed,
+                    _get_max_retries(failed, self._actions) + 1,
+                )
+                up.update(action_failure_counts=counts, blacklisted_actions=black)
             if after.current_subgoal_index != index:
                 up.update(
                     current_subgoal_index=after.current_subgoal_index,
