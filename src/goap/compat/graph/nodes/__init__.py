@@ -6,7 +6,8 @@ from goap.compat.graph.nodes._helpers import (
     _get_max_retries,
     _is_better_plan,
 )
-from goap.compat.graph.nodes.executor import GoapExecutor, _approved as _is_approved, async_execute_action
+from goap.compat.graph.nodes.executor import GoapExecutor, async_execute_action
+from goap.compat.graph.nodes.executor import _approved as _is_approved
 from goap.compat.graph.nodes.observer import GoapObserver
 from goap.compat.graph.nodes.parallel_executor import ParallelGoapExecutor
 from goap.compat.graph.nodes.planner import GoapPlanner
