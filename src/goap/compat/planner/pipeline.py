@@ -51,7 +51,8 @@ def _score(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> HardSoftScore:
     return HardSoftScore(hard=hard, soft=soft)
 
 
-def _with(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> Plan:
+def with_csp(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> Plan:
+    """``p`` carrying ``meta`` and the HardSoftScore it implies."""
     return replace(p, metadata=replace(p.metadata, csp=meta), score=_score(p, goal, meta))
 
 
@@ -98,12 +99,12 @@ def plan(
         return primary
     checked = validate_plan(primary, goal)
     if checked.status is not CSPStatus.INFEASIBLE:
-        return _with(primary, goal, checked)
+        return with_csp(primary, goal, checked)
     dead_end = getattr(tracer, "on_search_dead_end", None) if record_expansions else None
     if dead_end is not None:
         dead_end("csp_infeasible", {"plan": primary.action_names, "status": checked.status.value})
     chosen = _alternative(st, goal, actions, blacklisted_actions, max_alternatives)
-    return chosen if chosen is not None else _with(primary, goal, checked)
+    return chosen if chosen is not None else with_csp(primary, goal, checked)
 
 
 def _alternative(
@@ -126,7 +127,7 @@ def _alternative(
         return None
     by_name = {a.name: a for a in actions}
     chosen = cv.to_plan([by_name[n] for n in res.plan.names], st)
-    return _with(chosen, goal, selection_metadata(chosen, goal, report, report.candidates - 1, 1000, t0))
+    return with_csp(chosen, goal, selection_metadata(chosen, goal, report, report.candidates - 1, 1000, t0))
 
 
 pipeline_plan = plan
