@@ -66,6 +66,8 @@ class ReflexionTracer(_GoapReflexion):
     A model that fails falls back to the template; the tracer never raises into a run.
     """
 
+    reflections: list[Reflection]  # type: ignore[assignment]  # LangGOAP's records, not goap's
+
     def __init__(self, llm: Any = None, history: Any = None, max_reflections: int = 5) -> None:
         super().__init__(None, max_reflections=max_reflections)
         self.llm = llm
@@ -74,7 +76,7 @@ class ReflexionTracer(_GoapReflexion):
         self._loaded = history is None
 
     @property
-    def _reflections(self) -> list[Any]:
+    def _reflections(self) -> list[Reflection]:
         return self.reflections
 
     def _think(self, action: str, error: str, world: Mapping[str, Any]) -> Reflection:
@@ -93,7 +95,7 @@ class ReflexionTracer(_GoapReflexion):
         return Reflection(action, error, *said, datetime.now(UTC).isoformat())
 
     def _keep(self, r: Reflection) -> dict[str, Any] | None:
-        self.reflections.append(r)  # type: ignore[arg-type]
+        self.reflections.append(r)
         del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
         return None if self.history is None else {"reflections": [asdict(x) for x in self.reflections]}
 
@@ -122,7 +124,7 @@ class ReflexionTracer(_GoapReflexion):
     def _loaded_value(self, item: Any) -> None:
         value = getattr(item, "value", item) or {}
         kept = [Reflection(**d) for d in value.get("reflections", [])]
-        self.reflections[:] = kept[-self.max_reflections :]  # type: ignore[assignment]
+        self.reflections[:] = kept[-self.max_reflections :]
 
     def load(self) -> None:
         """Read the stored reflections once (sync)."""
