@@ -34,14 +34,14 @@ A goap.compat GOAP agent served by LangGraph, with an MCP endpoint at `/mcp`.
 
 
 def scaffold_deployment(
-    out_dir: Path | str,
+    out_dir: str | Path,
     *,
-    graph_factory_module: str,
-    graph_factory_attr: str,
     agent_name: str,
     agent_description: str,
-    python_version: str = "3.12",
+    graph_factory_module: str,
+    graph_factory_attr: str,
     extra_dependencies: tuple[str, ...] = (),
+    python_version: str = "3.12",
     force: bool = False,
 ) -> Path:
     """Write ``langgraph.json``, ``graph.py``, ``.env.example``, ``README.md`` into ``out_dir`` (returned)

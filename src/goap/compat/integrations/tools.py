@@ -24,14 +24,14 @@ def _arguments(tool: BaseTool, world: Mapping[str, Any]) -> dict[str, Any]:
 def goapify_tool(
     tool: BaseTool,
     *,
-    preconditions: dict[str, Any] | None = None,
-    effects: dict[str, Any] | None = None,
-    cost: float = 1.0,
-    resources: dict[str, float] | None = None,
-    duration: timedelta | None = None,
-    max_retries: int = 0,
-    effect_validator: EffectValidator | None = None,
+    preconditions: Mapping[str, Any] | None = None,
+    effects: Mapping[str, Any] | None = None,
     result_key: str | None = None,
+    cost: float = 1.0,
+    max_retries: int = 0,
+    resources: Mapping[str, float] | None = None,
+    duration: timedelta | None = None,
+    effect_validator: EffectValidator | None = None,
 ) -> ActionSpec:
     """An action named after ``tool`` calling it with the world facts it takes and yielding ``effects``
     (plus, with ``result_key``, the tool's return value under that fact, unseen by the planner)."""
