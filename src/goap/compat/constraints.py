@@ -35,7 +35,7 @@ class ChainOutput:
 
 
 @dataclass(frozen=True, slots=True)
-class _Parts:
+class _ChainState:
     key: str | None = None
     low: float | None = None
     high: float | None = None
@@ -47,8 +47,8 @@ class _Parts:
 class ConstraintChain:
     """One chain under construction (start it from :class:`ConstraintBuilder`)."""
 
-    def __init__(self, parts: _Parts | None = None) -> None:
-        self._parts = parts or _Parts()
+    def __init__(self, parts: _ChainState | None = None) -> None:
+        self._parts = parts or _ChainState()
 
     def _then(self, **changes: object) -> ConstraintChain:
         return ConstraintChain(replace(self._parts, **changes))  # type: ignore[arg-type]

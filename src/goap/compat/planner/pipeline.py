@@ -16,6 +16,7 @@ from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner.astar import plan as astar_plan
 from goap.compat.planner.csp import CSPMetadata, CSPStatus, selection_metadata, validate_plan
+from goap.compat.planner.csp import optimize_plans as optimize_plans  # LangGOAP's module has it
 from goap.compat.planner.types import Plan
 from goap.compat.score import HardSoftScore
 from goap.compat.state import PlanningState
