@@ -29,6 +29,7 @@ Options, all off by default:
 - ``partial``: without a goal-reaching node in the tree, the ``budget_exhausted`` result still
   carries the most-visited path as its plan (for act-then-replan loops that need a first move).
 - ``on_iteration``: called with every iteration's leaf after its backup (tracing, statistics).
+- ``pick="visits"``: the plan ends at the most-visited goal-reaching node of the tree.
 - ``precheck=False``: skip relaxed reachability of the declared effects (needed when the
   transition model reaches states the declared effects cannot).
 
@@ -44,7 +45,7 @@ import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any
+from typing import Any, Literal
 
 from goap.planning import (
     ActionSpec,
@@ -214,6 +215,9 @@ class Mcts(StrategyBase):
     """Called with each iteration's leaf after its backup."""
     precheck: bool = True
     """Answer ``no_plan`` first when relaxed reachability of the declared effects proves it."""
+    pick: Literal["path", "visits"] = "path"
+    """``path``: the most-visited path while it reaches the goal, else the cheapest goal-reaching
+    node; ``visits``: the most-visited goal-reaching node of the whole tree."""
 
     def __post_init__(self) -> None:
         check_at_least(self, "iterations", "max_depth")
@@ -223,6 +227,8 @@ class Mcts(StrategyBase):
             raise ModelError(f"greedy_bias must be in [0, 1], got {self.greedy_bias}")
         if self.max_path_cost is not None and not self.max_path_cost >= 0:
             raise ModelError(f"max_path_cost must be >= 0 or None, got {self.max_path_cost}")
+        if self.pick not in ("path", "visits"):
+            raise ModelError(f"pick must be 'path' or 'visits', got {self.pick!r}")
         freeze_field(self, "blacklist", frozenset)
 
     @property
@@ -291,16 +297,9 @@ class _Run:
 
     def adopt(self, root: MctsNode) -> MctsNode:
         """Continue an earlier tree: its goal-reaching nodes count as seen."""
-        todo: list[MctsNode | MctsChance] = [root]
-        while todo:
-            n = todo.pop()
-            if isinstance(n, MctsChance):
-                todo.extend(n.outcomes.values())
-                continue
+        for n in _walk(root):
             if n.terminal and (self.best is None or n.cost < self.best.cost - 1e-12):
                 self.best = n
-            todo.extend(n.children)
-            todo.extend(n.chances)
         return root
 
     def node(
@@ -424,11 +423,26 @@ class _Run:
                 break
             node = nxt
         chosen = node if node.terminal else self.best
+        if self.cfg.pick == "visits":
+            goals = [n for n in _walk(root) if n.terminal]
+            chosen = max(goals, key=lambda n: n.visits) if goals else None
         if chosen is not None:
             return Plan(tuple(chosen.path()), chosen.cost), True
         if self.cfg.partial and node is not root:
             return Plan(tuple(node.path()), node.cost), False
         return None, False
+
+
+def _walk(root: MctsNode) -> list[MctsNode]:
+    """The decision nodes under ``root``, depth first (later children first)."""
+    out, todo = [], [root]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        todo.extend(n.children)
+        for ch in n.chances:
+            todo.extend(ch.outcomes.values())
+    return out
 
 
 def _most_visited(node: MctsNode) -> MctsNode | None:

@@ -134,3 +134,12 @@ def _nodes(root: MctsNode) -> list[MctsNode]:
         out.append(n)
         todo.extend(n.children)
     return out
+
+
+def test_pick_visits_ends_at_the_most_visited_goal_node() -> None:
+    """pick='visits' returns the path to the goal-reaching node with the most visits."""
+    acts = [ActionSpec("long", {}, {"pos": 1}, cost=5), ActionSpec("short", {}, {"pos": 1}, cost=1)]
+    res, root = Mcts(iterations=40, pick="visits").search({"pos": 0}, GoalSpec({"pos": 1}), acts)
+    assert root is not None and res.plan is not None
+    top = max(root.children, key=lambda n: n.visits)
+    assert res.plan.names == (top.path()[0].name,)

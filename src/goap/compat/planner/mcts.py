@@ -390,6 +390,7 @@ class MCTSStrategy:
             partial=ru.anytime_fallback,
             on_iteration=traced,
             precheck=False,
+            pick="visits",
         )
         res, root = mcts.search(
             cv.encode_state(st), cv.to_goap_goal(goal), cv.goap_actions(usable), root=carried

@@ -4,7 +4,7 @@ resolves the classifier's choice; the chosen LangGOAP-shaped strategy then plans
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import goap.planning as gp
@@ -43,17 +43,7 @@ class ProblemFeatures:
 
     def to_goap(self) -> gp.ProblemFeatures:
         """goap's features with the same values."""
-        return gp.ProblemFeatures(
-            self.action_count,
-            self.goal_condition_count,
-            self.has_hard_constraints,
-            self.has_soft_objectives,
-            self.has_trajectory_metrics,
-            self.is_stochastic,
-            self.risk_profile,
-            self.admissible_h_at_start,
-            self.horizon_estimate,
-        )
+        return gp.ProblemFeatures(*astuple(self))
 
 
 def _from_goap(f: gp.ProblemFeatures, goal: GoalSpec) -> ProblemFeatures:
