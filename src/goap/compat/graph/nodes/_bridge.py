@@ -22,7 +22,7 @@ from goap.compat._convert import decode_state, encode_value, goap_actions, to_go
 from goap.compat.goals import MultiGoal
 from goap.compat.graph.state import ActionResult
 from goap.compat.state import PlanningState
-from goap.runtime import ActionOutcome, FirstOf, GoapGraph
+from goap.runtime import ActionOutcome, GoapGraph
 from goap.runtime import GoapState as RtState
 
 T = TypeVar("T")
@@ -130,25 +130,117 @@ def planning_keys(actions: Iterable[Any], goal: Any) -> set[str]:
     return keys
 
 
+class TracerView:
+    """A LangGOAP tracer as goap's: its hooks get LangGOAP's goal, plan, action, world and update."""
+
+    def __init__(self, tracer: Any, bridge: Bridge) -> None:
+        self.tracer, self.bridge = tracer, bridge
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.tracer, name)
+
+    async def _fire(self, hook: str, *args: Any) -> None:
+        fn = None if self.bridge.sync else getattr(self.tracer, f"aon_{hook}", None)
+        out = fn(*args) if fn is not None else getattr(self.tracer, f"on_{hook}", lambda *a: None)(*args)
+        if inspect.isawaitable(out):
+            await out
+
+    def _plan(self, plan: Any) -> Any:
+        b = self.bridge
+        return make_plan([a.name for a in plan.actions], b.current, b.world, b.tracer_goal)
+
+    async def aon_plan_start(self, goal: Any, world: Any, strategy: str) -> None:
+        """``plan_start`` with LangGOAP's goal and strategy name."""
+        name = "AStar" if strategy == "DefaultStrategy" else strategy
+        await self._fire("plan_start", self.bridge.tracer_goal, self.bridge.world, name)
+
+    async def aon_plan_complete(self, plan: Any, ms: float) -> None:
+        """``plan_complete`` of a first plan (a replan fires ``replan`` only, as LangGOAP)."""
+        if not self.bridge.replanning:
+            await self._fire("plan_complete", self._plan(plan), ms)
+
+    async def aon_replan(self, reason: str, plan: Any) -> None:
+        """``replan`` with LangGOAP's plan."""
+        await self._fire("replan", reason, self._plan(plan))
+
+    async def aon_action_start(self, action: Any, world: Any) -> None:
+        """``action_start`` with LangGOAP's action."""
+        await self._fire("action_start", self.bridge.action(action.name), self.bridge.world)
+
+    async def aon_action_complete(self, o: Any) -> None:
+        """``action_complete`` with LangGOAP's executor update."""
+        up: dict[str, Any] = {"execution_history": results([o], self.bridge.world, self.bridge.world)}
+        if not o.success:
+            up["status"] = "action_failed"
+        await self._fire("action_complete", up)
+
+    async def aon_action_retry(self, action: Any, attempt: int, exc: Any, ms: float) -> None:
+        """``action_retry`` with LangGOAP's action and the action's own exception."""
+        cause = exc.__cause__ if exc.__cause__ is not None else exc
+        cause = cause.__cause__ if cause.__cause__ is not None else cause
+        await self._fire("action_retry", self.bridge.action(action.name), attempt, cause, ms)
+
+    async def aon_goal_achieved(self, world: Any) -> None:
+        """``goal_achieved`` with LangGOAP's world."""
+        await self._fire("goal_achieved", world_out(world, self.bridge.rich))
+
+
 class Bridge:
     """The goap.runtime graphs one LangGOAP-shaped node runs on (one per goal policy and action set)."""
 
-    def __init__(self, actions: Sequence[Any] | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        actions: Sequence[Any] | None = None,
+        *,
+        tracer: Any = None,
+        guards: Iterable[Any] | None = None,
+        sensors: Iterable[Any] | None = None,
+        stuck_handlers: Iterable[Any] | None = None,
+        termination: Iterable[Any] | None = None,
+        transition_model: Any = None,
+        **options: Any,
+    ) -> None:
+        from goap.compat.guards import as_goap_guards
+        from goap.compat.sensors import as_goap_sensors
+        from goap.compat.stuck import as_goap_stuck_handlers
+        from goap.compat.termination import as_goap_termination
+
         self.actions = list(actions or ())
+        if tracer is not None and not type(tracer).__module__.startswith("goap."):
+            tracer = TracerView(tracer, self)
         self.options = {k: v for k, v in options.items() if v is not None}
-        self._graphs: dict[tuple[Any, ...], tuple[GoapGraph, list[Any]]] = {}
+        self.options.update(
+            tracer=tracer,
+            guards=as_goap_guards(guards),
+            sensors=as_goap_sensors(sensors),
+            stuck_handlers=as_goap_stuck_handlers(stuck_handlers),
+            termination=as_goap_termination(termination),
+        )
+        self.model = transition_model
+        self._graphs: dict[tuple[Any, ...], GoapGraph] = {}
         self._goals: dict[int, tuple[Any, Any]] = {}
+        # What the current call is about (read by TracerView).
+        self.sync = False
+        self.replanning = False
+        self.tracer_goal: Any = None
+        self.current: list[Any] = []
+        self.world: dict[str, Any] = {}
+        self.rich: dict[str, Any] = {}
+
+    def action(self, name: str) -> Any:
+        """The LangGOAP action named ``name`` in the current call."""
+        return next((a for a in self.current if a.name == name), None)
 
     def graph(self, goal: Any, actions: Sequence[Any]) -> GoapGraph:
         """The goap graph for ``actions`` under ``goal``'s replan policy."""
         strategy, budget = policy_of(goal)
+        self.current = list(actions)
         key = (strategy, budget, *map(id, actions))
-        hit = self._graphs.get(key)
-        if hit is None:
-            opts = dict(self.options)
-            pols = opts.pop("termination", None)
-            if pols:
-                opts["termination"] = pols[0] if len(pols) == 1 else FirstOf(*pols)
+        g = self._graphs.get(key)
+        if g is None:
+            from goap.compat.planner.transitions import to_goap_model
+
+            model = None if self.model is None else to_goap_model(self.model, actions)
             g = GoapGraph(
                 [_runtime_action(a) for a in actions],
                 max_replans=budget or 10**9,
@@ -156,12 +248,13 @@ class Bridge:
                 never_replan=strategy == "never",
                 blacklist_after=1,
                 blacklist_fallback=True,
-                **opts,
+                transition_model=model,
+                **self.options,
             )
             if len(self._graphs) > 64:
                 self._graphs.clear()
-            hit = self._graphs[key] = (g, list(actions))
-        return hit[0]
+            self._graphs[key] = g
+        return g
 
     def goal(self, goal: Any) -> Any:
         """goap's goal for a LangGOAP GoalSpec or MultiGoal (converted once per object)."""
@@ -225,6 +318,7 @@ class Bridge:
         self, g: GoapGraph, node: str, s: RtState, rich: dict[str, Any], **kw: Any
     ) -> tuple[RtState, Any]:
         """Run goap node ``node`` on ``s``; the state after it and its route."""
+        self.rich, self.world = rich, world_out(s.world_state, rich)
         token = _rich.set(rich)
         try:
             res = await g.step(node, s, **kw)
@@ -265,6 +359,7 @@ def make_plan(names: Sequence[str], actions: Sequence[Any], world: Mapping[str, 
 
 __all__ = [
     "Bridge",
+    "TracerView",
     "RejectedEffects",
     "active_goal",
     "make_plan",

@@ -78,7 +78,7 @@ class GoapExecutor:
     ) -> None:
         self._rng = rng if rng is not None else random.Random()
         self.actions = list(actions or ())
-        self._bridge = Bridge(self.actions, tracer=tracer, guards=list(guards or ()))
+        self._bridge = Bridge(self.actions, tracer=tracer, guards=guards, transition_model=transition_model)
 
     def _prepare(self, state: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         plan = state.get("plan")
@@ -89,22 +89,26 @@ class GoapExecutor:
         if plan is None or step >= len(plan):
             missing = ActionResult("<none>", False, error="No action to execute")
             return {"status": "error", "execution_history": [missing]}, world
-        return approval_gate(plan.actions[step], world), world
+        action = plan.actions[step]
+        # The graph's own actions win over a plan's restored from a checkpoint (callables, forms).
+        action = next((a for a in self.actions if a.name == action.name), action)
+        return approval_gate(action, world), world
 
     def __call__(self, state: dict[str, Any]) -> dict[str, Any]:
         """Execute the next action (sync)."""
         early, world = self._prepare(state)
-        return early if early is not None else run_sync(self._run(state, world))
+        return early if early is not None else run_sync(self._run(state, world, True))
 
     async def acall(self, state: dict[str, Any]) -> dict[str, Any]:
         """Execute the next action (async)."""
         early, world = self._prepare(state)
-        return early if early is not None else await self._run(state, world)
+        return early if early is not None else await self._run(state, world, False)
 
-    async def _run(self, state: dict[str, Any], world: dict[str, Any]) -> dict[str, Any]:
+    async def _run(self, state: dict[str, Any], world: dict[str, Any], sync: bool) -> dict[str, Any]:
         plan = state["plan"]
         acts = self.actions or list(plan.actions)
         b = self._bridge
+        b.sync = sync
         g = b.graph(active_goal(state.get("goal"), state.get("current_subgoal_index", 0) or 0), acts)
         s = b.view({**state, "world_state": world}, acts)
         _, rich = split(world)

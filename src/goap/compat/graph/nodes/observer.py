@@ -30,25 +30,49 @@ class GoapObserver:
     ) -> None:
         self._actions = list(actions or ())
         self._history = history
-        self._bridge = Bridge(self._actions, tracer=tracer, termination=list(termination_policies or ()))
+        self._bridge = Bridge(self._actions, tracer=tracer, termination=termination_policies)
 
     def __call__(self, state: dict[str, Any]) -> Command[str]:
         """Route (sync)."""
-        return run_sync(self.acall(state))
+        return run_sync(self._observe(state, True))
+
+    def _route(self, state: dict[str, Any]) -> Command[str]:
+        """The routing decision alone."""
+        return self(state)
 
     async def acall(self, state: dict[str, Any]) -> Command[str]:
         """Route (async)."""
+        return await self._observe(state, False)
+
+    async def _observe(self, state: dict[str, Any], sync: bool) -> Command[str]:
+        cmd, after = await self._decide(state, sync)
+        if self._history is not None and after is not None and cmd.goto == END:
+            from goap.compat._convert import execution_record
+
+            rec = execution_record(after, state.get("goal"))
+            if rec is not None:
+                if sync:
+                    self._history.record(rec)
+                else:
+                    await self._history.arecord(rec)
+        return cmd
+
+    async def _decide(self, state: dict[str, Any], sync: bool) -> tuple[Command[str], Any]:
         goal = state.get("goal")
         if goal is None:
-            return Command(goto=END, update={"status": "error", "replan_reason": "no goal specified"})
+            return Command(goto=END, update={"status": "error", "replan_reason": "no goal specified"}), None
         status = state.get("status")
-        if status in _ENDED:
-            return Command(goto=END, update={"status": status})
         index = int(state.get("current_subgoal_index", 0) or 0)
         sub = active_goal(goal, index)
         plan = state.get("plan")
         acts = self._actions or (list(plan.actions) if plan is not None else [])
         b = self._bridge
+        if status in _ENDED:
+            ended = b.view(state, acts).model_copy(
+                update={"status": "terminated" if status == "terminated" else "no_plan"}
+            )
+            return Command(goto=END, update={"status": status}), ended
+        b.sync = sync
         g = b.graph(sub, acts)
         s = b.view(state, acts, observe=True)
         _, rich = split(state.get("world_state") or {})
@@ -59,7 +83,7 @@ class GoapObserver:
         if world != state.get("world_state"):
             up["world_state"] = world
         if route is not None and route.target in ("executor", "approval"):
-            return Command(goto="executor", update=up or None)
+            return Command(goto="executor", update=up or None), after
         if route is not None and route.target == "planner":
             up["replan_reason"] = after.replan_reason
             failed = _get_last_failed_action(state) if status == "action_failed" else None
@@ -80,7 +104,7 @@ class GoapObserver:
                     blacklisted_actions=[],
                     action_failure_counts={},
                 )
-            return Command(goto="planner", update=up)
+            return Command(goto="planner", update=up), after
         st = after.status
         if st == "achieved":
             up["status"] = "goal_achieved"
@@ -91,4 +115,4 @@ class GoapObserver:
             up.update(status="failed", replan_reason=f"max_replans_exceeded ({policy_of(sub)[1]})")
         else:
             up.update(status="failed", replan_reason=after.replan_reason or st)
-        return Command(goto=END, update=up)
+        return Command(goto=END, update=up), after

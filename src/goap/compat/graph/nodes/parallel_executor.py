@@ -27,4 +27,6 @@ class ParallelGoapExecutor(GoapExecutor):
         super().__init__(
             tracer=tracer, guards=guards, transition_model=transition_model, rng=rng, actions=actions
         )
-        self._bridge = Bridge(self.actions, tracer=tracer, guards=list(guards or ()), parallel=True)
+        self._bridge = Bridge(
+            self.actions, tracer=tracer, guards=guards, transition_model=transition_model, parallel=True
+        )

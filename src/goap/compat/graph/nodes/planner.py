@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from goap.compat.goals import MultiGoal
 from goap.compat.graph.nodes._bridge import Bridge, active_goal, make_plan, run_sync, split, world_out
 
 __all__ = ["GoapPlanner"]
@@ -31,24 +32,29 @@ class GoapPlanner:
         self._max_stuck = max_stuck_iterations
         self._bridge = Bridge(
             self.actions,
-            strategy=strategy,
             tracer=tracer,
-            sensors=list(sensors or ()),
-            stuck_handlers=list(stuck_handlers or ()),
+            sensors=sensors,
+            stuck_handlers=stuck_handlers,
             max_stuck_resolutions=max_stuck_iterations,
         )
 
     def __call__(self, state: dict[str, Any]) -> dict[str, Any]:
         """Plan (sync)."""
-        return run_sync(self.acall(state))
+        return run_sync(self._plan(state, True))
 
     async def acall(self, state: dict[str, Any]) -> dict[str, Any]:
         """Plan (async)."""
+        return await self._plan(state, False)
+
+    async def _plan(self, state: dict[str, Any], sync: bool) -> dict[str, Any]:
         goal = state.get("goal")
         if goal is None:
             return {"plan": None, "status": "error", "current_step": 0}
         b = self._bridge
-        g = b.graph(active_goal(goal, state.get("current_subgoal_index", 0) or 0), self.actions)
+        sub = active_goal(goal, state.get("current_subgoal_index", 0) or 0)
+        g = b.graph(sub, self.actions)
+        b.sync, b.replanning = sync, state.get("plan") is not None
+        b.tracer_goal = goal if isinstance(goal, MultiGoal) and goal.mode != "sequential" else sub
         s = b.view(state, self.actions)
         _, rich = split(state.get("world_state") or {})
         count = int(state.get("replan_count", 0) or 0) + (state.get("plan") is not None)
