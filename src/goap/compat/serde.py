@@ -1,10 +1,8 @@
-"""Checkpoint serializers for LangGOAP's values, on LangGraph's msgpack serializer (no pickle).
+"""Checkpoint serializers for LangGOAP's values on LangGraph's msgpack serializer (never pickle).
 
-LangGraph's msgpack encoding loses what LangGOAP's frozen values rely on: tuples come back as
-lists (so a ``frozenset`` of pairs cannot be rebuilt), read-only mappings and dataclasses holding
-them are refused. The encoder here tags tuples, sets and dataclasses (callable fields dropped to
-None) with the constructor extensions LangGraph's decoder already understands, and a default
-allowlist admits LangGOAP's own classes.
+Tuples (so frozensets of pairs rebuild), sets and dataclasses (callable fields dropped) are tagged
+with the constructor extensions LangGraph's decoder understands; read-only mappings go as dicts; the
+allowlist admits LangGOAP's classes besides the user's.
 """
 
 from __future__ import annotations
@@ -21,64 +19,50 @@ from langgraph.checkpoint.serde import jsonplus as _lg
 
 __all__ = ["LANGGOAP_ALLOWED_MSGPACK_TYPES", "LangGOAPSerializer", "install_langgoap_serde"]
 
-_HOME = "goap.compat"
-_OWN_CLASSES: tuple[tuple[str, str], ...] = tuple(
-    (f"{_HOME}.{mod}" if mod else "builtins", name)
-    for mod, names in {
-        "": "tuple set frozenset",
-        "actions": "ActionSpec",
-        "goals": "ConstraintSpec GoalPolicy GoalSpec MultiGoal SoftGoal",
-        "graph.state": "ActionResult",
-        "guards": "GuardResult",
-        "history": "ExecutionRecord",
-        "planner.csp": "CSPMetadata ResourceUsage ScheduleEntry",
-        "planner.explain": "InfeasibilityExplanation NoPlanExplanation ResourceShortfall",
-        "planner.repair": "RepairResult",
-        "planner.types": "Plan PlanMetadata",
-        "reflexion": "Reflection",
-        "score": "BendableScore HardSoftScore Score SimpleScore",
-        "state": "PlanningState",
-        "types": "ObjectiveDirection ReplanStrategy",
-    }.items()
-    for name in names.split()
+_CLASSES = """builtins:tuple,set,frozenset actions:ActionSpec goals:ConstraintSpec,GoalPolicy,GoalSpec,MultiGoal,SoftGoal
+graph.state:ActionResult guards:GuardResult history:ExecutionRecord planner.csp:CSPMetadata,ResourceUsage,ScheduleEntry
+planner.explain:InfeasibilityExplanation,NoPlanExplanation,ResourceShortfall planner.repair:RepairResult
+planner.types:Plan,PlanMetadata reflexion:Reflection score:BendableScore,HardSoftScore,Score,SimpleScore
+state:PlanningState types:ObjectiveDirection,ReplanStrategy"""
+_OWN = tuple(
+    (mod if mod == "builtins" else f"goap.compat.{mod}", name)
+    for mod, names in (part.split(":") for part in _CLASSES.split())
+    for name in names.split(",")
 )
-"""(module, class) of every value LangGOAP checkpoints."""
-
-LANGGOAP_ALLOWED_MSGPACK_TYPES: tuple[type, ...]  # imported on first use, see __getattr__
-_UNSET: Any = object()
+LANGGOAP_ALLOWED_MSGPACK_TYPES: tuple[type, ...]  # imported on first use (module __getattr__)
 _OPTIONS = _lg._option | ormsgpack.OPT_PASSTHROUGH_TUPLE
-_CLASS_MARK = "__goap_class__"
+_MARK = "__goap_class__"
+_UNSET: Any = object()
 
 
 def __getattr__(name: str) -> Any:
-    if name == "LANGGOAP_ALLOWED_MSGPACK_TYPES":  # the classes, imported on first use
-        return tuple(getattr(importlib.import_module(m), n) for m, n in _OWN_CLASSES)
+    if name == "LANGGOAP_ALLOWED_MSGPACK_TYPES":
+        return tuple(getattr(importlib.import_module(m), n) for m, n in _OWN)
     if name == "LangGOAPRedisSerializer":
         return _get_langgoap_redis_serializer_cls()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _ext(code: int, module: str, name: str, arg: Any) -> ormsgpack.Ext:
-    # a list envelope: a tuple would be tagged again by OPT_PASSTHROUGH_TUPLE
-    return ormsgpack.Ext(code, ormsgpack.packb([module, name, arg], default=_default, option=_OPTIONS))
+def _ext(code: int, kind: type, arg: Any, name: str | None = None) -> ormsgpack.Ext:
+    # a list envelope: a tuple would be tagged again under OPT_PASSTHROUGH_TUPLE
+    doc = [kind.__module__, name or kind.__name__, arg]
+    return ormsgpack.Ext(code, ormsgpack.packb(doc, default=_default, option=_OPTIONS))
 
 
 def _default(obj: Any) -> Any:
     if isinstance(obj, MappingProxyType):
         return dict(obj)
     if isinstance(obj, type):
-        return _ext(_lg.EXT_CONSTRUCTOR_KW_ARGS, obj.__module__, obj.__qualname__, {_CLASS_MARK: True})
+        return _ext(_lg.EXT_CONSTRUCTOR_KW_ARGS, obj, {_MARK: True}, obj.__qualname__)
     if isinstance(obj, tuple | set | frozenset):
-        kind = type(obj)
-        return _ext(_lg.EXT_CONSTRUCTOR_SINGLE_ARG, kind.__module__, kind.__name__, list(obj))
+        return _ext(_lg.EXT_CONSTRUCTOR_SINGLE_ARG, type(obj), list(obj))
     if dataclasses.is_dataclass(obj):
-        kwargs = {}
-        for f in dataclasses.fields(obj):
-            value = getattr(obj, f.name)
-            kwargs[f.name] = (
-                None if callable(value) and not isinstance(value, type | MappingProxyType) else value
-            )
-        return _ext(_lg.EXT_CONSTRUCTOR_KW_ARGS, type(obj).__module__, type(obj).__name__, kwargs)
+        values = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+        kept = {
+            k: None if callable(v) and not isinstance(v, type | MappingProxyType) else v
+            for k, v in values.items()
+        }
+        return _ext(_lg.EXT_CONSTRUCTOR_KW_ARGS, type(obj), kept)
     return _lg._msgpack_default(obj)
 
 
@@ -86,30 +70,23 @@ def _encode(obj: Any) -> bytes:
     return ormsgpack.packb(obj, default=_default, option=_OPTIONS)
 
 
-def _with_own_classes(allowed: Any) -> Any:
-    """LangGOAP's classes added to a user allowlist (``True``, allow-all, stays as it is)."""
-    if allowed is True:
-        return True
-    extra = () if allowed is None or allowed is _UNSET else tuple(allowed)
-    return (*_OWN_CLASSES, *extra)
-
-
 class _GoapMsgpack:
-    """Shared by both serializers: the merged allowlist, no pickle, classes decoded when allowed."""
+    """Both serializers' setup: LangGOAP's classes allowed, no pickle, classes decoded when allowed."""
 
     _allowed_msgpack_modules: Any
     _unpack_ext_hook: Callable[[int, bytes], Any]
 
     def __init__(self, **options: Any) -> None:
-        options["allowed_msgpack_modules"] = _with_own_classes(options.get("allowed_msgpack_modules", _UNSET))
-        options["pickle_fallback"] = False  # never pickle
-        super().__init__(**options)
+        user = options.get("allowed_msgpack_modules", _UNSET)
+        if user is not True:  # True: LangGraph's allow-all, kept
+            options["allowed_msgpack_modules"] = (*_OWN, *(() if user is None or user is _UNSET else user))
+        super().__init__(**{**options, "pickle_fallback": False})
         stock = self._unpack_ext_hook
 
         def hook(code: int, data: bytes) -> Any:
-            if code == _lg.EXT_CONSTRUCTOR_KW_ARGS and _CLASS_MARK.encode() in data:
+            if code == _lg.EXT_CONSTRUCTOR_KW_ARGS and _MARK.encode() in data:
                 doc = ormsgpack.unpackb(data, ext_hook=lambda *_: None, option=ormsgpack.OPT_NON_STR_KEYS)
-                if isinstance(doc, list) and len(doc) == 3 and doc[2] == {_CLASS_MARK: True}:
+                if isinstance(doc, list) and len(doc) == 3 and doc[2] == {_MARK: True}:
                     return self._class(doc[0], doc[1])
             return stock(code, data)
 
@@ -132,9 +109,11 @@ class LangGOAPSerializer(_GoapMsgpack, _lg.JsonPlusSerializer):
         """``(type, bytes)`` of ``obj``: null, bytes, bytearray or msgpack."""
         if obj is None:
             return "null", b""
-        if isinstance(obj, bytes | bytearray):
-            return type(obj).__name__, bytes(obj)
-        return "msgpack", _encode(obj)
+        return (
+            (type(obj).__name__, bytes(obj))
+            if isinstance(obj, bytes | bytearray)
+            else ("msgpack", _encode(obj))
+        )
 
 
 def _json_native(obj: Any) -> bool:
@@ -145,34 +124,25 @@ def _json_native(obj: Any) -> bool:
     return obj is None or isinstance(obj, str | int | float | bool)
 
 
-_redis_cls: type | None = None
+_redis_cls: list[type] = []
 
 
 def _get_langgoap_redis_serializer_cls() -> type:
-    """The Redis variant (JSON for plain JSON values, else LangGOAP's msgpack), built on first use."""
-    global _redis_cls
-    if _redis_cls is None:
+    """The Redis variant: plain JSON values as JSON, the rest as LangGOAP's msgpack (built on first use)."""
+    if not _redis_cls:
         from langgraph.checkpoint.redis.jsonplus_redis import JsonPlusRedisSerializer
 
         class LangGOAPRedisSerializer(_GoapMsgpack, JsonPlusRedisSerializer):
             """Redis's serializer; values JSON cannot carry faithfully go as LangGOAP's msgpack."""
 
             def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
-                """JSON when ``obj`` is plain JSON, else msgpack."""
-                if obj is None or isinstance(obj, bytes | bytearray) or _json_native(obj):
+                """JSON for plain JSON values, else msgpack."""
+                if isinstance(obj, bytes | bytearray) or _json_native(obj):
                     return super().dumps_typed(obj)
                 return "msgpack", _encode(obj)
 
-        _redis_cls = LangGOAPRedisSerializer
-    return _redis_cls
-
-
-def _is_redis(serde: Any) -> bool:
-    try:
-        from langgraph.checkpoint.redis.jsonplus_redis import JsonPlusRedisSerializer
-    except ImportError:
-        return False
-    return isinstance(serde, JsonPlusRedisSerializer)
+        _redis_cls.append(LangGOAPRedisSerializer)
+    return _redis_cls[0]
 
 
 def install_langgoap_serde(
@@ -182,16 +152,12 @@ def install_langgoap_serde(
     current = getattr(checkpointer, "serde", None)
     if isinstance(current, _GoapMsgpack):
         return checkpointer
-    options: dict[str, Any] = {}
-    allowed: Any = getattr(current, "_allowed_msgpack_modules", None)
-    if getattr(current, "_allowed_json_modules", None) is not None:
-        options["allowed_json_modules"] = current._allowed_json_modules  # type: ignore[union-attr]
-    if allowed is True:  # LangGraph's default allow-all: not a user choice
-        allowed = None
-    if extra_allowed_types:
-        allowed = (*(allowed or ()), *extra_allowed_types)
-    if allowed is not None:
+    options: dict[str, Any] = {"allowed_json_modules": getattr(current, "_allowed_json_modules", None)}
+    allowed = getattr(current, "_allowed_msgpack_modules", None)
+    allowed = (*(allowed if allowed not in (None, True) else ()), *extra_allowed_types)
+    if allowed:  # LangGraph's default allow-all (True) is not a user's choice: LangGOAP's list replaces it
         options["allowed_msgpack_modules"] = allowed
-    cls = _get_langgoap_redis_serializer_cls() if _is_redis(current) else LangGOAPSerializer
+    redis = any(c.__name__ == "JsonPlusRedisSerializer" for c in type(current).__mro__)
+    cls = _get_langgoap_redis_serializer_cls() if redis else LangGOAPSerializer
     checkpointer.serde = cls(**options)
     return checkpointer

@@ -1,11 +1,9 @@
-"""LangGOAP's command line (``goap-compat``, ``python -m goap.compat``): plan, explain, visualize,
-actions and deploy-init over Python ``module:variable`` references."""
+"""LangGOAP's command line (``goap-compat``, ``python -m goap.compat``) over ``module:variable`` inputs."""
 
 from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,44 +14,53 @@ from goap.compat.planner.types import Plan
 
 __all__ = ["cli", "main"]
 
-_BAD_INPUT = (ValueError, TypeError, ImportError, AttributeError)
 _STRATEGIES = {"pipeline": "strategy:TwoPhasePipelineStrategy", "mcts": "mcts:MCTSStrategy"}
-_RENDER: dict[str, Callable[[Plan], str]] = {
-    "ascii": Plan.to_ascii,
-    "mermaid": Plan.to_mermaid,
-    "dot": Plan.to_dot,
-    "gantt": Plan.to_gantt,
-}
+_RENDER = {"ascii": Plan.to_ascii, "mermaid": Plan.to_mermaid, "dot": Plan.to_dot, "gantt": Plan.to_gantt}
+_WORLD = click.option("-w", "--world-state", "state_ref", help="module:variable or JSON file.")
+_OUT = click.option("-o", "--output", type=click.Path(), help="Write to this file.")
 
 
-def _inputs(actions_ref: str, goal_ref: str, state_ref: str | None) -> tuple[list[Any], Any, dict[str, Any]]:
+def _load(fn: Any, *refs: Any) -> Any:
     try:
-        return load_actions(actions_ref), load_goal(goal_ref), load_world_state(state_ref)
-    except _BAD_INPUT as exc:
+        return fn(*refs)
+    except (ValueError, TypeError, ImportError, AttributeError) as exc:
         raise click.ClickException(str(exc)) from exc
 
 
-def _emit(text: str, path: str | None, what: str) -> None:
-    if path is None:
-        click.echo(text)
-    else:
-        Path(path).write_text(text, encoding="utf-8")
-        click.echo(f"{what} written to {path}")
+def _emit(text: str, output: str | None, what: str) -> None:
+    if output is None:
+        return click.echo(text)
+    Path(output).write_text(text, encoding="utf-8")
+    click.echo(f"{what} written to {output}")
 
 
-def _explanation(actions: list[Any], goal: Any, state: dict[str, Any]) -> Any:
+def _explain(actions: list[Any], goal: Any, state: dict[str, Any], err: bool = False) -> None:
     from goap.compat.planner.explain import explain_no_plan
     from goap.compat.state import PlanningState
 
-    return explain_no_plan(PlanningState.from_dict(state), goal, actions)
-
-
-_WORLD = click.option("-w", "--world-state", "state_ref", default=None, help="module:variable or JSON file.")
-_OUT = click.option("-o", "--output", "output", default=None, type=click.Path(), help="Write to this file.")
+    why = explain_no_plan(PlanningState.from_dict(state), goal, actions)
+    listed = {
+        k: "".join(f"\n  - {item}" for item in getattr(why, k))
+        for k in ("unreachable_conditions", "missing_preconditions")
+    }
+    unreachable = "Unreachable conditions (no action produces these):" + listed["unreachable_conditions"]
+    click.echo(
+        unreachable
+        if why.unreachable_conditions
+        else "All goal conditions are producible by the action set.",
+        err=err,
+    )
+    if why.missing_preconditions:
+        click.echo(
+            "\nMissing preconditions (required but never produced):" + listed["missing_preconditions"],
+            err=err,
+        )
+    if why.suggestion:
+        click.echo(f"\nSuggestion: {why.suggestion}", err=err)
 
 
 @click.group()
-@click.version_option(version=importlib.import_module("goap.compat").__version__, prog_name="goap.compat")
+@click.version_option(importlib.import_module("goap.compat").__version__, prog_name="goap.compat")
 def cli() -> None:
     """LangGOAP-compatible planning commands on goap."""
 
@@ -75,39 +82,26 @@ def plan_cmd(
     """Plan ACTIONS_REF towards GOAL_REF (module:variable references) with a GoapGraph."""
     from goap.compat.graph.builder import GoapGraph
 
-    actions, goal, state = _inputs(actions_ref, goal_ref, state_ref)
-    chosen = None
-    if strategy in _STRATEGIES:
-        module, name = _STRATEGIES[strategy].split(":")
-        chosen = getattr(importlib.import_module(f"goap.compat.planner.{module}"), name)()
+    actions, goal, state = (
+        _load(load_actions, actions_ref),
+        _load(load_goal, goal_ref),
+        _load(load_world_state, state_ref),
+    )
+    module, _, name = _STRATEGIES.get(strategy, ":").partition(":")
+    chosen = getattr(importlib.import_module(f"goap.compat.planner.{module}"), name)() if module else None
     result = GoapGraph(actions=actions, strategy=chosen).invoke(goal=goal, world_state=state)
     found, status = result.get("plan"), result.get("status", "unknown")
     if found is None or status == "no_plan":
         click.echo(f"No plan found (status={status}).", err=True)
-        try:
-            why = _explanation(actions, goal, state)
-            for label, items in (
-                ("Unreachable conditions", why.unreachable_conditions),
-                ("Missing preconditions", why.missing_preconditions),
-            ):
-                if items:
-                    click.echo(f"  {label}: {list(items)}", err=True)
-            if why.suggestion:
-                click.echo(f"  Suggestion: {why.suggestion}", err=True)
-        except Exception as exc:  # the explanation is a courtesy
-            click.echo(f"  (no explanation: {exc})", err=True)
+        _explain(actions, goal, state, err=True)
         raise SystemExit(1)
-    if fmt == "json":
-        doc = {
-            "status": status,
-            "actions": found.action_names,
-            "total_cost": found.total_cost,
-            "steps": len(found),
-        }
-        text = json.dumps(doc, indent=2)
-    else:
-        text = _RENDER[fmt](found)
-    _emit(text, output, "Plan")
+    doc = {
+        "status": status,
+        "actions": found.action_names,
+        "total_cost": found.total_cost,
+        "steps": len(found),
+    }
+    _emit(json.dumps(doc, indent=2) if fmt == "json" else _RENDER[fmt](found), output, "Plan")
 
 
 @cli.command("explain")
@@ -116,19 +110,13 @@ def plan_cmd(
 @_WORLD
 def explain_cmd(actions_ref: str, goal_ref: str, state_ref: str | None) -> None:
     """Explain why GOAL_REF is (not) reachable with ACTIONS_REF."""
-    actions, goal, state = _inputs(actions_ref, goal_ref, state_ref)
-    why = _explanation(actions, goal, state)
+    actions, goal, state = (
+        _load(load_actions, actions_ref),
+        _load(load_goal, goal_ref),
+        _load(load_world_state, state_ref),
+    )
     click.echo(f"Goal conditions: {dict(goal.conditions)}\nStart state: {state}\n")
-    if why.unreachable_conditions:
-        click.echo("Unreachable conditions (no action produces these):")
-        click.echo("".join(f"  - {c}\n" for c in why.unreachable_conditions), nl=False)
-    else:
-        click.echo("All goal conditions are producible by the action set.")
-    if why.missing_preconditions:
-        click.echo("\nMissing preconditions (required but never produced):")
-        click.echo("".join(f"  - {p}\n" for p in why.missing_preconditions), nl=False)
-    if why.suggestion:
-        click.echo(f"\nSuggestion: {why.suggestion}")
+    _explain(actions, goal, state)
 
 
 @cli.command("visualize")
@@ -137,10 +125,7 @@ def explain_cmd(actions_ref: str, goal_ref: str, state_ref: str | None) -> None:
 @_OUT
 def visualize_cmd(plan_ref: str, fmt: str, output: str | None) -> None:
     """Draw the Plan that PLAN_REF (a module:variable reference) names."""
-    try:
-        found = load_python_variable(plan_ref)
-    except _BAD_INPUT as exc:
-        raise click.ClickException(str(exc)) from exc
+    found = _load(load_python_variable, plan_ref)
     if not isinstance(found, Plan):
         raise click.ClickException(f"{plan_ref!r} must be a Plan, got {type(found).__name__}")
     _emit(_RENDER[fmt](found), output, "Visualization")
@@ -154,39 +139,29 @@ def visualize_cmd(plan_ref: str, fmt: str, output: str | None) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Also resources, duration and metadata.")
 def actions_cmd(actions_ref: str, fmt: str, verbose: bool) -> None:
     """List the actions ACTIONS_REF (a module:variable reference) names."""
-    try:
-        actions = load_actions(actions_ref)
-    except _BAD_INPUT as exc:
-        raise click.ClickException(str(exc)) from exc
     docs: list[dict[str, Any]] = []
-    for a in actions:
-        effects: Any = a.effects
-        doc: dict[str, Any] = {
-            "name": a.name,
-            "cost": a.cost,
-            "preconditions": dict(a.preconditions),
-            "effects": f"<dynamic: {sorted(a.effect_keys or ())}>"
-            if callable(effects)
-            else dict(effects or {}),
-        }
-        extras: dict[str, Any] = {
+    for a in _load(load_actions, actions_ref):
+        effects = (
+            f"<dynamic: {sorted(a.effect_keys or ())}>" if callable(a.effects) else dict(a.effects or {})
+        )
+        doc = {"name": a.name, "cost": a.cost, "preconditions": dict(a.preconditions), "effects": effects}
+        more = {
             "resources": dict(a.resources or {}),
             "duration": a.duration,
             "metadata": dict(a.metadata or {}),
         }
-        doc |= {k: v if k != "duration" else str(v) for k, v in extras.items() if verbose and v}
-        docs.append(doc)
-    if fmt == "json":
-        click.echo(json.dumps(docs, indent=2, default=str))
-        return
-    width = max([4, *(len(d["name"]) for d in docs)])
+        docs.append(doc | {k: str(v) if k == "duration" else v for k, v in more.items() if verbose and v})
+    if fmt == "json" or not docs:
+        return click.echo(
+            json.dumps(docs, indent=2, default=str) if docs or fmt == "json" else "(no actions)"
+        )
+    width = max(4, *(len(d["name"]) for d in docs))
     rows = [f"{'Name':<{width}}  {'Cost':>6}  Preconditions  Effects"]
-    rows.append("-" * len(rows[0]))
     for d in docs:
         cost = f"{d['cost']:>6.1f}" if isinstance(d["cost"], int | float) else f"{'f(s)':>6}"
         rows.append(f"{d['name']:<{width}}  {cost}  {d['preconditions']!s:<13}  {d['effects']}")
         rows += [f"  {k}: {d[k]}" for k in ("resources", "duration", "metadata") if k in d]
-    click.echo("\n".join(rows) + f"\n\n{len(docs)} action(s)" if docs else "(no actions)")
+    click.echo("\n".join([rows[0], "-" * len(rows[0]), *rows[1:], "", f"{len(docs)} action(s)"]))
 
 
 @cli.command("deploy-init")
@@ -201,32 +176,15 @@ def actions_cmd(actions_ref: str, fmt: str, verbose: bool) -> None:
 )
 @click.option("--dep", "extra_dependencies", multiple=True, help="Extra pip dependency (repeatable).")
 @click.option("--force", is_flag=True, help="Overwrite files in OUT_DIR.")
-def deploy_init_cmd(
-    out_dir: Path,
-    graph_factory: str,
-    agent_name: str,
-    agent_description: str,
-    python_version: str,
-    extra_dependencies: tuple[str, ...],
-    force: bool,
-) -> None:
-    """Write a LangGraph deployment directory (langgraph.json, graph module, README, .env example)."""
+def deploy_init_cmd(out_dir: Path, graph_factory: str, **options: Any) -> None:
+    """Write a LangGraph deployment directory for the GoapGraph a factory builds."""
     from goap.compat.integrations.langgraph_deploy import scaffold_deployment
 
-    module, sep, attr = graph_factory.rpartition(":")
-    if not sep or not module or not attr:
+    module, _, attr = graph_factory.rpartition(":")
+    if not module or not attr:
         raise click.UsageError(f"--graph-factory must look like 'module.path:attr', got {graph_factory!r}")
     try:
-        where = scaffold_deployment(
-            out_dir,
-            graph_factory_module=module,
-            graph_factory_attr=attr,
-            agent_name=agent_name,
-            agent_description=agent_description,
-            python_version=python_version,
-            extra_dependencies=extra_dependencies,
-            force=force,
-        )
+        where = scaffold_deployment(out_dir, graph_factory_module=module, graph_factory_attr=attr, **options)
     except FileExistsError as exc:
         raise click.UsageError(f"{exc} (use --force to overwrite)") from exc
     click.echo(f"Scaffolded LangGraph deployment at {where}\n\nNext: cd {where} && langgraph dev")

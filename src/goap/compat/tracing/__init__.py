@@ -1,11 +1,12 @@
-"""LangGOAP's tracers over goap.runtime's tracer protocol, plus a LangSmith adapter."""
+"""LangGOAP's tracers: goap.runtime's tracer protocol, null, logging and fan-out tracers, and adapters."""
 
-from goap.compat.tracing._protocol import PlanningTracer
+import logging as _logging
+
+from goap.compat.tracing._protocol import EXTRA_HOOKS, PlanningTracer
 from goap.compat.tracing._safe_proxy import SafeTracerProxy
 from goap.compat.tracing.langsmith import LangSmithTracer
-from goap.compat.tracing.logging import LoggingTracer
-from goap.compat.tracing.multi import MultiTracer
-from goap.compat.tracing.null import NullTracer
+from goap.runtime import LoggingTracer as _RuntimeLoggingTracer
+from goap.runtime import MultiTracer, NullTracer
 
 __all__ = [
     "LangSmithTracer",
@@ -15,3 +16,14 @@ __all__ = [
     "PlanningTracer",
     "SafeTracerProxy",
 ]
+
+
+class LoggingTracer(_RuntimeLoggingTracer):
+    """goap.runtime's logging tracer, search events included, on the ``goap.compat.tracing`` logger."""
+
+    hooks = _RuntimeLoggingTracer.hooks | frozenset(EXTRA_HOOKS)
+
+    def __init__(
+        self, logger: _logging.Logger | str = "goap.compat.tracing", level: int = _logging.INFO
+    ) -> None:
+        super().__init__(logger, level)

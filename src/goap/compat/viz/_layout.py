@@ -8,79 +8,66 @@ from typing import Any
 from goap.compat._convert import goap_actions
 from goap.planning import Schedule, ScheduledAction, dependencies
 
-__all__ = ["bound", "links", "node_ids", "resource_lines", "slots", "to_schedule"]
 
-
-def node_ids(plan: Any) -> list[str]:
-    """Identifier-safe node ids, ``a<index>_<name>``."""
-    return [f"a{i}_{re.sub(r'[^A-Za-z0-9_]', '_', a.name)}" for i, a in enumerate(plan.actions)]
-
-
-def links(plan: Any) -> list[tuple[int, int]]:
-    """goap's precedence edges ``(before, after)`` between the plan's actions."""
-    return list(dependencies(goap_actions(plan.actions)))
-
-
-def _csp(plan: Any) -> Any:
-    return plan.metadata.csp
-
-
-def slots(plan: Any, show_schedule: bool) -> list[tuple[float, list[int]]] | None:
-    """Action indices grouped by start time (seconds), when the plan's schedule covers every action."""
-    csp = _csp(plan)
+def shape(plan: Any, show_schedule: bool, timed: str, costed: str) -> dict[str, Any]:
+    """goap renderer options for ``plan`` (and ``scheduled``: drawn from its schedule): ids, labels (``timed``
+    or ``costed`` format the scheduled duration or a cost other than 1), goap's dependency edges,
+    same-start groups of the schedule."""
+    ids = [f"a{i}_{re.sub(r'[^A-Za-z0-9_]', '_', a.name)}" for i, a in enumerate(plan.actions)]
+    labels = [a.name for a in plan.actions]
+    groups = []
+    csp = plan.metadata.csp
     entries = csp.schedule if show_schedule and csp is not None and csp.schedule else ()
-    if not entries or len(entries) != len(plan.actions):
-        return None
-    by_start: dict[float, list[int]] = {}
-    for i, e in enumerate(entries):
-        by_start.setdefault(e.start.total_seconds(), []).append(i)
-    return sorted(by_start.items())
-
-
-def duration(plan: Any, i: int) -> float:
-    """The scheduled duration of action ``i`` in seconds."""
-    return float(_csp(plan).schedule[i].duration.total_seconds())
+    scheduled = bool(entries) and len(entries) == len(labels)
+    if scheduled:
+        by_start: dict[float, list[int]] = {}
+        for i, e in enumerate(entries):
+            by_start.setdefault(e.start.total_seconds(), []).append(i)
+            d = e.duration.total_seconds()
+            labels[i] = timed.format(name=labels[i], d=d) if d > 0 else labels[i]
+        groups = [(f"t={t:g}s", members) for t, members in sorted(by_start.items()) if len(members) > 1]
+    else:
+        costs = [a.get_cost({}) for a in plan.actions]
+        labels = [costed.format(name=n, c=c) if c != 1.0 else n for n, c in zip(labels, costs, strict=True)]
+    edges = list(dependencies(goap_actions(plan.actions)))
+    return {
+        "ids": ids,
+        "labels": labels,
+        "edges": edges,
+        "groups": groups,
+        "frame": False,
+        "scheduled": scheduled,
+    }
 
 
 def to_schedule(plan: Any) -> Schedule:
     """goap's Schedule of the plan's CSP schedule (ValueError when it has none)."""
-    csp = _csp(plan)
+    csp = plan.metadata.csp
     if csp is None or not csp.schedule:
         raise ValueError("the plan has no schedule (plan.metadata.csp.schedule is empty)")
-    entries = tuple(
-        ScheduledAction(i, e.action_name, e.start.total_seconds(), e.end.total_seconds())
-        for i, e in enumerate(csp.schedule)
-    )
-    return Schedule(entries, max(e.end for e in entries))
-
-
-def bound(usage: Any) -> str:
-    """`` / max`` or `` >= min`` of a resource usage (empty when unbounded)."""
-    if usage.constraint_max is not None:
-        return f" / {usage.constraint_max:g}"
-    return f" >= {usage.constraint_min:g}" if usage.constraint_min is not None else ""
+    entries = [(e.action_name, e.start.total_seconds(), e.end.total_seconds()) for e in csp.schedule]
+    return Schedule(tuple(ScheduledAction(i, *e) for i, e in enumerate(entries)), max(e[2] for e in entries))
 
 
 def resource_lines(plan: Any, show_resources: bool) -> list[str]:
     """``key: total / max [OK|VIOLATED]`` per resource of the CSP phase."""
-    csp = _csp(plan)
-    if not show_resources or csp is None:
-        return []
-    return [
-        f"{u.key}: {u.total:g}{bound(u)} [{'OK' if u.satisfied else 'VIOLATED'}]" for u in csp.resource_usage
-    ]
+    csp = plan.metadata.csp
+    out = []
+    for u in csp.resource_usage if show_resources and csp is not None else ():
+        bound = f" / {u.constraint_max:g}" if u.constraint_max is not None else ""
+        bound = f" >= {u.constraint_min:g}" if not bound and u.constraint_min is not None else bound
+        out.append(f"{u.key}: {u.total:g}{bound} [{'OK' if u.satisfied else 'VIOLATED'}]")
+    return out
 
 
 def shortfall_lines(plan: Any) -> list[str]:
-    """The CSP explanation's shortfalls and suggestion, one line each (none when feasible)."""
-    csp = _csp(plan)
+    """The CSP explanation's shortfalls and suggestion (none when feasible)."""
+    csp = plan.metadata.csp
     why = csp.explanation if csp is not None else None
-    if why is None:
-        return []
     out = []
-    for sf in why.resource_shortfalls:
+    for sf in why.resource_shortfalls if why is not None else ():
         if sf.available_max is not None:
             out.append(f"{sf.key}: {sf.required:g} / {sf.available_max:g} (overrun: {sf.overrun:g})")
         elif sf.available_min is not None:
             out.append(f"{sf.key}: {sf.required:g} >= {sf.available_min:g} (shortfall: {sf.overrun:g})")
-    return out + ([f"Suggestion: {why.suggestion}"] if why.suggestion else [])
+    return out + ([f"Suggestion: {why.suggestion}"] if why is not None and why.suggestion else [])

@@ -11,22 +11,14 @@ from goap.compat.viz.mermaid import render_mermaid
 
 __all__ = ["save_plan"]
 
-_BY_SUFFIX = {".mmd": "mermaid", ".mermaid": "mermaid", ".dot": "dot", ".gv": "dot"}
 
-
-def save_plan(
-    plan: Any,
-    path: str | Path,
-    *,
-    format: str | None = None,
-    show_resources: bool = True,
-    show_schedule: bool = True,
-) -> Path:
-    """Write ``plan`` as Mermaid, DOT or ASCII (by ``format``, else the suffix) and return the path."""
+def save_plan(plan: Any, path: str | Path, *, format: str | None = None, **options: bool) -> Path:
+    """Write ``plan`` as Mermaid (.mmd), DOT (.dot, .gv) or ASCII, by ``format`` or the suffix."""
     dest = Path(path)
-    kind = format or _BY_SUFFIX.get(dest.suffix.lower(), "ascii")
-    render = {"mermaid": render_mermaid, "dot": render_dot}.get(kind, render_ascii)
+    fmt = format or {".mmd": "mermaid", ".mermaid": "mermaid", ".dot": "dot", ".gv": "dot"}.get(
+        dest.suffix.lower()
+    )
     dest.write_text(
-        render(plan, show_resources=show_resources, show_schedule=show_schedule), encoding="utf-8"
+        {"mermaid": render_mermaid, "dot": render_dot}.get(fmt or "", render_ascii)(plan, **options)
     )
     return dest
