@@ -15,13 +15,14 @@ from datetime import timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+import goap.planning as gp
 from goap.compat import _convert as cv
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.types import ObjectiveDirection
+from goap.strategies import CspPipeline, SolverReport, pareto_front
 
 if TYPE_CHECKING:
-    import goap.planning as gp
     from goap.compat.planner.types import Plan
 
 
@@ -31,6 +32,7 @@ class CSPStatus(str, enum.Enum):  # noqa: UP042 (str() as LangGOAP's)
     OPTIMAL = "optimal"
     FEASIBLE = "feasible"
     INFEASIBLE = "infeasible"
+    """A hard constraint is broken (the plan may still be returned, as LangGOAP's is advisory)."""
     ERROR = "error"
     SKIPPED = "skipped"
 
@@ -44,6 +46,7 @@ class ResourceUsage:
     constraint_min: float | None = None
     constraint_max: float | None = None
     satisfied: bool = True
+    """Whether ``total`` lies within the bounds."""
     level: Literal["hard", "soft", "info"] = "info"
 
 
@@ -54,6 +57,7 @@ class ScheduleEntry:
     action_name: str
     start: timedelta
     duration: timedelta
+    """How long it runs (zero for an action without a duration)."""
     end: timedelta
 
 
@@ -68,6 +72,7 @@ class CSPMetadata:
     schedule: tuple[ScheduleEntry, ...] = ()
     makespan: timedelta | None = None
     plans_evaluated: int = 0
+    """Candidate plans the choice was made among."""
     scale_factor: int = 1000
     explanation: Any = None
 
@@ -102,33 +107,28 @@ def compute_resource_totals(actions: Iterable[ActionSpec]) -> dict[str, float]:
 
 def build_dependency_graph(actions: Sequence[ActionSpec]) -> dict[int, list[int]]:
     """Plan index -> indices of the earlier actions it must wait for (goap's :func:`goap.dependencies`)."""
-    from goap.planning import dependencies
 
     preds: dict[int, list[int]] = {j: [] for j in range(len(actions))}
-    for i, j in dependencies(cv.goap_actions(actions)):
+    for i, j in gp.dependencies(cv.goap_actions(actions)):
         preds[j].append(i)
     return preds
 
 
 def _objectives(goal: GoalSpec) -> list[gp.Objective]:
-    from goap.planning import Objective
-
     up = ObjectiveDirection.MAXIMIZE
     return [
-        Objective(cv.csp_metric(k), "maximize" if d == up else "minimize")
+        gp.Objective(cv.csp_metric(k), "maximize" if d == up else "minimize")
         for k, d in (goal.objectives or {}).items()
     ]
 
 
-def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> Any:
+def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> CspPipeline:
     """goap's pipeline for the goal's constraints and objectives, weighted as LangGOAP's CSP weighs
     them: objectives summed at weight 1, a soft violation at ``weight * scale`` per unit, and,
     with no objective, soft violations alone (or, with neither, the plan cost)."""
-    from goap.planning import Objective, ResourceConstraint
-    from goap.strategies import CspPipeline
 
     cons = tuple(
-        ResourceConstraint(
+        gp.ResourceConstraint(
             cv.csp_metric(c.key),
             c.max,
             c.min,
@@ -140,14 +140,12 @@ def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> Any:
     )
     objs = _objectives(goal)
     if not objs and any(c.level == "soft" for c in cons):
-        objs = [Objective("length", weight=0.0)]
+        objs = [gp.Objective("length", weight=0.0)]
     return CspPipeline(constraints=cons, objectives=tuple(objs), scale=scale, **settings)
 
 
 def _goap_plan(p: Plan) -> gp.Plan:
-    from goap.planning import Plan as GPlan
-
-    return GPlan(tuple(cv.csp_actions(p.actions)), p.total_cost)
+    return gp.Plan(tuple(cv.csp_actions(p.actions)), p.total_cost)
 
 
 def _schedule(sched: gp.Schedule | None) -> tuple[tuple[ScheduleEntry, ...], timedelta | None]:
@@ -216,8 +214,6 @@ def validate_plan(plan: Plan, goal: GoalSpec, *, scale: int = 1000) -> CSPMetada
 
 def schedule_plan(plan: Plan, *, scale: int = 1000) -> CSPMetadata:
     """The least-makespan schedule of a plan on its precedence edges (``SKIPPED`` without durations)."""
-    from goap.strategies import CspPipeline, SolverReport
-
     t0 = time.monotonic()
     if not any(a.duration is not None for a in plan.actions):
         return CSPMetadata(CSPStatus.SKIPPED, _ms(t0), scale_factor=scale)
@@ -247,8 +243,6 @@ def selection_metadata(
 
 def optimize_plans(plans: list[Plan], goal: GoalSpec, *, scale: int = 1000) -> tuple[Plan, CSPMetadata]:
     """The best of ``plans`` under the goal's constraints and objectives (ValueError when empty)."""
-    from goap.strategies import SolverReport
-
     if not plans:
         raise ValueError("No plans to optimize: optimize_plans() needs at least one plan")
     t0 = time.monotonic()
@@ -267,8 +261,6 @@ def pareto_plans(
 ) -> list[tuple[Plan, CSPMetadata]]:
     """The feasible plans no other beats on every objective, best first by the first objective
     (with no objective: every feasible plan, cheapest first). ValueError when ``plans`` is empty."""
-    from goap.strategies import pareto_front
-
     if not plans:
         raise ValueError("pareto_plans: the list of plans must not be empty")
     t0 = time.monotonic()

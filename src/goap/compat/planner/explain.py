@@ -30,6 +30,7 @@ class ResourceShortfall:
     available_max: float | None = None
     available_min: float | None = None
     overrun: float = 0.0
+    """Distance from ``required`` to the bound it breaks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +99,8 @@ class NoPlanExplanation:
 
     def to_dict(self) -> dict[str, Any]:
         """A plain dict (lists for the tuples)."""
-        return {
-            "unreachable_conditions": list(self.unreachable_conditions),
-            "missing_preconditions": list(self.missing_preconditions),
-            "suggestion": self.suggestion,
-        }
+        keys = ("unreachable_conditions", "missing_preconditions")
+        return {**{k: list(getattr(self, k)) for k in keys}, "suggestion": self.suggestion}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NoPlanExplanation:

@@ -8,6 +8,7 @@ picks the best of the plans found with one of its actions blacklisted at a time.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +24,10 @@ from goap.compat.state import PlanningState
 from goap.compat.types import ObjectiveDirection
 
 __all__ = ["enumerate_alternatives", "needs_csp", "plan"]
+
+
+def _state(start: PlanningState | Mapping[str, Any]) -> PlanningState:
+    return start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
 
 
 def needs_csp(goal: GoalSpec) -> bool:
@@ -58,10 +63,10 @@ def with_csp(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> Plan:
 
 
 def enumerate_alternatives(
-    start: PlanningState | dict[str, Any],
+    start: PlanningState | Mapping[str, Any],
     goal: GoalSpec,
-    actions: list[ActionSpec],
-    blacklisted: list[str] | None,
+    actions: Sequence[ActionSpec],
+    blacklisted: Sequence[str] | None,
     exclude_plan: Plan,
     max_count: int,
 ) -> list[Plan]:
@@ -71,7 +76,7 @@ def enumerate_alternatives(
     for name in exclude_plan.action_names:
         if len(found) >= max_count:
             break
-        alt = astar_plan(start, goal, actions, [*(blacklisted or ()), name])
+        alt = astar_plan(_state(start), goal, list(actions), [*(blacklisted or ()), name])
         if alt is not None and tuple(alt.action_names) not in seen:
             seen.add(tuple(alt.action_names))
             found.append(alt)
@@ -79,10 +84,10 @@ def enumerate_alternatives(
 
 
 def plan(
-    start: PlanningState | dict[str, Any],
+    start: PlanningState | Mapping[str, Any],
     goal: GoalSpec,
-    actions: list[ActionSpec],
-    blacklisted_actions: list[str] | None = None,
+    actions: Sequence[ActionSpec],
+    blacklisted_actions: Sequence[str] | None = None,
     *,
     max_alternatives: int = 5,
     tracer: Any = None,
@@ -92,9 +97,14 @@ def plan(
     single-blacklist alternative (status ``OPTIMAL``), else the least-cost plan marked
     ``INFEASIBLE`` with an explanation. None only when A* finds no plan; an empty plan is
     returned as is. The tracer sees the first search only, plus a ``csp_infeasible`` dead end."""
-    st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
+    st = _state(start)
     primary = astar_plan(
-        st, goal, actions, blacklisted_actions, tracer=tracer, record_expansions=record_expansions
+        st,
+        goal,
+        list(actions),
+        list(blacklisted_actions or ()),
+        tracer=tracer,
+        record_expansions=record_expansions,
     )
     if primary is None or not needs_csp(goal) or len(primary) == 0:
         return primary
@@ -109,7 +119,7 @@ def plan(
 
 
 def _alternative(
-    st: PlanningState, goal: GoalSpec, actions: list[ActionSpec], black: list[str] | None, most: int
+    st: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], black: Sequence[str] | None, most: int
 ) -> Plan | None:
     """goap's pipeline over the single-blacklist variants of its A* plan (None: none fits)."""
     from goap.compat.planner.csp import _pipeline
@@ -131,5 +141,6 @@ def _alternative(
     return with_csp(chosen, goal, selection_metadata(chosen, goal, report, report.candidates - 1, 1000, t0))
 
 
+_with = with_csp  # the name planner.strategy first used
 pipeline_plan = plan
 """The name ``goap.compat`` exports :func:`plan` under (beside A*'s ``plan``)."""
