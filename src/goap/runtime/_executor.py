@@ -107,7 +107,7 @@ class Executor(_Node):
         if action is None:
             ctx.emit(f"plan names unknown action {name!r}", {"action": name})
             return NodeResult(delta=GoapState(status="failed"), route=stop())
-        if cfg.parallel and ctx.attempt == 1:
+        if cfg.parallel and ctx.attempt == 1 and not cfg.guards:  # graph guards run action by action
             batch = independent_batch(cfg.actions, s)
             if batch:
                 return await self._run_batch(ctx, s, batch)

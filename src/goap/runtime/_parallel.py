@@ -1,6 +1,7 @@
 """Concurrent execution of independent plan actions (`GoapGraph(parallel=True)`).
 
-When the plan's next actions are plain (no guards, approval, retries or single-use QoS), all
+When the graph has no guards of its own and the plan's next actions are plain (no guards,
+approval, retries or single-use QoS), all
 applicable now and pairwise independent (no action's effects touch another's preconditions or
 effects), the executor runs their `execute` callables concurrently in ONE step, through one
 recorded call that returns every result in plan order. Keeping the batch inside a step, rather

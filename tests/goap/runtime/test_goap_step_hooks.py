@@ -78,3 +78,20 @@ def test_count_failure_counts_and_blacklists_at_the_threshold() -> None:
     assert count_failure({"a": 1}, [], "a", 2) == ({"a": 2}, ["a"])
     assert count_failure({"a": 5}, ["a"], "a", 2) == ({"a": 6}, ["a"])
     assert count_failure({}, [], "a", 0) == ({"a": 1}, [])
+
+
+async def test_parallel_graph_with_guards_runs_actions_one_by_one_under_them() -> None:
+    """A graph guard is checked before every action even with parallel=True (no batch skips it)."""
+    from goap import FunctionalGuard
+
+    seen: list[str] = []
+
+    def guard(action: Any, world: Any) -> bool:
+        seen.append(action.name)
+        return True
+
+    acts = [ActionSpec("a", effects={"x": True}), ActionSpec("b", effects={"y": True})]
+    g = GoapGraph(acts, parallel=True, guards=[FunctionalGuard("g", guard)])
+    final = await g.run("r", {}, GoalSpec({"x": True, "y": True}))
+    assert final.status == "achieved"
+    assert sorted(seen) == ["a", "b"]
