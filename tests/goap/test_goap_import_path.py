@@ -121,6 +121,7 @@ PLANNING = {
     "goap.planning.heuristics.base",
     "goap.planning.heuristics.blind",
     "goap.planning.heuristics.ff",
+    "goap.planning.heuristics.goalcount",
     "goap.planning.heuristics.hmax",
     "goap.planning.heuristics.lmcut",
     "goap.planning.kit",

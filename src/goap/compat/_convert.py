@@ -8,7 +8,9 @@ Other engineers may add conversions here (never rewrite the file).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +31,13 @@ __all__ = [
     "encode_value",
     "execution_record",
     "expected_states",
+    "FromLangGoapStrategy",
+    "PlannedByLangGoap",
+    "from_goap_action",
+    "from_goap_goal",
     "from_goap_score",
+    "once_only",
+    "to_goap_strategy",
     "goap_actions",
     "state_to_langgoap",
     "to_goap_action",
@@ -80,8 +88,19 @@ def encode_state(state: PlanningState | Mapping[str, Any]) -> dict[str, Any]:
 
 
 def decode_state(state: Mapping[str, Any]) -> dict[str, Any]:
-    """A goap world state with LangGOAP's values."""
-    return {k: decode_value(v) for k, v in state.items()}
+    """A goap world state with LangGOAP's values (hidden bookkeeping facts left out)."""
+    return {k: decode_value(v) for k, v in state.items() if not k.startswith(_USED)}
+
+
+_USED = "\x1fcompat-used#"
+
+
+def once_only(a: gp.ActionSpec) -> gp.ActionSpec:
+    """``a`` usable once per plan: it needs its hidden "used" fact absent and sets it."""
+    flag = _USED + a.name
+    return dataclasses.replace(
+        a, preconditions={**a.preconditions, flag: None}, effects={**a.effects, flag: True}
+    )
 
 
 def _cost(fn: Callable[[dict[str, Any]], float]) -> Callable[[Mapping[str, Any]], float]:
@@ -95,7 +114,13 @@ def _effect(
     fn: Callable[[Mapping[str, Any]], Mapping[str, Any]],
 ) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
     def effect(state: Mapping[str, Any], /) -> dict[str, Any]:
-        return encode_map(fn(decode_state(state)))
+        out = {}
+        for k, v in fn(decode_state(state)).items():
+            try:
+                out[k] = encode_value(v)
+            except TypeError:  # unhashable: LangGOAP's state drops the key, absent reads as None
+                out[k] = None
+        return out
 
     return effect
 
@@ -130,6 +155,20 @@ def to_goap_action(a: ActionSpec) -> gp.ActionSpec:
 
 
 _cache: dict[int, tuple[Any, gp.ActionSpec]] = {}
+_origin: dict[int, tuple[gp.ActionSpec | gp.GoalSpec, Any]] = {}
+"""id of a converted goap action or goal -> (it, the LangGOAP object it came from)."""
+
+
+def _remember(made: Any, source: Any) -> Any:
+    if len(_origin) > 8192:
+        _origin.clear()
+    _origin[id(made)] = (made, source)
+    return made
+
+
+def _source(made: Any) -> Any:
+    hit = _origin.get(id(made))
+    return hit[1] if hit is not None and hit[0] is made else None
 
 
 def goap_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
@@ -139,7 +178,7 @@ def goap_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
     for a in actions:
         hit = _cache.get(id(a))
         if hit is None or hit[0] is not a:
-            hit = (a, to_goap_action(a))
+            hit = (a, _remember(to_goap_action(a), a))
             if len(_cache) > 4096:
                 _cache.clear()
             _cache[id(a)] = hit
@@ -151,11 +190,109 @@ def to_goap_goal(goal: GoalSpec | Mapping[str, Any]) -> gp.GoalSpec:
     """goap's goal for a LangGOAP GoalSpec (or plain conditions); constraints are not carried."""
     conditions: Mapping[str, Any] = goal if isinstance(goal, Mapping) else goal.conditions
     policy = getattr(goal, "policy", None)
-    return gp.GoalSpec(
+    made = gp.GoalSpec(
         encode_map(conditions),
         priority=policy.priority if policy is not None else 0,
         max_replans=policy.max_replans if policy is not None else 10,
     )
+    return _remember(made, goal) if not isinstance(goal, Mapping) else made
+
+
+def from_goap_action(a: gp.ActionSpec) -> ActionSpec:
+    """The LangGOAP action ``a`` was converted from, else one with its decoded conditions and effects."""
+    from goap.compat.actions import ActionSpec
+
+    src = _source(a)
+    if src is not None:
+        return src  # type: ignore[no-any-return]
+    cost: Any = a.cost if not a.has_cost_function else (lambda w, _a=a: _a.cost_in(encode_map(w)))
+    return ActionSpec(
+        name=a.name,
+        preconditions=decode_state(a.preconditions),
+        effects=decode_state(a.effects),
+        cost=cost,
+        execute=a.execute,
+        metadata=a.metadata,
+    )
+
+
+def from_goap_goal(goal: gp.GoalSpec) -> GoalSpec:
+    """The LangGOAP goal ``goal`` was converted from, else one with its decoded conditions."""
+    from goap.compat.goals import GoalPolicy, GoalSpec
+
+    src = _source(goal)
+    if src is not None:
+        return src  # type: ignore[no-any-return]
+    return GoalSpec(
+        conditions=decode_state(goal.conditions),
+        policy=GoalPolicy(priority=goal.priority, max_replans=goal.max_replans),
+    )
+
+
+class PlannedByLangGoap:
+    """The :class:`goap.StrategyReport` carrying the LangGOAP Plan a LangGOAP-shaped strategy made."""
+
+    kind = "langgoap-plan"
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+
+    @property
+    def message(self) -> str:
+        """One line."""
+        return f"LangGOAP plan {self.plan.action_names}"
+
+
+class FromLangGoapStrategy:
+    """goap's :class:`goap.PlanningStrategy` running a LangGOAP-shaped strategy (its ``plan`` method).
+
+    The result's ``reports`` hold a :class:`PlannedByLangGoap` with the strategy's own Plan.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        """``langgoap(<class name>)``."""
+        return f"langgoap({type(self.inner).__name__})"
+
+    def solve(
+        self,
+        initial: Mapping[str, Any],
+        goal: gp.GoalSpec,
+        actions: Sequence[gp.ActionSpec],
+        *,
+        blacklist: frozenset[str] = frozenset(),
+    ) -> gp.PlanResult:
+        """Plan with the inner strategy; its plan's actions mapped back to ``actions`` by name."""
+        from goap.compat.state import PlanningState
+
+        t0 = time.perf_counter()
+        start = PlanningState.from_dict(decode_state(initial))
+        lg = self.inner.plan(
+            start,
+            from_goap_goal(goal),
+            [from_goap_action(a) for a in actions],
+            blacklisted_actions=sorted(blacklist) or None,
+        )
+        stats = gp.SearchStats(
+            expanded=lg.metadata.nodes_explored if lg is not None else 0, seconds=time.perf_counter() - t0
+        )
+        if lg is None:
+            why = gp.NoPlanExplanation(unreachable=(), proof="exhaustive", goal=goal.label)
+            return gp.PlanResult("no_plan", None, why, stats, False, self.name)
+        by_name = {a.name: a for a in actions}
+        steps = tuple(by_name[a.name] if a.name in by_name else to_goap_action(a) for a in lg.actions)
+        found = gp.Plan(steps, lg.total_cost)
+        return gp.PlanResult("found", found, None, stats, False, self.name, reports=(PlannedByLangGoap(lg),))
+
+
+def to_goap_strategy(strategy: Any) -> Any:
+    """goap's strategy for a LangGOAP-shaped one (with ``plan``); goap strategies and None unchanged."""
+    if strategy is None or hasattr(strategy, "solve"):
+        return strategy
+    return FromLangGoapStrategy(strategy)
 
 
 def expected_states(start: PlanningState, actions: Sequence[ActionSpec]) -> tuple[list[PlanningState], float]:

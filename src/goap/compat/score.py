@@ -34,10 +34,12 @@ class Score:
 
     def __lt__(self, other: Any) -> bool:
         if not isinstance(other, type(self)):
-            raise TypeError(f"cannot order {type(self).__name__} against {type(other).__name__}")
+            raise TypeError(
+                f"Cannot compare {type(self).__name__} with {type(other).__name__}: not the same score class"
+            )
         shape = getattr(self, "_shape", None)
         if shape is not None and shape() != other._shape():  # type: ignore[attr-defined]
-            raise TypeError(f"BendableScore shapes differ: {shape()} vs {other._shape()}")  # type: ignore[attr-defined]
+            raise TypeError(f"BendableScore levels of different shapes: {shape()} vs {other._shape()}")  # type: ignore[attr-defined]
         return bool(self._compare_payload() < other._compare_payload())
 
 

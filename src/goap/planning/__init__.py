@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from goap.planning.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from goap.planning._actions import ActionSpec, CostFunction, Guard, GuardStage, plan_cost
+    from goap.planning._actions import ActionSpec, CostFunction, EffectFunction, Guard, GuardStage, plan_cost
     from goap.planning._conditions import (
         Add,
         Compare,
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from goap.planning._result import Plan, PlanResult, SearchStats, StrategyReport
     from goap.planning._schedule import Schedule, ScheduledAction, dependencies
     from goap.planning._score import BendableScore, HardSoftScore, Score, SimpleScore
-    from goap.planning._strategy import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy
+    from goap.planning._strategy import STRATEGIES, AStar, GreedyBestFirst, PlanningStrategy, SearchEvent
     from goap.planning._transitions import (
         DeterministicTransitionModel,
         DivergenceKind,
@@ -75,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     "ConstraintSet": "goap.planning._constraints",
     "ConstraintViolation": "goap.planning._constraints",
     "CostFunction": "goap.planning._actions",
+    "EffectFunction": "goap.planning._actions",
     "DefaultStrategy": "goap.planning._planner",
     "DeterministicTransitionModel": "goap.planning._transitions",
     "DivergenceKind": "goap.planning._transitions",
@@ -101,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "RetryableActionError": "goap.planning._qos",
     "RiskProfile": "goap.planning._features",
     "STRATEGIES": "goap.planning._strategy",
+    "SearchEvent": "goap.planning._strategy",
     "Schedule": "goap.planning._schedule",
     "ScheduledAction": "goap.planning._schedule",
     "Score": "goap.planning._score",
@@ -151,6 +153,7 @@ __all__ = [
     "ConstraintViolation",
     "CostFunction",
     "DefaultStrategy",
+    "EffectFunction",
     "DeterministicTransitionModel",
     "DivergenceKind",
     "DivergencePolicy",
@@ -179,6 +182,7 @@ __all__ = [
     "Schedule",
     "ScheduledAction",
     "Score",
+    "SearchEvent",
     "SearchStats",
     "SimpleScore",
     "SoftGoal",

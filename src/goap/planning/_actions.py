@@ -19,6 +19,7 @@ __all__ = [
     "ActionSpec",
     "ApprovalForm",
     "CostFunction",
+    "EffectFunction",
     "Guard",
     "GuardStage",
     "check_cost_sum",
@@ -50,6 +51,14 @@ class Guard(Protocol):
 
     def check(self, action: ActionSpec, world: Mapping[str, Any]) -> Any:
         """A ``GuardResult`` (or bool/None), or an awaitable of one."""
+        ...
+
+
+class EffectFunction(Protocol):
+    """State-dependent effects: ``effect_fn(state) -> {key: value}`` (values as plain effects)."""
+
+    def __call__(self, state: Mapping[str, Any], /) -> Mapping[str, Any]:
+        """The facts the action writes when applied in ``state``."""
         ...
 
 
@@ -149,6 +158,11 @@ class ActionSpec:
     """Checks before/after this action (:class:`goap.Guard`); the graph's own guards run too."""
     approval: ApprovalForm | None = None
     """A form (subclass of :class:`goap.Approval`) a person answers before the action runs."""
+    effect_fn: EffectFunction | None = None
+    """Effects computed from the state the action is applied in (after ``effects``); it may write
+    only ``effect_keys``. The planner calls it on every expansion, so it must be pure."""
+    effect_keys: frozenset[str] = frozenset()
+    """The keys ``effect_fn`` may write (required with it): the planner treats them as open facts."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -179,6 +193,11 @@ class ActionSpec:
             if not isinstance(self.qos, ActionQos):
                 raise ModelError(f"{owner}: qos must be an ActionQos, got {self.qos!r}")
         freeze_field(self, "guards", tuple)
+        freeze_field(self, "effect_keys", frozenset)
+        if (self.effect_fn is None) != (not self.effect_keys):
+            raise ModelError(f"{owner}: effect_fn and a non-empty effect_keys go together")
+        if self.effect_fn is not None and not callable(self.effect_fn):
+            raise ModelError(f"{owner}: effect_fn must be callable, got {self.effect_fn!r}")
         for g in self.guards:
             if not (hasattr(g, "check") and hasattr(g, "name")):
                 raise ModelError(f"{owner}: guard {g!r} has no name and check (see goap.Guard)")
@@ -243,7 +262,20 @@ class ActionSpec:
                 new[key] = cur + eff.amount
             else:
                 new[key] = eff
+        if self.effect_fn is not None:
+            new.update(self.dynamic_effects(state))
         return new
+
+    def dynamic_effects(self, state: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What ``effect_fn`` writes in ``state`` (empty without one); ModelError outside ``effect_keys``."""
+        if self.effect_fn is None:
+            return {}
+        view = state if isinstance(state, MappingProxyType) else MappingProxyType(dict(state))
+        out = self.effect_fn(view)
+        stray = [k for k in out if k not in self.effect_keys]
+        if stray:
+            raise ModelError(f"action {self.name!r}: effect_fn wrote {stray!r}, outside effect_keys")
+        return out
 
 
 def plan_cost(initial: Mapping[str, Any], steps: Iterable[ActionSpec]) -> float:

@@ -128,7 +128,8 @@ def _compile(
     accelerated: bool | None = None,
 ) -> Task:
     check_cost_sum(actions)  # every search adds costs in its heuristic; a cache hit was checked already
-    if prune and (ACCELERATED if accelerated is None else accelerated):
+    dynamic = any(a.effect_fn is not None for a in actions)  # the C grounding does not know effect_fn
+    if prune and not dynamic and (ACCELERATED if accelerated is None else accelerated):
         task = _compile_plain(initial, goal, actions)
         if task is not None:
             return task
@@ -195,6 +196,9 @@ def _compile_python(
         keys.update(a.preconditions)
         keys.update(a.effects)
     numeric_keys = {k for a in actions for k, e in a.effects.items() if isinstance(e, Add)}
+    # keys an effect_fn writes are open facts: stored like numbers (any value), tested at run time
+    open_keys = {k for a in actions for k in a.effect_keys}
+    keys.update(open_keys)
     for k in sorted(numeric_keys):
         if not _is_number(initial.get(k)):
             raise ModelError(
@@ -204,6 +208,7 @@ def _compile_python(
             e = a.effects.get(k)
             if e is not None and not isinstance(e, Add) and not _is_number(e):
                 raise ModelError(f"action {a.name!r}: numeric fact {k!r} cannot be set to {e!r}")
+    numeric_keys |= open_keys
     finite_keys = sorted(keys - numeric_keys)
     num_keys = sorted(numeric_keys)
     domains: dict[str, dict[Any, int]] = {}
@@ -277,7 +282,7 @@ def _compile_python(
                 eff[k] = domains[k][e]
         if not multi:
             e2 = {k: x for k, x in eff.items() if eq_pre.get(k) != x}
-            if e2 or num_eff:  # otherwise a self-loop: it changes nothing
+            if e2 or num_eff or a.effect_fn is not None:  # otherwise a self-loop: it changes nothing
                 raws.append((a, eq_pre, multi, num_pre, e2, num_eff))
             continue
         # split set conditions into equality operators when the product stays small
@@ -290,7 +295,7 @@ def _compile_python(
                 pre = dict(eq_pre)
                 pre.update(zip(split_keys, combo, strict=True))
                 e2 = {k: x for k, x in eff.items() if pre.get(k) != x}
-                if not e2 and not num_eff:
+                if not e2 and not num_eff and a.effect_fn is None:
                     continue  # a self-loop: it changes nothing
                 raws.append((a, pre, {}, num_pre, e2, num_eff))
         else:
@@ -399,7 +404,8 @@ def _compile_python(
                         need(k, x)
                 for k, _ in num_pre:
                     need_num(k)
-        any_cost_fn = any(a.has_cost_function for a in actions)
+        # a cost function or an effect_fn may read any fact
+        any_cost_fn = bool(open_keys) or any(a.has_cost_function for a in actions)
         if any_cost_fn:
             # a cost function may read any fact, so an operator can matter just by changing a
             # later cost: only forward pruning is safe
@@ -463,7 +469,7 @@ def _compile_python(
         # positional: the fields in declaration order (keywords cost more per operator)
         fields = (len(ops), a, tuple(pre_f), tuple(eff_f), pmask, pval, ~emask, evalue, cost, cost_fn)
         ops.append(CompiledOp(*fields, residual, residual_facts, n_pre, n_eff))
-    init_nums = tuple(initial[k] for k in kept_num)
+    init_nums: tuple[Any, ...] = tuple(initial.get(k) for k in kept_num)  # an open fact may start absent
     goal_sets = [(vindex[k], frozenset(xs)) for k, xs in sorted(goal_allowed.items()) if k in vindex]
     impossible = any(not xs for xs in goal_allowed.values())
     num_goal_idx = [(nindex[k], c) for k, c in num_goal]

@@ -196,8 +196,8 @@ class Reachability:
         while ready:
             a = acts[ready.pop()]
             self.applicable.add(a.name)
-            for k, e in a.effects.items():
-                if isinstance(e, Add):
+            for k, e in [*a.effects.items(), *((k, _MISSING) for k in a.effect_keys)]:
+                if isinstance(e, Add) or e is _MISSING:  # add() or an effect_fn: any value
                     if k in self.unbounded:
                         continue
                     self.unbounded.add(k)
@@ -252,9 +252,9 @@ def explain_unreachable(
         black: list[str] = []
         for a in actions:
             e = a.effects.get(key, _MISSING)
-            if e is _MISSING:
+            if e is _MISSING and key not in a.effect_keys:
                 continue
-            if isinstance(e, Add) or holds(cond, e):
+            if isinstance(e, Add) or e is _MISSING or holds(cond, e):
                 (black if a.name in blacklist else producers).append(a.name)
         if not producers and not black:
             reason: Reason = "no_producer"

@@ -50,7 +50,7 @@ from typing import Any, Literal
 from goap.planning._task import CompiledOp, State, Task
 from goap.planning.heuristics.base import INF, Heuristic
 
-__all__ = ["SearchOutcome", "best_first", "search"]
+__all__ = ["OnPop", "SearchOutcome", "best_first", "search"]
 
 _EPS = 1e-12
 """Relative tolerance of cost comparisons: a path is cheaper only when it beats the known one by
@@ -69,6 +69,8 @@ link tuple, g and h floats); the dicts' and the set's own tables are measured (`
 
 Canon = Callable[[State], tuple[State, Any]]
 """Symmetry canonicalizer: ``state -> (representative, permutation)``."""
+OnPop = Callable[[int, int | None, CompiledOp | None, State, float, float], None]
+"""Observer of the search: ``on_pop(node, parent, op, state, g, h)`` (see :func:`best_first`)."""
 
 
 class SearchOutcome:
@@ -136,6 +138,7 @@ def search(
     symmetry_after: int = 0,
     max_memory: int | None = None,
     fifo_ties: bool = False,
+    on_pop: OnPop | None = None,
 ) -> SearchOutcome:
     """:func:`best_first` (same arguments, same outcome), in C when the task and heuristic allow it.
 
@@ -143,7 +146,7 @@ def search(
     as each loop counts them): beyond it the search ends ``budget_exhausted``.
     """
     native = getattr(h, "native_search", None)
-    if native is None or not task.mask_only or task.initial != 0 or fifo_ties:
+    if native is None or not task.mask_only or task.initial != 0 or fifo_ties or on_pop is not None:
         return best_first(
             task,
             h,
@@ -156,6 +159,7 @@ def search(
             symmetry_after=symmetry_after,
             max_memory=max_memory,
             fifo_ties=fifo_ties,
+            on_pop=on_pop,
         )
     switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
     if detect_symmetry is not None and switch_at < 0:
@@ -195,6 +199,7 @@ def best_first(
     symmetry_after: int = 0,
     max_memory: int | None = None,
     fifo_ties: bool = False,
+    on_pop: OnPop | None = None,
 ) -> SearchOutcome:
     """Run A* (``weight=1``), weighted A* or greedy best-first search from the initial state.
 
@@ -204,7 +209,10 @@ def best_first(
     an estimate of the loop's own tables) ends the search ``budget_exhausted`` when exceeded.
     ``fifo_ties`` gives the textbook order: successors generated in operator order, each
     evaluated when generated, and ties on the key broken by insertion order alone (the
-    earlier-generated node first) rather than by the smaller ``h``.
+    earlier-generated node first) rather than by the smaller ``h``. ``on_pop(node, parent, op,
+    state, g, h)`` is called for each node taken from the open list that is not superseded by a
+    cheaper path, before its goal test (node ids number the pushes, the root is 0; ``parent`` and
+    ``op`` are None for the root; ``h`` is its best known value).
     """
     switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
     if detect_symmetry is not None and switch_at < 0:
@@ -229,6 +237,7 @@ def best_first(
     parent: dict[State, tuple[State, CompiledOp, Any] | None] = {start: None}
     closed: set[State] = set()
     counter = 0
+    born: dict[int, tuple[int, CompiledOp]] = {}  # node id -> (parent node id, operator), for on_pop
     open_: list[tuple[float, float, int, float, State]] = [(h0 if greedy else weight * h0, h0, 0, 0.0, start)]
     expanded = generated = reopened = 0
     expand = task.expand
@@ -239,10 +248,13 @@ def best_first(
     per_state = _STATE_BYTES + _size(start)
     mem_limit = max_memory if max_memory is not None else -1
     while open_:
-        key, hk, _, g, s = pop(open_)
+        key, hk, cid, g, s = pop(open_)
         bg = best_g[s]
         if g > bg + _EPS * bg:
             continue  # a cheaper path to s was pushed later
+        if on_pop is not None:
+            up, via = born.get(cid, (None, None))
+            on_pop(cid, up, via, s, g, hcache.get(s, hk))
         if is_goal(s):
             return SearchOutcome("found", _path(parent, s), g, expanded, generated, evaluated, reopened, h0)
         hv = hcache.get(s)
@@ -270,6 +282,8 @@ def best_first(
             if nkey > key + _EPS * abs(key):
                 counter += 1
                 push(open_, (nkey, 0.0 if fifo_ties else hv, counter, g, s))
+                if on_pop is not None and cid in born:
+                    born[counter] = born[cid]
                 continue
         elif hv == INF:
             continue
@@ -329,6 +343,8 @@ def best_first(
                 continue
             counter += 1
             push(open_, (hc if greedy else ng + weight * hc, 0.0 if fifo_ties else hc, counter, ng, child))
+            if on_pop is not None:
+                born[counter] = (cid, op)
     return SearchOutcome("no_plan", [], 0.0, expanded, generated, evaluated, reopened, h0)
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from goap.planning._actions import ActionSpec
 from goap.planning._checks import check_seconds, freeze_field
@@ -34,7 +34,7 @@ from goap.planning.heuristics import HEURISTICS, check_heuristic
 if TYPE_CHECKING:
     from goap.planning._symmetry import Symmetry
 
-__all__ = ["STRATEGIES", "AStar", "GreedyBestFirst", "PlanningStrategy"]
+__all__ = ["STRATEGIES", "AStar", "GreedyBestFirst", "PlanningStrategy", "SearchEvent"]
 
 SYMMETRY_AFTER = 80
 """Expansions before symmetry detection runs (then folding starts mid-search): a search that ends
@@ -63,6 +63,23 @@ class PlanningStrategy(Protocol):
     ) -> PlanResult:
         """Plan for ``goal``; blacklisted action names must never appear in the plan."""
         ...
+
+
+class SearchEvent(NamedTuple):
+    """One node taken from the open list of a best-first search (see ``AStar.on_expand``)."""
+
+    node: int
+    """Node id (the root is 0)."""
+    parent: int | None
+    """The id of the node it was generated from (None for the root)."""
+    action: str | None
+    """The name of the action leading to it from its parent (None for the root)."""
+    state: dict[str, Any]
+    """Its world state."""
+    g: float
+    """Cost of the path to it."""
+    h: float
+    """Heuristic estimate to the goal."""
 
 
 DEFAULT_MAX_MEMORY_MB = 1024.0
@@ -104,6 +121,12 @@ class _BestFirst(StrategyBase):
     tie_break: Literal["h", "fifo"] = "h"
     """Order of nodes with equal ``f``: ``"h"`` the smaller ``h`` first (then the earlier one),
     ``"fifo"`` the earlier-generated one first (runs the Python search loop)."""
+    prune: bool = True
+    """Drop operators that cannot matter (relevance pruning) before searching; False keeps every
+    reachable-or-not operator, e.g. so ``on_expand`` sees the expansions of a naive search."""
+    on_expand: Callable[[SearchEvent], None] | None = field(default=None, compare=False)
+    """Called with a :class:`SearchEvent` for each node the search takes from its open list
+    (superseded entries aside), goal node included; runs the Python search loop."""
 
     def _check(self) -> None:
         """The checks both strategies make: a known heuristic, sane limits, a frozen blacklist."""
@@ -131,7 +154,7 @@ class _BestFirst(StrategyBase):
         deadline = None if self.timeout is None else t0 + self.timeout
         conds = goal.conditions
         try:
-            task: Task | None = compile_task(initial, conds, usable)
+            task: Task | None = compile_task(initial, conds, usable, prune=self.prune)
         except ModelError:
             task = None  # an unreachable goal is still answered "no plan" first, as before
         # compilation proves relaxed reachability of most goals on its own: then there is nothing to explain
@@ -140,7 +163,7 @@ class _BestFirst(StrategyBase):
             if no_plan is not None:
                 return no_plan
             if task is None:
-                task = compile_task(initial, conds, usable)  # raises the ModelError again
+                task = compile_task(initial, conds, usable, prune=self.prune)  # raises the ModelError again
         found: list[Symmetry] = []
 
         def detect() -> Canon | None:
@@ -154,6 +177,18 @@ class _BestFirst(StrategyBase):
             return sym.canon
 
         h = HEURISTICS[self.heuristic](task)
+        watch = self.on_expand
+        on_pop = None
+        if watch is not None:
+            seen = task
+
+            def on_pop(
+                node: int, parent: int | None, op: CompiledOp | None, st: Any, g: float, hv: float
+            ) -> None:
+                watch(
+                    SearchEvent(node, parent, None if op is None else op.action.name, seen.decode(st), g, hv)
+                )
+
         out = search(
             task,
             h,
@@ -165,6 +200,7 @@ class _BestFirst(StrategyBase):
             symmetry_after=SYMMETRY_AFTER,
             max_memory=None if self.max_memory_mb is None else int(self.max_memory_mb * 2**20),
             fifo_ties=self.tie_break == "fifo",
+            on_pop=on_pop,
         )
         return self._result(initial, goal, task, found[0] if found else None, out, t0)
 

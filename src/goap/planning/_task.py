@@ -120,7 +120,9 @@ class CompiledOp:
     @property
     def simple(self) -> bool:
         """Whether the operator is pure mask arithmetic (no run-time checks)."""
-        return not (self.residual or self.num_pre or self.num_eff or self.cost_fn is not None)
+        return not (
+            self.residual or self.num_pre or self.num_eff or self.cost_fn is not None or self.action.effect_fn
+        )
 
 
 class _Var(NamedTuple):
@@ -171,6 +173,7 @@ class Task:
         self.relaxed_reachable = relaxed_reachable
         """Whether compilation proved every goal condition reachable in the delete relaxation, for a
         task without numeric facts: then :func:`goap.planning._explain.explain_unreachable` finds nothing."""
+        self._num_slot = {n: i for i, n in enumerate(self.num_names)}
         self.numeric = bool(self.num_names)
         """Whether states carry numeric facts (then a state is ``(packed, nums)``)."""
         self.has_cost_functions = not plain and any(op.cost_fn is not None for op in self.ops)
@@ -366,6 +369,13 @@ class Task:
             if decoded is None:
                 decoded = self.decode(state)
             cost = op.action.cost_in(decoded)
+        if op.action.effect_fn is not None:  # written keys are open facts: numeric slots
+            if decoded is None:
+                decoded = self.decode(state)
+            slots = list(child[1])
+            for k, v in op.action.dynamic_effects(decoded).items():
+                slots[self._num_slot[k]] = v
+            child = (child[0], tuple(slots))
         out.append((op, child, cost))
         return decoded
 

@@ -7,6 +7,7 @@ hold), and builds the LangGOAP :class:`~goap.compat.planner.types.Plan`.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,10 +20,14 @@ from goap.compat.state import PlanningState
 
 __all__ = ["plan"]
 
+_log = logging.getLogger(__name__)
+
 
 def _needed_only(steps: Sequence[ActionSpec], goal: Mapping[str, Any]) -> list[ActionSpec]:
     """Backwards from the goal, keep the steps producing something still needed."""
-    if any(a.has_dynamic_effects for a in steps):
+    dynamic = [a.name for a in steps if a.has_dynamic_effects]
+    if dynamic:
+        _log.debug("backward optimization skipped: dynamic effects of %s cannot be traced", dynamic)
         return list(steps)
     need = set(goal.items())
     kept: list[ActionSpec] = []
@@ -49,20 +54,55 @@ def _changing_only(
     return kept if st.satisfies(goal) else list(steps)
 
 
+def _producible(start: PlanningState, goal: Mapping[str, Any], actions: Sequence[ActionSpec]) -> bool:
+    """LangGOAP's quick test: each missing goal fact is some action's effect (any value if callable)."""
+    made = {(k, v) for a in actions if not a.has_dynamic_effects for k, v in a.effects.items()}  # type: ignore[union-attr]
+    free = {k for a in actions if a.has_dynamic_effects for k in a.effect_key_set()}
+    return all(p in start.conditions or p in made or p[0] in free for p in goal.items())
+
+
 def _search(
-    start: PlanningState, goal: Mapping[str, Any], actions: Sequence[ActionSpec], deadline: float | None
+    start: PlanningState,
+    goal: Mapping[str, Any],
+    actions: Sequence[ActionSpec],
+    deadline: float | None,
+    tracer: Any,
+    attempt: int,
 ) -> tuple[list[ActionSpec] | None, int]:
-    from goap.planning import AStar
+    from goap.planning import AStar, SearchEvent
+
+    seen = getattr(tracer, "on_search_expand", None)
+    dead = getattr(tracer, "on_search_dead_end", None)
+    hook = None
+    if seen is not None:
+
+        def hook(e: SearchEvent) -> None:
+            st = PlanningState.from_dict(cv.decode_state(e.state))
+            seen(e.node, st, e.g, e.h, e.g + e.h, e.parent, e.action)
 
     by_name = {a.name: a for a in actions}
     ordered = sorted(actions, key=lambda a: -len(a.preconditions))
+    converted = cv.goap_actions(ordered)
+    if any(not a.can_rerun for a in ordered):  # single-use: a hidden "used" fact per action
+        converted = [g if a.can_rerun else cv.once_only(g) for a, g in zip(ordered, converted, strict=True)]
     timeout = None if deadline is None else max(deadline - time.monotonic(), 1e-6)
     strategy = AStar(
-        heuristic="goalcount", timeout=timeout, max_expansions=None, tie_break="fifo", symmetry=False
+        heuristic="goalcount",
+        timeout=timeout,
+        max_expansions=None,
+        tie_break="fifo",
+        symmetry=False,
+        prune=False,
+        on_expand=hook,
     )
-    res = strategy.solve(cv.encode_state(start), cv.to_goap_goal(goal), cv.goap_actions(ordered))
+    res = strategy.solve(cv.encode_state(start), cv.to_goap_goal(goal), converted)
     nodes = res.stats.expanded + (1 if res.found else 0)
     if res.plan is None:
+        if dead is not None and res.explanation is not None:
+            if res.explanation.proof == "relaxed" and not _producible(start, goal, actions):
+                dead("not_reachable", {"goal_conditions": dict(goal), "attempt": attempt})
+            else:
+                dead("exhausted", {"nodes_explored": nodes, "attempt": attempt})
         return None, nodes
     return [by_name[a.name] for a in res.plan.actions], nodes
 
@@ -87,14 +127,15 @@ def plan(
     t0 = time.monotonic()
     deadline = None if time_budget_ms is None else t0 + time_budget_ms / 1000.0
     conds = goal.conditions
-    done = getattr(tracer, "on_search_complete", None) if record_expansions else None
+    tracer = tracer if record_expansions else None
+    done = getattr(tracer, "on_search_complete", None)
     nodes = 0
     steps: list[ActionSpec] | None = []
     if not st.satisfies(conds):
         black = set(blacklisted_actions or ())
         tries = [[a for a in actions if a.name not in black], list(actions)] if black else [list(actions)]
-        for acts in tries:
-            steps, n = _search(st, conds, acts, deadline)
+        for attempt, acts in enumerate(tries, 1):
+            steps, n = _search(st, conds, acts, deadline, tracer, attempt)
             nodes += n
             if steps is not None:
                 break

@@ -1,0 +1,190 @@
+"""LangGOAP's pluggable planning strategies: objects with ``plan(start, goal, actions, ...)``.
+
+:class:`AStarStrategy` is :func:`goap.compat.planner.astar.plan` (goap's A*); the two-phase and
+CSP strategies hand over to :mod:`goap.compat.planner.pipeline` (goap's CP-SAT pipeline).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from typing import Any, Protocol, runtime_checkable
+
+from goap.compat import _convert as cv
+from goap.compat.actions import ActionSpec
+from goap.compat.goals import GoalSpec
+from goap.compat.planner.astar import plan as astar_plan
+from goap.compat.planner.types import Plan
+from goap.compat.state import PlanningState
+
+__all__ = [
+    "AStarStrategy",
+    "AnytimePlanningStrategy",
+    "CSPRefinementStrategy",
+    "LazyDecompositionStrategy",
+    "PlanningStrategy",
+    "TwoPhasePipelineStrategy",
+]
+
+
+@runtime_checkable
+class PlanningStrategy(Protocol):
+    """Anything with LangGOAP's ``plan`` method (None when there is no plan)."""
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """A plan from ``start`` to ``goal``; ``prior_plan``/``current_step`` are hints for repairers."""
+        ...
+
+
+def _hints(prior_plan: Plan | None, current_step: int) -> dict[str, Any]:
+    # strategies that never heard of the hints are called without them
+    return {} if prior_plan is None else {"prior_plan": prior_plan, "current_step": current_step}
+
+
+class AStarStrategy:
+    """goap's A* alone (no CSP phase); ``time_budget_ms`` bounds the search."""
+
+    def __init__(self, *, time_budget_ms: float | None = None) -> None:
+        self._time_budget_ms = time_budget_ms
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """The A* plan (the hints are ignored)."""
+        return astar_plan(
+            start, goal, actions, blacklisted_actions=blacklisted_actions, time_budget_ms=self._time_budget_ms
+        )
+
+
+class CSPRefinementStrategy:
+    """Checks and scores a given candidate plan against the goal's constraints (no search)."""
+
+    def __init__(self, candidate: Plan) -> None:
+        self._candidate = candidate
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """The candidate with its CSP metadata and score."""
+        from goap.compat.planner import pipeline
+        from goap.compat.planner.csp import validate_plan
+
+        meta = validate_plan(self._candidate, goal)
+        attach: Any = getattr(pipeline, "with_csp", None) or getattr(pipeline, "_with")  # noqa: B009
+        return attach(self._candidate, goal, meta)  # type: ignore[no-any-return]
+
+
+class TwoPhasePipelineStrategy:
+    """A*, then the CSP phase over up to ``max_alternatives`` candidates (LangGOAP's default)."""
+
+    def __init__(self, *, max_alternatives: int = 5) -> None:
+        self._max_alternatives = max_alternatives
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """The pipeline's plan."""
+        from goap.compat.planner.pipeline import plan as pipeline_plan
+
+        return pipeline_plan(
+            start,
+            goal,
+            actions,
+            blacklisted_actions=blacklisted_actions,
+            max_alternatives=self._max_alternatives,
+        )
+
+
+class LazyDecompositionStrategy:
+    """Plans with ``inner`` (default A*) and keeps only the first ``lookahead`` actions; the GOAP loop
+    replans after they ran."""
+
+    def __init__(self, *, lookahead: int = 1, inner: PlanningStrategy | None = None) -> None:
+        if lookahead < 1:
+            raise ValueError(f"lookahead must be >= 1, got {lookahead}")
+        self._lookahead = lookahead
+        self._inner: PlanningStrategy = inner or AStarStrategy()
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """The inner plan's first ``lookahead`` actions (metadata kept, cost and states recomputed)."""
+        whole = self._inner.plan(
+            start, goal, actions, blacklisted_actions=blacklisted_actions, **_hints(prior_plan, current_step)
+        )
+        if whole is None or len(whole) <= self._lookahead:
+            return whole
+        head = cv.to_plan(whole.actions[: self._lookahead], start)
+        return Plan(head.actions, head.expected_states, head.total_cost, whole.metadata, head.score)
+
+
+class AnytimePlanningStrategy:
+    """Runs ``inner`` (default: A* with the same budget) and gives up with None after ``time_budget_ms``."""
+
+    def __init__(self, time_budget_ms: float, *, inner: PlanningStrategy | None = None) -> None:
+        self._budget_ms = time_budget_ms
+        self._inner: PlanningStrategy = inner or AStarStrategy(time_budget_ms=time_budget_ms)
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """The inner plan if it comes within the budget, else None."""
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        job = pool.submit(
+            self._inner.plan,
+            start,
+            goal,
+            actions,
+            blacklisted_actions=blacklisted_actions,
+            **_hints(prior_plan, current_step),
+        )
+        try:
+            return job.result(timeout=self._budget_ms / 1000.0)
+        except concurrent.futures.TimeoutError:
+            job.cancel()
+            return None
+        finally:
+            pool.shutdown(wait=False)
