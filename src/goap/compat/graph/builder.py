@@ -38,18 +38,22 @@ class GoapGraph:
         termination_policies: Sequence[Any] | None = None,
     ) -> None:
         self.actions = list(actions)
-        self._strategy = strategy
-        self._tracer = tracer
-        self._history = history
-        self._sensors = sensors
-        self._guards = guards
-        self._resolvers = resolvers
-        self._record_expansions = record_expansions
-        self._transition_model = transition_model
-        self._rng = rng
-        self._stuck_handlers = stuck_handlers
-        self._max_stuck_iterations = max_stuck_iterations
-        self._termination_policies = termination_policies
+        self._planner = {
+            "strategy": strategy,
+            "tracer": tracer,
+            "sensors": sensors,
+            "resolvers": resolvers,
+            "record_expansions": record_expansions,
+            "stuck_handlers": stuck_handlers,
+            "max_stuck_iterations": max_stuck_iterations,
+        }
+        self._executor = {
+            "tracer": tracer,
+            "guards": guards,
+            "transition_model": transition_model,
+            "rng": rng,
+        }
+        self._observer = {"tracer": tracer, "history": history, "termination_policies": termination_policies}
 
     def compile(
         self,
@@ -71,29 +75,9 @@ class GoapGraph:
                 a.require_human_approval for a in self.actions if isinstance(a.require_human_approval, type)
             )
             install_langgoap_serde(checkpointer, extra_allowed_types=forms)
-        planner = GoapPlanner(
-            self.actions,
-            strategy=self._strategy,
-            tracer=self._tracer,
-            sensors=self._sensors,
-            resolvers=self._resolvers,
-            record_expansions=self._record_expansions,
-            stuck_handlers=self._stuck_handlers,
-            max_stuck_iterations=self._max_stuck_iterations,
-        )
-        executor = GoapExecutor(
-            tracer=self._tracer,
-            guards=self._guards,
-            transition_model=self._transition_model,
-            rng=self._rng,
-            actions=self.actions,
-        )
-        observer = GoapObserver(
-            self.actions,
-            tracer=self._tracer,
-            history=self._history,
-            termination_policies=self._termination_policies,
-        )
+        planner = GoapPlanner(self.actions, **self._planner)
+        executor = GoapExecutor(actions=self.actions, **self._executor)
+        observer = GoapObserver(self.actions, **self._observer)
         builder = StateGraph(GoapState)
         for name, node in (("planner", planner), ("executor", executor), ("observer", observer)):
             builder.add_node(name, RunnableLambda(func=node.__call__, afunc=node.acall))  # type: ignore[type-var]
@@ -157,12 +141,13 @@ class GoapGraph:
 
         Its runs take goap's goals and encoded world states (see :mod:`goap.compat._convert`).
         """
+        p, o = self._planner, self._observer
         b = Bridge(
             self.actions,
-            tracer=self._tracer,
-            guards=list(self._guards or ()),
-            sensors=list(self._sensors or ()),
-            stuck_handlers=list(self._stuck_handlers or ()),
-            termination=list(self._termination_policies or ()),
+            tracer=p["tracer"],
+            guards=self._executor["guards"],
+            sensors=p["sensors"],
+            stuck_handlers=p["stuck_handlers"],
+            termination=o["termination_policies"],
         )
         return b.graph(goal, self.actions)

@@ -28,6 +28,8 @@ from goap.runtime import GoapState as RtState
 T = TypeVar("T")
 
 _rich: ContextVar[dict[str, Any] | None] = ContextVar("goap_compat_rich", default=None)
+_sync: ContextVar[bool] = ContextVar("goap_compat_sync", default=False)
+_ATTEMPTED = "\x1fcompat#attempted"  # the world a refused action produced (for its history entry)
 _REASONS = {
     "action_failed",
     "state_deviation",
@@ -73,6 +75,7 @@ def _finish(a: Any, before: dict[str, Any], out: Any, rich: dict[str, Any]) -> d
     if a.effect_validator is not None:
         after = {**before, **(got if got is not None else a.get_effects(before))}
         if not a.validate_effects(dict(before), after):
+            rich[_ATTEMPTED] = after
             raise RejectedEffects("Effect validation failed")
     if got is None:
         return None
@@ -82,9 +85,10 @@ def _finish(a: Any, before: dict[str, Any], out: Any, rich: dict[str, Any]) -> d
 
 
 def _execute(a: Any) -> Any:
-    fn = a.aexecute or a.execute
-
     def call(world: Mapping[str, Any], **_: Any) -> Any:
+        fn = a.execute if _sync.get() else a.aexecute or a.execute
+        if fn is None and a.aexecute is not None:
+            raise RuntimeError(f"action {a.name!r} has an async-only execute; run the graph with ainvoke()")
         rich = _rich.get()
         full = {**decode_state(world), **(rich or {})}
         before = dict(full)
@@ -102,6 +106,10 @@ def _execute(a: Any) -> Any:
 
 def _runtime_action(a: Any) -> gp.ActionSpec:
     base = goap_actions([a])[0]
+    if a.qos is None and a.max_retries:
+        # LangGOAP's max_retries is failures tolerated across replans, not retries in place.
+        qos = None if base.qos is None else dataclasses.replace(base.qos, attempts=1)
+        base = dataclasses.replace(base, max_retries=0, qos=qos)
     if a.execute is None and a.aexecute is None and a.effect_validator is None:
         return base
     return dataclasses.replace(base, execute=_execute(a))
@@ -169,7 +177,8 @@ class TracerView:
 
     async def aon_action_complete(self, o: Any) -> None:
         """``action_complete`` with LangGOAP's executor update."""
-        up: dict[str, Any] = {"execution_history": results([o], self.bridge.world, self.bridge.world)}
+        b = self.bridge
+        up: dict[str, Any] = {"execution_history": results([o], b.world, b.world, dict(b.rich))}
         if not o.success:
             up["status"] = "action_failed"
         await self._fire("action_complete", up)
@@ -319,30 +328,32 @@ class Bridge:
     ) -> tuple[RtState, Any]:
         """Run goap node ``node`` on ``s``; the state after it and its route."""
         self.rich, self.world = rich, world_out(s.world_state, rich)
-        token = _rich.set(rich)
+        token, mode = _rich.set(rich), _sync.set(self.sync)
         try:
             res = await g.step(node, s, **kw)
         finally:
             _rich.reset(token)
+            _sync.reset(mode)
         after = g.engine.runtime().reducer(s, res.delta) if res.delta is not None else s
         return after, res.route
 
 
-def world_out(facts: Mapping[str, Any], rich: Mapping[str, Any]) -> dict[str, Any]:
+def world_out(facts: Mapping[str, Any], rich: dict[str, Any]) -> dict[str, Any]:
     """LangGOAP's world state from goap's facts and the unhashable rest."""
-    return {**decode_state(facts), **rich}
+    return {**decode_state(facts), **{k: v for k, v in rich.items() if k != _ATTEMPTED}}
 
 
 def results(
-    new: Sequence[ActionOutcome], before: dict[str, Any], after: dict[str, Any]
+    new: Sequence[ActionOutcome], before: dict[str, Any], after: dict[str, Any], rich: dict[str, Any]
 ) -> list[ActionResult]:
-    """LangGOAP's history entries for goap's outcomes."""
+    """LangGOAP's history entries for goap's outcomes (a refused action's entry shows what it did)."""
+    tried = rich.pop(_ATTEMPTED, before)
     return [
         ActionResult(
             action_name=o.action,
             success=o.success,
             state_before=dict(before),
-            state_after=dict(after) if o.success else dict(before),
+            state_after=dict(after) if o.success else dict(tried),
             error=None if o.error is None else _EXC.sub("", o.error, count=1),
         )
         for o in new

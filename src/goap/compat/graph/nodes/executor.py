@@ -116,7 +116,7 @@ class GoapExecutor:
         after_s, _ = await b.step(g, "executor", s, rich)
         new = after_s.execution_history[len(s.execution_history) :]
         after = world_out(after_s.world_state, rich)
-        out: dict[str, Any] = {"execution_history": results(new, before, after), "world_state": after}
+        out: dict[str, Any] = {"execution_history": results(new, before, after, rich), "world_state": after}
         if after_s.current_step != s.current_step:
             out["current_step"] = after_s.current_step
         if any(not o.success for o in new):

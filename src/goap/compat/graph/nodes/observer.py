@@ -85,7 +85,8 @@ class GoapObserver:
         if route is not None and route.target in ("executor", "approval"):
             return Command(goto="executor", update=up or None), after
         if route is not None and route.target == "planner":
-            up["replan_reason"] = after.replan_reason
+            every = policy_of(sub)[0] == "every_action" and after.replan_reason != "action_failed"
+            up["replan_reason"] = "every_action_replan" if every else after.replan_reason
             failed = _get_last_failed_action(state) if status == "action_failed" else None
             if failed is not None:
                 counts, black = count_failure(
