@@ -26,19 +26,8 @@ from goap.compat.score import SimpleScore
 from goap.compat.state import PlanningState
 from goap.strategies import Mcts, MctsChance, MctsNode
 
-__all__ = [
-    "ChanceNode",
-    "HeuristicRollout",
-    "MCTSExploration",
-    "MCTSNode",
-    "MCTSReuseConfig",
-    "MCTSStrategy",
-    "MCTSTracingConfig",
-    "RandomRollout",
-    "RolloutPolicy",
-    "ScalarHeuristic",
-    "StochasticRollout",
-]
+__all__ = ["ChanceNode", "HeuristicRollout", "MCTSExploration", "MCTSNode", "MCTSReuseConfig", "MCTSStrategy"]
+__all__ += ["MCTSTracingConfig", "RandomRollout", "RolloutPolicy", "ScalarHeuristic", "StochasticRollout"]
 
 _log = logging.getLogger(__name__)
 
@@ -49,7 +38,6 @@ class ScalarHeuristic(Protocol):
 
     def __call__(self, state: PlanningState, goal: GoalSpec) -> float:
         """The value of ``state`` for ``goal``."""
-        ...
 
 
 @runtime_checkable
@@ -58,7 +46,6 @@ class RolloutPolicy(Protocol):
 
     def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
         """The reward of one simulation from ``state``."""
-        ...
 
 
 def _missing(state: PlanningState, goal: GoalSpec) -> int:
@@ -84,22 +71,33 @@ def _walk(
     goal: GoalSpec,
     actions: list[ActionSpec],
     depth: int,
-    pick: Callable[[PlanningState, list[ActionSpec]], ActionSpec],
-    step: Callable[[PlanningState, ActionSpec], Mapping[str, Any]],
+    model: Any,
+    rng: Any,
+    greedy: bool,
 ) -> PlanningState:
-    """Up to ``depth`` steps from ``state`` until the goal holds or nothing applies."""
+    """Up to ``depth`` sampled steps until the goal holds or nothing applies; the action is random,
+    or (``greedy``) the one whose expected effects leave fewest conditions missing, more
+    preconditions first."""
     for _ in range(depth):
         if state.satisfies(goal.conditions):
             break
         options = [a for a in actions if state.satisfies(a.preconditions)]
         if not options:
             break
-        state = state.apply(step(state, pick(state, options)))
+        act = _greedy(state, goal, model, options) if greedy else rng.choice(options)
+        state = state.apply(dict(model.sample(state.to_dict(), act, rng)))
     return state
 
 
-def _closest(state: PlanningState, goal: GoalSpec, outcome: Callable[[ActionSpec], Mapping[str, Any]]) -> Any:
-    return lambda a: (_missing(state.apply(outcome(a)), goal), -len(a.preconditions))
+def _greedy(state: PlanningState, goal: GoalSpec, model: Any, options: list[ActionSpec]) -> ActionSpec:
+    now = state.to_dict()
+    return min(
+        options,
+        key=lambda a: (_missing(state.apply(dict(model.expected(now, a))), goal), -len(a.preconditions)),
+    )
+
+
+_DECLARED = DeterministicTransitionModel()
 
 
 @dataclass(slots=True)
@@ -112,28 +110,20 @@ class RandomRollout:
 
     def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
         """Reward after a random walk."""
-        end = _walk(state, goal, actions, self.max_depth, lambda s, opts: self.rng.choice(opts), _effects)
+        end = _walk(state, goal, actions, self.max_depth, _DECLARED, self.rng, False)
         return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
-
-
-def _effects(state: PlanningState, a: ActionSpec) -> Mapping[str, Any]:
-    return a.get_effects(state.to_dict())
 
 
 @dataclass(slots=True)
 class HeuristicRollout:
-    """The action leaving fewest goal conditions missing (more preconditions first on ties)."""
+    """Greedy on the declared effects."""
 
     max_depth: int = 4
     scalar_heuristic: ScalarHeuristic | None = None
 
     def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
         """Reward after a greedy walk."""
-
-        def pick(s: PlanningState, opts: list[ActionSpec]) -> ActionSpec:
-            return min(opts, key=_closest(s, goal, lambda a: _effects(s, a)))
-
-        end = _walk(state, goal, actions, self.max_depth, pick, _effects)
+        end = _walk(state, goal, actions, self.max_depth, _DECLARED, None, True)
         return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
 
 
@@ -148,14 +138,7 @@ class StochasticRollout:
 
     def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
         """Reward after a greedy walk through sampled outcomes."""
-
-        def pick(s: PlanningState, opts: list[ActionSpec]) -> ActionSpec:
-            return min(opts, key=_closest(s, goal, lambda a: dict(self.model.expected(s.to_dict(), a))))
-
-        def step(s: PlanningState, a: ActionSpec) -> Mapping[str, Any]:
-            return dict(self.model.sample(s.to_dict(), a, self.rng))
-
-        end = _walk(state, goal, actions, self.max_depth, pick, step)
+        end = _walk(state, goal, actions, self.max_depth, self.model, self.rng, True)
         return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
 
 
@@ -252,9 +235,6 @@ class ChanceNode:
     value = property(lambda self: self._n.mean, doc="Mean reward.")
 
 
-Emit = Callable[..., None]
-
-
 @dataclass
 class MCTSStrategy:
     """LangGOAP's MCTS planning strategy, searched by :class:`goap.strategies.Mcts`."""
@@ -276,8 +256,7 @@ class MCTSStrategy:
         actions: list[ActionSpec],
         *,
         blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
+        **_: Any,
     ) -> Plan | None:
         """The best-supported plan found within the budget, or None."""
         tracer = self.tracing.tracer if self.tracing.record_expansions else None
@@ -296,8 +275,7 @@ class MCTSStrategy:
         actions: list[ActionSpec],
         *,
         blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
+        **_: Any,
     ) -> Plan | None:
         """:meth:`plan`, sending the tracer's events to its async hooks after the search."""
         tracer = self.tracing.tracer
@@ -343,7 +321,7 @@ class MCTSStrategy:
         goal: GoalSpec,
         actions: list[ActionSpec],
         blacklisted: list[str] | None,
-        emit: Emit | None,
+        emit: Callable[..., None] | None,
     ) -> Plan | None:
         st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
         if st.satisfies(goal.conditions):

@@ -17,14 +17,8 @@ from goap.compat.planner.types import Plan
 from goap.compat.state import PlanningState
 from goap.planning import RiskProfile
 
-__all__ = [
-    "ProblemFeatures",
-    "RiskProfile",
-    "RuleBasedClassifier",
-    "StrategyClassifier",
-    "StrategyRouter",
-    "extract_features",
-]
+__all__ = ["ProblemFeatures", "RiskProfile", "RuleBasedClassifier", "StrategyClassifier", "StrategyRouter"]
+__all__ += ["extract_features"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +42,11 @@ class ProblemFeatures:
 
 def _from_goap(f: gp.ProblemFeatures, goal: GoalSpec) -> ProblemFeatures:
     # LangGOAP reads constraints, objectives and metrics off the goal, not off strategies or durations.
-    return ProblemFeatures(
-        f.action_count,
-        f.goal_condition_count,
-        bool(goal.constraints),
-        goal.objectives is not None,
-        bool(goal.metrics),
-        f.is_stochastic,
-        f.risk_profile,
-        f.unsatisfied_goal_conditions,
-        f.horizon_estimate,
-    )
+    d = f.to_dict()
+    d["admissible_h_at_start"] = d.pop("unsatisfied_goal_conditions")
+    d.update(has_hard_constraints=bool(goal.constraints), has_soft_objectives=goal.objectives is not None)
+    d["has_trajectory_metrics"] = bool(goal.metrics)
+    return ProblemFeatures(**d)
 
 
 def _inputs(start: PlanningState | Mapping[str, Any], goal: GoalSpec, actions: list[ActionSpec]) -> Any:

@@ -14,14 +14,8 @@ from goap.compat import _convert as cv
 from goap.compat.actions import ActionSpec
 from goap.planning import DivergenceKind, DivergencePolicy
 
-__all__ = [
-    "DeterministicTransitionModel",
-    "DivergenceKind",
-    "DivergencePolicy",
-    "TransitionModel",
-    "assert_expected_matches_declared",
-    "to_goap_model",
-]
+__all__ = ["DeterministicTransitionModel", "DivergenceKind", "DivergencePolicy", "TransitionModel"]
+__all__ += ["assert_expected_matches_declared", "to_goap_model"]
 
 
 @runtime_checkable
