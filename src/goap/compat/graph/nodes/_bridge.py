@@ -187,7 +187,7 @@ class TracerView:
         """``action_retry`` with LangGOAP's action and the action's own exception."""
         cause = exc.__cause__ if exc.__cause__ is not None else exc
         cause = cause.__cause__ if cause.__cause__ is not None else cause
-        await self._fire("action_retry", self.bridge.action(action.name), attempt, cause, ms)
+        await self._fire("action_retry", self.bridge.action(action.name), attempt, cause, round(ms, 9))
 
     async def aon_goal_achieved(self, world: Any) -> None:
         """``goal_achieved`` with LangGOAP's world."""
