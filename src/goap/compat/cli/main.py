@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -13,6 +14,8 @@ from goap.compat.cli._loader import load_actions, load_goal, load_python_variabl
 from goap.compat.planner.types import Plan
 
 __all__ = ["cli", "main"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 _STRATEGIES = {"pipeline": "strategy:TwoPhasePipelineStrategy", "mcts": "mcts:MCTSStrategy"}
 _RENDER = {"ascii": Plan.to_ascii, "mermaid": Plan.to_mermaid, "dot": Plan.to_dot, "gantt": Plan.to_gantt}
@@ -39,24 +42,18 @@ def _explain(actions: list[Any], goal: Any, state: dict[str, Any], err: bool = F
     from goap.compat.state import PlanningState
 
     why = explain_no_plan(PlanningState.from_dict(state), goal, actions)
-    listed = {
-        k: "".join(f"\n  - {item}" for item in getattr(why, k))
-        for k in ("unreachable_conditions", "missing_preconditions")
-    }
-    unreachable = "Unreachable conditions (no action produces these):" + listed["unreachable_conditions"]
-    click.echo(
-        unreachable
-        if why.unreachable_conditions
-        else "All goal conditions are producible by the action set.",
-        err=err,
-    )
-    if why.missing_preconditions:
-        click.echo(
-            "\nMissing preconditions (required but never produced):" + listed["missing_preconditions"],
-            err=err,
-        )
-    if why.suggestion:
-        click.echo(f"\nSuggestion: {why.suggestion}", err=err)
+    blocks = [
+        ("Unreachable conditions (no action produces these):", why.unreachable_conditions),
+        ("Missing preconditions (required but never produced):", why.missing_preconditions),
+    ]
+    text = [title + "".join(f"\n  - {item}" for item in items) for title, items in blocks if items]
+    text[:0] = [] if why.unreachable_conditions else ["All goal conditions are producible by the action set."]
+    click.echo("\n\n".join(text + ([f"Suggestion: {why.suggestion}"] if why.suggestion else [])), err=err)
+
+
+def _choice(flag: str, values: list[str], default: str, dest: str | None = None) -> Callable[[_F], _F]:
+    names = [f"-{flag[0]}", f"--{flag}", *([dest] if dest else [])]
+    return click.option(*names, type=click.Choice(values), default=default, show_default=True)
 
 
 @click.group()
@@ -69,12 +66,8 @@ def cli() -> None:
 @click.argument("actions_ref")
 @click.argument("goal_ref")
 @_WORLD
-@click.option(
-    "-f", "--format", "fmt", type=click.Choice([*_RENDER, "json"]), default="ascii", show_default=True
-)
-@click.option(
-    "-s", "--strategy", type=click.Choice(["astar", *_STRATEGIES]), default="astar", show_default=True
-)
+@_choice("format", [*_RENDER, "json"], "ascii", "fmt")
+@_choice("strategy", ["astar", *_STRATEGIES], "astar")
 @_OUT
 def plan_cmd(
     actions_ref: str, goal_ref: str, state_ref: str | None, fmt: str, strategy: str, output: str | None
@@ -121,7 +114,7 @@ def explain_cmd(actions_ref: str, goal_ref: str, state_ref: str | None) -> None:
 
 @cli.command("visualize")
 @click.argument("plan_ref")
-@click.option("-f", "--format", "fmt", type=click.Choice(list(_RENDER)), default="ascii", show_default=True)
+@_choice("format", list(_RENDER), "ascii", "fmt")
 @_OUT
 def visualize_cmd(plan_ref: str, fmt: str, output: str | None) -> None:
     """Draw the Plan that PLAN_REF (a module:variable reference) names."""
@@ -133,9 +126,7 @@ def visualize_cmd(plan_ref: str, fmt: str, output: str | None) -> None:
 
 @cli.command("actions")
 @click.argument("actions_ref")
-@click.option(
-    "-f", "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
+@_choice("format", ["table", "json"], "table", "fmt")
 @click.option("-v", "--verbose", is_flag=True, help="Also resources, duration and metadata.")
 def actions_cmd(actions_ref: str, fmt: str, verbose: bool) -> None:
     """List the actions ACTIONS_REF (a module:variable reference) names."""

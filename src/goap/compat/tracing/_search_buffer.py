@@ -1,40 +1,29 @@
-"""Pending search events of one root run: expansions capped (one truncation marker), batched flushes."""
+"""Search events of one root run: expansions capped (then one marker counts the dropped ones),
+``add_*`` answering True once ``flush_every`` events wait for an upload. Callers serialise access."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["SearchEventBuffer"]
-
 
 class SearchEventBuffer:
-    """Collects search events; `add_*` return True when `flush_every` events wait for an upload.
-
-    Not thread-safe: the owner serialises calls.
-    """
+    """The search events of a LangSmith root run, capped and batched."""
 
     def __init__(self, *, max_events: int, flush_every: int) -> None:
-        if max_events < 1:
-            raise ValueError(f"max_events must be at least 1, got {max_events}")
-        if flush_every < 1:
-            raise ValueError(f"flush_every must be at least 1, got {flush_every}")
-        self._cap = max_events
-        self._batch = flush_every
+        for name, value in (("max_events", max_events), ("flush_every", flush_every)):
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        self._cap, self._batch = max_events, flush_every
         self.reset()
 
     def reset(self) -> None:
         """Forget everything (a new root run starts)."""
         self._events: list[dict[str, Any]] = []
-        self._unsent = 0
-        self._kept = 0
+        self._unsent = self._kept = 0
         self._marker: dict[str, Any] | None = None
 
-    def _added(self) -> bool:
-        self._unsent += 1
-        return self._unsent >= self._batch
-
     def add_expand(self, event: dict[str, Any]) -> bool:
-        """Record an expansion (beyond the cap only the marker's ``dropped`` count grows)."""
+        """Record an expansion; beyond the cap only the ``search_truncated`` marker's count grows."""
         if self._kept < self._cap:
             self._kept += 1
             self._events.append(event)
@@ -43,14 +32,16 @@ class SearchEventBuffer:
             self._events.append(self._marker)
         else:
             self._marker["dropped"] += 1
-        return self._added()
+        return self.add_uncapped(None)
 
-    def add_uncapped(self, event: dict[str, Any]) -> bool:
+    def add_uncapped(self, event: dict[str, Any] | None) -> bool:
         """Record a rare event (a dead end), never capped."""
-        self._events.append(event)
-        return self._added()
+        if event is not None:
+            self._events.append(event)
+        self._unsent += 1
+        return self._unsent >= self._batch
 
     def drain(self) -> list[dict[str, Any]] | None:
-        """A copy of all events of the run (None if there are none); restarts the batch count."""
+        """A copy of the run's events so far (None without any); the batch count restarts."""
         self._unsent = 0
         return list(self._events) or None

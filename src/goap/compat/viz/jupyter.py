@@ -18,15 +18,15 @@ def _ipython_available() -> bool:
 
 
 def _display(source: str, kind: str) -> Any:
-    """``source`` as IPython Markdown (Mermaid) or Image (DOT via graphviz); the text without them."""
+    """Under IPython: Mermaid as Markdown, DOT as a PNG Image when graphviz draws it; else the text."""
     if not _ipython_available():
         return source
     display = importlib.import_module("IPython.display")
-    if kind == "mermaid":
-        return display.Markdown(f"```mermaid\n{source}\n```")
     try:
+        if kind == "mermaid":
+            return display.Markdown(f"```mermaid\n{source}\n```")
         return display.Image(importlib.import_module("graphviz").Source(source).pipe(format="png"))
-    except Exception:  # no graphviz package or binary: the DOT text
+    except Exception:  # no graphviz package or binary
         return source
 
 
