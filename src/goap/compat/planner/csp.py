@@ -227,16 +227,18 @@ def schedule_plan(plan: Plan, *, scale: int = 1000) -> CSPMetadata:
 
 
 def selection_metadata(
-    chosen: Plan, goal: GoalSpec, report: Any, n: int, scale: int, t0: float
+    chosen: Plan, goal: GoalSpec, report: Any, among: Sequence[Sequence[ActionSpec]], scale: int, t0: float
 ) -> CSPMetadata:
-    """The metadata of a plan goap's pipeline chose among ``n`` (no schedule, as LangGOAP's)."""
+    """The metadata of the plan goap's pipeline chose ``among`` plans: a usage row for every key any
+    of them uses, no schedule (as LangGOAP's)."""
     totals = compute_resource_totals(chosen.actions)
+    keys = {k: 0.0 for acts in among for k in compute_resource_totals(acts)}
     return CSPMetadata(
         CSPStatus.OPTIMAL if report.status == "OPTIMAL" else CSPStatus.FEASIBLE,
         _ms(t0),
-        usage_of(totals, goal),
+        usage_of({**keys, **totals}, goal),
         {k: totals.get(k, 0.0) for k in goal.objectives or {}},
-        plans_evaluated=n,
+        plans_evaluated=len(among),
         scale_factor=scale,
     )
 
@@ -253,7 +255,7 @@ def optimize_plans(plans: list[Plan], goal: GoalSpec, *, scale: int = 1000) -> t
             CSPStatus.INFEASIBLE, _ms(t0), plans_evaluated=len(plans), scale_factor=scale
         )
     chosen = plans[report.selected]
-    return chosen, selection_metadata(chosen, goal, report, len(plans), scale, t0)
+    return chosen, selection_metadata(chosen, goal, report, [p.actions for p in plans], scale, t0)
 
 
 def pareto_plans(

@@ -138,7 +138,8 @@ def _alternative(
         return None
     by_name = {a.name: a for a in actions}
     chosen = cv.to_plan([by_name[n] for n in res.plan.names], st)
-    return with_csp(chosen, goal, selection_metadata(chosen, goal, report, report.candidates - 1, 1000, t0))
+    among = [[by_name[n] for n in c.names] for c in res.candidates[1:]]  # the first is the A* plan
+    return with_csp(chosen, goal, selection_metadata(chosen, goal, report, among, 1000, t0))
 
 
 _with = with_csp  # the name planner.strategy first used
