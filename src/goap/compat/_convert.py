@@ -23,29 +23,6 @@ if TYPE_CHECKING:
     from goap.compat.score import Score
     from goap.compat.state import PlanningState
 
-__all__ = [
-    "decode_state",
-    "decode_value",
-    "encode_map",
-    "encode_state",
-    "encode_value",
-    "execution_record",
-    "expected_states",
-    "FromLangGoapStrategy",
-    "PlannedByLangGoap",
-    "from_goap_action",
-    "from_goap_goal",
-    "from_goap_score",
-    "once_only",
-    "to_goap_strategy",
-    "goap_actions",
-    "state_to_langgoap",
-    "to_goap_action",
-    "to_goap_goal",
-    "to_goap_score",
-    "to_plan",
-]
-
 _MARK = "\x1fcompat#"
 _token_of: dict[Any, str] = {}
 _value_of: dict[str, Any] = {}
@@ -103,16 +80,7 @@ def once_only(a: gp.ActionSpec) -> gp.ActionSpec:
     )
 
 
-def _cost(fn: Callable[[dict[str, Any]], float]) -> Callable[[Mapping[str, Any]], float]:
-    def cost(state: Mapping[str, Any], /) -> float:
-        return float(fn(decode_state(state)))
-
-    return cost
-
-
-def _effect(
-    fn: Callable[[Mapping[str, Any]], Mapping[str, Any]],
-) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+def _effect(fn: Callable[[Mapping[str, Any]], Mapping[str, Any]]) -> gp.EffectFunction:
     def effect(state: Mapping[str, Any], /) -> dict[str, Any]:
         out = {}
         for k, v in fn(decode_state(state)).items():
@@ -127,7 +95,8 @@ def _effect(
 
 def to_goap_action(a: ActionSpec) -> gp.ActionSpec:
     """goap's action for a LangGOAP-shaped one (values encoded, costs and effects read decoded states)."""
-    cost: Any = _cost(a.cost) if callable(a.cost) else float(a.cost)
+    fn = a.cost
+    cost: Any = (lambda st: float(fn(decode_state(st)))) if callable(fn) else float(fn)
     extra: dict[str, Any] = {}
     if a.has_dynamic_effects:
         extra = {"effect_fn": _effect(a.effects), "effect_keys": a.effect_keys}  # type: ignore[arg-type]
@@ -155,13 +124,14 @@ def to_goap_action(a: ActionSpec) -> gp.ActionSpec:
 
 
 _cache: dict[int, tuple[Any, gp.ActionSpec]] = {}
-_origin: dict[int, tuple[gp.ActionSpec | gp.GoalSpec, Any]] = {}
+_origin: dict[int, tuple[Any, Any]] = {}
 """id of a converted goap action or goal -> (it, the LangGOAP object it came from)."""
 
 
 def _remember(made: Any, source: Any) -> Any:
     if len(_origin) > 8192:
         _origin.clear()
+        _cache.clear()
     _origin[id(made)] = (made, source)
     return made
 
@@ -172,16 +142,13 @@ def _source(made: Any) -> Any:
 
 
 def goap_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
-    """:func:`to_goap_action` of each, reusing the conversion of an action object seen before (so
-    goap's compilation cache hits when the same actions are planned again)."""
+    """:func:`to_goap_action` of each, the same goap object for an action seen before (so goap's
+    compilation cache hits when the same actions are planned again)."""
     out = []
     for a in actions:
         hit = _cache.get(id(a))
         if hit is None or hit[0] is not a:
-            hit = (a, _remember(to_goap_action(a), a))
-            if len(_cache) > 4096:
-                _cache.clear()
-            _cache[id(a)] = hit
+            hit = _cache[id(a)] = (a, _remember(to_goap_action(a), a))
         out.append(hit[1])
     return out
 
@@ -202,60 +169,36 @@ def from_goap_action(a: gp.ActionSpec) -> ActionSpec:
     """The LangGOAP action ``a`` was converted from, else one with its decoded conditions and effects."""
     from goap.compat.actions import ActionSpec
 
-    src = _source(a)
-    if src is not None:
-        return src  # type: ignore[no-any-return]
-    cost: Any = a.cost if not a.has_cost_function else (lambda w, _a=a: _a.cost_in(encode_map(w)))
-    return ActionSpec(
-        name=a.name,
-        preconditions=decode_state(a.preconditions),
-        effects=decode_state(a.effects),
-        cost=cost,
-        execute=a.execute,
-        metadata=a.metadata,
-    )
+    cost: Any = (lambda w: a.cost_in(encode_map(w))) if a.has_cost_function else a.cost
+    pre, eff = decode_state(a.preconditions), decode_state(a.effects)
+    return _source(a) or ActionSpec(a.name, pre, eff, cost=cost, execute=a.execute, metadata=a.metadata)
 
 
 def from_goap_goal(goal: gp.GoalSpec) -> GoalSpec:
     """The LangGOAP goal ``goal`` was converted from, else one with its decoded conditions."""
     from goap.compat.goals import GoalPolicy, GoalSpec
 
-    src = _source(goal)
-    if src is not None:
-        return src  # type: ignore[no-any-return]
-    return GoalSpec(
-        conditions=decode_state(goal.conditions),
-        policy=GoalPolicy(priority=goal.priority, max_replans=goal.max_replans),
-    )
+    policy = GoalPolicy(priority=goal.priority, max_replans=goal.max_replans)
+    return _source(goal) or GoalSpec(conditions=decode_state(goal.conditions), policy=policy)
 
 
 class PlannedByLangGoap:
-    """The :class:`goap.StrategyReport` carrying the LangGOAP Plan a LangGOAP-shaped strategy made."""
+    """The :class:`goap.StrategyReport` carrying the Plan a LangGOAP-shaped strategy made."""
 
     kind = "langgoap-plan"
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
-
-    @property
-    def message(self) -> str:
-        """One line."""
-        return f"LangGOAP plan {self.plan.action_names}"
+        self.message = f"LangGOAP plan {plan.action_names}"
 
 
 class FromLangGoapStrategy:
-    """goap's :class:`goap.PlanningStrategy` running a LangGOAP-shaped strategy (its ``plan`` method).
-
-    The result's ``reports`` hold a :class:`PlannedByLangGoap` with the strategy's own Plan.
-    """
+    """goap's :class:`goap.PlanningStrategy` running a LangGOAP-shaped one (its ``plan`` method); a
+    found result's ``reports`` hold a :class:`PlannedByLangGoap` with that strategy's own Plan."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
-
-    @property
-    def name(self) -> str:
-        """``langgoap(<class name>)``."""
-        return f"langgoap({type(self.inner).__name__})"
+        self.name = f"langgoap({type(inner).__name__})"
 
     def solve(
         self,
@@ -270,20 +213,16 @@ class FromLangGoapStrategy:
 
         t0 = time.perf_counter()
         start = PlanningState.from_dict(decode_state(initial))
-        lg = self.inner.plan(
-            start,
-            from_goap_goal(goal),
-            [from_goap_action(a) for a in actions],
-            blacklisted_actions=sorted(blacklist) or None,
-        )
+        mine = [from_goap_action(a) for a in actions]
+        lg = self.inner.plan(start, from_goap_goal(goal), mine, blacklisted_actions=sorted(blacklist) or None)
         stats = gp.SearchStats(
-            expanded=lg.metadata.nodes_explored if lg is not None else 0, seconds=time.perf_counter() - t0
+            expanded=lg.metadata.nodes_explored if lg else 0, seconds=time.perf_counter() - t0
         )
         if lg is None:
             why = gp.NoPlanExplanation(unreachable=(), proof="exhaustive", goal=goal.label)
             return gp.PlanResult("no_plan", None, why, stats, False, self.name)
         by_name = {a.name: a for a in actions}
-        steps = tuple(by_name[a.name] if a.name in by_name else to_goap_action(a) for a in lg.actions)
+        steps = tuple(by_name.get(a.name) or to_goap_action(a) for a in lg.actions)
         found = gp.Plan(steps, lg.total_cost)
         return gp.PlanResult("found", found, None, stats, False, self.name, reports=(PlannedByLangGoap(lg),))
 
@@ -295,40 +234,22 @@ def to_goap_strategy(strategy: Any) -> Any:
     return FromLangGoapStrategy(strategy)
 
 
-def expected_states(start: PlanningState, actions: Sequence[ActionSpec]) -> tuple[list[PlanningState], float]:
-    """The state after each action applied from ``start`` (LangGOAP's semantics) and the summed cost."""
-    states = []
-    total = 0.0
-    st = start
+def to_plan(
+    actions: Sequence[ActionSpec], start: PlanningState, *, nodes: int = 0, ms: float = 0.0, pruned: int = 0
+) -> Plan:
+    """The LangGOAP Plan of ``actions`` applied from ``start`` (LangGOAP's semantics): expected
+    states, total cost, metadata and ``SimpleScore(cost)``."""
+    from goap.compat.planner.types import Plan, PlanMetadata
+    from goap.compat.score import SimpleScore
+
+    states, total, st = [], 0.0, start
     for a in actions:
         now = st.to_dict()
         total += a.get_cost(now)
         st = st.apply(a.get_effects(now))
         states.append(st)
-    return states, total
-
-
-def to_plan(
-    actions: Sequence[ActionSpec],
-    start: PlanningState,
-    *,
-    nodes: int = 0,
-    ms: float = 0.0,
-    pruned: int = 0,
-    score: Score | None = None,
-) -> Plan:
-    """A LangGOAP Plan of ``actions`` from ``start``: expected states, cost, metadata and a SimpleScore."""
-    from goap.compat.planner.types import Plan, PlanMetadata
-    from goap.compat.score import SimpleScore
-
-    states, total = expected_states(start, actions)
-    return Plan(
-        actions=tuple(actions),
-        expected_states=tuple(states),
-        total_cost=total,
-        metadata=PlanMetadata(nodes_explored=nodes, planning_time_ms=ms, actions_pruned=pruned),
-        score=score if score is not None else SimpleScore(scalar=total),
-    )
+    meta = PlanMetadata(nodes_explored=nodes, planning_time_ms=ms, actions_pruned=pruned)
+    return Plan(tuple(actions), tuple(states), total, meta, SimpleScore(scalar=total))
 
 
 def to_goap_score(score: Score) -> gp.Score:

@@ -63,26 +63,23 @@ class ActionSpec:
         setf(self, "preconditions", _frozen(self.preconditions))
         if self.effects is None and self.effect_keys is not None:
             setf(self, "effects", _lost_effect)
-        if self.has_dynamic_effects:
-            keys = self.effect_keys
-            if keys is None:
-                raise ValueError(
-                    "an ActionSpec whose effects are callable must declare effect_keys, e.g. "
-                    "ActionSpec(name='eat', effects=eat_fn, effect_keys=frozenset({'food'}))"
-                )
-            if isinstance(keys, set | list | tuple):
-                keys = frozenset(keys)
+        keys = self.effect_keys
+        if not self.has_dynamic_effects:
+            if keys is not None:
+                raise ValueError("ActionSpec.effect_keys is only valid when effects is a callable")
+            setf(self, "effects", _frozen(self.effects))  # type: ignore[arg-type]
+        elif keys is None:
+            raise ValueError(
+                "an ActionSpec whose effects are callable must declare effect_keys, e.g. "
+                "ActionSpec(name='eat', effects=eat_fn, effect_keys=frozenset({'food'}))"
+            )
+        else:
+            keys = frozenset(keys) if isinstance(keys, set | list | tuple) else keys
             if not isinstance(keys, frozenset):
-                raise TypeError(
-                    f"ActionSpec.effect_keys must be a frozenset[str]; got {type(keys).__name__}."
-                )
+                raise TypeError(f"ActionSpec.effect_keys must be a frozenset[str]; got {type(keys).__name__}")
             if not keys:
                 raise ValueError("ActionSpec.effect_keys must be non-empty for a callable effect")
             setf(self, "effect_keys", keys)
-        else:
-            if self.effect_keys is not None:
-                raise ValueError("ActionSpec.effect_keys is only valid when effects is a callable")
-            setf(self, "effects", _frozen(self.effects))  # type: ignore[arg-type]
         setf(self, "resources", _frozen(self.resources))
         setf(self, "metadata", _frozen(self.metadata))
 
@@ -141,43 +138,17 @@ class ActionSpec:
 
 def goap_action(
     *,
-    preconditions: dict[str, Any] | None = None,
-    effects: dict[str, Any] | None = None,
-    cost: float | CostFunction = 1.0,
+    preconditions: Mapping[str, Any] | None = None,
+    effects: Mapping[str, Any] | None = None,
     name: str | None = None,
-    max_retries: int = 0,
-    qos: ActionQos | None = None,
-    can_rerun: bool = True,
-    read_only: bool = False,
-    utility: float | CostFunction | None = None,
-    require_human_approval: bool | type = False,
-    human_input_key: str | None = None,
-    resources: dict[str, float] | None = None,
-    duration: timedelta | None = None,
-    metadata: dict[str, Any] | None = None,
+    **fields: Any,
 ) -> Callable[[Callable[..., Any]], ActionSpec]:
-    """Decorator: the function becomes an :class:`ActionSpec` (async functions go to ``aexecute``)."""
+    """Decorator: the function becomes an :class:`ActionSpec` (``fields`` are its other fields, e.g.
+    ``cost``, ``qos``, ``resources``); an async function goes to ``aexecute``, a plain one to ``execute``."""
 
     def make(fn: Callable[..., Any]) -> ActionSpec:
-        coro = inspect.iscoroutinefunction(fn)
-        return ActionSpec(
-            name=name or fn.__name__,
-            preconditions=preconditions or {},
-            effects=effects or {},
-            cost=cost,
-            execute=None if coro else fn,
-            aexecute=fn if coro else None,
-            max_retries=max_retries,
-            qos=qos,
-            can_rerun=can_rerun,
-            read_only=read_only,
-            utility=utility,
-            require_human_approval=require_human_approval,
-            human_input_key=human_input_key,
-            resources=resources,
-            duration=duration,
-            metadata=metadata,
-        )
+        run: dict[str, Any] = {"aexecute" if inspect.iscoroutinefunction(fn) else "execute": fn}
+        return ActionSpec(name or fn.__name__, preconditions or {}, effects or {}, **run, **fields)
 
     return make
 
@@ -220,6 +191,7 @@ class GoapAction:
     def to_spec(self) -> ActionSpec:
         """The :class:`ActionSpec` of this action (validator and ``aexecute`` only when overridden)."""
         cls = type(self)
+        own = {n: getattr(self, n) for n in _CLASS_FIELDS}
         return ActionSpec(
             name=cls.__name__,
             preconditions=dict(self.preconditions),
@@ -230,11 +202,8 @@ class GoapAction:
             effect_validator=self.validate_effects
             if cls.validate_effects is not GoapAction.validate_effects
             else None,
-            max_retries=self.max_retries,
-            qos=self.qos,
-            can_rerun=self.can_rerun,
-            read_only=self.read_only,
-            utility=self.utility,
-            require_human_approval=self.require_human_approval,
-            human_input_key=self.human_input_key,
+            **own,
         )
+
+
+_CLASS_FIELDS = "max_retries qos can_rerun read_only utility require_human_approval human_input_key".split()

@@ -1,9 +1,8 @@
-"""LangGOAP-shaped plan scores; compared the way LangGOAP's code compares them (see the diffs note).
+"""LangGOAP-shaped plan scores, ordered the way LangGOAP's code orders them (see the diffs note).
 
-Two scores compare only within one class. ``SimpleScore`` orders by its scalar (a cost: lower is
-better); ``HardSoftScore`` and ``BendableScore`` order by their level tuples ascending, exactly as
-LangGOAP's code does, so ``min()`` over them picks the most violated one. goap's own scores
-(:mod:`goap.planning`) order by quality instead; :mod:`goap.compat._convert` maps between the two.
+Scores compare only within one class, by their level tuple ascending: ``SimpleScore`` is a cost
+(lower first), and ``min()`` over ``HardSoftScore``/``BendableScore`` picks the most violated one.
+goap's scores (:mod:`goap.planning`) order by quality instead; :mod:`goap.compat._convert` maps them.
 """
 
 from __future__ import annotations
@@ -34,25 +33,20 @@ class Score:
 
     def __lt__(self, other: Any) -> bool:
         if not isinstance(other, type(self)):
-            raise TypeError(
-                f"Cannot compare {type(self).__name__} with {type(other).__name__}: not the same score class"
-            )
-        shape = getattr(self, "_shape", None)
-        if shape is not None and shape() != other._shape():  # type: ignore[attr-defined]
-            raise TypeError(f"BendableScore levels of different shapes: {shape()} vs {other._shape()}")  # type: ignore[attr-defined]
-        return bool(self._compare_payload() < other._compare_payload())
+            raise TypeError(f"Cannot compare {type(self).__name__} with {type(other).__name__}")
+        mine, theirs = self._compare_payload(), other._compare_payload()
+        if isinstance(self, BendableScore) and [len(x) for x in mine] != [len(x) for x in theirs]:
+            raise TypeError(f"BendableScore levels of different shapes: {self!r} vs {other!r}")
+        return bool(mine < theirs)
 
 
 @dataclass(frozen=True, order=False, slots=True)
 class SimpleScore(Score):
-    """A single number, typically a plan's total cost (lower sorts first)."""
+    """A single number, typically a plan's total cost (lower sorts first); always feasible."""
 
     scalar: float = 0.0
 
-    @property
-    def value(self) -> float:
-        """The scalar."""
-        return self.scalar
+    value = property(lambda self: self.scalar, doc="The scalar.")
 
     def is_feasible(self) -> bool:
         """Always true."""
@@ -72,10 +66,7 @@ class HardSoftScore(Score):
     hard: float = 0.0
     soft: float = 0.0
 
-    @property
-    def value(self) -> float:
-        """hard + soft."""
-        return self.hard + self.soft
+    value = property(lambda self: self.hard + self.soft, doc="hard + soft.")
 
     def is_feasible(self) -> bool:
         """Whether ``hard`` is 0."""
@@ -99,17 +90,11 @@ class BendableScore(Score):
         object.__setattr__(self, "hard_levels", tuple(self.hard_levels))
         object.__setattr__(self, "soft_levels", tuple(self.soft_levels))
 
-    @property
-    def value(self) -> float:
-        """The sum of all levels."""
-        return sum(self.hard_levels) + sum(self.soft_levels)
+    value = property(lambda self: sum(self.hard_levels) + sum(self.soft_levels), doc="The sum of all levels.")
 
     def is_feasible(self) -> bool:
         """Whether every hard level is 0."""
         return all(h == 0.0 for h in self.hard_levels)
-
-    def _shape(self) -> str:
-        return f"{len(self.hard_levels)}h/{len(self.soft_levels)}s"
 
     def _compare_payload(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
         return (self.hard_levels, self.soft_levels)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -33,40 +33,39 @@ class PlanQualityMetric(Protocol):
 
 
 @dataclass(frozen=True)
-class MinimizeFinalStateExpression:
+class _Folded:
+    """``fold`` of ``expression`` over the chosen expected states (0.0 when there are none)."""
+
+    name: str
+    expression: StateExpression
+    weight: float = 1.0
+
+    def _values(self, states: Sequence[PlanningState]) -> Iterable[float]:
+        return map(self.expression, states)
+
+    def evaluate(self, plan: Plan) -> float:
+        """The metric's value for ``plan``."""
+        return float(self._fold(list(self._values(plan.expected_states))) or 0.0)
+
+    @staticmethod
+    def _fold(values: list[float]) -> float:
+        return sum(values)
+
+
+class MinimizeFinalStateExpression(_Folded):
     """``expression`` of the last expected state."""
 
-    name: str
-    expression: StateExpression
-    weight: float = 1.0
-
-    def evaluate(self, plan: Plan) -> float:
-        """The expression on the final state (0.0 without states)."""
-        states = plan.expected_states
-        return float(self.expression(states[-1])) if states else 0.0
+    def _values(self, states: Sequence[PlanningState]) -> Iterable[float]:
+        return map(self.expression, states[-1:])
 
 
-@dataclass(frozen=True)
-class MinimizeTrajectorySum:
+class MinimizeTrajectorySum(_Folded):
     """``expression`` summed over every expected state."""
 
-    name: str
-    expression: StateExpression
-    weight: float = 1.0
 
-    def evaluate(self, plan: Plan) -> float:
-        """The sum over the trajectory (0.0 without states)."""
-        return float(sum(map(self.expression, plan.expected_states)))
-
-
-@dataclass(frozen=True)
-class MinimizeTrajectoryMax:
+class MinimizeTrajectoryMax(_Folded):
     """The largest ``expression`` over the expected states."""
 
-    name: str
-    expression: StateExpression
-    weight: float = 1.0
-
-    def evaluate(self, plan: Plan) -> float:
-        """The peak over the trajectory (0.0 without states)."""
-        return float(max(map(self.expression, plan.expected_states), default=0.0))
+    @staticmethod
+    def _fold(values: list[float]) -> float:
+        return max(values, default=0.0)

@@ -44,87 +44,75 @@ class PlanningStrategy(Protocol):
         ...
 
 
-def _hints(prior_plan: Plan | None, current_step: int) -> dict[str, Any]:
-    # strategies that never heard of the hints are called without them
-    return {} if prior_plan is None else {"prior_plan": prior_plan, "current_step": current_step}
+_Kw = dict[str, Any]
 
 
-class AStarStrategy:
+class _Base:
+    """``plan`` with LangGOAP's signature, handing over to :meth:`_run`."""
+
+    def plan(
+        self,
+        start: PlanningState,
+        goal: GoalSpec,
+        actions: list[ActionSpec],
+        *,
+        blacklisted_actions: list[str] | None = None,
+        prior_plan: Plan | None = None,
+        current_step: int = 0,
+    ) -> Plan | None:
+        """A plan from ``start`` to ``goal``, or None."""
+        # strategies that never heard of the hints are called without them
+        hints = {} if prior_plan is None else {"prior_plan": prior_plan, "current_step": current_step}
+        out: Plan | None = self._run(
+            start, goal, actions, {"blacklisted_actions": blacklisted_actions, **hints}
+        )
+        return out
+
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+        raise NotImplementedError
+
+
+class AStarStrategy(_Base):
     """goap's A* alone (no CSP phase); ``time_budget_ms`` bounds the search."""
 
     def __init__(self, *, time_budget_ms: float | None = None) -> None:
         self._time_budget_ms = time_budget_ms
 
-    def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
-        """The A* plan (the hints are ignored)."""
-        return astar_plan(
-            start, goal, actions, blacklisted_actions=blacklisted_actions, time_budget_ms=self._time_budget_ms
-        )
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+        black = kw["blacklisted_actions"]
+        return astar_plan(start, goal, actions, black, time_budget_ms=self._time_budget_ms)
 
 
-class CSPRefinementStrategy:
+class CSPRefinementStrategy(_Base):
     """Checks and scores a given candidate plan against the goal's constraints (no search)."""
 
     def __init__(self, candidate: Plan) -> None:
         self._candidate = candidate
 
-    def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
-        """The candidate with its CSP metadata and score."""
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
         from goap.compat.planner import pipeline
         from goap.compat.planner.csp import validate_plan
 
-        meta = validate_plan(self._candidate, goal)
         attach: Any = getattr(pipeline, "with_csp", None) or getattr(pipeline, "_with")  # noqa: B009
-        return attach(self._candidate, goal, meta)  # type: ignore[no-any-return]
+        return attach(self._candidate, goal, validate_plan(self._candidate, goal))
 
 
-class TwoPhasePipelineStrategy:
+class TwoPhasePipelineStrategy(_Base):
     """A*, then the CSP phase over up to ``max_alternatives`` candidates (LangGOAP's default)."""
 
     def __init__(self, *, max_alternatives: int = 5) -> None:
         self._max_alternatives = max_alternatives
 
-    def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
-        """The pipeline's plan."""
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
         from goap.compat.planner.pipeline import plan as pipeline_plan
 
+        black = kw["blacklisted_actions"]
         return pipeline_plan(
-            start,
-            goal,
-            actions,
-            blacklisted_actions=blacklisted_actions,
-            max_alternatives=self._max_alternatives,
+            start, goal, actions, blacklisted_actions=black, max_alternatives=self._max_alternatives
         )
 
 
-class LazyDecompositionStrategy:
+class LazyDecompositionStrategy(_Base):
     """Plans with ``inner`` (default A*) and keeps only the first ``lookahead`` actions; the GOAP loop
     replans after they ran."""
 
@@ -134,53 +122,24 @@ class LazyDecompositionStrategy:
         self._lookahead = lookahead
         self._inner: PlanningStrategy = inner or AStarStrategy()
 
-    def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
-        """The inner plan's first ``lookahead`` actions (metadata kept, cost and states recomputed)."""
-        whole = self._inner.plan(
-            start, goal, actions, blacklisted_actions=blacklisted_actions, **_hints(prior_plan, current_step)
-        )
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+        whole = self._inner.plan(start, goal, actions, **kw)
         if whole is None or len(whole) <= self._lookahead:
             return whole
         head = cv.to_plan(whole.actions[: self._lookahead], start)
         return Plan(head.actions, head.expected_states, head.total_cost, whole.metadata, head.score)
 
 
-class AnytimePlanningStrategy:
+class AnytimePlanningStrategy(_Base):
     """Runs ``inner`` (default: A* with the same budget) and gives up with None after ``time_budget_ms``."""
 
     def __init__(self, time_budget_ms: float, *, inner: PlanningStrategy | None = None) -> None:
         self._budget_ms = time_budget_ms
         self._inner: PlanningStrategy = inner or AStarStrategy(time_budget_ms=time_budget_ms)
 
-    def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
-        """The inner plan if it comes within the budget, else None."""
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        job = pool.submit(
-            self._inner.plan,
-            start,
-            goal,
-            actions,
-            blacklisted_actions=blacklisted_actions,
-            **_hints(prior_plan, current_step),
-        )
+        job = pool.submit(self._inner.plan, start, goal, actions, **kw)
         try:
             return job.result(timeout=self._budget_ms / 1000.0)
         except concurrent.futures.TimeoutError:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goap.compat.actions import ActionSpec
@@ -29,8 +28,14 @@ class PlanMetadata:
     csp: CSPMetadata | None = None
 
 
-def _viz(module: str, func: str) -> Any:
-    return getattr(importlib.import_module(f"goap.compat.viz.{module}"), func)
+def _shim(module: str, func: str, doc: str) -> Any:
+    """A Plan method calling ``goap.compat.viz.<module>.<func>(plan, ...)``."""
+
+    def method(self: Plan, *args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(f"goap.compat.viz.{module}"), func)(self, *args, **kwargs)
+
+    method.__doc__ = doc
+    return method
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,60 +73,14 @@ class Plan:
             v = v(world_state)
         return float(v) - self.total_cost
 
-    def to_mermaid(self, *, show_resources: bool = True, show_schedule: bool = True) -> str:
-        """Mermaid flowchart source."""
-        return str(
-            _viz("mermaid", "render_mermaid")(
-                self, show_resources=show_resources, show_schedule=show_schedule
-            )
-        )
-
-    def to_dot(self, *, show_resources: bool = True, show_schedule: bool = True) -> str:
-        """Graphviz DOT source."""
-        return str(
-            _viz("dot", "render_dot")(self, show_resources=show_resources, show_schedule=show_schedule)
-        )
-
-    def to_ascii(self, *, show_resources: bool = True, show_schedule: bool = True) -> str:
-        """An ASCII tree."""
-        return str(
-            _viz("ascii", "render_ascii")(self, show_resources=show_resources, show_schedule=show_schedule)
-        )
-
-    def visualize(
-        self, *, format: str = "auto", show_resources: bool = True, show_schedule: bool = True
-    ) -> Any:
-        """A rendering for notebooks (Markdown of Mermaid) or ASCII text."""
-        return _viz("jupyter", "visualize")(
-            self, format=format, show_resources=show_resources, show_schedule=show_schedule
-        )
-
-    def to_gantt(self) -> str:
-        """Mermaid gantt source of the schedule (ValueError without one)."""
-        return str(_viz("mermaid", "render_mermaid_gantt")(self))
-
-    def draw_gantt_png(self, **kwargs: Any) -> bytes:
-        """The gantt chart as PNG bytes."""
-        return bytes(_viz("mermaid", "draw_gantt_png")(self, **kwargs))
-
-    def draw_mermaid_png(self, **kwargs: Any) -> bytes:
-        """The flowchart as PNG bytes."""
-        return bytes(_viz("mermaid", "draw_mermaid_png")(self, **kwargs))
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        return dict(_viz("jupyter", "repr_mimebundle")(self, **kwargs))
-
-    def save(
-        self,
-        path: str | Path,
-        *,
-        format: str | None = None,
-        show_resources: bool = True,
-        show_schedule: bool = True,
-    ) -> Path:
-        """Write a rendering to ``path`` (format from the suffix unless given)."""
-        return Path(
-            _viz("save", "save_plan")(
-                self, path, format=format, show_resources=show_resources, show_schedule=show_schedule
-            )
-        )
+    to_mermaid = _shim("mermaid", "render_mermaid", "Mermaid flowchart source.")
+    to_dot = _shim("dot", "render_dot", "Graphviz DOT source.")
+    to_ascii = _shim("ascii", "render_ascii", "An ASCII tree.")
+    visualize = _shim(
+        "jupyter", "visualize", "A rendering for notebooks (Markdown of Mermaid) or ASCII text."
+    )
+    to_gantt = _shim("mermaid", "render_mermaid_gantt", "Mermaid gantt source of the schedule.")
+    draw_gantt_png = _shim("mermaid", "draw_gantt_png", "The gantt chart as PNG bytes.")
+    draw_mermaid_png = _shim("mermaid", "draw_mermaid_png", "The flowchart as PNG bytes.")
+    _repr_mimebundle_ = _shim("jupyter", "repr_mimebundle", "Jupyter's rich display.")
+    save = _shim("save", "save_plan", "Write a rendering to ``path`` (format from the suffix unless given).")
