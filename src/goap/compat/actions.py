@@ -206,4 +206,4 @@ class GoapAction:
         )
 
 
-_CLASS_FIELDS = "max_retries qos can_rerun read_only utility require_human_approval human_input_key".split()
+_CLASS_FIELDS = "max_retries qos can_rerun read_only utility require_human_approval human_input_key".split()  # noqa: SIM905
