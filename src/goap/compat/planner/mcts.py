@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Protocol, runtime_checkable
@@ -148,9 +148,9 @@ class MCTSExploration:
 
     iterations: int = 200
     wall_clock_ms: float = 200.0
-    c: float = math.sqrt(2)
+    c: float = math.sqrt(2)  # UCB1 exploration
     rollout_depth: int = 4
-    seed: int = 0
+    seed: int = 0  # of the tree's rng
 
     def __post_init__(self) -> None:
         for name in ("iterations", "wall_clock_ms", "rollout_depth"):
@@ -168,9 +168,9 @@ class MCTSReuseConfig:
 
     reuse_tree: bool = False
     tree_reuse_decay: float = 0.6
-    anytime_fallback: bool = False
+    anytime_fallback: bool = False  # partial plan without a goal node
     path_length_budget: int | None = None
-    force_deterministic_tree: bool = False
+    force_deterministic_tree: bool = False  # no chance nodes
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.tree_reuse_decay <= 1.0:
@@ -251,11 +251,11 @@ class MCTSStrategy:
 
     def plan(
         self,
-        start: PlanningState,
+        start: PlanningState | Mapping[str, Any],
         goal: GoalSpec,
-        actions: list[ActionSpec],
+        actions: Sequence[ActionSpec],
         *,
-        blacklisted_actions: list[str] | None = None,
+        blacklisted_actions: Iterable[str] | None = None,
         **_: Any,
     ) -> Plan | None:
         """The best-supported plan found within the budget, or None."""
@@ -270,11 +270,11 @@ class MCTSStrategy:
 
     async def aplan(
         self,
-        start: PlanningState,
+        start: PlanningState | Mapping[str, Any],
         goal: GoalSpec,
-        actions: list[ActionSpec],
+        actions: Sequence[ActionSpec],
         *,
-        blacklisted_actions: list[str] | None = None,
+        blacklisted_actions: Iterable[str] | None = None,
         **_: Any,
     ) -> Plan | None:
         """:meth:`plan`, sending the tracer's events to its async hooks after the search."""
@@ -319,8 +319,8 @@ class MCTSStrategy:
         self,
         start: PlanningState | Mapping[str, Any],
         goal: GoalSpec,
-        actions: list[ActionSpec],
-        blacklisted: list[str] | None,
+        actions: Sequence[ActionSpec],
+        blacklisted: Iterable[str] | None,
         emit: Callable[..., None] | None,
     ) -> Plan | None:
         st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)

@@ -4,6 +4,7 @@ prefix of the old plan and let goap's A* plan the rest."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,19 +25,19 @@ class RepairResult:
 
     repaired_plan: Plan | None
     repair_applied: bool
-    valid_prefix_length: int
+    valid_prefix_length: int  # old actions still applicable in a row
     suffix_replanned: bool
     suffix_length: int
 
 
 def repair_plan(
     plan: Plan,
-    current_state: PlanningState,
+    current_state: PlanningState | Mapping[str, Any],
     goal: GoalSpec,
-    actions: list[ActionSpec],
+    actions: Sequence[ActionSpec],
     *,
     current_step: int = 0,
-    blacklisted_actions: list[str] | None = None,
+    blacklisted_actions: Iterable[str] | None = None,
 ) -> RepairResult:
     """Repair ``plan`` from step ``current_step`` on, in ``current_state``."""
     st = current_state if isinstance(current_state, PlanningState) else PlanningState.from_dict(current_state)
@@ -78,23 +79,19 @@ class RepairStrategy:
 
     def plan(
         self,
-        start: PlanningState,
+        start: PlanningState | Mapping[str, Any],
         goal: GoalSpec,
-        actions: list[ActionSpec],
+        actions: Sequence[ActionSpec],
         *,
-        blacklisted_actions: list[str] | None = None,
+        blacklisted_actions: Iterable[str] | None = None,
         prior_plan: Plan | None = None,
         current_step: int = 0,
     ) -> Plan | None:
         """A repaired plan, or the inner strategy's."""
         if prior_plan is not None:
+            black = blacklisted_actions
             r = repair_plan(
-                prior_plan,
-                start,
-                goal,
-                actions,
-                current_step=current_step,
-                blacklisted_actions=blacklisted_actions,
+                prior_plan, start, goal, actions, current_step=current_step, blacklisted_actions=black
             )
             if r.repair_applied and r.repaired_plan is not None:
                 return r.repaired_plan

@@ -3,7 +3,7 @@ resolves the classifier's choice; the chosen LangGOAP-shaped strategy then plans
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -28,10 +28,10 @@ class ProblemFeatures:
     action_count: int
     goal_condition_count: int
     has_hard_constraints: bool
-    has_soft_objectives: bool
+    has_soft_objectives: bool  # the goal has objectives
     has_trajectory_metrics: bool
     is_stochastic: bool
-    risk_profile: RiskProfile
+    risk_profile: RiskProfile  # the model's divergence kind, or strict
     admissible_h_at_start: int
     horizon_estimate: int
 
@@ -49,7 +49,7 @@ def _from_goap(f: gp.ProblemFeatures, goal: GoalSpec) -> ProblemFeatures:
     return ProblemFeatures(**d)
 
 
-def _inputs(start: PlanningState | Mapping[str, Any], goal: GoalSpec, actions: list[ActionSpec]) -> Any:
+def _inputs(start: PlanningState | Mapping[str, Any], goal: GoalSpec, actions: Sequence[ActionSpec]) -> Any:
     return cv.encode_state(start), cv.to_goap_goal(goal), cv.goap_actions(actions)
 
 
@@ -104,16 +104,16 @@ class StrategyRouter:
     transition_model: Any = None
     default: str = "astar"
     on_unknown: Literal["raise", "default"] = "raise"
-    on_strategy_chosen: Callable[[str], None] | None = None
+    on_strategy_chosen: Callable[[str], None] | None = None  # told the name that runs
     last_chosen: str | None = field(default=None, init=False, repr=False)
 
     def plan(
         self,
-        start: PlanningState,
+        start: PlanningState | Mapping[str, Any],
         goal: GoalSpec,
-        actions: list[ActionSpec],
+        actions: Sequence[ActionSpec],
         *,
-        blacklisted_actions: list[str] | None = None,
+        blacklisted_actions: Iterable[str] | None = None,
         prior_plan: Plan | None = None,
         current_step: int = 0,
     ) -> Plan | None:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import goap.planning as gp
@@ -47,11 +47,11 @@ class UtilityStrategy:
 
     def plan(
         self,
-        start: PlanningState,
+        start: PlanningState | Mapping[str, Any],
         goal: GoalSpec,
-        actions: list[ActionSpec],
+        actions: Sequence[ActionSpec],
         *,
-        blacklisted_actions: list[str] | None = None,
+        blacklisted_actions: Iterable[str] | None = None,
         prior_plan: Plan | None = None,
         current_step: int = 0,
     ) -> Plan | None:
