@@ -5,6 +5,7 @@ from goap.compat.graph.nodes._helpers import (
     _get_last_failed_action,
     _get_max_retries,
     _is_better_plan,
+    _is_goal_satisfied,
 )
 from goap.compat.graph.nodes.executor import GoapExecutor, async_execute_action
 from goap.compat.graph.nodes.executor import _approved as _is_approved
@@ -22,5 +23,6 @@ __all__ = [
     "_get_max_retries",
     "_is_approved",
     "_is_better_plan",
+    "_is_goal_satisfied",
     "async_execute_action",
 ]

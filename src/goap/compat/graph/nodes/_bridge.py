@@ -21,6 +21,7 @@ import goap.planning as gp
 from goap.compat._convert import decode_state, encode_value, goap_actions, to_goap_goal, to_plan
 from goap.compat.goals import MultiGoal
 from goap.compat.graph.state import ActionResult
+from goap.compat.planner.utility import is_nirvana
 from goap.compat.state import PlanningState
 from goap.runtime import ActionOutcome, GoapGraph
 from goap.runtime import GoapState as RtState
@@ -30,14 +31,7 @@ T = TypeVar("T")
 _rich: ContextVar[dict[str, Any] | None] = ContextVar("goap_compat_rich", default=None)
 _sync: ContextVar[bool] = ContextVar("goap_compat_sync", default=False)
 _ATTEMPTED = "\x1fcompat#attempted"  # the world a refused action produced (for its history entry)
-_REASONS = {
-    "action_failed",
-    "state_deviation",
-    "every_action_replan",
-    "plan_exhausted",
-    "subgoal_achieved",
-    "sensor_change",
-}
+_REASONS = {"action_failed", "state_deviation", "every_action_replan", "plan_exhausted", "subgoal_achieved"}
 _ABSENT = "\x1fcompat#absent"
 _EXC = re.compile(r"^[A-Za-z_][\w.]*: ")
 
@@ -62,11 +56,9 @@ def split(world: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     rich: dict[str, Any] = {}
     for k, v in world.items():
         try:
-            hash(v)
-        except TypeError:
+            facts[k] = encode_value(v)
+        except TypeError:  # unhashable
             rich[k] = v
-            continue
-        facts[k] = encode_value(v)
     return facts, rich
 
 
@@ -93,13 +85,14 @@ def _execute(a: Any) -> Any:
         full = {**decode_state(world), **(rich or {})}
         before = dict(full)
         out = fn(full) if fn is not None else None
+        rich = rich if rich is not None else {}
         if inspect.isawaitable(out):
 
             async def later() -> Any:
-                return _finish(a, before, await out, rich if rich is not None else {})
+                return _finish(a, before, await out, rich)
 
             return later()
-        return _finish(a, before, out, rich if rich is not None else {})
+        return _finish(a, before, out, rich)
 
     return call
 
@@ -194,6 +187,29 @@ class TracerView:
         await self._fire("goal_achieved", world_out(world, self.bridge.rich))
 
 
+class StrategyView:
+    """A LangGOAP planning strategy as goap's: its ``plan`` answers goap's ``solve``."""
+
+    def __init__(self, strategy: Any, bridge: Bridge) -> None:
+        self.strategy, self.bridge, self.name = strategy, bridge, type(strategy).__name__
+
+    def solve(self, initial: Any, goal: Any, actions: Any, *, blacklist: frozenset[str] = frozenset()) -> Any:
+        """Plan with the LangGOAP strategy; its Plan is kept for the planner node's answer."""
+        b = self.bridge
+        sub = b.back.get(id(goal), b.tracer_goal)
+        start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, sub))
+        hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
+        plan = self.strategy.plan(start, sub, list(b.current), blacklisted_actions=sorted(blacklist), **hints)
+        b.planned = plan
+        by_name = {a.name: a for a in actions}
+        found = (
+            None if plan is None else gp.Plan(tuple(by_name[n] for n in plan.action_names), plan.total_cost)
+        )
+        return gp.PlanResult(
+            "no_plan" if found is None else "found", found, None, gp.SearchStats(), False, self.name
+        )
+
+
 class Bridge:
     """The goap.runtime graphs one LangGOAP-shaped node runs on (one per goal policy and action set)."""
 
@@ -218,6 +234,8 @@ class Bridge:
         if tracer is not None and not type(tracer).__module__.startswith("goap."):
             tracer = TracerView(tracer, self)
         self.options = {k: v for k, v in options.items() if v is not None}
+        if self.options.get("strategy") is not None:
+            self.options["strategy"] = StrategyView(self.options["strategy"], self)
         self.options.update(
             tracer=tracer,
             guards=as_goap_guards(guards),
@@ -235,6 +253,9 @@ class Bridge:
         self.current: list[Any] = []
         self.world: dict[str, Any] = {}
         self.rich: dict[str, Any] = {}
+        self.back: dict[int, Any] = {}  # goap goal id -> LangGOAP goal
+        self.prior: tuple[Any, int] | None = None  # the plan being replaced, and the step reached
+        self.planned: Any = None  # the Plan a LangGOAP strategy made last
 
     def action(self, name: str) -> Any:
         """The LangGOAP action named ``name`` in the current call."""
@@ -271,11 +292,14 @@ class Bridge:
         if hit is not None and hit[0] is goal:
             return hit[1]
         if isinstance(goal, MultiGoal):
-            legs = tuple(to_goap_goal(g) for g in goal.goals)
+            legs = tuple(self.goal(g) for g in goal.goals)
             out: Any = gp.MultiGoal(legs, mode="sequential" if goal.mode == "sequential" else "any")
+        elif is_nirvana(goal):  # never satisfied: the run goes on while the strategy finds actions
+            out = gp.GoalSpec({_ABSENT: True})
         else:
             out = to_goap_goal(goal)
         self._goals[id(goal)] = (goal, out)
+        self.back[id(out)] = goal
         return out
 
     def view(self, d: Mapping[str, Any], actions: Sequence[Any], *, observe: bool = False) -> RtState:
@@ -366,18 +390,3 @@ def make_plan(names: Sequence[str], actions: Sequence[Any], world: Mapping[str, 
     acts = [by_name[n] for n in names]
     start = PlanningState.from_dict(world, keys=planning_keys(actions, goal))
     return to_plan(acts, start)
-
-
-__all__ = [
-    "Bridge",
-    "TracerView",
-    "RejectedEffects",
-    "active_goal",
-    "make_plan",
-    "planning_keys",
-    "policy_of",
-    "results",
-    "run_sync",
-    "split",
-    "world_out",
-]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goap.compat._convert import goap_actions, to_goap_score
+from goap.compat._convert import goap_actions, to_goap_goal, to_goap_score
 from goap.runtime import GoapState as RtState
 from goap.runtime._parallel import independent_batch
 
@@ -50,3 +50,11 @@ def _is_better_plan(candidate: Any, incumbent: Any) -> bool:
         except (TypeError, ValueError):
             pass
     return bool(candidate.total_cost < incumbent.total_cost)
+
+
+def _is_goal_satisfied(goal: Any, world_state: Mapping[str, Any]) -> bool:
+    """Whether the goal holds in ``world_state`` (goap's check; a Nirvana goal never holds)."""
+    from goap.compat.graph.nodes._bridge import split
+    from goap.compat.planner.utility import is_nirvana
+
+    return not is_nirvana(goal) and to_goap_goal(goal).satisfied_by(split(world_state)[0])

@@ -32,6 +32,7 @@ class GoapPlanner:
         self._max_stuck = max_stuck_iterations
         self._bridge = Bridge(
             self.actions,
+            strategy=strategy,
             tracer=tracer,
             sensors=sensors,
             stuck_handlers=stuck_handlers,
@@ -53,7 +54,8 @@ class GoapPlanner:
         b = self._bridge
         sub = active_goal(goal, state.get("current_subgoal_index", 0) or 0)
         g = b.graph(sub, self.actions)
-        b.sync, b.replanning = sync, state.get("plan") is not None
+        b.sync, b.replanning, b.planned = sync, state.get("plan") is not None, None
+        b.prior = (state["plan"], int(state.get("current_step", 0) or 0)) if b.replanning else None
         b.tracer_goal = goal if isinstance(goal, MultiGoal) and goal.mode != "sequential" else sub
         s = b.view(state, self.actions)
         _, rich = split(state.get("world_state") or {})
@@ -76,9 +78,9 @@ class GoapPlanner:
             out["no_plan_explanation"] = s.no_plan_explanation
             return out
         sub = active_goal(goal, index)
-        out.update(
-            plan=make_plan(s.plan, self.actions, world, sub), status="executing", no_plan_explanation=None
-        )
+        made = b.planned if b.planned is not None and b.planned.action_names == s.plan else None
+        plan = made or make_plan(s.plan, self.actions, world, sub)
+        out.update(plan=plan, status="executing", no_plan_explanation=None)
         for key in ("blacklisted_actions", "action_failure_counts"):
             if getattr(s, key) != (state.get(key) or type(getattr(s, key))()):
                 out[key] = getattr(s, key)
