@@ -1,33 +1,22 @@
-"""LangGOAP's action guards as goap guards.
-
-A LangGOAP guard (``name`` + ``check(action, world_state)``) already is a goap pre guard: goap's
-executor reads a missing ``stage`` as ``"pre"`` and accepts this module's `GuardResult`, a
-subclass of goap's. Async-only guards (``acheck``) are given to goap through `as_goap_guards`.
-"""
+"""LangGOAP's action guards. A LangGOAP guard (``name`` + ``check(action, world_state)``) already is
+a goap pre guard (goap reads a missing ``stage`` as ``"pre"`` and takes this `GuardResult`, a
+subclass of goap's); `as_goap_guards` adapts async-only (``acheck``) guards for goap."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from goap.runtime import GuardResult as _GoapGuardResult
+from goap.runtime import FunctionalGuard as _GoapGuard
+from goap.runtime import GuardResult as _Verdict
 from goap.runtime._guards import run_check, verdict
 
-__all__ = [
-    "ActionGuard",
-    "AsyncActionGuard",
-    "FunctionalGuard",
-    "GuardResult",
-    "GuardSeverity",
-    "as_goap_guards",
-    "has_blocking_failure",
-    "run_guards_async",
-    "run_guards_sync",
-]
+__all__ = ["ActionGuard", "AsyncActionGuard", "FunctionalGuard", "GuardResult", "GuardSeverity",
+           "as_goap_guards", "has_blocking_failure", "run_guards_async", "run_guards_sync"]  # fmt: skip
 
 _log = logging.getLogger(__name__)
 
@@ -40,7 +29,7 @@ class GuardSeverity(str, Enum):  # noqa: UP042 - str() as LangGOAP's
 
 
 @dataclass(frozen=True, slots=True)
-class GuardResult(_GoapGuardResult):
+class GuardResult(_Verdict):
     """A check's verdict (a goap `GuardResult` whose severity is a `GuardSeverity`)."""
 
     passed: bool
@@ -50,130 +39,79 @@ class GuardResult(_GoapGuardResult):
 
 @runtime_checkable
 class ActionGuard(Protocol):
-    """A synchronous guard: a ``name`` and ``check(action, world_state) -> GuardResult``."""
+    """A sync guard: a ``name`` and ``check(action, world_state) -> GuardResult``."""
 
     @property
-    def name(self) -> str:
-        """Stable name."""
-        ...
-
-    def check(self, action: Any, world_state: dict[str, Any]) -> GuardResult:
-        """The verdict on running ``action`` now."""
-        ...
+    def name(self) -> str: ...
+    def check(self, action: Any, world_state: dict[str, Any]) -> GuardResult: ...
 
 
 @runtime_checkable
 class AsyncActionGuard(Protocol):
-    """An asynchronous guard: a ``name`` and ``async acheck(action, world_state)``."""
+    """An async guard: a ``name`` and ``async acheck(action, world_state) -> GuardResult``."""
 
     @property
-    def name(self) -> str:
-        """Stable name."""
-        ...
-
-    async def acheck(self, action: Any, world_state: dict[str, Any]) -> GuardResult:
-        """The verdict on running ``action`` now."""
-        ...
+    def name(self) -> str: ...
+    async def acheck(self, action: Any, world_state: dict[str, Any]) -> GuardResult: ...
 
 
 class FunctionalGuard:
-    """A pre guard from a function ``fn(action, world_state) -> GuardResult``.
+    """A guard from ``fn(action, world_state) -> GuardResult`` (``severity`` is informational)."""
 
-    ``severity`` is informational: ``fn`` sets the severity of the results it returns.
-    """
+    stage = "pre"
 
-    stage: Literal["pre"] = "pre"
-
-    def __init__(
-        self,
-        name: str,
-        fn: Callable[[Any, dict[str, Any]], GuardResult],
-        severity: GuardSeverity = GuardSeverity.WARN,
-    ) -> None:
-        self._name = name
-        self.fn = fn
-        self.severity = severity
-
-    @property
-    def name(self) -> str:
-        """Stable name."""
-        return self._name
+    def __init__(self, name: str, fn: Callable[[Any, dict[str, Any]], GuardResult], severity: GuardSeverity = GuardSeverity.WARN) -> None:  # fmt: skip
+        self.name, self.fn, self.severity = name, fn, severity
 
     def check(self, action: Any, world_state: dict[str, Any]) -> GuardResult:
         """Call ``fn``."""
         return self.fn(action, world_state)
 
 
-class _AsyncCheck:
-    """An ``acheck`` guard seen as a goap guard (goap awaits a ``check`` returning an awaitable)."""
-
-    stage: Literal["pre"] = "pre"
-
-    def __init__(self, guard: Any) -> None:
-        self.guard = guard
-        self.name: str = guard.name
-
-    def check(self, action: Any, world: Mapping[str, Any]) -> Any:
-        return self.guard.acheck(action, world)
-
-
-def _goap(guard: Any) -> Any:
-    return _AsyncCheck(guard) if hasattr(guard, "acheck") else guard
-
-
 def as_goap_guards(guards: Iterable[Any] | None) -> list[Any]:
-    """LangGOAP guards as goap pre guards (an ``acheck`` is preferred, as LangGOAP's async path does)."""
-    return [_goap(g) for g in guards or ()]
+    """LangGOAP guards as goap pre guards (``acheck`` preferred, as on LangGOAP's async path)."""
+    return [
+        _GoapGuard(g.name, g.acheck, severity="warn") if hasattr(g, "acheck") else g for g in guards or ()
+    ]
 
 
-def _result(guard: Any, out: Any) -> GuardResult:
-    if isinstance(out, GuardResult):
-        return out
-    v = verdict(guard, out)
-    return GuardResult(v["passed"], v["message"], GuardSeverity(v["severity"]))
-
-
-def _raised(guard: Any, exc: Exception) -> GuardResult:
-    _log.warning("guard %r raised %s: %s", guard.name, type(exc).__name__, exc)
-    return GuardResult(False, f"guard {guard.name!r} raised {type(exc).__name__}: {exc}")
-
-
-def _report(guard: Any, r: GuardResult) -> None:
+def _judged(g: Any, v: dict[str, Any]) -> GuardResult:
+    r = GuardResult(v["passed"], v["message"], GuardSeverity(v["severity"]))
     if not r.passed:
-        _log.warning("guard %r failed (%s): %s", guard.name, GuardSeverity(r.severity).value, r.message)
+        _log.warning("guard %r failed (%s): %s", g.name, r.severity.value, r.message)
+    return r
+
+
+def _raised(g: Any, exc: Exception) -> GuardResult:
+    return _judged(g, {"passed": False, "message": f"guard {g.name!r} raised {exc!r}", "severity": "warn"})
 
 
 def run_guards_sync(guards: Sequence[Any], action: Any, world_state: dict[str, Any]) -> list[GuardResult]:
-    """Every sync guard's verdict, in order; async-only guards are skipped, a raising one is a WARN."""
-    out: list[GuardResult] = []
+    """Each sync guard's verdict in order; async-only guards are skipped, a raising one is a WARN."""
+    out = []
     for g in guards:
         if not hasattr(g, "check"):
             _log.warning("guard %r is async-only, skipped on the sync path (use run_guards_async)", g.name)
             continue
         try:
-            r = _result(g, g.check(action, world_state))
+            out.append(_judged(g, verdict(g, g.check(action, world_state))))
         except Exception as exc:
-            r = _raised(g, exc)
-        _report(g, r)
-        out.append(r)
+            out.append(_raised(g, exc))
     return out
 
 
 async def run_guards_async(
     guards: Sequence[Any], action: Any, world_state: dict[str, Any]
 ) -> list[GuardResult]:
-    """Every guard's verdict, checked concurrently; a raising guard is a WARN."""
+    """Each guard's verdict, checked concurrently by goap's check; a raising guard is a WARN."""
 
     async def one(g: Any) -> GuardResult:
         try:
-            v = await run_check(_goap(g), action, world_state)
+            return _judged(g, await run_check(as_goap_guards([g])[0], action, world_state))
         except Exception as exc:
             return _raised(g, exc)
-        r = GuardResult(v["passed"], v["message"], GuardSeverity(v["severity"]))
-        _report(g, r)
-        return r
 
-    return list(await asyncio.gather(*(one(g) for g in guards)))
+    return list(await asyncio.gather(*map(one, guards)))
 
 
 def has_blocking_failure(results: Iterable[Any]) -> bool:

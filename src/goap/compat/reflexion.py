@@ -1,12 +1,10 @@
 """LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`.
 
-In a goap graph the executor asks `ReflexionTracer.reflect` after each failed action (the note
-goes to ``reflection_context``); as a LangGOAP tracer, ``on_action_complete`` of an
-``action_failed`` result reflects on its failed entries. Either way a `Reflection` (what went
-wrong, what to try) is kept, the newest ``max_reflections``, and with a ``history`` written to its
-store under ``("langgoap", "reflections")``, key ``"current"``; a tracer loads them on its first
-planning hook (`load` / `aload`), never when built.
-"""
+In a goap graph the executor asks `ReflexionTracer.reflect` after each failed action (its note goes
+to ``reflection_context``); as a LangGOAP tracer, ``on_action_complete`` of an ``action_failed``
+result reflects on its failed entries. The newest ``max_reflections`` are kept and, with a
+``history``, stored in its store under ``("langgoap", "reflections")``, key ``"current"`` (LangGOAP's
+layout); a tracer loads them on its first planning hook (or `load`/`aload`), never when built."""
 
 from __future__ import annotations
 
@@ -16,13 +14,14 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from goap.compat.history import _SyncStore
+from goap.compat.sensors import _finish
 from goap.runtime import ReflexionTracer as _GoapReflexion
 
 __all__ = ["Reflection", "ReflexionTracer"]
 
 _log = logging.getLogger(__name__)
-_REFLECTIONS_NS = ("langgoap", "reflections")
-_REFLECTIONS_KEY = "current"
+_REFLECTIONS_NS, _REFLECTIONS_KEY = ("langgoap", "reflections"), "current"
 _ASK = """An action of a goal-oriented planning agent failed.
 Action: {action}
 Error: {error}
@@ -61,98 +60,78 @@ def _parse_llm_response(text: str) -> tuple[str, str]:
 
 
 class ReflexionTracer(_GoapReflexion):
-    """Turns failed actions into reflections, by template or by asking ``llm`` (a LangChain chat model).
-
-    A model that fails falls back to the template; the tracer never raises into a run.
-    """
+    """Turns failed actions into reflections by template, or by asking ``llm`` (a LangChain chat
+    model; one that fails falls back to the template). It never raises into a run."""
 
     reflections: list[Reflection]  # type: ignore[assignment]  # LangGOAP's records, not goap's
 
     def __init__(self, llm: Any = None, history: Any = None, max_reflections: int = 5) -> None:
         super().__init__(None, max_reflections=max_reflections)
-        self.llm = llm
-        self.history = history
+        self.llm, self.history, self._loaded = llm, history, history is None
         self.world: Mapping[str, Any] = {}
-        self._loaded = history is None
 
     @property
     def _reflections(self) -> list[Reflection]:
         return self.reflections
 
     def _think(self, action: str, error: str, world: Mapping[str, Any]) -> Reflection:
-        said = None
+        said = (f"Action {action!r} failed ({error}).", self.template(action, error))
         if self.llm is not None:
             try:
                 from langchain_core.messages import HumanMessage
 
                 ask = _ASK.format(action=action, error=error, world=dict(world))
-                answer = self.llm.invoke([HumanMessage(content=ask)])
-                said = _parse_llm_response(str(getattr(answer, "content", answer)))
+                said = _parse_llm_response(str(getattr(self.llm.invoke([HumanMessage(ask)]), "content", "")))
             except Exception as exc:
-                _log.warning("reflection model failed (%s); using the template", exc)
-        if said is None:
-            said = (f"Action {action!r} failed ({error}).", self.template(action, error))
+                _log.warning("reflection model failed (%r); using the template", exc)
         return Reflection(action, error, *said, datetime.now(UTC).isoformat())
 
-    def _keep(self, r: Reflection) -> dict[str, Any] | None:
+    def _store(self, sync: bool) -> Any:
+        store = None if self.history is None else self.history._store
+        return _SyncStore(store) if store is not None and (sync or not hasattr(store, "aget")) else store
+
+    async def _add(self, r: Reflection, store: Any) -> None:
         self.reflections.append(r)
         del self.reflections[: max(0, len(self.reflections) - self.max_reflections)]
-        return None if self.history is None else {"reflections": [asdict(x) for x in self.reflections]}
+        try:
+            if store is not None:
+                value = {"reflections": [asdict(x) for x in self.reflections]}
+                await store.aput(_REFLECTIONS_NS, _REFLECTIONS_KEY, value)
+        except Exception as exc:
+            _log.warning("could not store reflections: %r", exc)
 
     def _add_reflection(self, r: Reflection) -> None:
-        value = self._keep(r)
-        if value is not None:
-            try:
-                self.history._store.put(_REFLECTIONS_NS, _REFLECTIONS_KEY, value)
-            except Exception as exc:
-                _log.warning("could not store reflections: %s", exc)
-
-    async def _aadd_reflection(self, r: Reflection) -> None:
-        value = self._keep(r)
-        if value is not None:
-            try:
-                await self.history._store.aput(_REFLECTIONS_NS, _REFLECTIONS_KEY, value)
-            except Exception as exc:
-                _log.warning("could not store reflections: %s", exc)
+        _finish(self._add(r, self._store(True)))
 
     async def reflect(self, action: str, error: str, world: Mapping[str, Any]) -> str:
         """goap's hook: reflect on a failure of a goap run; the note for ``reflection_context``."""
         r = self._think(action, error, world)
-        await self._aadd_reflection(r)
+        await self._add(r, self._store(False))
         return r.note
 
-    def _loaded_value(self, item: Any) -> None:
-        value = getattr(item, "value", item) or {}
-        kept = [Reflection(**d) for d in value.get("reflections", [])]
-        self.reflections[:] = kept[-self.max_reflections :]
+    async def _load(self, store: Any) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        try:
+            item = await store.aget(_REFLECTIONS_NS, _REFLECTIONS_KEY)
+            kept = [Reflection(**d) for d in (getattr(item, "value", item) or {}).get("reflections", [])]
+            self.reflections[:] = kept[-self.max_reflections :]
+        except Exception as exc:
+            _log.warning("could not load reflections: %r", exc)
 
     def load(self) -> None:
-        """Read the stored reflections once (sync)."""
-        if not self._loaded:
-            self._loaded = True
-            try:
-                self._loaded_value(self.history._store.get(_REFLECTIONS_NS, _REFLECTIONS_KEY))
-            except Exception as exc:
-                _log.warning("could not load reflections: %s", exc)
+        """Read the stored reflections once (sync store API)."""
+        _finish(self._load(self._store(True)))
 
     async def aload(self) -> None:
-        """Read the stored reflections once (with ``aget`` when the store has it)."""
-        if not self._loaded:
-            self._loaded = True
-            store = self.history._store
-            try:
-                if hasattr(store, "aget"):
-                    self._loaded_value(await store.aget(_REFLECTIONS_NS, _REFLECTIONS_KEY))
-                else:
-                    self._loaded_value(store.get(_REFLECTIONS_NS, _REFLECTIONS_KEY))
-            except Exception as exc:
-                _log.warning("could not load reflections: %s", exc)
+        """Read the stored reflections once (async store API when the store has it)."""
+        await self._load(self._store(False))
 
     def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
         """Load stored reflections; log the ones available."""
         self.load()
-        if isinstance(state, dict):
-            self.world = state
+        self.on_action_start(None, state)
         if self.reflections:
             _log.info("%d reflections available from earlier failures", len(self.reflections))
             for r in self.reflections:
@@ -165,8 +144,7 @@ class ReflexionTracer(_GoapReflexion):
 
     def on_action_start(self, action: Any, state: Any) -> None:
         """Remember the world the action starts from."""
-        if isinstance(state, dict):
-            self.world = state
+        self.world = state if isinstance(state, dict) else self.world
 
     async def aon_action_start(self, action: Any, state: Any) -> None:
         """`on_action_start`."""
@@ -175,12 +153,10 @@ class ReflexionTracer(_GoapReflexion):
     def _failures(self, result: Any) -> list[Reflection]:
         if not isinstance(result, dict) or result.get("status") != "action_failed":
             return []
+        failed = [e for e in result.get("execution_history", []) if hasattr(e, "success") and not e.success]
         return [
-            self._think(
-                getattr(e, "action_name", "unknown"), getattr(e, "error", None) or "unknown error", self.world
-            )
-            for e in result.get("execution_history", [])
-            if hasattr(e, "success") and not e.success
+            self._think(getattr(e, "action_name", "?"), e.error or "unknown error", self.world)
+            for e in failed
         ]
 
     def on_action_complete(self, result: Any) -> None:
@@ -191,4 +167,4 @@ class ReflexionTracer(_GoapReflexion):
     async def aon_action_complete(self, result: Any) -> None:
         """`on_action_complete`, storing through the async store API."""
         for r in self._failures(result):
-            await self._aadd_reflection(r)
+            await self._add(r, self._store(False))

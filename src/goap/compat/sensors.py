@@ -1,27 +1,18 @@
-"""LangGOAP's sensors as goap sensors.
-
-A LangGOAP sensor (``name`` + ``sense(world_state)``) already is a goap `goap.runtime.Sensor`;
-`FunctionalSensor` is goap's. Async-only sensors (``asense``) are given to goap through
-`as_goap_sensors`. The run helpers read through goap's own sensor loop.
-"""
+"""LangGOAP's sensors. A LangGOAP sensor (``name`` + ``sense(world_state)``) already is a goap
+`goap.runtime.Sensor` and `FunctionalSensor` is goap's; `as_goap_sensors` adapts async-only
+(``asense``) sensors. The run helpers read through goap's sensor loop (`read_sensors`)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from goap.runtime import FunctionalSensor
 from goap.runtime._sensors import read_sensors
 
-__all__ = [
-    "AsyncSensor",
-    "FunctionalSensor",
-    "Sensor",
-    "as_goap_sensors",
-    "run_sensors_async",
-    "run_sensors_sync",
-]
+__all__ = ["AsyncSensor", "FunctionalSensor", "Sensor", "as_goap_sensors", "run_sensors_async",
+           "run_sensors_sync"]  # fmt: skip
 
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -29,50 +20,25 @@ _T = TypeVar("_T")
 
 @runtime_checkable
 class Sensor(Protocol):
-    """Reads facts before planning: a ``name`` and ``sense(world_state) -> dict``."""
+    """Reads facts before planning: a ``name`` and ``sense(world_state) -> dict`` of facts to merge."""
 
     @property
-    def name(self) -> str:
-        """Stable name."""
-        ...
-
-    def sense(self, world_state: dict[str, Any]) -> dict[str, Any]:
-        """The facts to merge into the world state (``{}`` for none)."""
-        ...
+    def name(self) -> str: ...
+    def sense(self, world_state: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @runtime_checkable
 class AsyncSensor(Protocol):
-    """The async sensor: a ``name`` and ``async asense(world_state) -> dict``."""
+    """An async sensor: a ``name`` and ``async asense(world_state) -> dict``."""
 
     @property
-    def name(self) -> str:
-        """Stable name."""
-        ...
-
-    async def asense(self, world_state: dict[str, Any]) -> dict[str, Any]:
-        """The facts to merge into the world state."""
-        ...
-
-
-class _AsyncSense:
-    """An ``asense`` sensor seen as a goap sensor (goap awaits what ``sense`` returns)."""
-
-    def __init__(self, sensor: Any) -> None:
-        self.sensor = sensor
-        self.name: str = sensor.name
-
-    def sense(self, world: Mapping[str, Any]) -> Any:
-        return self.sensor.asense(dict(world))
-
-
-def _goap(sensor: Any) -> Any:
-    return _AsyncSense(sensor) if hasattr(sensor, "asense") else sensor
+    def name(self) -> str: ...
+    async def asense(self, world_state: dict[str, Any]) -> dict[str, Any]: ...
 
 
 def as_goap_sensors(sensors: Iterable[Any] | None) -> list[Any]:
-    """LangGOAP sensors as goap sensors (an ``asense`` is preferred, as LangGOAP's async path does)."""
-    return [_goap(s) for s in sensors or ()]
+    """LangGOAP sensors as goap sensors (``asense`` preferred, as on LangGOAP's async path)."""
+    return [FunctionalSensor(s.name, s.asense) if hasattr(s, "asense") else s for s in sensors or ()]
 
 
 def _finish(coro: Coroutine[Any, Any, _T]) -> _T:
@@ -94,17 +60,14 @@ async def _read(sensors: Sequence[Any], world_state: dict[str, Any]) -> list[tup
 
 
 def run_sensors_sync(sensors: Sequence[Any], world_state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Read the sync sensors in order into ``world_state`` (in place); ``(name, facts)`` per answer.
+    """Read the sync sensors in order into ``world_state``; ``(name, facts)`` of each that answered.
 
     Async-only sensors are skipped with a warning; a raising sensor is logged and skipped.
     """
-    sync = []
     for s in sensors:
-        if hasattr(s, "sense"):
-            sync.append(s)
-        else:
+        if not hasattr(s, "sense"):
             _log.warning("sensor %r is async-only, skipped on the sync path (use ainvoke)", s.name)
-    return _finish(_read(sync, world_state))
+    return _finish(_read([s for s in sensors if hasattr(s, "sense")], world_state))
 
 
 async def run_sensors_async(

@@ -1,10 +1,7 @@
-"""LangGOAP's stuck handlers as goap stuck handlers.
-
-`FunctionalStuckHandler` and `MulticastStuckHandler` are goap `goap.runtime.StuckHandler`s too:
-their ``handle(state, reason)`` shows the goap run as a LangGOAP state dict, asks
-``handle_stuck`` and turns a REPLAN into a `goap.runtime.StuckResolution`. Handlers of users
-(``handle_stuck`` only) reach goap through `as_goap_stuck_handlers`.
-"""
+"""LangGOAP's stuck handlers. `FunctionalStuckHandler` and `MulticastStuckHandler` are goap
+`goap.runtime.StuckHandler`s too: ``handle(state, reason)`` shows the goap run as a LangGOAP state
+dict to ``handle_stuck`` and turns a REPLAN into a `goap.runtime.StuckResolution`; users' handlers
+(``handle_stuck`` only) reach goap through `as_goap_stuck_handlers`."""
 
 from __future__ import annotations
 
@@ -18,14 +15,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from goap.runtime import StuckResolution
 
-__all__ = [
-    "FunctionalStuckHandler",
-    "MulticastStuckHandler",
-    "StuckHandler",
-    "StuckHandlerResult",
-    "StuckHandlingResultCode",
-    "as_goap_stuck_handlers",
-]
+__all__ = ["FunctionalStuckHandler", "MulticastStuckHandler", "StuckHandler", "StuckHandlerResult",
+           "StuckHandlingResultCode", "as_goap_stuck_handlers"]  # fmt: skip
 
 _log = logging.getLogger(__name__)
 
@@ -37,10 +28,6 @@ class StuckHandlingResultCode(enum.Enum):
     NO_RESOLUTION = "no_resolution"
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
 @dataclass(frozen=True, slots=True)
 class StuckHandlerResult:
     """A handler's answer; on REPLAN, ``state_updates`` and ``new_goal`` apply before planning again."""
@@ -48,22 +35,15 @@ class StuckHandlerResult:
     code: StuckHandlingResultCode
     message: str
     handler_name: str | None = None
-    state_updates: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    state_updates: Mapping[str, Any] = field(default_factory=dict)
     new_goal: Any = None
-    timestamp: datetime = field(default_factory=_now)
+    timestamp: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "state_updates", MappingProxyType(dict(self.state_updates)))
 
     @classmethod
-    def replan(
-        cls,
-        *,
-        handler_name: str,
-        message: str,
-        state_updates: Mapping[str, Any] | None = None,
-        new_goal: Any = None,
-    ) -> StuckHandlerResult:
+    def replan(cls, *, handler_name: str, message: str, state_updates: Mapping[str, Any] | None = None, new_goal: Any = None) -> StuckHandlerResult:  # fmt: skip
         """A REPLAN answer."""
         return cls(StuckHandlingResultCode.REPLAN, message, handler_name, state_updates or {}, new_goal)
 
@@ -73,37 +53,34 @@ class StuckHandlerResult:
         return cls(StuckHandlingResultCode.NO_RESOLUTION, message, handler_name)
 
     def to_goap(self) -> StuckResolution | None:
-        """goap's resolution for a REPLAN (values and goal converted), None otherwise."""
-        if self.code is not StuckHandlingResultCode.REPLAN:
-            return None
+        """goap's resolution of a REPLAN (facts encoded, goal converted); None otherwise."""
         from goap.compat._convert import encode_map, to_goap_goal
 
+        if self.code is not StuckHandlingResultCode.REPLAN:
+            return None
         goal = None if self.new_goal is None else to_goap_goal(self.new_goal)
         return StuckResolution(self.message, encode_map(self.state_updates), goal)
 
 
 @runtime_checkable
 class StuckHandler(Protocol):
-    """LangGOAP's handler protocol: a ``name`` and ``handle_stuck(state, reason)``."""
+    """LangGOAP's handler protocol: a ``name`` and ``handle_stuck(state, reason) -> StuckHandlerResult``."""
 
     @property
-    def name(self) -> str:
-        """Stable name."""
-        ...
-
-    def handle_stuck(self, state: Any, reason: Any) -> StuckHandlerResult:
-        """REPLAN with a way out, or NO_RESOLUTION."""
-        ...
+    def name(self) -> str: ...
+    def handle_stuck(self, state: Any, reason: Any) -> StuckHandlerResult: ...
 
 
 class _AsGoap:
-    """goap's ``handle(state, reason)`` on top of ``handle_stuck``."""
+    """goap's ``handle(state, reason)`` over ``handle_stuck``."""
+
+    handle_stuck: Callable[[Any, Any], StuckHandlerResult]
 
     def handle(self, state: Any, reason: Any) -> StuckResolution | None:
-        """Ask ``handle_stuck`` about a goap run (see the module docstring)."""
+        """Ask ``handle_stuck`` about a goap run (reason: its ``no_plan_explanation``)."""
         from goap.compat._convert import state_to_langgoap
 
-        out = self.handle_stuck(state_to_langgoap(state), state.no_plan_explanation)  # type: ignore[attr-defined]
+        out = self.handle_stuck(state_to_langgoap(state), state.no_plan_explanation)
         return out.to_goap() if isinstance(out, StuckHandlerResult) else None
 
 
@@ -134,25 +111,17 @@ class MulticastStuckHandler(_AsGoap):
             try:
                 out: StuckHandlerResult = h.handle_stuck(state, reason)
             except Exception as exc:
-                _log.warning("stuck handler %r raised %s: %s", asked[-1], type(exc).__name__, exc)
+                _log.warning("stuck handler %r raised %r", asked[-1], exc)
                 continue
             if out.code is StuckHandlingResultCode.REPLAN:
                 return out
-        return StuckHandlerResult.no_resolution(
-            handler_name=None, message="No stuck handler could resolve it; asked: " + ", ".join(asked)
-        )
-
-
-class _Foreign(_AsGoap):
-    def __init__(self, handler: Any) -> None:
-        self.handler = handler
-        self.name: str = getattr(handler, "name", type(handler).__name__)
-
-    def handle_stuck(self, state: Any, reason: Any) -> StuckHandlerResult:
-        out: StuckHandlerResult = self.handler.handle_stuck(state, reason)
-        return out
+        msg = "No stuck handler could resolve it; asked: " + ", ".join(asked)
+        return StuckHandlerResult.no_resolution(handler_name=None, message=msg)
 
 
 def as_goap_stuck_handlers(handlers: Iterable[Any] | None) -> list[Any]:
     """LangGOAP stuck handlers as goap ones (goap asks them in order, as `MulticastStuckHandler`)."""
-    return [h if isinstance(h, _AsGoap) else _Foreign(h) for h in handlers or ()]
+    return [
+        h if isinstance(h, _AsGoap) else MulticastStuckHandler([h], getattr(h, "name", ""))
+        for h in handlers or ()
+    ]
