@@ -9,6 +9,9 @@ reads (its preconditions) and writes (its effects):
 - *reader -> overwriter*: an action that writes a fact runs after every earlier action that read it;
 - *writer -> writer*: two writes of one fact keep their order, unless both are ``add()``.
 
+An action with a state-computed effect (``effect_fn``) counts as a plain writer of each of its
+``effect_keys``.
+
 Any order of execution respecting these edges (in particular, any start-time order of a
 :class:`Schedule` built on them) applies the same effects to the same values as the sequence, so
 every precondition still holds and the final state is the same. State-dependent costs are priced
@@ -39,17 +42,19 @@ def dependencies(actions: Sequence[ActionSpec]) -> tuple[tuple[int, int], ...]:
         for key in act.preconditions:
             for i in writers.get(key, ()):
                 edges.add((i, j))
-        for key, eff in act.effects.items():
+        # a state-computed effect (effect_fn) may write any of its effect_keys: a plain write each
+        writes = {**dict.fromkeys(act.effect_keys), **act.effects}
+        for key, eff in writes.items():
             commuting = isinstance(eff, Add)
             for i in readers.get(key, ()):
                 if i != j:
                     edges.add((i, j))
             for i in writers.get(key, ()):
-                if not (commuting and isinstance(actions[i].effects[key], Add)):
+                if not (commuting and isinstance(actions[i].effects.get(key), Add)):
                     edges.add((i, j))
         for key in act.preconditions:
             readers.setdefault(key, []).append(j)
-        for key, eff in act.effects.items():
+        for key, eff in writes.items():
             if isinstance(eff, Add):
                 writers.setdefault(key, []).append(j)
             else:

@@ -98,3 +98,14 @@ def test_pareto_front_keeps_trade_offs() -> None:
     assert pareto_front(values, objs) == [0, 1, 3]
     assert dominates(values[0], values[2], objs) and not dominates(values[0], values[3], objs)
     assert pareto_front(values, []) == [0, 1, 2, 3]
+
+
+def test_dependencies_count_a_state_computed_effect_as_a_writer() -> None:
+    """An effect_fn action writes its effect_keys: readers wait for it, and it for earlier writers."""
+    from goap import dependencies
+
+    first = ActionSpec("first", {}, {"x": True})
+    computed = ActionSpec("computed", {}, {}, effect_fn=lambda s: {"x": not s.get("x")}, effect_keys={"x"})
+    reader = ActionSpec("reader", {"x": True}, {"done": True})
+    assert dependencies([first, computed, reader]) == ((0, 1), (1, 2))
+    assert dependencies([computed, ActionSpec("other", {"y": True}, {"done": True})]) == ()
