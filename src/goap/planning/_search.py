@@ -210,9 +210,9 @@ def best_first(
     ``fifo_ties`` gives the textbook order: successors generated in operator order, each
     evaluated when generated, and ties on the key broken by insertion order alone (the
     earlier-generated node first) rather than by the smaller ``h``. ``on_pop(node, parent, op,
-    state, g, h)`` is called for each node taken from the open list that is not superseded by a
-    cheaper path, before its goal test (node ids number the pushes, the root is 0; ``parent`` and
-    ``op`` are None for the root; ``h`` is its best known value).
+    state, g, h)`` is called for each entry taken from the open list, before anything else is done
+    with it (entries superseded by a cheaper path included; node ids number the pushes, the root is
+    0; ``parent`` and ``op`` are None for the root; ``h`` is its best known value).
     """
     switch_at = symmetry_after if detect_symmetry is not None and symmetry_after > 0 else -1
     if detect_symmetry is not None and switch_at < 0:
@@ -249,12 +249,12 @@ def best_first(
     mem_limit = max_memory if max_memory is not None else -1
     while open_:
         key, hk, cid, g, s = pop(open_)
-        bg = best_g[s]
-        if g > bg + _EPS * bg:
-            continue  # a cheaper path to s was pushed later
         if on_pop is not None:
             up, via = born.get(cid, (None, None))
             on_pop(cid, up, via, s, g, hcache.get(s, hk))
+        bg = best_g[s]
+        if g > bg + _EPS * bg:
+            continue  # a cheaper path to s was pushed later
         if is_goal(s):
             return SearchOutcome("found", _path(parent, s), g, expanded, generated, evaluated, reopened, h0)
         hv = hcache.get(s)

@@ -125,8 +125,8 @@ class _BestFirst(StrategyBase):
     """Drop operators that cannot matter (relevance pruning) before searching; False keeps every
     reachable-or-not operator, e.g. so ``on_expand`` sees the expansions of a naive search."""
     on_expand: Callable[[SearchEvent], None] | None = field(default=None, compare=False)
-    """Called with a :class:`SearchEvent` for each node the search takes from its open list
-    (superseded entries aside), goal node included; runs the Python search loop."""
+    """Called with a :class:`SearchEvent` for each entry the search takes from its open list
+    (entries superseded by a cheaper path and the goal node included); runs the Python loop."""
 
     def _check(self) -> None:
         """The checks both strategies make: a known heuristic, sane limits, a frozen blacklist."""

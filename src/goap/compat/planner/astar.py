@@ -73,12 +73,20 @@ def _search(
 
     seen = getattr(tracer, "on_search_expand", None)
     dead = getattr(tracer, "on_search_dead_end", None)
-    hook = None
-    if seen is not None:
+    popped = [0]  # LangGOAP's nodes_explored: every entry taken from the open list
 
-        def hook(e: SearchEvent) -> None:
-            st = PlanningState.from_dict(cv.decode_state(e.state))
-            seen(e.node, st, e.g, e.h, e.g + e.h, e.parent, e.action)
+    def hook(e: SearchEvent) -> None:
+        popped[0] += 1
+        if seen is not None:
+            seen(
+                e.node,
+                PlanningState.from_dict(cv.decode_state(e.state)),
+                e.g,
+                e.h,
+                e.g + e.h,
+                e.parent,
+                e.action,
+            )
 
     by_name = {a.name: a for a in actions}
     ordered = sorted(actions, key=lambda a: -len(a.preconditions))
@@ -96,7 +104,7 @@ def _search(
         on_expand=hook,
     )
     res = strategy.solve(cv.encode_state(start), cv.to_goap_goal(goal), converted)
-    nodes = res.stats.expanded + (1 if res.found else 0)
+    nodes = popped[0]
     if res.plan is None:
         if dead is not None and res.explanation is not None:
             if res.explanation.proof == "relaxed" and not _producible(start, goal, actions):
