@@ -37,6 +37,10 @@ the levels as sums over the literals (same choice, levels and schedule, far less
 optimum is then the feasible candidate with the least levels, computed without CP-SAT; the model
 is solved only when no candidate is feasible, for the violated constraints it names.
 
+:meth:`CspPipeline.evaluate` runs phase 2 alone over plans given by the caller, and
+``enumeration="blacklist"`` reduces phase 1 to the base plan and its single-action-blacklisted
+variants (LangGOAP's enumeration, which ``goap.compat`` reproduces).
+
 Reproducible: ``num_workers`` and ``random_seed`` are fixed (defaults 1 and 0) and recorded in
 ``PlanResult.solver``. A time limit that ends a solve keeps the best solution found, with status
 ``FEASIBLE`` (not ``OPTIMAL``) and ``time_limit_hit=True``.
