@@ -80,16 +80,16 @@ class GoapGraph:
         observer = GoapObserver(self.actions, **self._observer)
         builder = StateGraph(GoapState)
         for name, node in (("planner", planner), ("executor", executor), ("observer", observer)):
-            builder.add_node(name, RunnableLambda(func=node.__call__, afunc=node.acall))  # type: ignore[type-var]
+            builder.add_node(name, RunnableLambda(func=node.__call__, afunc=node.acall))
         builder.add_edge(START, "planner")
         builder.add_edge("planner", "executor")
         builder.add_edge("executor", "observer")
-        kw: dict[str, Any] = {}
-        if interrupt_before is not None:
-            kw["interrupt_before"] = interrupt_before
-        if interrupt_after is not None:
-            kw["interrupt_after"] = interrupt_after
-        return builder.compile(checkpointer=checkpointer, store=store, **kw)
+        return builder.compile(
+            checkpointer=checkpointer,
+            store=store,
+            interrupt_before=interrupt_before,
+            interrupt_after=interrupt_after,
+        )
 
     def invoke(self, goal: Any, world_state: dict[str, Any] | None = None, config: Any = None) -> GoapState:
         """Compile and run once; the final state."""
@@ -103,51 +103,37 @@ class GoapGraph:
         out = await self.compile().ainvoke({"goal": goal, "world_state": world_state or {}}, config=config)
         return cast(GoapState, out)
 
-    def _interpreter(self, llm: Any, kwargs: dict[str, Any] | None) -> Any:
+    def _goal(self, request: str, world_state: Any, llm: Any, kw: dict[str, Any]) -> Any:
         from goap.compat.interpreter import GoalInterpreter, _default_structured_output_kwargs
 
-        kw = _default_structured_output_kwargs(llm) if kwargs is None else kwargs
-        return GoalInterpreter(llm=llm, actions=self.actions, structured_output_kwargs=kw)
+        so = kw.pop("structured_output_kwargs", None) or _default_structured_output_kwargs(llm)
+        return GoalInterpreter(llm=llm, actions=self.actions, structured_output_kwargs=so)
 
     def invoke_nl(
-        self,
-        request: str,
-        world_state: dict[str, Any] | None = None,
-        *,
-        llm: Any,
-        config: Any = None,
-        structured_output_kwargs: dict[str, Any] | None = None,
+        self, request: str, world_state: dict[str, Any] | None = None, *, llm: Any, **kw: Any
     ) -> GoapState:
-        """Turn ``request`` into a goal with ``llm``, then run toward it."""
-        goal = self._interpreter(llm, structured_output_kwargs).interpret(request, world_state=world_state)
-        return self.invoke(goal=goal, world_state=world_state, config=config)
+        """Turn ``request`` into a goal with ``llm`` (``structured_output_kwargs=`` for it), then run (``config=``)."""
+        goal = self._goal(request, world_state, llm, kw).interpret(request, world_state=world_state)
+        return self.invoke(goal=goal, world_state=world_state, **kw)
 
     async def ainvoke_nl(
-        self,
-        request: str,
-        world_state: dict[str, Any] | None = None,
-        *,
-        llm: Any,
-        config: Any = None,
-        structured_output_kwargs: dict[str, Any] | None = None,
+        self, request: str, world_state: dict[str, Any] | None = None, *, llm: Any, **kw: Any
     ) -> GoapState:
         """Async :meth:`invoke_nl`."""
-        interp = self._interpreter(llm, structured_output_kwargs)
-        goal = await interp.ainterpret(request, world_state=world_state)
-        return await self.ainvoke(goal=goal, world_state=world_state, config=config)
+        goal = await self._goal(request, world_state, llm, kw).ainterpret(request, world_state=world_state)
+        return await self.ainvoke(goal=goal, world_state=world_state, **kw)
 
     def engine(self, goal: Any = None) -> Any:
-        """The same loop as a durable :class:`goap.runtime.GoapGraph` (under ``goal``'s replan policy).
+        """The same loop as a durable :class:`goap.runtime.GoapGraph` under ``goal``'s replan policy.
 
         Its runs take goap's goals and encoded world states (see :mod:`goap.compat._convert`).
         """
-        p, o = self._planner, self._observer
+        p, ex, o = self._planner, self._executor, self._observer
         b = Bridge(
-            self.actions,
             tracer=p["tracer"],
-            guards=self._executor["guards"],
             sensors=p["sensors"],
             stuck_handlers=p["stuck_handlers"],
+            guards=ex["guards"],
             termination=o["termination_policies"],
         )
         return b.graph(goal, self.actions)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import dataclasses
 import inspect
 import re
@@ -46,8 +47,23 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # LangGraph's context goes along
+        return pool.submit(contextvars.copy_context().run, asyncio.run, coro).result()
+
+
+class Node:
+    """LangGOAP's node conventions: ``node(state)`` runs sync hooks, ``await node.acall(state)`` async ones."""
+
+    def __call__(self, state: dict[str, Any]) -> Any:
+        """Run the node (sync)."""
+        return run_sync(self._go(state, True))
+
+    async def acall(self, state: dict[str, Any]) -> Any:
+        """Run the node (async)."""
+        return await self._go(state, False)
+
+    async def _go(self, state: dict[str, Any], sync: bool) -> Any:
+        raise NotImplementedError
 
 
 def split(world: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -215,7 +231,6 @@ class Bridge:
 
     def __init__(
         self,
-        actions: Sequence[Any] | None = None,
         *,
         tracer: Any = None,
         guards: Iterable[Any] | None = None,
@@ -230,7 +245,6 @@ class Bridge:
         from goap.compat.stuck import as_goap_stuck_handlers
         from goap.compat.termination import as_goap_termination
 
-        self.actions = list(actions or ())
         if tracer is not None and not type(tracer).__module__.startswith("goap."):
             tracer = TracerView(tracer, self)
         self.options = {k: v for k, v in options.items() if v is not None}

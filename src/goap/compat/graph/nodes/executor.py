@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from goap.compat.graph.nodes._bridge import Bridge, active_goal, results, run_sync, split, world_out
+from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, results, split, world_out
 from goap.compat.graph.state import ActionResult
 
 __all__ = ["GoapExecutor", "async_execute_action"]
@@ -64,8 +64,10 @@ def approval_gate(action: Any, world: dict[str, Any]) -> dict[str, Any] | None:
     return _refused(action, world, f"human_approval_denied: {why}")
 
 
-class GoapExecutor:
+class GoapExecutor(Node):
     """Runs the plan's next action through goap.runtime's executor; returns LangGOAP's update dict."""
+
+    _parallel = False
 
     def __init__(
         self,
@@ -78,34 +80,25 @@ class GoapExecutor:
     ) -> None:
         self._rng = rng if rng is not None else random.Random()
         self.actions = list(actions or ())
-        self._bridge = Bridge(self.actions, tracer=tracer, guards=guards, transition_model=transition_model)
+        self._bridge = Bridge(
+            tracer=tracer, guards=guards, transition_model=transition_model, parallel=self._parallel
+        )
 
-    def _prepare(self, state: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
-        plan = state.get("plan")
-        step = int(state.get("current_step", 0) or 0)
+    async def _go(self, state: dict[str, Any], sync: bool) -> dict[str, Any]:
+        plan, step = state.get("plan"), int(state.get("current_step", 0) or 0)
         world = dict(state.get("world_state") or {})
         if state.get("status") == "no_plan" or (plan is not None and len(plan) == 0):
-            return {}, world
+            return {}
         if plan is None or step >= len(plan):
-            missing = ActionResult("<none>", False, error="No action to execute")
-            return {"status": "error", "execution_history": [missing]}, world
-        action = plan.actions[step]
+            return {
+                "status": "error",
+                "execution_history": [ActionResult("<none>", False, error="No action to execute")],
+            }
         # The graph's own actions win over a plan's restored from a checkpoint (callables, forms).
-        action = next((a for a in self.actions if a.name == action.name), action)
-        return approval_gate(action, world), world
-
-    def __call__(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Execute the next action (sync)."""
-        early, world = self._prepare(state)
-        return early if early is not None else run_sync(self._run(state, world, True))
-
-    async def acall(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Execute the next action (async)."""
-        early, world = self._prepare(state)
-        return early if early is not None else await self._run(state, world, False)
-
-    async def _run(self, state: dict[str, Any], world: dict[str, Any], sync: bool) -> dict[str, Any]:
-        plan = state["plan"]
+        action = next((a for a in self.actions if a.name == plan.actions[step].name), plan.actions[step])
+        refused = approval_gate(action, world)
+        if refused is not None:
+            return refused
         acts = self.actions or list(plan.actions)
         b = self._bridge
         b.sync = sync

@@ -8,7 +8,7 @@ from typing import Any
 from langgraph.graph import END
 from langgraph.types import Command
 
-from goap.compat.graph.nodes._bridge import Bridge, active_goal, policy_of, run_sync, split, world_out
+from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, policy_of, split, world_out
 from goap.compat.graph.nodes._helpers import _get_last_failed_action, _get_max_retries
 from goap.runtime._executor import count_failure
 
@@ -17,7 +17,7 @@ __all__ = ["GoapObserver"]
 _ENDED = {"no_plan", "error", "terminated"}
 
 
-class GoapObserver:
+class GoapObserver(Node):
     """Decides after each action: end, replan (with a reason) or execute the next action."""
 
     def __init__(
@@ -30,21 +30,13 @@ class GoapObserver:
     ) -> None:
         self._actions = list(actions or ())
         self._history = history
-        self._bridge = Bridge(self._actions, tracer=tracer, termination=termination_policies)
-
-    def __call__(self, state: dict[str, Any]) -> Command[str]:
-        """Route (sync)."""
-        return run_sync(self._observe(state, True))
+        self._bridge = Bridge(tracer=tracer, termination=termination_policies)
 
     def _route(self, state: dict[str, Any]) -> Command[str]:
         """The routing decision alone."""
-        return self(state)
+        return self(state)  # type: ignore[no-any-return]
 
-    async def acall(self, state: dict[str, Any]) -> Command[str]:
-        """Route (async)."""
-        return await self._observe(state, False)
-
-    async def _observe(self, state: dict[str, Any], sync: bool) -> Command[str]:
+    async def _go(self, state: dict[str, Any], sync: bool) -> Command[str]:
         cmd, after = await self._decide(state, sync)
         if self._history is not None and after is not None and cmd.goto == END:
             from goap.compat._convert import execution_record

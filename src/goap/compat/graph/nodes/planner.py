@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from goap.compat.goals import MultiGoal
-from goap.compat.graph.nodes._bridge import Bridge, active_goal, make_plan, run_sync, split, world_out
+from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, make_plan, split, world_out
 
 __all__ = ["GoapPlanner"]
 
 
-class GoapPlanner:
+class GoapPlanner(Node):
     """Plans for the state's goal from its world state; returns LangGOAP's update dict."""
 
     def __init__(
@@ -31,7 +31,6 @@ class GoapPlanner:
         self.actions = list(actions)
         self._max_stuck = max_stuck_iterations
         self._bridge = Bridge(
-            self.actions,
             strategy=strategy,
             tracer=tracer,
             sensors=sensors,
@@ -39,15 +38,7 @@ class GoapPlanner:
             max_stuck_resolutions=max_stuck_iterations,
         )
 
-    def __call__(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Plan (sync)."""
-        return run_sync(self._plan(state, True))
-
-    async def acall(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Plan (async)."""
-        return await self._plan(state, False)
-
-    async def _plan(self, state: dict[str, Any], sync: bool) -> dict[str, Any]:
+    async def _go(self, state: dict[str, Any], sync: bool) -> dict[str, Any]:
         goal = state.get("goal")
         if goal is None:
             return {"plan": None, "status": "error", "current_step": 0}
