@@ -90,16 +90,11 @@ class ActionSpec:
 
     def effect_key_set(self) -> frozenset[str]:
         """The keys the action may write."""
-        if self.has_dynamic_effects:
-            return self.effect_keys or frozenset()
-        return frozenset(self.effects)  # type: ignore[arg-type]
+        return (self.effect_keys or frozenset()) if self.has_dynamic_effects else frozenset(self.effects)  # type: ignore[arg-type]
 
     def get_effects(self, world_state: Mapping[str, Any]) -> Mapping[str, Any]:
         """The effects in ``world_state`` (a read-only mapping)."""
-        if not self.has_dynamic_effects:
-            return self.effects  # type: ignore[return-value]
-        out = self.effects(world_state)  # type: ignore[operator]
-        return _frozen(out)  # type: ignore[return-value]
+        return _frozen(self.effects(world_state) if self.has_dynamic_effects else self.effects)  # type: ignore[operator,arg-type,return-value]
 
     def get_cost(self, world_state: dict[str, Any] | None = None) -> float:
         """The cost, evaluated on ``world_state`` when it is a function."""
@@ -111,9 +106,7 @@ class ActionSpec:
 
     def is_async_execute(self) -> bool:
         """Whether running the action awaits (``aexecute`` set, or ``execute`` is a coroutine function)."""
-        if self.aexecute is not None:
-            return True
-        return self.execute is not None and inspect.iscoroutinefunction(self.execute)
+        return self.aexecute is not None or inspect.iscoroutinefunction(self.execute)
 
     def validate_effects(self, pre_state: dict[str, Any], post_state: dict[str, Any]) -> bool:
         """The ``effect_validator``'s verdict, else whether every expected effect shows in ``post_state``."""

@@ -96,15 +96,13 @@ class GoalSpec:
             setf(self, name, tuple(getattr(self, name)))
 
     def __repr__(self) -> str:
-        shown = [f"conditions={dict(self.conditions)!r}"]
-        if self.policy != GoalPolicy():
-            shown.append(f"policy={self.policy!r}")
-        if self.objectives:
-            shown.append(f"objectives={dict(self.objectives)!r}")
-        if self.constraints:
-            shown.append(f"constraints={self.constraints!r}")
-        if self.soft_goals:
-            shown.append(f"soft_goals={self.soft_goals!r}")
+        extra = {
+            "policy": self.policy if self.policy != GoalPolicy() else None,
+            "objectives": dict(self.objectives) if self.objectives else None,
+            "constraints": self.constraints or None,
+            "soft_goals": self.soft_goals or None,
+        }
+        shown = [f"conditions={dict(self.conditions)!r}"] + [f"{k}={v!r}" for k, v in extra.items() if v]
         return f"GoalSpec({', '.join(shown)})"
 
     @classmethod
@@ -115,11 +113,9 @@ class GoalSpec:
         **kwargs: Any,
     ) -> GoalSpec:
         """A goal carrying a ConstraintBuilder's constraints and objectives."""
-        cons: tuple[ConstraintSpec, ...] = ()
-        objs = None
-        if builder_output is not None:
-            cons = tuple(builder_output.constraints)
-            objs = builder_output.objectives or None
+        out = builder_output
+        cons = tuple(out.constraints) if out is not None else ()
+        objs = (out.objectives or None) if out is not None else None
         return cls(conditions=dict(conditions or {}), constraints=cons, objectives=objs, **kwargs)
 
     @classmethod
