@@ -1,9 +1,5 @@
-"""`CostAccumulator`: a LangChain callback keeping the counts goap's budget policies read.
-
-It adds each model call's cost, tokens and count to ``world_state['total_cost_usd']``,
-``['total_tokens']`` and ``['llm_call_count']``, the facts `goap.runtime.MaxCost` (with
-``key="total_cost_usd"``, as `MaxCostPolicy`), `MaxTokens` and `MaxLLMCalls` read.
-"""
+"""`CostAccumulator`: a LangChain callback keeping ``world_state['total_cost_usd']``, ``['total_tokens']``
+and ``['llm_call_count']``, the facts goap's `MaxCost` (as `MaxCostPolicy`), `MaxTokens` and `MaxLLMCalls` read."""
 
 from __future__ import annotations
 
@@ -31,19 +27,14 @@ def _usage(response: Any) -> tuple[int, int, str | None]:
     """(input tokens, output tokens, model) of an ``LLMResult``: the message's ``usage_metadata``
     when present, else the older ``llm_output['token_usage']``."""
     gens = getattr(response, "generations", None) or []
-    msg = getattr(gens[0][0], "message", None) if gens and gens[0] else None
-    meta = getattr(msg, "usage_metadata", None)
-    if meta:
-        info = getattr(msg, "response_metadata", None) or {}
-        return (
-            int(meta.get("input_tokens", 0)),
-            int(meta.get("output_tokens", 0)),
-            info.get("model_name") or info.get("model"),
-        )
-    out = getattr(response, "llm_output", None) or {}
-    use = out.get("token_usage") or {}
-    model = out.get("model_name") or out.get("model")
-    return int(use.get("prompt_tokens", 0)), int(use.get("completion_tokens", 0)), model
+    msg: Any = getattr(gens[0][0], "message", None) if gens and gens[0] else None
+    if getattr(msg, "usage_metadata", None):
+        use, info, keys = msg.usage_metadata, msg.response_metadata or {}, ("input", "output")
+    else:
+        info = getattr(response, "llm_output", None) or {}
+        use, keys = info.get("token_usage") or {}, ("prompt", "completion")
+    model = info.get("model_name") or info.get("model")
+    return int(use.get(keys[0] + "_tokens", 0)), int(use.get(keys[1] + "_tokens", 0)), model
 
 
 class CostAccumulator(BaseCallbackHandler):
@@ -53,14 +44,7 @@ class CostAccumulator(BaseCallbackHandler):
     entry is priced at ``default_input_price`` / ``default_output_price`` per 1,000 tokens.
     """
 
-    def __init__(
-        self,
-        world_state: dict[str, Any],
-        *,
-        cost_per_1k_tokens: Mapping[str, tuple[float, float]] | None = None,
-        default_input_price: float = 0.0,
-        default_output_price: float = 0.0,
-    ) -> None:
+    def __init__(self, world_state: dict[str, Any], *, cost_per_1k_tokens: Mapping[str, tuple[float, float]] | None = None, default_input_price: float = 0.0, default_output_price: float = 0.0) -> None:  # fmt: skip
         self.world_state = world_state
         self.prices = {**DEFAULT_COST_PER_1K_TOKENS, **dict(cost_per_1k_tokens or {})}
         self.fallback = (default_input_price, default_output_price)

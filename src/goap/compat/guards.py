@@ -82,7 +82,7 @@ def _judged(g: Any, v: dict[str, Any]) -> GuardResult:
     return r
 
 
-def _raised(g: Any, exc: Exception) -> GuardResult:
+def _raised(g: Any, exc: Exception) -> GuardResult:  # a raising guard is a WARN, as goap's executor has it
     return _judged(g, {"passed": False, "message": f"guard {g.name!r} raised {exc!r}", "severity": "warn"})
 
 

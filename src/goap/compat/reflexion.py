@@ -1,10 +1,7 @@
-"""LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`.
-
-In a goap graph the executor asks `ReflexionTracer.reflect` after each failed action (its note goes
-to ``reflection_context``); as a LangGOAP tracer, ``on_action_complete`` of an ``action_failed``
-result reflects on its failed entries. The newest ``max_reflections`` are kept and, with a
-``history``, stored in its store under ``("langgoap", "reflections")``, key ``"current"`` (LangGOAP's
-layout); a tracer loads them on its first planning hook (or `load`/`aload`), never when built."""
+"""LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`: in a goap graph the executor
+asks `ReflexionTracer.reflect` after a failed action; as a LangGOAP tracer, ``on_action_complete`` of
+an ``action_failed`` result reflects on its failed entries. With a ``history``, the kept reflections
+are stored in its store (LangGOAP's layout) and loaded on the first planning hook, never when built."""
 
 from __future__ import annotations
 
@@ -22,13 +19,11 @@ __all__ = ["Reflection", "ReflexionTracer"]
 
 _log = logging.getLogger(__name__)
 _REFLECTIONS_NS, _REFLECTIONS_KEY = ("langgoap", "reflections"), "current"
-_ASK = """An action of a goal-oriented planning agent failed.
-Action: {action}
-Error: {error}
-World state when it failed: {world}
-Answer in two lines:
-Reflection: <one or two sentences on what went wrong>
-Suggestion: <one or two sentences on how to avoid it next time>"""
+_ASK = (
+    "An action of a goal-oriented planning agent failed.\nAction: {action}\nError: {error}\nWorld state "
+    "when it failed: {world}\nAnswer in two lines:\nReflection: <one or two sentences on what went wrong>"
+    "\nSuggestion: <one or two sentences on how to avoid it next time>"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +128,8 @@ class ReflexionTracer(_GoapReflexion):
         self.load()
         self.on_action_start(None, state)
         if self.reflections:
-            _log.info("%d reflections available from earlier failures", len(self.reflections))
-            for r in self.reflections:
-                _log.info("  %s", r.note)
+            notes = "; ".join(r.note for r in self.reflections)
+            _log.info("%d reflections available from earlier failures: %s", len(self.reflections), notes)
 
     async def aon_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
         """`on_plan_start`, loading through the async store API."""
@@ -145,10 +139,6 @@ class ReflexionTracer(_GoapReflexion):
     def on_action_start(self, action: Any, state: Any) -> None:
         """Remember the world the action starts from."""
         self.world = state if isinstance(state, dict) else self.world
-
-    async def aon_action_start(self, action: Any, state: Any) -> None:
-        """`on_action_start`."""
-        self.on_action_start(action, state)
 
     def _failures(self, result: Any) -> list[Reflection]:
         if not isinstance(result, dict) or result.get("status") != "action_failed":

@@ -1,6 +1,5 @@
-"""LangGOAP's sensors. A LangGOAP sensor (``name`` + ``sense(world_state)``) already is a goap
-`goap.runtime.Sensor` and `FunctionalSensor` is goap's; `as_goap_sensors` adapts async-only
-(``asense``) sensors. The run helpers read through goap's sensor loop (`read_sensors`)."""
+"""LangGOAP's sensors: `Sensor` (``name`` + ``sense(world_state)``) and `FunctionalSensor` are goap's;
+`as_goap_sensors` adapts async-only (``asense``) sensors; the run helpers use goap's `read_sensors`."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import logging
 from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from goap.runtime import FunctionalSensor
+from goap.runtime import FunctionalSensor, Sensor
 from goap.runtime._sensors import read_sensors
 
 __all__ = ["AsyncSensor", "FunctionalSensor", "Sensor", "as_goap_sensors", "run_sensors_async",
@@ -16,15 +15,6 @@ __all__ = ["AsyncSensor", "FunctionalSensor", "Sensor", "as_goap_sensors", "run_
 
 _log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-
-
-@runtime_checkable
-class Sensor(Protocol):
-    """Reads facts before planning: a ``name`` and ``sense(world_state) -> dict`` of facts to merge."""
-
-    @property
-    def name(self) -> str: ...
-    def sense(self, world_state: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @runtime_checkable
