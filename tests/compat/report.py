@@ -96,6 +96,13 @@ def stage(sdist: Path, into: Path, *, to_compat: bool) -> None:
     (into / "pytest.ini").write_text(_INI)
 
 
+def test_file(dotted: str) -> str:
+    """The test module of a junit ``classname`` (``tests.test_x.TestY`` -> ``tests.test_x``)."""
+    parts = dotted.split(".")
+    ends = [i for i, part in enumerate(parts) if part.startswith("test_")]
+    return ".".join(parts[: ends[0] + 1]) if ends else dotted
+
+
 def run_suite(into: Path, extra: list[str]) -> Counter[tuple[str, str]]:
     """Run pytest in ``into``; each case's outcome counted by (file, outcome)."""
     report = into / "junit.xml"
@@ -109,8 +116,7 @@ def run_suite(into: Path, extra: list[str]) -> Counter[tuple[str, str]]:
     for case in ET.parse(report).getroot().iter("testcase"):
         kinds = {child.tag for child in case}
         outcome = next((k for k in ("error", "failure", "skipped") if k in kinds), "passed")
-        file = case.get("classname", "").rsplit(".", 1)[0] if "." in case.get("classname", "") else "?"
-        counts[(file, outcome)] += 1
+        counts[(test_file(case.get("classname") or case.get("name", "?")), outcome)] += 1
     return counts
 
 

@@ -10,6 +10,7 @@ behaviour differs from LangGOAP's on purpose.
 from __future__ import annotations
 
 import importlib
+import logging
 from typing import Any
 
 __version__ = "0.1.2"
@@ -142,7 +143,8 @@ _HOMES: dict[str, str] = {
     "install_langgoap_serde": "goap.compat.serde",
     "is_nirvana": "goap.compat.planner.utility",
     "pareto_plans": "goap.compat.planner.csp",
-    "plan": "goap.compat.planner.pipeline",
+    "pipeline_plan": "goap.compat.planner.pipeline",
+    "plan": "goap.compat.planner.astar",
     "render_ascii": "goap.compat.viz",
     "render_ascii_gantt": "goap.compat.viz",
     "render_dot": "goap.compat.viz",
@@ -159,7 +161,12 @@ _HOMES: dict[str, str] = {
 }
 """Public name -> the module that defines it."""
 
-__all__ = sorted([*_HOMES, "__version__"])
+__all__ = sorted([*_HOMES, "__version__", "set_log_level"])
+
+
+def set_log_level(level: str | int) -> None:
+    """Level of every ``goap.compat`` logger (a name such as ``"ERROR"`` or a number)."""
+    logging.getLogger(__name__).setLevel(level)
 
 
 def __getattr__(name: str) -> Any:
