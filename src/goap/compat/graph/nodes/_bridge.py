@@ -37,10 +37,6 @@ _ABSENT = "\x1fcompat#absent"
 _EXC = re.compile(r"^[A-Za-z_][\w.]*: ")
 
 
-class RejectedEffects(Exception):
-    """Raised when an action's ``effect_validator`` refuses what it did."""
-
-
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to completion from sync code (in a worker thread when a loop is running)."""
     try:
@@ -84,7 +80,7 @@ def _finish(a: Any, before: dict[str, Any], out: Any, rich: dict[str, Any]) -> d
         after = {**before, **(got if got is not None else a.get_effects(before))}
         if not a.validate_effects(dict(before), after):
             rich[_ATTEMPTED] = after
-            raise RejectedEffects("Effect validation failed")
+            raise RuntimeError("Effect validation failed")
     if got is None:
         return None
     facts, more = split(got)
@@ -163,8 +159,9 @@ class TracerView:
             await out
 
     def _plan(self, plan: Any) -> Any:
-        b = self.bridge
-        return make_plan([a.name for a in plan.actions], b.current, b.world, b.tracer_goal)
+        return make_plan(
+            [a.name for a in plan.actions], self.bridge.current, self.bridge.world, self.bridge.tracer_goal
+        )
 
     async def aon_plan_start(self, goal: Any, world: Any, strategy: str) -> None:
         """``plan_start`` with LangGOAP's goal and strategy name."""
@@ -261,8 +258,7 @@ class Bridge:
         self._graphs: dict[tuple[Any, ...], GoapGraph] = {}
         self._goals: dict[int, tuple[Any, Any]] = {}
         # What the current call is about (read by TracerView).
-        self.sync = False
-        self.replanning = False
+        self.sync = self.replanning = False
         self.tracer_goal: Any = None
         self.current: list[Any] = []
         self.world: dict[str, Any] = {}

@@ -14,11 +14,7 @@ __all__ = ["GoapExecutor", "async_execute_action"]
 
 
 def _approved(answer: Any) -> bool:
-    if answer is None or isinstance(answer, bool):
-        return answer is not False
-    if isinstance(answer, dict):
-        return bool(answer.get("approved", True))
-    return bool(answer)
+    return bool(answer.get("approved", True)) if isinstance(answer, dict) else answer is None or bool(answer)
 
 
 def _refused(action: Any, world: dict[str, Any], error: str) -> dict[str, Any]:
@@ -49,9 +45,8 @@ def approval_gate(action: Any, world: dict[str, Any]) -> dict[str, Any] | None:
         try:
             form = answer if isinstance(answer, BaseModel) else need.model_validate(answer)
         except ValidationError as exc:
-            return _refused(
-                action, world, f"human_form_invalid: form payload failed validation: {exc.errors()!r}"
-            )
+            why = f"form payload failed validation: {exc.errors()!r}"
+            return _refused(action, world, f"human_form_invalid: {why}")
         world[action.human_input_key or action.name] = form.model_dump(mode="json")
         return None
     effects = dict(action.get_effects(world))
@@ -90,18 +85,15 @@ class GoapExecutor(Node):
         if state.get("status") == "no_plan" or (plan is not None and len(plan) == 0):
             return {}
         if plan is None or step >= len(plan):
-            return {
-                "status": "error",
-                "execution_history": [ActionResult("<none>", False, error="No action to execute")],
-            }
+            nothing = ActionResult("<none>", False, error="No action to execute")
+            return {"status": "error", "execution_history": [nothing]}
         # The graph's own actions win over a plan's restored from a checkpoint (callables, forms).
         action = next((a for a in self.actions if a.name == plan.actions[step].name), plan.actions[step])
         refused = approval_gate(action, world)
         if refused is not None:
             return refused
         acts = self.actions or list(plan.actions)
-        b = self._bridge
-        b.sync = sync
+        b, b.sync = self._bridge, sync
         g = b.graph(active_goal(state.get("goal"), state.get("current_subgoal_index", 0) or 0), acts)
         s = b.view({**state, "world_state": world}, acts)
         _, rich = split(world)

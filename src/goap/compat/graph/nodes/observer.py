@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
 from langgraph.graph import END
 from langgraph.types import Command
 
+from goap.compat._convert import execution_record
 from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, policy_of, split, world_out
 from goap.compat.graph.nodes._helpers import _get_last_failed_action, _get_max_retries
 from goap.runtime._executor import count_failure
@@ -38,15 +40,12 @@ class GoapObserver(Node):
 
     async def _go(self, state: dict[str, Any], sync: bool) -> Command[str]:
         cmd, after = await self._decide(state, sync)
-        if self._history is not None and after is not None and cmd.goto == END:
-            from goap.compat._convert import execution_record
-
-            rec = execution_record(after, state.get("goal"))
-            if rec is not None:
-                if sync:
-                    self._history.record(rec)
-                else:
-                    await self._history.arecord(rec)
+        ended = self._history is not None and after is not None and cmd.goto == END
+        rec = execution_record(after, state.get("goal")) if ended else None
+        if rec is not None:
+            done = self._history.record(rec) if sync else self._history.arecord(rec)
+            if inspect.isawaitable(done):
+                await done
         return cmd
 
     async def _decide(self, state: dict[str, Any], sync: bool) -> tuple[Command[str], Any]:
@@ -58,13 +57,12 @@ class GoapObserver(Node):
         sub = active_goal(goal, index)
         plan = state.get("plan")
         acts = self._actions or (list(plan.actions) if plan is not None else [])
-        b = self._bridge
+        b, b.sync = self._bridge, sync
         if status in _ENDED:
-            ended = b.view(state, acts).model_copy(
-                update={"status": "terminated" if status == "terminated" else "no_plan"}
+            ended = "terminated" if status == "terminated" else "no_plan"
+            return Command(goto=END, update={"status": status}), b.view(state, acts).model_copy(
+                update={"status": ended}
             )
-            return Command(goto=END, update={"status": status}), ended
-        b.sync = sync
         g = b.graph(sub, acts)
         s = b.view(state, acts, observe=True)
         _, rich = split(state.get("world_state") or {})

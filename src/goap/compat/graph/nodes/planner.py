@@ -65,8 +65,8 @@ class GoapPlanner(Node):
         if index != (state.get("current_subgoal_index") or 0):
             out["current_subgoal_index"] = index
         if s.status != "executing":
-            out.update(plan=None, status="terminated" if s.status == "terminated" else "no_plan")
-            out["no_plan_explanation"] = s.no_plan_explanation
+            ended = "terminated" if s.status == "terminated" else "no_plan"
+            out.update(plan=None, status=ended, no_plan_explanation=s.no_plan_explanation)
             return out
         sub = active_goal(goal, index)
         made = b.planned if b.planned is not None and b.planned.action_names == s.plan else None
