@@ -40,9 +40,11 @@ class ExecutionRecord:
     goal_hash: str
     goal_conditions: Mapping[str, Any]
     plan_actions: tuple[str, ...]
+    """The last plan's action names, in order."""
     expected_cost: float
     actual_cost: float
     outcome: str
+    """``success`` or ``failed`` for the runs a graph records; open to other values."""
     replan_count: int
     timestamp: datetime
     metadata: Mapping[str, Any] = field(default_factory=dict)
