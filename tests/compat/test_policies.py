@@ -390,3 +390,72 @@ def test_parse_llm_response_alike() -> None:
     ours = [our_reflexion._parse_llm_response(t) for t in texts]
     theirs = [lg_reflexion._parse_llm_response(t) for t in texts]
     assert ours == theirs
+
+
+def _graph_run(m: Any, **policies: Any) -> dict[str, Any]:
+    """Run gather -> process (-> publish needing a license) with ``policies`` on m's GoapGraph."""
+    from importlib import import_module
+
+    a = m.actions.ActionSpec
+    acts = [
+        a(name="gather", effects={"data": True}),
+        a(name="process", preconditions={"data": True}, effects={"done": True}),
+        a(name="publish", preconditions={"done": True, "license": True}, effects={"published": True}),
+    ]
+    graph = import_module(m.actions.__name__.rsplit(".", 1)[0] + ".graph.builder").GoapGraph(acts, **policies)
+    result: dict[str, Any] = graph.invoke(
+        goal=m.goals.GoalSpec(conditions={"published": True}), world_state={}
+    )
+    return result
+
+
+def test_max_actions_ends_a_graph_run_alike() -> None:
+    """In a graph run, MaxActionsPolicy stops both after the same actions, naming the policy."""
+
+    def run(m: Any) -> Any:
+        r = _graph_run(m, stuck_handlers=[_license(m)], termination_policies=[m.term.MaxActionsPolicy(2)])
+        return (
+            r["status"],
+            [h.action_name for h in r["execution_history"]],
+            "MaxActionsPolicy" in r["replan_reason"],
+        )
+
+    ours, theirs = _both(run)
+    assert ours == theirs
+
+
+def _license(m: Any) -> Any:
+    st = m.stuck
+    return st.FunctionalStuckHandler(
+        name="license",
+        fn=lambda s, r: st.StuckHandlerResult.replan(
+            handler_name="license", message="ok", state_updates={"license": True}
+        ),
+    )
+
+
+def test_stuck_handler_rescues_a_graph_run_alike() -> None:
+    """A REPLAN with state updates lets both runs reach the goal through the same actions."""
+
+    def run(m: Any) -> Any:
+        r = _graph_run(m, stuck_handlers=[_license(m)])
+        return r["status"], [h.action_name for h in r["execution_history"]], r["world_state"]
+
+    ours, theirs = _both(run)
+    assert ours == theirs
+
+
+def test_sensors_and_history_in_a_graph_run_alike() -> None:
+    """A sensor providing the license lets both runs succeed; both file one success record for the goal."""
+
+    def run(m: Any) -> Any:
+        history = m.history.StoreExecutionHistory(InMemoryStore())
+        sensor = m.sensors.FunctionalSensor("licence_office", lambda ws: {"license": True})
+        r = _graph_run(m, sensors=[sensor], history=history)
+        recs = history.query_by_goal(
+            m.history.compute_goal_hash(m.goals.GoalSpec(conditions={"published": True}))
+        )
+        return r["status"], [(x.outcome, x.plan_actions, x.expected_cost) for x in recs]
+
+    ours, theirs = _both(run)
+    assert ours == theirs
