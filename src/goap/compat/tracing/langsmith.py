@@ -114,7 +114,6 @@ class LangSmithTracer:
             self._send("update_run", root, outputs=outputs, end_time=_now(), **more)
 
     def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
-        """Open a round's run (closing and chaining to the previous one on a replan)."""
         previous = self._root
         self._close_root({"status": "superseded_by_replan"}, flush=False)
         if self._client is None:
@@ -134,17 +133,14 @@ class LangSmithTracer:
         )
 
     def on_plan_complete(self, plan: Any, duration_ms: float) -> None:
-        """Record the plan on the round's run."""
         if self._root is not None:
             self._events()
             self._note(planning_duration_ms=duration_ms, plan=_plan_doc(plan))
 
     def on_plan_failed(self, reason: str, duration_ms: float) -> None:
-        """Close the round's run with an error."""
         self._close_root({"reason": reason, "duration_ms": duration_ms}, f"plan_failed: {reason}")
 
     def on_action_start(self, action: Any, state: Any) -> None:
-        """Open a tool run for the action under the round's run."""
         name, run_id = str(getattr(action, "name", "unknown")), uuid.uuid4()
         with self._lock:
             parent = self._root if self._client is not None else None
@@ -163,7 +159,6 @@ class LangSmithTracer:
         )
 
     def on_action_complete(self, result: Any) -> None:
-        """Close the action's run (``result``: an action result, goap's outcome or a state update)."""
         if isinstance(result, dict):
             result = (result.get("execution_history") or [None])[-1]
         with self._lock:
@@ -177,7 +172,6 @@ class LangSmithTracer:
         self._send("update_run", run_id, outputs={"result": doc}, error=error, end_time=_now())
 
     def on_action_retry(self, action: Any, attempt: int, exception: BaseException, backoff_ms: float) -> None:
-        """Note a retry on the action's run."""
         retry = {
             "exc_type": type(exception).__name__,
             "exc_message": str(exception),
@@ -188,19 +182,15 @@ class LangSmithTracer:
             self._note(run_id, **{f"retry_attempt_{attempt}": retry})
 
     def on_strategy_chosen(self, strategy_name: str) -> None:
-        """Note the routed strategy."""
         self._note(strategy_chosen=strategy_name)
 
     def on_replan(self, reason: str, new_plan: Any) -> None:
-        """Note why the round replanned and its new plan."""
         self._note(replan_reason=reason, plan=_plan_doc(new_plan))
 
     def on_goal_achieved(self, final_state: Any) -> None:
-        """Close the round's run as achieved."""
         self._close_root({"status": "goal_achieved", "final_state": _plain(final_state)})
 
     def on_sensor_complete(self, sensor_name: str, updates: Any) -> None:
-        """Note a sensor's updates."""
         self._note(**{f"sensor_{sensor_name}": _plain(updates)})
 
     def on_search_expand(
@@ -213,18 +203,15 @@ class LangSmithTracer:
         parent_id: int | None,
         action_name: str | None,
     ) -> None:
-        """Buffer an expansion event."""
         ev = {"kind": "search_expand", "node_id": node_id, "parent_id": parent_id, "action_name": action_name}
         self._events(self._buffer.add_expand, {**ev, "g": g, "h": h, "f": f, "state": _plain(state)})
 
     def on_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
-        """Buffer a dead-end event."""
         self._events(
             self._buffer.add_uncapped, {"kind": "search_dead_end", "reason": reason, "detail": _plain(detail)}
         )
 
     def on_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
-        """Note the search's totals."""
         self._note(
             search_summary={"nodes_explored": nodes_explored, "duration_ms": duration_ms, "found": found}
         )
