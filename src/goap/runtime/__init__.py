@@ -41,7 +41,13 @@ if TYPE_CHECKING:
     )
     from goap.runtime._tool import GoapTool, goap_tool
     from goap.runtime._tracing import LoggingTracer, MultiTracer, NullTracer, PlanningTracer
-    from goap.runtime._visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
+    from goap.runtime._visualize import (
+        plan_to_dot,
+        plan_to_gantt,
+        plan_to_mermaid,
+        plan_to_text,
+        plan_to_text_gantt,
+    )
 
 _EXPORTS: dict[str, str] = {
     "ActionOutcome": "goap.runtime._state",
@@ -94,6 +100,8 @@ _EXPORTS: dict[str, str] = {
     "plan_to_dot": "goap.runtime._visualize",
     "plan_to_gantt": "goap.runtime._visualize",
     "plan_to_mermaid": "goap.runtime._visualize",
+    "plan_to_text": "goap.runtime._visualize",
+    "plan_to_text_gantt": "goap.runtime._visualize",
     "run_nl": "goap.runtime._interpreter",
 }
 """Public name -> the module defining it (imported on first use)."""
@@ -149,6 +157,8 @@ __all__ = [
     "plan_to_dot",
     "plan_to_gantt",
     "plan_to_mermaid",
+    "plan_to_text",
+    "plan_to_text_gantt",
     "run_nl",
 ]
 
