@@ -382,7 +382,7 @@ class MCTSStrategy:
         states, total, now = [], 0.0, st
         for a in (steps := [self._views.by_name[a.name] for a in res.plan.actions]):
             total += a.get_cost(now.to_dict())
-            now = now.apply(dict(self.transition_model.expected(now.to_dict(), a)))
+            now = now.apply(dict((self.transition_model or _DECLARED).expected(now.to_dict(), a)))
             states.append(now)
         meta = PlanMetadata(nodes_explored=res.stats.expanded, planning_time_ms=ms)
         return Plan(tuple(steps), tuple(states), total, meta, SimpleScore(scalar=total))
