@@ -75,7 +75,9 @@ class GoapGraph:
                 a.require_human_approval for a in self.actions if isinstance(a.require_human_approval, type)
             )
             install_langgoap_serde(checkpointer, extra_allowed_types=forms)
-        planner = GoapPlanner(self.actions, **self._planner)
+        planner = GoapPlanner(
+            self.actions, termination_policies=self._observer["termination_policies"], **self._planner
+        )
         executor = GoapExecutor(actions=self.actions, **self._executor)
         observer = GoapObserver(self.actions, **self._observer)
         builder = StateGraph(GoapState)

@@ -16,6 +16,7 @@ import inspect
 import re
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from contextvars import ContextVar
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 import goap.planning as gp
@@ -120,6 +121,12 @@ def _runtime_action(a: Any) -> gp.ActionSpec:
     return dataclasses.replace(base, execute=_execute(a))
 
 
+def _pipelined(fn: Any) -> Any:
+    return lambda start, goal, actions, *, blacklisted_actions, **_: fn(
+        start, goal, actions, blacklisted_actions
+    )
+
+
 def active_goal(goal: Any, index: int) -> Any:
     """The GoalSpec pursued now (a MultiGoal's current sub-goal)."""
     if isinstance(goal, MultiGoal):
@@ -150,7 +157,13 @@ class TracerView:
         self.tracer, self.bridge = tracer, bridge
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.tracer, name)
+        if not name.startswith("aon_"):
+            return getattr(self.tracer, name)
+
+        async def fire(*args: Any) -> None:
+            await self._fire(name[4:], *args)
+
+        return fire
 
     async def _fire(self, hook: str, *args: Any) -> None:
         fn = None if self.bridge.sync else getattr(self.tracer, f"aon_{hook}", None)
@@ -272,15 +285,23 @@ class Bridge:
         return next((a for a in self.current if a.name == name), None)
 
     def graph(self, goal: Any, actions: Sequence[Any]) -> GoapGraph:
-        """The goap graph for ``actions`` under ``goal``'s replan policy."""
+        """The goap graph for ``actions`` under ``goal``'s replan policy (and, for a goal with
+        constraints, objectives or metrics, LangGOAP's A* + CSP pipeline unless a strategy is set)."""
         strategy, budget = policy_of(goal)
         self.current = list(actions)
-        key = (strategy, budget, *map(id, actions))
+        csp = bool(getattr(goal, "constraints", ()) or getattr(goal, "metrics", ())) or (
+            getattr(goal, "objectives", None) is not None
+        )
+        key = (strategy, budget, csp, *map(id, actions))
         g = self._graphs.get(key)
         if g is None:
+            from goap.compat.planner import pipeline
             from goap.compat.planner.transitions import to_goap_model
 
             model = None if self.model is None else to_goap_model(self.model, actions)
+            opts = dict(self.options)
+            if csp and "strategy" not in opts:
+                opts["strategy"] = StrategyView(SimpleNamespace(plan=_pipelined(pipeline.plan)), self)
             g = GoapGraph(
                 [_runtime_action(a) for a in actions],
                 max_replans=budget or 10**9,
@@ -289,7 +310,7 @@ class Bridge:
                 blacklist_after=1,
                 blacklist_fallback=True,
                 transition_model=model,
-                **self.options,
+                **opts,
             )
             if len(self._graphs) > 64:
                 self._graphs.clear()

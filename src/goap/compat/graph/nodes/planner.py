@@ -5,8 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from goap.compat.goals import MultiGoal
-from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, make_plan, split, world_out
+from goap.compat._convert import from_goap_goal
+from goap.compat.goals import GoalSpec, MultiGoal
+from goap.compat.graph.nodes._bridge import (
+    Bridge,
+    Node,
+    active_goal,
+    make_plan,
+    planning_keys,
+    split,
+    world_out,
+)
+from goap.compat.planner.explain import explain_no_plan
+from goap.compat.state import PlanningState
 
 __all__ = ["GoapPlanner"]
 
@@ -25,14 +36,22 @@ class GoapPlanner(Node):
         record_expansions: bool = False,
         stuck_handlers: Sequence[Any] | None = None,
         max_stuck_iterations: int = 3,
+        termination_policies: Sequence[Any] | None = None,
     ) -> None:
         if max_stuck_iterations < 1:
             raise ValueError(f"max_stuck_iterations must be >= 1, got {max_stuck_iterations}")
         self.actions = list(actions)
         self._max_stuck = max_stuck_iterations
+        if resolvers:
+            from goap.compat.conditions import resolver_sensor
+
+            keys = {k for a in self.actions for k in (*a.preconditions, *a.effect_key_set())}
+            sensors = [*(sensors or ()), resolver_sensor(resolvers, sorted(keys))]
+        self._tracer = tracer
         self._bridge = Bridge(
             strategy=strategy,
             tracer=tracer,
+            termination=termination_policies,
             sensors=sensors,
             stuck_handlers=stuck_handlers,
             max_stuck_resolutions=max_stuck_iterations,
@@ -49,6 +68,7 @@ class GoapPlanner(Node):
         b.prior = (state["plan"], int(state.get("current_step", 0) or 0)) if b.replanning else None
         b.tracer_goal = goal if isinstance(goal, MultiGoal) and goal.mode != "sequential" else sub
         s = b.view(state, self.actions)
+        g_goal = s.goal
         _, rich = split(state.get("world_state") or {})
         count = int(state.get("replan_count", 0) or 0) + (state.get("plan") is not None)
         out: dict[str, Any] = {"current_step": 0, "replan_count": count}
@@ -64,11 +84,26 @@ class GoapPlanner(Node):
         index = s.current_subgoal_index
         if index != (state.get("current_subgoal_index") or 0):
             out["current_subgoal_index"] = index
+        if s.goal is not g_goal:  # a stuck handler set a new goal
+            out["goal"] = from_goap_goal(s.goal)  # type: ignore[arg-type]
+        sub = active_goal(out.get("goal", goal), index)
+        if s.status == "terminated":
+            t = s.termination or {}
+            return {
+                **out,
+                "plan": None,
+                "status": "terminated",
+                "replan_reason": f"{t.get('policy')}: {t.get('reason')}",
+            }
         if s.status != "executing":
-            ended = "terminated" if s.status == "terminated" else "no_plan"
-            out.update(plan=None, status=ended, no_plan_explanation=s.no_plan_explanation)
-            return out
-        sub = active_goal(goal, index)
+            start = PlanningState.from_dict(world, keys=planning_keys(self.actions, sub))
+            why = explain_no_plan(start, sub, self.actions).to_dict() if isinstance(sub, GoalSpec) else None
+            return {**out, "plan": None, "status": "no_plan", "no_plan_explanation": why}
+        notes = getattr(self._tracer, "reflections", None)
+        if notes:
+            out["reflection_context"] = [
+                f"[{r.action_name}] {r.reflection} \u2192 {r.suggestion}" for r in notes
+            ]
         made = b.planned if b.planned is not None and b.planned.action_names == s.plan else None
         plan = made or make_plan(s.plan, self.actions, world, sub)
         out.update(plan=plan, status="executing", no_plan_explanation=None)
