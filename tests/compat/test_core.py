@@ -374,3 +374,26 @@ def test_random_boolean_problems_plan_identically() -> None:
             )
             out.append(None if p is None else (_summary(p), p.metadata.nodes_explored))
         assert out[0] == out[1], (start, goal, acts)
+
+
+def test_langgoap_planning_inside_goap_plan() -> None:
+    """goap.plan with _convert.to_goap_strategy() plans as LangGOAP's default planner does (order,
+    callable effects) and carries LangGOAP's own Plan in a report."""
+    import goap.planning as gp
+    from goap.compat import _convert as cv
+
+    def acts(s: SimpleNamespace) -> list[Any]:
+        return [
+            s.ActionSpec("dear", effects={"b": True}, cost=5.0),
+            s.ActionSpec("cheap", effects={"a": True}),
+            s.ActionSpec("take", effects=lambda w: {"n": w["n"] - 1}, effect_keys={"n"}),
+        ]
+
+    start, goal = {"a": False, "b": False, "n": 2}, {"a": True, "b": True, "n": 0}
+    lg = LG.plan(start, LG.GoalSpec(conditions=goal), acts(LG))
+    res = gp.plan(
+        start, cv.to_goap_goal(GC.GoalSpec(conditions=goal)), cv.goap_actions(acts(GC)), cv.to_goap_strategy()
+    )
+    assert res.plan is not None and list(res.plan.names) == lg.action_names
+    report = res.report(cv.PlannedByLangGoap)
+    assert report is not None and _summary(report.plan) == _summary(lg)

@@ -169,9 +169,17 @@ def from_goap_action(a: gp.ActionSpec) -> ActionSpec:
     """The LangGOAP action ``a`` was converted from, else one with its decoded conditions and effects."""
     from goap.compat.actions import ActionSpec
 
+    src = _source(a)
+    if src is not None:
+        return src  # type: ignore[no-any-return]
     cost: Any = (lambda w: a.cost_in(encode_map(w))) if a.has_cost_function else a.cost
-    pre, eff = decode_state(a.preconditions), decode_state(a.effects)
-    return _source(a) or ActionSpec(a.name, pre, eff, cost=cost, execute=a.execute, metadata=a.metadata)
+    eff: Any = decode_state(a.effects)
+    keys = frozenset(a.effects.keys() | a.effect_keys) if a.effect_fn is not None else None
+    if keys is not None:  # static and computed effects together, read on decoded states
+        eff = lambda w: {k: v for k, v in decode_state(a.apply(encode_map(w))).items() if k in keys}  # noqa: E731
+    rerun = a.qos is None or a.qos.can_rerun
+    pre = decode_state(a.preconditions)
+    return ActionSpec(a.name, pre, eff, keys, cost, a.execute, can_rerun=rerun, metadata=a.metadata)
 
 
 def from_goap_goal(goal: gp.GoalSpec) -> GoalSpec:
@@ -227,11 +235,29 @@ class FromLangGoapStrategy:
         return gp.PlanResult("found", found, None, stats, False, self.name, reports=(PlannedByLangGoap(lg),))
 
 
-def to_goap_strategy(strategy: Any) -> Any:
-    """goap's strategy for a LangGOAP-shaped one (with ``plan``); goap strategies and None unchanged."""
-    if strategy is None or hasattr(strategy, "solve"):
+class _LangGoapDefault:
+    """LangGOAP's default planning: the two-phase pipeline (A*, then CSP when the goal asks)."""
+
+    def __init__(self, tracer: Any, record_expansions: bool) -> None:
+        self.tracer, self.record = tracer, record_expansions
+
+    def plan(self, start: Any, goal: Any, actions: Any, *, blacklisted_actions: Any = None, **_: Any) -> Any:
+        from goap.compat.planner.pipeline import plan
+
+        return plan(
+            start, goal, actions, blacklisted_actions, tracer=self.tracer, record_expansions=self.record
+        )
+
+
+def to_goap_strategy(strategy: Any = None, *, tracer: Any = None, record_expansions: bool = False) -> Any:
+    """goap's strategy planning as LangGOAP does: ``strategy`` (an object with LangGOAP's ``plan``;
+    a goap strategy is returned unchanged) or, when None, LangGOAP's default (A* in LangGOAP's
+    order, the CSP phase for constrained goals, search events to ``tracer`` if ``record_expansions``)."""
+    if strategy is not None and hasattr(strategy, "solve"):
         return strategy
-    return FromLangGoapStrategy(strategy)
+    return FromLangGoapStrategy(
+        strategy if strategy is not None else _LangGoapDefault(tracer, record_expansions)
+    )
 
 
 def to_plan(
