@@ -154,6 +154,11 @@ class MultiTracer(NullTracer):
             return fan_sync
         raise AttributeError(name)
 
+    @property
+    def reflections(self) -> list[Any]:
+        """The reflections kept by the tracers inside (e.g. a `ReflexionTracer`'s), in tracer order."""
+        return [r for t in self.tracers for r in getattr(t, "reflections", ())]
+
 
 async def call_tracer(tracer: Any, hook: str, *args: Any, **kwargs: Any) -> None:
     """Call `aon_<hook>` (or `on_<hook>` when the tracer has no async one); never raises."""

@@ -67,3 +67,25 @@ def test_verdict_normalises_answers() -> None:
     assert verdict(G(), False) == {"passed": False, "message": "guard 'g' failed", "severity": "block"}
     v = verdict(G(), GuardResult(False, "no", Sev("block")))  # type: ignore[arg-type]
     assert v == {"passed": False, "message": "no", "severity": "block"} and type(v["severity"]) is str
+
+
+async def test_a_reflexion_tracer_inside_a_multitracer_reflects(store: Store) -> None:
+    """A ReflexionTracer held by a MultiTracer given as tracer= is used as the reflexion; the MultiTracer lists its reflections."""
+    from goap.runtime import MultiTracer, NullTracer, ReflexionTracer
+
+    calls = {"n": 0}
+
+    def flaky(world: Mapping[str, Any]) -> dict[str, Any]:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("boom")
+        return {"done": True}
+
+    reflexion = ReflexionTracer()
+    multi = MultiTracer([NullTracer(), MultiTracer([reflexion])])
+    g = GoapGraph([ActionSpec("go", {}, {"done": True}, execute=flaky)], store=store, tracer=multi)
+    final = await g.run("r", {"done": False}, GoalSpec({"done": True}))
+    assert final.status == "achieved"
+    assert g.config.reflexion is reflexion
+    assert [r.action for r in multi.reflections] == ["go"]
+    assert final.reflection_context == [reflexion.reflections[0].note]
