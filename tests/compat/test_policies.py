@@ -459,3 +459,25 @@ def test_sensors_and_history_in_a_graph_run_alike() -> None:
 
     ours, theirs = _both(run)
     assert ours == theirs
+
+
+def test_guards_and_sensors_see_langgoap_values_in_a_graph_run() -> None:
+    """A sensor writing a tuple fact and a guard reading it see LangGOAP's values, not goap's encoding."""
+
+    def run(m: Any) -> Any:
+        seen: list[Any] = []
+
+        def guard(action: Any, ws: dict[str, Any]) -> Any:
+            seen.append(ws.get("region"))
+            return m.guards.GuardResult(passed=True, message="ok")
+
+        a = m.actions.ActionSpec
+        acts = [a(name="deploy", preconditions={"region": ("eu", 1)}, effects={"deployed": True})]
+        sensor = m.sensors.FunctionalSensor("geo", lambda ws: {"region": ("eu", 1)})
+        builder = __import__(m.actions.__name__.rsplit(".", 1)[0] + ".graph.builder", fromlist=["GoapGraph"])
+        g = builder.GoapGraph(acts, sensors=[sensor], guards=[m.guards.FunctionalGuard("look", guard)])
+        r = g.invoke(goal=m.goals.GoalSpec(conditions={"deployed": True}), world_state={"region": None})
+        return r["status"], r["world_state"], seen
+
+    ours, theirs = _both(run)
+    assert ours == theirs
