@@ -291,18 +291,6 @@ def to_goap_score(score: Score) -> gp.Score:
     raise TypeError(f"not a LangGOAP score: {score!r}")
 
 
-def from_goap_score(score: gp.Score) -> Score:
-    """The LangGOAP score of a goap one (goap's SimpleScore ``-cost`` becomes ``cost``)."""
-    from goap.compat.score import BendableScore, HardSoftScore, SimpleScore
-
-    if isinstance(score, gp.SimpleScore):
-        return SimpleScore(scalar=-score.value)
-    hard, soft = score.levels()
-    if isinstance(score, gp.HardSoftScore):
-        return HardSoftScore(hard=hard[0], soft=soft[0])
-    return BendableScore(hard_levels=hard, soft_levels=soft)
-
-
 def csp_metric(key: str) -> str:
     """The goap metric of a LangGOAP resource key: goap reserves ``cost``, ``length`` and
     ``makespan`` for measures of the plan itself, so such a resource gets a suffix."""
