@@ -16,11 +16,10 @@ import inspect
 import re
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from types import SimpleNamespace
 from typing import Any, TypeVar
 
 import goap.planning as gp
-from goap.compat._convert import decode_state, encode_value, goap_actions, to_goap_goal, to_plan
+from goap.compat import _convert as cv
 from goap.compat.goals import MultiGoal
 from goap.compat.graph.state import ActionResult
 from goap.compat.planner.utility import is_nirvana
@@ -69,7 +68,7 @@ def split(world: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     rich: dict[str, Any] = {}
     for k, v in world.items():
         try:
-            facts[k] = encode_value(v)
+            facts[k] = cv.encode_value(v)
         except TypeError:  # unhashable
             rich[k] = v
     return facts, rich
@@ -95,7 +94,7 @@ def _execute(a: Any) -> Any:
         if fn is None and a.aexecute is not None:
             raise RuntimeError(f"action {a.name!r} has an async-only execute; run the graph with ainvoke()")
         rich = _rich.get()
-        full = {**decode_state(world), **(rich or {})}
+        full = {**cv.decode_state(world), **(rich or {})}
         before = dict(full)
         out = fn(full) if fn is not None else None
         rich = rich if rich is not None else {}
@@ -111,7 +110,7 @@ def _execute(a: Any) -> Any:
 
 
 def _runtime_action(a: Any) -> gp.ActionSpec:
-    base = goap_actions([a])[0]
+    base = cv.goap_actions([a])[0]
     if a.qos is None and a.max_retries:
         # LangGOAP's max_retries is failures tolerated across replans, not retries in place.
         qos = None if base.qos is None else dataclasses.replace(base.qos, attempts=1)
@@ -119,12 +118,6 @@ def _runtime_action(a: Any) -> gp.ActionSpec:
     if a.execute is None and a.aexecute is None and a.effect_validator is None:
         return base
     return dataclasses.replace(base, execute=_execute(a))
-
-
-def _pipelined(fn: Any) -> Any:
-    return lambda start, goal, actions, *, blacklisted_actions, **_: fn(
-        start, goal, actions, blacklisted_actions
-    )
 
 
 def active_goal(goal: Any, index: int) -> Any:
@@ -222,7 +215,7 @@ class StrategyView:
     def solve(self, initial: Any, goal: Any, actions: Any, *, blacklist: frozenset[str] = frozenset()) -> Any:
         """Plan with the LangGOAP strategy; its Plan is kept for the planner node's answer."""
         b = self.bridge
-        sub = b.back.get(id(goal), b.tracer_goal)
+        sub = b.back.get(id(goal)) or cv.from_goap_goal(goal)
         start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, sub))
         hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
         plan = self.strategy.plan(start, sub, list(b.current), blacklisted_actions=sorted(blacklist), **hints)
@@ -248,6 +241,8 @@ class Bridge:
         stuck_handlers: Iterable[Any] | None = None,
         termination: Iterable[Any] | None = None,
         transition_model: Any = None,
+        strategy: Any = None,
+        record_expansions: bool = False,
         **options: Any,
     ) -> None:
         from goap.compat.guards import as_goap_guards
@@ -255,11 +250,14 @@ class Bridge:
         from goap.compat.stuck import as_goap_stuck_handlers
         from goap.compat.termination import as_goap_termination
 
+        # LangGOAP's planning (its strategy, else its default: A* in its order, CSP when asked).
+        inner = (
+            strategy or cv.to_goap_strategy(None, tracer=tracer, record_expansions=record_expansions).inner
+        )
         if tracer is not None and not type(tracer).__module__.startswith("goap."):
             tracer = TracerView(tracer, self)
         self.options = {k: v for k, v in options.items() if v is not None}
-        if self.options.get("strategy") is not None:
-            self.options["strategy"] = StrategyView(self.options["strategy"], self)
+        self.options["strategy"] = StrategyView(inner, self)
         self.options.update(
             tracer=tracer,
             guards=as_goap_guards(guards),
@@ -285,23 +283,15 @@ class Bridge:
         return next((a for a in self.current if a.name == name), None)
 
     def graph(self, goal: Any, actions: Sequence[Any]) -> GoapGraph:
-        """The goap graph for ``actions`` under ``goal``'s replan policy (and, for a goal with
-        constraints, objectives or metrics, LangGOAP's A* + CSP pipeline unless a strategy is set)."""
+        """The goap graph for ``actions`` under ``goal``'s replan policy."""
         strategy, budget = policy_of(goal)
         self.current = list(actions)
-        csp = bool(getattr(goal, "constraints", ()) or getattr(goal, "metrics", ())) or (
-            getattr(goal, "objectives", None) is not None
-        )
-        key = (strategy, budget, csp, *map(id, actions))
+        key = (strategy, budget, *map(id, actions))
         g = self._graphs.get(key)
         if g is None:
-            from goap.compat.planner import pipeline
             from goap.compat.planner.transitions import to_goap_model
 
             model = None if self.model is None else to_goap_model(self.model, actions)
-            opts = dict(self.options)
-            if csp and "strategy" not in opts:
-                opts["strategy"] = StrategyView(SimpleNamespace(plan=_pipelined(pipeline.plan)), self)
             g = GoapGraph(
                 [_runtime_action(a) for a in actions],
                 max_replans=budget or 10**9,
@@ -310,7 +300,7 @@ class Bridge:
                 blacklist_after=1,
                 blacklist_fallback=True,
                 transition_model=model,
-                **opts,
+                **self.options,
             )
             if len(self._graphs) > 64:
                 self._graphs.clear()
@@ -328,14 +318,14 @@ class Bridge:
         elif is_nirvana(goal):  # never satisfied: the run goes on while the strategy finds actions
             out = gp.GoalSpec({_ABSENT: True})
         else:
-            out = to_goap_goal(goal)
+            out = cv.to_goap_goal(goal)
         self._goals[id(goal)] = (goal, out)
         self.back[id(out)] = goal
         return out
 
     def view(self, d: Mapping[str, Any], actions: Sequence[Any], *, observe: bool = False) -> RtState:
         """goap's state for LangGOAP's dict state ``d``."""
-        facts, _ = split(d.get("world_state") or {})
+        facts, self.rich = split(d.get("world_state") or {})
         plan = d.get("plan")
         names = [a.name for a in plan.actions] if plan is not None else []
         index = int(d.get("current_subgoal_index", 0) or 0)
@@ -356,7 +346,7 @@ class Bridge:
             if policy_of(sub)[0] == "on_deviation":
                 exp = plan.expected_states[step - 1].to_dict()
                 expected = {
-                    k: encode_value(exp[k]) if k in exp else _ABSENT
+                    k: cv.encode_value(exp[k]) if k in exp else _ABSENT
                     for k in planning_keys(actions, sub)
                     if k in exp or k in facts
                 }
@@ -378,12 +368,10 @@ class Bridge:
             plans_made=1 if plan is not None else 0,
         )
 
-    async def step(
-        self, g: GoapGraph, node: str, s: RtState, rich: dict[str, Any], **kw: Any
-    ) -> tuple[RtState, Any]:
-        """Run goap node ``node`` on ``s``; the state after it and its route."""
-        self.rich, self.world = rich, world_out(s.world_state, rich)
-        token, mode = _rich.set(rich), _sync.set(self.sync)
+    async def step(self, g: GoapGraph, node: str, s: RtState, **kw: Any) -> tuple[RtState, Any]:
+        """Run goap node ``node`` on ``s`` (the last :meth:`view`); the state after it and its route."""
+        self.world = world_out(s.world_state, self.rich)
+        token, mode = _rich.set(self.rich), _sync.set(self.sync)
         try:
             res = await g.step(node, s, **kw)
         finally:
@@ -395,7 +383,7 @@ class Bridge:
 
 def world_out(facts: Mapping[str, Any], rich: dict[str, Any]) -> dict[str, Any]:
     """LangGOAP's world state from goap's facts and the unhashable rest."""
-    return {**decode_state(facts), **{k: v for k, v in rich.items() if k != _ATTEMPTED}}
+    return {**cv.decode_state(facts), **{k: v for k, v in rich.items() if k != _ATTEMPTED}}
 
 
 def results(
@@ -420,4 +408,4 @@ def make_plan(names: Sequence[str], actions: Sequence[Any], world: Mapping[str, 
     by_name = {a.name: a for a in actions}
     acts = [by_name[n] for n in names]
     start = PlanningState.from_dict(world, keys=planning_keys(actions, goal))
-    return to_plan(acts, start)
+    return cv.to_plan(acts, start)

@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, results, split, world_out
+from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, results, world_out
 from goap.compat.graph.state import ActionResult
 
 __all__ = ["GoapExecutor", "async_execute_action"]
@@ -82,7 +82,7 @@ class GoapExecutor(Node):
     async def _go(self, state: dict[str, Any], sync: bool) -> dict[str, Any]:
         plan, step = state.get("plan"), int(state.get("current_step", 0) or 0)
         world = dict(state.get("world_state") or {})
-        if state.get("status") == "no_plan" or (plan is not None and len(plan) == 0):
+        if state.get("status") in ("no_plan", "terminated") or (plan is not None and len(plan) == 0):
             return {}
         if plan is None or step >= len(plan):
             nothing = ActionResult("<none>", False, error="No action to execute")
@@ -96,12 +96,11 @@ class GoapExecutor(Node):
         b, b.sync = self._bridge, sync
         g = b.graph(active_goal(state.get("goal"), state.get("current_subgoal_index", 0) or 0), acts)
         s = b.view({**state, "world_state": world}, acts)
-        _, rich = split(world)
         before = dict(state.get("world_state") or {})
-        after_s, _ = await b.step(g, "executor", s, rich)
+        after_s, _ = await b.step(g, "executor", s)
         new = after_s.execution_history[len(s.execution_history) :]
-        after = world_out(after_s.world_state, rich)
-        out: dict[str, Any] = {"execution_history": results(new, before, after, rich), "world_state": after}
+        after = world_out(after_s.world_state, b.rich)
+        out: dict[str, Any] = {"execution_history": results(new, before, after, b.rich), "world_state": after}
         if after_s.current_step != s.current_step:
             out["current_step"] = after_s.current_step
         if any(not o.success for o in new):

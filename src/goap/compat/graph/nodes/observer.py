@@ -10,7 +10,7 @@ from langgraph.graph import END
 from langgraph.types import Command
 
 from goap.compat._convert import execution_record
-from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, policy_of, split, world_out
+from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, policy_of, world_out
 from goap.compat.graph.nodes._helpers import _get_last_failed_action, _get_max_retries
 from goap.runtime._executor import count_failure
 
@@ -65,11 +65,10 @@ class GoapObserver(Node):
             )
         g = b.graph(sub, acts)
         s = b.view(state, acts, observe=True)
-        _, rich = split(state.get("world_state") or {})
         # goap reads a failure from an outcome recorded the step before.
-        after, route = await b.step(g, "observer", s, rich, step=1 if status == "action_failed" else 3)
+        after, route = await b.step(g, "observer", s, step=1 if status == "action_failed" else 3)
         up: dict[str, Any] = {}
-        world = world_out(after.world_state, rich)
+        world = world_out(after.world_state, b.rich)
         if world != state.get("world_state"):
             up["world_state"] = world
         if route is not None and route.target in ("executor", "approval"):

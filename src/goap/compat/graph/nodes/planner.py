@@ -13,7 +13,6 @@ from goap.compat.graph.nodes._bridge import (
     active_goal,
     make_plan,
     planning_keys,
-    split,
     world_out,
 )
 from goap.compat.planner.explain import explain_no_plan
@@ -50,6 +49,7 @@ class GoapPlanner(Node):
         self._tracer = tracer
         self._bridge = Bridge(
             strategy=strategy,
+            record_expansions=record_expansions,
             tracer=tracer,
             termination=termination_policies,
             sensors=sensors,
@@ -69,14 +69,13 @@ class GoapPlanner(Node):
         b.tracer_goal = goal if isinstance(goal, MultiGoal) and goal.mode != "sequential" else sub
         s = b.view(state, self.actions)
         g_goal = s.goal
-        _, rich = split(state.get("world_state") or {})
         count = int(state.get("replan_count", 0) or 0) + (state.get("plan") is not None)
         out: dict[str, Any] = {"current_step": 0, "replan_count": count}
         for _ in range(self._max_stuck + 1):
-            s, route = await b.step(g, "planner", s, rich)
+            s, route = await b.step(g, "planner", s)
             if route is None or route.target != "planner":
                 break
-        world = world_out(s.world_state, rich)
+        world = world_out(s.world_state, b.rich)
         if world != state.get("world_state"):
             out["world_state"] = world
         if state.get("wall_clock_started_at") is None:
@@ -107,7 +106,6 @@ class GoapPlanner(Node):
         made = b.planned if b.planned is not None and b.planned.action_names == s.plan else None
         plan = made or make_plan(s.plan, self.actions, world, sub)
         out.update(plan=plan, status="executing", no_plan_explanation=None)
-        for key in ("blacklisted_actions", "action_failure_counts"):
-            if getattr(s, key) != (state.get(key) or type(getattr(s, key))()):
-                out[key] = getattr(s, key)
+        if set(s.plan) & set(state.get("blacklisted_actions") or ()):  # planned with a blacklisted action
+            out.update(blacklisted_actions=[], action_failure_counts={})
         return out
