@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 from goap.compat._convert import decode_state
 from goap.runtime import FunctionalGuard as _GoapGuard
 from goap.runtime import GuardResult as _Verdict
-from goap.runtime._guards import run_check, verdict
+from goap.runtime import check_guard, guard_verdict
 
 __all__ = ["ActionGuard", "AsyncActionGuard", "FunctionalGuard", "GuardResult", "GuardSeverity",
            "as_goap_guards", "has_blocking_failure", "run_guards_async", "run_guards_sync"]  # fmt: skip
@@ -98,7 +98,7 @@ def run_guards_sync(guards: Sequence[Any], action: Any, world_state: dict[str, A
             _log.warning("guard %r is async-only, skipped on the sync path (use run_guards_async)", g.name)
             continue
         try:
-            out.append(_judged(g, verdict(g, g.check(action, world_state))))
+            out.append(_judged(g, guard_verdict(g, g.check(action, world_state))))
         except Exception as exc:
             out.append(_raised(g, exc))
     return out
@@ -111,7 +111,7 @@ async def run_guards_async(
 
     async def one(g: Any) -> GuardResult:
         try:
-            return _judged(g, await run_check(_goap(g), action, world_state))
+            return _judged(g, await check_guard(_goap(g), action, world_state))
         except Exception as exc:
             return _raised(g, exc)
 

@@ -10,8 +10,7 @@ from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from goap.compat._convert import decode_state, encode_map
-from goap.runtime import FunctionalSensor, Sensor
-from goap.runtime._sensors import read_sensors
+from goap.runtime import FunctionalSensor, Sensor, read_sensors
 
 __all__ = ["AsyncSensor", "FunctionalSensor", "Sensor", "as_goap_sensors", "run_sensors_async",
            "run_sensors_sync"]  # fmt: skip

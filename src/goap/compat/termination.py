@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from goap import runtime as rt
-from goap.runtime._termination import RunView
+from goap.runtime import RunView
 
 if TYPE_CHECKING:
     from goap.runtime import GoapState

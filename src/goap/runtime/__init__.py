@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from goap.runtime._approval import Approval
     from goap.runtime._config import GoapConfig
     from goap.runtime._graph import GoapGraph, GoapReplayReport
-    from goap.runtime._guards import FunctionalGuard, Guard, GuardResult
+    from goap.runtime._guards import FunctionalGuard, Guard, GuardResult, check_guard, guard_verdict
     from goap.runtime._history import (
         ActionRecord,
         ExecutionHistory,
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
     from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
     from goap.runtime._reflexion import Reflection, ReflexionTracer
-    from goap.runtime._sensors import FunctionalSensor, Sensor
+    from goap.runtime._sensors import FunctionalSensor, Sensor, SensorReadings, read_sensors
     from goap.runtime._serialize import goal_from_dict, goal_to_dict
     from goap.runtime._state import ActionOutcome, GoapState, GoapStatus, PolicyEvent, ReplanReason
     from goap.runtime._stuck import FunctionalStuckHandler, StuckHandler, StuckResolution
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         MaxTokens,
         MaxWallClock,
         OnStuck,
+        RunView,
         Termination,
         TerminationPolicy,
     )
@@ -87,21 +88,26 @@ _EXPORTS: dict[str, str] = {
     "Reflection": "goap.runtime._reflexion",
     "ReflexionTracer": "goap.runtime._reflexion",
     "ReplanReason": "goap.runtime._state",
+    "RunView": "goap.runtime._termination",
     "Sensor": "goap.runtime._sensors",
+    "SensorReadings": "goap.runtime._sensors",
     "StoreExecutionHistory": "goap.runtime._history",
     "StuckHandler": "goap.runtime._stuck",
     "StuckResolution": "goap.runtime._stuck",
     "Termination": "goap.runtime._termination",
     "TerminationPolicy": "goap.runtime._termination",
+    "check_guard": "goap.runtime._guards",
     "goal_from_dict": "goap.runtime._serialize",
     "goal_to_dict": "goap.runtime._serialize",
     "goap_tool": "goap.runtime._tool",
+    "guard_verdict": "goap.runtime._guards",
     "plan_history": "goap.runtime._lineage",
     "plan_to_dot": "goap.runtime._visualize",
     "plan_to_gantt": "goap.runtime._visualize",
     "plan_to_mermaid": "goap.runtime._visualize",
     "plan_to_text": "goap.runtime._visualize",
     "plan_to_text_gantt": "goap.runtime._visualize",
+    "read_sensors": "goap.runtime._sensors",
     "run_nl": "goap.runtime._interpreter",
 }
 """Public name -> the module defining it (imported on first use)."""
@@ -144,21 +150,26 @@ __all__ = [
     "Reflection",
     "ReflexionTracer",
     "ReplanReason",
+    "RunView",
     "Sensor",
+    "SensorReadings",
     "StoreExecutionHistory",
     "StuckHandler",
     "StuckResolution",
     "Termination",
     "TerminationPolicy",
+    "check_guard",
     "goal_from_dict",
     "goal_to_dict",
     "goap_tool",
+    "guard_verdict",
     "plan_history",
     "plan_to_dot",
     "plan_to_gantt",
     "plan_to_mermaid",
     "plan_to_text",
     "plan_to_text_gantt",
+    "read_sensors",
     "run_nl",
 ]
 
