@@ -197,8 +197,7 @@ class TracerView:
 
     async def aon_action_retry(self, action: Any, attempt: int, exc: Any, ms: float) -> None:
         """``action_retry`` with LangGOAP's action and the action's own exception."""
-        cause = exc.__cause__ if exc.__cause__ is not None else exc
-        cause = cause.__cause__ if cause.__cause__ is not None else cause
+        cause = getattr(exc.__cause__, "__cause__", None) or exc.__cause__ or exc
         await self._fire("action_retry", self.bridge.action(action.name), attempt, cause, round(ms, 9))
 
     async def aon_goal_achieved(self, world: Any) -> None:
@@ -219,14 +218,11 @@ class StrategyView:
         start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, sub))
         hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
         plan = self.strategy.plan(start, sub, list(b.current), blacklisted_actions=sorted(blacklist), **hints)
-        b.planned = plan
-        by_name = {a.name: a for a in actions}
-        found = (
-            None if plan is None else gp.Plan(tuple(by_name[n] for n in plan.action_names), plan.total_cost)
-        )
-        return gp.PlanResult(
-            "no_plan" if found is None else "found", found, None, gp.SearchStats(), False, self.name
-        )
+        b.planned, stats = plan, gp.SearchStats()
+        if plan is None:
+            return gp.PlanResult("no_plan", None, None, stats, False, self.name)
+        steps = tuple(next(a for a in actions if a.name == n) for n in plan.action_names)
+        return gp.PlanResult("found", gp.Plan(steps, plan.total_cost), None, stats, False, self.name)
 
 
 class Bridge:
@@ -251,13 +247,11 @@ class Bridge:
         from goap.compat.termination import as_goap_termination
 
         # LangGOAP's planning (its strategy, else its default: A* in its order, CSP when asked).
-        inner = (
-            strategy or cv.to_goap_strategy(None, tracer=tracer, record_expansions=record_expansions).inner
-        )
+        default = cv.to_goap_strategy(None, tracer=tracer, record_expansions=record_expansions)
         if tracer is not None and not type(tracer).__module__.startswith("goap."):
             tracer = TracerView(tracer, self)
         self.options = {k: v for k, v in options.items() if v is not None}
-        self.options["strategy"] = StrategyView(inner, self)
+        self.options["strategy"] = StrategyView(strategy or default.inner, self)
         self.options.update(
             tracer=tracer,
             guards=as_goap_guards(guards),

@@ -26,10 +26,7 @@ def _find_parallel_group(actions: Sequence[Any], start: int) -> list[int]:
     if start >= len(actions):
         return []
     acts = goap_actions(actions)
-    world: dict[str, Any] = {}
-    for a in acts[start:]:
-        for k, v in a.preconditions.items():
-            world.setdefault(k, v)
+    world = {k: v for a in reversed(acts[start:]) for k, v in a.preconditions.items()}  # the first one wins
     s = RtState.model_construct(plan=[a.name for a in acts], current_step=start, world_state=world)
     batch = independent_batch({a.name: a for a in acts}, s)
     return list(range(start, start + max(1, len(batch))))

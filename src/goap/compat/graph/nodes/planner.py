@@ -7,14 +7,7 @@ from typing import Any
 
 from goap.compat._convert import from_goap_goal
 from goap.compat.goals import GoalSpec, MultiGoal
-from goap.compat.graph.nodes._bridge import (
-    Bridge,
-    Node,
-    active_goal,
-    make_plan,
-    planning_keys,
-    world_out,
-)
+from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, make_plan, planning_keys, world_out
 from goap.compat.planner.explain import explain_no_plan
 from goap.compat.state import PlanningState
 
@@ -44,8 +37,10 @@ class GoapPlanner(Node):
         if resolvers:
             from goap.compat.conditions import resolver_sensor
 
-            keys = {k for a in self.actions for k in (*a.preconditions, *a.effect_key_set())}
-            sensors = [*(sensors or ()), resolver_sensor(resolvers, sorted(keys))]
+            sensors = [
+                *(sensors or ()),
+                resolver_sensor(resolvers, sorted(planning_keys(self.actions, None))),
+            ]
         self._tracer = tracer
         self._bridge = Bridge(
             strategy=strategy,
@@ -88,21 +83,15 @@ class GoapPlanner(Node):
         sub = active_goal(out.get("goal", goal), index)
         if s.status == "terminated":
             t = s.termination or {}
-            return {
-                **out,
-                "plan": None,
-                "status": "terminated",
-                "replan_reason": f"{t.get('policy')}: {t.get('reason')}",
-            }
+            said = f"{t.get('policy')}: {t.get('reason')}"
+            return {**out, "plan": None, "status": "terminated", "replan_reason": said}
         if s.status != "executing":
             start = PlanningState.from_dict(world, keys=planning_keys(self.actions, sub))
             why = explain_no_plan(start, sub, self.actions).to_dict() if isinstance(sub, GoalSpec) else None
             return {**out, "plan": None, "status": "no_plan", "no_plan_explanation": why}
-        notes = getattr(self._tracer, "reflections", None)
+        notes = getattr(self._tracer, "reflections", None) or ()
         if notes:
-            out["reflection_context"] = [
-                f"[{r.action_name}] {r.reflection} \u2192 {r.suggestion}" for r in notes
-            ]
+            out["reflection_context"] = [f"[{r.action_name}] {r.reflection} → {r.suggestion}" for r in notes]
         made = b.planned if b.planned is not None and b.planned.action_names == s.plan else None
         plan = made or make_plan(s.plan, self.actions, world, sub)
         out.update(plan=plan, status="executing", no_plan_explanation=None)
