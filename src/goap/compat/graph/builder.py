@@ -38,21 +38,10 @@ class GoapGraph:
         termination_policies: Sequence[Any] | None = None,
     ) -> None:
         self.actions = list(actions)
-        self._planner = {
-            "strategy": strategy,
-            "tracer": tracer,
-            "sensors": sensors,
-            "resolvers": resolvers,
-            "record_expansions": record_expansions,
-            "stuck_handlers": stuck_handlers,
-            "max_stuck_iterations": max_stuck_iterations,
-        }
-        self._executor = {
-            "tracer": tracer,
-            "guards": guards,
-            "transition_model": transition_model,
-            "rng": rng,
-        }
+        self._planner = dict(strategy=strategy, tracer=tracer, sensors=sensors, resolvers=resolvers)
+        self._planner.update(record_expansions=record_expansions, stuck_handlers=stuck_handlers)
+        self._planner["max_stuck_iterations"] = max_stuck_iterations
+        self._executor = dict(tracer=tracer, guards=guards, transition_model=transition_model, rng=rng)
         self._observer = {"tracer": tracer, "history": history, "termination_policies": termination_policies}
 
     def compile(

@@ -353,7 +353,6 @@ class Bridge:
             execution_history=hist,
             replan_count=int(d.get("replan_count", 0) or 0),
             replan_reason=reason if reason in _REASONS else None,
-            status="executing",
             blacklisted_actions=list(d.get("blacklisted_actions") or ()),
             action_failure_counts=dict(d.get("action_failure_counts") or {}),
             current_subgoal_index=index,
@@ -385,15 +384,10 @@ def results(
 ) -> list[ActionResult]:
     """LangGOAP's history entries for goap's outcomes (a refused action's entry shows what it did)."""
     tried = rich.pop(_ATTEMPTED, before)
+    errors = [None if o.error is None else _EXC.sub("", o.error, count=1) for o in new]
     return [
-        ActionResult(
-            action_name=o.action,
-            success=o.success,
-            state_before=dict(before),
-            state_after=dict(after) if o.success else dict(tried),
-            error=None if o.error is None else _EXC.sub("", o.error, count=1),
-        )
-        for o in new
+        ActionResult(o.action, o.success, dict(before), dict(after if o.success else tried), e)
+        for o, e in zip(new, errors, strict=True)
     ]
 
 
