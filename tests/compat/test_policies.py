@@ -481,3 +481,31 @@ def test_guards_and_sensors_see_langgoap_values_in_a_graph_run() -> None:
 
     ours, theirs = _both(run)
     assert ours == theirs
+
+
+def test_reflexion_with_a_model_in_a_graph_run_alike() -> None:
+    """A failing action in a graph run gives both tracers the same model-written reflection."""
+    from langchain_core.messages import AIMessage
+
+    class Model:
+        def invoke(self, messages: Any) -> AIMessage:
+            return AIMessage(content="Reflection: the API timed out.\nSuggestion: retry with backoff.")
+
+    def run(m: Any) -> Any:
+        calls = {"n": 0}
+
+        def flaky(ws: dict[str, Any]) -> dict[str, Any]:
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise RuntimeError("timeout")
+            return {"done": True}
+
+        tracer = m.reflexion.ReflexionTracer(llm=Model())
+        act = m.actions.ActionSpec(name="call_api", effects={"done": True}, execute=flaky)
+        builder = __import__(m.actions.__name__.rsplit(".", 1)[0] + ".graph.builder", fromlist=["GoapGraph"])
+        goal = m.goals.GoalSpec(conditions={"done": True}, policy=m.goals.GoalPolicy(max_replans=3))
+        r = builder.GoapGraph([act], tracer=tracer).invoke(goal=goal, world_state={})
+        return r["status"], [(x.action_name, x.reflection, x.suggestion) for x in tracer.reflections]
+
+    ours, theirs = _both(run)
+    assert ours == theirs

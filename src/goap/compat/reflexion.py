@@ -5,6 +5,7 @@ are stored in its store (LangGOAP's layout) and loaded on the first planning hoo
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -100,7 +101,10 @@ class ReflexionTracer(_GoapReflexion):
 
     async def reflect(self, action: str, error: str, world: Mapping[str, Any]) -> str:
         """goap's hook: reflect on a failure of a goap run; the note for ``reflection_context``."""
-        r = self._think(action, error, world)
+        if self.llm is None:
+            r = self._think(action, error, world)
+        else:  # a model call blocks: keep it off the event loop
+            r = await asyncio.to_thread(self._think, action, error, world)
         await self._add(r, self._store(False))
         return r.note
 
