@@ -74,8 +74,10 @@ def split(world: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return facts, rich
 
 
-def _finish(a: Any, before: dict[str, Any], out: Any, rich: dict[str, Any]) -> dict[str, Any] | None:
+def _finish(a: Any, before: dict[str, Any], full: dict[str, Any], out: Any, rich: dict[str, Any]) -> Any:
     got = dict(out) if isinstance(out, Mapping) else None
+    if full != before:  # execute changed its world in place: LangGOAP keeps that
+        got = {**full, **(got if got is not None else a.get_effects(full))}
     if a.effect_validator is not None:
         after = {**before, **(got if got is not None else a.get_effects(before))}
         if not a.validate_effects(dict(before), after):
@@ -101,10 +103,10 @@ def _execute(a: Any) -> Any:
         if inspect.isawaitable(out):
 
             async def later() -> Any:
-                return _finish(a, before, await out, rich)
+                return _finish(a, before, full, await out, rich)
 
             return later()
-        return _finish(a, before, out, rich)
+        return _finish(a, before, full, out, rich)
 
     return call
 

@@ -115,6 +115,5 @@ class GoapExecutor(Node):
 
 async def async_execute_action(action: Any, world_state: dict[str, Any]) -> Any:
     """Call the action's ``aexecute`` (or ``execute``) on ``world_state`` and await the result."""
-    fn = action.aexecute or action.execute
-    out: Any = fn(world_state) if fn is not None else None
+    out: Any = (action.aexecute or action.execute or (lambda _: None))(world_state)
     return await out if inspect.isawaitable(out) else out
