@@ -509,3 +509,28 @@ def test_reflexion_with_a_model_in_a_graph_run_alike() -> None:
 
     ours, theirs = _both(run)
     assert ours == theirs
+
+
+def test_stuck_handlers_are_not_asked_when_the_replan_budget_is_spent() -> None:
+    """As in LangGOAP, a spent replan budget ends the run without asking the stuck handlers."""
+
+    def run(m: Any) -> Any:
+        asked: list[Any] = []
+        st = m.stuck
+
+        def note(s: Any, r: Any) -> Any:
+            asked.append(1)
+            return st.StuckHandlerResult.no_resolution(handler_name="h", message="no")
+
+        def broken(ws: dict[str, Any]) -> dict[str, Any]:
+            raise RuntimeError("down")
+
+        act = m.actions.ActionSpec(name="go", effects={"done": True}, execute=broken)
+        builder = __import__(m.actions.__name__.rsplit(".", 1)[0] + ".graph.builder", fromlist=["GoapGraph"])
+        graph = builder.GoapGraph([act], stuck_handlers=[st.FunctionalStuckHandler(name="h", fn=note)])
+        goal = m.goals.GoalSpec(conditions={"done": True}, policy=m.goals.GoalPolicy(max_replans=1))
+        r = graph.invoke(goal=goal, world_state={})
+        return r["status"], len(asked)
+
+    ours, theirs = _both(run)
+    assert ours == theirs
