@@ -21,6 +21,8 @@ __all__ = ["ActionSpec", "EffectFunction", "GoapAction", "goap_action"]
 
 EffectFunction = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 """Effects computed from the world state: ``fn(world_state) -> {key: value}``."""
+_Run = Callable[..., Any]
+_Check = Callable[[dict[str, Any], dict[str, Any]], bool]
 
 
 def _lost_effect(world_state: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -43,16 +45,16 @@ class ActionSpec:
     preconditions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     effects: Mapping[str, Any] | EffectFunction = field(default_factory=lambda: MappingProxyType({}))
     effect_keys: frozenset[str] | None = None
-    cost: float | CostFunction = 1.0
-    execute: Callable[..., Any] | None = None
-    aexecute: Callable[..., Any] | None = None
-    effect_validator: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
+    cost: CostFunction | float = 1.0
+    execute: _Run | None = None
+    aexecute: _Run | None = None
+    effect_validator: _Check | None = None
     max_retries: int = 0
     qos: ActionQos | None = None
     can_rerun: bool = True
     read_only: bool = False
-    utility: float | CostFunction | None = None
-    require_human_approval: bool | type = False
+    utility: CostFunction | float | None = None
+    require_human_approval: type | bool = False
     human_input_key: str | None = None
     resources: Mapping[str, float] | None = None
     duration: timedelta | None = None
@@ -155,8 +157,8 @@ class GoapAction:
     qos: ActionQos | None = None
     can_rerun: bool = True
     read_only: bool = False
-    utility: float | CostFunction | None = None
-    require_human_approval: bool | type = False
+    utility: CostFunction | float | None = None
+    require_human_approval: type | bool = False
     human_input_key: str | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

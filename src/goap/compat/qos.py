@@ -17,12 +17,12 @@ class ActionQos:
     """How often a failing action is tried again, and how long to wait in between (milliseconds)."""
 
     max_attempts: int = 1
+    idempotent: bool = False
+    retryable_exceptions: tuple[type[BaseException], ...] = (TimeoutError,)
     backoff_initial_ms: float = 250.0
     backoff_multiplier: float = 2.0
     backoff_max_ms: float = 30_000.0
     jitter: float = 0.1
-    idempotent: bool = False
-    retryable_exceptions: tuple[type[BaseException], ...] = (TimeoutError,)
 
     def __post_init__(self) -> None:
         for bad, what in (

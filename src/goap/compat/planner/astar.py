@@ -116,10 +116,10 @@ def _search(
 
 
 def plan(
-    start: PlanningState | dict[str, Any],
+    start: PlanningState | Mapping[str, Any],
     goal: GoalSpec,
-    actions: list[ActionSpec],
-    blacklisted_actions: list[str] | None = None,
+    actions: Sequence[ActionSpec],
+    blacklisted_actions: Sequence[str] | None = None,
     *,
     time_budget_ms: float | None = None,
     tracer: Any = None,

@@ -7,6 +7,7 @@ CSP strategies hand over to :mod:`goap.compat.planner.pipeline` (goap's CP-SAT p
 from __future__ import annotations
 
 import concurrent.futures
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from goap.compat import _convert as cv
@@ -16,14 +17,8 @@ from goap.compat.planner.astar import plan as astar_plan
 from goap.compat.planner.types import Plan
 from goap.compat.state import PlanningState
 
-__all__ = [
-    "AStarStrategy",
-    "AnytimePlanningStrategy",
-    "CSPRefinementStrategy",
-    "LazyDecompositionStrategy",
-    "PlanningStrategy",
-    "TwoPhasePipelineStrategy",
-]
+__all__ = ["PlanningStrategy", "AStarStrategy", "TwoPhasePipelineStrategy", "CSPRefinementStrategy"]
+__all__ += ["LazyDecompositionStrategy", "AnytimePlanningStrategy"]
 
 
 @runtime_checkable
@@ -34,9 +29,9 @@ class PlanningStrategy(Protocol):
         self,
         start: PlanningState,
         goal: GoalSpec,
-        actions: list[ActionSpec],
+        actions: Sequence[ActionSpec],
         *,
-        blacklisted_actions: list[str] | None = None,
+        blacklisted_actions: Sequence[str] | None = None,
         prior_plan: Plan | None = None,
         current_step: int = 0,
     ) -> Plan | None:
@@ -54,9 +49,9 @@ class _Base:
         self,
         start: PlanningState,
         goal: GoalSpec,
-        actions: list[ActionSpec],
+        actions: Sequence[ActionSpec],
         *,
-        blacklisted_actions: list[str] | None = None,
+        blacklisted_actions: Sequence[str] | None = None,
         prior_plan: Plan | None = None,
         current_step: int = 0,
     ) -> Plan | None:
@@ -68,7 +63,7 @@ class _Base:
         )
         return out
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         raise NotImplementedError
 
 
@@ -78,7 +73,7 @@ class AStarStrategy(_Base):
     def __init__(self, *, time_budget_ms: float | None = None) -> None:
         self._time_budget_ms = time_budget_ms
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         black = kw["blacklisted_actions"]
         return astar_plan(start, goal, actions, black, time_budget_ms=self._time_budget_ms)
 
@@ -89,7 +84,7 @@ class CSPRefinementStrategy(_Base):
     def __init__(self, candidate: Plan) -> None:
         self._candidate = candidate
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         from goap.compat.planner import pipeline
         from goap.compat.planner.csp import validate_plan
 
@@ -103,7 +98,7 @@ class TwoPhasePipelineStrategy(_Base):
     def __init__(self, *, max_alternatives: int = 5) -> None:
         self._max_alternatives = max_alternatives
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         from goap.compat.planner.pipeline import plan as pipeline_plan
 
         black = kw["blacklisted_actions"]
@@ -122,7 +117,7 @@ class LazyDecompositionStrategy(_Base):
         self._lookahead = lookahead
         self._inner: PlanningStrategy = inner or AStarStrategy()
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         whole = self._inner.plan(start, goal, actions, **kw)
         if whole is None or len(whole) <= self._lookahead:
             return whole
@@ -137,7 +132,7 @@ class AnytimePlanningStrategy(_Base):
         self._budget_ms = time_budget_ms
         self._inner: PlanningStrategy = inner or AStarStrategy(time_budget_ms=time_budget_ms)
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         job = pool.submit(self._inner.plan, start, goal, actions, **kw)
         try:
