@@ -173,8 +173,11 @@ class TracerView:
 
     async def aon_plan_start(self, goal: Any, world: Any, strategy: str) -> None:
         """``plan_start`` with LangGOAP's goal and strategy name."""
-        name = "AStar" if strategy == "DefaultStrategy" else strategy
-        await self._fire("plan_start", self.bridge.tracer_goal, self.bridge.world, name)
+        b, g = self.bridge, self.bridge.tracer_goal
+        csp = getattr(g, "constraints", None) or getattr(g, "objectives", None) is not None
+        await self._fire(
+            "plan_start", g, b.world, b.strategy_name or ("TwoPhasePipeline" if csp else "AStar")
+        )
 
     async def aon_plan_complete(self, plan: Any, ms: float) -> None:
         """``plan_complete`` of a first plan (a replan fires ``replan`` only, as LangGOAP)."""
@@ -254,6 +257,7 @@ class Bridge:
             tracer = TracerView(tracer, self)
         self.options = {k: v for k, v in options.items() if v is not None}
         self.options["strategy"] = StrategyView(strategy or default.inner, self)
+        self.strategy_name = None if strategy is None else type(strategy).__name__
         self.options.update(
             tracer=tracer,
             guards=as_goap_guards(guards),

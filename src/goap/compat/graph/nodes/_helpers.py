@@ -12,8 +12,9 @@ from goap.runtime._parallel import independent_batch
 
 def _get_last_failed_action(state: Mapping[str, Any]) -> str | None:
     """The name of the last failed action in the history, or None."""
-    failed = [r.action_name for r in state.get("execution_history") or () if not r.success]
-    return failed[-1] if failed else None
+    return next(
+        (r.action_name for r in reversed(state.get("execution_history") or []) if not r.success), None
+    )
 
 
 def _get_max_retries(action_name: str, actions: Sequence[Any]) -> int:

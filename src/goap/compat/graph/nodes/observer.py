@@ -59,10 +59,8 @@ class GoapObserver(Node):
         acts = self._actions or (list(plan.actions) if plan is not None else [])
         b, b.sync = self._bridge, sync
         if status in _ENDED:
-            ended = "terminated" if status == "terminated" else "no_plan"
-            return Command(goto=END, update={"status": status}), b.view(state, acts).model_copy(
-                update={"status": ended}
-            )
+            ended = {"status": "terminated" if status == "terminated" else "no_plan"}
+            return Command(goto=END, update={"status": status}), b.view(state, acts).model_copy(update=ended)
         g = b.graph(sub, acts)
         s = b.view(state, acts, observe=True)
         # goap reads a failure from an outcome recorded the step before.
@@ -78,12 +76,8 @@ class GoapObserver(Node):
             up["replan_reason"] = "every_action_replan" if every else after.replan_reason
             failed = _get_last_failed_action(state) if status == "action_failed" else None
             if failed is not None:
-                counts, black = count_failure(
-                    state.get("action_failure_counts") or {},
-                    state.get("blacklisted_actions") or [],
-                    failed,
-                    _get_max_retries(failed, self._actions) + 1,
-                )
+                old = (state.get("action_failure_counts") or {}, state.get("blacklisted_actions") or [])
+                counts, black = count_failure(*old, failed, _get_max_retries(failed, self._actions) + 1)
                 up.update(action_failure_counts=counts, blacklisted_actions=black)
             if after.current_subgoal_index != index:
                 up.update(
