@@ -292,3 +292,22 @@ def test_parallel_executor_runs_independent_actions_in_one_call() -> None:
         )
 
     assert run(langgoap) == run(compat)
+
+
+async def test_concurrent_runs_of_one_compiled_graph_stay_apart() -> None:
+    """Two runs of one compiled graph at once keep their own (unhashable) world values."""
+    import asyncio
+
+    async def run(m: Any) -> list[Any]:
+        async def fetch(ws: dict[str, Any]) -> dict[str, Any]:
+            await asyncio.sleep(0.01)
+            return {"raw": True, "docs": [*ws["docs"], "x"]}
+
+        acts = _pipeline(m)
+        acts[0] = m.ActionSpec(name="fetch", effects={"raw": True}, aexecute=fetch)
+        app = m.GoapGraph(actions=acts).compile()
+        goal = m.GoalSpec(conditions={"done": True})
+        runs = [app.ainvoke({"goal": goal, "world_state": {"docs": [n]}}) for n in "ab"]
+        return [o["world_state"]["docs"] for o in await asyncio.gather(*runs)]
+
+    assert await run(langgoap) == await run(compat) == [["a", "x"], ["b", "x"]]

@@ -14,11 +14,8 @@ __all__ = ["GoapGraph"]
 
 
 class GoapGraph:
-    """Builds (``compile``) and runs (``invoke``) LangGOAP's GOAP loop as a LangGraph graph.
-
-    Each node runs goap.runtime's node of the same name; :meth:`engine` gives the same loop as a
-    durable :class:`goap.runtime.GoapGraph` run on the graphengine engine.
-    """
+    """Builds (``compile``) and runs (``invoke``) LangGOAP's GOAP loop as a LangGraph graph whose nodes
+    run goap.runtime's; :meth:`engine` is the same loop as a durable goap.runtime graph."""
 
     def __init__(
         self,

@@ -1,10 +1,5 @@
-"""How LangGOAP-shaped nodes run goap.runtime's planner, executor and observer.
-
-A node call turns LangGOAP's dict state into a :class:`goap.runtime.GoapState` view, runs the
-goap node once with :meth:`goap.runtime.GoapGraph.step` and turns the result back into
-LangGOAP's update (or ``Command``). Fact values travel encoded (see :mod:`goap.compat._convert`);
-unhashable values (lists, dicts) stay beside goap's state and reach ``execute`` unchanged.
-"""
+"""How LangGOAP-shaped nodes run goap.runtime's nodes (`goap.runtime.GoapGraph.step`) on views of
+LangGOAP's dict state; unhashable world values stay beside goap's state and reach ``execute``."""
 
 from __future__ import annotations
 
@@ -29,8 +24,9 @@ from goap.runtime import GoapState as RtState
 
 T = TypeVar("T")
 
-_rich: ContextVar[dict[str, Any] | None] = ContextVar("goap_compat_rich", default=None)
-_sync: ContextVar[bool] = ContextVar("goap_compat_sync", default=False)
+# What one node call is about (its own per task, so concurrent runs of one graph stay apart).
+_call: ContextVar[dict[str, Any]] = ContextVar("goap_compat_call")
+_CALL = {"sync", "replanning", "tracer_goal", "current", "world", "rich", "prior", "planned"}
 _ATTEMPTED = "\x1fcompat#attempted"  # the world a refused action produced (for its history entry)
 _REASONS = {"action_failed", "state_deviation", "every_action_replan", "plan_exhausted", "subgoal_achieved"}
 _ABSENT = "\x1fcompat#absent"
@@ -91,15 +87,15 @@ def _finish(a: Any, before: dict[str, Any], full: dict[str, Any], out: Any, rich
 
 
 def _execute(a: Any) -> Any:
-    def call(world: Mapping[str, Any], **_: Any) -> Any:
-        fn = a.execute if _sync.get() else a.aexecute or a.execute
+    def run(world: Mapping[str, Any], **_: Any) -> Any:
+        call = _call.get({"sync": False, "rich": {}})
+        fn = a.execute if call["sync"] else a.aexecute or a.execute
         if fn is None and a.aexecute is not None:
             raise RuntimeError(f"action {a.name!r} has an async-only execute; run the graph with ainvoke()")
-        rich = _rich.get()
+        rich = call["rich"]
         full = {**cv.decode_state(world), **(rich or {})}
         before = dict(full)
         out = fn(full) if fn is not None else None
-        rich = rich if rich is not None else {}
         if inspect.isawaitable(out):
 
             async def later() -> Any:
@@ -108,7 +104,7 @@ def _execute(a: Any) -> Any:
             return later()
         return _finish(a, before, full, out, rich)
 
-    return call
+    return run
 
 
 def _runtime_action(a: Any) -> gp.ActionSpec:
@@ -268,15 +264,29 @@ class Bridge:
         self.model = transition_model
         self._graphs: dict[tuple[Any, ...], GoapGraph] = {}
         self._goals: dict[int, tuple[Any, Any]] = {}
-        # What the current call is about (read by TracerView).
-        self.sync = self.replanning = False
-        self.tracer_goal: Any = None
-        self.current: list[Any] = []
-        self.world: dict[str, Any] = {}
-        self.rich: dict[str, Any] = {}
         self.back: dict[int, Any] = {}  # goap goal id -> LangGOAP goal
-        self.prior: tuple[Any, int] | None = None  # the plan being replaced, and the step reached
-        self.planned: Any = None  # the Plan a LangGOAP strategy made last
+
+    def begin(self, sync: bool) -> None:
+        """Start a node call (``sync``: sync tracer hooks and ``execute``, else the async ones)."""
+        _call.set(
+            dict.fromkeys(_CALL) | {"sync": sync, "replanning": False, "current": [], "world": {}, "rich": {}}
+        )
+
+    def _here(self) -> dict[str, Any]:
+        if _call.get(None) is None:  # outside a node call (a run of GoapGraph.engine())
+            self.begin(False)
+        return _call.get()
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _CALL:
+            raise AttributeError(name)
+        return self._here()[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _CALL:
+            self._here()[name] = value
+        else:
+            object.__setattr__(self, name, value)
 
     def action(self, name: str) -> Any:
         """The LangGOAP action named ``name`` in the current call."""
@@ -370,12 +380,7 @@ class Bridge:
     async def step(self, g: GoapGraph, node: str, s: RtState, **kw: Any) -> tuple[RtState, Any]:
         """Run goap node ``node`` on ``s`` (the last :meth:`view`); the state after it and its route."""
         self.world = world_out(s.world_state, self.rich)
-        token, mode = _rich.set(self.rich), _sync.set(self.sync)
-        try:
-            res = await g.step(node, s, **kw)
-        finally:
-            _rich.reset(token)
-            _sync.reset(mode)
+        res = await g.step(node, s, **kw)
         after = g.engine.runtime().reducer(s, res.delta) if res.delta is not None else s
         return after, res.route
 

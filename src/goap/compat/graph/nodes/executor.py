@@ -26,10 +26,7 @@ def _refused(action: Any, world: dict[str, Any], error: str) -> dict[str, Any]:
 
 
 def approval_gate(action: Any, world: dict[str, Any]) -> dict[str, Any] | None:
-    """Ask a person through LangGraph's ``interrupt``: None to go on, else the failure update.
-
-    A form answer is validated and put into ``world`` under the action's ``human_input_key``.
-    """
+    """Ask through LangGraph's ``interrupt`` (a form's answer goes into ``world``); None or the failure."""
     need = action.require_human_approval
     if not need:
         return None
@@ -93,7 +90,7 @@ class GoapExecutor(Node):
         if refused is not None:
             return refused
         acts = self.actions or list(plan.actions)
-        b, b.sync = self._bridge, sync
+        (b := self._bridge).begin(sync)
         g = b.graph(active_goal(state.get("goal"), state.get("current_subgoal_index", 0) or 0), acts)
         s = b.view({**state, "world_state": world}, acts)
         before = dict(state.get("world_state") or {})

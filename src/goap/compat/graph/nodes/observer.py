@@ -57,7 +57,7 @@ class GoapObserver(Node):
         sub = active_goal(goal, index)
         plan = state.get("plan")
         acts = self._actions or (list(plan.actions) if plan is not None else [])
-        b, b.sync = self._bridge, sync
+        (b := self._bridge).begin(sync)
         if status in _ENDED:
             ended = {"status": "terminated" if status == "terminated" else "no_plan"}
             return Command(goto=END, update={"status": status}), b.view(state, acts).model_copy(update=ended)

@@ -58,8 +58,9 @@ class GoapPlanner(Node):
             return {"plan": None, "status": "error", "current_step": 0}
         b = self._bridge
         sub = active_goal(goal, state.get("current_subgoal_index", 0) or 0)
+        b.begin(sync)
         g = b.graph(sub, self.actions)
-        b.sync, b.replanning, b.planned = sync, state.get("plan") is not None, None
+        b.replanning = state.get("plan") is not None
         b.prior = (state["plan"], int(state.get("current_step", 0) or 0)) if b.replanning else None
         b.tracer_goal = goal if isinstance(goal, MultiGoal) and goal.mode != "sequential" else sub
         s = b.view(state, self.actions)
