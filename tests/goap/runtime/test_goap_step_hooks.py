@@ -95,3 +95,30 @@ async def test_parallel_graph_with_guards_runs_actions_one_by_one_under_them() -
     final = await g.run("r", {}, GoalSpec({"x": True, "y": True}))
     assert final.status == "achieved"
     assert sorted(seen) == ["a", "b"]
+
+
+async def test_parallel_batch_retries_an_action_by_its_qos() -> None:
+    """An action whose QoS allows retries runs in a parallel batch and is retried there."""
+    from goap import ActionQos
+
+    calls = {"flaky": 0, "other": 0}
+
+    def flaky(world: dict[str, Any]) -> dict[str, Any]:
+        calls["flaky"] += 1
+        if calls["flaky"] < 3:
+            raise TimeoutError("slow")
+        return {"x": True}
+
+    def other(world: dict[str, Any]) -> dict[str, Any]:
+        calls["other"] += 1
+        return {"y": True}
+
+    acts = [
+        ActionSpec("a", effects={"x": True}, execute=flaky, qos=ActionQos(attempts=3)),
+        ActionSpec("b", effects={"y": True}, execute=other),
+    ]
+    final = await GoapGraph(acts, parallel=True).run("r", {}, GoalSpec({"x": True, "y": True}))
+    assert final.status == "achieved"
+    assert calls == {"flaky": 3, "other": 1}
+    first, second = final.execution_history[:2]
+    assert first.step == second.step  # one batch
