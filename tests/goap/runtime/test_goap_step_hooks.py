@@ -122,3 +122,20 @@ async def test_parallel_batch_retries_an_action_by_its_qos() -> None:
     assert calls == {"flaky": 3, "other": 1}
     first, second = final.execution_history[:2]
     assert first.step == second.step  # one batch
+
+
+async def test_any_rank_picks_the_goal_of_best_value_over_the_cheapest() -> None:
+    """any_rank orders an "any" MultiGoal's plans: here by value minus cost, not cost alone."""
+    from goap import MultiGoal
+
+    acts = [
+        ActionSpec("cheap", effects={"a": True}, cost=1.0),
+        ActionSpec("dear", effects={"b": True}, cost=3.0),
+    ]
+    goal = MultiGoal((GoalSpec({"a": True}), GoalSpec({"b": True})), mode="any")
+    value = [2.0, 10.0]
+    g = GoapGraph(acts, any_rank=lambda i, r: -(value[i] - r.plan.cost))
+    final = await g.run("r", {}, goal)
+    assert [o.action for o in final.execution_history] == ["dear"]
+    plain = await GoapGraph(acts).run("r", {}, goal)
+    assert [o.action for o in plain.execution_history] == ["cheap"]
