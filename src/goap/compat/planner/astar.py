@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from goap.compat import _convert as cv
@@ -94,16 +95,11 @@ def _search(
     if any(not a.can_rerun for a in ordered):  # single-use: a hidden "used" fact per action
         converted = [g if a.can_rerun else cv.once_only(g) for a, g in zip(ordered, converted, strict=True)]
     timeout = None if deadline is None else max(deadline - time.monotonic(), 1e-6)
-    strategy = AStar(
-        heuristic="goalcount",
-        timeout=timeout,
-        max_expansions=None,
-        tie_break="fifo",
-        symmetry=False,
-        prune=False,
-        on_expand=hook,
+    # LangGOAP's search: goal-count estimate, textbook tie order, every action kept, no folding
+    how = AStar("goalcount", max_expansions=None, timeout=timeout, symmetry=False, prune=False)
+    res = replace(how, tie_break="fifo", on_expand=hook).solve(
+        cv.encode_state(start), cv.to_goap_goal(goal), converted
     )
-    res = strategy.solve(cv.encode_state(start), cv.to_goap_goal(goal), converted)
     nodes = popped[0]
     if res.plan is None:
         if dead is not None and res.explanation is not None:
