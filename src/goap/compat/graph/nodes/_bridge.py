@@ -292,11 +292,12 @@ class Bridge:
         """The LangGOAP action named ``name`` in the current call."""
         return next((a for a in self.current if a.name == name), None)
 
-    def graph(self, goal: Any, actions: Sequence[Any]) -> GoapGraph:
-        """The goap graph for ``actions`` under ``goal``'s replan policy."""
+    def graph(self, goal: Any, actions: Sequence[Any], whole: Any = None) -> GoapGraph:
+        """The goap graph for ``actions`` under ``goal``'s replan policy (``whole``: the MultiGoal)."""
         strategy, budget = policy_of(goal)
         self.current = list(actions)
-        key = (strategy, budget, *map(id, actions))
+        best = whole if getattr(whole, "mode", None) == "best_value" else None
+        key = (strategy, budget, id(best), *map(id, actions))
         g = self._graphs.get(key)
         if g is None:
             from goap.compat.planner.transitions import to_goap_model
@@ -310,12 +311,20 @@ class Bridge:
                 blacklist_after=1,
                 blacklist_fallback=True,
                 transition_model=model,
+                any_rank=None if best is None else self._ranker(best),
                 **self.options,
             )
             if len(self._graphs) > 64:
                 self._graphs.clear()
             self._graphs[key] = g
         return g
+
+    def _ranker(self, goal: Any) -> Any:
+        def rank(i: int, r: Any) -> tuple[float, float]:  # the best value minus cost, then the cheaper
+            v = goal.goals[i].value
+            return r.plan.cost - float(v(self.world) if callable(v) else v), r.plan.cost
+
+        return rank
 
     def goal(self, goal: Any) -> Any:
         """goap's goal for a LangGOAP GoalSpec or MultiGoal (converted once per object)."""
@@ -347,7 +356,6 @@ class Bridge:
         ]
         if observe and d.get("status") == "action_failed" and not (hist and not hist[-1].success):
             hist.append(ActionOutcome(action="<unknown>", success=False, executed=False))
-        reason = d.get("replan_reason")
         step = int(d.get("current_step", 0) or 0)
         expected = None
         goal = d.get("goal")
@@ -368,7 +376,7 @@ class Bridge:
             current_step=step,
             execution_history=hist,
             replan_count=int(d.get("replan_count", 0) or 0),
-            replan_reason=reason if reason in _REASONS else None,
+            replan_reason=d.get("replan_reason") if d.get("replan_reason") in _REASONS else None,
             blacklisted_actions=list(d.get("blacklisted_actions") or ()),
             action_failure_counts=dict(d.get("action_failure_counts") or {}),
             current_subgoal_index=index,

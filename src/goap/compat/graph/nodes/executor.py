@@ -98,8 +98,7 @@ class GoapExecutor(Node):
         new = after_s.execution_history[len(s.execution_history) :]
         after = world_out(after_s.world_state, b.rich)
         out: dict[str, Any] = {"execution_history": results(new, before, after, b.rich), "world_state": after}
-        if after_s.current_step != s.current_step:
-            out["current_step"] = after_s.current_step
+        out["current_step"] = after_s.current_step
         if any(not o.success for o in new):
             out["status"] = "action_failed"  # the observer counts the failure (LangGOAP's order)
             blocked = [o.action for o in new if o.guard is not None]

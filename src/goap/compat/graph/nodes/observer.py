@@ -17,6 +17,7 @@ from goap.runtime._executor import count_failure
 __all__ = ["GoapObserver"]
 
 _ENDED = {"no_plan", "error", "terminated"}
+_FRESH: dict[str, Any] = {"plan": None, "current_step": 0, "replan_count": 0}
 
 
 class GoapObserver(Node):
@@ -79,15 +80,9 @@ class GoapObserver(Node):
                 old = (state.get("action_failure_counts") or {}, state.get("blacklisted_actions") or [])
                 counts, black = count_failure(*old, failed, _get_max_retries(failed, self._actions) + 1)
                 up.update(action_failure_counts=counts, blacklisted_actions=black)
-            if after.current_subgoal_index != index:
-                up.update(
-                    current_subgoal_index=after.current_subgoal_index,
-                    plan=None,
-                    current_step=0,
-                    replan_count=0,
-                    blacklisted_actions=[],
-                    action_failure_counts={},
-                )
+            if after.current_subgoal_index != index:  # the next sub-goal starts afresh
+                up.update(_FRESH, blacklisted_actions=[], action_failure_counts={})
+                up["current_subgoal_index"] = after.current_subgoal_index
             return Command(goto="planner", update=up), after
         st = after.status
         if st == "achieved":

@@ -59,7 +59,7 @@ class GoapPlanner(Node):
         b = self._bridge
         sub = active_goal(goal, state.get("current_subgoal_index", 0) or 0)
         b.begin(sync)
-        g = b.graph(sub, self.actions)
+        g = b.graph(sub, self.actions, goal)
         b.replanning = state.get("plan") is not None
         b.prior = (state["plan"], int(state.get("current_step", 0) or 0)) if b.replanning else None
         b.tracer_goal = goal if isinstance(goal, MultiGoal) and goal.mode != "sequential" else sub
@@ -74,8 +74,7 @@ class GoapPlanner(Node):
         world = world_out(s.world_state, b.rich)
         if world != state.get("world_state"):
             out["world_state"] = world
-        if state.get("wall_clock_started_at") is None:
-            out["wall_clock_started_at"] = s.wall_clock_started_at
+        out["wall_clock_started_at"] = s.wall_clock_started_at
         index = s.current_subgoal_index
         if index != (state.get("current_subgoal_index") or 0):
             out["current_subgoal_index"] = index
