@@ -397,3 +397,30 @@ def test_langgoap_planning_inside_goap_plan() -> None:
     assert res.plan is not None and list(res.plan.names) == lg.action_names
     report = res.report(cv.PlannedByLangGoap)
     assert report is not None and _summary(report.plan) == _summary(lg)
+
+
+def test_single_use_paths_are_separate_states_deliberately() -> None:
+    """Deliberate difference: a state reached with or without a single-use action is two search
+    states in goap.compat, one in LangGOAP, which here misses the cheaper plan."""
+
+    def run(s: SimpleNamespace) -> Any:
+        def step(name: str, key: str, d: int, pre: dict[str, bool], cost_key: str | None, once: bool) -> Any:
+            eff = lambda w: {key: max(-2, min(5, w.get(key, 0) + d))}  # noqa: E731
+            cost = (lambda w: 1.0 + abs(w.get(cost_key, 0)) * 0.5) if cost_key else 1.0
+            return s.ActionSpec(name, pre, eff, effect_keys={key}, cost=cost, can_rerun=not once)
+
+        acts = [
+            step("a0", "m", -1, {}, "m", False),
+            step("a1", "m", 1, {}, "n", False),
+            step("a2", "m", 1, {}, None, True),
+            step("a3", "n", 2, {}, "m", False),
+            step("a4", "n", 1, {"flag": True}, "m", False),
+            step("a5", "m", -1, {}, None, False),
+            s.ActionSpec("flip", {}, {"flag": True}, cost=1.5),
+        ]
+        p = s.plan({"n": 0, "m": 0, "flag": False}, s.GoalSpec(conditions={"n": 3, "m": 2}), acts)
+        return p.action_names, p.total_cost
+
+    lg, gc = both(run)
+    assert lg == (["a3", "flip", "a4", "a2", "a1"], 7.0)
+    assert gc == (["a1", "a3", "flip", "a4", "a2"], 6.5)
