@@ -55,6 +55,8 @@ class GoapConfig:
     """Failures after which an action is blacklisted (0: never)."""
     blacklist_fallback: bool = False
     """When the blacklist leaves no plan, plan without it and clear it (blacklist and failure counts)."""
+    skip_unreachable: bool = False
+    """A sequential MultiGoal whose current sub-goal has no plan goes on with the next one that has."""
     any_rank: Callable[[int, Any], Any] | None = None
     """How a ``mode="any"`` MultiGoal orders its goals' plans (lowest first; None: by cost), see `plan_any`."""
     time_budget: float | None = None
@@ -148,6 +150,23 @@ def solve(
             result = repair(world, goal, actions, previous, blacklist=black)
         else:
             result = make_plan(world, goal, actions, cfg.strategy, blacklist=black)
+        if (
+            result.plan is None
+            and isinstance(g, MultiGoal)
+            and g.mode == "sequential"
+            and cfg.skip_unreachable
+        ):
+            # Best effort: the first later sub-goal that does not hold yet and has a plan.
+            for i in range(s.current_subgoal_index + 1, len(g.goals)):
+                leg = remaining_budget(cfg, s, g.goals[i])
+                later = (
+                    None
+                    if leg.satisfied_by(world)
+                    else make_plan(world, leg, actions, cfg.strategy, blacklist=black)
+                )
+                if later is not None and later.plan is not None:
+                    goal_index, result = i, later
+                    break
     return {
         "status": result.status,
         "plan": list(result.plan.names) if result.plan is not None else None,

@@ -139,3 +139,17 @@ async def test_any_rank_picks_the_goal_of_best_value_over_the_cheapest() -> None
     assert [o.action for o in final.execution_history] == ["dear"]
     plain = await GoapGraph(acts).run("r", {}, goal)
     assert [o.action for o in plain.execution_history] == ["cheap"]
+
+
+async def test_skip_unreachable_goes_on_with_the_next_sub_goal_that_has_a_plan() -> None:
+    """With skip_unreachable a sequential MultiGoal skips a sub-goal without a plan instead of ending."""
+    from goap import MultiGoal
+
+    acts = [ActionSpec("eat", effects={"fed": True})]
+    goal = MultiGoal((GoalSpec({"flying": True}), GoalSpec({"fed": True})), mode="sequential")
+    final = await GoapGraph(acts, skip_unreachable=True).run("r", {"flying": False}, goal)
+    assert final.status == "achieved"
+    assert final.current_subgoal_index == 1
+    assert [o.action for o in final.execution_history] == ["eat"]
+    plain = await GoapGraph(acts).run("r", {"flying": False}, goal)
+    assert plain.status == "no_plan"
