@@ -31,11 +31,8 @@ _lock = threading.Lock()
 
 def encode_value(value: Any) -> Any:
     """``value`` as goap can hold it: plain scalars unchanged, any other hashable value as its token."""
-    t = type(value)
-    if t is bool or t is int or t is str or t is float:
-        return value
-    if isinstance(value, bool | int | float | str) and not isinstance(value, tuple):
-        return value  # subclasses (str enums, int enums) compare as their base value
+    if isinstance(value, bool | int | float | str):
+        return value  # subclasses too (str and int enums compare as their base value)
     tok = _token_of.get(value)
     if tok is None:
         with _lock:
@@ -46,9 +43,7 @@ def encode_value(value: Any) -> Any:
 
 def decode_value(value: Any) -> Any:
     """The LangGOAP value of a goap fact value (undoes :func:`encode_value`)."""
-    if type(value) is str and value.startswith(_MARK):
-        return _value_of.get(value, value)
-    return value
+    return _value_of.get(value, value) if type(value) is str and value.startswith(_MARK) else value
 
 
 def encode_map(m: Mapping[str, Any]) -> dict[str, Any]:
@@ -74,9 +69,9 @@ _USED = "\x1fcompat-used#"
 
 def once_only(a: gp.ActionSpec) -> gp.ActionSpec:
     """``a`` usable once per plan: it needs its hidden "used" fact absent and sets it."""
-    flag = _USED + a.name
+    used = {_USED + a.name: True}
     return dataclasses.replace(
-        a, preconditions={**a.preconditions, flag: None}, effects={**a.effects, flag: True}
+        a, preconditions={**a.preconditions, **dict.fromkeys(used)}, effects={**a.effects, **used}
     )
 
 
@@ -100,13 +95,11 @@ def to_goap_action(a: ActionSpec) -> gp.ActionSpec:
     extra: dict[str, Any] = {}
     if a.has_dynamic_effects:
         extra = {"effect_fn": _effect(a.effects), "effect_keys": a.effect_keys}  # type: ignore[arg-type]
-    qos = None
+    qos = None  # goap derives one from max_retries; a policy or a flag needs goap's ActionQos
     if a.qos is not None or not a.can_rerun or a.read_only:
-        from goap.compat.qos import FIRE_ONCE
+        from goap.compat.qos import ActionQos
 
-        base = a.qos or FIRE_ONCE
-        if a.qos is None and a.max_retries:
-            base = type(base)(max_attempts=1 + a.max_retries, idempotent=True)
+        base = a.qos or ActionQos(max_attempts=1 + a.max_retries, idempotent=a.max_retries > 0)
         qos = base.to_goap(read_only=a.read_only, can_rerun=a.can_rerun)
     return gp.ActionSpec(
         name=a.name,

@@ -33,6 +33,20 @@ def _lost_effect(world_state: Mapping[str, Any]) -> Mapping[str, Any]:
     )
 
 
+def _effect_keys(keys: object) -> frozenset[str]:
+    """The declared keys of a callable effect, checked (non-empty) and frozen."""
+    if keys is None:
+        raise ValueError(
+            "callable effects need effect_keys, e.g. effects=eat, effect_keys=frozenset({'food'})"
+        )
+    keys = frozenset(keys) if isinstance(keys, set | list | tuple) else keys
+    if not isinstance(keys, frozenset):
+        raise TypeError(f"ActionSpec.effect_keys must be a frozenset[str]; got {type(keys).__name__}")
+    if not keys:
+        raise ValueError("ActionSpec.effect_keys must be non-empty for a callable effect")
+    return keys
+
+
 def _frozen(m: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return m if m is None or isinstance(m, MappingProxyType) else MappingProxyType(dict(m))
 
@@ -62,28 +76,17 @@ class ActionSpec:
 
     def __post_init__(self) -> None:
         setf = object.__setattr__
-        setf(self, "preconditions", _frozen(self.preconditions))
-        if self.effects is None and self.effect_keys is not None:
-            setf(self, "effects", _lost_effect)
+        for attr in ("preconditions", "resources", "metadata"):
+            setf(self, attr, _frozen(getattr(self, attr)))
         keys = self.effect_keys
-        if not self.has_dynamic_effects:
-            if keys is not None:
-                raise ValueError("ActionSpec.effect_keys is only valid when effects is a callable")
-            setf(self, "effects", _frozen(self.effects))  # type: ignore[arg-type]
-        elif keys is None:
-            raise ValueError(
-                "an ActionSpec whose effects are callable must declare effect_keys, e.g. "
-                "ActionSpec(name='eat', effects=eat_fn, effect_keys=frozenset({'food'}))"
-            )
+        if self.effects is None and keys is not None:
+            setf(self, "effects", _lost_effect)
+        if self.has_dynamic_effects:
+            setf(self, "effect_keys", _effect_keys(keys))
+        elif keys is not None:
+            raise ValueError("ActionSpec.effect_keys is only valid when effects is a callable")
         else:
-            keys = frozenset(keys) if isinstance(keys, set | list | tuple) else keys
-            if not isinstance(keys, frozenset):
-                raise TypeError(f"ActionSpec.effect_keys must be a frozenset[str]; got {type(keys).__name__}")
-            if not keys:
-                raise ValueError("ActionSpec.effect_keys must be non-empty for a callable effect")
-            setf(self, "effect_keys", keys)
-        setf(self, "resources", _frozen(self.resources))
-        setf(self, "metadata", _frozen(self.metadata))
+            setf(self, "effects", _frozen(self.effects))  # type: ignore[arg-type]
 
     @property
     def has_dynamic_effects(self) -> bool:
