@@ -17,6 +17,7 @@ import goap.planning as gp
 from goap.compat import _convert as cv
 from goap.compat.goals import MultiGoal
 from goap.compat.graph.state import ActionResult
+from goap.compat.planner.transitions import to_goap_model
 from goap.compat.planner.utility import is_nirvana
 from goap.compat.state import PlanningState
 from goap.runtime import ActionOutcome, GoapGraph
@@ -300,8 +301,6 @@ class Bridge:
         key = (strategy, budget, id(best), *map(id, actions))
         g = self._graphs.get(key)
         if g is None:
-            from goap.compat.planner.transitions import to_goap_model
-
             model = None if self.model is None else to_goap_model(self.model, actions)
             g = GoapGraph(
                 [_runtime_action(a) for a in actions],
@@ -310,6 +309,7 @@ class Bridge:
                 never_replan=strategy == "never",
                 blacklist_after=1,
                 blacklist_fallback=True,
+                skip_unreachable=True,
                 transition_model=model,
                 any_rank=None if best is None else self._ranker(best),
                 **self.options,
