@@ -43,24 +43,16 @@ _Kw = dict[str, Any]
 
 
 class _Base:
-    """``plan`` with LangGOAP's signature, handing over to :meth:`_run`."""
+    """``plan`` taking LangGOAP's keywords and handing them to :meth:`_run`."""
 
     def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklisted_actions: Sequence[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
+        self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], **kw: Any
     ) -> Plan | None:
-        """A plan from ``start`` to ``goal``, or None."""
-        # strategies that never heard of the hints are called without them
-        hints = {} if prior_plan is None else {"prior_plan": prior_plan, "current_step": current_step}
-        out: Plan | None = self._run(
-            start, goal, actions, {"blacklisted_actions": blacklisted_actions, **hints}
-        )
+        """A plan from ``start`` to ``goal`` or None (keywords: ``blacklisted_actions``, ``prior_plan``,
+        ``current_step``)."""
+        if kw.get("prior_plan") is None:  # an inner strategy may not know the repair hints
+            kw = {"blacklisted_actions": kw.get("blacklisted_actions")}
+        out: Plan | None = self._run(start, goal, actions, kw)
         return out
 
     def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
