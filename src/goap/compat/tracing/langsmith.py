@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -54,12 +54,12 @@ class LangSmithTracer:
     def __init__(
         self,
         *,
-        client: Any | None = None,
         project_name: str | None = None,
-        max_search_events: int = 1000,
+        client: Any | None = None,
         flush_every: int = 1,
+        max_search_events: int = 1000,
     ) -> None:
-        self._project_name = project_name or os.environ.get("LANGCHAIN_PROJECT")
+        self._project_name = project_name if project_name else os.environ.get("LANGCHAIN_PROJECT")
         self._client = client
         if client is None and not (
             os.environ.get("LANGCHAIN_API_KEY") or os.environ.get("LANGSMITH_API_KEY")
@@ -196,12 +196,12 @@ class LangSmithTracer:
     def on_search_expand(
         self,
         node_id: int,
-        state: Any,
+        state: Mapping[str, Any],
         g: float,
         h: float,
         f: float,
-        parent_id: int | None,
-        action_name: str | None,
+        parent_id: int | None = None,
+        action_name: str | None = None,
     ) -> None:
         ev = {"kind": "search_expand", "node_id": node_id, "parent_id": parent_id, "action_name": action_name}
         self._events(self._buffer.add_expand, {**ev, "g": g, "h": h, "f": f, "state": _plain(state)})
