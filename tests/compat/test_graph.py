@@ -311,3 +311,47 @@ async def test_concurrent_runs_of_one_compiled_graph_stay_apart() -> None:
         return [o["world_state"]["docs"] for o in await asyncio.gather(*runs)]
 
     assert await run(langgoap) == await run(compat) == [["a", "x"], ["b", "x"]]
+
+
+def test_blocking_guard_passed_to_the_graph_stops_the_action() -> None:
+    """A graph guard that blocks an action fails it and the run plans around it."""
+
+    def run(m: Any) -> tuple[Any, ...]:
+        def veto(action: Any, world: Any) -> Any:
+            ok = action.name != "risky"
+            return m.GuardResult(passed=ok, message="" if ok else "no", severity=m.GuardSeverity.BLOCK)
+
+        acts = [
+            m.ActionSpec(name="risky", effects={"done": True}, cost=1.0),
+            m.ActionSpec(name="safe", effects={"done": True}, cost=5.0),
+        ]
+        out = m.GoapGraph(actions=acts, guards=[m.FunctionalGuard("veto", veto)]).invoke(
+            m.GoalSpec(conditions={"done": True}), {}
+        )
+        return out["status"], [(r.action_name, r.success) for r in out["execution_history"]]
+
+    assert run(langgoap) == run(compat)
+
+
+def test_max_actions_policy_terminates_the_run() -> None:
+    """MaxActionsPolicy ends a long plan with status terminated after the allowed actions."""
+
+    def run(m: Any) -> tuple[Any, ...]:
+        g = m.GoapGraph(actions=_pipeline(m), termination_policies=[m.MaxActionsPolicy(2)])
+        out = g.invoke(m.GoalSpec(conditions={"done": True}), {})
+        return out["status"], [r.action_name for r in out["execution_history"]]
+
+    assert run(langgoap) == run(compat)
+
+
+def test_sensor_refreshes_the_world_before_planning() -> None:
+    """A sensor's reading is in the world the planner plans from (a shorter plan)."""
+
+    def run(m: Any) -> tuple[Any, ...]:
+        sensor = m.FunctionalSensor("feed", lambda ws: {"clean": True})
+        out = m.GoapGraph(actions=_pipeline(m), sensors=[sensor]).invoke(
+            m.GoalSpec(conditions={"done": True}), {}
+        )
+        return out["status"], [r.action_name for r in out["execution_history"]]
+
+    assert run(langgoap) == run(compat)
