@@ -135,12 +135,18 @@ async def test_ainvoke_matches_invoke() -> None:
 
 
 def test_engine_is_the_durable_goap_runtime_graph() -> None:
-    """``GoapGraph.engine()`` (ours only) is goap.runtime's graph of the same actions."""
+    """``GoapGraph.engine()`` (ours only) is goap.runtime's graph of the same actions, and runs."""
+    import asyncio
+
+    from goap.compat._convert import to_goap_goal
     from goap.runtime import GoapGraph as RuntimeGraph
 
-    eng = compat.GoapGraph(actions=_pipeline(compat)).engine()
+    goal = compat.GoalSpec(conditions={"done": True})
+    eng = compat.GoapGraph(actions=_pipeline(compat)).engine(goal)
     assert isinstance(eng, RuntimeGraph)
-    assert sorted(eng.actions) == ["clean", "fetch", "report"]
+    final = asyncio.run(eng.run("r", {}, to_goap_goal(goal)))
+    assert final.status == "achieved"
+    assert [o.action for o in final.execution_history] == ["fetch", "clean", "report"]
 
 
 def test_human_approval_interrupts_and_a_denial_is_replanned_around() -> None:
