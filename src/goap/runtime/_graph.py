@@ -91,6 +91,11 @@ class GoapGraph:
     ``reflexion`` (a `ReflexionTracer`; a tracer that is one, or a `MultiTracer` holding one, is
     used as one). Actions with ``approval=`` add an ``approval`` node the engine pauses before; actions whose QoS allows
     retries give the executor node engine retries (see `goap.planning._qos`).
+
+    Replanning knobs (see `GoapConfig`): ``replan_every_action``, ``never_replan`` (a failure or a
+    spent plan ends the run ``failed``), ``blacklist_after`` and ``blacklist_fallback``,
+    ``skip_unreachable`` (sequential MultiGoals), ``any_rank`` (how an "any" MultiGoal picks).
+    `step` runs one node outside a run, for adapters that drive the loop from another runtime.
     """
 
     def __init__(
