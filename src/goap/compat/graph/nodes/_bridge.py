@@ -11,7 +11,7 @@ import inspect
 import re
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any
 
 import goap.planning as gp
 from goap.compat import _convert as cv
@@ -23,8 +23,6 @@ from goap.compat.state import PlanningState
 from goap.runtime import ActionOutcome, GoapGraph
 from goap.runtime import GoapState as RtState
 
-T = TypeVar("T")
-
 # What one node call is about (its own per task, so concurrent runs of one graph stay apart).
 _call: ContextVar[dict[str, Any]] = ContextVar("goap_compat_call")
 _CALL = {"sync", "replanning", "tracer_goal", "current", "world", "rich", "prior", "planned"}
@@ -34,7 +32,7 @@ _ABSENT = "\x1fcompat#absent"
 _EXC = re.compile(r"^[A-Za-z_][\w.]*: ")
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
     """Run ``coro`` to completion from sync code (in a worker thread when a loop is running)."""
     try:
         asyncio.get_running_loop()
@@ -216,7 +214,7 @@ class StrategyView:
     def solve(self, initial: Any, goal: Any, actions: Any, *, blacklist: frozenset[str] = frozenset()) -> Any:
         """Plan with the LangGOAP strategy; its Plan is kept for the planner node's answer."""
         b = self.bridge
-        sub = b.back.get(id(goal)) or cv.from_goap_goal(goal)
+        sub = cv.from_goap_goal(goal)
         start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, sub))
         hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
         plan = self.strategy.plan(start, sub, list(b.current), blacklisted_actions=sorted(blacklist), **hints)
@@ -265,7 +263,6 @@ class Bridge:
         self.model = transition_model
         self._graphs: dict[tuple[Any, ...], GoapGraph] = {}
         self._goals: dict[int, tuple[Any, Any]] = {}
-        self.back: dict[int, Any] = {}  # goap goal id -> LangGOAP goal
 
     def begin(self, sync: bool) -> None:
         """Start a node call (``sync``: sync tracer hooks and ``execute``, else the async ones)."""
@@ -335,11 +332,12 @@ class Bridge:
             legs = tuple(self.goal(g) for g in goal.goals)
             out: Any = gp.MultiGoal(legs, mode="sequential" if goal.mode == "sequential" else "any")
         elif is_nirvana(goal):  # never satisfied: the run goes on while the strategy finds actions
-            out = gp.GoalSpec({_ABSENT: True})
+            out = cv._remember(gp.GoalSpec({_ABSENT: True}), goal)
         else:
             out = cv.to_goap_goal(goal)
+        if len(self._goals) > 256:  # goals come and go with runs: keep the cache small
+            self._goals.clear()
         self._goals[id(goal)] = (goal, out)
-        self.back[id(out)] = goal
         return out
 
     def view(self, d: Mapping[str, Any], actions: Sequence[Any], *, observe: bool = False) -> RtState:
