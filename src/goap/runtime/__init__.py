@@ -12,6 +12,7 @@ from goap.planning.exports import lazy_exports
 if TYPE_CHECKING:
     from goap.runtime._approval import Approval
     from goap.runtime._config import GoapConfig
+    from goap.runtime._executor import count_failure
     from goap.runtime._graph import GoapGraph, GoapReplayReport
     from goap.runtime._guards import FunctionalGuard, Guard, GuardResult, check_guard, guard_verdict
     from goap.runtime._history import (
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     )
     from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
     from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
+    from goap.runtime._parallel import independent_batch
     from goap.runtime._reflexion import Reflection, ReflexionTracer
     from goap.runtime._sensors import FunctionalSensor, Sensor, SensorReadings, read_sensors
     from goap.runtime._serialize import goal_from_dict, goal_to_dict
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
         TerminationPolicy,
     )
     from goap.runtime._tool import GoapTool, goap_tool
-    from goap.runtime._tracing import LoggingTracer, MultiTracer, NullTracer, PlanningTracer
+    from goap.runtime._tracing import TRACER_HOOKS, LoggingTracer, MultiTracer, NullTracer, PlanningTracer
     from goap.runtime._visualize import (
         plan_to_dot,
         plan_to_gantt,
@@ -94,13 +96,16 @@ _EXPORTS: dict[str, str] = {
     "StoreExecutionHistory": "goap.runtime._history",
     "StuckHandler": "goap.runtime._stuck",
     "StuckResolution": "goap.runtime._stuck",
+    "TRACER_HOOKS": "goap.runtime._tracing",
     "Termination": "goap.runtime._termination",
     "TerminationPolicy": "goap.runtime._termination",
     "check_guard": "goap.runtime._guards",
+    "count_failure": "goap.runtime._executor",
     "goal_from_dict": "goap.runtime._serialize",
     "goal_to_dict": "goap.runtime._serialize",
     "goap_tool": "goap.runtime._tool",
     "guard_verdict": "goap.runtime._guards",
+    "independent_batch": "goap.runtime._parallel",
     "plan_history": "goap.runtime._lineage",
     "plan_to_dot": "goap.runtime._visualize",
     "plan_to_gantt": "goap.runtime._visualize",
@@ -156,13 +161,16 @@ __all__ = [
     "StoreExecutionHistory",
     "StuckHandler",
     "StuckResolution",
+    "TRACER_HOOKS",
     "Termination",
     "TerminationPolicy",
     "check_guard",
+    "count_failure",
     "goal_from_dict",
     "goal_to_dict",
     "goap_tool",
     "guard_verdict",
+    "independent_batch",
     "plan_history",
     "plan_to_dot",
     "plan_to_gantt",

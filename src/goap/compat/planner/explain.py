@@ -2,7 +2,7 @@
 
 The conflicting set is goap's deletion filter (:func:`goap.strategies.minimal_conflict`) over
 the plan's resource totals; the unreachable goal conditions come from goap's relaxed
-reachability (``goap.planning._explain``).
+reachability (``goap.planning.kit``).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def explain_no_plan(start: PlanningState, goal: GoalSpec, actions: Sequence[Acti
 
     Keys written by a state-computed effect count as producible (their values are unknown).
     """
-    from goap.planning._explain import Reachability, explain_unreachable
+    from goap.planning.kit import Reachability, explain_unreachable
 
     dynamic = {str(k) for a in actions if a.has_dynamic_effects for k in a.effect_key_set()}
     initial = cv.encode_state(start)

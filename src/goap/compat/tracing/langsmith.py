@@ -14,7 +14,7 @@ from typing import Any
 from goap.compat.tracing._protocol import EXTRA_HOOKS
 from goap.compat.tracing._safe_proxy import _log
 from goap.compat.tracing._search_buffer import SearchEventBuffer
-from goap.runtime._tracing import HOOKS
+from goap.runtime import TRACER_HOOKS
 
 __all__ = ["LangSmithTracer"]
 
@@ -225,5 +225,5 @@ def _async_twin(sync: Callable[..., None]) -> Callable[..., Any]:
     return hook
 
 
-for _hook in (*HOOKS, *EXTRA_HOOKS):
+for _hook in (*TRACER_HOOKS, *EXTRA_HOOKS):
     setattr(LangSmithTracer, f"aon_{_hook}", _async_twin(getattr(LangSmithTracer, f"on_{_hook}")))

@@ -7,7 +7,7 @@ from typing import Any
 
 from goap.compat._convert import goap_actions, to_goap_goal, to_goap_score
 from goap.runtime import GoapState as RtState
-from goap.runtime._parallel import independent_batch
+from goap.runtime import independent_batch
 
 
 def _get_last_failed_action(state: Mapping[str, Any]) -> str | None:

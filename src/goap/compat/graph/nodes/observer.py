@@ -12,7 +12,7 @@ from langgraph.types import Command
 from goap.compat._convert import execution_record
 from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, policy_of, world_out
 from goap.compat.graph.nodes._helpers import _get_last_failed_action, _get_max_retries
-from goap.runtime._executor import count_failure
+from goap.runtime import count_failure
 
 __all__ = ["GoapObserver"]
 
