@@ -57,3 +57,20 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
     """A name LangGOAP does not export is refused as ``AttributeError`` naming it."""
     with pytest.raises(AttributeError, match="NoSuchName"):
         _ = goap.compat.NoSuchName  # type: ignore[attr-defined]
+
+
+def test_a_missing_extra_names_the_pip_extra(tmp_path: Path) -> None:
+    """Without LangGraph installed, ``from goap.compat import GoapGraph`` says which extra to install."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class NoLangGraph:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'langgraph' or name.startswith('langgraph.'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, NoLangGraph())\n"
+    )
+    code = "from goap.compat import GoapGraph"
+    env = {"PYTHONPATH": f"{tmp_path}:{Path(goap.compat.__file__).parents[2]}", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "pip install 'graphengine[langgoap]'" in done.stderr, done.stderr

@@ -78,6 +78,9 @@ _EXPORTS: dict[str, str] = {
 
 _HOMES = {name: f"goap.compat.{module}" for module, names in _EXPORTS.items() for name in names.split()}
 
+_EXTRA_PACKAGES = frozenset({"langgraph", "langchain_core", "langsmith", "click", "ormsgpack"})
+"""What the ``langgoap`` extra brings: a name needing one of them, missing, says how to install it."""
+
 __all__ = sorted([*_HOMES, "__version__", "set_log_level"])
 
 
@@ -90,7 +93,17 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'goap.compat' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
+    try:
+        value = getattr(importlib.import_module(home), name)
+    except ModuleNotFoundError as exc:
+        missing = (exc.name or "").partition(".")[0]
+        if missing not in _EXTRA_PACKAGES:
+            raise
+        raise ModuleNotFoundError(
+            f"goap.compat.{name} needs {missing}, which goap.compat's extra installs: "
+            "pip install 'graphengine[langgoap]'",
+            name=exc.name,
+        ) from exc
     globals()[name] = value  # later reads skip this function
     return value
 
