@@ -158,23 +158,6 @@ def to_goap_goal(goal: GoalSpec | Mapping[str, Any]) -> gp.GoalSpec:
     return _remember(made, goal) if not isinstance(goal, Mapping) else made
 
 
-def from_goap_action(a: gp.ActionSpec) -> ActionSpec:
-    """The LangGOAP action ``a`` was converted from, else one with its decoded conditions and effects."""
-    from goap.compat.actions import ActionSpec
-
-    src = _source(a)
-    if src is not None:
-        return src  # type: ignore[no-any-return]
-    cost: Any = (lambda w: a.cost_in(encode_map(w))) if a.has_cost_function else a.cost
-    eff: Any = decode_state(a.effects)
-    keys = frozenset(a.effects.keys() | a.effect_keys) if a.effect_fn is not None else None
-    if keys is not None:  # static and computed effects together, read on decoded states
-        eff = lambda w: {k: v for k, v in decode_state(a.apply(encode_map(w))).items() if k in keys}  # noqa: E731
-    rerun = a.qos is None or a.qos.can_rerun
-    pre = decode_state(a.preconditions)
-    return ActionSpec(a.name, pre, eff, keys, cost, a.execute, can_rerun=rerun, metadata=a.metadata)
-
-
 def from_goap_goal(goal: gp.GoalSpec) -> GoalSpec:
     """The LangGOAP goal ``goal`` was converted from, else one with its decoded conditions."""
     from goap.compat.goals import GoalPolicy, GoalSpec
@@ -193,13 +176,20 @@ class PlannedByLangGoap:
         self.message = f"LangGOAP plan {plan.action_names}"
 
 
-class FromLangGoapStrategy:
-    """goap's :class:`goap.PlanningStrategy` running a LangGOAP-shaped one (its ``plan`` method); a
-    found result's ``reports`` hold a :class:`PlannedByLangGoap` with that strategy's own Plan."""
+class LangGoapStrategy:
+    """goap's :class:`goap.PlanningStrategy` running a LangGOAP-shaped one (its ``plan`` method) on
+    goap actions made by :func:`goap_actions`; a found result reports that strategy's own Plan."""
 
     def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = f"langgoap({type(inner).__name__})"
+        self.inner, self.name = inner, type(inner).__name__
+
+    def _inputs(self, initial: Mapping[str, Any], goal: GoalSpec, actions: Sequence[gp.ActionSpec]) -> Any:
+        from goap.compat.state import PlanningState
+
+        return [_source(a) for a in actions], PlanningState.from_dict(decode_state(initial)), {}
+
+    def _keep(self, plan: Plan | None) -> None:
+        pass
 
     def solve(
         self,
@@ -210,21 +200,18 @@ class FromLangGoapStrategy:
         blacklist: frozenset[str] = frozenset(),
     ) -> gp.PlanResult:
         """Plan with the inner strategy; its plan's actions mapped back to ``actions`` by name."""
-        from goap.compat.state import PlanningState
-
-        t0 = time.perf_counter()
-        start = PlanningState.from_dict(decode_state(initial))
-        mine = [from_goap_action(a) for a in actions]
-        lg = self.inner.plan(start, from_goap_goal(goal), mine, blacklisted_actions=sorted(blacklist) or None)
+        t0, sub = time.perf_counter(), from_goap_goal(goal)
+        mine, start, hints = self._inputs(initial, sub, actions)
+        lg = self.inner.plan(start, sub, mine, blacklisted_actions=sorted(blacklist), **hints)
+        self._keep(lg)
         stats = gp.SearchStats(
             expanded=lg.metadata.nodes_explored if lg else 0, seconds=time.perf_counter() - t0
         )
         if lg is None:
-            why = gp.NoPlanExplanation(unreachable=(), proof="exhaustive", goal=goal.label)
-            return gp.PlanResult("no_plan", None, why, stats, False, self.name)
-        by_name = {a.name: a for a in actions}
-        steps = tuple(by_name.get(a.name) or to_goap_action(a) for a in lg.actions)
-        found = gp.Plan(steps, lg.total_cost)
+            return gp.PlanResult("no_plan", None, None, stats, False, self.name)
+        found = gp.Plan(
+            tuple(next(a for a in actions if a.name == n) for n in lg.action_names), lg.total_cost
+        )
         return gp.PlanResult("found", found, None, stats, False, self.name, reports=(PlannedByLangGoap(lg),))
 
 
@@ -243,14 +230,11 @@ class _LangGoapDefault:
 
 
 def to_goap_strategy(strategy: Any = None, *, tracer: Any = None, record_expansions: bool = False) -> Any:
-    """goap's strategy planning as LangGOAP does: ``strategy`` (an object with LangGOAP's ``plan``;
-    a goap strategy is returned unchanged) or, when None, LangGOAP's default (A* in LangGOAP's
-    order, the CSP phase for constrained goals, search events to ``tracer`` if ``record_expansions``)."""
+    """goap's strategy planning with ``strategy`` (LangGOAP's ``plan``; a goap strategy is returned
+    unchanged), by default LangGOAP's (A* in its order, CSP for constrained goals)."""
     if strategy is not None and hasattr(strategy, "solve"):
         return strategy
-    return FromLangGoapStrategy(
-        strategy if strategy is not None else _LangGoapDefault(tracer, record_expansions)
-    )
+    return LangGoapStrategy(strategy or _LangGoapDefault(tracer, record_expansions))
 
 
 def to_plan(
@@ -294,8 +278,6 @@ def csp_metric(key: str) -> str:
 
 def csp_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
     """:func:`goap_actions`, resource keys renamed by :func:`csp_metric` (for the CP-SAT pipeline)."""
-    import dataclasses
-
     out = []
     for g in goap_actions(actions):
         if g.resources and any(csp_metric(k) != k for k in g.resources):

@@ -205,24 +205,24 @@ class TracerView:
         await self._fire("goal_achieved", world_out(world, self.bridge.rich))
 
 
-class StrategyView:
-    """A LangGOAP planning strategy as goap's: its ``plan`` answers goap's ``solve``."""
+class StrategyView(cv.LangGoapStrategy):
+    """A LangGOAP strategy planning on the current node call's actions, world and prior plan."""
 
     def __init__(self, strategy: Any, bridge: Bridge) -> None:
-        self.strategy, self.bridge, self.name = strategy, bridge, type(strategy).__name__
+        super().__init__(strategy)
+        self.bridge = bridge
 
-    def solve(self, initial: Any, goal: Any, actions: Any, *, blacklist: frozenset[str] = frozenset()) -> Any:
-        """Plan with the LangGOAP strategy; its Plan is kept for the planner node's answer."""
+    def _inputs(self, initial: Any, goal: Any, actions: Any) -> Any:
         b = self.bridge
-        sub = cv.from_goap_goal(goal)
-        start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, sub))
-        hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
-        plan = self.strategy.plan(start, sub, list(b.current), blacklisted_actions=sorted(blacklist), **hints)
-        b.planned, stats = plan, gp.SearchStats()
-        if plan is None:
-            return gp.PlanResult("no_plan", None, None, stats, False, self.name)
-        steps = tuple(next(a for a in actions if a.name == n) for n in plan.action_names)
-        return gp.PlanResult("found", gp.Plan(steps, plan.total_cost), None, stats, False, self.name)
+        start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, goal))
+        return (
+            list(b.current),
+            start,
+            {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]},
+        )
+
+    def _keep(self, plan: Any) -> None:
+        self.bridge.planned = plan
 
 
 class Bridge:
@@ -247,11 +247,11 @@ class Bridge:
         from goap.compat.termination import as_goap_termination
 
         # LangGOAP's planning (its strategy, else its default: A* in its order, CSP when asked).
-        default = cv.to_goap_strategy(None, tracer=tracer, record_expansions=record_expansions)
+        default = cv.to_goap_strategy(None, tracer=tracer, record_expansions=record_expansions).inner
         if tracer is not None and not type(tracer).__module__.startswith("goap."):
             tracer = TracerView(tracer, self)
         self.options = {k: v for k, v in options.items() if v is not None}
-        self.options["strategy"] = StrategyView(strategy or default.inner, self)
+        self.options["strategy"] = StrategyView(strategy or default, self)
         self.strategy_name = None if strategy is None else type(strategy).__name__
         self.options.update(
             tracer=tracer,
