@@ -1,10 +1,5 @@
-"""Conversions between LangGOAP-shaped values (:mod:`goap.compat`) and goap's planning types.
-
-goap's facts are bool/int/float/str; LangGOAP allows any hashable value (None, tuples, enums...).
-Such values travel through goap as opaque string tokens (one per distinct value, equal values
-share one), so goap's equality conditions behave as LangGOAP's ``(key, value) in state``.
-Other engineers may add conversions here (never rewrite the file).
-"""
+"""Conversions between LangGOAP-shaped values and goap's planning types. goap's facts are scalars;
+LangGOAP's other hashable values (None, tuples, enums...) travel as opaque tokens, one per value."""
 
 from __future__ import annotations
 

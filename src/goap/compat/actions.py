@@ -1,8 +1,4 @@
-"""LangGOAP-shaped actions: :class:`ActionSpec`, the :func:`goap_action` decorator and :class:`GoapAction`.
-
-They are plain data; :func:`goap.compat._convert.to_goap_action` turns one into goap's
-:class:`goap.ActionSpec` for planning and execution.
-"""
+"""LangGOAP-shaped actions (plain data; :func:`goap.compat._convert.to_goap_action` makes goap's)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`: in a goap graph the executor
-asks `ReflexionTracer.reflect` after a failed action; as a LangGOAP tracer, ``on_action_complete`` of
-an ``action_failed`` result reflects on its failed entries. With a ``history``, the kept reflections
-are stored in its store (LangGOAP's layout) and loaded on the first planning hook, never when built."""
+"""LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`; stored reflections load on
+the first planning hook, never when built."""
 
 from __future__ import annotations
 

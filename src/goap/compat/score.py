@@ -1,9 +1,5 @@
-"""LangGOAP-shaped plan scores, ordered the way LangGOAP's code orders them (see the diffs note).
-
-Scores compare only within one class, by their level tuple ascending: ``SimpleScore`` is a cost
-(lower first), and ``min()`` over ``HardSoftScore``/``BendableScore`` picks the most violated one.
-goap's scores (:mod:`goap.planning`) order by quality instead; :mod:`goap.compat._convert` maps them.
-"""
+"""LangGOAP-shaped plan scores, ordered as LangGOAP's code orders them (ascending level tuples, so
+``min()`` picks the most violated; goap's order by quality, see the diffs note)."""
 
 from __future__ import annotations
 

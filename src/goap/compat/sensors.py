@@ -64,10 +64,8 @@ async def _read(sensors: Sequence[Any], world_state: dict[str, Any]) -> list[tup
 
 
 def run_sensors_sync(sensors: Sequence[Any], world_state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Read the sync sensors in order into ``world_state``; ``(name, facts)`` of each that answered.
-
-    Async-only sensors are skipped with a warning; a raising sensor is logged and skipped.
-    """
+    """Read the sync sensors in order into ``world_state``; ``(name, facts)`` of each that answered
+    (async-only and raising sensors are logged and skipped)."""
     for s in sensors:
         if not hasattr(s, "sense"):
             _log.warning("sensor %r is async-only, skipped on the sync path (use ainvoke)", s.name)

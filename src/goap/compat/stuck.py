@@ -1,7 +1,4 @@
-"""LangGOAP's stuck handlers. `FunctionalStuckHandler` and `MulticastStuckHandler` are goap
-`goap.runtime.StuckHandler`s too: ``handle(state, reason)`` shows the goap run as a LangGOAP state
-dict to ``handle_stuck`` and turns a REPLAN into a `goap.runtime.StuckResolution`; users' handlers
-(``handle_stuck`` only) reach goap through `as_goap_stuck_handlers`."""
+"""LangGOAP's stuck handlers, as goap `goap.runtime.StuckHandler`s seeing a LangGOAP state dict."""
 
 from __future__ import annotations
 

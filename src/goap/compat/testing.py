@@ -11,10 +11,8 @@ __all__ = ["FakeStructuredModel"]
 
 
 class FakeStructuredModel(BaseChatModel):
-    """A chat model whose ``with_structured_output(...)`` always answers ``response``.
-
-    With ``expected_schema`` set, asking for another schema fails the test.
-    """
+    """A chat model whose ``with_structured_output(...)`` always answers ``response`` (with
+    ``expected_schema`` set, asking for another schema fails the test)."""
 
     response: Any = None
     expected_schema: Any = None

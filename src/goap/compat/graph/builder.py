@@ -112,10 +112,8 @@ class GoapGraph:
         return await self.ainvoke(goal=goal, world_state=world_state, **kw)
 
     def engine(self, goal: Any = None) -> Any:
-        """The same loop as a durable :class:`goap.runtime.GoapGraph` under ``goal``'s replan policy.
-
-        Its runs take goap's goals and encoded world states (see :mod:`goap.compat._convert`).
-        """
+        """The same loop as a durable :class:`goap.runtime.GoapGraph` under ``goal``'s replan policy (its
+        runs take goap's goals and encoded world states)."""
         p, ex, o = self._planner, self._executor, self._observer
         b = Bridge(
             tracer=p["tracer"],

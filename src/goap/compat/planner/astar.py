@@ -1,9 +1,4 @@
-"""LangGOAP's :func:`plan` over goap's A* (:class:`goap.AStar`).
-
-The search is goap's; this module converts the inputs, keeps LangGOAP's blacklist fallback and its
-two plan clean-up passes (drop actions no later step needs, skip actions whose effects already
-hold), and builds the LangGOAP :class:`~goap.compat.planner.types.Plan`.
-"""
+"""LangGOAP's :func:`plan` over goap's A*, with LangGOAP's blacklist fallback and plan clean-ups."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""LangGOAP's MCTS strategy over goap's :class:`goap.strategies.Mcts`.
-
-The tree search is goap's; this module maps LangGOAP's settings onto it (iterations, wall clock,
-UCB1 constant, seed, chance nodes for stochastic models, cost horizon, anytime partial plans,
-tree reuse by :meth:`MCTSStrategy.advance`), runs LangGOAP's rollout policies and reward shape as
-goap's ``rollout`` hook, and turns goap's per-iteration hook into tracer events (``g`` = visits,
-``h`` = UCB1, ``f`` = mean reward). ``_last_root`` is a read-only view of goap's tree.
-"""
+"""LangGOAP's MCTS strategy over goap's :class:`goap.strategies.Mcts` (its rollouts as goap's
+``rollout`` hook; search events report ``g`` = visits, ``h`` = UCB1, ``f`` = mean reward)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""LangGOAP's pluggable planning strategies: objects with ``plan(start, goal, actions, ...)``.
-
-:class:`AStarStrategy` is :func:`goap.compat.planner.astar.plan` (goap's A*); the two-phase and
-CSP strategies hand over to :mod:`goap.compat.planner.pipeline` (goap's CP-SAT pipeline).
-"""
+"""LangGOAP's pluggable planning strategies: objects with ``plan(start, goal, actions, ...)``."""
 
 from __future__ import annotations
 
