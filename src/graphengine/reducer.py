@@ -17,7 +17,16 @@ from typing import Any, TypeAlias, TypeVar, get_args, get_origin, get_type_hints
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
-__all__ = ["Reducer", "append", "default_reducer", "field_reducers", "is_pure", "merge", "replace"]
+__all__ = [
+    "Reducer",
+    "append",
+    "default_reducer",
+    "delta_fields",
+    "field_reducers",
+    "is_pure",
+    "merge",
+    "replace",
+]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -41,6 +50,29 @@ def merge(prev: Mapping[K, V], delta: Mapping[K, V]) -> dict[K, V]:
 def replace(prev: T, delta: T) -> T:
     """Field reducer: the delta's value replaces the previous one (the default behaviour)."""
     return delta
+
+
+def delta_fields(delta: Any) -> dict[str, Any] | None:
+    """The fields a delta sets, by name: what the default reducer merges, and nothing else.
+
+    A pydantic model gives the fields set explicitly (`model_fields_set`, in declaration order,
+    extra fields after): its other fields hold defaults that are not merged, so showing them
+    would look like a reset. A mapping (TypedDict, dict) gives its items; None gives ``{}``.
+    Any other value (a state merged by a reducer of the caller's own) is not made of fields:
+    None. The stream's step events (`meta["changes"]`) and the server's JSON both show this.
+    """
+    if delta is None:
+        return {}
+    if isinstance(delta, BaseModel):
+        fs = delta.model_fields_set
+        out = {k: getattr(delta, k) for k in type(delta).model_fields if k in fs}
+        for k, v in (delta.__pydantic_extra__ or {}).items():
+            if k in fs:
+                out[k] = v
+        return out
+    if isinstance(delta, Mapping):
+        return dict(delta)
+    return None
 
 
 def is_pure(reducer: Callable[..., Any]) -> bool:
