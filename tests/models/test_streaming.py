@@ -256,11 +256,18 @@ async def test_fan_out_branches_name_their_tokens() -> None:
     assert [e for e in events if e.kind == STEP]
 
 
-def test_a_removal_marker_is_never_sent_to_a_model() -> None:
-    """`chat` refuses a conversation holding a removal marker."""
-    eng = _answering(ScriptedChatModel("x"), stream=False)
+async def test_a_removal_marker_is_never_sent_to_a_model(proto: Proto, srv: LocalChatServer) -> None:
+    """`chat`, `stream_chat` and a node's `chat(...)` refuse a conversation holding a removal marker."""
+    model = proto.make(srv)
+    marker = [Message.user("hi"), Message.remove("a")]
+    with pytest.raises(ValueError, match=r"messages\[1\] is a removal marker"):
+        await model.chat(marker)
+    with pytest.raises(ValueError, match="removal marker"):
+        await model.stream_chat(marker, [], lambda _: None)
+    assert srv.requests == []
+    eng = _answering(model, stream=False)
     with pytest.raises(Exception, match="removal marker"):
-        eng.run_sync("x", Chat(messages=[Message.remove("a")]))
+        await eng.run("x", Chat(messages=marker))
 
 
 async def test_tokens_become_span_events_on_the_node_span(srv: LocalChatServer) -> None:

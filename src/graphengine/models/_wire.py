@@ -10,7 +10,7 @@ from typing import Any, Protocol, TypedDict
 from pydantic import SecretStr
 
 from ._http import JsonHttp, RetryPolicy
-from .chat import ChatOut, Message, ToolCall, ToolSpec
+from .chat import ChatOut, Message, ToolCall, ToolSpec, refuse_markers
 from .errors import BadResponseError
 
 __all__ = ["Connection", "HttpChatModel", "StreamDecoder", "decode_tool_calls", "wire_tool"]
@@ -147,6 +147,7 @@ class HttpChatModel:
 
     async def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> ChatOut:
         """POST the conversation to `chat_path` and decode the answer."""
+        refuse_markers(messages)
         data = await self._http.post(self.chat_path, self.request_body(messages, tools))
         return self.parse_response(data)
 
@@ -166,8 +167,9 @@ class HttpChatModel:
         Returns the whole answer, as `chat` would have. The errors are `chat`'s; a failure
         after the first line arrived is raised at once, not retried (the tokens already
         handed on are not sent twice), and a stream that ends before the answer is complete
-        is a `BadResponseError`.
+        is a `BadResponseError`. `timeout` bounds the whole answer, as for `chat`.
         """
+        refuse_markers(messages)
         decoder = self.stream_decoder()
 
         def on_line(line: str) -> None:

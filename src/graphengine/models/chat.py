@@ -176,6 +176,16 @@ class StreamingChatModel(ChatModel, Protocol):
         ...
 
 
+def refuse_markers(messages: Sequence[Message]) -> None:
+    """Raise `ValueError` if a removal marker is among `messages`: it is for `add_messages`, not a model."""
+    for i, m in enumerate(messages):
+        if m.role == "remove":
+            raise ValueError(
+                f"messages[{i}] is a removal marker (id {m.id!r}); merge it with add_messages, "
+                "do not send it to a model"
+            )
+
+
 def message_id(ctx: Context) -> str:
     """The id of the answer of the model call `ctx` makes next: ``run/step/node/call``.
 
@@ -271,12 +281,7 @@ async def chat(
 
     Raises `ValueError` for a removal marker (`Message.remove`) among `messages`.
     """
-    for i, m in enumerate(messages):
-        if m.role == "remove":
-            raise ValueError(
-                f"messages[{i}] is a removal marker (id {m.id!r}); merge it with add_messages, "
-                "do not send it to a model"
-            )
+    refuse_markers(messages)
     mid = message_id(ctx)
     req = ChatRequest(messages=tuple(messages), tools=tuple(tools), model=model_id(model))
     out: ChatOut = await ctx.call(ModelTool(model, name, stream), req, name=name, output=ChatOut)

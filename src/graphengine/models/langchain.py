@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .chat import ChatOut, Message, ToolCall, ToolSpec
+from .chat import ChatOut, Message, ToolCall, ToolSpec, refuse_markers
 from .errors import BadResponseError, ChatModelError, MissingExtraError
 
 __all__ = ["LangChainChatModel"]
@@ -69,7 +69,8 @@ class LangChainChatModel:
         return f"LangChainChatModel({type(self.base).__name__})"
 
     def to_langchain(self, messages: Sequence[Message]) -> list[Any]:
-        """Our messages as LangChain message objects."""
+        """Our messages as LangChain message objects (`ValueError` for a removal marker)."""
+        refuse_markers(messages)
         lc = self._lc
         out: list[Any] = []
         for m in messages:
