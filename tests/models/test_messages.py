@@ -159,6 +159,23 @@ def test_removal_drops_exactly_that_message(prev: list[Message], data: st.DataOb
     assert add_messages(prev, [Message.remove(gone)]) == [m for m in prev if m.id != gone]
 
 
+def test_mappings_are_validated_into_messages() -> None:
+    """JSON-shaped items (a dict state, LangGraph channels) merge as the messages they describe."""
+    prev: Any = [{"role": "user", "content": "a", "id": "1"}]
+    delta: Any = [{"role": "assistant", "id": "1"}]
+    assert add_messages(prev, delta) == [Message(role="assistant", id="1")]
+
+
+async def test_a_messages_state_under_to_langgraph_merges_json_input() -> None:
+    """Adapted to LangGraph, a `MessagesState` graph takes messages as dicts, as LangGraph users send them."""
+    from graphengine.adapters.langgraph import to_langgraph
+
+    lg = to_langgraph(_chat_engine())
+    out = await lg.ainvoke({"messages": [{"role": "user", "content": " hi ", "id": "q"}]})
+    assert [(m.role, m.content, m.id) for m in out["messages"]][:1] == [("user", "hi", "q")]
+    assert out["messages"][1].content == "you said hi" and out["turns"] == 1
+
+
 def test_a_single_message_is_a_delta_of_one() -> None:
     """A message given alone (a dict state's value) merges as a list of one."""
     assert add_messages([], Message.user("hi")) == add_messages([], [Message.user("hi")])

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Container, Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel
 
@@ -44,12 +44,14 @@ def add_messages(prev: Sequence[Message], delta: Sequence[Message] | Message) ->
     replayed step cannot diverge over an id (the delta stored with a step keeps no
     generated id; only the merged state does).
 
-    Pure: neither argument is changed (messages are frozen; ids are set on copies).
+    Pure: neither argument is changed (messages are frozen; ids are set on copies). Items that
+    are mappings (JSON input, a dict state, LangGraph's channels under `to_langgraph`) are
+    validated into `Message`s (pydantic's `ValidationError` if they are not messages).
     Within one delta, operations apply in order and the last one on an id wins (a removal
     then a message with the same id keeps the message, in the removed one's place). Raises
     `ValueError` when a removal names an id that is not in the conversation.
     """
-    items = [delta] if isinstance(delta, Message) else list(delta)
+    items = [delta] if isinstance(delta, Message) else [_message(m) for m in delta]
     for i in range(len(items) - 1, -1, -1):
         if items[i].role == "remove" and items[i].id == REMOVE_ALL:
             prev, items = [], items[i + 1 :]
@@ -57,7 +59,7 @@ def add_messages(prev: Sequence[Message], delta: Sequence[Message] | Message) ->
     merged: list[Message] = []
     where: dict[str, int] = {}
     for m in prev:
-        _put(merged, where, m, replace=False)
+        _put(merged, where, _message(m), replace=False)
     removed: set[str] = set()
     for m in items:
         if m.role == "remove":
@@ -70,6 +72,10 @@ def add_messages(prev: Sequence[Message], delta: Sequence[Message] | Message) ->
         else:
             removed.discard(_put(merged, where, m, replace=True))
     return [m for m in merged if m.id not in removed] if removed else merged
+
+
+def _message(m: Message | Any) -> Message:
+    return m if isinstance(m, Message) else Message.model_validate(m)
 
 
 def _put(merged: list[Message], where: dict[str, int], m: Message, *, replace: bool) -> str:
