@@ -214,3 +214,54 @@ async def test_messages_state_merges_in_a_graph_and_replays() -> None:
     assert final.messages[0].id is not None and final.messages[1].id == "q1"
     await assert_replays(eng, "c")
     assert (await eng.get_state("c")) == final
+
+
+async def test_a_trimming_chat_graph_ends_with_langgraphs_messages() -> None:
+    """A graph that answers, edits the message before the answer in place and trims its history
+    to three messages ends with the messages LangGraph's `MessagesState` graph of the same shape
+    ends with, run natively."""
+    graph_mod = pytest.importorskip("langgraph.graph")
+
+    def lg_bot(s: Any) -> dict[str, Any]:
+        last = s["messages"][-1]
+        return {"messages": [lc.AIMessage(f"echo {last.content}")]}
+
+    def lg_edit(s: Any) -> dict[str, Any]:
+        first = s["messages"][-2]
+        return {"messages": [type(first)(first.content.upper(), id=first.id)]}
+
+    def lg_trim(s: Any) -> dict[str, Any]:
+        return {"messages": [lc.RemoveMessage(id=m.id) for m in s["messages"][:-3]]}
+
+    def lg_again(s: Any) -> str:
+        return "bot" if len([m for m in s["messages"] if m.type == "ai"]) < 3 else graph_mod.END
+
+    b = graph_mod.StateGraph(graph_mod.MessagesState)
+    b.add_node("bot", lg_bot).add_node("edit", lg_edit).add_node("trim", lg_trim)
+    b.add_edge(graph_mod.START, "bot")
+    b.add_edge("bot", "edit")
+    b.add_edge("edit", "trim")
+    b.add_conditional_edges("trim", lg_again)
+    theirs = b.compile().invoke({"messages": [lc.HumanMessage("hi"), lc.HumanMessage("there")]})
+
+    eng = Engine(MessagesState, store=MemoryStore())
+
+    def bot(ctx: Context, s: MessagesState) -> NodeResult[MessagesState]:
+        return NodeResult(delta=MessagesState(messages=[Message.assistant(f"echo {s.messages[-1].content}")]))
+
+    def edit(ctx: Context, s: MessagesState) -> NodeResult[MessagesState]:
+        first = s.messages[-2]
+        return NodeResult(
+            delta=MessagesState(messages=[first.model_copy(update={"content": first.content.upper()})])
+        )
+
+    def trim(ctx: Context, s: MessagesState) -> NodeResult[MessagesState]:
+        return NodeResult(delta=MessagesState(messages=[Message.remove(m.id or "") for m in s.messages[:-3]]))
+
+    eng.add("bot", bot).add("edit", edit).add("trim", trim).start_at("bot")
+    eng.connect("bot", "edit").connect("edit", "trim")
+    eng.connect("trim", "bot", when=lambda s: len([m for m in s.messages if m.role == "assistant"]) < 3)
+    first = [Message.user("hi", id="h1"), Message.user("there", id="h2")]
+    ours = await eng.run("trim", MessagesState(messages=first))
+    assert shape(ours.messages) == shape(theirs["messages"])
+    await assert_replays(eng, "trim")
