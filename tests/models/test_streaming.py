@@ -4,6 +4,7 @@ state and replay do not depend on it."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -291,3 +292,16 @@ async def test_tokens_become_span_events_on_the_node_span(srv: LocalChatServer) 
     assert [e.attributes[TOKEN_TEXT] for e in toks if e.attributes] == PIECES
     assert {e.attributes["graphengine.message_id"] for e in toks if e.attributes} == {"o/1/answer/0"}
     provider.shutdown()
+
+
+def test_a_log_emitter_writes_tokens_at_debug(caplog: pytest.LogCaptureFixture) -> None:
+    """`LogEmitter` logs the many token events at DEBUG, so an INFO log shows the steps, not every token."""
+    from graphengine.emit import LogEmitter
+
+    eng = _answering(ScriptedChatModel("a b c"), stream=True)
+    eng.emitter = LogEmitter("ge-test")
+    with caplog.at_level(logging.DEBUG, logger="ge-test"):
+        eng.run_sync("l", Chat())
+    tokens = [r for r in caplog.records if r.getMessage().startswith("token ")]
+    assert [r.levelno for r in tokens] == [logging.DEBUG] * 3
+    assert {r.levelno for r in caplog.records if r not in tokens} == {logging.INFO}

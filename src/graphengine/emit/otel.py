@@ -39,7 +39,9 @@ Decisions a caller should know:
   that is current when they are emitted (else the node span of their step, else the run span).
   Streamed tokens (`EventKind.TOKEN`, from ``models.chat(stream=True)``) are span events named
   `graphengine.token` on the node span, the text in `graphengine.token.text` and the answer's
-  id in `graphengine.message_id`.
+  id in `graphengine.message_id`. The SDK keeps 128 events per span unless told otherwise
+  (`OTEL_SPAN_EVENT_COUNT_LIMIT`, or `SpanLimits(max_events=...)`): raise it to keep every
+  token of long answers (the answer itself is in the run's step record either way).
 - Metrics (OpenTelemetry metrics API, low-cardinality attributes only, never the run id):
   `graphengine.steps` (counter of finished node executions, by `graphengine.node_id` and
   `graphengine.outcome` ok/error), `graphengine.node.duration` (histogram, seconds, from node
