@@ -56,10 +56,7 @@ def add_messages(prev: Sequence[Message], delta: Sequence[Message] | Message) ->
         if items[i].role == "remove" and items[i].id == REMOVE_ALL:
             prev, items = [], items[i + 1 :]
             break
-    merged: list[Message] = []
-    where: dict[str, int] = {}
-    for m in prev:
-        _put(merged, where, _message(m), replace=False)
+    merged, where = _indexed(prev)
     removed: set[str] = set()
     for m in items:
         if m.role == "remove":
@@ -72,6 +69,18 @@ def add_messages(prev: Sequence[Message], delta: Sequence[Message] | Message) ->
         else:
             removed.discard(_put(merged, where, m, replace=True))
     return [m for m in merged if m.id not in removed] if removed else merged
+
+
+def _indexed(prev: Sequence[Message]) -> tuple[list[Message], dict[str, int]]:
+    """A copy of `prev` in which every message has an id, and each id's position."""
+    merged = list(prev)
+    if all(type(m) is Message and m.id is not None for m in merged):  # the usual case: merged before
+        return merged, {m.id: i for i, m in enumerate(merged)}  # type: ignore[misc]
+    where: dict[str, int] = {}
+    merged = []
+    for m in prev:
+        _put(merged, where, _message(m), replace=False)
+    return merged, where
 
 
 def _message(m: Message | Any) -> Message:
