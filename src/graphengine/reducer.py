@@ -78,8 +78,9 @@ def delta_fields(delta: Any) -> dict[str, Any] | None:
 def is_pure(reducer: Callable[..., Any]) -> bool:
     """Whether `reducer` is known never to change its previous state in place.
 
-    True for a default reducer whose field reducers are all this module's or `operator.add`/`or_`;
-    a reducer of the caller's own (or a default one with a field reducer of its own) may change
+    True for a default reducer whose field reducers are all this module's, `operator.add`/`or_`,
+    or functions marked ``fn.pure = True`` (as `graphengine.models.add_messages` is); a reducer
+    of the caller's own (or a default one with an unmarked field reducer of its own) may change
     what it is given, so the engine hands it a copy wherever the previous state is still seen.
     """
     return getattr(reducer, "pure", False) is True
@@ -99,7 +100,7 @@ def field_reducers(reducer: Callable[..., Any]) -> Mapping[str, Callable[[Any, A
 
 
 def _pure_fields(fields: Mapping[str, Callable[[Any, Any], Any]]) -> bool:
-    return all(r in _PURE for r in fields.values())
+    return all(r in _PURE or getattr(r, "pure", False) is True for r in fields.values())
 
 
 def _field_reducer(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from graphengine import Context, Engine, NodeResult
 from graphengine.models import REMOVE_ALL, Message, MessagesState, add_messages
+from graphengine.reducer import default_reducer, is_pure
 from graphengine.store import MemoryStore
 from graphengine.testing import assert_replays
 
@@ -174,6 +175,11 @@ async def test_a_messages_state_under_to_langgraph_merges_json_input() -> None:
     out = await lg.ainvoke({"messages": [{"role": "user", "content": " hi ", "id": "q"}]})
     assert [(m.role, m.content, m.id) for m in out["messages"]][:1] == [("user", "hi", "q")]
     assert out["messages"][1].content == "you said hi" and out["turns"] == 1
+
+
+def test_a_messages_state_reducer_is_known_pure() -> None:
+    """The engine knows `add_messages` never changes its inputs, so it copies no state before merging."""
+    assert is_pure(default_reducer(MessagesState) or add_messages)
 
 
 def test_a_single_message_is_a_delta_of_one() -> None:

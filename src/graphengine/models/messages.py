@@ -71,6 +71,9 @@ def add_messages(prev: Sequence[Message], delta: Sequence[Message] | Message) ->
     return [m for m in merged if m.id not in removed] if removed else merged
 
 
+add_messages.pure = True  # type: ignore[attr-defined]  # never changes its inputs: no defensive copies
+
+
 def _indexed(prev: Sequence[Message]) -> tuple[list[Message], dict[str, int]]:
     """A copy of `prev` in which every message has an id, and each id's position."""
     merged = list(prev)
