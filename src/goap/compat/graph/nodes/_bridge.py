@@ -229,17 +229,7 @@ class Bridge:
     """The goap.runtime graphs one LangGOAP-shaped node runs on (one per goal policy and action set)."""
 
     def __init__(
-        self,
-        *,
-        tracer: Any = None,
-        guards: Iterable[Any] | None = None,
-        sensors: Iterable[Any] | None = None,
-        stuck_handlers: Iterable[Any] | None = None,
-        termination: Iterable[Any] | None = None,
-        transition_model: Any = None,
-        strategy: Any = None,
-        record_expansions: bool = False,
-        **options: Any,
+        self, *, tracer: Any = None, strategy: Any = None, record_expansions: bool = False, **options: Any
     ) -> None:
         from goap.compat.guards import as_goap_guards
         from goap.compat.sensors import as_goap_sensors
@@ -250,17 +240,13 @@ class Bridge:
         default = cv.to_goap_strategy(None, tracer=tracer, record_expansions=record_expansions).inner
         if tracer is not None and not type(tracer).__module__.startswith("goap."):
             tracer = TracerView(tracer, self)
-        self.options = {k: v for k, v in options.items() if v is not None}
-        self.options["strategy"] = StrategyView(strategy or default, self)
+        self.model = options.pop("transition_model", None)
+        policies = {"guards": as_goap_guards, "sensors": as_goap_sensors, "termination": as_goap_termination}
+        policies["stuck_handlers"] = as_goap_stuck_handlers
+        self.options = {k: v for k, v in options.items() if v is not None and k not in policies}
+        self.options |= {k: convert(options.get(k)) for k, convert in policies.items()}
+        self.options.update(strategy=StrategyView(strategy or default, self), tracer=tracer)
         self.strategy_name = None if strategy is None else type(strategy).__name__
-        self.options.update(
-            tracer=tracer,
-            guards=as_goap_guards(guards),
-            sensors=as_goap_sensors(sensors),
-            stuck_handlers=as_goap_stuck_handlers(stuck_handlers),
-            termination=as_goap_termination(termination),
-        )
-        self.model = transition_model
         self._graphs: dict[tuple[Any, ...], GoapGraph] = {}
         self._goals: dict[int, tuple[Any, Any]] = {}
 
