@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         StoreExecutionHistory,
     )
     from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
+    from goap.runtime._langsmith import LangSmithTracer, SearchEventBuffer
     from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
     from goap.runtime._parallel import independent_batch
     from goap.runtime._reflexion import Reflection, ReflexionTracer
@@ -73,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "GoapTool": "goap.runtime._tool",
     "Guard": "goap.runtime._guards",
     "GuardResult": "goap.runtime._guards",
+    "LangSmithTracer": "goap.runtime._langsmith",
     "LoggingTracer": "goap.runtime._tracing",
     "MaxActions": "goap.runtime._termination",
     "MaxCost": "goap.runtime._termination",
@@ -92,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "ReplanReason": "goap.runtime._state",
     "RunView": "goap.runtime._termination",
     "Sensor": "goap.runtime._sensors",
+    "SearchEventBuffer": "goap.runtime._langsmith",
     "SensorReadings": "goap.runtime._sensors",
     "StoreExecutionHistory": "goap.runtime._history",
     "StuckHandler": "goap.runtime._stuck",
@@ -138,6 +141,7 @@ __all__ = [
     "GoapTool",
     "Guard",
     "GuardResult",
+    "LangSmithTracer",
     "LoggingTracer",
     "MaxActions",
     "MaxCost",
@@ -157,6 +161,7 @@ __all__ = [
     "ReplanReason",
     "RunView",
     "Sensor",
+    "SearchEventBuffer",
     "SensorReadings",
     "StoreExecutionHistory",
     "StuckHandler",
