@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import logging
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,12 +17,10 @@ from goap.compat.planner.transitions import DeterministicTransitionModel, is_det
 from goap.compat.planner.types import Plan, PlanMetadata
 from goap.compat.score import SimpleScore
 from goap.compat.state import PlanningState, Start
-from goap.strategies import Mcts, MctsChance, MctsNode
+from goap.strategies import Mcts, MctsChance, MctsNode, shaped_reward, walk_rollout
 
 __all__ = ["ChanceNode", "HeuristicRollout", "MCTSExploration", "MCTSNode", "MCTSReuseConfig", "MCTSStrategy"]
 __all__ += ["MCTSTracingConfig", "RandomRollout", "RolloutPolicy", "ScalarHeuristic", "StochasticRollout"]
-
-_log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -42,56 +39,32 @@ class RolloutPolicy(Protocol):
         """The reward of one simulation from ``state``."""
 
 
-def _missing(state: PlanningState, goal: GoalSpec) -> int:
-    now = state.to_dict()
-    return sum(1 for k, v in goal.conditions.items() if now.get(k) != v)
+def _value(goal: GoalSpec, heuristic: ScalarHeuristic | None) -> Callable[[Mapping[str, Any]], float] | None:
+    """``heuristic`` as goap's value of an encoded state."""
+    if heuristic is None:
+        return None
+    return lambda s: heuristic(PlanningState.from_dict(cv.decode_state(s)), goal)
 
 
 def _shape_reward(state: PlanningState, goal: GoalSpec, *, heuristic: ScalarHeuristic | None = None) -> float:
-    """1 when the goal holds; else the heuristic clamped to [-1, 0.999], or minus the missing share."""
-    if state.satisfies(goal.conditions):
-        return 1.0
-    if heuristic is not None:
-        try:
-            return min(0.999, max(-1.0, float(heuristic(state, goal))))
-        except Exception:
-            _log.warning("the scalar heuristic failed; using the missing-conditions reward", exc_info=True)
-    n = len(goal.conditions)
-    return -_missing(state, goal) / n if n else 1.0
+    """goap's shaped reward of ``state`` (1 at the goal, else the heuristic or the unmet share)."""
+    return shaped_reward(cv.encode_state(state), cv.to_goap_goal(goal), _value(goal, heuristic))
 
 
-def _walk(
-    state: PlanningState,
-    goal: GoalSpec,
-    actions: list[ActionSpec],
-    depth: int,
-    model: Any,
-    rng: Any,
-    greedy: bool,
-) -> PlanningState:
-    """Up to ``depth`` sampled steps until the goal holds or nothing applies; the action is random,
-    or (``greedy``) the one whose expected effects leave fewest conditions missing, more
-    preconditions first."""
-    for _ in range(depth):
-        if state.satisfies(goal.conditions):
-            break
-        options = [a for a in actions if state.satisfies(a.preconditions)]
-        if not options:
-            break
-        act = _greedy(state, goal, model, options) if greedy else rng.choice(options)
-        state = state.apply(dict(model.sample(state.to_dict(), act, rng)))
-    return state
-
-
-def _greedy(state: PlanningState, goal: GoalSpec, model: Any, options: list[ActionSpec]) -> ActionSpec:
-    now = state.to_dict()
-    return min(
-        options,
-        key=lambda a: (_missing(state.apply(dict(model.expected(now, a))), goal), -len(a.preconditions)),
+def _rollout(
+    policy: Any, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec], greedy: bool
+) -> float:
+    """One run of goap's walk rollout for a LangGOAP policy's fields."""
+    model = getattr(policy, "model", None)
+    walk = walk_rollout(
+        cv.to_goap_goal(goal),
+        cv.goap_actions(actions),
+        model=None if model is None else to_goap_model(model, actions),
+        depth=policy.max_depth,
+        greedy=greedy,
+        value=_value(goal, policy.scalar_heuristic),
     )
-
-
-_DECLARED = DeterministicTransitionModel()
+    return walk(cv.encode_state(state), getattr(policy, "rng", None) or Random())
 
 
 @dataclass(slots=True)
@@ -104,8 +77,7 @@ class RandomRollout:
 
     def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
         """Reward after a random walk."""
-        end = _walk(state, goal, actions, self.max_depth, _DECLARED, self.rng, False)
-        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
+        return _rollout(self, state, goal, actions, False)
 
 
 @dataclass(slots=True)
@@ -117,8 +89,7 @@ class HeuristicRollout:
 
     def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
         """Reward after a greedy walk."""
-        end = _walk(state, goal, actions, self.max_depth, _DECLARED, None, True)
-        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
+        return _rollout(self, state, goal, actions, True)
 
 
 @dataclass(slots=True)
@@ -132,8 +103,7 @@ class StochasticRollout:
 
     def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
         """Reward after a greedy walk through sampled outcomes."""
-        end = _walk(state, goal, actions, self.max_depth, self.model, self.rng, True)
-        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
+        return _rollout(self, state, goal, actions, True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,21 +251,18 @@ class MCTSStrategy:
         if node is not None:
             self._carryover_root = self._views.of(node.detach(self.reuse.tree_reuse_decay))
 
-    def _rollout(
-        self, goal: GoalSpec, usable: list[ActionSpec]
-    ) -> Callable[[Mapping[str, Any], Random], float]:
-        ex, h, model = self.exploration, self.scalar_heuristic, self.transition_model
-
-        def score(state: Mapping[str, Any], rng: Random) -> float:
-            policy = self.rollout_policy
-            if policy is None and is_deterministic(model):
-                policy = HeuristicRollout(ex.rollout_depth, h)
-            elif policy is None:
-                policy = StochasticRollout(ex.rollout_depth, model, rng, h)
-            ps = PlanningState.from_dict(cv.decode_state(state))
-            return float(policy.rollout(state=ps, goal=goal, actions=usable))
-
-        return score
+    def _rollout(self, goal: GoalSpec, usable: list[ActionSpec], model: Any, acts: Any) -> Any:
+        """The rollout hook: the policy's over LangGOAP states, else goap's greedy walk."""
+        policy, depth, h = (
+            self.rollout_policy,
+            self.exploration.rollout_depth,
+            _value(goal, self.scalar_heuristic),
+        )
+        if policy is None:
+            return walk_rollout(cv.to_goap_goal(goal), acts, model=model, depth=depth, value=h)
+        return lambda s, _: policy.rollout(
+            state=PlanningState.from_dict(cv.decode_state(s)), goal=goal, actions=usable
+        )
 
     def _search(
         self,
@@ -338,23 +305,21 @@ class MCTSStrategy:
             )
 
         mcts = Mcts(
-            transition_model=to_goap_model(self.transition_model, usable),
+            transition_model=(model := to_goap_model(self.transition_model, usable)),
             iterations=max(1, ex.iterations),
             max_depth=1_000_000,
             exploration=ex.c,
             seed=ex.seed,
             timeout=ex.wall_clock_ms / 1000.0 if ex.wall_clock_ms else None,
             chance_nodes=not ru.force_deterministic_tree and not is_deterministic(self.transition_model),
-            rollout=self._rollout(goal, usable),
+            rollout=self._rollout(goal, usable, model, acts := cv.goap_actions(usable)),
             max_path_cost=ru.path_length_budget,
             partial=ru.anytime_fallback,
             on_iteration=traced,
             precheck=False,
             pick="visits",
         )
-        res, root = mcts.search(
-            cv.encode_state(st), cv.to_goap_goal(goal), cv.goap_actions(usable), root=carried
-        )
+        res, root = mcts.search(cv.encode_state(st), cv.to_goap_goal(goal), acts, root=carried)
         self._last_root = self._views.of(root)
         ms = (time.monotonic() - t0) * 1000.0
         if emit is not None:
@@ -364,7 +329,9 @@ class MCTSStrategy:
         states, total, now = [], 0.0, st
         for a in (steps := [self._views.by_name[a.name] for a in res.plan.actions]):
             total += a.get_cost(now.to_dict())
-            now = now.apply(dict((self.transition_model or _DECLARED).expected(now.to_dict(), a)))
+            now = now.apply(
+                dict((self.transition_model or DeterministicTransitionModel()).expected(now.to_dict(), a))
+            )
             states.append(now)
         meta = PlanMetadata(nodes_explored=res.stats.expanded, planning_time_ms=ms)
         return Plan(tuple(steps), tuple(states), total, meta, SimpleScore(scalar=total))
