@@ -44,7 +44,15 @@ if TYPE_CHECKING:
         TerminationPolicy,
     )
     from goap.runtime._tool import GoapTool, goap_tool
-    from goap.runtime._tracing import TRACER_HOOKS, LoggingTracer, MultiTracer, NullTracer, PlanningTracer
+    from goap.runtime._tracing import (
+        SEARCH_HOOKS,
+        TRACER_HOOKS,
+        LoggingTracer,
+        MultiTracer,
+        NullTracer,
+        PlanningTracer,
+        SearchTracer,
+    )
     from goap.runtime._visualize import (
         plan_to_dot,
         plan_to_gantt,
@@ -94,7 +102,9 @@ _EXPORTS: dict[str, str] = {
     "ReplanReason": "goap.runtime._state",
     "RunView": "goap.runtime._termination",
     "Sensor": "goap.runtime._sensors",
+    "SEARCH_HOOKS": "goap.runtime._tracing",
     "SearchEventBuffer": "goap.runtime._langsmith",
+    "SearchTracer": "goap.runtime._tracing",
     "SensorReadings": "goap.runtime._sensors",
     "StoreExecutionHistory": "goap.runtime._history",
     "StuckHandler": "goap.runtime._stuck",
@@ -161,7 +171,9 @@ __all__ = [
     "ReplanReason",
     "RunView",
     "Sensor",
+    "SEARCH_HOOKS",
     "SearchEventBuffer",
+    "SearchTracer",
     "SensorReadings",
     "StoreExecutionHistory",
     "StuckHandler",
