@@ -51,59 +51,54 @@ def _shape_reward(state: PlanningState, goal: GoalSpec, *, heuristic: ScalarHeur
     return shaped_reward(cv.encode_state(state), cv.to_goap_goal(goal), _value(goal, heuristic))
 
 
-def _rollout(
-    policy: Any, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec], greedy: bool
-) -> float:
-    """One run of goap's walk rollout for a LangGOAP policy's fields."""
-    model = getattr(policy, "model", None)
-    walk = walk_rollout(
-        cv.to_goap_goal(goal),
-        cv.goap_actions(actions),
-        model=None if model is None else to_goap_model(model, actions),
-        depth=policy.max_depth,
-        greedy=greedy,
-        value=_value(goal, policy.scalar_heuristic),
-    )
-    return walk(cv.encode_state(state), getattr(policy, "rng", None) or Random())
+class _Walk:
+    """goap's :func:`goap.strategies.walk_rollout` on a LangGOAP rollout policy's fields."""
+
+    __slots__ = ()
+    greedy = True
+
+    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
+        """The reward after one walk from ``state``."""
+        p: Any = self
+        model = None if getattr(p, "model", None) is None else to_goap_model(p.model, actions)
+        value = _value(goal, p.scalar_heuristic)
+        walk = walk_rollout(
+            cv.to_goap_goal(goal),
+            cv.goap_actions(actions),
+            model=model,
+            depth=p.max_depth,
+            greedy=self.greedy,
+            value=value,
+        )
+        return walk(cv.encode_state(state), getattr(p, "rng", None) or Random())
 
 
 @dataclass(slots=True)
-class RandomRollout:
+class RandomRollout(_Walk):
     """Uniformly random applicable actions, declared effects."""
 
+    greedy = False
     max_depth: int = 4
     rng: Random = field(default_factory=Random)
     scalar_heuristic: ScalarHeuristic | None = None
 
-    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
-        """Reward after a random walk."""
-        return _rollout(self, state, goal, actions, False)
-
 
 @dataclass(slots=True)
-class HeuristicRollout:
+class HeuristicRollout(_Walk):
     """Greedy on the declared effects."""
 
     max_depth: int = 4
     scalar_heuristic: ScalarHeuristic | None = None
 
-    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
-        """Reward after a greedy walk."""
-        return _rollout(self, state, goal, actions, True)
-
 
 @dataclass(slots=True)
-class StochasticRollout:
+class StochasticRollout(_Walk):
     """Greedy on the model's expected effects, moving by its sampled ones."""
 
     max_depth: int
     model: Any
     rng: Random = field(default_factory=Random)
     scalar_heuristic: ScalarHeuristic | None = None
-
-    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
-        """Reward after a greedy walk through sampled outcomes."""
-        return _rollout(self, state, goal, actions, True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,31 +210,27 @@ class MCTSStrategy:
 
     def plan(self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any) -> Plan | None:
         """The best-supported plan found within the budget, or None."""
-        tracer = self.tracing.tracer if self.tracing.record_expansions else None
-
-        def emit(kind: str, *args: Any) -> None:
-            hook = getattr(tracer, f"on_search_{kind}", None)
-            if hook is not None:
-                hook(*args)
-
-        black = hints.get("blacklisted_actions")
-        return self._search(start, goal, actions, black, emit if tracer is not None else None)
+        tracer, events = self._tracer()
+        result = self._search(start, goal, actions, hints.get("blacklisted_actions"), events)
+        for kind, *args in events or ():
+            getattr(tracer, f"on_search_{kind}", lambda *a: None)(*args)
+        return result
 
     async def aplan(
         self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any
     ) -> Plan | None:
-        """:meth:`plan`, sending the tracer's events to its async hooks after the search."""
-        tracer = self.tracing.tracer
-        if tracer is None or not self.tracing.record_expansions:
-            return self.plan(start, goal, actions, **hints)
-        events: list[tuple[Any, ...]] = []
-        black = hints.get("blacklisted_actions")
-        result = self._search(start, goal, actions, black, lambda *e: events.append(e))
-        for kind, *args in events:
-            hook = getattr(tracer, f"aon_search_{kind}", None)
-            if hook is not None:
+        """:meth:`plan`, sending the search events to the tracer's async hooks."""
+        tracer, events = self._tracer()
+        result = self._search(start, goal, actions, hints.get("blacklisted_actions"), events)
+        for kind, *args in events or ():
+            if (hook := getattr(tracer, f"aon_search_{kind}", None)) is not None:
                 await hook(*args)
         return result
+
+    def _tracer(self) -> tuple[Any, list[tuple[Any, ...]] | None]:
+        """The tracer recording search events, and a list collecting them (None: not recorded)."""
+        tracer = self.tracing.tracer if self.tracing.record_expansions else None
+        return tracer, None if tracer is None else []
 
     def advance(self, action: ActionSpec, observed_state: PlanningState | Mapping[str, Any]) -> None:
         """Keep the subtree of ``action`` leading to ``observed_state`` (visits decayed) as the next root."""
@@ -253,16 +244,12 @@ class MCTSStrategy:
 
     def _rollout(self, goal: GoalSpec, usable: list[ActionSpec], model: Any, acts: Any) -> Any:
         """The rollout hook: the policy's over LangGOAP states, else goap's greedy walk."""
-        policy, depth, h = (
-            self.rollout_policy,
-            self.exploration.rollout_depth,
-            _value(goal, self.scalar_heuristic),
-        )
+        policy, depth = self.rollout_policy, self.exploration.rollout_depth
         if policy is None:
+            h = _value(goal, self.scalar_heuristic)
             return walk_rollout(cv.to_goap_goal(goal), acts, model=model, depth=depth, value=h)
-        return lambda s, _: policy.rollout(
-            state=PlanningState.from_dict(cv.decode_state(s)), goal=goal, actions=usable
-        )
+        lg = PlanningState.from_dict
+        return lambda s, _: policy.rollout(state=lg(cv.decode_state(s)), goal=goal, actions=usable)
 
     def _search(
         self,
@@ -270,7 +257,7 @@ class MCTSStrategy:
         goal: GoalSpec,
         actions: Sequence[ActionSpec],
         blacklisted: Iterable[str] | None,
-        emit: Callable[..., None] | None,
+        events: list[tuple[Any, ...]] | None,
     ) -> Plan | None:
         st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
         if st.satisfies(goal.conditions):
@@ -285,6 +272,7 @@ class MCTSStrategy:
             self._views = _Views()
         self._views.by_name.update((a.name, a) for a in usable)
         ids: dict[int, int] = {}
+        emit = None if events is None else lambda *e: events.append(e)
 
         def traced(leaf: MctsNode) -> None:
             if emit is None or leaf.parent is None:
@@ -293,16 +281,8 @@ class MCTSStrategy:
             parent_id = None if up is None or up.parent is None else ids.get(id(up))
             node_id = ids.setdefault(id(leaf), len(ids))
             name = leaf.action.name if leaf.action is not None else None
-            emit(
-                "expand",
-                node_id,
-                self._views.of(leaf).state,
-                float(leaf.visits),
-                leaf.ucb(ex.c),
-                leaf.mean,
-                parent_id,
-                name,
-            )
+            stats = (float(leaf.visits), leaf.ucb(ex.c), leaf.mean)
+            emit("expand", node_id, self._views.of(leaf).state, *stats, parent_id, name)
 
         mcts = Mcts(
             transition_model=(model := to_goap_model(self.transition_model, usable)),
@@ -326,12 +306,10 @@ class MCTSStrategy:
             emit("complete", res.stats.expanded, ms, res.plan is not None)
         if res.plan is None:
             return None
-        states, total, now = [], 0.0, st
+        states, total, now, lg = [], 0.0, st, self.transition_model or DeterministicTransitionModel()
         for a in (steps := [self._views.by_name[a.name] for a in res.plan.actions]):
             total += a.get_cost(now.to_dict())
-            now = now.apply(
-                dict((self.transition_model or DeterministicTransitionModel()).expected(now.to_dict(), a))
-            )
+            now = now.apply(dict(lg.expected(now.to_dict(), a)))
             states.append(now)
         meta = PlanMetadata(nodes_explored=res.stats.expanded, planning_time_ms=ms)
         return Plan(tuple(steps), tuple(states), total, meta, SimpleScore(scalar=total))
