@@ -46,7 +46,8 @@ def replace(prev: T, delta: T) -> T:
 def is_pure(reducer: Callable[..., Any]) -> bool:
     """Whether `reducer` is known never to change its previous state in place.
 
-    True for a default reducer whose field reducers are all this module's or `operator.add`/`or_`;
+    True for a default reducer whose field reducers are all this module's, `operator.add`/`or_`
+    or the builtins `max`/`min`;
     a reducer of the caller's own (or a default one with a field reducer of its own) may change
     what it is given, so the engine hands it a copy wherever the previous state is still seen.
     """
@@ -67,7 +68,8 @@ def field_reducers(reducer: Callable[..., Any]) -> Mapping[str, Callable[[Any, A
 
 
 def _pure_fields(fields: Mapping[str, Callable[[Any, Any], Any]]) -> bool:
-    return all(r in _PURE for r in fields.values())
+    # A field reducer may declare itself pure (`graphengine.crdt.converge` does).
+    return all(r in _PURE or getattr(r, "pure", False) is True for r in fields.values())
 
 
 def _field_reducer(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
@@ -221,4 +223,4 @@ def default_reducer(tp: Any) -> Reducer[Any] | None:
     return None
 
 
-_PURE = (append, merge, replace, operator.add, operator.or_)
+_PURE = (append, merge, replace, operator.add, operator.or_, max, min)
