@@ -19,9 +19,9 @@ twice changes nothing:
 Deltas are states, not operations: a branch returns the whole value it updated from its own
 copy of the state (`s.hits.increment(replica_id(ctx))`), and merging keeps, per replica, the
 most it has seen. So a retried branch, a resumed one or a result delivered twice counts once,
-as long as concurrent writers use distinct replica ids (`replica_id(ctx)` gives a node's
-execution one: its node id and fan-out branch). Every value is kept in a canonical order, so
-equal values encode to equal bytes whatever order they were merged in.
+as long as no two writers share a replica id (`replica_id(ctx)` is one per node execution:
+node id, fan-out branch and step). Every value is kept in a canonical order, so equal values
+encode to equal bytes whatever order they were merged in.
 
 Kinds: `GCounter` (grow-only), `PNCounter` (up and down), `ORSet` (observed-remove set:
 an add concurrent with a remove wins), `LWWRegister` and `LWWMap` (last writer wins, by a
@@ -87,12 +87,16 @@ converge.pure = True  # type: ignore[attr-defined]  # it builds a new value, nev
 
 
 def replica_id(ctx: Context) -> str:
-    """A replica id for the node execution `ctx`: its node id, and its fan-out branch if any.
+    """A replica id for the node execution `ctx`: node id, fan-out branch if any, and step.
 
-    Distinct for the branches of one fan-out (even of a map fan-out running one node many
-    times) and the same for every attempt of one branch, so a retried branch counts once.
+    Distinct for every branch of every fan-out (even a map fan-out running one node many times,
+    whose branches start from their own inputs rather than the run's state, so they cannot see
+    what an earlier step counted) and the same for every attempt, retry or resume of one branch,
+    so its result counts once. Counters keep an entry per replica: one per writing step.
     """
-    return ctx.node_id if ctx.branch is None else f"{ctx.node_id}[{ctx.branch}]"
+    if ctx.branch is None:
+        return f"{ctx.node_id}@{ctx.step}"
+    return f"{ctx.node_id}[{ctx.branch}]@{ctx.step}"
 
 
 def _key(value: Any) -> bytes:
