@@ -24,7 +24,18 @@ from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
 from .commute import MergeOrder, commutative, is_commutative, is_idempotent
 from .context import Context, InterruptSignal, Tool, ToolCallError
-from .crdt import CRDT, GCounter, LWWMap, LWWRegister, ORSet, PNCounter, converge, replica_id
+from .crdt import (
+    CRDT,
+    GCounter,
+    LWWMap,
+    LWWRegister,
+    ORSet,
+    PNCounter,
+    converge,
+    maximum,
+    minimum,
+    replica_id,
+)
 from .engine import Engine
 from .errors import (
     BudgetExceededError,
@@ -131,7 +142,9 @@ __all__ = [
     "interrupt",
     "is_commutative",
     "is_idempotent",
+    "maximum",
     "merge",
+    "minimum",
     "node",
     "replace",
     "replica_id",

@@ -8,7 +8,7 @@ is harmless.
 
 A reducer declares both with `@commutative` (or `commutative(idempotent=True)`); the engine
 never infers them. The builtins `max` and `min` are known to be both (`Annotated[int, max]`),
-as are the CRDT reducers of `graphengine.crdt`. `graphengine.testing.assert_commutes` checks a
+as are the reducers of `graphengine.crdt` (`converge`, `maximum`, `minimum`). `graphengine.testing.assert_commutes` checks a
 claim on samples of your own.
 
 With the default reducer of a state type, each field merges on its own, so the order matters
@@ -73,7 +73,7 @@ def commutative(fn: F | None = None, /, *, idempotent: bool = False) -> F | Call
 
 
 def is_commutative(reducer: Callable[..., Any]) -> bool:
-    """Whether `reducer` is declared to commute (`@commutative`, `max`, `min`, the CRDT reducers)."""
+    """Whether `reducer` is declared to commute (`@commutative`, the builtins `max`/`min`, `graphengine.crdt`'s)."""
     try:
         if reducer in _BUILTINS:
             return True

@@ -26,7 +26,8 @@ encode to equal bytes whatever order they were merged in.
 Kinds: `GCounter` (grow-only), `PNCounter` (up and down), `ORSet` (observed-remove set:
 an add concurrent with a remove wins), `LWWRegister` and `LWWMap` (last writer wins, by a
 `(ts, replica)` stamp the writer supplies: `ctx.step` is a deterministic clock). For a plain
-number, the builtins `max` and `min` are commutative and idempotent field reducers already.
+number, `maximum` and `minimum` (or the builtins `max` and `min`) are commutative and
+idempotent field reducers.
 Removed set tags and map keys are kept as tombstones; these values grow with every removal.
 """
 
@@ -48,6 +49,8 @@ __all__ = [
     "ORSet",
     "PNCounter",
     "converge",
+    "maximum",
+    "minimum",
     "replica_id",
 ]
 
@@ -84,6 +87,35 @@ def converge(prev: C, delta: C) -> C:
 
 
 converge.pure = True  # type: ignore[attr-defined]  # it builds a new value, never changes its inputs
+
+
+class _Ordered(Protocol):
+    def __lt__(self, other: Any, /) -> bool: ...
+
+
+Ord = TypeVar("Ord", bound=_Ordered)
+"""A totally ordered value type."""
+
+
+@commutative(idempotent=True)
+def maximum(prev: Ord, delta: Ord) -> Ord:
+    """Field reducer: the larger of the two (a max register); `prev` when they are equal.
+
+    The same as the builtin `max` (which the engine also knows commutes), as a plain function
+    other libraries can inspect (LangGraph reads a reducer's signature). Values must be totally
+    ordered: a NaN makes the result depend on the order.
+    """
+    return delta if prev < delta else prev
+
+
+@commutative(idempotent=True)
+def minimum(prev: Ord, delta: Ord) -> Ord:
+    """Field reducer: the smaller of the two (a min register); `prev` when they are equal."""
+    return delta if delta < prev else prev
+
+
+maximum.pure = True  # type: ignore[attr-defined]
+minimum.pure = True  # type: ignore[attr-defined]
 
 
 def replica_id(ctx: Context) -> str:

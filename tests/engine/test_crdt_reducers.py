@@ -28,6 +28,8 @@ from graphengine import (
     converge,
     is_commutative,
     is_idempotent,
+    maximum,
+    minimum,
 )
 from graphengine.testing import assert_commutes
 
@@ -230,13 +232,13 @@ def test_lww_register_refuses_a_non_finite_stamp() -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(base=st.integers(), deltas=st.lists(st.integers(), max_size=8), data=st.data())
-@pytest.mark.parametrize("reducer", [max, min])
+@pytest.mark.parametrize("reducer", [max, min, maximum, minimum])
 def test_max_and_min_merge_alike_in_any_order_and_duplication(
     reducer: Callable[[int, int], int], base: int, deltas: list[int], data: st.DataObject
 ) -> None:
-    """The builtins max and min fold branch values to the same result in any order and duplication."""
+    """max and min (builtin or ours) fold branch values to the same result in any order and duplication."""
     merged = assert_order_free(reducer, base, deltas, data.draw(deliveries(len(deltas))))
-    assert merged == (max if reducer is max else min)([base, *deltas])
+    assert merged == (max if reducer in (max, maximum) else min)([base, *deltas])
 
 
 # ------------------------------------------------------------------------------------ declarations
@@ -248,6 +250,8 @@ def test_which_reducers_declare_they_commute() -> None:
         converge,
         max,
         min,
+        maximum,
+        minimum,
         GCounter.merge,
         PNCounter.merge,
         ORSet.merge,

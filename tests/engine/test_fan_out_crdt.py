@@ -31,6 +31,7 @@ from graphengine import (
     converge,
     default_reducer,
     fan_out,
+    minimum,
     replica_id,
 )
 from graphengine.store import MemoryStore, Store
@@ -46,7 +47,7 @@ class Tally(BaseModel):
     last: Annotated[LWWRegister[int], converge] = LWWRegister[int]()
     by_parity: Annotated[LWWMap[int], converge] = LWWMap[int]()
     best: Annotated[int, max] = 0
-    worst: Annotated[int, min] = 1000
+    worst: Annotated[int, minimum] = 1000
     log: Annotated[list[int], append] = []
 
 
