@@ -166,11 +166,26 @@ class GCounter(BaseModel):
     @commutative(idempotent=True)
     def merge(self, other: GCounter) -> GCounter:
         """Per replica, the larger count."""
-        counts = dict(self.counts)
-        for replica, n in other.counts.items():
-            if n > counts.get(replica, -1):
+        mine = self.counts
+        if len(other.counts) > len(mine):
+            mine, theirs = other.counts, self.counts
+        else:
+            theirs = other.counts
+        counts: dict[str, int] | None = None
+        added = False
+        for replica, n in theirs.items():
+            have = mine.get(replica)
+            if have is None or n > have:
+                if counts is None:
+                    counts = dict(mine)
                 counts[replica] = n
-        return GCounter(counts=counts)
+                added = added or have is None
+        if counts is None:  # nothing new: the larger side already includes the other
+            return self if mine is self.counts else other
+        if added:
+            counts = dict(sorted(counts.items()))
+        # Both sides were validated; what is built from them needs no second validation.
+        return GCounter.model_construct(counts=counts)
 
 
 class PNCounter(BaseModel):
@@ -197,7 +212,7 @@ class PNCounter(BaseModel):
     @commutative(idempotent=True)
     def merge(self, other: PNCounter) -> PNCounter:
         """Both counters merged."""
-        return PNCounter(p=self.p.merge(other.p), n=self.n.merge(other.n))
+        return PNCounter.model_construct(p=self.p.merge(other.p), n=self.n.merge(other.n))
 
 
 # ------------------------------------------------------------------------------------ sets
@@ -221,8 +236,7 @@ class ORSet(BaseModel, Generic[T]):
     @field_validator("added")
     @classmethod
     def _sorted_adds(cls, added: tuple[tuple[T, str], ...]) -> tuple[tuple[T, str], ...]:
-        unique = {(tag, _key(elem)): (elem, tag) for elem, tag in added}
-        return tuple(unique[k] for k in sorted(unique))
+        return _canonical_adds(added)
 
     @field_validator("removed")
     @classmethod
@@ -262,7 +276,17 @@ class ORSet(BaseModel, Generic[T]):
     @commutative(idempotent=True)
     def merge(self, other: ORSet[T]) -> ORSet[T]:
         """Every add and every remove of both."""
-        return type(self)(added=(*self.added, *other.added), removed=(*self.removed, *other.removed))
+        # Both sides hold validated elements: only the canonical order is rebuilt.
+        return type(self).model_construct(
+            added=_canonical_adds((*self.added, *other.added)),
+            removed=tuple(sorted({*self.removed, *other.removed})),
+        )
+
+
+def _canonical_adds(added: tuple[tuple[T, str], ...]) -> tuple[tuple[T, str], ...]:
+    """`added` without duplicates, sorted by tag (then element), so equal sets encode alike."""
+    unique = {(tag, _key(elem)): (elem, tag) for elem, tag in added}
+    return tuple(unique[k] for k in sorted(unique))
 
 
 # ------------------------------------------------------------------------------------ last writer wins
@@ -351,4 +375,5 @@ class LWWMap(BaseModel, Generic[V]):
         for key, reg in other.entries.items():
             mine = entries.get(key)
             entries[key] = reg if mine is None else mine.merge(reg)
-        return type(self)(entries=entries)
+        # Registers of both sides were validated; only the key order is rebuilt.
+        return type(self).model_construct(entries=dict(sorted(entries.items())))

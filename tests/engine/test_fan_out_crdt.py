@@ -54,6 +54,22 @@ class Tally(BaseModel):
 K = 12
 
 
+class Reverse:
+    """Makes a fan-out's branches land in reverse declared order, by events rather than sleeps:
+    branch i returns only once branch i+1 has returned (and so has been merged: the engine
+    handles a returned branch before its task yields again)."""
+
+    def __init__(self, k: int) -> None:
+        self.landed = [asyncio.Event() for _ in range(k)]
+
+    async def wait_turn(self, i: int) -> None:
+        if i + 1 < len(self.landed):
+            await self.landed[i + 1].wait()
+
+    def done(self, i: int) -> None:
+        self.landed[i].set()
+
+
 def crdt_delta(ctx: Context, s: Tally) -> Tally:
     """What branch `s.item` writes: only CRDT and max/min fields, updated from its own copy."""
     me = replica_id(ctx)
@@ -83,13 +99,16 @@ def graph(
     reducer = (lambda p, d: base(p, d)) if hide_fields else base
     g = Engine(Tally, store=store, reducer=reducer)
 
+    rev = Reverse(K)
+
     async def work(ctx: Context, s: Tally) -> NodeResult[Tally]:
-        await asyncio.sleep(0.001 * (K - s.item))  # land in reverse declared order
+        await rev.wait_turn(s.item)
         d = crdt_delta(ctx, s)
         if log and s.item % 2:
             d.log = [s.item]
         if order is not None:
             order.append(s.item)
+        rev.done(s.item)
         return NodeResult(delta=d)
 
     def split(ctx: Context, s: Tally) -> NodeResult[Tally]:
@@ -166,7 +185,7 @@ async def test_crdt_state_round_trips_through_the_store(store: Store) -> None:
 
 
 async def test_non_commutative_fields_keep_declared_order() -> None:
-    """A field reducer not declared commutative sees the deltas in declared branch order, whatever order they land in."""
+    """A field reducer not declared commutative sees the deltas in declared branch order though they land in reverse."""
     seen: list[int] = []
 
     def spy(prev: int, delta: int) -> int:
@@ -179,8 +198,11 @@ async def test_non_commutative_fields_keep_declared_order() -> None:
 
     g = Engine(S)
 
+    rev = Reverse(5)
+
     async def work(ctx: Context, s: S) -> NodeResult[S]:
-        await asyncio.sleep(0.001 * (5 - s.item))
+        await rev.wait_turn(s.item)
+        rev.done(s.item)
         return NodeResult(delta=S(v=s.item))
 
     g.add(
@@ -207,8 +229,11 @@ async def test_commutative_fields_merge_as_branches_land() -> None:
 
     g = Engine(S)
 
+    rev = Reverse(5)
+
     async def work(ctx: Context, s: S) -> NodeResult[S]:
-        await asyncio.sleep(0.002 * (5 - s.item))
+        await rev.wait_turn(s.item)
+        rev.done(s.item)
         return NodeResult(delta=S(v=s.item))
 
     g.add(
