@@ -375,3 +375,13 @@ def test_default_reducer_over_commuting_fields_merges_alike_in_any_order(
     assert shuffled == declared
     assert to_json(shuffled) == to_json(declared)
     assert shuffled.model_fields_set == declared.model_fields_set
+
+
+def test_the_crdt_module_docstring_example_runs() -> None:
+    """The example in `graphengine.crdt`'s docstring runs as written."""
+    import doctest
+
+    import graphengine.crdt
+
+    result = doctest.testmod(graphengine.crdt)
+    assert result.attempted > 0 and result.failed == 0
