@@ -22,7 +22,20 @@ from ._replay import Divergence, ReplayReport
 from ._runtime import Runtime
 from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
+from .commute import MergeOrder, commutative, is_commutative, is_idempotent
 from .context import Context, InterruptSignal, Tool, ToolCallError
+from .crdt import (
+    CRDT,
+    GCounter,
+    LWWMap,
+    LWWRegister,
+    ORSet,
+    PNCounter,
+    converge,
+    maximum,
+    minimum,
+    replica_id,
+)
 from .engine import Engine
 from .errors import (
     BudgetExceededError,
@@ -61,6 +74,7 @@ from .versions import Migration, VersionMap
 __all__ = [
     "Branch",
     "BudgetExceededError",
+    "CRDT",
     "Context",
     "DeltaTypeError",
     "Divergence",
@@ -71,13 +85,17 @@ __all__ = [
     "EncodeError",
     "Engine",
     "FAN_OUT_NODE",
+    "GCounter",
     "GraphChangedError",
     "GraphError",
     "GraphSpec",
     "GraphValidationError",
     "Interrupt",
     "InterruptSignal",
+    "LWWMap",
+    "LWWRegister",
     "MaxStepsExceeded",
+    "MergeOrder",
     "Migration",
     "MigrationError",
     "Next",
@@ -92,7 +110,9 @@ __all__ = [
     "NodeResult",
     "NodeReturnTypeError",
     "NodeTimeoutError",
+    "ORSet",
     "Options",
+    "PNCounter",
     "Reducer",
     "ReducerError",
     "ReplayReport",
@@ -113,14 +133,21 @@ __all__ = [
     "UnknownNodeError",
     "VersionMap",
     "append",
+    "commutative",
+    "converge",
     "default_reducer",
     "delta_fields",
     "fan_out",
     "field_sizes",
     "goto",
     "interrupt",
+    "is_commutative",
+    "is_idempotent",
+    "maximum",
     "merge",
+    "minimum",
     "node",
     "replace",
+    "replica_id",
     "stop",
 ]

@@ -32,6 +32,7 @@ from graphengine.store import (
 from ._attempts import execute
 from ._checks import checked_delta
 from ._encoding import FAN_OUT_NODE, non_finite, storable_text
+from .commute import delta_commutes
 from .context import Context
 from .errors import GraphChangedError, ReducerError, RunNotFoundError, StateValidationError
 from .graph import CompiledGraph, CompiledNode, changes
@@ -63,6 +64,7 @@ class Runtime(Generic[S]):
         "codec",
         "copy_state",
         "decode_delta",
+        "delta_commutes",
         "emitter",
         "error_delta",
         "is_state",
@@ -102,6 +104,8 @@ class Runtime(Generic[S]):
         """Merges a delta into the state."""
         self.reducer_pure = reducer_pure
         """The reducer is known never to change its previous state in place."""
+        self.delta_commutes: Callable[[Any], bool] | None = delta_commutes(reducer, state_type)
+        """Whether a fan-out branch's delta may merge as it lands (completion order); None: none may."""
         self.store = store
         """Where the run is persisted."""
         self.emitter = emitter

@@ -308,13 +308,14 @@ class Engine(RunReads[S]):
         """The graph as declared so far, read-only: nodes, edges with predicate names, error routes, start.
 
         Its `fingerprint` is None while the graph does not validate; drawing an unfinished
-        graph is allowed.
+        graph is allowed. Its `merge_order(writes)` tells whether a fan-out merges its branches
+        as they land or in declared order (`graphengine.commute`).
         """
         try:
             fingerprint: str | None = self._graph()[0].fingerprint
         except GraphValidationError:
             fingerprint = None
-        return graph_spec(self.state_type, self._wiring, fingerprint)
+        return graph_spec(self.state_type, self._wiring, fingerprint, self.reducer)
 
     # ------------------------------------------------------------------ runs
 
