@@ -584,11 +584,19 @@ class Engine(RunReads[S]):
         return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer)
 
     def stream_resume(
-        self, run_id: str, *, input: Any = _NO_INPUT, states: bool = False, max_buffer: int = 1024
+        self,
+        run_id: str,
+        *,
+        input: Any = _NO_INPUT,
+        states: bool = False,
+        max_buffer: int = 1024,
+        allow_graph_change: bool = False,
     ) -> RunStream[S]:
         """`resume`, yielding the run's events as they happen (see `stream`)."""
         kw = {} if input is _NO_INPUT else {"input": input}
-        return stream_resume(self, run_id, states=states, max_buffer=max_buffer, **kw)
+        return stream_resume(
+            self, run_id, states=states, max_buffer=max_buffer, allow_graph_change=allow_graph_change, **kw
+        )
 
     def to_dot(self, *, highlight: RunPath | None = None) -> str:
         """The graph as Graphviz DOT; `highlight=await graphengine.viz.run_path(g, run_id)` marks a run."""
