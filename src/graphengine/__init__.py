@@ -16,6 +16,7 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
     S(n=3)
 """
 
+from ._blocking import run_blocking
 from ._encoding import FAN_OUT_NODE
 from ._reads import Interrupt
 from ._replay import Divergence, ReplayReport
@@ -121,5 +122,6 @@ __all__ = [
     "merge",
     "node",
     "replace",
+    "run_blocking",
     "stop",
 ]

@@ -55,7 +55,13 @@ _sync_loop: asyncio.AbstractEventLoop | None = None
 def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
     """Run `coro` to its end and return its result (or raise its exception), from sync code.
 
-    See the module docstring for which loop runs it.
+    What every `*_sync` method does, for any of graphengine's coroutines:
+    `run_blocking(engine.replay("r1"))` in a script or a notebook cell alike. Without a running
+    loop in this thread it is `asyncio.run(coro)`; inside one (a Jupyter cell) `coro` runs on
+    graphengine's private sync loop, on its own thread, while this thread waits, and store
+    connections opened there are kept for the next call. Interrupting the wait cancels `coro`.
+    Do not use it while this loop has a call of the same store in flight (a background task):
+    await there instead. The module `graphengine._blocking` explains why this is right for every store.
     """
     try:
         running = asyncio.get_running_loop()

@@ -136,3 +136,13 @@ async def test_interrupting_the_wait_cancels_the_run_and_resume_continues_it(sto
     assert run.status is RunStatus.CANCELLED  # stopped, not going on unseen in the background
     assert [s.node_id for s in await store.load_steps("r1")] == ["start"]
     assert g.resume_sync("r1") == Count(n=2)
+
+
+async def test_run_blocking_drives_any_coroutine_of_the_engine(store: Store) -> None:
+    """graphengine.run_blocking runs replay (or any other coroutine) to its end from inside a loop."""
+    from graphengine import run_blocking
+
+    g = counter(store)
+    g.run_sync("r1", Count())
+    report = run_blocking(g.replay("r1"))
+    assert report.ok and report.steps == 6
