@@ -38,6 +38,7 @@ import atexit
 import concurrent.futures
 import contextlib
 import contextvars
+import os
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -155,6 +156,17 @@ def _on_new_thread(coro: Coroutine[Any, Any, T]) -> T:
     if err:
         raise err[0]
     return out[0]
+
+
+def _forget_after_fork() -> None:
+    """In a forked child the sync loop's thread does not exist: the next call starts a new one."""
+    global _lock, _sync_loop
+    _lock = threading.Lock()  # the parent may have held it while forking
+    _sync_loop = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _stop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:

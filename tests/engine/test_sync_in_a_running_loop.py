@@ -146,3 +146,17 @@ async def test_run_blocking_drives_any_coroutine_of_the_engine(store: Store) -> 
     g.run_sync("r1", Count())
     report = run_blocking(g.replay("r1"))
     assert report.ok and report.steps == 6
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+async def test_a_forked_child_gets_a_sync_loop_of_its_own() -> None:
+    """After fork, run_sync in the child starts its own sync loop (the parent's thread is not there)."""
+    g = counter(Engine(Count).store, to=1)
+    assert g.run_sync("parent", Count()) == Count(n=1)  # the parent's sync loop is running now
+    pid = os.fork()
+    if pid == 0:  # the child: exit with the verdict, never return into pytest
+        signal.alarm(20)  # a hang kills the child, and the parent reports it
+        ok = g.run_sync("child", Count()) == Count(n=1)
+        os._exit(0 if ok else 1)
+    _, status = await asyncio.to_thread(os.waitpid, pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
