@@ -16,7 +16,10 @@ Runs recorded before this rule named code as `module.qualname` (their descriptio
 fingerprint is this graph's old-style one (resumed under the same module names), or when its
 stored description, with each `module.qualname` whose qualified name is the one this graph has
 at that place read as the qualified name, hashes to this graph's fingerprint (a script's
-`__main__.work` resumed as `app.work`). Stored records are never rewritten.
+`__main__.work` resumed as `app.work`). Stored records are never rewritten. One case stays
+refused: an older run of a graph with a subgraph, resumed under other module names than it was
+recorded with (the run recorded only the subgraph's old fingerprint, which hashed the child's
+module names); resume it as it was started, or with `allow_graph_change=True`.
 """
 
 from __future__ import annotations

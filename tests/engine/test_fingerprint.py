@@ -16,7 +16,7 @@ import types
 import pytest
 from pydantic import BaseModel
 
-from graphengine import Engine, GraphChangedError, NodeResult
+from graphengine import Engine, GraphChangedError, NodeResult, Subgraph
 from graphengine.store import MemoryStore, RunRecord, RunStatus, Store
 
 
@@ -52,6 +52,12 @@ OLD_MAIN_GRAPH = json.loads(
     '{"before": [], "edges": [["work", "finish", "__main__.enough", []], ["work", "work", "", []]],'
     ' "errors": [], "nodes": {"finish": "__main__.Finish", "work": "__main__.work"}, "start": "work"}'
 )
+# Written by the previous release for `nested(load("app"))`: `sub` is a subgraph running `inner`.
+OLD_NESTED_FINGERPRINT = "1f5e7407344f2dc8"
+OLD_NESTED_GRAPH = json.loads(
+    '{"before": [], "edges": [["outer", "sub", "", []]], "errors": [],'
+    ' "nodes": {"outer": "app.work", "sub": "subgraph:bd1d001cfc12c6bb"}, "start": "outer"}'
+)
 
 
 def load(module_name: str) -> types.ModuleType:
@@ -67,6 +73,13 @@ def build(m: types.ModuleType, store: Store | None = None, *, when: str = "enoug
     g = Engine(Tally, store=store)
     g.add("work", m.work).add("finish", m.Finish())
     return g.start_at("work").connect("work", "finish", when=getattr(m, when)).connect("work", "work")
+
+
+def nested(m: types.ModuleType, store: Store | None = None) -> Engine[Tally]:
+    """outer (work), then sub: a subgraph whose one node `inner` runs work too."""
+    child = Engine(Tally, store=store).add("inner", m.work).start_at("inner")
+    g = Engine(Tally, store=store).add("outer", m.work).add("sub", Subgraph(child))
+    return g.start_at("outer").connect("outer", "sub")
 
 
 async def recorded_before(store: Store, run_id: str, fingerprint: str, graph: dict[str, object]) -> None:
@@ -133,3 +146,17 @@ async def test_an_older_run_of_another_graph_is_still_refused_and_says_what_chan
     assert "node" not in text.split("(")[1].split(")")[0]  # the nodes match: only the edge differs
     assert "--allow-graph-change" in text and "allow_graph_change=true" in text
     assert await g.resume("old", allow_graph_change=True) == Tally(n=2)
+
+
+async def test_an_older_run_with_a_subgraph_resumes_under_its_module_names() -> None:
+    """An older run whose graph has a subgraph resumes when its code is imported as it was recorded."""
+    store = MemoryStore()
+    await recorded_before(store, "old", OLD_NESTED_FINGERPRINT, OLD_NESTED_GRAPH)
+    g = nested(load("app"), store)
+    assert g.runtime().graph.legacy_fingerprint == OLD_NESTED_FINGERPRINT
+    assert await g.resume("old") == Tally(n=2)
+
+
+def test_a_subgraph_imported_under_another_module_keeps_the_parents_fingerprint() -> None:
+    """The subgraph's own code is named without its module too, so the parent's fingerprint holds."""
+    assert nested(load("__main__")).fingerprint == nested(load("app")).fingerprint
