@@ -2,13 +2,17 @@
 
 ipykernel runs every cell inside its own running event loop, the case where `asyncio.run` fails;
 the cells call `Engine.run_sync`/`resume_sync` on a SQLite file and LangGraph's `invoke` with a
-`GraphEngineSaver`, then mix in a top-level `await` on the same store, as a notebook user does.
+`GraphEngineSaver`, then mix in a top-level `await` on the same store, as a notebook user does;
+and the kernel is interrupted (SIGINT, as the notebook's "interrupt kernel" button sends it)
+while a `run_sync` waits.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,3 +92,67 @@ def test_a_notebook_runs_the_sync_api_in_its_kernel(tmp_path: Path) -> None:
         "awaited": "done",
         "invoked": ["hi", "echo hi", "again", "echo again"],
     }
+
+
+SLOW = f"""
+import sys
+sys.path.insert(0, {str(SRC)!r})
+import asyncio, pathlib
+from pydantic import BaseModel
+from graphengine import Engine, NodeResult, stop
+from graphengine.store import SQLiteStore
+
+class C(BaseModel):
+    n: int = 0
+
+async def slow(ctx, s):
+    if not pathlib.Path("answered").exists():
+        pathlib.Path("started").write_text("")  # tells the test the node is running
+        await asyncio.sleep(60)
+    return NodeResult(delta=C(n=s.n + 1), route=stop())
+
+g = Engine(C, store=SQLiteStore("runs.db"))
+g.add("slow", slow).start_at("slow")
+"""
+
+
+def test_interrupting_the_kernel_cancels_a_run_sync_and_resume_sync_finishes_it(tmp_path: Path) -> None:
+    """ "Interrupt kernel" during run_sync stops the run (status cancelled) instead of leaving it running unseen."""
+    jupyter_client = pytest.importorskip("jupyter_client")
+    km, kc = jupyter_client.manager.start_new_kernel(kernel_name="python3", cwd=str(tmp_path))
+    try:
+        assert _execute(kc, SLOW) == ("", None)
+        msg_id = kc.execute("g.run_sync('r1', C())")
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists():
+            assert time.monotonic() < deadline, "the node never started"
+            time.sleep(0.02)
+        km.interrupt_kernel()
+        assert _outcome(kc, msg_id) == ("", "KeyboardInterrupt")
+        assert _execute(kc, "print((await g.get_run('r1')).status.value)") == ("cancelled\n", None)
+        (tmp_path / "answered").write_text("")
+        assert _execute(kc, "print(g.resume_sync('r1'))") == ("n=1\n", None)
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def _execute(kc: Any, code: str) -> tuple[str, str | None]:
+    """Run `code` in the kernel: what it printed and the name of the error it raised (or None)."""
+    return _outcome(kc, kc.execute(code))
+
+
+def _outcome(kc: Any, msg_id: str) -> tuple[str, str | None]:
+    """What the execution `msg_id` printed and the name of its error, once the kernel is idle again."""
+    printed, error = [], None
+    while True:
+        msg = kc.get_iopub_msg(timeout=60)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "stream":
+            printed.append(content["text"])
+        elif kind == "error":
+            error = content["ename"]
+        elif kind == "status" and content["execution_state"] == "idle":
+            return "".join(printed), error
