@@ -16,6 +16,7 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
     S(n=3)
 """
 
+from ._blocking import run_blocking
 from ._encoding import FAN_OUT_NODE
 from ._reads import Interrupt
 from ._replay import Divergence, ReplayReport
@@ -149,5 +150,6 @@ __all__ = [
     "node",
     "replace",
     "replica_id",
+    "run_blocking",
     "stop",
 ]
