@@ -162,9 +162,8 @@ class TracerView:
             await out
 
     def _plan(self, plan: Any) -> Any:
-        return make_plan(
-            [a.name for a in plan.actions], self.bridge.current, self.bridge.world, self.bridge.tracer_goal
-        )
+        b = self.bridge
+        return make_plan([a.name for a in plan.actions], b.current, b.world, b.tracer_goal)
 
     async def aon_plan_start(self, goal: Any, world: Any, strategy: str) -> None:
         """``plan_start`` with LangGOAP's goal and strategy name."""
@@ -215,11 +214,8 @@ class StrategyView(cv.LangGoapStrategy):
     def _inputs(self, initial: Any, goal: Any, actions: Any) -> Any:
         b = self.bridge
         start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, goal))
-        return (
-            list(b.current),
-            start,
-            {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]},
-        )
+        hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
+        return list(b.current), start, hints
 
     def _keep(self, plan: Any) -> None:
         self.bridge.planned = plan
@@ -332,12 +328,8 @@ class Bridge:
         plan = d.get("plan")
         names = [a.name for a in plan.actions] if plan is not None else []
         index = int(d.get("current_subgoal_index", 0) or 0)
-        hist = [
-            ActionOutcome(
-                action=r.action_name, success=r.success, error=r.error, executed=r.success, subgoal=index
-            )
-            for r in d.get("execution_history") or ()
-        ]
+        done = [(r.action_name, r.success, r.error) for r in d.get("execution_history") or ()]
+        hist = [ActionOutcome(action=n, success=ok, error=e, executed=ok, subgoal=index) for n, ok, e in done]
         if observe and d.get("status") == "action_failed" and not (hist and not hist[-1].success):
             hist.append(ActionOutcome(action="<unknown>", success=False, executed=False))
         step = int(d.get("current_step", 0) or 0)
