@@ -93,14 +93,8 @@ def plan(
     ``INFEASIBLE`` with an explanation. None only when A* finds no plan; an empty plan is
     returned as is. The tracer sees the first search only, plus a ``csp_infeasible`` dead end."""
     st = _state(start)
-    primary = astar_plan(
-        st,
-        goal,
-        list(actions),
-        list(blacklisted_actions or ()),
-        tracer=tracer,
-        record_expansions=record_expansions,
-    )
+    seen: dict[str, Any] = {"tracer": tracer, "record_expansions": record_expansions}
+    primary = astar_plan(st, goal, list(actions), list(blacklisted_actions or ()), **seen)
     if primary is None or not needs_csp(goal) or len(primary) == 0:
         return primary
     checked = validate_plan(primary, goal)
@@ -137,6 +131,5 @@ def _alternative(
     return with_csp(chosen, goal, selection_metadata(chosen, goal, report, among, 1000, t0))
 
 
-_with = with_csp  # the name planner.strategy first used
 pipeline_plan = plan
 """The name ``goap.compat`` exports :func:`plan` under (beside A*'s ``plan``)."""
