@@ -112,16 +112,12 @@ def _alternative(
 ) -> Plan | None:
     """goap's pipeline over the single-blacklist variants of its A* plan (None: none fits)."""
     from goap.compat.planner.csp import _pipeline
-    from goap.planning import AStar
     from goap.strategies import SolverReport
 
     t0 = time.monotonic()
-    search = AStar(heuristic="goalcount", max_expansions=None, tie_break="fifo", symmetry=False)
-    pipe = _pipeline(goal, 1000, search=search, enumeration="blacklist", max_candidates=most + 1)
-    ordered = sorted(actions, key=lambda a: -len(a.preconditions))
-    res = pipe.solve(
-        cv.encode_state(st), cv.to_goap_goal(goal), cv.csp_actions(ordered), blacklist=frozenset(black or ())
-    )
+    pipe = _pipeline(goal, 1000, search=cv.LANGGOAP_ASTAR, enumeration="blacklist", max_candidates=most + 1)
+    acts = cv.csp_actions(cv.by_specificity(actions))
+    res = pipe.solve(cv.encode_state(st), cv.to_goap_goal(goal), acts, blacklist=frozenset(black or ()))
     report = res.report(SolverReport)
     if res.plan is None or report is None:
         return None
