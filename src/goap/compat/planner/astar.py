@@ -74,15 +74,8 @@ def _search(
     def hook(e: SearchEvent) -> None:
         popped[0] += 1
         if seen is not None:
-            seen(
-                e.node,
-                PlanningState.from_dict(cv.decode_state(e.state)),
-                e.g,
-                e.h,
-                e.g + e.h,
-                e.parent,
-                e.action,
-            )
+            state = PlanningState.from_dict(cv.decode_state(e.state))
+            seen(e.node, state, e.g, e.h, e.g + e.h, e.parent, e.action)
 
     by_name = {a.name: a for a in actions}
     converted = cv.goap_actions(ordered := cv.by_specificity(actions))
