@@ -41,7 +41,7 @@ from .errors import (
     RunNotFoundError,
     StateValidationError,
 )
-from .graph import CompiledGraph, Edge, NodeSpec, Wiring, compile_graph
+from .graph import CompiledGraph, Edge, NodeSpec, Wiring, check_predicate, compile_graph, state_fields
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
 from .reducer import Reducer, default_reducer, is_pure
@@ -210,8 +210,10 @@ class Engine(RunReads[S]):
         Used when a node's result has no `route`; edges are tried in declaration order and the
         run stops when none holds. With a list of nodes as `dst` the edge is a fan-out to them,
         and `join` (required) runs after their deltas are merged. Unknown nodes are reported by
-        `validate()`.
+        `validate()`. A predicate that is not callable or is async is refused here
+        (`GraphValidationError`); one that returns an awaitable fails its step (`RoutingError`).
         """
+        check_predicate(src, dst if isinstance(dst, str) else str(join), when)
         if isinstance(dst, str):
             if join is not None:
                 raise GraphValidationError(
@@ -277,7 +279,7 @@ class Engine(RunReads[S]):
     def _graph(self) -> tuple[CompiledGraph[S], RouteCodec[S]]:
         c = self._compiled
         if c is None:
-            g = compile_graph(self._wiring, self.options)
+            g = compile_graph(self._wiring, self.options, state_fields(self.state_type))
             c = self._compiled = (g, RouteCodec(self.codec, g.nodes))
         return c
 
