@@ -622,9 +622,15 @@ class Engine(RunReads[S]):
         Give `at_step` (0: the initial state; default: the latest step) or `at_label` (a
         checkpoint). `patch`, a delta, is merged into that state first. The new run continues
         where the source's step said to go next; the source run is not touched. Returns what
-        `run` returns.
+        `run` returns. A step that is not a whole number is a `GraphValidationError`.
         """
         _check_run_id(new_run_id)
+        if at_step is not None and (isinstance(at_step, bool) or not isinstance(at_step, int)):
+            raise GraphValidationError(
+                f"fork({run_id!r}, at_step={at_step!r}): a step is a whole number (0: the initial "
+                "state; history() lists the steps)",
+                run_id=run_id,
+            )
         async with owning(self.store, new_run_id, lease_ttl=None):
             return await self._fork(run_id, new_run_id, at_step, at_label, patch)
 

@@ -189,3 +189,49 @@ def test_overrides_for_a_node_the_graph_does_not_have_are_refused_at_validation(
     g.add("node", lambda c, s: None).start_at("node")
     with pytest.raises(GraphValidationError, match=r"'nodee'.*node"):
         g.validate()
+
+
+# ---------------------------------------------------------------------- a timeout that cannot act
+
+
+async def test_an_async_node_that_blocks_the_loop_past_its_timeout_is_reported() -> None:
+    """`timeout=` cannot stop a node that never yields; it still finishes, but a warning names the node and the cause."""
+    import logging
+    import time
+
+    from graphengine.emit import EventKind, MemoryEmitter
+
+    async def blocking(ctx: Any, s: M) -> NodeResult[M]:
+        time.sleep(0.2)  # noqa: ASYNC251 (the misuse under test: the loop cannot cancel it)
+        return NodeResult(delta=M(out=[1]))
+
+    em = MemoryEmitter()
+    g = Engine(M, store=MemoryStore(), emitter=em)
+    g.add("blocking", blocking, timeout=0.01).start_at("blocking")
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = seen.append  # type: ignore[method-assign]
+    logging.getLogger("graphengine").addHandler(handler)
+    try:
+        assert (await g.run("r", M())).out == [1]
+    finally:
+        logging.getLogger("graphengine").removeHandler(handler)
+    warnings = [e for e in em.events if e.kind is EventKind.WARNING and e.node_id == "blocking"]
+    assert len(warnings) == 1, em.events
+    assert "timeout" in warnings[0].msg and "event loop" in warnings[0].msg
+    assert any("blocking" in r.getMessage() and "event loop" in r.getMessage() for r in seen)
+
+
+async def test_a_node_that_yields_within_its_timeout_gives_no_warning() -> None:
+    """The warning is about overruns only: a node finishing in time emits none."""
+    from graphengine.emit import EventKind, MemoryEmitter
+
+    async def quick(ctx: Any, s: M) -> NodeResult[M]:
+        await asyncio.sleep(0)
+        return NodeResult(delta=M(out=[1]))
+
+    em = MemoryEmitter()
+    g = Engine(M, store=MemoryStore(), emitter=em)
+    g.add("quick", quick, timeout=30).start_at("quick")
+    await g.run("r", M())
+    assert not [e for e in em.events if e.kind is EventKind.WARNING]

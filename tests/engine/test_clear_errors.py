@@ -1,0 +1,42 @@
+"""Errors that used to be raw (a driver's or Python's own) or that blamed the wrong party are
+typed, name the bad value and say the way out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from graphengine import Engine, GraphValidationError, NodeResult
+from graphengine.store import MemoryStore, Store
+
+
+class C(BaseModel):
+    """A counter."""
+
+    n: int = 0
+
+
+def _engine(store: Store) -> Engine[C]:
+    g = Engine(C, store=store)
+    g.add("inc", lambda c, s: NodeResult(delta=C(n=s.n + 1))).start_at("inc")
+    return g
+
+
+@pytest.mark.parametrize("at_step", [1.5, "1", True, 1.0])
+async def test_fork_at_a_step_that_is_not_a_whole_number_is_typed(store: Store, at_step: Any) -> None:
+    """fork(at_step=1.5) names the value and what a step is, instead of a raw TypeError from slicing."""
+    g = _engine(store)
+    await g.run("r", C())
+    with pytest.raises(GraphValidationError, match=rf"at_step={at_step!r}.*whole number") as info:
+        await g.fork("r", "f", at_step=at_step)
+    assert info.value.run_id == "r"
+    assert await store.get_run("f") is None
+
+
+async def test_fork_at_a_whole_step_still_forks() -> None:
+    """The check is about the type only: fork at step 0 replays from the initial state."""
+    g = _engine(MemoryStore())
+    await g.run("r", C(n=5))
+    assert (await g.fork("r", "f", at_step=0)).n == 6
