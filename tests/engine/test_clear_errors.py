@@ -40,3 +40,29 @@ async def test_fork_at_a_whole_step_still_forks() -> None:
     g = _engine(MemoryStore())
     await g.run("r", C(n=5))
     assert (await g.fork("r", "f", at_step=0)).n == 6
+
+
+@pytest.mark.parametrize(
+    ("returned", "words"),
+    [(None, ["returned NoneType", "return"]), ([1, 2], ["returned list"]), ({"n": {1, 2}}, ["JSON"])],
+    ids=["none", "list", "unencodable"],
+)
+async def test_a_migration_returning_no_dict_is_blamed_on_the_migration_not_the_database(
+    store: Store, returned: Any, words: list[str]
+) -> None:
+    """A migration that forgets its `return` is a MigrationError naming the versions, not a CorruptRecordError."""
+    from graphengine import MigrationError
+
+    await _engine(store).run("r", C())
+
+    def up(doc: dict[str, Any]) -> Any:
+        doc["n"] = 7  # edits in place, and returns something that is not the new data
+        return returned
+
+    g2 = Engine(C, store=store, state_version=2, migrations={1: up})
+    g2.add("inc", lambda c, s: NodeResult(delta=C(n=s.n + 1))).start_at("inc")
+    with pytest.raises(MigrationError) as info:
+        await g2.get_state("r")
+    assert (info.value.run_id, info.value.stored, info.value.current) == ("r", 1, 2)
+    assert "from state version 1 to 2" in str(info.value)
+    assert all(w in str(info.value) for w in words), str(info.value)
