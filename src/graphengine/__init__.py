@@ -55,7 +55,7 @@ from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, merge, replace
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
-from .subgraph import Subgraph
+from .subgraph import Subgraph, SubgraphError
 from .versions import Migration, VersionMap
 
 __all__ = [
@@ -107,6 +107,7 @@ __all__ = [
     "StepError",
     "StepView",
     "Subgraph",
+    "SubgraphError",
     "SyncNode",
     "Tool",
     "ToolCallError",

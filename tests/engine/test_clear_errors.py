@@ -66,3 +66,30 @@ async def test_a_migration_returning_no_dict_is_blamed_on_the_migration_not_the_
     assert (info.value.run_id, info.value.stored, info.value.current) == ("r", 1, 2)
     assert "from state version 1 to 2" in str(info.value)
     assert all(w in str(info.value) for w in words), str(info.value)
+
+
+async def test_a_failing_subgraph_names_the_parent_run_and_says_to_resume_the_parent(store: Store) -> None:
+    """The caller of the parent gets an error about the parent run (resume the parent), with the child's failure inside."""
+    from graphengine import NodeError
+    from graphengine.store import RunStatus
+
+    fail = [True]
+
+    def flaky(ctx: Any, s: C) -> NodeResult[C]:
+        if fail[0]:
+            raise ValueError("disk on fire")
+        return NodeResult(delta=C(n=s.n + 10))
+
+    child = Engine(C, store=store).add("flaky", flaky).start_at("flaky")
+    parent = Engine(C, store=store).add("sub", child).start_at("sub")
+    with pytest.raises(NodeError) as info:
+        await parent.run("p", C())
+    err = info.value
+    text = str(err)
+    assert (err.run_id, err.node_id) == ("p", "sub"), text
+    assert "resume('p')" in text, text
+    assert "resume('p/sub/1')" not in text, text  # resuming the child alone would leave the parent failed
+    assert "p/sub/1" in text and "disk on fire" in text and "'flaky'" in text, text
+    assert (await parent.get_run("p")).status is RunStatus.FAILED
+    fail[0] = False
+    assert (await parent.resume("p")).n == 10  # the way out the message names works
