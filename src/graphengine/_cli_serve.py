@@ -145,6 +145,12 @@ async def cmd_resume(args: argparse.Namespace) -> int:
                 kw["input"] = json.loads(args.input)
             except ValueError as exc:
                 raise CliError(f"--input is not JSON: {exc}") from exc
+            except RecursionError:
+                # Python's parser recurses per level: past ~1000 it gives up, before any engine check.
+                raise CliError(
+                    "--input nests too deeply to parse (over ~1000 levels of [ or {); "
+                    "pass a flatter JSON value"
+                ) from None
         await eng.get_run(args.run)
         stream = eng.stream_resume(args.run, **kw)
         console = rich_console()

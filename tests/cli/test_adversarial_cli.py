@@ -230,3 +230,18 @@ def test_serve_with_a_token_variable_unset_or_empty_is_refused(
     out = cli(app, "serve", "cliapp:build", STORE, "--port", "0", *args, env=env)
     _one_line(out, "token", args[1] if args else "GRAPHENGINE_TOKEN")
     assert "Uvicorn running" not in out.stderr
+
+
+@pytest.mark.parametrize("depth", [5_000, 60_000])
+def test_resume_with_deeply_nested_input_is_one_line_naming_the_input(
+    tmp_path_factory: pytest.TempPathFactory, depth: int
+) -> None:
+    """`--input` nested past what can be parsed or stored is refused in one line about the input, not 'unexpected error'."""
+    tmp = tmp_path_factory.mktemp("deepinput")
+    write_cli_app(tmp, paused=True)
+    deep = "[" * depth + "]" * depth
+    out = cli(tmp, "resume", "cliapp:build_ask", "p1", STORE, "--input", deep)
+    _one_line(out, "input", "nest")
+    assert "unexpected error" not in out.stderr
+    again = cli(tmp, "resume", "cliapp:build_ask", "p1", STORE, "--input", '"yes"', "--json")
+    assert again.returncode == 0, again.stderr  # the run was left as it was, still answerable
