@@ -44,7 +44,7 @@ from .errors import (
 from .graph import CompiledGraph, Edge, NodeSpec, Wiring, check_predicate, compile_graph, state_fields
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
-from .reducer import Reducer, default_reducer, is_pure
+from .reducer import Reducer, _refuse_async_reducer, default_reducer, is_pure
 from .route_codec import RouteCodec
 from .routing import NextKind, goto
 from .subgraph import Subgraph
@@ -92,6 +92,8 @@ class Engine(RunReads[S]):
         self.state_type = state_type
         """The state type every node reads and every delta has."""
         self._type_name = getattr(state_type, "__name__", str(state_type))
+        if reducer is not None:
+            _refuse_async_reducer(reducer, "reducer=")
         r = reducer if reducer is not None else default_reducer(state_type)
         if r is None:
             raise GraphValidationError(

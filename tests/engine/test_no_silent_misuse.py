@@ -235,3 +235,21 @@ async def test_a_node_that_yields_within_its_timeout_gives_no_warning() -> None:
     g.add("quick", quick, timeout=30).start_at("quick")
     await g.run("r", M())
     assert not [e for e in em.events if e.kind is EventKind.WARNING]
+
+
+async def _areduce(old: Any, new: Any) -> Any:
+    return new
+
+
+class WithAsyncField(BaseModel):
+    """A field whose declared reducer is async."""
+
+    xs: Annotated[list[int], _areduce] = []
+
+
+def test_an_async_reducer_is_refused_when_the_engine_is_built() -> None:
+    """`reducer=` or a field reducer that is `async def` is refused by name, not found later as an unstorable coroutine."""
+    with pytest.raises(GraphValidationError, match=r"reducer=.*async"):
+        Engine(M, store=MemoryStore(), reducer=_areduce)
+    with pytest.raises(GraphValidationError, match=r"field 'xs'.*async"):
+        Engine(WithAsyncField, store=MemoryStore())
