@@ -54,3 +54,20 @@ def test_finite_numbers_still_plan() -> None:
     """The same problem with a number plans as before (the refusal is about NaN only)."""
     res = plan({"fuel": 1.0, "at": "a"}, {"at": "b"}, _actions())
     assert res.plan is not None and [a.name for a in res.plan.actions] == ["fill", "fill", "go"]
+
+
+@pytest.mark.parametrize(
+    ("build", "words"),
+    [
+        (lambda: AStar(max_expansions=math.nan), ["max_expansions", "nan"]),
+        (lambda: AStar(max_expansions=2.5), ["max_expansions", "2.5"]),
+        (lambda: GoalSpec({"x": 1}, priority=math.nan), ["priority", "nan"]),
+        (lambda: GoalSpec({"x": 1}, max_replans=math.nan), ["max_replans", "nan"]),
+    ],
+    ids=["max_expansions-nan", "max_expansions-float", "priority-nan", "max_replans-nan"],
+)
+def test_limits_and_priorities_that_nan_would_switch_off_are_refused(build: Any, words: list[str]) -> None:
+    """A NaN budget never ends a search and a NaN priority orders nothing: both are ModelErrors naming the field."""
+    with pytest.raises(ModelError) as info:
+        build()
+    assert all(w in str(info.value) for w in words), str(info.value)
