@@ -69,7 +69,7 @@ from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, delta_fields, merge, replace
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
-from .subgraph import Subgraph
+from .subgraph import Subgraph, SubgraphError
 from .versions import Migration, VersionMap
 
 __all__ = [
@@ -128,6 +128,7 @@ __all__ = [
     "StepError",
     "StepView",
     "Subgraph",
+    "SubgraphError",
     "SyncNode",
     "Tool",
     "ToolCallError",

@@ -14,7 +14,7 @@ from graphengine.emit import Event, EventKind
 from graphengine.store import BranchRecord, StepRecord
 
 from ._attempts import execute, outcome_of, retry_delay, route_error
-from ._checks import reducer_failed, wrong_delta, wrong_route
+from ._checks import branch_routed, reducer_failed, wrong_delta, wrong_route
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
@@ -192,6 +192,11 @@ async def fan_out_step(
                         step=step,
                         node_id=nid,
                     )
+                if route is not None:
+                    # The join decides where the run goes after a fan-out; a branch's own hop
+                    # (goto, stop, a nested fan-out) cannot be honoured, and dropping it would
+                    # run something else than the node asked for.
+                    raise branch_routed(route, i, run_id, step, nid)
                 d = res.delta
                 if d is not None:
                     if not is_state(d):

@@ -130,9 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--port", type=_PORT, default=8000, help="port (default: 8000; 0: any free port)")
     sp.add_argument(
         "--token-env",
-        default="GRAPHENGINE_TOKEN",
+        default=None,
         metavar="VAR",
-        help="environment variable holding the bearer token; when set, every route requires it",
+        help="environment variable holding the bearer token, every route then requires it "
+        "(default: GRAPHENGINE_TOKEN, optional; a VAR named here must hold a token)",
     )
     sp.add_argument(
         "--allow-host",

@@ -41,10 +41,10 @@ from .errors import (
     RunNotFoundError,
     StateValidationError,
 )
-from .graph import CompiledGraph, Edge, NodeSpec, Wiring, compile_graph
+from .graph import CompiledGraph, Edge, NodeSpec, Wiring, check_predicate, compile_graph, state_fields
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
-from .reducer import Reducer, default_reducer, is_pure
+from .reducer import Reducer, _refuse_async_reducer, default_reducer, is_pure
 from .route_codec import RouteCodec
 from .routing import NextKind, goto
 from .subgraph import Subgraph
@@ -92,6 +92,8 @@ class Engine(RunReads[S]):
         self.state_type = state_type
         """The state type every node reads and every delta has."""
         self._type_name = getattr(state_type, "__name__", str(state_type))
+        if reducer is not None:
+            _refuse_async_reducer(reducer, "reducer=")
         r = reducer if reducer is not None else default_reducer(state_type)
         if r is None:
             raise GraphValidationError(
@@ -210,8 +212,10 @@ class Engine(RunReads[S]):
         Used when a node's result has no `route`; edges are tried in declaration order and the
         run stops when none holds. With a list of nodes as `dst` the edge is a fan-out to them,
         and `join` (required) runs after their deltas are merged. Unknown nodes are reported by
-        `validate()`.
+        `validate()`. A predicate that is not callable or is async is refused here
+        (`GraphValidationError`); one that returns an awaitable fails its step (`RoutingError`).
         """
+        check_predicate(src, dst if isinstance(dst, str) else str(join), when)
         if isinstance(dst, str):
             if join is not None:
                 raise GraphValidationError(
@@ -277,7 +281,7 @@ class Engine(RunReads[S]):
     def _graph(self) -> tuple[CompiledGraph[S], RouteCodec[S]]:
         c = self._compiled
         if c is None:
-            g = compile_graph(self._wiring, self.options)
+            g = compile_graph(self._wiring, self.options, state_fields(self.state_type))
             c = self._compiled = (g, RouteCodec(self.codec, g.nodes))
         return c
 
@@ -637,9 +641,15 @@ class Engine(RunReads[S]):
         Give `at_step` (0: the initial state; default: the latest step) or `at_label` (a
         checkpoint). `patch`, a delta, is merged into that state first. The new run continues
         where the source's step said to go next; the source run is not touched. Returns what
-        `run` returns.
+        `run` returns. A step that is not a whole number is a `GraphValidationError`.
         """
         _check_run_id(new_run_id)
+        if at_step is not None and (isinstance(at_step, bool) or not isinstance(at_step, int)):
+            raise GraphValidationError(
+                f"fork({run_id!r}, at_step={at_step!r}): a step is a whole number (0: the initial "
+                "state; history() lists the steps)",
+                run_id=run_id,
+            )
         async with owning(self.store, new_run_id, lease_ttl=None):
             return await self._fork(run_id, new_run_id, at_step, at_label, patch)
 

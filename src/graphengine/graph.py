@@ -7,6 +7,9 @@ invoker, limits, error route and static routing.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -24,6 +27,7 @@ __all__ = [
     "NodeSpec",
     "Wiring",
     "changes",
+    "check_predicate",
     "compile_graph",
     "describe",
     "fingerprint",
@@ -98,7 +102,23 @@ class CompiledNode(Generic[S]):
         if self.fixed is not None:
             return self.fixed
         for when, nxt in self.branches:
-            if when is None or when(state):
+            if when is None:
+                return nxt
+            held = when(state)
+            if held is True:
+                return nxt
+            if held is False:
+                continue
+            if inspect.isawaitable(held):
+                # A coroutine is truthy: taking the edge on it would be silently wrong.
+                if inspect.iscoroutine(held):
+                    held.close()  # never awaited, on purpose: no "never awaited" warning
+                raise TypeError(
+                    f"the predicate {_describe(when)} returned an awaitable ({type(held).__name__}); "
+                    "edge predicates are sync functions of the state: compute the condition in the "
+                    "node (async there) and route with NodeResult(route=goto(...))"
+                )
+            if held:
                 return nxt
         return STOP
 
@@ -119,6 +139,38 @@ class CompiledGraph(Generic[S]):
     """The description that fingerprint hashed."""
 
 
+def _is_async_callable(fn: Any) -> bool:
+    """Whether calling `fn` gives a coroutine: an `async def`, a partial of one, or an object with `async __call__`."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
+
+
+def check_predicate(src: str, dst: str, when: Any) -> None:
+    """Refuse an edge predicate that can never decide: not callable, or async (its coroutine is always truthy)."""
+    if when is None:
+        return
+    if not callable(when):
+        raise GraphValidationError(
+            f"connect({src!r}, {dst!r}, when={when!r:.60}): the predicate must be a function of the "
+            "state returning a bool, or None for an edge always taken",
+            node_id=src,
+        )
+    if _is_async_callable(when):
+        raise GraphValidationError(
+            f"edge {src!r} -> {dst!r}: the predicate {_describe(when)} is async; its coroutine would "
+            "always count as true. Use a sync function of the state, or decide in the node and "
+            "return NodeResult(route=goto(...))",
+            node_id=src,
+        )
+
+
+def _describe(fn: Callable[..., Any] | None) -> str:
+    if fn is None:
+        return ""
+    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
+
+
 def fingerprint(wiring: Wiring[Any]) -> str:
     """A stable hash of the graph's shape: node ids and the qualified names of their code, start,
     edges (with predicate names), error routes and interrupt_before marks (see `_fingerprint`)."""
@@ -132,11 +184,42 @@ def _require(wiring: Wiring[Any], node_id: str, what: str) -> None:
         )
 
 
-def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
+def state_fields(tp: Any) -> frozenset[str] | None:
+    """The field names of a state type (pydantic model, dataclass, TypedDict); None when it has no fixed fields."""
+    fields = getattr(tp, "model_fields", None)
+    if isinstance(fields, dict):
+        return frozenset(fields)
+    if dataclasses.is_dataclass(tp):
+        return frozenset(f.name for f in dataclasses.fields(tp))
+    keys = getattr(tp, "__required_keys__", None)
+    if keys is not None:
+        return frozenset(keys) | frozenset(getattr(tp, "__optional_keys__", ()))
+    return None
+
+
+def compile_graph(
+    wiring: Wiring[S], options: Options, fields: frozenset[str] | None = None
+) -> CompiledGraph[S]:
     """Validate the wiring and build the run tables.
 
-    Raises `NoStartNodeError`, `UnknownNodeError` or `GraphValidationError` naming the culprit.
+    Raises `NoStartNodeError`, `UnknownNodeError` or `GraphValidationError` naming the culprit;
+    also for `options` about things the graph does not have (a per-node override of an unknown
+    node, a size budget for a field not among the state's `fields`), which would be ignored.
     """
+    unknown = [n for n in options.node if n not in wiring.nodes]
+    if unknown:
+        raise UnknownNodeError(
+            f"Options.node names {unknown[0]!r}, which is not a node of the graph "
+            f"(nodes: {', '.join(wiring.nodes) or 'none'}); its overrides would be ignored",
+            node_id=unknown[0],
+        )
+    if fields is not None:
+        stray = [f for f in options.field_budgets if f not in fields]
+        if stray:
+            raise GraphValidationError(
+                f"Options.field_budgets names {stray[0]!r}, which is not a field of the state "
+                f"(fields: {', '.join(sorted(fields))}); its budget would never be checked"
+            )
     if wiring.start is None:
         raise NoStartNodeError("no start node: call start_at(node_id) before running")
     if wiring.start not in wiring.nodes:

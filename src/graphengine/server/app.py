@@ -80,7 +80,7 @@ from .forms import delta_doc, jsonable, route_doc
 from .inspector import graph_json, graph_svg, inspector_html
 from .limits import MAX_BODY, BodyLimit, RunId, nonfinite
 from .live import EVENTS_KEPT, RunManager
-from .security import LOOPBACK_HOSTS, BearerAuth, HostCheck
+from .security import LOOPBACK_HOSTS, BearerAuth, HostCheck, NoFraming
 
 __all__ = ["TOKEN_ENV", "RunManager", "create_app", "token_from_env"]
 
@@ -347,6 +347,11 @@ def create_app(
     page is off (its assets come from a CDN); the schema is served at `/openapi.json`.
     """
     engine.validate()
+    if token is not None and not token.strip():
+        raise ValueError(
+            "token is empty: that would serve without authentication. Pass the token, "
+            "or token=None to serve loopback hosts without one"
+        )
     if max_body < 0:
         raise ValueError(f"max_body is the request body limit in bytes, >= 0; not {max_body}")
     if allowed_hosts is None:
@@ -383,6 +388,7 @@ def create_app(
         _document_bearer(app)
     app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
     app.add_middleware(ErrorBoundary)
+    app.add_middleware(NoFraming)
 
     async def on_error(request: Request, exc: Exception) -> Response:
         return JSONResponse({"detail": describe(exc)}, status_code=status_of(exc))
