@@ -281,18 +281,15 @@ class Bridge:
         g = self._graphs.get(key)
         if g is None:
             model = None if self.model is None else to_goap_model(self.model, actions)
-            g = GoapGraph(
-                [_runtime_action(a) for a in actions],
-                max_replans=budget or 10**9,
-                replan_every_action=strategy == "every_action",
-                never_replan=strategy == "never",
-                blacklist_after=1,
-                blacklist_fallback=True,
-                skip_unreachable=True,
-                transition_model=model,
-                any_rank=None if best is None else self._ranker(best),
-                **self.options,
-            )
+            loop: dict[str, Any] = {
+                "blacklist_after": 1,
+                "blacklist_fallback": True,
+                "skip_unreachable": True,
+            }
+            loop |= {"replan_every_action": strategy == "every_action", "never_replan": strategy == "never"}
+            loop |= {"max_replans": budget or 10**9, "transition_model": model, **self.options}
+            loop["any_rank"] = None if best is None else self._ranker(best)
+            g = GoapGraph([_runtime_action(a) for a in actions], **loop)
             if len(self._graphs) > 64:
                 self._graphs.clear()
             self._graphs[key] = g
@@ -344,6 +341,7 @@ class Bridge:
                     for k in planning_keys(actions, sub)
                     if k in exp or k in facts
                 }
+        why = d.get("replan_reason")
         return RtState.model_construct(
             world_state=facts,
             goal=self.goal(goal) if goal is not None else None,
@@ -352,13 +350,13 @@ class Bridge:
             current_step=step,
             execution_history=hist,
             replan_count=int(d.get("replan_count", 0) or 0),
-            replan_reason=d.get("replan_reason") if d.get("replan_reason") in _REASONS else None,
+            replan_reason=why if why in _REASONS else None,
             blacklisted_actions=list(d.get("blacklisted_actions") or ()),
             action_failure_counts=dict(d.get("action_failure_counts") or {}),
             current_subgoal_index=index,
             wall_clock_started_at=d.get("wall_clock_started_at"),
             expected_world_state=expected,
-            plans_made=1 if plan is not None else 0,
+            plans_made=int(plan is not None),
         )
 
     async def step(self, g: GoapGraph, node: str, s: RtState, **kw: Any) -> tuple[RtState, Any]:
