@@ -26,7 +26,14 @@ if TYPE_CHECKING:
     from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
     from goap.runtime._parallel import independent_batch
     from goap.runtime._reflexion import Reflection, ReflexionTracer
-    from goap.runtime._sensors import FunctionalSensor, Sensor, SensorReadings, read_sensors
+    from goap.runtime._sensors import (
+        FunctionalSensor,
+        Sensor,
+        SensorReadings,
+        read_sensors,
+        resolve_missing,
+        resolver_sensor,
+    )
     from goap.runtime._serialize import goal_from_dict, goal_to_dict
     from goap.runtime._state import ActionOutcome, GoapState, GoapStatus, PolicyEvent, ReplanReason
     from goap.runtime._stuck import FunctionalStuckHandler, StuckHandler, StuckResolution
@@ -126,6 +133,8 @@ _EXPORTS: dict[str, str] = {
     "plan_to_text": "goap.runtime._visualize",
     "plan_to_text_gantt": "goap.runtime._visualize",
     "read_sensors": "goap.runtime._sensors",
+    "resolve_missing": "goap.runtime._sensors",
+    "resolver_sensor": "goap.runtime._sensors",
     "run_nl": "goap.runtime._interpreter",
 }
 """Public name -> the module defining it (imported on first use)."""
@@ -195,6 +204,8 @@ __all__ = [
     "plan_to_text",
     "plan_to_text_gantt",
     "read_sensors",
+    "resolve_missing",
+    "resolver_sensor",
     "run_nl",
 ]
 
