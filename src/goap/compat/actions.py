@@ -132,8 +132,7 @@ def goap_action(
     name: str | None = None,
     **fields: Any,
 ) -> Callable[[Callable[..., Any]], ActionSpec]:
-    """Decorator: the function becomes an :class:`ActionSpec` (``fields`` are its other fields, e.g.
-    ``cost``, ``qos``, ``resources``); an async function goes to ``aexecute``, a plain one to ``execute``."""
+    """Decorator: the function as an ActionSpec's ``execute`` (or ``aexecute`` when async)."""
 
     def make(fn: Callable[..., Any]) -> ActionSpec:
         run: dict[str, Any] = {"aexecute" if inspect.iscoroutinefunction(fn) else "execute": fn}

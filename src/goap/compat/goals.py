@@ -1,6 +1,4 @@
-"""LangGOAP-shaped goals: :class:`GoalSpec` (alias :data:`Goal`), :class:`MultiGoal`, soft goals,
-resource constraints and the replanning :class:`GoalPolicy`. Converted to goap's goals by
-:mod:`goap.compat._convert`."""
+"""LangGOAP-shaped goals, soft goals, constraints and replanning policy (converted by _convert)."""
 
 from __future__ import annotations
 
@@ -151,8 +149,7 @@ Goal = GoalSpec
 
 @dataclass(frozen=True, slots=True)
 class MultiGoal:
-    """Several goals: pursued in order (``sequential``), the cheapest one (``any``), or the one of
-    greatest value minus cost (``best_value``)."""
+    """Several goals: in order, the cheapest (``any``) or the best value minus cost."""
 
     goals: tuple[GoalSpec, ...]
     mode: Literal["sequential", "any", "best_value"] = "sequential"

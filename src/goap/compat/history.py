@@ -1,5 +1,4 @@
-"""LangGOAP's run history in a LangGraph ``BaseStore``, in LangGOAP's layout (so either library reads
-the other's store), by ``get``/``put`` only: ``search`` is a vector query on some stores."""
+"""LangGOAP's run history in a LangGraph store, in its layout, by ``get``/``put`` only."""
 
 from __future__ import annotations
 
@@ -67,8 +66,7 @@ class _SyncStore:
 
 
 class StoreExecutionHistory:
-    """Run records in a LangGraph store, by goal hash or by an action of a failed run (each index keeps
-    the newest ``index_limit`` ids; older records stay stored, unlisted)."""
+    """Run records by goal hash or failed action (indexes keep the newest ``index_limit`` ids)."""
 
     def __init__(self, store: Any, *, index_limit: int = 100) -> None:
         self._store, self.index_limit = store, index_limit

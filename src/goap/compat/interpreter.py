@@ -1,5 +1,4 @@
-"""LangGOAP's goal interpreter: a LangChain model's structured output (:class:`InterpretedGoal`) as a
-GoalSpec; unlike :class:`goap.runtime.GoalInterpreter`, nothing is validated or retried."""
+"""LangGOAP's goal interpreter: a model's structured output as a GoalSpec (no retries)."""
 
 from __future__ import annotations
 

@@ -74,8 +74,7 @@ class _AsGoap:
     handle_stuck: Callable[[Any, Any], StuckHandlerResult]
 
     def handle(self, state: Any, reason: Any) -> StuckResolution | None:
-        """Ask ``handle_stuck`` about a goap run that found no plan (as LangGOAP, not when its replan
-        budget is spent); the reason given is the run's ``no_plan_explanation``."""
+        """Ask ``handle_stuck`` about a run without a plan (reason: its no-plan explanation)."""
         from goap.compat._convert import state_to_langgoap
 
         if reason != "no_plan":

@@ -1,5 +1,4 @@
-"""LangGOAP's termination policies: each built-in is goap's (`MaxActionsPolicy` is a `goap.runtime.MaxActions`)
-and ``should_terminate(state)`` decides for a LangGOAP state dict through goap's ``check``."""
+"""LangGOAP's termination policies: goap's built-ins deciding for LangGOAP state dicts."""
 
 from __future__ import annotations
 

@@ -117,9 +117,7 @@ def _objectives(goal: GoalSpec) -> list[gp.Objective]:
 
 
 def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> CspPipeline:
-    """goap's pipeline for the goal's constraints and objectives, weighted as LangGOAP's CSP weighs
-    them: objectives summed at weight 1, a soft violation at ``weight * scale`` per unit, and,
-    with no objective, soft violations alone (or, with neither, the plan cost)."""
+    """goap's pipeline weighted as LangGOAP's CSP (soft violations at ``weight * scale``)."""
     cons = tuple(
         gp.ResourceConstraint(
             cv.csp_metric(c.key),
@@ -213,8 +211,7 @@ def schedule_plan(plan: Plan, *, scale: int = 1000) -> CSPMetadata:
 def selection_metadata(
     chosen: Plan, goal: GoalSpec, report: Any, among: Sequence[Sequence[ActionSpec]], scale: int, t0: float
 ) -> CSPMetadata:
-    """The metadata of the plan goap's pipeline chose ``among`` plans: a usage row for every key any
-    of them uses, no schedule (as LangGOAP's)."""
+    """The metadata of the plan goap's pipeline chose ``among`` plans (no schedule)."""
     totals = compute_resource_totals(chosen.actions)
     keys = {k: 0.0 for acts in among for k in compute_resource_totals(acts)}
     return CSPMetadata(
@@ -245,8 +242,7 @@ def optimize_plans(plans: list[Plan], goal: GoalSpec, *, scale: int = 1000) -> t
 def pareto_plans(
     plans: list[Plan], goal: GoalSpec, *, scale: int = 1000, max_frontier: int | None = None
 ) -> list[tuple[Plan, CSPMetadata]]:
-    """The feasible plans no other beats on every objective, best first by the first objective
-    (with no objective: every feasible plan, cheapest first). ValueError when ``plans`` is empty."""
+    """The feasible plans no other beats on every objective, best first (ValueError: none)."""
     if not plans:
         raise ValueError("pareto_plans: the list of plans must not be empty")
     t0 = time.monotonic()

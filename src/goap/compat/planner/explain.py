@@ -1,5 +1,4 @@
-"""Which hard constraints a plan breaks, and why no plan exists (goap's deletion filter and relaxed
-reachability)."""
+"""Which hard constraints a plan breaks, and why no plan exists (goap's analyses)."""
 
 from __future__ import annotations
 
@@ -104,8 +103,7 @@ class NoPlanExplanation:
 
 
 def explain_no_plan(start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec]) -> NoPlanExplanation:
-    """Goal conditions no action produces and preconditions nothing can establish, with advice (keys
-    a state-computed effect writes count as producible)."""
+    """Goal conditions no action produces and preconditions nothing establishes, with advice."""
     from goap.planning.kit import Reachability, explain_unreachable
 
     dynamic = {str(k) for a in actions if a.has_dynamic_effects for k in a.effect_key_set()}

@@ -1,5 +1,4 @@
-"""LangGOAP's MCTS strategy over goap's :class:`goap.strategies.Mcts` (its rollouts as goap's
-``rollout`` hook; search events report ``g`` = visits, ``h`` = UCB1, ``f`` = mean reward)."""
+"""LangGOAP's MCTS strategy over goap's Mcts (events: g = visits, h = UCB1, f = mean)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Plan-quality metrics over a plan's expected states (lower is better); the CSP phase subtracts
-``weight * value`` from a plan's soft score."""
+"""Plan-quality metrics over expected states (lower is better; subtracted from soft score)."""
 
 from __future__ import annotations
 

@@ -31,8 +31,7 @@ def needs_csp(goal: GoalSpec) -> bool:
 
 
 def _score(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> HardSoftScore:
-    """Hard: minus each hard violation times its weight; soft: minus soft violations, plus or
-    minus each objective by its direction, minus each quality metric times its weight."""
+    """Hard: minus weighted hard violations; soft: minus soft ones, objectives, metrics."""
     from goap.compat.planner.explain import _shortfall
 
     by_key = {c.key: c for c in goal.constraints}
@@ -88,10 +87,7 @@ def plan(
     tracer: Any = None,
     record_expansions: bool = False,
 ) -> Plan | None:
-    """A* then the CSP phase: the least-cost plan when it meets the hard constraints, else the best
-    single-blacklist alternative (status ``OPTIMAL``), else the least-cost plan marked
-    ``INFEASIBLE`` with an explanation. None only when A* finds no plan; an empty plan is
-    returned as is. The tracer sees the first search only, plus a ``csp_infeasible`` dead end."""
+    """A* then the CSP phase: the best plan meeting hard constraints, else one marked INFEASIBLE."""
     st = _state(start)
     seen: dict[str, Any] = {"tracer": tracer, "record_expansions": record_expansions}
     primary = astar_plan(st, goal, list(actions), list(blacklisted_actions or ()), **seen)

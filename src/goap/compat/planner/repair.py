@@ -1,5 +1,4 @@
-"""LangGOAP's plan repair over goap's :class:`goap.strategies.RepairStrategy`: keep the still-valid
-prefix of the old plan and let goap's A* plan the rest."""
+"""LangGOAP's plan repair over goap's RepairStrategy (valid prefix kept, the rest replanned)."""
 
 from __future__ import annotations
 

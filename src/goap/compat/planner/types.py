@@ -18,8 +18,7 @@ __all__ = ["Plan", "PlanMetadata", "PlanningState"]
 
 @dataclass(frozen=True, slots=True)
 class PlanMetadata:
-    """Search counters of a plan: nodes expanded, applicable actions (utility planner), time, pruning,
-    and the CSP phase's results."""
+    """Search counters of a plan and the CSP phase's results."""
 
     nodes_explored: int = 0
     applicable_count: int = 0

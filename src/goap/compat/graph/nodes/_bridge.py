@@ -1,5 +1,4 @@
-"""How LangGOAP-shaped nodes run goap.runtime's nodes (`goap.runtime.GoapGraph.step`) on views of
-LangGOAP's dict state; unhashable world values stay beside goap's state and reach ``execute``."""
+"""LangGOAP-shaped nodes running goap.runtime's nodes on views of LangGOAP's dict state."""
 
 from __future__ import annotations
 
