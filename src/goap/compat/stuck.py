@@ -69,8 +69,6 @@ class StuckHandler(Protocol):
 
 
 class _AsGoap:
-    """goap's ``handle(state, reason)`` over ``handle_stuck``."""
-
     handle_stuck: Callable[[Any, Any], StuckHandlerResult]
 
     def handle(self, state: Any, reason: Any) -> StuckResolution | None:

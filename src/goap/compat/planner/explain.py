@@ -38,7 +38,6 @@ class InfeasibilityExplanation:
 
 
 def _check_feasibility(totals: Mapping[str, float], constraints: Sequence[ConstraintSpec]) -> bool:
-    """Whether ``totals`` meet every hard constraint of ``constraints``."""
     return not any(c.level == "hard" and _shortfall(c, totals.get(c.key, 0.0)) for c in constraints)
 
 

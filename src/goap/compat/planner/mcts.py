@@ -39,7 +39,6 @@ class RolloutPolicy(Protocol):
 
 
 def _value(goal: GoalSpec, heuristic: ScalarHeuristic | None) -> Callable[[Mapping[str, Any]], float] | None:
-    """``heuristic`` as goap's value of an encoded state."""
     if heuristic is None:
         return None
     return lambda s: heuristic(PlanningState.from_dict(cv.decode_state(s)), goal)
@@ -227,7 +226,6 @@ class MCTSStrategy:
         return result
 
     def _tracer(self) -> tuple[Any, list[tuple[Any, ...]] | None]:
-        """The tracer recording search events, and a list collecting them (None: not recorded)."""
         tracer = self.tracing.tracer if self.tracing.record_expansions else None
         return tracer, None if tracer is None else []
 

@@ -58,8 +58,7 @@ class Node:
 
 def split(world: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``world`` as goap's encoded facts and the unhashable rest."""
-    facts: dict[str, Any] = {}
-    rich: dict[str, Any] = {}
+    facts, rich = dict[str, Any](), dict[str, Any]()
     for k, v in world.items():
         try:
             facts[k] = cv.encode_value(v)
