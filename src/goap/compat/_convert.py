@@ -292,22 +292,11 @@ def state_to_langgoap(state: Any) -> dict[str, Any]:
     from goap.compat.graph.state import ActionResult
 
     status = {"achieved": "goal_achieved", "planning": "executing"}.get(state.status, state.status)
-    return {
-        "world_state": decode_state(state.world_state),
-        "current_step": state.current_step,
-        "execution_history": [
-            ActionResult(action_name=o.action, success=o.success, error=o.error)
-            for o in state.execution_history
-        ],
-        "replan_count": state.replan_count,
-        "replan_reason": state.replan_reason,
-        "status": status,
-        "blacklisted_actions": list(state.blacklisted_actions),
-        "current_subgoal_index": state.current_subgoal_index,
-        "no_plan_explanation": state.no_plan_explanation,
-        "reflection_context": list(state.reflection_context),
-        "wall_clock_started_at": state.wall_clock_started_at,
-    }
+    same = ["current_step", "replan_count", "replan_reason", "current_subgoal_index", "no_plan_explanation"]
+    out = {k: getattr(state, k) for k in [*same, "wall_clock_started_at"]}
+    history = [ActionResult(o.action, o.success, error=o.error) for o in state.execution_history]
+    out |= {"world_state": decode_state(state.world_state), "execution_history": history, "status": status}
+    return out | {k: list(getattr(state, k)) for k in ("blacklisted_actions", "reflection_context")}
 
 
 def execution_record(state: Any, goal: Any) -> Any:

@@ -118,16 +118,11 @@ def _objectives(goal: GoalSpec) -> list[gp.Objective]:
 
 def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> CspPipeline:
     """goap's pipeline weighted as LangGOAP's CSP (soft violations at ``weight * scale``)."""
+    bounded = [c for c in goal.constraints if c.min is not None or c.max is not None]
+    weights = [max(c.weight, 0.0) * (scale if c.level == "soft" else 1) for c in bounded]
     cons = tuple(
-        gp.ResourceConstraint(
-            cv.csp_metric(c.key),
-            c.max,
-            c.min,
-            c.level,
-            max(c.weight, 0.0) * (scale if c.level == "soft" else 1),
-        )
-        for c in goal.constraints
-        if c.min is not None or c.max is not None
+        gp.ResourceConstraint(cv.csp_metric(c.key), c.max, c.min, c.level, w)
+        for c, w in zip(bounded, weights, strict=True)
     )
     objs = _objectives(goal)
     if not objs and any(c.level == "soft" for c in cons):

@@ -118,17 +118,8 @@ def explain_no_plan(start: PlanningState, goal: GoalSpec, actions: Sequence[Acti
     missing = sorted({k for k, c in needs if not reach.can_hold(k, c)})
     advice = []
     if unreachable:
-        advice.append(
-            f"No available action produces the goal condition(s) {unreachable}: add one, or check the goal for typos."
-        )
+        advice.append(f"No action produces goal condition(s) {unreachable}: add one or check for typos.")
     if missing:
-        advice.append(
-            f"Precondition(s) {missing} hold neither in the start state nor after any action: "
-            "check the actions' dependency chain."
-        )
-    if not advice:
-        advice.append(
-            "Every goal condition has a producer, yet no ordering of the actions reaches the goal: "
-            "look for circular preconditions or effects that undo each other."
-        )
-    return NoPlanExplanation(tuple(unreachable), tuple(missing), " ".join(advice))
+        advice.append(f"Precondition(s) {missing} never hold: check the actions' dependency chain.")
+    cycle = "Every goal condition has a producer, yet no ordering reaches the goal: look for cycles."
+    return NoPlanExplanation(tuple(unreachable), tuple(missing), " ".join(advice) or cycle)

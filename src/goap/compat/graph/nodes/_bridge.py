@@ -339,23 +339,16 @@ class Bridge:
                     for k in planning_keys(actions, sub)
                     if k in exp or k in facts
                 }
-        why = d.get("replan_reason")
-        return RtState.model_construct(
-            world_state=facts,
-            goal=self.goal(goal) if goal is not None else None,
-            plan=names,
-            plan_cost=float(plan.total_cost) if plan is not None else 0.0,
-            current_step=step,
-            execution_history=hist,
-            replan_count=int(d.get("replan_count", 0) or 0),
-            replan_reason=why if why in _REASONS else None,
-            blacklisted_actions=list(d.get("blacklisted_actions") or ()),
-            action_failure_counts=dict(d.get("action_failure_counts") or {}),
-            current_subgoal_index=index,
-            wall_clock_started_at=d.get("wall_clock_started_at"),
-            expected_world_state=expected,
-            plans_made=int(plan is not None),
-        )
+        run: dict[str, Any] = {"world_state": facts, "plan": names, "current_step": step}
+        run |= {"execution_history": hist, "current_subgoal_index": index, "expected_world_state": expected}
+        run |= {"plans_made": int(plan is not None), "wall_clock_started_at": d.get("wall_clock_started_at")}
+        run["goal"] = self.goal(goal) if goal is not None else None
+        run["plan_cost"] = float(plan.total_cost) if plan is not None else 0.0
+        run["replan_count"] = int(d.get("replan_count", 0) or 0)
+        run["replan_reason"] = why if (why := d.get("replan_reason")) in _REASONS else None
+        run["blacklisted_actions"] = list(d.get("blacklisted_actions") or ())
+        run["action_failure_counts"] = dict(d.get("action_failure_counts") or {})
+        return RtState.model_construct(**run)
 
     async def step(self, g: GoapGraph, node: str, s: RtState, **kw: Any) -> tuple[RtState, Any]:
         """Run goap node ``node`` on ``s`` (the last :meth:`view`); the state after it and its route."""
