@@ -76,18 +76,15 @@ class CSPMetadata:
             object.__setattr__(self, "objective_values", MappingProxyType(dict(self.objective_values)))
 
     def __repr__(self) -> str:
-        shown = [f"status={self.status.value!r}"] + [
-            text
-            for keep, text in (
-                (self.solver_time_ms > 0, f"solver_time_ms={self.solver_time_ms:.2f}"),
-                (self.resource_usage, f"resources={len(self.resource_usage)}"),
-                (self.objective_values, f"objectives={dict(self.objective_values)!r}"),
-                (self.schedule, f"schedule_entries={len(self.schedule)}"),
-                (self.makespan is not None, f"makespan={self.makespan}"),
-                (self.plans_evaluated > 0, f"plans_evaluated={self.plans_evaluated}"),
-            )
-            if keep
+        extra = [
+            (self.solver_time_ms > 0, f"solver_time_ms={self.solver_time_ms:.2f}"),
+            (self.resource_usage, f"resources={len(self.resource_usage)}"),
+            (self.objective_values, f"objectives={dict(self.objective_values)!r}"),
+            (self.schedule, f"schedule_entries={len(self.schedule)}"),
+            (self.makespan is not None, f"makespan={self.makespan}"),
+            (self.plans_evaluated > 0, f"plans_evaluated={self.plans_evaluated}"),
         ]
+        shown = [f"status={self.status.value!r}", *(text for keep, text in extra if keep)]
         return f"CSPMetadata({', '.join(shown)})"
 
 

@@ -152,12 +152,9 @@ class _Views:
         self.seen: dict[int, Any] = {}
 
     def of(self, node: MctsNode | MctsChance | None) -> Any:
-        if node is None:
-            return None
-        v = self.seen.get(id(node))
-        if v is None:
-            v = self.seen[id(node)] = (MCTSNode if isinstance(node, MctsNode) else ChanceNode)(self, node)
-        return v
+        if node is not None and id(node) not in self.seen:
+            self.seen[id(node)] = (MCTSNode if isinstance(node, MctsNode) else ChanceNode)(self, node)
+        return None if node is None else self.seen[id(node)]
 
 
 class MCTSNode:

@@ -35,15 +35,11 @@ def _score(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> HardSoftScore:
     from goap.compat.planner.explain import _shortfall
 
     by_key = {c.key: c for c in goal.constraints}
-    hard = soft = 0.0
+    lost = {"hard": 0.0, "soft": 0.0}
     for u in meta.resource_usage:
-        c = by_key.get(u.key)
-        gap = _shortfall(c, u.total) if c is not None else None
-        if c is not None and gap is not None:
-            if c.level == "hard":
-                hard -= gap.overrun * c.weight
-            else:
-                soft -= gap.overrun * c.weight
+        if (c := by_key.get(u.key)) is not None and (gap := _shortfall(c, u.total)) is not None:
+            lost[c.level] += gap.overrun * c.weight
+    hard, soft = 0.0 - lost["hard"], 0.0 - lost["soft"]
     for k, d in (goal.objectives or {}).items():
         v = meta.objective_values.get(k, 0.0)
         soft += v if d == ObjectiveDirection.MAXIMIZE else -v

@@ -188,9 +188,7 @@ class TracerView:
         """``action_complete`` with LangGOAP's executor update."""
         b = self.bridge
         up: dict[str, Any] = {"execution_history": results([o], b.world, b.world, dict(b.rich))}
-        if not o.success:
-            up["status"] = "action_failed"
-        await self._fire("action_complete", up)
+        await self._fire("action_complete", up if o.success else {**up, "status": "action_failed"})
 
     async def aon_action_retry(self, action: Any, attempt: int, exc: Any, ms: float) -> None:
         """``action_retry`` with LangGOAP's action and the action's own exception."""
