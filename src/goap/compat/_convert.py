@@ -151,11 +151,8 @@ def to_goap_goal(goal: GoalSpec | Mapping[str, Any]) -> gp.GoalSpec:
     """goap's goal for a LangGOAP GoalSpec (or plain conditions); constraints are not carried."""
     conditions: Mapping[str, Any] = goal if isinstance(goal, Mapping) else goal.conditions
     policy = getattr(goal, "policy", None)
-    made = gp.GoalSpec(
-        encode_map(conditions),
-        priority=policy.priority if policy is not None else 0,
-        max_replans=policy.max_replans if policy is not None else 10,
-    )
+    prio, budget = (policy.priority, policy.max_replans) if policy is not None else (0, 10)
+    made = gp.GoalSpec(encode_map(conditions), priority=prio, max_replans=budget)
     return _remember(made, goal) if not isinstance(goal, Mapping) else made
 
 
@@ -209,9 +206,8 @@ class LangGoapStrategy:
         )
         if lg is None:
             return gp.PlanResult("no_plan", None, None, stats, False, self.name)
-        found = gp.Plan(
-            tuple(next(a for a in actions if a.name == n) for n in lg.action_names), lg.total_cost
-        )
+        by_name = {a.name: a for a in actions}
+        found = gp.Plan(tuple(by_name[n] for n in lg.action_names), lg.total_cost)
         return gp.PlanResult("found", found, None, stats, False, self.name, reports=(PlannedByLangGoap(lg),))
 
 

@@ -71,7 +71,6 @@ class FunctionalConditionResolver:
 
     def __init__(self, name: str, fn: Callable[[str, dict[str, Any]], Any]) -> None:
         self.name, self._fn = name, fn
-        """The name given (used in logs)."""
 
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Call ``fn``; a coroutine function must be used through :meth:`aresolve`."""

@@ -118,7 +118,5 @@ class MulticastStuckHandler(_AsGoap):
 
 def as_goap_stuck_handlers(handlers: Iterable[Any] | None) -> list[Any]:
     """LangGOAP stuck handlers as goap ones (goap asks them in order, as `MulticastStuckHandler`)."""
-    return [
-        h if isinstance(h, _AsGoap) else MulticastStuckHandler([h], getattr(h, "name", ""))
-        for h in handlers or ()
-    ]
+    wrap = MulticastStuckHandler
+    return [h if isinstance(h, _AsGoap) else wrap([h], getattr(h, "name", "")) for h in handlers or ()]

@@ -206,14 +206,9 @@ def selection_metadata(
     """The metadata of the plan goap's pipeline chose ``among`` plans (no schedule)."""
     totals = compute_resource_totals(chosen.actions)
     keys = {k: 0.0 for acts in among for k in compute_resource_totals(acts)}
-    return CSPMetadata(
-        CSPStatus.OPTIMAL if report.status == "OPTIMAL" else CSPStatus.FEASIBLE,
-        _ms(t0),
-        usage_of({**keys, **totals}, goal),
-        {k: totals.get(k, 0.0) for k in goal.objectives or {}},
-        plans_evaluated=len(among),
-        scale_factor=scale,
-    )
+    status = CSPStatus.OPTIMAL if report.status == "OPTIMAL" else CSPStatus.FEASIBLE
+    values, usage = {k: totals.get(k, 0.0) for k in goal.objectives or {}}, usage_of({**keys, **totals}, goal)
+    return CSPMetadata(status, _ms(t0), usage, values, plans_evaluated=len(among), scale_factor=scale)
 
 
 def optimize_plans(plans: list[Plan], goal: GoalSpec, *, scale: int = 1000) -> tuple[Plan, CSPMetadata]:

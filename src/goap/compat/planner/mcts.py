@@ -60,14 +60,8 @@ class _Walk:
         p: Any = self
         model = None if getattr(p, "model", None) is None else to_goap_model(p.model, actions)
         value = _value(goal, p.scalar_heuristic)
-        walk = walk_rollout(
-            cv.to_goap_goal(goal),
-            cv.goap_actions(actions),
-            model=model,
-            depth=p.max_depth,
-            greedy=self.greedy,
-            value=value,
-        )
+        g, acts = cv.to_goap_goal(goal), cv.goap_actions(actions)
+        walk = walk_rollout(g, acts, model=model, depth=p.max_depth, greedy=self.greedy, value=value)
         return walk(cv.encode_state(state), getattr(p, "rng", None) or Random())
 
 

@@ -8,12 +8,8 @@ from typing import Protocol, runtime_checkable
 
 from goap.compat.planner.types import Plan, PlanningState
 
-__all__ = [
-    "PlanQualityMetric",
-    "MinimizeFinalStateExpression",
-    "MinimizeTrajectorySum",
-    "MinimizeTrajectoryMax",
-]
+__all__ = ["PlanQualityMetric", "MinimizeFinalStateExpression"]
+__all__ += ["MinimizeTrajectorySum", "MinimizeTrajectoryMax"]
 
 StateExpression = Callable[[PlanningState], float]
 """A number computed from one expected state."""

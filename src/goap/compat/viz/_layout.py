@@ -28,14 +28,8 @@ def shape(plan: Any, show_schedule: bool, timed: str, costed: str) -> dict[str, 
         costs = [a.get_cost({}) for a in plan.actions]
         labels = [costed.format(name=n, c=c) if c != 1.0 else n for n, c in zip(labels, costs, strict=True)]
     edges = list(dependencies(goap_actions(plan.actions)))
-    return {
-        "ids": ids,
-        "labels": labels,
-        "edges": edges,
-        "groups": groups,
-        "frame": False,
-        "scheduled": scheduled,
-    }
+    drawn = {"ids": ids, "labels": labels, "edges": edges, "groups": groups}
+    return {**drawn, "frame": False, "scheduled": scheduled}
 
 
 def to_schedule(plan: Any) -> Schedule:

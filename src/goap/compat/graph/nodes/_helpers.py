@@ -11,9 +11,8 @@ from goap.runtime import independent_batch
 
 
 def _get_last_failed_action(state: Mapping[str, Any]) -> str | None:
-    return next(
-        (r.action_name for r in reversed(state.get("execution_history") or []) if not r.success), None
-    )
+    history = reversed(state.get("execution_history") or [])
+    return next((r.action_name for r in history if not r.success), None)
 
 
 def _get_max_retries(action_name: str, actions: Sequence[Any]) -> int:
