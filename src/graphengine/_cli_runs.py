@@ -179,11 +179,27 @@ async def cmd_prune(args: argparse.Namespace) -> int:
         )
         return 0
     verb = "would " if report.dry_run else ""
-    print(f"{verb}delete {len(report.deleted)} run(s): {', '.join(report.deleted) or '-'}")
+    _print_ids(f"{verb}delete {len(report.deleted)} run(s)", report.deleted)
     if policy.compact:
-        print(f"{verb}compact {len(report.compacted)} run(s), removing {report.steps_removed} step record(s)")
+        _print_ids(
+            f"{verb}compact {len(report.compacted)} run(s), removing {report.steps_removed} step record(s)",
+            report.compacted,
+        )
     print(f"kept {len(report.kept)} finished run(s) by policy; unfinished runs are never touched")
     return 0
+
+
+_SHOWN_IDS = 20
+"""Run ids a prune prints before it says how many more there are (`--json` lists every one)."""
+
+
+def _print_ids(title: str, ids: Sequence[str], file: Any = None) -> None:
+    """`title:` then one run id per line, the first `_SHOWN_IDS` only, then how many were left out."""
+    print(f"{title}:" if ids else f"{title}", file=file)
+    for run_id in ids[:_SHOWN_IDS]:
+        print(f"  {run_id}", file=file)
+    if len(ids) > _SHOWN_IDS:
+        print(f"  ... and {len(ids) - _SHOWN_IDS} more (--json lists them all)", file=file)
 
 
 def _confirm(report: PruneReport, compact: bool) -> bool:
@@ -192,7 +208,7 @@ def _confirm(report: PruneReport, compact: bool) -> bool:
         return False
     runs = report.compacted if compact else report.deleted
     verb = "compact" if compact else "delete"
-    print(f"about to {verb} {len(runs)} run(s): {', '.join(runs)}", file=sys.stderr)
+    _print_ids(f"about to {verb} {len(runs)} run(s)", runs, file=sys.stderr)
     try:
         answer = input(f"{verb} them? [y/N] ")
     except EOFError:

@@ -126,3 +126,36 @@ def test_prune_with_nothing_to_remove_needs_no_yes(tmp_path: Path) -> None:
     out = _cli("prune", "--keep-last", "10", "--store", f"sqlite:///{db}")
     assert out.returncode == 0, out.stderr
     assert _run_ids(db) == {"done0", "done1", "done2", "paused"}
+
+
+def test_prune_reports_the_runs_it_kept(tmp_path: Path) -> None:
+    """A real prune reports the finished runs its policy kept, in text and in JSON, as the dry run does."""
+    db = tmp_path / "runs.db"
+    asyncio.run(_populate(db))
+    real = _cli("prune", "--keep-last", "2", "--yes", "--json", "--store", f"sqlite:///{db}")
+    assert real.returncode == 0, real.stderr
+    assert json.loads(real.stdout)["kept"] == ["done2"]
+    asyncio.run(_populate(tmp_path / "again.db"))
+    text = _cli("prune", "--keep-last", "3", "--yes", "--store", f"sqlite:///{tmp_path / 'again.db'}")
+    assert "kept 2 finished run(s)" in text.stdout
+
+
+async def _many_done(db: Path, n: int) -> None:
+    async with SQLiteStore(db) as store:
+        g = Engine(Chat, store=store).add("t", lambda c, s: NodeResult(route=stop())).start_at("t")
+        for i in range(n):
+            await g.run(f"run{i:03d}", Chat())
+
+
+def test_prune_dry_run_prints_one_run_per_line_and_says_how_many_are_hidden(tmp_path: Path) -> None:
+    """A dry run over many runs prints one id per line, the first 20 only, and says how to see them all."""
+    db = tmp_path / "runs.db"
+    asyncio.run(_many_done(db, 30))
+    out = _cli("prune", "--all-finished", "--dry-run", "--store", f"sqlite:///{db}")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "would delete 30 run(s):"
+    ids = [line.strip() for line in lines[1:] if line.startswith("  run")]
+    assert len(ids) == 20
+    assert "and 10 more (--json lists them all)" in out.stdout
+    assert max(len(line) for line in lines) < 100
