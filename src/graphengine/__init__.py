@@ -22,6 +22,7 @@ from ._replay import Divergence, ReplayReport
 from ._runtime import Runtime
 from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
+from ._version import __version__ as __version__
 from .context import Context, InterruptSignal, Tool, ToolCallError
 from .engine import Engine
 from .errors import (
