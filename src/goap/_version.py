@@ -7,6 +7,6 @@ plan` do not load the engine for it.
 
 from __future__ import annotations
 
-from graphengine._version import __version__
+from graphengine import __version__
 
 __all__ = ["__version__"]

@@ -49,6 +49,7 @@ from .errors import (
     StepError,
     UnknownNodeError,
 )
+from .exports import publish as _publish
 from .graph import Edge
 from .history import StepView, field_sizes
 from .node import DualNode, Node, NodeFunc, NodeLike, SyncNode, node
@@ -125,3 +126,5 @@ __all__ = [
     "replace",
     "stop",
 ]
+
+_publish(__name__, globals(), __all__)

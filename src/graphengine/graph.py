@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from .errors import GraphValidationError, NoStartNodeError, UnknownNodeError
+from .exports import defined_in
 from .node import Invoker
 from .options import NodeOptions, Options
 from .routing import STOP, Branch, Next, NextKind, goto
@@ -117,7 +118,8 @@ class CompiledGraph(Generic[S]):
 def _describe(fn: Callable[..., Any] | None) -> str:
     if fn is None:
         return ""
-    return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
+    module = defined_in(fn) if hasattr(fn, "__module__") else ""
+    return f"{module}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
 
 
 def _code_identity(obj: Any) -> str:
@@ -133,9 +135,7 @@ def _code_identity(obj: Any) -> str:
     target = obj if callable(obj) and not hasattr(obj, "run") else type(obj)
     if hasattr(obj, "fn") and callable(obj.fn):  # NodeFunc
         target = obj.fn
-    return (
-        f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', type(target).__qualname__)}"
-    )
+    return f"{defined_in(target)}.{getattr(target, '__qualname__', type(target).__qualname__)}"
 
 
 def describe(wiring: Wiring[Any]) -> dict[str, Any]:
