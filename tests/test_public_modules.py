@@ -137,13 +137,14 @@ class Mine(DualNode[S]):
     \"\"\"A user's node class.\"\"\"
 
 eng = Engine(S).add("a", DualNode(run_sync, arun)).add("b", Mine(run_sync, arun)).start_at("a").connect("a", "b")
-print(eng.spec().fingerprint)
+print(eng.runtime().graph.legacy_fingerprint)
 """
 
 
 def test_a_graph_of_public_node_classes_keeps_the_fingerprint_it_had_before_modules_were_published() -> None:
-    """A graph whose nodes are `DualNode`s (and a user's subclass) has the fingerprint the release
-    before `__module__` was set computed (recorded from it), so its stored runs still resume."""
+    """A graph whose nodes are `DualNode`s (and a user's subclass) has the module-named (legacy)
+    fingerprint the release before `__module__` was set computed (recorded from it), so runs it
+    stored still resume under the same names."""
     out = subprocess.run(
         [sys.executable, "-c", _GRAPH_OF_DUALNODES], capture_output=True, text=True, check=True
     )

@@ -16,6 +16,7 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
     S(n=3)
 """
 
+from ._blocking import run_blocking
 from ._encoding import FAN_OUT_NODE
 from ._reads import Interrupt
 from ._replay import Divergence, ReplayReport
@@ -23,7 +24,20 @@ from ._runtime import Runtime
 from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
 from ._version import __version__ as __version__
+from .commute import MergeOrder, commutative, is_commutative, is_idempotent
 from .context import Context, InterruptSignal, Tool, ToolCallError
+from .crdt import (
+    CRDT,
+    GCounter,
+    LWWMap,
+    LWWRegister,
+    ORSet,
+    PNCounter,
+    converge,
+    maximum,
+    minimum,
+    replica_id,
+)
 from .engine import Engine
 from .errors import (
     BudgetExceededError,
@@ -63,6 +77,7 @@ from .versions import Migration, VersionMap
 __all__ = [
     "Branch",
     "BudgetExceededError",
+    "CRDT",
     "Context",
     "DeltaTypeError",
     "Divergence",
@@ -73,13 +88,17 @@ __all__ = [
     "EncodeError",
     "Engine",
     "FAN_OUT_NODE",
+    "GCounter",
     "GraphChangedError",
     "GraphError",
     "GraphSpec",
     "GraphValidationError",
     "Interrupt",
     "InterruptSignal",
+    "LWWMap",
+    "LWWRegister",
     "MaxStepsExceeded",
+    "MergeOrder",
     "Migration",
     "MigrationError",
     "Next",
@@ -94,7 +113,9 @@ __all__ = [
     "NodeResult",
     "NodeReturnTypeError",
     "NodeTimeoutError",
+    "ORSet",
     "Options",
+    "PNCounter",
     "Reducer",
     "ReducerError",
     "ReplayReport",
@@ -115,15 +136,23 @@ __all__ = [
     "UnknownNodeError",
     "VersionMap",
     "append",
+    "commutative",
+    "converge",
     "default_reducer",
     "delta_fields",
     "fan_out",
     "field_sizes",
     "goto",
     "interrupt",
+    "is_commutative",
+    "is_idempotent",
+    "maximum",
     "merge",
+    "minimum",
     "node",
     "replace",
+    "replica_id",
+    "run_blocking",
     "stop",
 ]
 

@@ -123,7 +123,7 @@ async def cmd_resume(args: argparse.Namespace) -> int:
             except ValueError as exc:
                 raise CliError(f"--input is not JSON: {exc}") from exc
         await eng.get_run(args.run)
-        stream = eng.stream_resume(args.run, **kw)
+        stream = eng.stream_resume(args.run, allow_graph_change=args.allow_graph_change, **kw)
         console = rich_console()
         try:
             if console is not None:
@@ -166,9 +166,9 @@ async def cmd_replay(args: argparse.Namespace) -> int:
         console = rich_console()
         if console is not None:
             with console.status(f"replaying {args.run}"):
-                report = await eng.replay(args.run)
+                report = await eng.replay(args.run, allow_graph_change=args.allow_graph_change)
         else:
-            report = await eng.replay(args.run)
+            report = await eng.replay(args.run, allow_graph_change=args.allow_graph_change)
     if args.json:
         json_out(
             {

@@ -63,7 +63,11 @@ async def fan_out_step(
     versions: Any = None,
     state_b: bytes | None = None,
 ) -> tuple[S, Next, tuple[str, str] | None, int]:
-    """Run a fan-out's branches concurrently, persisting each result as it lands; merge in order; commit.
+    """Run a fan-out's branches concurrently, persisting each result as it lands; merge; commit.
+
+    A delta whose every field has a commutative reducer (`graphengine.commute`) is merged as its
+    branch lands; the others are merged after them in declared branch order. Both give the state
+    the declared order alone gives, so the result never depends on which branch finished first.
 
     Returns the state, the next hop, the routed error (if a branch failed into an error route)
     and the size of the snapshot the commit stored.
@@ -110,6 +114,12 @@ async def fan_out_step(
     if state_b is None and len(done) < k and any(b.input is None for b in branches):
         state_b = isolated_bytes(eng, state, run_id, step)
     loop = asyncio.get_running_loop()
+    # Deltas whose every field commutes merge as they land, into merged[0]; the others wait in
+    # `deltas` and merge in declared branch order after them. Field by field, that is the state
+    # the declared order gives (see `graphengine.commute`).
+    commutes = eng.delta_commutes
+    reducer = eng.reducer
+    merged = [state]
     buf: list[BranchRecord] = []
     flusher: asyncio.Task[None] | None = None
     flush_soon: asyncio.Handle | None = None
@@ -237,6 +247,15 @@ async def fan_out_step(
                 eng.emit(
                     Event(run_id, step, nid, "", {"branch": i, "attempt": attempt}, kind=EventKind.NODE_END)
                 )
+            if commutes is not None and delta_b is not None and commutes(deltas[i]):
+                try:
+                    merged[0] = reducer(merged[0], deltas[i])
+                except Exception as exc:
+                    err = reducer_failed(exc, run_id, step, FAN_OUT_NODE)
+                    err.__cause__ = exc
+                    failure.append((i, err))
+                    return
+                deltas[i] = None
 
     async def drain() -> None:
         nonlocal flush_soon
@@ -308,7 +327,7 @@ async def fan_out_step(
         )
         return state, route, (msg, bnode.id), snap
 
-    reducer = eng.reducer
+    state = merged[0]
     present = [d for d in deltas if d is not None]
     many = getattr(reducer, "many", None)
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import math
@@ -25,6 +24,7 @@ from graphengine.store import (
 )
 from graphengine.store import RunExistsError as StoreRunExistsError
 
+from ._blocking import run_blocking
 from ._encoding import FAN_OUT_NODE
 from ._loop import FirstHop, drive
 from ._owner import is_lease_store, owning
@@ -308,13 +308,14 @@ class Engine(RunReads[S]):
         """The graph as declared so far, read-only: nodes, edges with predicate names, error routes, start.
 
         Its `fingerprint` is None while the graph does not validate; drawing an unfinished
-        graph is allowed.
+        graph is allowed. Its `merge_order(writes)` tells whether a fan-out merges its branches
+        as they land or in declared order (`graphengine.commute`).
         """
         try:
             fingerprint: str | None = self._graph()[0].fingerprint
         except GraphValidationError:
             fingerprint = None
-        return graph_spec(self.state_type, self._wiring, fingerprint)
+        return graph_spec(self.state_type, self._wiring, fingerprint, self.reducer)
 
     # ------------------------------------------------------------------ runs
 
@@ -366,8 +367,16 @@ class Engine(RunReads[S]):
         return drive(rt, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
 
     def run_sync(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
-        """`run` for callers without an event loop (uses `asyncio.run`)."""
-        return asyncio.run(self.run(run_id, initial))
+        """`run` from synchronous code: a script, or a Jupyter cell (inside the kernel's running loop).
+
+        Without a running loop it is `asyncio.run(self.run(...))`. Inside one (which cannot be
+        re-entered) the run is driven on graphengine's private sync loop, on its own thread,
+        while the caller waits; store connections then live on that loop and are kept for the
+        next sync call (see `graphengine._blocking` for why that is right for every store, and
+        the one thing it cannot do: a sync call while the caller's loop has a call of the same
+        store in flight). Interrupting the wait cancels the run (`resume` continues it).
+        """
+        return run_blocking(self.run(run_id, initial))
 
     async def submit(self, run_id: str, initial: S | Mapping[str, Any], *, queue: Any = None) -> int:
         """Store run `run_id` from `initial` and queue it for a worker (`graphengine worker`); returns the job id.
@@ -561,9 +570,9 @@ class Engine(RunReads[S]):
             )
         return await drive(rt, rt.graph, rt.routes, run_id, state, latest.last_step, nxt, first)
 
-    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT) -> S:
-        """`resume` for callers without an event loop."""
-        return asyncio.run(self.resume(run_id, input=input))
+    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False) -> S:
+        """`resume` from synchronous code, with or without a running event loop (see `run_sync`)."""
+        return run_blocking(self.resume(run_id, input=input, allow_graph_change=allow_graph_change))
 
     def stream(
         self, run_id: str, initial: S | Mapping[str, Any], *, states: bool = False, max_buffer: int = 1024
@@ -576,11 +585,19 @@ class Engine(RunReads[S]):
         return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer)
 
     def stream_resume(
-        self, run_id: str, *, input: Any = _NO_INPUT, states: bool = False, max_buffer: int = 1024
+        self,
+        run_id: str,
+        *,
+        input: Any = _NO_INPUT,
+        states: bool = False,
+        max_buffer: int = 1024,
+        allow_graph_change: bool = False,
     ) -> RunStream[S]:
         """`resume`, yielding the run's events as they happen (see `stream`)."""
         kw = {} if input is _NO_INPUT else {"input": input}
-        return stream_resume(self, run_id, states=states, max_buffer=max_buffer, **kw)
+        return stream_resume(
+            self, run_id, states=states, max_buffer=max_buffer, allow_graph_change=allow_graph_change, **kw
+        )
 
     def to_dot(self, *, highlight: RunPath | None = None) -> str:
         """The graph as Graphviz DOT; `highlight=await graphengine.viz.run_path(g, run_id)` marks a run."""

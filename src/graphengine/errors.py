@@ -143,7 +143,13 @@ class RunBusyError(GraphError):
 
 
 class GraphChangedError(GraphError):
-    """The graph's fingerprint differs from the one the run started with."""
+    """The graph's fingerprint differs from the one the run started with.
+
+    Raised by `resume` and `replay` before anything runs; the message names what changed. The
+    module code was imported under is not part of it (`python app.py` and `graphengine resume
+    app:ENGINE` name the same graph). To go on anyway: `allow_graph_change=True`, the command's
+    `--allow-graph-change`, the HTTP API's `?allow_graph_change=true` (409 without it).
+    """
 
     def __init__(self, msg: str, *, run_id: str, stored: str, current: str) -> None:
         super().__init__(msg, run_id=run_id)

@@ -7,14 +7,12 @@ invoker, limits, error route and static routing.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from ._fingerprint import changes, describe, fingerprint_of
 from .errors import GraphValidationError, NoStartNodeError, UnknownNodeError
-from .exports import defined_in
 from .node import Invoker
 from .options import NodeOptions, Options
 from .routing import STOP, Branch, Next, NextKind, goto
@@ -112,73 +110,19 @@ class CompiledGraph(Generic[S]):
     nodes: dict[str, CompiledNode[S]]
     start: str
     fingerprint: str
+    """What runs record and resume compares (see `graphengine._fingerprint`)."""
     description: dict[str, Any]
-
-
-def _describe(fn: Callable[..., Any] | None) -> str:
-    if fn is None:
-        return ""
-    module = defined_in(fn) if hasattr(fn, "__module__") else ""
-    return f"{module}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
-
-
-def _code_identity(obj: Any) -> str:
-    """Which code implements a node: its function's or class's qualified name.
-
-    Editing a node's body keeps the identity (a bug fix must not strand runs); swapping in
-    another function or class changes it. A subgraph is identified by its own fingerprint.
-    """
-    from .subgraph import Subgraph
-
-    if isinstance(obj, Subgraph):
-        return f"subgraph:{obj.engine.fingerprint}"
-    target = obj if callable(obj) and not hasattr(obj, "run") else type(obj)
-    if hasattr(obj, "fn") and callable(obj.fn):  # NodeFunc
-        target = obj.fn
-    return f"{defined_in(target)}.{getattr(target, '__qualname__', type(target).__qualname__)}"
-
-
-def describe(wiring: Wiring[Any]) -> dict[str, Any]:
-    """The graph's shape as JSON-ready data: what the fingerprint hashes and runs record."""
-    return {
-        "nodes": {k: _code_identity(v.obj) for k, v in sorted(wiring.nodes.items())},
-        "start": wiring.start,
-        "edges": [[e.src, e.dst, _describe(e.when), list(e.branches)] for e in wiring.edges],
-        "errors": sorted([k or "*", v] for k, v in wiring.error_routes.items()),
-        "before": sorted(k for k, v in wiring.nodes.items() if v.interrupt_before),
-    }
-
-
-def fingerprint_of(desc: dict[str, Any]) -> str:
-    """A stable hash of a graph description."""
-    raw = json.dumps(desc, sort_keys=True, separators=(",", ":")).encode()
-    return hashlib.sha256(raw).hexdigest()[:16]
+    """What the fingerprint hashes; runs record it, so a refusal can say what changed."""
+    legacy_fingerprint: str = ""
+    """The fingerprint this graph had when code was named with its module (older runs recorded it)."""
+    legacy_description: dict[str, Any] = field(default_factory=dict)
+    """The description that fingerprint hashed."""
 
 
 def fingerprint(wiring: Wiring[Any]) -> str:
-    """A stable hash of the graph's shape: node ids and code identity, start, edges (with
-    predicate names), error routes and interrupt_before marks."""
+    """A stable hash of the graph's shape: node ids and the qualified names of their code, start,
+    edges (with predicate names), error routes and interrupt_before marks (see `_fingerprint`)."""
     return fingerprint_of(describe(wiring))
-
-
-def changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """Human-readable differences between two graph descriptions."""
-    out: list[str] = []
-    on, nn = old.get("nodes", {}), new.get("nodes", {})
-    out += [f"node {k!r} removed" for k in on if k not in nn]
-    out += [f"node {k!r} added" for k in nn if k not in on]
-    out += [f"node {k!r} now runs {nn[k]} (was {on[k]})" for k in on if k in nn and on[k] != nn[k]]
-    if old.get("start") != new.get("start"):
-        out.append(f"start changed from {old.get('start')!r} to {new.get('start')!r}")
-    oe = [tuple(map(str, e)) for e in old.get("edges", [])]
-    ne = [tuple(map(str, e)) for e in new.get("edges", [])]
-    out += [f"edge {e[0]!r} -> {e[1]!r} removed" for e in oe if e not in ne]
-    out += [f"edge {e[0]!r} -> {e[1]!r} added" for e in ne if e not in oe]
-    if old.get("errors") != new.get("errors"):
-        out.append(f"error routes changed from {old.get('errors')} to {new.get('errors')}")
-    if old.get("before") != new.get("before"):
-        out.append(f"interrupt_before nodes changed from {old.get('before')} to {new.get('before')}")
-    return out or ["the graph description differs"]
 
 
 def _require(wiring: Wiring[Any], node_id: str, what: str) -> None:
@@ -256,8 +200,15 @@ def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
             branches=tuple(out),
             sync_call=spec.invoker.sync_call,
         )
-    desc = describe(wiring)
-    return CompiledGraph(nodes=nodes, start=wiring.start, fingerprint=fingerprint_of(desc), description=desc)
+    desc, legacy = describe(wiring), describe(wiring, with_module=True)
+    return CompiledGraph(
+        nodes=nodes,
+        start=wiring.start,
+        fingerprint=fingerprint_of(desc),
+        description=desc,
+        legacy_fingerprint=fingerprint_of(legacy),
+        legacy_description=legacy,
+    )
 
 
 def _check_timeout(nid: str, spec: NodeSpec, timeout: float, retries: int) -> None:

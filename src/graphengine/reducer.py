@@ -79,8 +79,9 @@ def is_pure(reducer: Callable[..., Any]) -> bool:
     """Whether `reducer` is known never to change its previous state in place.
 
     True for a default reducer whose field reducers are all this module's, `operator.add`/`or_`,
-    or functions marked ``fn.pure = True`` (as `graphengine.models.add_messages` is); a reducer
-    of the caller's own (or a default one with an unmarked field reducer of its own) may change
+    the builtins `max`/`min`, or functions marked ``fn.pure = True`` (as
+    `graphengine.models.add_messages` and `graphengine.crdt.converge` are); a reducer of the
+    caller's own (or a default one with an unmarked field reducer of its own) may change
     what it is given, so the engine hands it a copy wherever the previous state is still seen.
     """
     return getattr(reducer, "pure", False) is True
@@ -100,6 +101,7 @@ def field_reducers(reducer: Callable[..., Any]) -> Mapping[str, Callable[[Any, A
 
 
 def _pure_fields(fields: Mapping[str, Callable[[Any, Any], Any]]) -> bool:
+    # A field reducer may declare itself pure (`add_messages` and `crdt.converge` do).
     return all(r in _PURE or getattr(r, "pure", False) is True for r in fields.values())
 
 
@@ -254,4 +256,4 @@ def default_reducer(tp: Any) -> Reducer[Any] | None:
     return None
 
 
-_PURE = (append, merge, replace, operator.add, operator.or_)
+_PURE = (append, merge, replace, operator.add, operator.or_, max, min)

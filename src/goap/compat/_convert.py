@@ -141,6 +141,22 @@ def goap_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
     return out
 
 
+LANGGOAP_ASTAR = gp.AStar(heuristic="goalcount", max_expansions=None, tie_break="fifo", symmetry=False)
+"""goap's A* searching as LangGOAP's planner: goal-count estimate, FIFO ties, no expansion cap, no folding."""
+
+
+def by_specificity(actions: Iterable[ActionSpec]) -> list[ActionSpec]:
+    """``actions``, most preconditions first (the order LangGOAP's planner tries them)."""
+    return sorted(actions, key=lambda a: -len(a.preconditions))
+
+
+def problem(
+    start: PlanningState | Mapping[str, Any], goal: GoalSpec, actions: Iterable[ActionSpec]
+) -> tuple[dict[str, Any], gp.GoalSpec, list[gp.ActionSpec]]:
+    """goap's ``(initial, goal, actions)`` for a LangGOAP problem."""
+    return encode_state(start), to_goap_goal(goal), goap_actions(actions)
+
+
 def to_goap_goal(goal: GoalSpec | Mapping[str, Any]) -> gp.GoalSpec:
     """goap's goal for a LangGOAP GoalSpec (or plain conditions); constraints are not carried."""
     conditions: Mapping[str, Any] = goal if isinstance(goal, Mapping) else goal.conditions

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         StoreExecutionHistory,
     )
     from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
+    from goap.runtime._langsmith import LangSmithTracer, SearchEventBuffer
     from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
     from goap.runtime._parallel import independent_batch
     from goap.runtime._reflexion import Reflection, ReflexionTracer
@@ -43,7 +44,15 @@ if TYPE_CHECKING:
         TerminationPolicy,
     )
     from goap.runtime._tool import GoapTool, goap_tool
-    from goap.runtime._tracing import TRACER_HOOKS, LoggingTracer, MultiTracer, NullTracer, PlanningTracer
+    from goap.runtime._tracing import (
+        SEARCH_HOOKS,
+        TRACER_HOOKS,
+        LoggingTracer,
+        MultiTracer,
+        NullTracer,
+        PlanningTracer,
+        SearchTracer,
+    )
     from goap.runtime._visualize import (
         plan_to_dot,
         plan_to_gantt,
@@ -73,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "GoapTool": "goap.runtime._tool",
     "Guard": "goap.runtime._guards",
     "GuardResult": "goap.runtime._guards",
+    "LangSmithTracer": "goap.runtime._langsmith",
     "LoggingTracer": "goap.runtime._tracing",
     "MaxActions": "goap.runtime._termination",
     "MaxCost": "goap.runtime._termination",
@@ -92,6 +102,9 @@ _EXPORTS: dict[str, str] = {
     "ReplanReason": "goap.runtime._state",
     "RunView": "goap.runtime._termination",
     "Sensor": "goap.runtime._sensors",
+    "SEARCH_HOOKS": "goap.runtime._tracing",
+    "SearchEventBuffer": "goap.runtime._langsmith",
+    "SearchTracer": "goap.runtime._tracing",
     "SensorReadings": "goap.runtime._sensors",
     "StoreExecutionHistory": "goap.runtime._history",
     "StuckHandler": "goap.runtime._stuck",
@@ -138,6 +151,7 @@ __all__ = [
     "GoapTool",
     "Guard",
     "GuardResult",
+    "LangSmithTracer",
     "LoggingTracer",
     "MaxActions",
     "MaxCost",
@@ -157,6 +171,9 @@ __all__ = [
     "ReplanReason",
     "RunView",
     "Sensor",
+    "SEARCH_HOOKS",
+    "SearchEventBuffer",
+    "SearchTracer",
     "SensorReadings",
     "StoreExecutionHistory",
     "StuckHandler",

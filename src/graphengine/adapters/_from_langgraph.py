@@ -31,6 +31,7 @@ from langgraph.graph import StateGraph
 from langgraph.pregel._algo import PregelTaskWrites
 from pydantic_core import to_jsonable_python
 
+from graphengine import run_blocking
 from graphengine.context import Context
 from graphengine.engine import Engine
 from graphengine.errors import GraphError, NodeError, RunExistsError, UnsupportedFeature
@@ -163,8 +164,8 @@ class AdaptedGraph:
             ) from exc
 
     def run_sync(self, run_id: str, input: Any, *, context: Any = None) -> Any:
-        """`run` for callers without an event loop."""
-        return asyncio.run(self.run(run_id, input, context=context))
+        """`run` from synchronous code, a Jupyter cell included (see `Engine.run_sync`)."""
+        return run_blocking(self.run(run_id, input, context=context))
 
     async def resume(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
         """Continue run `run_id`: past a breakpoint (its own or a subgraph's) as is, past an `interrupt()` with its answer.
@@ -183,8 +184,8 @@ class AdaptedGraph:
         return await self._finish(run_id, coro, context)
 
     def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
-        """`resume` for callers without an event loop."""
-        return asyncio.run(self.resume(run_id, input=input, context=context))
+        """`resume` from synchronous code, a Jupyter cell included (see `Engine.run_sync`)."""
+        return run_blocking(self.resume(run_id, input=input, context=context))
 
     async def values(self, run_id: str) -> Any:
         """The output channels' values of run `run_id` as of its last applied superstep."""

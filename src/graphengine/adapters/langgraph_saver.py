@@ -14,9 +14,15 @@ unchanged field costs nothing per step. Values, checkpoints and metadata are ser
 LangGraph's `JsonPlusSerializer` with its pickle fallback off (a serde with pickle enabled is
 refused); nothing is ever unpickled.
 
-Sync methods (`invoke`) work from threads without a running event loop: an in-process table is
-driven inline, an I/O table through a private event loop thread of the saver. From inside a
-running loop, use the async methods (`ainvoke`), as with LangGraph's own async savers.
+Sync methods (`invoke`) work from any thread, with or without a running event loop (a Jupyter
+cell runs inside the kernel's loop): an in-process table is driven inline, an I/O table through
+a private event loop of the saver on its own thread, while the caller waits (blocking its own
+loop, as LangGraph's `SqliteSaver` does). That is correct for every table because tables keep
+one connection (or pool) per event loop, opened in it: the bridge loop has its own, and the
+caller loop's connection, bound to the caller loop, is never touched from the bridge. One
+limit follows from the caller's loop being blocked: a sync call while an async call of the same
+saver is in flight on that loop may wait on that call's SQLite write lock (up to the table's
+`busy_timeout`); use one style per loop. The async methods (`ainvoke`) never block.
 
 Like LangGraph's savers it is a context manager, `with GraphEngineSaver(table) as saver:` or
 `async with ...` (or `GraphEngineSaver.from_conn_string("sqlite:///cp.db")`, any store URL): the table opens on entry and its connections (and the saver's private loop
@@ -266,20 +272,24 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
                 return done.value  # type: ignore[no-any-return]
             coro.close()
             raise RuntimeError("an inline CheckpointTable suspended")
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            coro.close()
-            raise RuntimeError(
-                "GraphEngineSaver's sync methods cannot run inside an event loop on this table; "
-                "use the async methods (ainvoke, astream, aget_state)"
-            )
         with self._bridge_lock:
             if self._bridge is None:
                 self._bridge = _Bridge()
-        return self._bridge.run(coro)
+            bridge = self._bridge
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is bridge.loop:
+            # Code on the bridge loop waiting for the bridge loop would wait forever.
+            coro.close()
+            raise RuntimeError(
+                "a GraphEngineSaver sync method was called from a coroutine the saver's own loop runs; "
+                "await its async twin (aget_tuple, aput, ...) there instead"
+            )
+        # From a thread whose loop is running (a Jupyter cell, sync `invoke` inside async code)
+        # this blocks that loop until the bridge answers, as LangGraph's SqliteSaver does.
+        return bridge.run(coro)
 
     # ------------------------------------------------------------------ reading
 

@@ -162,9 +162,8 @@ class TracerView:
             await out
 
     def _plan(self, plan: Any) -> Any:
-        return make_plan(
-            [a.name for a in plan.actions], self.bridge.current, self.bridge.world, self.bridge.tracer_goal
-        )
+        b = self.bridge
+        return make_plan([a.name for a in plan.actions], b.current, b.world, b.tracer_goal)
 
     async def aon_plan_start(self, goal: Any, world: Any, strategy: str) -> None:
         """``plan_start`` with LangGOAP's goal and strategy name."""
@@ -215,11 +214,8 @@ class StrategyView(cv.LangGoapStrategy):
     def _inputs(self, initial: Any, goal: Any, actions: Any) -> Any:
         b = self.bridge
         start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, goal))
-        return (
-            list(b.current),
-            start,
-            {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]},
-        )
+        hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
+        return list(b.current), start, hints
 
     def _keep(self, plan: Any) -> None:
         self.bridge.planned = plan
@@ -229,17 +225,7 @@ class Bridge:
     """The goap.runtime graphs one LangGOAP-shaped node runs on (one per goal policy and action set)."""
 
     def __init__(
-        self,
-        *,
-        tracer: Any = None,
-        guards: Iterable[Any] | None = None,
-        sensors: Iterable[Any] | None = None,
-        stuck_handlers: Iterable[Any] | None = None,
-        termination: Iterable[Any] | None = None,
-        transition_model: Any = None,
-        strategy: Any = None,
-        record_expansions: bool = False,
-        **options: Any,
+        self, *, tracer: Any = None, strategy: Any = None, record_expansions: bool = False, **options: Any
     ) -> None:
         from goap.compat.guards import as_goap_guards
         from goap.compat.sensors import as_goap_sensors
@@ -250,17 +236,13 @@ class Bridge:
         default = cv.to_goap_strategy(None, tracer=tracer, record_expansions=record_expansions).inner
         if tracer is not None and not type(tracer).__module__.startswith("goap."):
             tracer = TracerView(tracer, self)
-        self.options = {k: v for k, v in options.items() if v is not None}
-        self.options["strategy"] = StrategyView(strategy or default, self)
+        self.model = options.pop("transition_model", None)
+        policies = {"guards": as_goap_guards, "sensors": as_goap_sensors, "termination": as_goap_termination}
+        policies["stuck_handlers"] = as_goap_stuck_handlers
+        self.options = {k: v for k, v in options.items() if v is not None and k not in policies}
+        self.options |= {k: convert(options.get(k)) for k, convert in policies.items()}
+        self.options.update(strategy=StrategyView(strategy or default, self), tracer=tracer)
         self.strategy_name = None if strategy is None else type(strategy).__name__
-        self.options.update(
-            tracer=tracer,
-            guards=as_goap_guards(guards),
-            sensors=as_goap_sensors(sensors),
-            stuck_handlers=as_goap_stuck_handlers(stuck_handlers),
-            termination=as_goap_termination(termination),
-        )
-        self.model = transition_model
         self._graphs: dict[tuple[Any, ...], GoapGraph] = {}
         self._goals: dict[int, tuple[Any, Any]] = {}
 
@@ -346,12 +328,8 @@ class Bridge:
         plan = d.get("plan")
         names = [a.name for a in plan.actions] if plan is not None else []
         index = int(d.get("current_subgoal_index", 0) or 0)
-        hist = [
-            ActionOutcome(
-                action=r.action_name, success=r.success, error=r.error, executed=r.success, subgoal=index
-            )
-            for r in d.get("execution_history") or ()
-        ]
+        done = [(r.action_name, r.success, r.error) for r in d.get("execution_history") or ()]
+        hist = [ActionOutcome(action=n, success=ok, error=e, executed=ok, subgoal=index) for n, ok, e in done]
         if observe and d.get("status") == "action_failed" and not (hist and not hist[-1].success):
             hist.append(ActionOutcome(action="<unknown>", success=False, executed=False))
         step = int(d.get("current_step", 0) or 0)

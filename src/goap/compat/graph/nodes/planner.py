@@ -42,15 +42,13 @@ class GoapPlanner(Node):
                 resolver_sensor(resolvers, sorted(planning_keys(self.actions, None))),
             ]
         self._tracer = tracer
-        self._bridge = Bridge(
-            strategy=strategy,
-            record_expansions=record_expansions,
-            tracer=tracer,
-            termination=termination_policies,
-            sensors=sensors,
-            stuck_handlers=stuck_handlers,
-            max_stuck_resolutions=max_stuck_iterations,
-        )
+        more: dict[str, Any] = {
+            "termination": termination_policies,
+            "sensors": sensors,
+            "stuck_handlers": stuck_handlers,
+        }
+        more["max_stuck_resolutions"] = max_stuck_iterations
+        self._bridge = Bridge(strategy=strategy, record_expansions=record_expansions, tracer=tracer, **more)
 
     async def _go(self, state: dict[str, Any], sync: bool) -> dict[str, Any]:
         goal = state.get("goal")
