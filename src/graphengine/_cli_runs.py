@@ -50,7 +50,16 @@ async def cmd_runs(args: argparse.Namespace) -> int:
             raise CliError(
                 f"unknown status {args.status!r}; one of {', '.join(s.value for s in RunStatus)}"
             ) from None
-        runs = await store.list_runs(status=status, limit=args.limit)
+        # One run more than the page: whether another page follows, without counting them all.
+        listed = await store.list_runs(status=status, limit=args.offset + args.limit + 1)
+    runs = listed[args.offset : args.offset + args.limit]
+    if len(listed) > args.offset + args.limit:
+        # stderr: the table or JSON on stdout stays exactly the runs, for pipes and programs
+        print(
+            f"showing runs {args.offset + 1}-{args.offset + len(runs)}, newest first; more follow: "
+            f"pass --offset {args.offset + args.limit} for the next page (or a larger --limit)",
+            file=sys.stderr,
+        )
     if args.json:
         json_out(
             [

@@ -159,3 +159,24 @@ def test_prune_dry_run_prints_one_run_per_line_and_says_how_many_are_hidden(tmp_
     assert len(ids) == 20
     assert "and 10 more (--json lists them all)" in out.stdout
     assert max(len(line) for line in lines) < 100
+
+
+def test_runs_says_when_the_list_stops_at_its_limit_and_how_to_see_the_next_page(tmp_path: Path) -> None:
+    """`runs --limit N` says on stderr that more runs exist and names the `--offset` of the next
+    page; `--offset` pages through all of them, newest first, and the last page says nothing."""
+    db = tmp_path / "runs.db"
+    asyncio.run(_many_done(db, 5))
+    store = f"sqlite:///{db}"
+    first = _cli("runs", "--limit", "2", "--json", "--store", store)
+    assert first.returncode == 0, first.stderr
+    assert [r["run_id"] for r in json.loads(first.stdout)] == ["run004", "run003"]
+    assert "--offset 2" in first.stderr
+    pages = [
+        json.loads(_cli("runs", "--limit", "2", "--offset", str(k), "--json", "--store", store).stdout)
+        for k in (2, 4)
+    ]
+    assert [r["run_id"] for page in pages for r in page] == ["run002", "run001", "run000"]
+    last = _cli("runs", "--limit", "2", "--offset", "4", "--store", store)
+    assert "run000" in last.stdout and last.stderr == ""
+    text = _cli("runs", "--limit", "2", "--store", store)
+    assert "showing runs 1-2" in text.stderr and "--offset 2" in text.stderr
