@@ -15,10 +15,11 @@ Exit status: 0 success (a plan found), 1 no plan / budget exhausted, 2 bad input
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from goap.planning import (
@@ -65,6 +66,26 @@ class _Version(argparse.Action):
 
         print(f"goap {__version__}")
         parser.exit()
+
+
+@contextlib.contextmanager
+def _progress(what: str) -> Iterator[None]:
+    """Say on a terminal that long work runs (``what`` beside a spinner, erased when done);
+    nothing when stderr is piped or redirected, so scripts and logs see only results.
+
+    Uses ``rich`` (the ``cli`` extra) when installed, else one plain line. The search in C holds
+    the interpreter while it runs, so the spinner may pause; the line stays until the end."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    try:
+        from rich.console import Console
+    except ImportError:
+        print(f"{what} ...", file=sys.stderr, flush=True)
+        yield
+        return
+    with Console(stderr=True).status(f"{what} ...", spinner="dots"):
+        yield
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,12 +144,9 @@ def _run(args: Any) -> int:
         return asyncio.run(_history(args.store, args.run_id, args.json))
     try:
         problem = load_problem(args.problem)
-        result = plan(
-            problem.initial,
-            problem.goal,
-            problem.actions,
-            _strategy(args.strategy, args.timeout, args.max_expansions, args.max_memory_mb),
-        )
+        strategy = _strategy(args.strategy, args.timeout, args.max_expansions, args.max_memory_mb)
+        with _progress(f"planning {problem.name} with {args.strategy} (timeout {args.timeout:g} s)"):
+            result = plan(problem.initial, problem.goal, problem.actions, strategy)
     except ProblemFormatError as exc:
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)  # the message starts with the file name
         return 2

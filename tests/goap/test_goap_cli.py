@@ -186,3 +186,38 @@ def test_without_the_c_extensions_the_import_says_so_once_at_debug_level() -> No
     assert len(lines) == 2, out.stderr
     assert all(line.startswith("DEBUG goap.planning.") for line in lines)
     assert json.loads(out.stdout)["search"] == "python"
+
+
+def _stderr_on_a_terminal(*args: str) -> tuple[int, str, str]:
+    """Run ``python -m goap ARGS`` with stderr on a pseudo-terminal (stdout piped): exit status,
+    stdout, and what the terminal showed."""
+    import pty
+
+    main_fd, term_fd = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "goap", *args], stdout=subprocess.PIPE, stderr=term_fd, text=True
+    )
+    os.close(term_fd)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:  # the terminal closed: the process exited
+            break
+        if not chunk:
+            break
+        shown += chunk
+    out, _ = proc.communicate(timeout=120)
+    os.close(main_fd)
+    return proc.returncode, out, shown.decode(errors="replace")
+
+
+def test_plan_says_what_it_is_doing_on_a_terminal_and_nothing_when_piped() -> None:
+    """On a terminal ``plan`` shows that it is planning (on stderr, stdout unchanged); piped, its
+    stderr stays empty."""
+    problem = str(PROBLEMS / "blocksworld-8.json")
+    status, out, shown = _stderr_on_a_terminal("plan", problem, "--json")
+    assert status == 0 and json.loads(out)["status"] == "found"
+    assert "planning blocksworld-8" in shown
+    piped = _goap("plan", problem, "--json")
+    assert piped.returncode == 0 and piped.stderr == ""
