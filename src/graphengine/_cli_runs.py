@@ -25,6 +25,7 @@ from ._cli_common import (
     cli_store,
     json_out,
     load_engine,
+    progress,
     route_text,
     run_coro,
     short_text,
@@ -175,7 +176,9 @@ async def cmd_prune(args: argparse.Namespace) -> int:
                     f"{'compacted' if policy.compact else 'deleted'}; pass --yes to go ahead "
                     "(or --dry-run to list them)"
                 )
-            report = await prune(store, policy, only=frozenset(doomed))
+            verb = "compacting" if policy.compact else "deleting"
+            with progress(f"{verb} {len(doomed)} run(s)"):
+                report = await prune(store, policy, only=frozenset(doomed))
     if args.json:
         json_out(
             {
@@ -299,14 +302,16 @@ async def cmd_history(args: argparse.Namespace) -> int:
 
 async def cmd_export(args: argparse.Namespace) -> int:
     """A run as JSON lines (the format `store.import_run` reads)."""
-    async with cli_store(args) as store:
-        try:
-            lines = await export_run(store, args.run)
-        except StoreError as exc:
-            raise CliError(str(exc)) from exc
-    text = "".join(line + "\n" for line in lines)
+    with progress(f"exporting run {args.run!r}"):
+        async with cli_store(args) as store:
+            try:
+                lines = await export_run(store, args.run)
+            except StoreError as exc:
+                raise CliError(str(exc)) from exc
+        text = "".join(line + "\n" for line in lines)
+        if args.output:
+            await asyncio.to_thread(write_out, args.output, text)
     if args.output:
-        await asyncio.to_thread(write_out, args.output, text)
         print(f"exported {len(lines)} lines of run {args.run!r} to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

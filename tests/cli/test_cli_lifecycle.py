@@ -180,3 +180,43 @@ def test_runs_says_when_the_list_stops_at_its_limit_and_how_to_see_the_next_page
     assert "run000" in last.stdout and last.stderr == ""
     text = _cli("runs", "--limit", "2", "--store", store)
     assert "showing runs 1-2" in text.stderr and "--offset 2" in text.stderr
+
+
+def _stderr_on_a_terminal(*args: str) -> tuple[int, str]:
+    """Run `graphengine ARGS` with stderr on a pseudo-terminal (stdout piped): exit code and what
+    the terminal showed."""
+    import os
+    import pty
+
+    main_fd, term_fd = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "GRAPHENGINE_PLAIN"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphengine", *args], stdout=subprocess.PIPE, stderr=term_fd, env=env
+    )
+    os.close(term_fd)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:  # the terminal closed: the process exited
+            break
+        if not chunk:
+            break
+        shown += chunk
+    proc.communicate(timeout=60)
+    os.close(main_fd)
+    return proc.returncode, shown.decode(errors="replace")
+
+
+def test_export_says_what_it_is_doing_on_a_terminal_and_only_the_result_when_piped(tmp_path: Path) -> None:
+    """On a terminal `export` shows that it is exporting the run; piped, stderr has only the result line."""
+    db = tmp_path / "runs.db"
+    asyncio.run(_populate(db))
+    code, shown = _stderr_on_a_terminal(
+        "export", "done0", "-o", str(tmp_path / "a.jsonl"), "--store", f"sqlite:///{db}"
+    )
+    assert code == 0
+    assert "exporting run 'done0'" in shown
+    piped = _cli("export", "done0", "-o", str(tmp_path / "b.jsonl"), "--store", f"sqlite:///{db}")
+    assert piped.returncode == 0
+    assert piped.stderr.splitlines() == [f"exported 6 lines of run 'done0' to {tmp_path / 'b.jsonl'}"]
