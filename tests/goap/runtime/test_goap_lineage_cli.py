@@ -114,4 +114,3 @@ def test_history_takes_a_store_url_like_every_other_command(
     assert capsys.readouterr().out == by_path
     assert main(["history", f"sqlite:///{tmp_path / 'missing.db'}", "r"]) == 2
     assert "missing.db" in capsys.readouterr().err
-
