@@ -6,8 +6,8 @@ source tree is the exception, and there the version is read from the pyproject.t
 run with `PYTHONPATH=src` it has no metadata at all, and in an editable install the metadata is a
 copy taken when it was installed, stale after a version bump, or another worktree's in a shared
 venv. Either way the number comes from that one line of pyproject.toml; nothing else holds it.
-`goap._version` does the same for `goap` (both packages ship in the one distribution); it is a
-separate module because `goap` must not import the engine to learn it.
+`goap._version` is its twin for `goap` (both packages ship in the one distribution), kept
+separate because `goap` must not import the engine to learn its version.
 """
 
 from __future__ import annotations

@@ -121,6 +121,21 @@ def test_version_prints_the_package_version() -> None:
     assert out.stdout.strip() == f"goap {goap.__version__}"
 
 
+def test_version_loads_no_engine() -> None:
+    """``goap.__version__`` and ``--version`` read the version without importing graphengine or
+    pydantic, so they work and stay fast wherever ``python -m goap plan`` does."""
+    code = (
+        "import sys, contextlib, goap\n"
+        "from goap.__main__ import main\n"
+        "assert goap.__version__\n"
+        "with contextlib.suppress(SystemExit): main(['--version'])\n"
+        "loaded = [m for m in ('graphengine', 'pydantic') if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+
+
 @pytest.mark.parametrize(
     ("problem", "options", "budget", "option"),
     [
