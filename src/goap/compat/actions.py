@@ -41,7 +41,7 @@ def _frozen(m: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return m if m is None or isinstance(m, MappingProxyType) else MappingProxyType(dict(m))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ActionSpec:
     """One action: preconditions (equality), effects (a mapping or an :data:`EffectFunction`), cost."""
 

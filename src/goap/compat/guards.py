@@ -27,7 +27,7 @@ class GuardSeverity(str, Enum):  # noqa: UP042 - str() as LangGOAP's
     BLOCK = "block"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class GuardResult(_Verdict):
     """A check's verdict (a goap `GuardResult` whose severity is a `GuardSeverity`)."""
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_RETRY_POLICY", "FIRE_ONCE", "ActionQos"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ActionQos:
     """How often a failing action is tried again, and how long to wait in between (milliseconds)."""
 

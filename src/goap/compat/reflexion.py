@@ -24,7 +24,7 @@ _ASK = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class Reflection:
     """One failure: the action, its error, what went wrong, what to try, when (ISO time)."""
 

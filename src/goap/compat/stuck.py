@@ -25,7 +25,7 @@ class StuckHandlingResultCode(enum.Enum):
     NO_RESOLUTION = "no_resolution"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class StuckHandlerResult:
     """A handler's answer; on REPLAN, ``state_updates`` and ``new_goal`` apply before planning again."""
 

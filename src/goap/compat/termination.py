@@ -19,7 +19,7 @@ __all__ = ["AllOfPolicy", "EarlyTermination", "FirstOfPolicy", "MaxActionsPolicy
            "TerminationPolicy", "as_goap_termination"]  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class EarlyTermination:
     """A policy's decision to stop the run (LangGOAP's shape of `goap.runtime.Termination`)."""
 

@@ -32,20 +32,26 @@ class CSPStatus(str, enum.Enum):  # noqa: UP042 (str() as LangGOAP's)
     SKIPPED = "skipped"
 
 
-@dataclass(frozen=True, slots=True)
+Bound = float | None
+"""A constraint's lower or upper limit on a resource total (None: unbounded)."""
+Span = timedelta | None
+"""How long the scheduled plan takes, first start to last end (None: not scheduled)."""
+
+
+@dataclass(slots=True, frozen=True)
 class ResourceUsage:
     """A resource's total over a plan and the bounds of its constraint (``info``: none)."""
 
     key: str
     total: float
-    constraint_min: float | None = None
-    constraint_max: float | None = None
+    constraint_min: Bound = None
+    constraint_max: Bound = None
     satisfied: bool = True
     """Whether ``total`` lies within the bounds."""
     level: Literal["hard", "soft", "info"] = "info"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ScheduleEntry:
     """When one action of the plan runs."""
 
@@ -56,7 +62,7 @@ class ScheduleEntry:
     end: timedelta
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class CSPMetadata:
     """What the CSP phase found: status, resource totals, objective values, schedule, explanation."""
 
@@ -65,7 +71,7 @@ class CSPMetadata:
     resource_usage: tuple[ResourceUsage, ...] = ()
     objective_values: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     schedule: tuple[ScheduleEntry, ...] = ()
-    makespan: timedelta | None = None
+    makespan: Span = None
     plans_evaluated: int = 0
     """Candidate plans the choice was made among."""
     scale_factor: int = 1000

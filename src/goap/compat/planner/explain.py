@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from goap.compat.state import PlanningState
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ResourceShortfall:
     """How far one resource total lies past its hard bound (``overrun`` >= 0)."""
 
@@ -28,7 +28,7 @@ class ResourceShortfall:
     """Distance from ``required`` to the bound it breaks."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class InfeasibilityExplanation:
     """A minimal set of hard constraints the plan cannot meet together, their shortfalls, advice."""
 
@@ -78,7 +78,7 @@ def explain_infeasibility(plan: Plan, goal: GoalSpec, meta: CSPMetadata) -> Infe
     return InfeasibilityExplanation(tuple(core), shortfalls, _advice(shortfalls, [c.key for c in core]))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class NoPlanExplanation:
     """Why no plan was found: goal keys no action can make hold, preconditions nothing establishes."""
 

@@ -93,7 +93,7 @@ class StochasticRollout(_Walk):
     scalar_heuristic: ScalarHeuristic | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class MCTSExploration:
     """Budgets (iterations, wall clock in ms; 0 disables it) and UCB1/rollout settings."""
 
@@ -113,7 +113,7 @@ class MCTSExploration:
             raise ValueError(f"the UCB1 constant c must be > 0, got {self.c}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class MCTSReuseConfig:
     """Tree reuse (with visit decay), anytime partial plans, a path-cost budget, a determinized tree."""
 

@@ -17,7 +17,7 @@ from goap.compat.state import PlanningState, Start
 __all__ = ["RepairResult", "RepairStrategy", "repair_plan"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class RepairResult:
     """A repair's plan (None: failed) and what it kept of the old one."""
 

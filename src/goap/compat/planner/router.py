@@ -20,7 +20,7 @@ __all__ = ["ProblemFeatures", "RiskProfile", "RuleBasedClassifier", "StrategyCla
 __all__ += ["extract_features"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ProblemFeatures:
     """LangGOAP's routing features (goap's, with ``admissible_h_at_start`` for the unsatisfied count)."""
 

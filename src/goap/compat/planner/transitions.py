@@ -34,7 +34,7 @@ class TransitionModel(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class DeterministicTransitionModel:
     """Expected and sampled effects are the declared ones (the rng is ignored)."""
 
@@ -49,7 +49,7 @@ class DeterministicTransitionModel:
         return action.get_effects(dict(state))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class _GoapModel:
     """goap's view of a LangGOAP model: goap actions and encoded whole states in and out."""
 

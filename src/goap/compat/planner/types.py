@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["Plan", "PlanMetadata", "PlanningState"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class PlanMetadata:
     """Search counters of a plan and the CSP phase's results."""
 
@@ -37,7 +37,7 @@ def _shim(module: str, func: str, doc: str) -> Any:
     return method
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class Plan:
     """Actions in order, the state expected after each, the total cost, metadata and a score."""
 
@@ -47,16 +47,16 @@ class Plan:
     metadata: PlanMetadata = field(default_factory=PlanMetadata)
     score: Score = field(default_factory=SimpleScore)
 
-    @property
-    def action_names(self) -> list[str]:
-        """The action names, in order."""
-        return [a.name for a in self.actions]
+    def __repr__(self) -> str:
+        return f"Plan(actions={self.action_names!r}, total_cost={self.total_cost:.4g}, steps={len(self)})"
 
     def __len__(self) -> int:
         return len(self.actions)
 
-    def __repr__(self) -> str:
-        return f"Plan(actions={self.action_names!r}, total_cost={self.total_cost:.4g}, steps={len(self)})"
+    @property
+    def action_names(self) -> list[str]:
+        """The action names, in order."""
+        return [a.name for a in self.actions]
 
     @classmethod
     def empty(cls) -> Plan:
