@@ -96,28 +96,46 @@ def stage(sdist: Path, into: Path, *, to_compat: bool) -> None:
     (into / "pytest.ini").write_text(_INI)
 
 
-def test_file(dotted: str) -> str:
+def module_of(dotted: str) -> str:
     """The test module of a junit ``classname`` (``tests.test_x.TestY`` -> ``tests.test_x``)."""
     parts = dotted.split(".")
     ends = [i for i, part in enumerate(parts) if part.startswith("test_")]
     return ".".join(parts[: ends[0] + 1]) if ends else dotted
 
 
-def run_suite(into: Path, extra: list[str]) -> Counter[tuple[str, str]]:
-    """Run pytest in ``into``; each case's outcome counted by (file, outcome)."""
+def run_suite(into: Path, extra: list[str]) -> list[tuple[str, str, str]]:
+    """Run pytest in ``into``; each case as (file, test function, outcome).
+
+    The test function is the case's id without its parameters, so the parametrized cases of one
+    test share it.
+    """
     report = into / "junit.xml"
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(into), str(ROOT / "src")])
-    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "not api", "--continue-on-collection-errors", f"--junitxml={report}", *extra]
-    subprocess.run(cmd, cwd=into, env=env, stdout=subprocess.DEVNULL, check=False)
-    counts: Counter[tuple[str, str]] = Counter()
+    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "not api", "--continue-on-collection-errors"]
+    subprocess.run(
+        [*cmd, f"--junitxml={report}", *extra], cwd=into, env=env, stdout=subprocess.DEVNULL, check=False
+    )
     if not report.exists():
-        return counts
+        return []
+    cases = []
     for case in ET.parse(report).getroot().iter("testcase"):
         kinds = {child.tag for child in case}
         outcome = next((k for k in ("error", "failure", "skipped") if k in kinds), "passed")
-        counts[(test_file(case.get("classname") or case.get("name", "?")), outcome)] += 1
-    return counts
+        where = case.get("classname") or case.get("name", "?")
+        function = f"{where}::{case.get('name', '?').partition('[')[0]}"
+        cases.append((module_of(where), function, outcome))
+    return cases
+
+
+def counts_passed(cases: list[tuple[str, str, str]]) -> int:
+    """How many cases passed."""
+    return sum(1 for _, _, outcome in cases if outcome == "passed")
+
+
+def share(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a percentage."""
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
 def main(argv: list[str]) -> int:
@@ -131,17 +149,22 @@ def main(argv: list[str]) -> int:
     sdist = fetch_sdist()
     with tempfile.TemporaryDirectory(prefix="langgoap-suite-") as tmp:
         stage(sdist, Path(tmp), to_compat=not args.against_langgoap)
-        counts = run_suite(Path(tmp), extra)
-    total = sum(counts.values())
-    passed = sum(n for (_, outcome), n in counts.items() if outcome == "passed")
+        cases = run_suite(Path(tmp), extra)
+    counts = Counter((file, outcome) for file, _, outcome in cases)
     if args.by_file:
         for file in sorted({f for f, _ in counts}):
-            ok = counts[(file, "passed")]
             all_ = sum(n for (f, _), n in counts.items() if f == file)
-            print(f"{ok:4d}/{all_:<4d} {file}")
+            print(f"{counts[(file, 'passed')]:4d}/{all_:<4d} {file}")
+    functions: dict[str, bool] = {}
+    for _, function, outcome in cases:
+        functions[function] = functions.get(function, True) and outcome == "passed"
     target = "langgoap" if args.against_langgoap else "goap.compat"
-    share = 100 * passed / total if total else 0.0
-    print(f"langgoap {VERSION} suite against {target}: {passed}/{total} passed ({share:.1f}%)")
+    passed, total = counts_passed(cases), len(cases)
+    print(
+        f"langgoap {VERSION} suite against {target}: {passed}/{total} cases passed ({share(passed, total)})"
+    )
+    ok = sum(functions.values())
+    print(f"  by test function (parameters folded): {ok}/{len(functions)} ({share(ok, len(functions))})")
     return 0
 
 
