@@ -16,7 +16,7 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
     S(n=3)
 """
 
-from ._encoding import FAN_OUT_NODE
+from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE
 from ._reads import Interrupt
 from ._replay import Divergence, ReplayReport
 from ._runtime import Runtime
@@ -26,6 +26,7 @@ from .context import Context, InterruptSignal, Tool, ToolCallError
 from .engine import Engine
 from .errors import (
     BudgetExceededError,
+    ContextMissingError,
     DeltaTypeError,
     DuplicateNodeError,
     EncodeError,
@@ -42,6 +43,7 @@ from .errors import (
     RoutingError,
     RunBusyError,
     RunExistsError,
+    RunNotFinishedError,
     RunNotFoundError,
     SchemaVersionError,
     StateValidationError,
@@ -62,6 +64,7 @@ __all__ = [
     "Branch",
     "BudgetExceededError",
     "Context",
+    "ContextMissingError",
     "DeltaTypeError",
     "Divergence",
     "DualNode",
@@ -75,6 +78,7 @@ __all__ = [
     "GraphError",
     "GraphSpec",
     "GraphValidationError",
+    "INPUT_NODE",
     "Interrupt",
     "InterruptSignal",
     "MaxStepsExceeded",
@@ -99,6 +103,7 @@ __all__ = [
     "RoutingError",
     "RunBusyError",
     "RunExistsError",
+    "RunNotFinishedError",
     "RunNotFoundError",
     "RunStream",
     "Runtime",
@@ -110,6 +115,7 @@ __all__ = [
     "SyncNode",
     "Tool",
     "ToolCallError",
+    "UPDATE_NODE",
     "UnknownNodeError",
     "VersionMap",
     "append",
