@@ -61,17 +61,23 @@ async def continue_turn(rt: Runtime[S], run_id: str, input: Any, allow_graph_cha
 
 
 async def edit_state(
-    rt: Runtime[S], run_id: str, values: Any, as_node: str | None, allow_graph_change: bool
+    rt: Runtime[S],
+    run_id: str,
+    values: Any,
+    as_node: str | None,
+    then: str | None,
+    allow_graph_change: bool,
 ) -> S:
     """Record an edit of `run_id`'s state as node `as_node`; see `Engine.update_state`."""
     latest, state = await _editable(rt, run_id, "update the state of", allow_graph_change)
     g, rc = rt.compiled()
-    if as_node is not None and as_node not in g.nodes:
-        raise GraphValidationError(
-            f"update_state({run_id!r}, as_node={as_node!r}): no such node; the graph has {sorted(g.nodes)}",
-            run_id=run_id,
-            node_id=as_node,
-        )
+    for what, name in (("as_node", as_node), ("goto", then)):
+        if name is not None and name not in g.nodes:
+            raise GraphValidationError(
+                f"update_state({run_id!r}, {what}={name!r}): no such node; the graph has {sorted(g.nodes)}",
+                run_id=run_id,
+                node_id=name,
+            )
     step = latest.last_step + 1
     delta, delta_b = as_delta(rt, values, run_id, step, UPDATE_NODE)
     state = rt.merge(state, delta, run_id, step, UPDATE_NODE)
@@ -84,7 +90,12 @@ async def edit_state(
     else:
         acting = as_node if as_node is not None else _last_node(rt, latest)
         doc["as_node"] = acting
-        route = goto(g.start) if acting == INPUT_NODE else g.nodes[acting].resolve(state)
+        if then is not None:
+            route = goto(then)
+        elif acting == INPUT_NODE:
+            route = goto(g.start)
+        else:
+            route = g.nodes[acting].resolve(state)
     meta, _ = upgraded_meta(rt, latest, step)
     state_b, state = snapshot_of(rt, state, run_id, step, UPDATE_NODE)
     await _claim(rt, latest)

@@ -619,6 +619,7 @@ class Engine(RunReads[S]):
         values: S | Mapping[str, Any],
         *,
         as_node: str | None = None,
+        goto: str | None = None,
         allow_graph_change: bool = False,
     ) -> S:
         """Edit the state of a stopped run, as a recorded step "as node `as_node`"; returns the new state.
@@ -629,15 +630,16 @@ class Engine(RunReads[S]):
         paused where it was (an interrupt is still answered with `resume(run_id, input=...)`);
         otherwise the hop is resolved from the edited state as if `as_node` had returned the
         delta (its static edges), and the run waits there (`interrupted`) until `resume`, or is
-        `done` when that hop stops. Without `as_node`, the node of the run's last step.
+        `done` when that hop stops. Without `as_node`, the node of the run's last step. `goto`
+        names the next node instead of `as_node`'s edges (as a node's `route=goto(...)` would).
         Raises `RunNotFinishedError` while the run is running, `RunBusyError` when another caller
-        acts on it first, `GraphValidationError` for an unknown `as_node` (or when the last step
+        acts on it first, `GraphValidationError` for an unknown `as_node` or `goto` (or when the last step
         is a fan-out's merge and none is named), `StateValidationError` for a bad delta.
         """
         rt = self.runtime()
         rt.compiled()
         async with owning(self.store, run_id, lease_ttl=self.options.lease_ttl):
-            return await edit_state(rt, run_id, values, as_node, allow_graph_change)
+            return await edit_state(rt, run_id, values, as_node, goto, allow_graph_change)
 
     def stream(
         self, run_id: str, initial: S | Mapping[str, Any], *, states: bool = False, max_buffer: int = 1024

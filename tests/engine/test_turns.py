@@ -339,3 +339,13 @@ async def test_the_run_context_reaches_fan_out_branches_and_subgraphs(store: Sto
     assert s.messages == ["hello ann (small)", "hello ann (small)"]
     with pytest.raises(ContextMissingError):
         await g.replay("t")
+
+
+async def test_update_state_with_goto_names_the_next_node(store: Store) -> None:
+    """goto= sends a finished run to a node of the caller's choice instead of as_node's edges."""
+    g = two_nodes(store)
+    await g.run("t", Chat(messages=["u"]))
+    await g.update_state("t", Chat(messages=["again"]), as_node="b", goto="a")
+    assert (await g.resume("t")).messages == ["u", "a", "b", "again", "a", "b"]
+    with pytest.raises(GraphValidationError, match="goto='nope'"):
+        await g.update_state("t", Chat(), goto="nope")
