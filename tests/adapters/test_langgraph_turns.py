@@ -219,3 +219,32 @@ async def test_a_per_call_recursion_limit_is_refused_not_ignored(store: Store) -
     assert err.value.feature == "recursion_limit"
     limit = adapted.recursion_limit
     assert (await adapted.run("t", {"messages": ["a"]}, config={"recursion_limit": limit}))["replies"] == 1
+
+
+async def test_context_schema_values_reach_nodes_and_replay_takes_them_again(store: Store) -> None:
+    """LangGraph's run context (`context=`, a context_schema) reaches nodes each call as natively; replay is given it again."""
+    from dataclasses import dataclass
+
+    from langgraph.runtime import Runtime
+
+    @dataclass
+    class Who:
+        user: str
+
+    def greet(s: Chat, runtime: Runtime[Who]) -> dict[str, Any]:
+        return {"messages": [f"hi {runtime.context.user}"]}
+
+    def build() -> StateGraph[Any]:
+        b = StateGraph(Chat, context_schema=Who)
+        b.add_node("greet", greet)
+        b.add_edge(START, "greet")
+        return b
+
+    native = build().compile(checkpointer=InMemorySaver())
+    adapted = from_langgraph(build(), store=store)
+    for user in ["ann", "bob"]:
+        want = await native.ainvoke({"messages": ["x"]}, _config("t"), context=Who(user))
+        got = await adapted.run("t", {"messages": ["x"]}, context=Who(user))
+        assert got == want
+    assert not (await adapted.replay("t", context=Who("ann"))).ok  # turn 2 ran for bob
+    assert (await adapted.replay("t", context={"user": "ann"})).divergences[0].step > 2

@@ -349,3 +349,32 @@ async def test_update_state_with_goto_names_the_next_node(store: Store) -> None:
     assert (await g.resume("t")).messages == ["u", "a", "b", "again", "a", "b"]
     with pytest.raises(GraphValidationError, match="goto='nope'"):
         await g.update_state("t", Chat(), goto="nope")
+
+
+async def test_a_failed_turn_resumes_within_its_own_step_budget_or_is_continued(store: Store) -> None:
+    """A turn that failed is retried by resume (max_steps counted from its input) or left behind by the next turn."""
+    fail = {"on": False}
+
+    def flaky(ctx: Context, s: Chat) -> NodeResult[Chat]:
+        if fail["on"]:
+            raise RuntimeError("model down")
+        return NodeResult(delta=Chat(messages=[f"re:{s.messages[-1]}"]))
+
+    g = Engine(Chat, store=store, options=Options(max_steps=2))
+    g.add("flaky", flaky).start_at("flaky")
+    await g.run("t", Chat(messages=["0"]))
+    for i in range(1, 4):
+        await g.continue_run("t", Chat(messages=[str(i)]))
+    fail["on"] = True
+    with pytest.raises(Exception, match="model down"):
+        await g.continue_run("t", Chat(messages=["4"]))
+    assert (await g.get_run("t")).status is RunStatus.FAILED
+    fail["on"] = False
+    assert (await g.resume("t")).messages[-2:] == ["4", "re:4"]  # step 10 of a 2-step-per-turn budget
+    fail["on"] = True
+    with pytest.raises(Exception, match="model down"):
+        await g.continue_run("t", Chat(messages=["5"]))
+    fail["on"] = False
+    s = await g.continue_run("t", Chat(messages=["6"]))
+    assert s.messages[-3:] == ["5", "6", "re:6"]
+    assert (await g.get_run("t")).error is None

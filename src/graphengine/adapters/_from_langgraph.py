@@ -258,6 +258,10 @@ class AdaptedGraph:
         cp_id = live.checkpoint["id"]
         return {"configurable": {"thread_id": run_id, "checkpoint_ns": "", "checkpoint_id": cp_id}}
 
+    def update_state_sync(self, config: Any, values: Any, as_node: str | None = None) -> Any:
+        """`update_state` for callers without an event loop (LangGraph's sync `update_state`)."""
+        return asyncio.run(self.update_state(config, values, as_node))
+
     async def values(self, run_id: str) -> Any:
         """The output channels' values of run `run_id` as of its last applied superstep."""
         s = await self.engine.get_state(run_id)
