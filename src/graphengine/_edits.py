@@ -48,14 +48,17 @@ async def continue_turn(rt: Runtime[S], run_id: str, input: Any, allow_graph_cha
     delta, delta_b = as_delta(rt, input, run_id, step, INPUT_NODE)
     state = rt.merge(state, delta, run_id, step, INPUT_NODE)
     meta, vm = upgraded_meta(rt, latest, step)
-    # Steps numbered past a crashed continuation's never-written input are not turns.
-    meta["turns"] = [t for t in meta.get("turns", []) if t < step] + [step]
+    # Constant-size bookkeeping for `max_steps` per turn (history finds turns from the steps). A
+    # crash between this write and the step's leaves a later resume of the previous turn a few
+    # steps more budget, never less.
+    turn = int(meta.get("turns", 0)) + 1
+    meta["turns"], meta["turn_start"] = turn, step
     start = goto(g.start)
     state_b, state = snapshot_of(rt, state, run_id, step, INPUT_NODE)
     await _claim(rt, latest)
     await rt.store.update_meta(run_id, dumps(meta))
     await _commit(rt, run_id, step, INPUT_NODE, delta_b, state_b, rc.encode(start), None)
-    rt.notify(run_id, step, INPUT_NODE, "run continued", {"turn": len(meta["turns"])}, EventKind.RUN_RESUME)
+    rt.notify(run_id, step, INPUT_NODE, "run continued", {"turn": turn}, EventKind.RUN_RESUME)
     first = FirstHop(snap_size=len(state_b), versions=vm, turn_start=step)
     return await drive(rt, g, rc, run_id, state, step, start, first)
 
@@ -115,12 +118,12 @@ def as_delta(rt: Runtime[S], value: Any, run_id: str, step: int, node_id: str) -
     """
     what = "input" if node_id == INPUT_NODE else "update"
     try:
-        if not rt.is_state(value):
-            if not isinstance(value, Mapping):
-                raise TypeError(
-                    f"expected a {rt.type_name} or a mapping of its fields, got {type(value).__name__}"
-                )
+        if isinstance(value, Mapping):  # validated from its JSON form (for a dict state, any dict "is" one)
             value = rt.decode_delta(json.dumps(to_jsonable_python(value)).encode())
+        elif not rt.is_state(value):
+            raise TypeError(
+                f"expected a {rt.type_name} or a mapping of its fields, got {type(value).__name__}"
+            )
         data = rt.codec.encode_delta(value)
         back = rt.decode_delta(data)
     except (ValidationError, ValueError, TypeError) as exc:

@@ -343,8 +343,8 @@ class Runtime(Generic[S]):
 
     def turn_start(self, run: RunRecord) -> int:
         """The step that began the run's current turn (0: its first turn); see `Engine.continue_run`."""
-        turns = run_meta(run).get("turns")
-        return int(turns[-1]) if isinstance(turns, list) and turns else 0
+        start = run_meta(run).get("turn_start")
+        return start if isinstance(start, int) else 0
 
     def next_of(self, latest: Latest) -> Next:
         """Where the run goes after its last committed step."""

@@ -327,7 +327,9 @@ class Engine(RunReads[S]):
 
         `context` is the run context nodes read as `ctx.context` (a user id, a client, a model
         choice: per-run values that are not state); it is never stored, so `resume`,
-        `continue_run` and `replay` take it again.
+        `continue_run` and `replay` take it again. It is typed where it is read, by the node's
+        `ctx: Context[Deps]`: the engine stays `Engine[S]`, as a second type parameter would reach
+        every node protocol and annotation for a value only nodes look at.
 
         An interrupt returns the state at that point (status `interrupted`; no exception).
         Raises `RunExistsError` if the id is stored (`resume` finishes it, `continue_run` begins
@@ -601,7 +603,7 @@ class Engine(RunReads[S]):
         per turn. Raises `RunNotFoundError` for an unknown id, `RunNotFinishedError` (a
         `RunBusyError`) while the run is running, `RunBusyError` when another caller acts on it
         first, `StateValidationError` for an input that is not a delta of the state type, and
-        what `run` raises while driving.
+        what `run` raises while driving. `context` is this turn's run context (see `run`).
         """
         rt = self.runtime()
         rt.context = context

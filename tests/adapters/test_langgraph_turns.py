@@ -248,3 +248,12 @@ async def test_context_schema_values_reach_nodes_and_replay_takes_them_again(sto
         assert got == want
     assert not (await adapted.replay("t", context=Who("ann"))).ok  # turn 2 ran for bob
     assert (await adapted.replay("t", context={"user": "ann"})).divergences[0].step > 2
+
+
+async def test_a_config_checkpoint_id_is_refused_naming_fork(store: Store) -> None:
+    """LangGraph's time travel by checkpoint_id is not silently ignored: the error names engine.fork."""
+    adapted = from_langgraph(chat_graph(), store=store)
+    await adapted.run("t", {"messages": ["a"]})
+    with pytest.raises(UnsupportedFeature, match=r"fork") as err:
+        await adapted.run("t", None, config=_config("t", checkpoint_id="1f0"))
+    assert err.value.feature == "checkpoint_id"

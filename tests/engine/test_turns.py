@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import pytest
 from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from graphengine import (
     INPUT_NODE,
@@ -378,3 +379,20 @@ async def test_a_failed_turn_resumes_within_its_own_step_budget_or_is_continued(
     s = await g.continue_run("t", Chat(messages=["6"]))
     assert s.messages[-3:] == ["5", "6", "re:6"]
     assert (await g.get_run("t")).error is None
+
+
+class Notes(TypedDict):
+    """A TypedDict state: notes accumulate."""
+
+    notes: Annotated[list[str], append]
+
+
+async def test_a_typed_dict_thread_continues_with_a_partial_dict(store: Store) -> None:
+    """A TypedDict state takes a turn's input as a dict of some of its keys, merged through the field's reducer."""
+    g = Engine(Notes, store=store)
+    g.add("echo", lambda ctx, s: NodeResult(delta={"notes": [s["notes"][-1].upper()]})).start_at("echo")
+    await g.run("t", {"notes": ["a"]})
+    s = await g.continue_run("t", {"notes": ["b"]})
+    assert s == {"notes": ["a", "A", "b", "B"]}
+    with pytest.raises(StateValidationError, match="'t'"):
+        await g.continue_run("t", {"notes": "not a list"})

@@ -463,6 +463,12 @@ def _configurable(run_id: str, config: Any, limit: int) -> dict[str, Any] | None
             feature="recursion_limit",
         )
     conf = dict((config or {}).get("configurable") or {})
+    if conf.get("checkpoint_id") is not None:
+        raise UnsupportedFeature(
+            f"config checkpoint_id={conf['checkpoint_id']!r} for run {run_id!r}: time travel to a past "
+            "step is engine.fork(run_id, new_run_id, at_step=...) on the adapted graph's engine",
+            feature="checkpoint_id",
+        )
     thread = conf.pop("thread_id", run_id)
     if thread != run_id:
         raise UnsupportedFeature(
