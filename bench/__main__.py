@@ -10,6 +10,7 @@ import importlib
 import sys
 
 BENCHMARKS = {
+    "compat": "bench.compat",
     "coverage": "bench.coverage",
     "engine": "bench.engine",
     "memory": "bench.memory",

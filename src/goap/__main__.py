@@ -2,7 +2,7 @@
 
     python -m goap plan FILE [--strategy astar] [--timeout S] [--max-expansions N] [--max-memory-mb M]
     python -m goap explain FILE          why a problem has no plan (or that it has one)
-    python -m goap visualize FILE [--format mermaid|dot|gantt]
+    python -m goap visualize FILE [--format mermaid|dot|gantt|text]
     python -m goap actions MODULE:LIST   the actions a module defines (a list or a function)
     python -m goap history DB RUN_ID     a GOAP run's plan lineage from its SQLite store
 
@@ -118,7 +118,7 @@ def _parse(argv: Sequence[str] | None) -> Any:
     _planning_args(e)
     v = sub.add_parser("visualize", help="draw the plan of a problem file (Mermaid or DOT)")
     _planning_args(v)
-    v.add_argument("--format", choices=("mermaid", "dot", "gantt"), default="mermaid")
+    v.add_argument("--format", choices=("mermaid", "dot", "gantt", "text"), default="mermaid")
     a = sub.add_parser("actions", help="list the actions of MODULE:NAME (a list of ActionSpec or a function)")
     a.add_argument("target", help="e.g. examples.release:actions")
     a.add_argument("--json", action="store_true", help="print one JSON object instead of text")
@@ -230,7 +230,7 @@ def _explain(name: str, result: PlanResult, as_json: bool) -> int:
 
 
 def _visualize(name: str, result: PlanResult, fmt: str, as_json: bool) -> int:
-    from goap.runtime import plan_to_dot, plan_to_gantt, plan_to_mermaid
+    from goap.runtime import plan_to_dot, plan_to_gantt, plan_to_mermaid, plan_to_text
 
     if fmt == "gantt":
         if result.schedule is None:
@@ -242,6 +242,8 @@ def _visualize(name: str, result: PlanResult, fmt: str, as_json: bool) -> int:
         text = plan_to_gantt(result, title=name)
     elif fmt == "dot":
         text = plan_to_dot(result, name=name)
+    elif fmt == "text":
+        text = plan_to_text(result)
     else:
         text = plan_to_mermaid(result)
     if as_json:

@@ -54,7 +54,7 @@ from .graph import Edge
 from .history import StepView, field_sizes
 from .node import DualNode, Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
-from .reducer import Reducer, append, default_reducer, merge, replace
+from .reducer import Reducer, append, default_reducer, delta_fields, merge, replace
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
 from .subgraph import Subgraph
@@ -120,6 +120,7 @@ __all__ = [
     "VersionMap",
     "append",
     "default_reducer",
+    "delta_fields",
     "fan_out",
     "field_sizes",
     "goto",

@@ -36,7 +36,7 @@ from .context import Context
 from .errors import GraphChangedError, ReducerError, RunNotFoundError, StateValidationError
 from .graph import CompiledGraph, CompiledNode, changes
 from .options import Options
-from .reducer import Reducer, model_copier
+from .reducer import Reducer, delta_fields, model_copier
 from .result import NodeResult
 from .route_codec import RouteCodec
 from .routing import Next, goto
@@ -307,11 +307,14 @@ class Runtime(Generic[S]):
             raise corrupt_step(rec.run_id, rec.step, "route", problem) from exc
 
     async def step_meta(self, rec: StepRecord) -> dict[str, Any]:
-        """What a `step` event carries of committed step `rec`: delta, route, attempt, error, and a
-        fan-out's branch deltas (`branches`, by branch number; None for a branch without one)."""
+        """What a `step` event carries of committed step `rec`: the fields its delta set
+        (`changes`, see `delta_fields`), delta, route, attempt, error, and a fan-out's branch
+        deltas (`branches`, by branch number; None for a branch without one)."""
         run_id = rec.run_id
+        delta = None if rec.delta is None else self.decode(rec.delta, run_id, rec.step, "delta")
         meta: dict[str, Any] = {
-            "delta": None if rec.delta is None else self.decode(rec.delta, run_id, rec.step, "delta"),
+            "changes": delta_fields(delta),
+            "delta": delta,
             "route": self.route(rec),
             "attempt": rec.attempt,
             "error": rec.error,

@@ -1,18 +1,22 @@
 """Streaming a run: `Engine.stream` / `Engine.stream_resume` yield its events as they happen.
 
     async for ev in g.stream("r1", initial, states=True):
-        if ev.kind == "node_end":
-            print(ev.node_id, ev.meta["delta"])
-        elif ev.kind == STEP:
-            print(ev.step, ev.meta["state"])
+        if ev.kind == STEP:
+            print(ev.step, ev.node_id, ev.meta["changes"], ev.meta["state"])
+        elif ev.kind == "token":
+            print(ev.msg, end="")
 
 What is yielded, in the order it happened (`emit.Event` objects):
 
 - the engine's own events for this run: `run_start`/`run_resume`, `node_start`, `node_end`,
-  `retry`, `error`, `interrupt`, `run_end`, and custom events the nodes emit. A `node_end` of a
-  step (not of a fan-out branch) carries the node's delta in `meta["delta"]`.
-- one `STEP` event (`kind == "step"`) right after each step is committed, with `meta["delta"]`
-  (the decoded delta), `meta["route"]` (the `Next` the run takes), `meta["attempt"]`,
+  `retry`, `error`, `interrupt`, `run_end`, `token` (a chat model's text as it streams, from
+  `graphengine.models.chat(..., stream=True)`), and custom events the nodes emit. A `node_end`
+  of a step (not of a fan-out branch) carries the node's delta in `meta["delta"]` and the
+  fields it set in `meta["changes"]`.
+- one `STEP` event (`kind == "step"`) right after each step is committed, with
+  `meta["changes"]` (the fields the delta set, by name: `graphengine.delta_fields`; a pydantic
+  delta's other fields hold defaults the reducer ignores, so printing the whole delta would look
+  like a reset), `meta["delta"]` (the decoded delta), `meta["route"]` (the `Next` the run takes), `meta["attempt"]`,
   `meta["error"]` (a routed error or None) and, when `states=True`, `meta["state"]`: the state
   after that step. The commit of a fan-out (`node_id == FAN_OUT_NODE`) also has
   `meta["branches"]`, the branch deltas in merge (declared) order.
@@ -53,6 +57,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from graphengine.emit import Event, MultiEmitter
 from graphengine.store import BranchRecord, RunRecord, StepRecord, Store
+
+from .reducer import delta_fields
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -221,7 +227,7 @@ class RunStream(Generic[S]):
                         if item.kind == "node_end" and last_delta is not None and "branch" not in item.meta:
                             step, node_id, delta = last_delta
                             if (step, node_id) == (item.step, item.node_id):
-                                item = _with(item, {"delta": delta})
+                                item = _with(item, {"changes": delta_fields(delta), "delta": delta})
                         yield item
                         continue
                     rec = item.rec

@@ -17,7 +17,16 @@ from typing import Any, TypeAlias, TypeVar, get_args, get_origin, get_type_hints
 from pydantic import BaseModel
 from typing_extensions import is_typeddict
 
-__all__ = ["Reducer", "append", "default_reducer", "field_reducers", "is_pure", "merge", "replace"]
+__all__ = [
+    "Reducer",
+    "append",
+    "default_reducer",
+    "delta_fields",
+    "field_reducers",
+    "is_pure",
+    "merge",
+    "replace",
+]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -43,11 +52,35 @@ def replace(prev: T, delta: T) -> T:
     return delta
 
 
+def delta_fields(delta: Any) -> dict[str, Any] | None:
+    """The fields a delta sets, by name: what the default reducer merges, and nothing else.
+
+    A pydantic model gives the fields set explicitly (`model_fields_set`, in declaration order,
+    extra fields after): its other fields hold defaults that are not merged, so showing them
+    would look like a reset. A mapping (TypedDict, dict) gives its items; None gives ``{}``.
+    Any other value (a state merged by a reducer of the caller's own) is not made of fields:
+    None. The stream's step events (`meta["changes"]`) and the server's JSON both show this.
+    """
+    if delta is None:
+        return {}
+    if isinstance(delta, BaseModel):
+        fs = delta.model_fields_set
+        out = {k: getattr(delta, k) for k in type(delta).model_fields if k in fs}
+        for k, v in (delta.__pydantic_extra__ or {}).items():
+            if k in fs:
+                out[k] = v
+        return out
+    if isinstance(delta, Mapping):
+        return dict(delta)
+    return None
+
+
 def is_pure(reducer: Callable[..., Any]) -> bool:
     """Whether `reducer` is known never to change its previous state in place.
 
-    True for a default reducer whose field reducers are all this module's or `operator.add`/`or_`;
-    a reducer of the caller's own (or a default one with a field reducer of its own) may change
+    True for a default reducer whose field reducers are all this module's, `operator.add`/`or_`,
+    or functions marked ``fn.pure = True`` (as `graphengine.models.add_messages` is); a reducer
+    of the caller's own (or a default one with an unmarked field reducer of its own) may change
     what it is given, so the engine hands it a copy wherever the previous state is still seen.
     """
     return getattr(reducer, "pure", False) is True
@@ -67,7 +100,7 @@ def field_reducers(reducer: Callable[..., Any]) -> Mapping[str, Callable[[Any, A
 
 
 def _pure_fields(fields: Mapping[str, Callable[[Any, Any], Any]]) -> bool:
-    return all(r in _PURE for r in fields.values())
+    return all(r in _PURE or getattr(r, "pure", False) is True for r in fields.values())
 
 
 def _field_reducer(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:

@@ -374,3 +374,53 @@ def test_random_boolean_problems_plan_identically() -> None:
             )
             out.append(None if p is None else (_summary(p), p.metadata.nodes_explored))
         assert out[0] == out[1], (start, goal, acts)
+
+
+def test_langgoap_planning_inside_goap_plan() -> None:
+    """goap.plan with _convert.to_goap_strategy() plans as LangGOAP's default planner does (order,
+    callable effects) and carries LangGOAP's own Plan in a report."""
+    import goap.planning as gp
+    from goap.compat import _convert as cv
+
+    def acts(s: SimpleNamespace) -> list[Any]:
+        return [
+            s.ActionSpec("dear", effects={"b": True}, cost=5.0),
+            s.ActionSpec("cheap", effects={"a": True}),
+            s.ActionSpec("take", effects=lambda w: {"n": w["n"] - 1}, effect_keys={"n"}),
+        ]
+
+    start, goal = {"a": False, "b": False, "n": 2}, {"a": True, "b": True, "n": 0}
+    lg = LG.plan(start, LG.GoalSpec(conditions=goal), acts(LG))
+    res = gp.plan(
+        start, cv.to_goap_goal(GC.GoalSpec(conditions=goal)), cv.goap_actions(acts(GC)), cv.to_goap_strategy()
+    )
+    assert res.plan is not None and list(res.plan.names) == lg.action_names
+    report = res.report(cv.PlannedByLangGoap)
+    assert report is not None and _summary(report.plan) == _summary(lg)
+
+
+def test_single_use_paths_are_separate_states_deliberately() -> None:
+    """Deliberate difference: a state reached with or without a single-use action is two search
+    states in goap.compat, one in LangGOAP, which here misses the cheaper plan."""
+
+    def run(s: SimpleNamespace) -> Any:
+        def step(name: str, key: str, d: int, pre: dict[str, bool], cost_key: str | None, once: bool) -> Any:
+            eff = lambda w: {key: max(-2, min(5, w.get(key, 0) + d))}  # noqa: E731
+            cost = (lambda w: 1.0 + abs(w.get(cost_key, 0)) * 0.5) if cost_key else 1.0
+            return s.ActionSpec(name, pre, eff, effect_keys={key}, cost=cost, can_rerun=not once)
+
+        acts = [
+            step("a0", "m", -1, {}, "m", False),
+            step("a1", "m", 1, {}, "n", False),
+            step("a2", "m", 1, {}, None, True),
+            step("a3", "n", 2, {}, "m", False),
+            step("a4", "n", 1, {"flag": True}, "m", False),
+            step("a5", "m", -1, {}, None, False),
+            s.ActionSpec("flip", {}, {"flag": True}, cost=1.5),
+        ]
+        p = s.plan({"n": 0, "m": 0, "flag": False}, s.GoalSpec(conditions={"n": 3, "m": 2}), acts)
+        return p.action_names, p.total_cost
+
+    lg, gc = both(run)
+    assert lg == (["a3", "flip", "a4", "a2", "a1"], 7.0)
+    assert gc == (["a1", "a3", "flip", "a4", "a2"], 6.5)

@@ -255,3 +255,38 @@ def test_command_line_prints_the_same(
         res = CliRunner().invoke(mod(side, "cli.main").cli, [a.format(m=m) for a in argv])
         results.append((res.exit_code, re.sub(r"Suggestion: .*", "Suggestion: ...", res.output)))
     assert results[0] == results[1]
+
+
+def test_langsmith_tracer_in_a_graph_run_sends_the_same_runs() -> None:
+    """Through GoapGraph, a two-action run opens and closes the same runs with the same outcomes."""
+
+    def run(side: str) -> list[tuple[Any, ...]]:
+        m, client = mod(side), MagicMock()
+        acts = [
+            m.ActionSpec(name="gather", effects={"data": True}, execute=lambda s: {"data": True}),
+            m.ActionSpec(
+                name="process",
+                preconditions={"data": True},
+                effects={"done": True},
+                execute=lambda s: {"done": True},
+            ),
+        ]
+        tracer = m.LangSmithTracer(client=client)
+        mod(side, "graph.builder").GoapGraph(acts, tracer=tracer).invoke(
+            goal=m.GoalSpec(conditions={"done": True})
+        )
+        out = []
+        for call in client.method_calls:
+            outputs = call.kwargs.get("outputs", {})
+            result = outputs.get("result") or {}
+            out.append(
+                (
+                    call.kwargs.get("name"),
+                    call.kwargs.get("error"),
+                    result.get("action_name"),
+                    outputs.get("status"),
+                )
+            )
+        return out
+
+    assert run("goap.compat") == run("langgoap")

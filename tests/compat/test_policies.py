@@ -390,3 +390,147 @@ def test_parse_llm_response_alike() -> None:
     ours = [our_reflexion._parse_llm_response(t) for t in texts]
     theirs = [lg_reflexion._parse_llm_response(t) for t in texts]
     assert ours == theirs
+
+
+def _graph_run(m: Any, **policies: Any) -> dict[str, Any]:
+    """Run gather -> process (-> publish needing a license) with ``policies`` on m's GoapGraph."""
+    from importlib import import_module
+
+    a = m.actions.ActionSpec
+    acts = [
+        a(name="gather", effects={"data": True}),
+        a(name="process", preconditions={"data": True}, effects={"done": True}),
+        a(name="publish", preconditions={"done": True, "license": True}, effects={"published": True}),
+    ]
+    graph = import_module(m.actions.__name__.rsplit(".", 1)[0] + ".graph.builder").GoapGraph(acts, **policies)
+    result: dict[str, Any] = graph.invoke(
+        goal=m.goals.GoalSpec(conditions={"published": True}), world_state={}
+    )
+    return result
+
+
+def test_max_actions_ends_a_graph_run_alike() -> None:
+    """In a graph run, MaxActionsPolicy stops both after the same actions, naming the policy."""
+
+    def run(m: Any) -> Any:
+        r = _graph_run(m, stuck_handlers=[_license(m)], termination_policies=[m.term.MaxActionsPolicy(2)])
+        return (
+            r["status"],
+            [h.action_name for h in r["execution_history"]],
+            "MaxActionsPolicy" in r["replan_reason"],
+        )
+
+    ours, theirs = _both(run)
+    assert ours == theirs
+
+
+def _license(m: Any) -> Any:
+    st = m.stuck
+    return st.FunctionalStuckHandler(
+        name="license",
+        fn=lambda s, r: st.StuckHandlerResult.replan(
+            handler_name="license", message="ok", state_updates={"license": True}
+        ),
+    )
+
+
+def test_stuck_handler_rescues_a_graph_run_alike() -> None:
+    """A REPLAN with state updates lets both runs reach the goal through the same actions."""
+
+    def run(m: Any) -> Any:
+        r = _graph_run(m, stuck_handlers=[_license(m)])
+        return r["status"], [h.action_name for h in r["execution_history"]], r["world_state"]
+
+    ours, theirs = _both(run)
+    assert ours == theirs
+
+
+def test_sensors_and_history_in_a_graph_run_alike() -> None:
+    """A sensor providing the license lets both runs succeed; both file one success record for the goal."""
+
+    def run(m: Any) -> Any:
+        history = m.history.StoreExecutionHistory(InMemoryStore())
+        sensor = m.sensors.FunctionalSensor("licence_office", lambda ws: {"license": True})
+        r = _graph_run(m, sensors=[sensor], history=history)
+        recs = history.query_by_goal(
+            m.history.compute_goal_hash(m.goals.GoalSpec(conditions={"published": True}))
+        )
+        return r["status"], [(x.outcome, x.plan_actions, x.expected_cost) for x in recs]
+
+    ours, theirs = _both(run)
+    assert ours == theirs
+
+
+def test_guards_and_sensors_see_langgoap_values_in_a_graph_run() -> None:
+    """A sensor writing a tuple fact and a guard reading it see LangGOAP's values, not goap's encoding."""
+
+    def run(m: Any) -> Any:
+        seen: list[Any] = []
+
+        def guard(action: Any, ws: dict[str, Any]) -> Any:
+            seen.append(ws.get("region"))
+            return m.guards.GuardResult(passed=True, message="ok")
+
+        a = m.actions.ActionSpec
+        acts = [a(name="deploy", preconditions={"region": ("eu", 1)}, effects={"deployed": True})]
+        sensor = m.sensors.FunctionalSensor("geo", lambda ws: {"region": ("eu", 1)})
+        builder = __import__(m.actions.__name__.rsplit(".", 1)[0] + ".graph.builder", fromlist=["GoapGraph"])
+        g = builder.GoapGraph(acts, sensors=[sensor], guards=[m.guards.FunctionalGuard("look", guard)])
+        r = g.invoke(goal=m.goals.GoalSpec(conditions={"deployed": True}), world_state={"region": None})
+        return r["status"], r["world_state"], seen
+
+    ours, theirs = _both(run)
+    assert ours == theirs
+
+
+def test_reflexion_with_a_model_in_a_graph_run_alike() -> None:
+    """A failing action in a graph run gives both tracers the same model-written reflection."""
+    from langchain_core.messages import AIMessage
+
+    class Model:
+        def invoke(self, messages: Any) -> AIMessage:
+            return AIMessage(content="Reflection: the API timed out.\nSuggestion: retry with backoff.")
+
+    def run(m: Any) -> Any:
+        calls = {"n": 0}
+
+        def flaky(ws: dict[str, Any]) -> dict[str, Any]:
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise RuntimeError("timeout")
+            return {"done": True}
+
+        tracer = m.reflexion.ReflexionTracer(llm=Model())
+        act = m.actions.ActionSpec(name="call_api", effects={"done": True}, execute=flaky)
+        builder = __import__(m.actions.__name__.rsplit(".", 1)[0] + ".graph.builder", fromlist=["GoapGraph"])
+        goal = m.goals.GoalSpec(conditions={"done": True}, policy=m.goals.GoalPolicy(max_replans=3))
+        r = builder.GoapGraph([act], tracer=tracer).invoke(goal=goal, world_state={})
+        return r["status"], [(x.action_name, x.reflection, x.suggestion) for x in tracer.reflections]
+
+    ours, theirs = _both(run)
+    assert ours == theirs
+
+
+def test_stuck_handlers_are_not_asked_when_the_replan_budget_is_spent() -> None:
+    """As in LangGOAP, a spent replan budget ends the run without asking the stuck handlers."""
+
+    def run(m: Any) -> Any:
+        asked: list[Any] = []
+        st = m.stuck
+
+        def note(s: Any, r: Any) -> Any:
+            asked.append(1)
+            return st.StuckHandlerResult.no_resolution(handler_name="h", message="no")
+
+        def broken(ws: dict[str, Any]) -> dict[str, Any]:
+            raise RuntimeError("down")
+
+        act = m.actions.ActionSpec(name="go", effects={"done": True}, execute=broken)
+        builder = __import__(m.actions.__name__.rsplit(".", 1)[0] + ".graph.builder", fromlist=["GoapGraph"])
+        graph = builder.GoapGraph([act], stuck_handlers=[st.FunctionalStuckHandler(name="h", fn=note)])
+        goal = m.goals.GoalSpec(conditions={"done": True}, policy=m.goals.GoalPolicy(max_replans=1))
+        r = graph.invoke(goal=goal, world_state={})
+        return r["status"], len(asked)
+
+    ours, theirs = _both(run)
+    assert ours == theirs

@@ -322,3 +322,24 @@ def test_difference_mcts_expands_in_declaration_order() -> None:
 
     lg, ours = both(run)
     assert ours == names and sorted(lg) == names
+
+
+def test_mcts_and_router_drive_the_graph_alike() -> None:
+    """GoapGraph runs an MCTS plan, and a router's choice, to the goal with the same history."""
+    pytest.importorskip("langgraph")
+
+    def run(m: SimpleNamespace) -> Any:
+        pkg = importlib.import_module(m.actions.__name__.rsplit(".", 1)[0])
+        out = []
+        for strategy in (
+            mcts(m, 64),
+            m.router.StrategyRouter(
+                strategies={"astar": m.strategy.AStarStrategy()}, classifier=lambda f: "astar"
+            ),
+        ):
+            r = pkg.GoapGraph(chain(m), strategy=strategy).invoke(goal=goal(m, pos=3), world_state={"pos": 0})
+            out.append((r["status"], [h.action_name for h in r["execution_history"]]))
+        return out
+
+    lg, ours = both(run)
+    assert lg == ours == [("goal_achieved", ["go0", "go1", "go2"])] * 2

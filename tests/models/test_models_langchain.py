@@ -131,3 +131,34 @@ async def test_inside_a_node_answers_are_recorded_and_replayed() -> None:
     assert (await eng.run("lc", S())).text == "recorded answer"
     await assert_replays(eng, "lc")
     assert len(fake.seen) == 1
+
+
+async def test_streamed_answers_equal_invoked_ones() -> None:
+    """`stream_chat` hands on LangChain's chunks in order and returns what `chat` returns.
+
+    (LangChain's fake streams text only, so tool calls are checked through `chat` above.)"""
+    streamed = LangChainChatModel(GenericFakeChatModel(messages=iter(["the sky is blue"])))
+    whole = LangChainChatModel(GenericFakeChatModel(messages=iter(["the sky is blue"])))
+    got: list[str] = []
+    out = await streamed.stream_chat([Message.user("sky?")], [WEATHER], got.append)
+    assert got == ["the", " ", "sky", " ", "is", " ", "blue"]
+    assert out == await whole.chat([Message.user("sky?")], [WEATHER])
+
+
+async def test_a_streaming_node_emits_langchains_chunks_as_tokens() -> None:
+    """`chat(..., stream=True)` over a LangChain model puts its chunks into the run's stream."""
+    from graphengine.emit import EventKind
+    from graphengine.models import MessagesState
+
+    model = LangChainChatModel(GenericFakeChatModel(messages=iter(["hello out there"])))
+
+    async def node(ctx: Context, s: MessagesState) -> NodeResult[MessagesState]:
+        out = await chat(ctx, model, s.messages, stream=True)
+        return NodeResult(delta=MessagesState(messages=[out.to_message()]))
+
+    eng = Engine(MessagesState, store=MemoryStore())
+    eng.add("ask", node).start_at("ask")
+    events = await eng.stream("lc", MessagesState(messages=[Message.user("hi")])).collect()
+    tokens = [e.msg for e in events if e.kind == EventKind.TOKEN]
+    assert len(tokens) > 1 and "".join(tokens) == "hello out there"
+    assert (await eng.get_state("lc")).messages[-1].content == "hello out there"

@@ -2,9 +2,10 @@
 
 Every name is an adapter: planning goes to :mod:`goap.planning` and :mod:`goap.strategies`, the
 GOAP loop to :mod:`goap.runtime` on the engine. LangGOAP's module paths are mirrored
-(``goap.compat.planner.mcts``, ``goap.compat.graph.nodes``, ...). Names resolve on first use, so
-``import goap.compat`` costs nothing until a name is read; ``docs/langgoap.md`` lists where the
-behaviour differs from LangGOAP's on purpose.
+(``goap.compat.planner.mcts``, ``goap.compat.graph.nodes``, ...). Names load on first use, so
+``from goap.compat import ActionSpec`` imports neither LangGraph nor the engine (``__init__.pyi``
+gives type checkers the same names);
+``docs/langgoap.md`` lists where the behaviour differs from LangGOAP's on purpose.
 """
 
 from __future__ import annotations
@@ -16,150 +17,69 @@ from typing import Any
 __version__ = "0.1.2"
 """The LangGOAP release whose API this package follows."""
 
-_HOMES: dict[str, str] = {
-    "AStarStrategy": "goap.compat.planner.strategy",
-    "ActionGuard": "goap.compat.guards",
-    "ActionQos": "goap.compat.qos",
-    "ActionResult": "goap.compat.graph.state",
-    "ActionSpec": "goap.compat.actions",
-    "AllOfPolicy": "goap.compat.termination",
-    "AnytimePlanningStrategy": "goap.compat.planner.strategy",
-    "AsyncActionGuard": "goap.compat.guards",
-    "AsyncConditionResolver": "goap.compat.conditions",
-    "AsyncSensor": "goap.compat.sensors",
-    "BendableScore": "goap.compat.score",
-    "BuilderOutput": "goap.compat.constraints",
-    "CSPMetadata": "goap.compat.planner.csp",
-    "CSPRefinementStrategy": "goap.compat.planner.strategy",
-    "CSPStatus": "goap.compat.planner.csp",
-    "ChainOutput": "goap.compat.constraints",
-    "ConditionResolver": "goap.compat.conditions",
-    "ConditionStatus": "goap.compat.conditions",
-    "ConstraintBuilder": "goap.compat.constraints",
-    "ConstraintChain": "goap.compat.constraints",
-    "ConstraintSpec": "goap.compat.goals",
-    "CostAccumulator": "goap.compat.callbacks",
-    "CostFunction": "goap.compat.types",
-    "DEFAULT_COST_PER_1K_TOKENS": "goap.compat.callbacks",
-    "DEFAULT_RETRY_POLICY": "goap.compat.qos",
-    "DeterministicTransitionModel": "goap.compat.planner.transitions",
-    "DivergencePolicy": "goap.compat.planner.transitions",
-    "EarlyTermination": "goap.compat.termination",
-    "EffectFunction": "goap.compat.actions",
-    "ExecutionRecord": "goap.compat.history",
-    "FIRE_ONCE": "goap.compat.qos",
-    "FirstOfPolicy": "goap.compat.termination",
-    "FunctionalConditionResolver": "goap.compat.conditions",
-    "FunctionalGuard": "goap.compat.guards",
-    "FunctionalSensor": "goap.compat.sensors",
-    "FunctionalStuckHandler": "goap.compat.stuck",
-    "Goal": "goap.compat.goals",
-    "GoalInterpreter": "goap.compat.interpreter",
-    "GoalPolicy": "goap.compat.goals",
-    "GoalSpec": "goap.compat.goals",
-    "GoapAction": "goap.compat.actions",
-    "GoapExecutor": "goap.compat.graph.nodes",
-    "GoapGraph": "goap.compat.graph.builder",
-    "GoapObserver": "goap.compat.graph.nodes",
-    "GoapPlanner": "goap.compat.graph.nodes",
-    "GoapState": "goap.compat.graph.state",
-    "GoapSubgraph": "goap.compat.integrations",
-    "GuardResult": "goap.compat.guards",
-    "GuardSeverity": "goap.compat.guards",
-    "HardSoftScore": "goap.compat.score",
-    "InfeasibilityExplanation": "goap.compat.planner.explain",
-    "InterpretedConstraint": "goap.compat.interpreter",
-    "InterpretedGoal": "goap.compat.interpreter",
-    "InterpretedObjective": "goap.compat.interpreter",
-    "LANGGOAP_ALLOWED_MSGPACK_TYPES": "goap.compat.serde",
-    "LangGOAPSerializer": "goap.compat.serde",
-    "LangSmithTracer": "goap.compat.tracing",
-    "LazyDecompositionStrategy": "goap.compat.planner.strategy",
-    "LoggingTracer": "goap.compat.tracing",
-    "MCTSExploration": "goap.compat.planner.mcts",
-    "MCTSReuseConfig": "goap.compat.planner.mcts",
-    "MCTSStrategy": "goap.compat.planner.mcts",
-    "MCTSTracingConfig": "goap.compat.planner.mcts",
-    "MaxActionsPolicy": "goap.compat.termination",
-    "MaxCostPolicy": "goap.compat.termination",
-    "MaxLLMCallsPolicy": "goap.compat.termination",
-    "MaxTokensPolicy": "goap.compat.termination",
-    "MaxWallClockPolicy": "goap.compat.termination",
-    "Maximize": "goap.compat.types",
-    "Minimize": "goap.compat.types",
-    "MultiGoal": "goap.compat.goals",
-    "MultiTracer": "goap.compat.tracing",
-    "MulticastStuckHandler": "goap.compat.stuck",
-    "NIRVANA_NAME": "goap.compat.planner.utility",
-    "NirvanaGoal": "goap.compat.planner.utility",
-    "NoPlanExplanation": "goap.compat.planner.explain",
-    "NullTracer": "goap.compat.tracing",
-    "ObjectiveDirection": "goap.compat.types",
-    "OnStuckPolicy": "goap.compat.termination",
-    "ParallelGoapExecutor": "goap.compat.graph.nodes",
-    "Plan": "goap.compat.planner.types",
-    "PlanMetadata": "goap.compat.planner.types",
-    "PlanningState": "goap.compat.state",
-    "PlanningStrategy": "goap.compat.planner.strategy",
-    "PlanningTracer": "goap.compat.tracing",
-    "ProblemFeatures": "goap.compat.planner.router",
-    "PromptConditionResolver": "goap.compat.conditions",
-    "Reflection": "goap.compat.reflexion",
-    "ReflexionTracer": "goap.compat.reflexion",
-    "RepairStrategy": "goap.compat.planner.repair",
-    "ReplanStrategy": "goap.compat.types",
-    "ResourceShortfall": "goap.compat.planner.explain",
-    "ResourceUsage": "goap.compat.planner.csp",
-    "RuleBasedClassifier": "goap.compat.planner.router",
-    "ScheduleEntry": "goap.compat.planner.csp",
-    "Score": "goap.compat.score",
-    "Sensor": "goap.compat.sensors",
-    "SimpleScore": "goap.compat.score",
-    "SoftGoal": "goap.compat.goals",
-    "StoreExecutionHistory": "goap.compat.history",
-    "StrategyClassifier": "goap.compat.planner.router",
-    "StrategyRouter": "goap.compat.planner.router",
-    "StuckHandler": "goap.compat.stuck",
-    "StuckHandlerResult": "goap.compat.stuck",
-    "StuckHandlingResultCode": "goap.compat.stuck",
-    "TerminationPolicy": "goap.compat.termination",
-    "TransitionModel": "goap.compat.planner.transitions",
-    "TwoPhasePipelineStrategy": "goap.compat.planner.strategy",
-    "UtilityStrategy": "goap.compat.planner.utility",
-    "add_goap_subgraph": "goap.compat.integrations",
-    "aresolve_conditions": "goap.compat.conditions",
-    "compute_goal_hash": "goap.compat.history",
-    "create_goap_agent": "goap.compat.integrations",
-    "create_goap_subagent": "goap.compat.integrations",
-    "create_goap_tool": "goap.compat.integrations",
-    "explain_infeasibility": "goap.compat.planner.explain",
-    "explain_no_plan": "goap.compat.planner.explain",
-    "extract_features": "goap.compat.planner.router",
-    "format_goap_result": "goap.compat.integrations",
-    "goap_action": "goap.compat.actions",
-    "goapify_tool": "goap.compat.integrations",
-    "has_blocking_failure": "goap.compat.guards",
-    "infer_start_state": "goap.compat.state",
-    "install_langgoap_serde": "goap.compat.serde",
-    "is_nirvana": "goap.compat.planner.utility",
-    "pareto_plans": "goap.compat.planner.csp",
-    "pipeline_plan": "goap.compat.planner.pipeline",
-    "plan": "goap.compat.planner.astar",
-    "render_ascii": "goap.compat.viz",
-    "render_ascii_gantt": "goap.compat.viz",
-    "render_dot": "goap.compat.viz",
-    "render_mermaid": "goap.compat.viz",
-    "render_mermaid_gantt": "goap.compat.viz",
-    "resolve_conditions": "goap.compat.conditions",
-    "run_guards_async": "goap.compat.guards",
-    "run_guards_sync": "goap.compat.guards",
-    "run_sensors_async": "goap.compat.sensors",
-    "run_sensors_sync": "goap.compat.sensors",
-    "scaffold_deployment": "goap.compat.integrations",
-    "successful_action_names": "goap.compat.graph.state",
-    "visualize": "goap.compat.viz",
+_EXPORTS: dict[str, str] = {
+    "actions": "ActionSpec EffectFunction GoapAction goap_action",
+    "callbacks": "CostAccumulator DEFAULT_COST_PER_1K_TOKENS",
+    "conditions": (
+        "AsyncConditionResolver ConditionResolver ConditionStatus FunctionalConditionResolver "
+        "PromptConditionResolver aresolve_conditions resolve_conditions"
+    ),
+    "constraints": "BuilderOutput ChainOutput ConstraintBuilder ConstraintChain",
+    "goals": "ConstraintSpec Goal GoalPolicy GoalSpec MultiGoal SoftGoal",
+    "graph.builder": "GoapGraph",
+    "graph.nodes": "GoapExecutor GoapObserver GoapPlanner ParallelGoapExecutor",
+    "graph.state": "ActionResult GoapState successful_action_names",
+    "guards": (
+        "ActionGuard AsyncActionGuard FunctionalGuard GuardResult GuardSeverity has_blocking_failure "
+        "run_guards_async run_guards_sync"
+    ),
+    "history": "ExecutionRecord StoreExecutionHistory compute_goal_hash",
+    "integrations": (
+        "GoapSubgraph add_goap_subgraph create_goap_agent create_goap_subagent create_goap_tool "
+        "format_goap_result goapify_tool scaffold_deployment"
+    ),
+    "interpreter": "GoalInterpreter InterpretedConstraint InterpretedGoal InterpretedObjective",
+    "planner.astar": "plan",
+    "planner.csp": "CSPMetadata CSPStatus ResourceUsage ScheduleEntry pareto_plans",
+    "planner.explain": (
+        "InfeasibilityExplanation NoPlanExplanation ResourceShortfall explain_infeasibility explain_no_plan"
+    ),
+    "planner.mcts": "MCTSExploration MCTSReuseConfig MCTSStrategy MCTSTracingConfig",
+    "planner.pipeline": "pipeline_plan",
+    "planner.repair": "RepairStrategy",
+    "planner.router": (
+        "ProblemFeatures RuleBasedClassifier StrategyClassifier StrategyRouter extract_features"
+    ),
+    "planner.strategy": (
+        "AStarStrategy AnytimePlanningStrategy CSPRefinementStrategy LazyDecompositionStrategy "
+        "PlanningStrategy TwoPhasePipelineStrategy"
+    ),
+    "planner.transitions": "DeterministicTransitionModel DivergencePolicy TransitionModel",
+    "planner.types": "Plan PlanMetadata",
+    "planner.utility": "NIRVANA_NAME NirvanaGoal UtilityStrategy is_nirvana",
+    "qos": "ActionQos DEFAULT_RETRY_POLICY FIRE_ONCE",
+    "reflexion": "Reflection ReflexionTracer",
+    "score": "BendableScore HardSoftScore Score SimpleScore",
+    "sensors": "AsyncSensor FunctionalSensor Sensor run_sensors_async run_sensors_sync",
+    "serde": "LANGGOAP_ALLOWED_MSGPACK_TYPES LangGOAPSerializer install_langgoap_serde",
+    "state": "PlanningState infer_start_state",
+    "stuck": (
+        "FunctionalStuckHandler MulticastStuckHandler StuckHandler StuckHandlerResult StuckHandlingResultCode"
+    ),
+    "termination": (
+        "AllOfPolicy EarlyTermination FirstOfPolicy MaxActionsPolicy MaxCostPolicy MaxLLMCallsPolicy "
+        "MaxTokensPolicy MaxWallClockPolicy OnStuckPolicy TerminationPolicy"
+    ),
+    "tracing": "LangSmithTracer LoggingTracer MultiTracer NullTracer PlanningTracer",
+    "types": "CostFunction Maximize Minimize ObjectiveDirection ReplanStrategy",
+    "viz": "render_ascii render_ascii_gantt render_dot render_mermaid render_mermaid_gantt visualize",
 }
-"""Public name -> the module that defines it."""
+"""Module (under ``goap.compat``) -> the public names it defines, separated by spaces."""
+
+_HOMES = {name: f"goap.compat.{module}" for module, names in _EXPORTS.items() for name in names.split()}
+
+_EXTRA_PACKAGES = frozenset({"langgraph", "langchain_core", "langsmith", "click", "ormsgpack"})
+"""What the ``langgoap`` extra brings: a name needing one of them, missing, says how to install it."""
 
 __all__ = sorted([*_HOMES, "__version__", "set_log_level"])
 
@@ -173,7 +93,17 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'goap.compat' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
+    try:
+        value = getattr(importlib.import_module(home), name)
+    except ModuleNotFoundError as exc:
+        missing = (exc.name or "").partition(".")[0]
+        if missing not in _EXTRA_PACKAGES:
+            raise
+        raise ModuleNotFoundError(
+            f"goap.compat.{name} needs {missing}, which goap.compat's extra installs: "
+            "pip install 'graphengine[langgoap]'",
+            name=exc.name,
+        ) from exc
     globals()[name] = value  # later reads skip this function
     return value
 

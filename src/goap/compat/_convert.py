@@ -1,10 +1,5 @@
-"""Conversions between LangGOAP-shaped values (:mod:`goap.compat`) and goap's planning types.
-
-goap's facts are bool/int/float/str; LangGOAP allows any hashable value (None, tuples, enums...).
-Such values travel through goap as opaque string tokens (one per distinct value, equal values
-share one), so goap's equality conditions behave as LangGOAP's ``(key, value) in state``.
-Other engineers may add conversions here (never rewrite the file).
-"""
+"""Conversions between LangGOAP-shaped values and goap's planning types. goap's facts are scalars;
+LangGOAP's other hashable values (None, tuples, enums...) travel as opaque tokens, one per value."""
 
 from __future__ import annotations
 
@@ -31,11 +26,8 @@ _lock = threading.Lock()
 
 def encode_value(value: Any) -> Any:
     """``value`` as goap can hold it: plain scalars unchanged, any other hashable value as its token."""
-    t = type(value)
-    if t is bool or t is int or t is str or t is float:
-        return value
-    if isinstance(value, bool | int | float | str) and not isinstance(value, tuple):
-        return value  # subclasses (str enums, int enums) compare as their base value
+    if isinstance(value, bool | int | float | str):
+        return value  # subclasses too (str and int enums compare as their base value)
     tok = _token_of.get(value)
     if tok is None:
         with _lock:
@@ -46,9 +38,7 @@ def encode_value(value: Any) -> Any:
 
 def decode_value(value: Any) -> Any:
     """The LangGOAP value of a goap fact value (undoes :func:`encode_value`)."""
-    if type(value) is str and value.startswith(_MARK):
-        return _value_of.get(value, value)
-    return value
+    return _value_of.get(value, value) if type(value) is str and value.startswith(_MARK) else value
 
 
 def encode_map(m: Mapping[str, Any]) -> dict[str, Any]:
@@ -74,9 +64,9 @@ _USED = "\x1fcompat-used#"
 
 def once_only(a: gp.ActionSpec) -> gp.ActionSpec:
     """``a`` usable once per plan: it needs its hidden "used" fact absent and sets it."""
-    flag = _USED + a.name
+    used = {_USED + a.name: True}
     return dataclasses.replace(
-        a, preconditions={**a.preconditions, flag: None}, effects={**a.effects, flag: True}
+        a, preconditions={**a.preconditions, **dict.fromkeys(used)}, effects={**a.effects, **used}
     )
 
 
@@ -100,13 +90,11 @@ def to_goap_action(a: ActionSpec) -> gp.ActionSpec:
     extra: dict[str, Any] = {}
     if a.has_dynamic_effects:
         extra = {"effect_fn": _effect(a.effects), "effect_keys": a.effect_keys}  # type: ignore[arg-type]
-    qos = None
+    qos = None  # goap derives one from max_retries; a policy or a flag needs goap's ActionQos
     if a.qos is not None or not a.can_rerun or a.read_only:
-        from goap.compat.qos import FIRE_ONCE
+        from goap.compat.qos import ActionQos
 
-        base = a.qos or FIRE_ONCE
-        if a.qos is None and a.max_retries:
-            base = type(base)(max_attempts=1 + a.max_retries, idempotent=True)
+        base = a.qos or ActionQos(max_attempts=1 + a.max_retries, idempotent=a.max_retries > 0)
         qos = base.to_goap(read_only=a.read_only, can_rerun=a.can_rerun)
     return gp.ActionSpec(
         name=a.name,
@@ -165,15 +153,6 @@ def to_goap_goal(goal: GoalSpec | Mapping[str, Any]) -> gp.GoalSpec:
     return _remember(made, goal) if not isinstance(goal, Mapping) else made
 
 
-def from_goap_action(a: gp.ActionSpec) -> ActionSpec:
-    """The LangGOAP action ``a`` was converted from, else one with its decoded conditions and effects."""
-    from goap.compat.actions import ActionSpec
-
-    cost: Any = (lambda w: a.cost_in(encode_map(w))) if a.has_cost_function else a.cost
-    pre, eff = decode_state(a.preconditions), decode_state(a.effects)
-    return _source(a) or ActionSpec(a.name, pre, eff, cost=cost, execute=a.execute, metadata=a.metadata)
-
-
 def from_goap_goal(goal: gp.GoalSpec) -> GoalSpec:
     """The LangGOAP goal ``goal`` was converted from, else one with its decoded conditions."""
     from goap.compat.goals import GoalPolicy, GoalSpec
@@ -192,13 +171,20 @@ class PlannedByLangGoap:
         self.message = f"LangGOAP plan {plan.action_names}"
 
 
-class FromLangGoapStrategy:
-    """goap's :class:`goap.PlanningStrategy` running a LangGOAP-shaped one (its ``plan`` method); a
-    found result's ``reports`` hold a :class:`PlannedByLangGoap` with that strategy's own Plan."""
+class LangGoapStrategy:
+    """goap's :class:`goap.PlanningStrategy` running a LangGOAP-shaped one (its ``plan`` method) on
+    goap actions made by :func:`goap_actions`; a found result reports that strategy's own Plan."""
 
     def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.name = f"langgoap({type(inner).__name__})"
+        self.inner, self.name = inner, type(inner).__name__
+
+    def _inputs(self, initial: Mapping[str, Any], goal: GoalSpec, actions: Sequence[gp.ActionSpec]) -> Any:
+        from goap.compat.state import PlanningState
+
+        return [_source(a) for a in actions], PlanningState.from_dict(decode_state(initial)), {}
+
+    def _keep(self, plan: Plan | None) -> None:
+        pass
 
     def solve(
         self,
@@ -209,29 +195,41 @@ class FromLangGoapStrategy:
         blacklist: frozenset[str] = frozenset(),
     ) -> gp.PlanResult:
         """Plan with the inner strategy; its plan's actions mapped back to ``actions`` by name."""
-        from goap.compat.state import PlanningState
-
-        t0 = time.perf_counter()
-        start = PlanningState.from_dict(decode_state(initial))
-        mine = [from_goap_action(a) for a in actions]
-        lg = self.inner.plan(start, from_goap_goal(goal), mine, blacklisted_actions=sorted(blacklist) or None)
+        t0, sub = time.perf_counter(), from_goap_goal(goal)
+        mine, start, hints = self._inputs(initial, sub, actions)
+        lg = self.inner.plan(start, sub, mine, blacklisted_actions=sorted(blacklist), **hints)
+        self._keep(lg)
         stats = gp.SearchStats(
             expanded=lg.metadata.nodes_explored if lg else 0, seconds=time.perf_counter() - t0
         )
         if lg is None:
-            why = gp.NoPlanExplanation(unreachable=(), proof="exhaustive", goal=goal.label)
-            return gp.PlanResult("no_plan", None, why, stats, False, self.name)
-        by_name = {a.name: a for a in actions}
-        steps = tuple(by_name.get(a.name) or to_goap_action(a) for a in lg.actions)
-        found = gp.Plan(steps, lg.total_cost)
+            return gp.PlanResult("no_plan", None, None, stats, False, self.name)
+        found = gp.Plan(
+            tuple(next(a for a in actions if a.name == n) for n in lg.action_names), lg.total_cost
+        )
         return gp.PlanResult("found", found, None, stats, False, self.name, reports=(PlannedByLangGoap(lg),))
 
 
-def to_goap_strategy(strategy: Any) -> Any:
-    """goap's strategy for a LangGOAP-shaped one (with ``plan``); goap strategies and None unchanged."""
-    if strategy is None or hasattr(strategy, "solve"):
+class _LangGoapDefault:
+    """LangGOAP's default planning: the two-phase pipeline (A*, then CSP when the goal asks)."""
+
+    def __init__(self, tracer: Any, record_expansions: bool) -> None:
+        self.tracer, self.record = tracer, record_expansions
+
+    def plan(self, start: Any, goal: Any, actions: Any, *, blacklisted_actions: Any = None, **_: Any) -> Any:
+        from goap.compat.planner.pipeline import plan
+
+        return plan(
+            start, goal, actions, blacklisted_actions, tracer=self.tracer, record_expansions=self.record
+        )
+
+
+def to_goap_strategy(strategy: Any = None, *, tracer: Any = None, record_expansions: bool = False) -> Any:
+    """goap's strategy planning with ``strategy`` (LangGOAP's ``plan``; a goap strategy is returned
+    unchanged), by default LangGOAP's (A* in its order, CSP for constrained goals)."""
+    if strategy is not None and hasattr(strategy, "solve"):
         return strategy
-    return FromLangGoapStrategy(strategy)
+    return LangGoapStrategy(strategy or _LangGoapDefault(tracer, record_expansions))
 
 
 def to_plan(
@@ -265,18 +263,6 @@ def to_goap_score(score: Score) -> gp.Score:
     raise TypeError(f"not a LangGOAP score: {score!r}")
 
 
-def from_goap_score(score: gp.Score) -> Score:
-    """The LangGOAP score of a goap one (goap's SimpleScore ``-cost`` becomes ``cost``)."""
-    from goap.compat.score import BendableScore, HardSoftScore, SimpleScore
-
-    if isinstance(score, gp.SimpleScore):
-        return SimpleScore(scalar=-score.value)
-    hard, soft = score.levels()
-    if isinstance(score, gp.HardSoftScore):
-        return HardSoftScore(hard=hard[0], soft=soft[0])
-    return BendableScore(hard_levels=hard, soft_levels=soft)
-
-
 def csp_metric(key: str) -> str:
     """The goap metric of a LangGOAP resource key: goap reserves ``cost``, ``length`` and
     ``makespan`` for measures of the plan itself, so such a resource gets a suffix."""
@@ -287,8 +273,6 @@ def csp_metric(key: str) -> str:
 
 def csp_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
     """:func:`goap_actions`, resource keys renamed by :func:`csp_metric` (for the CP-SAT pipeline)."""
-    import dataclasses
-
     out = []
     for g in goap_actions(actions):
         if g.resources and any(csp_metric(k) != k for k in g.resources):

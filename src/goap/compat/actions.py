@@ -1,8 +1,4 @@
-"""LangGOAP-shaped actions: :class:`ActionSpec`, the :func:`goap_action` decorator and :class:`GoapAction`.
-
-They are plain data; :func:`goap.compat._convert.to_goap_action` turns one into goap's
-:class:`goap.ActionSpec` for planning and execution.
-"""
+"""LangGOAP-shaped actions (plain data; :func:`goap.compat._convert.to_goap_action` makes goap's)."""
 
 from __future__ import annotations
 
@@ -21,6 +17,8 @@ __all__ = ["ActionSpec", "EffectFunction", "GoapAction", "goap_action"]
 
 EffectFunction = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 """Effects computed from the world state: ``fn(world_state) -> {key: value}``."""
+_Run = Callable[..., Any]
+_Check = Callable[[dict[str, Any], dict[str, Any]], bool]
 
 
 def _lost_effect(world_state: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -29,6 +27,20 @@ def _lost_effect(world_state: Mapping[str, Any]) -> Mapping[str, Any]:
         "this ActionSpec's callable effect was lost when it was restored from a checkpoint; "
         "pass the actions built from source again"
     )
+
+
+def _effect_keys(keys: object) -> frozenset[str]:
+    """The declared keys of a callable effect, checked (non-empty) and frozen."""
+    if keys is None:
+        raise ValueError(
+            "callable effects need effect_keys, e.g. effects=eat, effect_keys=frozenset({'food'})"
+        )
+    keys = frozenset(keys) if isinstance(keys, set | list | tuple) else keys
+    if not isinstance(keys, frozenset):
+        raise TypeError(f"ActionSpec.effect_keys must be a frozenset[str]; got {type(keys).__name__}")
+    if not keys:
+        raise ValueError("ActionSpec.effect_keys must be non-empty for a callable effect")
+    return keys
 
 
 def _frozen(m: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -43,16 +55,16 @@ class ActionSpec:
     preconditions: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     effects: Mapping[str, Any] | EffectFunction = field(default_factory=lambda: MappingProxyType({}))
     effect_keys: frozenset[str] | None = None
-    cost: float | CostFunction = 1.0
-    execute: Callable[..., Any] | None = None
-    aexecute: Callable[..., Any] | None = None
-    effect_validator: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None
+    cost: CostFunction | float = 1.0
+    execute: _Run | None = None
+    aexecute: _Run | None = None
+    effect_validator: _Check | None = None
     max_retries: int = 0
     qos: ActionQos | None = None
     can_rerun: bool = True
     read_only: bool = False
-    utility: float | CostFunction | None = None
-    require_human_approval: bool | type = False
+    utility: CostFunction | float | None = None
+    require_human_approval: type | bool = False
     human_input_key: str | None = None
     resources: Mapping[str, float] | None = None
     duration: timedelta | None = None
@@ -60,28 +72,17 @@ class ActionSpec:
 
     def __post_init__(self) -> None:
         setf = object.__setattr__
-        setf(self, "preconditions", _frozen(self.preconditions))
-        if self.effects is None and self.effect_keys is not None:
-            setf(self, "effects", _lost_effect)
+        for attr in ("preconditions", "resources", "metadata"):
+            setf(self, attr, _frozen(getattr(self, attr)))
         keys = self.effect_keys
-        if not self.has_dynamic_effects:
-            if keys is not None:
-                raise ValueError("ActionSpec.effect_keys is only valid when effects is a callable")
-            setf(self, "effects", _frozen(self.effects))  # type: ignore[arg-type]
-        elif keys is None:
-            raise ValueError(
-                "an ActionSpec whose effects are callable must declare effect_keys, e.g. "
-                "ActionSpec(name='eat', effects=eat_fn, effect_keys=frozenset({'food'}))"
-            )
+        if self.effects is None and keys is not None:
+            setf(self, "effects", _lost_effect)
+        if self.has_dynamic_effects:
+            setf(self, "effect_keys", _effect_keys(keys))
+        elif keys is not None:
+            raise ValueError("ActionSpec.effect_keys is only valid when effects is a callable")
         else:
-            keys = frozenset(keys) if isinstance(keys, set | list | tuple) else keys
-            if not isinstance(keys, frozenset):
-                raise TypeError(f"ActionSpec.effect_keys must be a frozenset[str]; got {type(keys).__name__}")
-            if not keys:
-                raise ValueError("ActionSpec.effect_keys must be non-empty for a callable effect")
-            setf(self, "effect_keys", keys)
-        setf(self, "resources", _frozen(self.resources))
-        setf(self, "metadata", _frozen(self.metadata))
+            setf(self, "effects", _frozen(self.effects))  # type: ignore[arg-type]
 
     @property
     def has_dynamic_effects(self) -> bool:
@@ -155,8 +156,8 @@ class GoapAction:
     qos: ActionQos | None = None
     can_rerun: bool = True
     read_only: bool = False
-    utility: float | CostFunction | None = None
-    require_human_approval: bool | type = False
+    utility: CostFunction | float | None = None
+    require_human_approval: type | bool = False
     human_input_key: str | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

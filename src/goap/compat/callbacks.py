@@ -38,11 +38,8 @@ def _usage(response: Any) -> tuple[int, int, str | None]:
 
 
 class CostAccumulator(BaseCallbackHandler):
-    """Adds every model call's cost, tokens and count into ``world_state`` (mutated in place).
-
-    ``cost_per_1k_tokens`` entries override `DEFAULT_COST_PER_1K_TOKENS`; a model matching no
-    entry is priced at ``default_input_price`` / ``default_output_price`` per 1,000 tokens.
-    """
+    """Adds every model call's cost, tokens and count into ``world_state`` (in place); prices per 1,000
+    tokens by model (over `DEFAULT_COST_PER_1K_TOKENS`), else the ``default_*_price``."""
 
     def __init__(self, world_state: dict[str, Any], *, cost_per_1k_tokens: Mapping[str, tuple[float, float]] | None = None, default_input_price: float = 0.0, default_output_price: float = 0.0) -> None:  # fmt: skip
         self.world_state = world_state

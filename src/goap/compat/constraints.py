@@ -1,9 +1,4 @@
-"""LangGOAP's fluent constraint builder: chains ending in a :class:`ConstraintSpec` or an objective.
-
-``ConstraintBuilder.for_plan().sum_resource("usd").bounded(max=50).as_constraint("budget")``;
-:meth:`ConstraintBuilder.build` gathers the ends into a :class:`BuilderOutput` for
-``GoalSpec.from_builder``. Every step returns a new chain.
-"""
+"""LangGOAP's fluent constraint builder: immutable chains ending in a constraint or an objective."""
 
 from __future__ import annotations
 

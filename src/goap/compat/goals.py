@@ -4,7 +4,7 @@ resource constraints and the replanning :class:`GoalPolicy`. Converted to goap's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from goap.compat.planner.metrics import PlanQualityMetric
 
 __all__ = ["ConstraintSpec", "Goal", "GoalPolicy", "GoalSpec", "MultiGoal", "SoftGoal"]
+
+Level = Literal["hard", "soft"]
+"""How a constraint counts: a hard one makes a violating plan infeasible, a soft one costs score."""
 
 
 def _proxy(m: Mapping[str, Any]) -> MappingProxyType[str, Any]:
@@ -30,10 +33,11 @@ class ConstraintSpec:
     max: float | None = None
     min: float | None = None
     weight: float = 1.0
-    level: Literal["hard", "soft"] = "hard"
+    level: Level = "hard"
 
     def __post_init__(self) -> None:
-        if self.min is not None and self.max is not None and self.min > self.max:
+        lo, hi = self.min, self.max
+        if lo is not None and hi is not None and lo > hi:
             raise ValueError(
                 f"ConstraintSpec(key={self.key!r}): min ({self.min}) must be <= max ({self.max})."
             )
@@ -72,7 +76,7 @@ class GoalPolicy:
 
     def __post_init__(self) -> None:
         if self.max_replans < 0:
-            raise ValueError("max_replans must be >= 0 (0 disables the limit)")
+            raise ValueError(f"max_replans must be >= 0 (0 means no limit), got {self.max_replans}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +125,8 @@ class GoalSpec:
     @classmethod
     def per_entity(
         cls,
-        entity_ids: Sequence[str],
-        conditions: Mapping[str, Any],
+        entity_ids: Iterable[str],
+        conditions: Mapping[str, object],
         *,
         mode: Literal["sequential", "any"] = "any",
         **goal_kwargs: Any,

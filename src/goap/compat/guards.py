@@ -1,6 +1,5 @@
-"""LangGOAP's action guards. A LangGOAP guard (``name`` + ``check(action, world_state)``) already is
-a goap pre guard (goap reads a missing ``stage`` as ``"pre"`` and takes this `GuardResult`, a
-subclass of goap's); `as_goap_guards` adapts async-only (``acheck``) guards for goap."""
+"""LangGOAP's action guards. `GuardResult` is a goap `goap.runtime.GuardResult`; `as_goap_guards`
+makes LangGOAP guards (``check`` or ``acheck``) goap pre guards that see LangGOAP's world values."""
 
 from __future__ import annotations
 
@@ -11,9 +10,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
+from goap.compat._convert import decode_state
 from goap.runtime import FunctionalGuard as _GoapGuard
 from goap.runtime import GuardResult as _Verdict
-from goap.runtime._guards import run_check, verdict
+from goap.runtime import check_guard, guard_verdict
 
 __all__ = ["ActionGuard", "AsyncActionGuard", "FunctionalGuard", "GuardResult", "GuardSeverity",
            "as_goap_guards", "has_blocking_failure", "run_guards_async", "run_guards_sync"]  # fmt: skip
@@ -58,8 +58,6 @@ class AsyncActionGuard(Protocol):
 class FunctionalGuard:
     """A guard from ``fn(action, world_state) -> GuardResult`` (``severity`` is informational)."""
 
-    stage = "pre"
-
     def __init__(self, name: str, fn: Callable[[Any, dict[str, Any]], GuardResult], severity: GuardSeverity = GuardSeverity.WARN) -> None:  # fmt: skip
         self.name, self.fn, self.severity = name, fn, severity
 
@@ -68,11 +66,17 @@ class FunctionalGuard:
         return self.fn(action, world_state)
 
 
+def _goap(g: Any) -> Any:
+    if hasattr(g, "stage"):  # goap's own guard
+        return g
+    check = g.acheck if hasattr(g, "acheck") else g.check
+    return _GoapGuard(g.name, lambda action, world: check(action, decode_state(world)), severity="warn")
+
+
 def as_goap_guards(guards: Iterable[Any] | None) -> list[Any]:
-    """LangGOAP guards as goap pre guards (``acheck`` preferred, as on LangGOAP's async path)."""
-    return [
-        _GoapGuard(g.name, g.acheck, severity="warn") if hasattr(g, "acheck") else g for g in guards or ()
-    ]
+    """LangGOAP guards as goap pre guards that see LangGOAP's values (``acheck`` preferred, as on
+    LangGOAP's async path)."""
+    return [_goap(g) for g in guards or ()]
 
 
 def _judged(g: Any, v: dict[str, Any]) -> GuardResult:
@@ -94,7 +98,7 @@ def run_guards_sync(guards: Sequence[Any], action: Any, world_state: dict[str, A
             _log.warning("guard %r is async-only, skipped on the sync path (use run_guards_async)", g.name)
             continue
         try:
-            out.append(_judged(g, verdict(g, g.check(action, world_state))))
+            out.append(_judged(g, guard_verdict(g, g.check(action, world_state))))
         except Exception as exc:
             out.append(_raised(g, exc))
     return out
@@ -107,7 +111,7 @@ async def run_guards_async(
 
     async def one(g: Any) -> GuardResult:
         try:
-            return _judged(g, await run_check(as_goap_guards([g])[0], action, world_state))
+            return _judged(g, await check_guard(_goap(g), action, world_state))
         except Exception as exc:
             return _raised(g, exc)
 

@@ -1,10 +1,5 @@
-"""LangGOAP's run history: one `ExecutionRecord` per finished run in a LangGraph ``BaseStore``,
-through ``get``/``put`` (``aget``/``aput``) only, never ``search`` (a vector query on some stores).
-
-LangGOAP's layout, so either library reads the other's store: records in ``("langgoap",
-"executions")`` by random id, indexed by two bounded newest-first id lists, by goal hash
-(``("langgoap", "goal_index")``) and, for failed runs, by planned action (``("langgoap",
-"failure_index")``). `goap.compat._convert.execution_record` makes the record of a goap run."""
+"""LangGOAP's run history in a LangGraph ``BaseStore``, in LangGOAP's layout (so either library reads
+the other's store), by ``get``/``put`` only: ``search`` is a vector query on some stores."""
 
 from __future__ import annotations
 
@@ -40,9 +35,11 @@ class ExecutionRecord:
     goal_hash: str
     goal_conditions: Mapping[str, Any]
     plan_actions: tuple[str, ...]
+    """The last plan's action names, in order."""
     expected_cost: float
     actual_cost: float
     outcome: str
+    """``success`` or ``failed`` for the runs a graph records; open to other values."""
     replan_count: int
     timestamp: datetime
     metadata: Mapping[str, Any] = field(default_factory=dict)
@@ -74,10 +71,8 @@ class _SyncStore:
 
 
 class StoreExecutionHistory:
-    """Run records in a LangGraph store, by goal hash or by an action of a failed run.
-
-    Each index keeps the newest ``index_limit`` ids; older records stay stored, unlisted.
-    """
+    """Run records in a LangGraph store, by goal hash or by an action of a failed run (each index keeps
+    the newest ``index_limit`` ids; older records stay stored, unlisted)."""
 
     def __init__(self, store: Any, *, index_limit: int = 100) -> None:
         self._store, self.index_limit = store, index_limit

@@ -17,45 +17,38 @@ class ActionQos:
     """How often a failing action is tried again, and how long to wait in between (milliseconds)."""
 
     max_attempts: int = 1
+    idempotent: bool = False
+    retryable_exceptions: tuple[type[BaseException], ...] = (TimeoutError,)
     backoff_initial_ms: float = 250.0
     backoff_multiplier: float = 2.0
     backoff_max_ms: float = 30_000.0
     jitter: float = 0.1
-    idempotent: bool = False
-    retryable_exceptions: tuple[type[BaseException], ...] = (TimeoutError,)
 
     def __post_init__(self) -> None:
-        problems = [
-            (self.max_attempts < 1, f"max_attempts must be >= 1, got {self.max_attempts}"),
-            (self.backoff_initial_ms < 0, f"backoff_initial_ms must be >= 0, got {self.backoff_initial_ms}"),
-            (
-                self.backoff_multiplier < 1.0,
-                f"backoff_multiplier must be >= 1.0, got {self.backoff_multiplier}",
-            ),
-            (
-                self.backoff_max_ms < self.backoff_initial_ms,
-                f"backoff_max_ms must be >= backoff_initial_ms ({self.backoff_max_ms} < {self.backoff_initial_ms})",
-            ),
-            (not 0.0 <= self.jitter <= 1.0, f"jitter must be in [0, 1], got {self.jitter}"),
-        ]
-        for bad, text in problems:
+        for bad, what in (
+            (self.max_attempts < 1, "max_attempts must be >= 1"),
+            (self.backoff_initial_ms < 0, "backoff_initial_ms must be >= 0"),
+            (self.backoff_multiplier < 1.0, "backoff_multiplier must be >= 1.0"),
+            (self.backoff_max_ms < self.backoff_initial_ms, "backoff_max_ms must be >= backoff_initial_ms"),
+            (not 0.0 <= self.jitter <= 1.0, "jitter must be in [0, 1]"),
+        ):
             if bad:
-                raise ValueError(text)
+                raise ValueError(f"{what}; got {self!r}")
 
     def compute_backoff_ms(self, attempt: int, *, rng: random.Random | None = None) -> float:
-        """Milliseconds to wait after failed attempt number ``attempt`` (1-based), jitter included."""
+        """Milliseconds to wait after failed attempt number ``attempt`` (1-based), jittered."""
         if attempt < 1:
             raise ValueError(f"attempt must be >= 1, got {attempt}")
         wait = min(self.backoff_initial_ms * self.backoff_multiplier ** (attempt - 1), self.backoff_max_ms)
-        if not self.jitter:
-            return wait
-        return wait * (1.0 + (rng or random.Random()).uniform(-self.jitter, self.jitter))
+        return (
+            wait * (1.0 + (rng or random.Random()).uniform(-self.jitter, self.jitter))
+            if self.jitter
+            else wait
+        )
 
     def should_retry(self, exception: BaseException, attempt: int) -> bool:
-        """Whether failed attempt ``attempt`` with ``exception`` is tried again."""
-        return attempt < self.max_attempts and (
-            self.idempotent or isinstance(exception, self.retryable_exceptions)
-        )
+        """Whether failed attempt ``attempt`` with ``exception`` is tried again (goap's retryable)."""
+        return attempt < self.max_attempts and self.to_goap().retryable(exception)
 
     def to_goap(self, *, read_only: bool = False, can_rerun: bool = True) -> GoapQos:
         """goap's :class:`goap.ActionQos` with the same attempts and waits (seconds, no jitter)."""

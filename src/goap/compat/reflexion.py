@@ -1,10 +1,9 @@
-"""LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`: in a goap graph the executor
-asks `ReflexionTracer.reflect` after a failed action; as a LangGOAP tracer, ``on_action_complete`` of
-an ``action_failed`` result reflects on its failed entries. With a ``history``, the kept reflections
-are stored in its store (LangGOAP's layout) and loaded on the first planning hook, never when built."""
+"""LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`; stored reflections load on
+the first planning hook, never when built."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -100,7 +99,10 @@ class ReflexionTracer(_GoapReflexion):
 
     async def reflect(self, action: str, error: str, world: Mapping[str, Any]) -> str:
         """goap's hook: reflect on a failure of a goap run; the note for ``reflection_context``."""
-        r = self._think(action, error, world)
+        if self.llm is None:
+            r = self._think(action, error, world)
+        else:  # a model call blocks: keep it off the event loop
+            r = await asyncio.to_thread(self._think, action, error, world)
         await self._add(r, self._store(False))
         return r.note
 

@@ -1,9 +1,5 @@
-"""LangGOAP-shaped plan scores, ordered the way LangGOAP's code orders them (see the diffs note).
-
-Scores compare only within one class, by their level tuple ascending: ``SimpleScore`` is a cost
-(lower first), and ``min()`` over ``HardSoftScore``/``BendableScore`` picks the most violated one.
-goap's scores (:mod:`goap.planning`) order by quality instead; :mod:`goap.compat._convert` maps them.
-"""
+"""LangGOAP-shaped plan scores, ordered as LangGOAP's code orders them (ascending level tuples, so
+``min()`` picks the most violated; goap's order by quality, see the diffs note)."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ __all__ = ["BendableScore", "HardSoftScore", "Score", "SimpleScore"]
 
 
 @functools.total_ordering
-@dataclass(frozen=True, order=False, slots=True)
+@dataclass(slots=True, frozen=True, order=False)
 class Score:
     """Base of the score classes: ordering by :meth:`_compare_payload` within one class."""
 
@@ -40,7 +36,7 @@ class Score:
         return bool(mine < theirs)
 
 
-@dataclass(frozen=True, order=False, slots=True)
+@dataclass(slots=True, frozen=True, order=False)
 class SimpleScore(Score):
     """A single number, typically a plan's total cost (lower sorts first); always feasible."""
 
@@ -56,10 +52,10 @@ class SimpleScore(Score):
         return self.scalar
 
     def __repr__(self) -> str:
-        return f"SimpleScore({self.scalar:g})"
+        return f"{type(self).__name__}({self.scalar:g})"
 
 
-@dataclass(frozen=True, order=False, slots=True)
+@dataclass(slots=True, frozen=True, order=False)
 class HardSoftScore(Score):
     """A hard level (0 when feasible, negative when violated) and a soft level."""
 
@@ -76,10 +72,10 @@ class HardSoftScore(Score):
         return (self.hard, self.soft)
 
     def __repr__(self) -> str:
-        return f"HardSoftScore(hard={self.hard:g}, soft={self.soft:g})"
+        return f"{type(self).__name__}(hard={self.hard:g}, soft={self.soft:g})"
 
 
-@dataclass(frozen=True, order=False, slots=True)
+@dataclass(slots=True, frozen=True, order=False)
 class BendableScore(Score):
     """Any number of hard and soft levels, most significant first."""
 
@@ -100,4 +96,4 @@ class BendableScore(Score):
         return (self.hard_levels, self.soft_levels)
 
     def __repr__(self) -> str:
-        return f"BendableScore(hard={list(self.hard_levels)!r}, soft={list(self.soft_levels)!r})"
+        return f"{type(self).__name__}(hard={list(self.hard_levels)!r}, soft={list(self.soft_levels)!r})"

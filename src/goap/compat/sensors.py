@@ -1,14 +1,16 @@
 """LangGOAP's sensors: `Sensor` (``name`` + ``sense(world_state)``) and `FunctionalSensor` are goap's;
-`as_goap_sensors` adapts async-only (``asense``) sensors; the run helpers use goap's `read_sensors`."""
+`as_goap_sensors` makes LangGOAP sensors (``sense`` or ``asense``) goap sensors reading and writing
+LangGOAP's values; the run helpers use goap's `read_sensors`."""
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from goap.runtime import FunctionalSensor, Sensor
-from goap.runtime._sensors import read_sensors
+from goap.compat._convert import decode_state, encode_map
+from goap.runtime import FunctionalSensor, Sensor, read_sensors
 
 __all__ = ["AsyncSensor", "FunctionalSensor", "Sensor", "as_goap_sensors", "run_sensors_async",
            "run_sensors_sync"]  # fmt: skip
@@ -28,7 +30,19 @@ class AsyncSensor(Protocol):
 
 def as_goap_sensors(sensors: Iterable[Any] | None) -> list[Any]:
     """LangGOAP sensors as goap sensors (``asense`` preferred, as on LangGOAP's async path)."""
-    return [FunctionalSensor(s.name, s.asense) if hasattr(s, "asense") else s for s in sensors or ()]
+    return [FunctionalSensor(s.name, _reader(s, True)) for s in sensors or ()]
+
+
+def _reader(sensor: Any, encoded: bool) -> Any:
+    """``sense`` (or ``asense``) as one async function; ``encoded``: of goap's values."""
+    read = sensor.asense if hasattr(sensor, "asense") else sensor.sense
+
+    async def sense(world: Mapping[str, Any]) -> dict[str, Any]:
+        out = read(decode_state(world) if encoded else world)
+        out = await out if inspect.isawaitable(out) else out
+        return encode_map(out) if encoded else out
+
+    return sense
 
 
 def _finish(coro: Coroutine[Any, Any, _T]) -> _T:
@@ -50,10 +64,8 @@ async def _read(sensors: Sequence[Any], world_state: dict[str, Any]) -> list[tup
 
 
 def run_sensors_sync(sensors: Sequence[Any], world_state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Read the sync sensors in order into ``world_state``; ``(name, facts)`` of each that answered.
-
-    Async-only sensors are skipped with a warning; a raising sensor is logged and skipped.
-    """
+    """Read the sync sensors in order into ``world_state``; ``(name, facts)`` of each that answered
+    (async-only and raising sensors are logged and skipped)."""
     for s in sensors:
         if not hasattr(s, "sense"):
             _log.warning("sensor %r is async-only, skipped on the sync path (use ainvoke)", s.name)
@@ -64,4 +76,4 @@ async def run_sensors_async(
     sensors: Sequence[Any], world_state: dict[str, Any]
 ) -> list[tuple[str, dict[str, Any]]]:
     """Read every sensor in order (each sees the facts read before it) into ``world_state``."""
-    return await _read(as_goap_sensors(sensors), world_state)
+    return await _read([FunctionalSensor(s.name, _reader(s, False)) for s in sensors], world_state)

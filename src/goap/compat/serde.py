@@ -1,9 +1,4 @@
-"""Checkpoint serializers for LangGOAP's values on LangGraph's msgpack serializer (never pickle).
-
-Tuples (so frozensets of pairs rebuild), sets and dataclasses (callable fields dropped) are tagged
-with the constructor extensions LangGraph's decoder understands; read-only mappings go as dicts; the
-allowlist admits LangGOAP's classes besides the user's.
-"""
+"""Checkpoint serializers for LangGOAP's values on LangGraph's msgpack serializer (never pickle)."""
 
 from __future__ import annotations
 

@@ -74,3 +74,7 @@ def infer_start_state(actions: Iterable[ActionSpec]) -> dict[str, bool]:
         if not a.has_dynamic_effects:
             found.update(k for k, v in a.effects.items() if isinstance(v, bool))  # type: ignore[union-attr]
     return dict.fromkeys(sorted(found), False)
+
+
+Start = PlanningState | Mapping[str, Any]
+"""A start state as planners take it: a PlanningState or a plain mapping."""

@@ -1,7 +1,4 @@
-"""LangGOAP's stuck handlers. `FunctionalStuckHandler` and `MulticastStuckHandler` are goap
-`goap.runtime.StuckHandler`s too: ``handle(state, reason)`` shows the goap run as a LangGOAP state
-dict to ``handle_stuck`` and turns a REPLAN into a `goap.runtime.StuckResolution`; users' handlers
-(``handle_stuck`` only) reach goap through `as_goap_stuck_handlers`."""
+"""LangGOAP's stuck handlers, as goap `goap.runtime.StuckHandler`s seeing a LangGOAP state dict."""
 
 from __future__ import annotations
 
@@ -77,9 +74,12 @@ class _AsGoap:
     handle_stuck: Callable[[Any, Any], StuckHandlerResult]
 
     def handle(self, state: Any, reason: Any) -> StuckResolution | None:
-        """Ask ``handle_stuck`` about a goap run (reason: its ``no_plan_explanation``)."""
+        """Ask ``handle_stuck`` about a goap run that found no plan (as LangGOAP, not when its replan
+        budget is spent); the reason given is the run's ``no_plan_explanation``."""
         from goap.compat._convert import state_to_langgoap
 
+        if reason != "no_plan":
+            return None
         out = self.handle_stuck(state_to_langgoap(state), state.no_plan_explanation)
         return out.to_goap() if isinstance(out, StuckHandlerResult) else None
 

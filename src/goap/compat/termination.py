@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from goap import runtime as rt
-from goap.runtime._termination import RunView
+from goap.runtime import RunView
 
 if TYPE_CHECKING:
     from goap.runtime import GoapState
@@ -145,7 +145,9 @@ class _Foreign:
 
 
 def _goap(policy: Any) -> Any:
-    return policy if hasattr(policy, "check") else _Foreign(policy)
+    # goap's own check, unless a LangGOAP should_terminate (e.g. a subclass's override) decides instead
+    lg = getattr(type(policy), "should_terminate", _Decides.should_terminate)
+    return policy if hasattr(policy, "check") and lg is _Decides.should_terminate else _Foreign(policy)
 
 
 class FirstOfPolicy(_Decides, rt.FirstOf):

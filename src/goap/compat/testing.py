@@ -5,29 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableLambda
 
 __all__ = ["FakeStructuredModel"]
 
 
 class FakeStructuredModel(BaseChatModel):
-    """A chat model whose ``with_structured_output(...)`` always answers ``response``.
-
-    With ``expected_schema`` set, asking for another schema fails the test.
-    """
+    """A chat model whose ``with_structured_output(...)`` always answers ``response`` (with
+    ``expected_schema`` set, asking for another schema fails the test)."""
 
     response: Any = None
     expected_schema: Any = None
+    _llm_type = property(lambda self: "fake-structured")
 
-    @property
-    def _llm_type(self) -> str:
-        return "fake-structured"
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any) -> Any:
+        from langchain_core.messages import AIMessage
+        from langchain_core.outputs import ChatGeneration, ChatResult
 
-    def _generate(
-        self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=""))])
 
     def with_structured_output(self, schema: Any, **kwargs: Any) -> RunnableLambda[Any, Any]:

@@ -24,7 +24,9 @@ class ObjectiveDirection(str, enum.Enum):  # noqa: UP042
 
 
 Minimize = ObjectiveDirection.MINIMIZE
+"""Shorthand for :attr:`ObjectiveDirection.MINIMIZE`."""
 Maximize = ObjectiveDirection.MAXIMIZE
+"""Shorthand for :attr:`ObjectiveDirection.MAXIMIZE`."""
 
 
 @runtime_checkable

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -165,10 +165,12 @@ def plan_any(
     strategy: PlanningStrategy,
     *,
     blacklist: frozenset[str] = frozenset(),
+    rank: Callable[[int, PlanResult], Any] | None = None,
 ) -> tuple[int | None, PlanResult]:
     """Plan for each goal of a ``mode="any"`` MultiGoal; the cheapest found plan and its goal's index.
 
-    Ties go to the earlier goal. The result is ``optimal`` only when every goal's search finished
+    ``rank(index, result)`` orders the found plans instead of their cost (lowest first), e.g. by a
+    goal's value minus the plan's cost. Ties go to the earlier goal. The result is ``optimal`` only when every goal's search finished
     optimally (a goal whose search ran out of budget may have had a cheaper plan). When no goal
     has a plan the index is None and the result is
     ``budget_exhausted`` if any search ran out of budget (nothing is proven), else the first
@@ -183,7 +185,9 @@ def plan_any(
         res = strategy.solve(initial, leg, actions, blacklist=blacklist)
         stats = stats + res.stats
         results.append(res)
-    found = [(r.plan.cost, i) for i, r in enumerate(results) if r.plan is not None]
+    found = [
+        (r.plan.cost if rank is None else rank(i, r), i) for i, r in enumerate(results) if r.plan is not None
+    ]
     if found:
         _, best = min(found)
         r = results[best]

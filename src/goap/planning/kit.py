@@ -1,5 +1,6 @@
 """What code extending the planning model is built with: the start of a strategy's ``solve``, the
-checks of frozen settings, the constraint helpers, and the check of a fact mapping.
+checks of frozen settings, the constraint helpers, the check of a fact mapping, and the relaxed
+reachability analysis behind :class:`goap.NoPlanExplanation`.
 
 The layers above planning (:mod:`goap.strategies`, :mod:`goap.selector`) build their strategies and
 models from exactly these; a third-party :class:`goap.PlanningStrategy` can too, and then refuses
@@ -16,15 +17,18 @@ from goap.planning._constraints import (
     plain_goal,
     refuse_constraints,
 )
+from goap.planning._explain import Reachability, explain_unreachable
 from goap.planning._prologue import SolveStart, StrategyBase
 
 __all__ = [
     "RESERVED_METRICS",
+    "Reachability",
     "SolveStart",
     "StrategyBase",
     "check_at_least",
     "check_fact_map",
     "check_seconds",
+    "explain_unreachable",
     "freeze_field",
     "goal_constraints",
     "honours_constraints",

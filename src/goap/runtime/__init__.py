@@ -12,8 +12,9 @@ from goap.planning.exports import lazy_exports
 if TYPE_CHECKING:
     from goap.runtime._approval import Approval
     from goap.runtime._config import GoapConfig
+    from goap.runtime._executor import count_failure
     from goap.runtime._graph import GoapGraph, GoapReplayReport
-    from goap.runtime._guards import FunctionalGuard, Guard, GuardResult
+    from goap.runtime._guards import FunctionalGuard, Guard, GuardResult, check_guard, guard_verdict
     from goap.runtime._history import (
         ActionRecord,
         ExecutionHistory,
@@ -21,9 +22,11 @@ if TYPE_CHECKING:
         StoreExecutionHistory,
     )
     from goap.runtime._interpreter import AmbiguousGoalError, GoalInterpretationError, GoalInterpreter, run_nl
+    from goap.runtime._langsmith import LangSmithTracer, SearchEventBuffer
     from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
+    from goap.runtime._parallel import independent_batch
     from goap.runtime._reflexion import Reflection, ReflexionTracer
-    from goap.runtime._sensors import FunctionalSensor, Sensor
+    from goap.runtime._sensors import FunctionalSensor, Sensor, SensorReadings, read_sensors
     from goap.runtime._serialize import goal_from_dict, goal_to_dict
     from goap.runtime._state import ActionOutcome, GoapState, GoapStatus, PolicyEvent, ReplanReason
     from goap.runtime._stuck import FunctionalStuckHandler, StuckHandler, StuckResolution
@@ -36,12 +39,19 @@ if TYPE_CHECKING:
         MaxTokens,
         MaxWallClock,
         OnStuck,
+        RunView,
         Termination,
         TerminationPolicy,
     )
     from goap.runtime._tool import GoapTool, goap_tool
-    from goap.runtime._tracing import LoggingTracer, MultiTracer, NullTracer, PlanningTracer
-    from goap.runtime._visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
+    from goap.runtime._tracing import TRACER_HOOKS, LoggingTracer, MultiTracer, NullTracer, PlanningTracer
+    from goap.runtime._visualize import (
+        plan_to_dot,
+        plan_to_gantt,
+        plan_to_mermaid,
+        plan_to_text,
+        plan_to_text_gantt,
+    )
 
 _EXPORTS: dict[str, str] = {
     "ActionOutcome": "goap.runtime._state",
@@ -64,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "GoapTool": "goap.runtime._tool",
     "Guard": "goap.runtime._guards",
     "GuardResult": "goap.runtime._guards",
+    "LangSmithTracer": "goap.runtime._langsmith",
     "LoggingTracer": "goap.runtime._tracing",
     "MaxActions": "goap.runtime._termination",
     "MaxCost": "goap.runtime._termination",
@@ -81,19 +92,30 @@ _EXPORTS: dict[str, str] = {
     "Reflection": "goap.runtime._reflexion",
     "ReflexionTracer": "goap.runtime._reflexion",
     "ReplanReason": "goap.runtime._state",
+    "RunView": "goap.runtime._termination",
     "Sensor": "goap.runtime._sensors",
+    "SearchEventBuffer": "goap.runtime._langsmith",
+    "SensorReadings": "goap.runtime._sensors",
     "StoreExecutionHistory": "goap.runtime._history",
     "StuckHandler": "goap.runtime._stuck",
     "StuckResolution": "goap.runtime._stuck",
+    "TRACER_HOOKS": "goap.runtime._tracing",
     "Termination": "goap.runtime._termination",
     "TerminationPolicy": "goap.runtime._termination",
+    "check_guard": "goap.runtime._guards",
+    "count_failure": "goap.runtime._executor",
     "goal_from_dict": "goap.runtime._serialize",
     "goal_to_dict": "goap.runtime._serialize",
     "goap_tool": "goap.runtime._tool",
+    "guard_verdict": "goap.runtime._guards",
+    "independent_batch": "goap.runtime._parallel",
     "plan_history": "goap.runtime._lineage",
     "plan_to_dot": "goap.runtime._visualize",
     "plan_to_gantt": "goap.runtime._visualize",
     "plan_to_mermaid": "goap.runtime._visualize",
+    "plan_to_text": "goap.runtime._visualize",
+    "plan_to_text_gantt": "goap.runtime._visualize",
+    "read_sensors": "goap.runtime._sensors",
     "run_nl": "goap.runtime._interpreter",
 }
 """Public name -> the module defining it (imported on first use)."""
@@ -119,6 +141,7 @@ __all__ = [
     "GoapTool",
     "Guard",
     "GuardResult",
+    "LangSmithTracer",
     "LoggingTracer",
     "MaxActions",
     "MaxCost",
@@ -136,19 +159,30 @@ __all__ = [
     "Reflection",
     "ReflexionTracer",
     "ReplanReason",
+    "RunView",
     "Sensor",
+    "SearchEventBuffer",
+    "SensorReadings",
     "StoreExecutionHistory",
     "StuckHandler",
     "StuckResolution",
+    "TRACER_HOOKS",
     "Termination",
     "TerminationPolicy",
+    "check_guard",
+    "count_failure",
     "goal_from_dict",
     "goal_to_dict",
     "goap_tool",
+    "guard_verdict",
+    "independent_batch",
     "plan_history",
     "plan_to_dot",
     "plan_to_gantt",
     "plan_to_mermaid",
+    "plan_to_text",
+    "plan_to_text_gantt",
+    "read_sensors",
     "run_nl",
 ]
 

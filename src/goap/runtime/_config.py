@@ -4,7 +4,7 @@ planning call with its limits (:func:`solve`)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -55,6 +55,10 @@ class GoapConfig:
     """Failures after which an action is blacklisted (0: never)."""
     blacklist_fallback: bool = False
     """When the blacklist leaves no plan, plan without it and clear it (blacklist and failure counts)."""
+    skip_unreachable: bool = False
+    """A sequential MultiGoal whose current sub-goal has no plan goes on with the next one that has."""
+    any_rank: Callable[[int, Any], Any] | None = None
+    """How a ``mode="any"`` MultiGoal orders its goals' plans (lowest first; None: by cost), see `plan_any`."""
     time_budget: float | None = None
     """Seconds a run may take from `wall_clock_started_at` (None: unlimited)."""
     transition_model: TransitionModel | None = None
@@ -138,7 +142,7 @@ def solve(
     g = s.goal
     if isinstance(g, MultiGoal) and g.mode == "any":
         g = MultiGoal(tuple(remaining_budget(cfg, s, leg) for leg in g.goals), mode="any")
-        goal_index, result = plan_any(world, g, actions, cfg.strategy, blacklist=black)
+        goal_index, result = plan_any(world, g, actions, cfg.strategy, blacklist=black, rank=cfg.any_rank)
     else:
         goal = remaining_budget(cfg, s, current_goal(s))
         repair = getattr(cfg.strategy, "repair", None)
@@ -146,6 +150,23 @@ def solve(
             result = repair(world, goal, actions, previous, blacklist=black)
         else:
             result = make_plan(world, goal, actions, cfg.strategy, blacklist=black)
+        if (
+            result.plan is None
+            and isinstance(g, MultiGoal)
+            and g.mode == "sequential"
+            and cfg.skip_unreachable
+        ):
+            # Best effort: the first later sub-goal that does not hold yet and has a plan.
+            for i in range(s.current_subgoal_index + 1, len(g.goals)):
+                leg = remaining_budget(cfg, s, g.goals[i])
+                later = (
+                    None
+                    if leg.satisfied_by(world)
+                    else make_plan(world, leg, actions, cfg.strategy, blacklist=black)
+                )
+                if later is not None and later.plan is not None:
+                    goal_index, result = i, later
+                    break
     return {
         "status": result.status,
         "plan": list(result.plan.names) if result.plan is not None else None,

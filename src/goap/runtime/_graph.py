@@ -27,7 +27,7 @@ from goap.runtime._otel import GoapTelemetry
 from goap.runtime._reflexion import ReflexionTracer
 from goap.runtime._sensors import as_sensor
 from goap.runtime._state import GoapState
-from goap.runtime._tracing import NullTracer
+from goap.runtime._tracing import MultiTracer, NullTracer
 from graphengine import Engine, NodeResult, Options, ReplayReport
 from graphengine.emit import Emitter
 from graphengine.store import Store
@@ -63,6 +63,17 @@ class GoapReplayReport:
         return "\n".join(lines)
 
 
+def _reflexion_in(tracer: Any) -> ReflexionTracer | None:
+    """The `ReflexionTracer` ``tracer`` is, or the first one a `MultiTracer` holds (nested ones too)."""
+    if isinstance(tracer, ReflexionTracer):
+        return tracer
+    for t in tracer.tracers if isinstance(tracer, MultiTracer) else ():
+        found = _reflexion_in(t)
+        if found is not None:
+            return found
+    return None
+
+
 class GoapGraph:
     """Builds the GOAP engine: nodes `planner`, `executor`, `observer` (and `approval`) over `GoapState`.
 
@@ -77,9 +88,14 @@ class GoapGraph:
     Policies: ``guards`` (run around every action, before each action's own), ``sensors``
     (read before each planning round and observation), ``stuck_handlers`` (asked when no plan
     exists or the replan budget is spent), ``termination`` (a `TerminationPolicy`), and
-    ``reflexion`` (a `ReflexionTracer`; a tracer that is one is used as one). Actions with
-    ``approval=`` add an ``approval`` node the engine pauses before; actions whose QoS allows
+    ``reflexion`` (a `ReflexionTracer`; a tracer that is one, or a `MultiTracer` holding one, is
+    used as one). Actions with ``approval=`` add an ``approval`` node the engine pauses before; actions whose QoS allows
     retries give the executor node engine retries (see `goap.planning._qos`).
+
+    Replanning knobs (see `GoapConfig`): ``replan_every_action``, ``never_replan`` (a failure or a
+    spent plan ends the run ``failed``), ``blacklist_after`` and ``blacklist_fallback``,
+    ``skip_unreachable`` (sequential MultiGoals), ``any_rank`` (how an "any" MultiGoal picks).
+    `step` runs one node outside a run, for adapters that drive the loop from another runtime.
     """
 
     def __init__(
@@ -95,6 +111,8 @@ class GoapGraph:
         never_replan: bool = False,
         blacklist_after: int = 2,
         blacklist_fallback: bool = False,
+        any_rank: Any = None,
+        skip_unreachable: bool = False,
         time_budget: float | None = None,
         seed: int = 0,
         parallel: bool = False,
@@ -116,8 +134,8 @@ class GoapGraph:
         for g in guards:
             if not (hasattr(g, "check") and hasattr(g, "name")):
                 raise ModelError(f"guard {g!r} has no name and check (see goap.Guard)")
-        if reflexion is None and isinstance(tracer, ReflexionTracer):
-            reflexion = tracer
+        if reflexion is None:
+            reflexion = _reflexion_in(tracer)
         self.config = GoapConfig(
             actions=by_name,
             strategy=strategy or DefaultStrategy(),
@@ -126,6 +144,8 @@ class GoapGraph:
             never_replan=never_replan,
             blacklist_after=blacklist_after,
             blacklist_fallback=blacklist_fallback,
+            any_rank=any_rank,
+            skip_unreachable=skip_unreachable,
             time_budget=time_budget,
             transition_model=transition_model,
             seed=seed,

@@ -21,7 +21,15 @@ from typing import Any, ClassVar, Literal
 
 from goap.planning import ActionSpec, Guard, GuardStage
 
-__all__ = ["FunctionalGuard", "Guard", "GuardResult", "GuardSeverity", "GuardStage"]
+__all__ = [
+    "FunctionalGuard",
+    "Guard",
+    "GuardResult",
+    "GuardSeverity",
+    "GuardStage",
+    "check_guard",
+    "guard_verdict",
+]
 
 GuardSeverity = Literal["warn", "block"]
 """What a failed check does: ``warn`` records it, ``block`` stops (or refuses) the action."""
@@ -69,16 +77,16 @@ class FunctionalGuard:
         return GuardResult(False, self.message or f"guard {self.name!r} failed", self.severity)
 
 
-async def run_check(guard: Any, action: ActionSpec, world: Mapping[str, Any]) -> dict[str, Any]:
+async def check_guard(guard: Any, action: ActionSpec, world: Mapping[str, Any]) -> dict[str, Any]:
     """One guard's verdict as JSON (what `ctx.call` records); a non-verdict answer is a WARN."""
     out: Any = guard.check(action, world)
     if inspect.isawaitable(out):
         out = await out
-    return verdict(guard, out)
+    return guard_verdict(guard, out)
 
 
-def verdict(guard: Any, out: Any) -> dict[str, Any]:
-    """A guard's answer (`GuardResult`, bool or None) as the JSON verdict `run_check` returns."""
+def guard_verdict(guard: Any, out: Any) -> dict[str, Any]:
+    """A guard's answer (`GuardResult`, bool or None) as the JSON verdict `check_guard` returns."""
     if out is None or out is True:
         return {"passed": True, "message": "", "severity": "warn"}
     if out is False:
@@ -106,10 +114,10 @@ class PolicyCall:
 
 
 class GuardCall(PolicyCall):
-    """A guard's verdict on the world around an action (see :func:`run_check`)."""
+    """A guard's verdict on the world around an action (see :func:`check_guard`)."""
 
     kind = "guard"
 
     async def call(self, ctx: Any, world: Any) -> Any:
         """Run the guard on a copy of ``world``."""
-        return await run_check(self.policy, self.subject, dict(world))
+        return await check_guard(self.policy, self.subject, dict(world))

@@ -1,7 +1,7 @@
 """Concurrent execution of independent plan actions (`GoapGraph(parallel=True)`).
 
 When the graph has no guards of its own and the plan's next actions are plain (no guards,
-approval, retries or single-use QoS), all
+approval or single-use QoS; an action's QoS retries happen inside the batch), all
 applicable now and pairwise independent (no action's effects touch another's preconditions or
 effects), the executor runs their `execute` callables concurrently in ONE step, through one
 recorded call that returns every result in plan order. Keeping the batch inside a step, rather
@@ -15,19 +15,17 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goap.planning import ActionSpec
+from goap.planning import ActionSpec, qos_of
 from goap.runtime._state import GoapState
 
 __all__ = ["BatchCall", "independent_batch"]
 
 
 def _plain(action: ActionSpec) -> bool:
-    qos = getattr(action, "qos", None)
     return (
         not getattr(action, "guards", ())
         and getattr(action, "approval", None) is None
-        and action.max_retries == 0
-        and (qos is None or (getattr(qos, "attempts", 1) <= 1 and getattr(qos, "can_rerun", True)))
+        and qos_of(action).can_rerun
     )
 
 
@@ -68,12 +66,18 @@ class BatchCall:
         async def one(a: ActionSpec) -> dict[str, Any]:
             if a.execute is None:
                 return {"out": None}
-            try:
-                out = a.execute(dict(world))
-                if asyncio.iscoroutine(out) or isinstance(out, asyncio.Future):
-                    out = await out
-            except Exception as exc:
-                return {"error": f"{type(exc).__name__}: {exc}"}
+            qos, attempt = qos_of(a), 1
+            while True:
+                try:
+                    out = a.execute(dict(world))
+                    if asyncio.iscoroutine(out) or isinstance(out, asyncio.Future):
+                        out = await out
+                    break
+                except Exception as exc:
+                    if attempt >= qos.attempts or not qos.retryable(exc):
+                        return {"error": f"{type(exc).__name__}: {exc}"}
+                    await asyncio.sleep(qos.delay(attempt))  # a replay serves the record instead
+                    attempt += 1
             if out is not None and not isinstance(out, dict):
                 return {
                     "error": f"execute of {a.name!r} returned {type(out).__name__}, expected a dict or None"

@@ -9,11 +9,11 @@ import logging
 from collections.abc import Iterable
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["LoggingTracer", "MultiTracer", "NullTracer", "PlanningTracer", "call_tracer"]
+__all__ = ["TRACER_HOOKS", "LoggingTracer", "MultiTracer", "NullTracer", "PlanningTracer", "call_tracer"]
 
 _log = logging.getLogger("goap.runtime._tracing")
 
-HOOKS = (
+TRACER_HOOKS = (
     "plan_start",
     "plan_complete",
     "plan_failed",
@@ -99,11 +99,11 @@ class NullTracer:
 class LoggingTracer(NullTracer):
     """Logs every hook through stdlib logging (INFO).
 
-    It answers the hooks named in ``hooks`` (default: :data:`HOOKS`); a subclass serving a tracer
+    It answers the hooks named in ``hooks`` (default: :data:`TRACER_HOOKS`); a subclass serving a tracer
     protocol with more hooks (e.g. search events) extends that set.
     """
 
-    hooks: frozenset[str] = frozenset(HOOKS)
+    hooks: frozenset[str] = frozenset(TRACER_HOOKS)
     """The hook names (without ``on_``/``aon_``) this tracer logs."""
 
     def __init__(self, logger: logging.Logger | str = "goap", level: int = logging.INFO) -> None:
@@ -153,6 +153,11 @@ class MultiTracer(NullTracer):
 
             return fan_sync
         raise AttributeError(name)
+
+    @property
+    def reflections(self) -> list[Any]:
+        """The reflections kept by the tracers inside (e.g. a `ReflexionTracer`'s), in tracer order."""
+        return [r for t in self.tracers for r in getattr(t, "reflections", ())]
 
 
 async def call_tracer(tracer: Any, hook: str, *args: Any, **kwargs: Any) -> None:

@@ -1,4 +1,4 @@
-"""Pictures of plans: Mermaid flowcharts, Mermaid Gantt charts of schedules, Graphviz DOT.
+"""Pictures of plans: Mermaid flowcharts, Mermaid Gantt charts of schedules, Graphviz DOT, plain text.
 
 Each function takes a :class:`goap.Plan`, a :class:`goap.PlanResult` or a sequence of action
 names and returns text to paste into a Markdown file (Mermaid) or feed to ``dot -Tsvg`` (DOT).
@@ -16,7 +16,7 @@ from typing import Any
 
 from goap.planning import Plan, PlanResult, Schedule
 
-__all__ = ["plan_to_dot", "plan_to_gantt", "plan_to_mermaid"]
+__all__ = ["plan_to_dot", "plan_to_gantt", "plan_to_mermaid", "plan_to_text", "plan_to_text_gantt"]
 
 
 def _parts(
@@ -128,17 +128,22 @@ def plan_to_mermaid(
     return "\n".join([*lines, *extra]) + "\n"
 
 
+def _schedule_of(plan: PlanResult | Schedule) -> Schedule:
+    schedule = plan.schedule if isinstance(plan, PlanResult) else plan
+    if schedule is None:
+        raise ValueError(
+            "this plan has no schedule; plan with CspPipeline and actions that declare a duration"
+        )
+    return schedule
+
+
 def plan_to_gantt(plan: PlanResult | Schedule, *, title: str = "plan schedule") -> str:
     """A Mermaid Gantt chart of a scheduled plan (times in seconds from the start).
 
     Raises ValueError when the plan has no schedule (plan with the CP-SAT pipeline and actions
     that declare durations).
     """
-    schedule = plan.schedule if isinstance(plan, PlanResult) else plan
-    if schedule is None:
-        raise ValueError(
-            "this plan has no schedule; plan with CspPipeline and actions that declare a duration"
-        )
+    schedule = _schedule_of(plan)
     lines = [
         "gantt",
         f"  title {title} (makespan {schedule.makespan:g}s)",
@@ -192,4 +197,61 @@ def plan_to_dot(
     ref = {f"a{i}": k for i, k in enumerate(key)}
     lines += [f"  {ref.get(a, a)} -> {ref.get(b, b)};" for a, b in _edges(len(names), schedule, edges, frame)]
     lines += [*extra, "}"]
+    return "\n".join(lines) + "\n"
+
+
+def plan_to_text(
+    plan: Plan | PlanResult | Sequence[str],
+    *,
+    title: str | None = None,
+    labels: Sequence[str] | None = None,
+    edges: Sequence[tuple[int, int]] | None = None,
+    schedule: Schedule | None = None,
+    extra: Sequence[str] = (),
+) -> str:
+    """A plain-text picture: a title line, then a line per action, ``[i] label  (after: [...])``
+    naming the actions it waits for (``edges``, default: the chain); a scheduled plan (or one given
+    a ``schedule``) is listed by start time instead, actions starting together grouped. The
+    ``extra`` lines follow as they are."""
+    names, costs, found, default = _parts(plan)
+    schedule = schedule or found
+    text = list(labels) if labels is not None else [_label(n, c) for n, c in zip(names, costs, strict=True)]
+    n = len(names)
+    lines = [title if title is not None else f"{default} ({n} step{'' if n == 1 else 's'})"]
+    if schedule is None:
+        after: dict[int, list[int]] = {}
+        for i, j in edges if edges is not None else [(i, i + 1) for i in range(n - 1)]:
+            after.setdefault(j, []).append(i)
+        lines += [
+            f"├── [{j}] {text[j]}" + (f"  (after: {sorted(after[j])})" if j in after else "")
+            for j in range(n)
+        ]
+    else:
+        starts: dict[float, list[int]] = {}
+        for e in schedule.entries:
+            starts.setdefault(e.start, []).append(e.index)
+        for t, group in sorted(starts.items()):
+            if len(group) == 1:
+                lines.append(f"├── t={t:g}s  [{group[0]}] {text[group[0]]}")
+            else:
+                lines += [f"├── t={t:g}s (parallel):", *(f"│     • [{i}] {text[i]}" for i in group)]
+    return "\n".join([*lines, *extra]) + "\n"
+
+
+def plan_to_text_gantt(plan: PlanResult | Schedule, *, width: int = 60) -> str:
+    """The schedule as text: a bar of ``#`` per action on a ``width``-column time axis.
+
+    Raises ValueError when the plan has no schedule or ``width`` is below 10.
+    """
+    schedule = _schedule_of(plan)
+    if width < 10:
+        raise ValueError(f"width must be at least 10, got {width}")
+    span = schedule.makespan if schedule.makespan > 0 else 1.0
+    pad = max(len(e.action) for e in schedule.entries)
+    lines = [f"{'action'.ljust(pad)}  |{'-' * width}|  0..{span:g}s"]
+    for e in schedule.entries:
+        first = int(e.start * width / span)
+        last = max(first + 1, int(e.end * width / span))
+        bar = "".join("#" if first <= c < last else " " for c in range(width))
+        lines.append(f"{e.action.ljust(pad)}  |{bar}|  {e.start:g}-{e.end:g}s")
     return "\n".join(lines) + "\n"

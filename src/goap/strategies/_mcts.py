@@ -200,7 +200,8 @@ class Mcts(StrategyBase):
     greedy_bias: float = 0.7
     """Probability that a rollout step takes the action whose expected outcome looks closest to the goal."""
     timeout: float | None = 30.0
-    """Seconds before giving up (``budget_exhausted`` unless a plan is already in the tree)."""
+    """Seconds before giving up (``budget_exhausted`` unless a plan is already in the tree); read every
+    64 iterations, or every iteration with a ``rollout`` hook."""
     blacklist: frozenset[str] = frozenset()
     """Action names never to use."""
     chance_nodes: bool = False
@@ -322,6 +323,7 @@ class _Run:
     def search(self, root: MctsNode, t0: float) -> tuple[Plan | None, bool, int]:
         deadline = None if self.cfg.timeout is None else t0 + self.cfg.timeout
         hook = self.cfg.on_iteration
+        every = 64 if self.cfg.rollout is None else 1  # a rollout hook's cost dwarfs a clock read
         iters = 0
         if not root.terminal:
             for iters in range(1, self.cfg.iterations + 1):
@@ -336,7 +338,7 @@ class _Run:
                     up = up.parent
                 if hook is not None:
                     hook(leaf)
-                if deadline is not None and iters % 64 == 0 and time.perf_counter() > deadline:
+                if deadline is not None and iters % every == 0 and time.perf_counter() > deadline:
                     break
         plan, found = self.extract(root)
         return plan, found, iters

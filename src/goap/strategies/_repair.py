@@ -8,7 +8,8 @@ that suffix search finds nothing, it falls back to planning from scratch. A repa
 the work already planned (useful when plans are reviewed or approved), at the price of
 optimality: ``optimal`` is True only for a from-scratch plan of an optimal base.
 
-Without an old plan (``solve``) it is its base strategy.
+Without an old plan (``solve``) it is its base strategy. A repaired result carries a
+:class:`RepairReport`: the length of the still-valid prefix and how much of it was kept.
 """
 
 from __future__ import annotations

@@ -15,12 +15,12 @@ A classifier is any ``Callable[[ProblemFeatures], str]`` returning a registered 
    horizon (``horizon_estimate >= horizon_threshold``) -> ``"mcts"``;
 5. otherwise -> ``"astar"``.
 
-Rules 2 to 4 need a stochastic model: with deterministic transitions optimal A* is exact and
-MCTS only samples, so the router never trades optimality away there (a 30-action problem A*
-solves at cost 2 is not handed to MCTS). A goal with constraints is never planned by a strategy
-that would ignore them: when the chosen strategy does not honour them (see
-:func:`goap.planning._constraints.honours_constraints`), :meth:`StrategyRouter.solve` raises
-:class:`goap.UnsupportedConstraintError` naming it.
+Rules 2 to 4 need a stochastic model (``stochastic_gate=False`` lifts that for rules 2 and 4): with
+deterministic transitions optimal A* is exact and MCTS only samples, so the router never trades
+optimality away there (a 30-action problem A* solves at cost 2 is not handed to MCTS). A goal with
+constraints is never planned by a strategy that would ignore them: when the chosen strategy does
+not honour them (see :func:`goap.planning._constraints.honours_constraints`),
+:meth:`StrategyRouter.solve` raises :class:`goap.UnsupportedConstraintError` naming it.
 """
 
 from __future__ import annotations

@@ -7,6 +7,10 @@ is the change of the soft score it causes (:class:`goap.SoftGoal` weights and pe
 its own value (``values[name]``, else ``metadata["value"]``, else 0), minus its cost. Ties go to
 the action listed first. Actions that change nothing are never chosen, so it cannot loop.
 
+``value_in(action, state)`` gives state-dependent values instead; ``positive_only=False`` keeps
+taking the best applicable action, even at a loss or when it changes nothing (``max_actions``
+then bounds the plan).
+
 With a goal that has conditions, a greedy run that does not end in it is ``budget_exhausted``
 (nothing is proven about the goal). The plans are greedy: ``optimal`` is always False.
 """

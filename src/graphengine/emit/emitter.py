@@ -77,7 +77,8 @@ class MemoryEmitter:
 
 
 class LogEmitter:
-    """Writes each event to a stdlib `logging` logger (errors at ERROR, the rest at `level`)."""
+    """Writes each event to a stdlib `logging` logger (errors at ERROR, streamed tokens at DEBUG
+    since there is one per piece of a model's answer, the rest at `level`)."""
 
     def __init__(self, logger: logging.Logger | str = "graphengine", level: int = logging.INFO) -> None:
         self._logger = logging.getLogger(logger) if isinstance(logger, str) else logger
@@ -85,7 +86,14 @@ class LogEmitter:
 
     def emit(self, event: Event) -> None:
         """Log the event with its run, step and node as `extra` fields."""
-        level = logging.ERROR if event.kind == EventKind.ERROR else self._level
+        kind = event.kind
+        level = (
+            logging.ERROR
+            if kind == EventKind.ERROR
+            else logging.DEBUG
+            if kind == EventKind.TOKEN
+            else self._level
+        )
         if not self._logger.isEnabledFor(level):
             return
         self._logger.log(

@@ -26,6 +26,7 @@ class EventKind(StrEnum):
     ERROR = "error"
     INTERRUPT = "interrupt"
     WARNING = "warning"
+    TOKEN = "token"  # noqa: S105 (a chat model's answer streaming: models.chat(stream=True))
     CUSTOM = "custom"
 
 

@@ -37,6 +37,11 @@ Decisions a caller should know:
   and the exception recorded (type, message and traceback when the engine is handling it).
   Retries, interrupts and custom events become span events; custom events land on the node span
   that is current when they are emitted (else the node span of their step, else the run span).
+  Streamed tokens (`EventKind.TOKEN`, from ``models.chat(stream=True)``) are span events named
+  `graphengine.token` on the node span, the text in `graphengine.token.text` and the answer's
+  id in `graphengine.message_id`. The SDK keeps 128 events per span unless told otherwise
+  (`OTEL_SPAN_EVENT_COUNT_LIMIT`, or `SpanLimits(max_events=...)`): raise it to keep every
+  token of long answers (the answer itself is in the run's step record either way).
 - Metrics (OpenTelemetry metrics API, low-cardinality attributes only, never the run id):
   `graphengine.steps` (counter of finished node executions, by `graphengine.node_id` and
   `graphengine.outcome` ok/error), `graphengine.node.duration` (histogram, seconds, from node
@@ -79,6 +84,8 @@ __all__ = [
     "RUN_SPAN",
     "RUN_STATUS",
     "STEP",
+    "TOKEN_SPAN_EVENT",
+    "TOKEN_TEXT",
 ]
 
 _log = logging.getLogger("graphengine.emit.otel")
@@ -99,6 +106,10 @@ BRANCH = "graphengine.branch"
 """Attribute: the fan-out branch index, on branch spans."""
 RUN_STATUS = "graphengine.run.status"
 """Attribute: how a run segment ended: done, interrupted, failed, cancelled, abandoned."""
+TOKEN_SPAN_EVENT = "graphengine.token"  # noqa: S105 (a span event name)
+"""Name of the span event of a streamed token."""
+TOKEN_TEXT = "graphengine.token.text"  # noqa: S105 (an attribute name)
+"""Attribute: the text of a streamed token."""
 _RESUMED = "graphengine.run.resumed"
 _ROUTE = "graphengine.route"
 _OUTCOME = "graphengine.outcome"
@@ -413,11 +424,16 @@ class OTelEmitter:
             if ns0 is None:
                 ns0 = next((n for k, n in run.nodes.items() if k[0] == e.step and k[1] == e.node_id), None)
             target = ns0.span if ns0 is not None else run.span
-        attrs = _attrs(e.meta)
+        token = e.kind == EventKind.TOKEN
+        # a token's meta is the engine's own (message_id, attempt, branch): namespaced like ours
+        attrs = _attrs(e.meta, "graphengine." if token else "")
         attrs["graphengine.event.kind"] = str(e.kind)
         if e.node_id:
             attrs.setdefault(NODE_ID, e.node_id)
-        target.add_event(e.msg or str(e.kind), attrs, timestamp=_ns(e.ts))
+        name = e.msg or str(e.kind)
+        if token:  # the text is data, not a name: one event name for all tokens
+            name, attrs[TOKEN_TEXT] = TOKEN_SPAN_EVENT, e.msg
+        target.add_event(name, attrs, timestamp=_ns(e.ts))
 
     @classmethod
     def console(cls) -> OTelEmitter:

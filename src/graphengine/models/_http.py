@@ -150,75 +150,36 @@ class JsonHttp:
 
     async def post(self, path: str, payload: Mapping[str, Any]) -> Any:
         """POST `payload` to ``base_url + path``; return the JSON body of the 2xx answer."""
+        return await self._request(path, payload, None)
+
+    async def post_lines(self, path: str, payload: Mapping[str, Any], on_line: Callable[[str], None]) -> None:
+        """POST `payload` and hand each line of the 2xx answer's body to `on_line` as it arrives.
+
+        For streamed answers (server-sent events, NDJSON). Errors and retries are those of
+        `post`, with one difference: once a line was handed on, a failure is raised at once,
+        never retried, so `on_line` never sees the beginning of an answer twice.
+        """
+        await self._request(path, payload, on_line)
+
+    async def _request(
+        self, path: str, payload: Mapping[str, Any], on_line: Callable[[str], None] | None
+    ) -> Any:
         httpx = import_httpx(f"the {self.provider} chat model")
         url = self.base_url + path
         shown = self.redact(url)
         body = json.dumps(payload, ensure_ascii=False).encode()
-        headers = {"content-type": "application/json", "accept": "application/json", **self._headers}
+        accept = "application/json" if on_line is None else "text/event-stream, application/x-ndjson"
+        headers = {"content-type": "application/json", "accept": accept, **self._headers}
+        lines = _Counted(on_line)
         attempt = 0
         while True:
             attempt += 1
             retry_after: float | None = None
             try:
                 async with asyncio.timeout(self.timeout):
-                    if self._client is not None:
-                        resp = await self._client.post(
-                            url, content=body, headers=headers, timeout=self.timeout
-                        )
-                    else:
-                        async with httpx.AsyncClient(transport=self._transport, timeout=self.timeout) as c:
-                            resp = await c.post(url, content=body, headers=headers)
-                failure: ChatModelError | None = None
-                status = resp.status_code
-                if 200 <= status < 300:
-                    try:
-                        return json.loads(resp.content)
-                    except ValueError:
-                        raise self._err(
-                            BadResponseError,
-                            f"{shown} answered {status} with malformed JSON: {_excerpt(resp.text)!r}",
-                            shown,
-                            status=status,
-                            attempts=attempt,
-                        ) from None
-                try:
-                    detail = _server_message(json.loads(resp.content)) or _excerpt(resp.text)
-                except ValueError:
-                    detail = _excerpt(resp.text)
-                if status in (401, 403):
-                    raise self._err(
-                        ModelAuthError,
-                        f"{shown} refused the credentials ({status}): {detail}",
-                        shown,
-                        status=status,
-                        attempts=attempt,
-                    )
-                if status == 429:
-                    retry_after = parse_retry_after(resp.headers.get("retry-after"))
-                    failure = ModelRateLimitError(
-                        self.redact(f"{self.provider}: {shown} is rate limiting (429): {detail}"),
-                        retry_after=retry_after,
-                        provider=self.provider,
-                        url=shown,
-                        attempts=attempt,
-                    )
-                elif status >= 500:
-                    retry_after = parse_retry_after(resp.headers.get("retry-after"))
-                    failure = self._err(
-                        ModelHTTPError,
-                        f"{shown} answered {status}: {detail}",
-                        shown,
-                        status=status,
-                        attempts=attempt,
-                    )
-                else:
-                    raise self._err(
-                        ModelHTTPError,
-                        f"{shown} answered {status}: {detail}",
-                        shown,
-                        status=status,
-                        attempts=attempt,
-                    )
+                    return await self._once(httpx, url, shown, body, headers, attempt, lines)
+            except _Retryable as r:
+                failure, retry_after = r.failure, r.retry_after
             except (TimeoutError, httpx.TimeoutException):
                 failure = self._err(
                     ModelTimeoutError,
@@ -233,6 +194,9 @@ class JsonHttp:
                     shown,
                     attempts=attempt,
                 )
+            if lines.count:
+                failure.args = (f"{failure.args[0]} (after {lines.count} streamed lines; not retried)",)
+                raise failure
             if attempt > self.retry.max_retries:
                 raise failure
             if retry_after is not None and retry_after > self.retry.max_retry_after:
@@ -244,3 +208,103 @@ class JsonHttp:
             wait = self.retry.delay(attempt, retry_after)
             log.warning("%s (attempt %d); retrying in %.2fs", failure, attempt, wait)
             await self._sleep(wait)
+
+    async def _once(
+        self,
+        httpx: ModuleType,
+        url: str,
+        shown: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        attempt: int,
+        lines: _Counted,
+    ) -> Any:
+        """One request: the decoded JSON (or None once every line was handed on); typed errors."""
+        if self._client is not None:
+            return await self._read(self._client, url, shown, body, headers, attempt, lines)
+        async with httpx.AsyncClient(transport=self._transport, timeout=self.timeout) as c:
+            return await self._read(c, url, shown, body, headers, attempt, lines)
+
+    async def _read(
+        self,
+        client: Any,
+        url: str,
+        shown: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        attempt: int,
+        lines: _Counted,
+    ) -> Any:
+        async with client.stream("POST", url, content=body, headers=headers, timeout=self.timeout) as resp:
+            status = resp.status_code
+            if not 200 <= status < 300:
+                await resp.aread()
+                self._refuse(resp, shown, attempt)
+            if lines.on_line is not None:
+                async for line in resp.aiter_lines():
+                    lines(line)
+                return None
+            await resp.aread()
+        try:
+            return json.loads(resp.content)
+        except ValueError:
+            raise self._err(
+                BadResponseError,
+                f"{shown} answered {status} with malformed JSON: {_excerpt(resp.text)!r}",
+                shown,
+                status=status,
+                attempts=attempt,
+            ) from None
+
+    def _refuse(self, resp: Any, shown: str, attempt: int) -> None:
+        """Raise the error a non-2xx answer means: `_Retryable` for 429 and 5xx, else a final one."""
+        status = resp.status_code
+        try:
+            detail = _server_message(json.loads(resp.content)) or _excerpt(resp.text)
+        except ValueError:
+            detail = _excerpt(resp.text)
+        if status in (401, 403):
+            msg, cls = f"{shown} refused the credentials ({status}): {detail}", ModelAuthError
+            raise self._err(cls, msg, shown, status=status, attempts=attempt)
+        if status == 429:
+            retry_after = parse_retry_after(resp.headers.get("retry-after"))
+            raise _Retryable(
+                ModelRateLimitError(
+                    self.redact(f"{self.provider}: {shown} is rate limiting (429): {detail}"),
+                    retry_after=retry_after,
+                    provider=self.provider,
+                    url=shown,
+                    attempts=attempt,
+                ),
+                retry_after,
+            )
+        failure = self._err(
+            ModelHTTPError, f"{shown} answered {status}: {detail}", shown, status=status, attempts=attempt
+        )
+        if status >= 500:
+            raise _Retryable(failure, parse_retry_after(resp.headers.get("retry-after")))
+        raise failure
+
+
+class _Retryable(Exception):
+    """Carries a failure worth retrying (429, 5xx) out of one attempt, with the server's Retry-After."""
+
+    def __init__(self, failure: ChatModelError, retry_after: float | None) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
+        self.retry_after = retry_after
+
+
+class _Counted:
+    """Hands lines on to `on_line` and counts them (a stream that has begun is never retried)."""
+
+    __slots__ = ("count", "on_line")
+
+    def __init__(self, on_line: Callable[[str], None] | None) -> None:
+        self.on_line = on_line
+        self.count = 0
+
+    def __call__(self, line: str) -> None:
+        assert self.on_line is not None
+        self.count += 1
+        self.on_line(line)

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, Protocol, TypedDict
 
 from pydantic import SecretStr
 
 from ._http import JsonHttp, RetryPolicy
-from .chat import ChatOut, Message, ToolCall, ToolSpec
+from .chat import ChatOut, Message, ToolCall, ToolSpec, refuse_markers
 from .errors import BadResponseError
 
-__all__ = ["Connection", "HttpChatModel", "decode_tool_calls", "wire_tool"]
+__all__ = ["Connection", "HttpChatModel", "StreamDecoder", "decode_tool_calls", "wire_tool"]
 
 
 class Connection(TypedDict, total=False):
@@ -70,9 +70,22 @@ def decode_tool_calls(
     return tuple(calls)
 
 
+class StreamDecoder(Protocol):
+    """Reads a streamed answer line by line (one per `stream_chat` call)."""
+
+    def feed(self, line: str) -> str:
+        """Take one line of the body; return the answer's text it carries ("" for none)."""
+        ...
+
+    def finish(self) -> ChatOut:
+        """The whole answer, once the body ended; `BadResponseError` if it ended too early."""
+        ...
+
+
 class HttpChatModel:
     """What `OpenAIChatModel` and `OllamaChatModel` share: `chat` posts `request_body` to
-    `chat_path` and decodes the answer with `parse_response`; errors name the provider and the
+    `chat_path` and decodes the answer with `parse_response`; `stream_chat` posts `stream_body`
+    and reads the streamed answer with `stream_decoder`. Errors name the provider and the
     server with every secret redacted. Subclasses set `model`, `base_url`, `_api_key`, `_http`."""
 
     provider: str
@@ -134,8 +147,38 @@ class HttpChatModel:
 
     async def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> ChatOut:
         """POST the conversation to `chat_path` and decode the answer."""
+        refuse_markers(messages)
         data = await self._http.post(self.chat_path, self.request_body(messages, tools))
         return self.parse_response(data)
+
+    def stream_body(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> dict[str, Any]:
+        """The JSON body `stream_chat` sends: `request_body` with streaming on."""
+        return {**self.request_body(messages, tools), "stream": True}
+
+    def stream_decoder(self) -> StreamDecoder:
+        """A fresh reader of this protocol's streamed answer."""
+        raise NotImplementedError
+
+    async def stream_chat(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], on_token: Callable[[str], None]
+    ) -> ChatOut:
+        """Ask with streaming on; call ``on_token(text)`` for each piece of text as it arrives.
+
+        Returns the whole answer, as `chat` would have. The errors are `chat`'s; a failure
+        after the first line arrived is raised at once, not retried (the tokens already
+        handed on are not sent twice), and a stream that ends before the answer is complete
+        is a `BadResponseError`. `timeout` bounds the whole answer, as for `chat`.
+        """
+        refuse_markers(messages)
+        decoder = self.stream_decoder()
+
+        def on_line(line: str) -> None:
+            text = decoder.feed(line)
+            if text:
+                on_token(text)
+
+        await self._http.post_lines(self.chat_path, self.stream_body(messages, tools), on_line)
+        return decoder.finish()
 
     def parse_response(self, data: Any) -> ChatOut:
         """Decode a response body; `BadResponseError` names what is wrong."""

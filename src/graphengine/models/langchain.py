@@ -5,10 +5,10 @@ Needs the ``langchain`` extra (langchain-core), imported on first use.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .chat import ChatOut, Message, ToolCall, ToolSpec
+from .chat import ChatOut, Message, ToolCall, ToolSpec, refuse_markers
 from .errors import BadResponseError, ChatModelError, MissingExtraError
 
 __all__ = ["LangChainChatModel"]
@@ -48,7 +48,8 @@ class LangChainChatModel:
     Tools are bound with the model's ``bind_tools`` (OpenAI function format); models that do
     not implement it get them as a ``tools=`` call argument. Errors the wrapped model raises
     become `ChatModelError` (``from`` the original); an answer that is not an ``AIMessage``, or
-    that carries invalid tool calls, is a `BadResponseError`.
+    that carries invalid tool calls, is a `BadResponseError`. `stream_chat` streams through the
+    model's ``astream``.
     """
 
     provider = "langchain"
@@ -69,7 +70,8 @@ class LangChainChatModel:
         return f"LangChainChatModel({type(self.base).__name__})"
 
     def to_langchain(self, messages: Sequence[Message]) -> list[Any]:
-        """Our messages as LangChain message objects."""
+        """Our messages as LangChain message objects (`ValueError` for a removal marker)."""
+        refuse_markers(messages)
         lc = self._lc
         out: list[Any] = []
         for m in messages:
@@ -89,25 +91,54 @@ class LangChainChatModel:
 
     async def chat(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> ChatOut:
         """Invoke the wrapped model (``ainvoke``) and convert its ``AIMessage``."""
-        runnable: Any = self.base
-        if tools:
-            specs = [
-                {
-                    "type": "function",
-                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-                }
-                for t in tools
-            ]
-            try:
-                runnable = self.base.bind_tools(specs)
-            except NotImplementedError:
-                runnable = self.base.bind(tools=specs)
         try:
-            ai = await runnable.ainvoke(self.to_langchain(messages))
+            ai = await self._bound(tools).ainvoke(self.to_langchain(messages))
         except ChatModelError:
             raise
         except Exception as exc:
             raise ChatModelError(f"langchain: {type(exc).__name__}: {exc}", provider=self.provider) from exc
+        return self._answer(ai)
+
+    async def stream_chat(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], on_token: Callable[[str], None]
+    ) -> ChatOut:
+        """Stream the wrapped model (``astream``), handing on each chunk's text; return the whole answer.
+
+        The chunks are added up as LangChain adds them (tool-call fragments included), so the
+        answer is the one `chat` gives for the same model output. A failure mid-stream is a
+        `ChatModelError`, as in `chat`.
+        """
+        total: Any = None
+        try:
+            async for chunk in self._bound(tools).astream(self.to_langchain(messages)):
+                text = _text(getattr(chunk, "content", ""))
+                if text:
+                    on_token(text)
+                total = chunk if total is None else total + chunk
+        except ChatModelError:
+            raise
+        except Exception as exc:
+            raise ChatModelError(f"langchain: {type(exc).__name__}: {exc}", provider=self.provider) from exc
+        return self._answer(total)
+
+    def _bound(self, tools: Sequence[ToolSpec]) -> Any:
+        """The wrapped model, with `tools` bound when there are any."""
+        if not tools:
+            return self.base
+        specs = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+            }
+            for t in tools
+        ]
+        try:
+            return self.base.bind_tools(specs)
+        except NotImplementedError:
+            return self.base.bind(tools=specs)
+
+    def _answer(self, ai: Any) -> ChatOut:
+        """A LangChain ``AIMessage`` (or the sum of its chunks) as our `ChatOut`."""
         if not isinstance(ai, self._lc.AIMessage):
             raise BadResponseError(
                 f"langchain: expected an AIMessage, got {type(ai).__name__}", provider=self.provider

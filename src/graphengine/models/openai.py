@@ -7,11 +7,12 @@ point `base_url` at them (e.g. ``http://127.0.0.1:8000/v1``). Needs the ``http``
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Unpack
 
-from ._wire import Connection, HttpChatModel, decode_tool_calls, wire_tool
+from ._wire import Connection, HttpChatModel, StreamDecoder, decode_tool_calls, wire_tool
 from .chat import ChatOut, Message, ToolSpec
+from .errors import BadResponseError
 
 __all__ = ["OpenAIChatModel"]
 
@@ -49,6 +50,10 @@ class OpenAIChatModel(HttpChatModel):
     `ModelTimeoutError`, `ModelConnectionError`, `ModelHTTPError` (other statuses) and
     `BadResponseError` (malformed JSON, no choices, tool-call arguments that are not a JSON
     object), all from `graphengine.models`.
+
+    `stream_chat` asks with ``"stream": true`` and reads the server-sent events
+    (``data: {chunk}`` lines whose ``choices[0].delta`` carries text and tool-call fragments,
+    ending with ``data: [DONE]``); it returns the same `ChatOut` as `chat`.
     """
 
     provider = "openai"
@@ -100,3 +105,78 @@ class OpenAIChatModel(HttpChatModel):
             raise bad(f"`choices[0].message.content` must be a string or null, got {content!r:.200}")
         calls = decode_tool_calls(msg.get("tool_calls"), "choices[0].message.tool_calls", bad)
         return self._answer(content or "", calls, choices[0].get("finish_reason"), data.get("model"))
+
+    def stream_decoder(self) -> StreamDecoder:
+        """A reader of chat-completions server-sent events."""
+        return _EventStream(self._bad)
+
+
+class _EventStream:
+    """Reads ``data: {chunk}`` lines up to ``data: [DONE]``, gathering text and tool-call fragments."""
+
+    def __init__(self, bad: Callable[[str], BadResponseError]) -> None:
+        self._bad = bad
+        self._text: list[str] = []
+        self._calls: dict[int, tuple[list[str], list[str], list[str]]] = {}  # index -> id, name, args
+        self._finish: str | None = None
+        self._model: str | None = None
+        self._done = False
+
+    def feed(self, line: str) -> str:
+        """One line of the event stream; the text its chunk adds."""
+        if not line.startswith("data:"):
+            return ""  # blank separators, ``: comments``, ``event:``/``id:`` fields
+        data = line[5:].strip()
+        if data == "[DONE]":
+            self._done = True
+            return ""
+        try:
+            chunk = json.loads(data)
+        except ValueError:
+            raise self._bad(f"a streamed chunk is not JSON: {data!r:.200}") from None
+        if not isinstance(chunk, Mapping):
+            raise self._bad(f"a streamed chunk must be an object, got {data!r:.200}")
+        if "error" in chunk:
+            raise self._bad(f"the server reported an error mid-stream: {chunk['error']!r:.200}")
+        if isinstance(chunk.get("model"), str):
+            self._model = chunk["model"]
+        choices = chunk.get("choices")
+        if not choices:
+            return ""  # e.g. the usage chunk of ``stream_options.include_usage``
+        if not isinstance(choices, list) or not isinstance(choices[0], Mapping):
+            raise self._bad(f"`choices` must be a list of objects, got {choices!r:.200}")
+        if isinstance(choices[0].get("finish_reason"), str):
+            self._finish = choices[0]["finish_reason"]
+        delta = choices[0].get("delta") or {}
+        if not isinstance(delta, Mapping):
+            raise self._bad(f"`choices[0].delta` must be an object, got {delta!r:.200}")
+        for part in delta.get("tool_calls") or ():
+            self._call_part(part)
+        content = delta.get("content")
+        if content is None:
+            return ""
+        if not isinstance(content, str):
+            raise self._bad(f"`choices[0].delta.content` must be a string or null, got {content!r:.200}")
+        self._text.append(content)
+        return content
+
+    def _call_part(self, part: Any) -> None:
+        """Add one fragment of a tool call: the first has its id and name, the rest pieces of arguments."""
+        if not isinstance(part, Mapping) or not isinstance(part.get("index", 0), int):
+            raise self._bad(f"`choices[0].delta.tool_calls` holds a bad fragment: {part!r:.200}")
+        ids, names, args = self._calls.setdefault(part.get("index", len(self._calls)), ([], [], []))
+        fn = part.get("function") or {}
+        for value, into in ((part.get("id"), ids), (fn.get("name"), names), (fn.get("arguments"), args)):
+            if isinstance(value, str):
+                into.append(value)
+
+    def finish(self) -> ChatOut:
+        """The answer the chunks made up."""
+        if not (self._done or self._finish):
+            raise self._bad("the stream ended before the answer did (no finish_reason, no [DONE])")
+        raw = [
+            {"id": "".join(ids), "function": {"name": "".join(names), "arguments": "".join(args)}}
+            for _, (ids, names, args) in sorted(self._calls.items())
+        ]
+        calls = decode_tool_calls(raw, "choices[0].delta.tool_calls", self._bad)
+        return HttpChatModel._answer("".join(self._text), calls, self._finish, self._model)

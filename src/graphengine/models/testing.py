@@ -9,12 +9,16 @@ with the next scripted reply, so adapters are tested over real sockets and the r
         assert (await model.chat([Message.user("hi")])).text == "hello"
         assert srv.requests[0].json["messages"][0]["content"] == "hi"
 
+Streamed answers are scripted as their body's pieces, sent one by one with chunked transfer
+encoding: ``srv.stream(openai_stream(["hel", "lo"]), content_type="text/event-stream")``.
+
 Only the standard library is used (``http.server`` in a thread).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -30,7 +34,9 @@ __all__ = [
     "ScriptedChatModel",
     "ScriptedReply",
     "ollama_reply",
+    "ollama_stream",
     "openai_reply",
+    "openai_stream",
 ]
 
 
@@ -59,6 +65,15 @@ class ScriptedChatModel:
         item = self._script[min(len(self.calls), len(self._script)) - 1]
         out = item(messages, tools) if callable(item) else item
         return ChatOut(text=out, model=self.model) if isinstance(out, str) else out
+
+    async def stream_chat(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], on_token: Callable[[str], None]
+    ) -> ChatOut:
+        """Return the next scripted answer, handing its text to `on_token` word by word first."""
+        out = await self.chat(messages, tools)
+        for piece in re.findall(r"\S+\s*|\s+", out.text):
+            on_token(piece)
+        return out
 
 
 def openai_reply(
@@ -117,6 +132,63 @@ def ollama_reply(
     }
 
 
+def openai_stream(
+    pieces: Iterable[str],
+    tool_calls: Iterable[tuple[str, Mapping[str, Any]]] = (),
+    *,
+    model: str = "test-model",
+) -> list[bytes]:
+    """A streamed chat-completions body, event by event: a role chunk, one chunk per text piece,
+    each tool call as a name chunk and two argument fragments, a finish chunk, ``[DONE]``."""
+
+    def event(delta: Mapping[str, Any], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": dict(delta), "finish_reason": finish}
+        chunk = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "model": model,
+            "choices": [choice],
+        }
+        return f"data: {json.dumps(chunk)}\n\n".encode()
+
+    out = [event({"role": "assistant", "content": ""})]
+    out += [event({"content": p}) for p in pieces]
+    calls = list(tool_calls)
+    for i, (name, args) in enumerate(calls):
+        text = json.dumps(dict(args))
+        head = {
+            "index": i,
+            "id": f"call_{i}",
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
+        out.append(event({"tool_calls": [head]}))
+        for frag in (text[: len(text) // 2], text[len(text) // 2 :]):
+            out.append(event({"tool_calls": [{"index": i, "function": {"arguments": frag}}]}))
+    out.append(event({}, "tool_calls" if calls else "stop"))
+    return [*out, b"data: [DONE]\n\n"]
+
+
+def ollama_stream(
+    pieces: Iterable[str],
+    tool_calls: Iterable[tuple[str, Mapping[str, Any]]] = (),
+    *,
+    model: str = "test-model",
+) -> list[bytes]:
+    """A streamed ``/api/chat`` body, line by line: one message per text piece, the tool calls in
+    one message, then the ``done: true`` line."""
+
+    def line(msg: Mapping[str, Any], **extra: Any) -> bytes:
+        body = {"model": model, "created_at": "2024-01-01T00:00:00Z", "message": dict(msg), **extra}
+        return (json.dumps(body) + "\n").encode()
+
+    out = [line({"role": "assistant", "content": p}, done=False) for p in pieces]
+    calls = [{"function": {"name": n, "arguments": dict(a)}} for n, a in tool_calls]
+    if calls:
+        out.append(line({"role": "assistant", "content": "", "tool_calls": calls}, done=False))
+    return [*out, line({"role": "assistant", "content": ""}, done=True, done_reason="stop")]
+
+
 @dataclass(frozen=True, slots=True)
 class ScriptedReply:
     """One scripted HTTP answer."""
@@ -129,6 +201,12 @@ class ScriptedReply:
     """Extra response headers (e.g. ``Retry-After``)."""
     delay: float = 0.0
     """Seconds to wait before answering (to provoke client timeouts)."""
+    chunks: tuple[bytes, ...] | None = None
+    """A streamed body: these pieces, sent one by one with chunked transfer encoding."""
+    content_type: str = "application/json"
+    """The ``content-type`` header."""
+    pause: float = 0.0
+    """Seconds to wait between two chunks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +257,19 @@ class LocalChatServer:
             self._replies.append(ScriptedReply(body, status, dict(headers or {}), delay))
         return self
 
+    def stream(
+        self, chunks: Iterable[bytes], *, content_type: str = "text/event-stream", pause: float = 0.0
+    ) -> LocalChatServer:
+        """Queue one streamed 200 answer made of `chunks` (see `openai_stream`, `ollama_stream`).
+
+        When the server is closed (or the client gives up) mid-stream, it stops sending
+        without the final empty chunk, so the client sees a broken stream.
+        """
+        reply = ScriptedReply(chunks=tuple(chunks), content_type=content_type, pause=pause)
+        with self._lock:
+            self._replies.append(reply)
+        return self
+
     @property
     def url(self) -> str:
         """``http://127.0.0.1:PORT`` of the running server."""
@@ -210,6 +301,9 @@ class LocalChatServer:
                     r = ScriptedReply({"error": "no scripted reply"}, 500)
                 if r.delay and owner._closing.wait(r.delay):
                     return
+                if r.chunks is not None:
+                    self._stream(r)
+                    return
                 payload = r.body if isinstance(r.body, bytes) else json.dumps(r.body).encode()
                 try:
                     self.send_response(r.status)
@@ -221,6 +315,22 @@ class LocalChatServer:
                     self.wfile.write(payload)
                 except OSError:  # the client gave up (timeout)
                     pass
+
+            def _stream(self, r: ScriptedReply) -> None:
+                try:
+                    self.send_response(r.status)
+                    self.send_header("content-type", r.content_type)
+                    self.send_header("transfer-encoding", "chunked")
+                    self.end_headers()
+                    for piece in r.chunks or ():
+                        if r.pause and owner._closing.wait(r.pause):
+                            self.close_connection = True
+                            return
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                        self.wfile.flush()
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:  # the client gave up
+                    self.close_connection = True
 
             do_POST = _handle
             do_GET = _handle

@@ -617,7 +617,9 @@ def create_app(
         """The run's events as Server-Sent Events while this server drives it, then an `end` event.
 
         Each message has `id:` (its number in this drive), `event:` (the event kind) and
-        `data:` (the event as JSON). A run not driven here gets a single `end` with its status.
+        `data:` (the event as JSON); a node streaming a chat model (`chat(..., stream=True)`)
+        adds `token` events, the text in `msg` and the answer's id in `meta.message_id`. A run
+        not driven here gets a single `end` with its status.
         `Last-Event-ID` (sent by a reconnecting EventSource) works like `after`.
         """
         last = request.headers.get("last-event-id")

@@ -9,6 +9,7 @@ from pydantic_core import to_jsonable_python
 
 from graphengine.emit import Event
 
+from ..reducer import delta_fields
 from ..routing import Next, NextKind
 
 __all__ = ["delta_doc", "event_doc", "jsonable", "route_doc"]
@@ -39,15 +40,19 @@ def jsonable(value: Any) -> Any:
 
 
 def delta_doc(delta: Any) -> Any:
-    """A delta as JSON: for a pydantic model only the fields it set (what the reducer merges)."""
+    """A delta as JSON: for a pydantic model only the fields it set (`delta_fields`, what the reducer merges)."""
     if isinstance(delta, BaseModel):
-        return delta.model_dump(mode="json", exclude_unset=True, fallback=_fallback)
+        fields = delta_fields(delta) or {}
+        return delta.model_dump(mode="json", include=set(fields), fallback=_fallback)
     return jsonable(delta)
 
 
 def event_doc(ev: Event, seq: int) -> dict[str, Any]:
-    """An event of a run as JSON, numbered `seq` in the server's log of that run."""
-    meta = {k: delta_doc(v) if k == "delta" else jsonable(v) for k, v in ev.meta.items()}
+    """An event of a run as JSON, numbered `seq` in the server's log of that run.
+
+    A step's ``meta["changes"]`` is left out: its ``delta`` already shows those fields alone.
+    """
+    meta = {k: delta_doc(v) if k == "delta" else jsonable(v) for k, v in ev.meta.items() if k != "changes"}
     if "branches" in meta:
         meta["branches"] = [delta_doc(b) for b in ev.meta["branches"]]
     return {

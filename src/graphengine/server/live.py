@@ -5,7 +5,7 @@ events (a ring buffer), plus two integers per committed step (the step's number 
 number of its `step` event). An SSE client asking for older events (`Last-Event-ID` or `?after=`
 before the buffer's start) gets them rebuilt from the store: the `step` event of every committed
 step in between, with its original number, then the buffer. What the store does not hold
-(`node_start`, `node_end`, custom events of those old steps) is not repeated. A listener that
+(`node_start`, `node_end`, `token`, custom events of those old steps) is not repeated. A listener that
 falls more than `events_kept` events behind is resynchronised the same way instead of growing a
 queue without bound.
 """

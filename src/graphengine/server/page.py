@@ -273,6 +273,10 @@ function openStream(id) {
     es.addEventListener(kind, (ev) => { if (kind !== "node_start") refresh(); const d = JSON.parse(ev.data);
       $("msg").textContent = "live: " + d.kind + (d.node_id ? " " + d.node_id : "") + (d.step ? " (step " + d.step + ")" : ""); });
   }
+  let said = "";  // the streamed answer so far (token events), shown while the model writes it
+  es.addEventListener("token", (ev) => { const d = JSON.parse(ev.data); said += d.msg;
+    $("msg").textContent = "live: " + d.node_id + " says " + said.slice(-80); });
+  es.addEventListener("step", () => { said = ""; });
   es.addEventListener("end", () => { closeStream(); $("msg").textContent = ""; refresh(); });
   es.onerror = () => { closeStream(); };
 }

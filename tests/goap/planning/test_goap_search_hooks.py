@@ -90,3 +90,17 @@ def test_effect_fn_needs_its_keys_and_stays_inside_them() -> None:
     stray = ActionSpec("stray", effect_fn=lambda s: {"m": 1}, effect_keys=frozenset({"n"}))
     with pytest.raises(ModelError):
         stray.apply({"n": 1})
+
+
+def test_prune_false_keeps_irrelevant_actions_in_the_search() -> None:
+    """With prune=False the search also expands what relevance pruning would drop; the plan is the same."""
+    acts = [
+        ActionSpec("ab", {"a": True}, {"b": True}, cost=2.0),
+        ActionSpec("side", {"a": True}, {"x": True}),
+    ]
+    start = {"a": True, "b": False, "x": False}
+    for prune, expect in ((True, set()), (False, {"side"})):
+        seen: list[SearchEvent] = []
+        res = plan(start, {"b": True}, acts, AStar(heuristic="blind", prune=prune, on_expand=seen.append))
+        assert res.plan is not None and res.plan.names == ("ab",)
+        assert {e.action for e in seen} - {None, "ab"} == expect

@@ -18,7 +18,7 @@ from langgraph.graph.state import CompiledStateGraph
 from typing_extensions import TypedDict
 
 from goap import ActionSpec, GoalSpec, GoapGraph, GoapState
-from goap.runtime._tracing import HOOKS
+from goap.runtime import TRACER_HOOKS as HOOKS
 from graphengine.adapters.langgraph_saver import GraphEngineSaver
 from graphengine.adapters.langgraph_tables import MemoryCheckpointTable
 

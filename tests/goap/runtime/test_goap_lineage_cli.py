@@ -55,6 +55,13 @@ def test_visualize_prints_mermaid_or_dot(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["visualize", _file(tmp_path), "--format", "gantt"]) == 2
 
 
+def test_visualize_prints_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--format text lists the steps, each with the step it follows."""
+    assert main(["visualize", _file(tmp_path), "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    assert ": cost " in out.splitlines()[0] and "├── [0] " in out and "(after: [0])" in out
+
+
 def test_actions_lists_a_modules_actions(capsys: pytest.CaptureFixture[str]) -> None:
     """actions MODULE:NAME lists preconditions, effects and policies; --json too."""
     assert main(["actions", "examples.release:actions", "--json"]) == 0

@@ -8,8 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from goap import ActionSpec, GoalSpec, GoapGraph
-from goap.runtime._guards import GuardResult, verdict
-from goap.runtime._sensors import FunctionalSensor, read_sensors
+from goap.runtime import FunctionalSensor, GuardResult, guard_verdict, read_sensors
 from graphengine.store import Store
 
 
@@ -54,8 +53,8 @@ def test_read_sensors_without_a_context_calls_them_directly() -> None:
     assert r.errors == (("bad", "ValueError: no probe"),)
 
 
-def test_verdict_normalises_answers() -> None:
-    """verdict maps None/True to a pass, False to a block and a GuardResult's severity to plain text."""
+def test_guard_verdict_normalises_answers() -> None:
+    """guard_verdict maps None/True to a pass, False to a block and a GuardResult's severity to plain text."""
 
     class G:
         name = "g"
@@ -63,7 +62,29 @@ def test_verdict_normalises_answers() -> None:
     class Sev(str):
         pass
 
-    assert verdict(G(), None)["passed"] is True
-    assert verdict(G(), False) == {"passed": False, "message": "guard 'g' failed", "severity": "block"}
-    v = verdict(G(), GuardResult(False, "no", Sev("block")))  # type: ignore[arg-type]
+    assert guard_verdict(G(), None)["passed"] is True
+    assert guard_verdict(G(), False) == {"passed": False, "message": "guard 'g' failed", "severity": "block"}
+    v = guard_verdict(G(), GuardResult(False, "no", Sev("block")))  # type: ignore[arg-type]
     assert v == {"passed": False, "message": "no", "severity": "block"} and type(v["severity"]) is str
+
+
+async def test_a_reflexion_tracer_inside_a_multitracer_reflects(store: Store) -> None:
+    """A ReflexionTracer held by a MultiTracer given as tracer= is used as the reflexion; the MultiTracer lists its reflections."""
+    from goap.runtime import MultiTracer, NullTracer, ReflexionTracer
+
+    calls = {"n": 0}
+
+    def flaky(world: Mapping[str, Any]) -> dict[str, Any]:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("boom")
+        return {"done": True}
+
+    reflexion = ReflexionTracer()
+    multi = MultiTracer([NullTracer(), MultiTracer([reflexion])])
+    g = GoapGraph([ActionSpec("go", {}, {"done": True}, execute=flaky)], store=store, tracer=multi)
+    final = await g.run("r", {"done": False}, GoalSpec({"done": True}))
+    assert final.status == "achieved"
+    assert g.config.reflexion is reflexion
+    assert [r.action for r in multi.reflections] == ["go"]
+    assert final.reflection_context == [reflexion.reflections[0].note]

@@ -95,3 +95,61 @@ async def test_parallel_graph_with_guards_runs_actions_one_by_one_under_them() -
     final = await g.run("r", {}, GoalSpec({"x": True, "y": True}))
     assert final.status == "achieved"
     assert sorted(seen) == ["a", "b"]
+
+
+async def test_parallel_batch_retries_an_action_by_its_qos() -> None:
+    """An action whose QoS allows retries runs in a parallel batch and is retried there."""
+    from goap import ActionQos
+
+    calls = {"flaky": 0, "other": 0}
+
+    def flaky(world: dict[str, Any]) -> dict[str, Any]:
+        calls["flaky"] += 1
+        if calls["flaky"] < 3:
+            raise TimeoutError("slow")
+        return {"x": True}
+
+    def other(world: dict[str, Any]) -> dict[str, Any]:
+        calls["other"] += 1
+        return {"y": True}
+
+    acts = [
+        ActionSpec("a", effects={"x": True}, execute=flaky, qos=ActionQos(attempts=3)),
+        ActionSpec("b", effects={"y": True}, execute=other),
+    ]
+    final = await GoapGraph(acts, parallel=True).run("r", {}, GoalSpec({"x": True, "y": True}))
+    assert final.status == "achieved"
+    assert calls == {"flaky": 3, "other": 1}
+    first, second = final.execution_history[:2]
+    assert first.step == second.step  # one batch
+
+
+async def test_any_rank_picks_the_goal_of_best_value_over_the_cheapest() -> None:
+    """any_rank orders an "any" MultiGoal's plans: here by value minus cost, not cost alone."""
+    from goap import MultiGoal
+
+    acts = [
+        ActionSpec("cheap", effects={"a": True}, cost=1.0),
+        ActionSpec("dear", effects={"b": True}, cost=3.0),
+    ]
+    goal = MultiGoal((GoalSpec({"a": True}), GoalSpec({"b": True})), mode="any")
+    value = [2.0, 10.0]
+    g = GoapGraph(acts, any_rank=lambda i, r: -(value[i] - r.plan.cost))
+    final = await g.run("r", {}, goal)
+    assert [o.action for o in final.execution_history] == ["dear"]
+    plain = await GoapGraph(acts).run("r", {}, goal)
+    assert [o.action for o in plain.execution_history] == ["cheap"]
+
+
+async def test_skip_unreachable_goes_on_with_the_next_sub_goal_that_has_a_plan() -> None:
+    """With skip_unreachable a sequential MultiGoal skips a sub-goal without a plan instead of ending."""
+    from goap import MultiGoal
+
+    acts = [ActionSpec("eat", effects={"fed": True})]
+    goal = MultiGoal((GoalSpec({"flying": True}), GoalSpec({"fed": True})), mode="sequential")
+    final = await GoapGraph(acts, skip_unreachable=True).run("r", {"flying": False}, goal)
+    assert final.status == "achieved"
+    assert final.current_subgoal_index == 1
+    assert [o.action for o in final.execution_history] == ["eat"]
+    plain = await GoapGraph(acts).run("r", {"flying": False}, goal)
+    assert plain.status == "no_plan"

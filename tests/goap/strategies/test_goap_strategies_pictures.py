@@ -7,7 +7,13 @@ import pytest
 from goap import ActionSpec, GoalSpec, plan
 from goap.planning._result import Plan, PlanResult, SearchStats
 from goap.planning._schedule import Schedule, ScheduledAction
-from goap.runtime._visualize import plan_to_dot, plan_to_gantt, plan_to_mermaid
+from goap.runtime._visualize import (
+    plan_to_dot,
+    plan_to_gantt,
+    plan_to_mermaid,
+    plan_to_text,
+    plan_to_text_gantt,
+)
 
 ACTIONS = [
     ActionSpec("fetch", {}, {"source": True}),
@@ -89,3 +95,42 @@ def test_unframed_pictures_take_ids_labels_edges_groups_and_extra_lines() -> Non
     assert dot.startswith("digraph Plan {\n  rankdir=TB;\n") and "start" not in dot
     assert 'subgraph cluster_0 { label="t=0s"; style=dashed;' in dot and "x -> z;" in dot
     assert dot.endswith("  %% note\n}\n")
+
+
+def _scheduled() -> PlanResult:
+    sched = Schedule(
+        (
+            ScheduledAction(0, "lint", 0, 2),
+            ScheduledAction(1, "test", 0, 5),
+            ScheduledAction(2, "ship", 5, 6),
+        ),
+        makespan=6,
+        edges=((0, 2), (1, 2)),
+    )
+    p = Plan(tuple(ActionSpec(n) for n in ("lint", "test", "ship")), 3.0)
+    return PlanResult("found", p, None, SearchStats(), True, "csp", schedule=sched)
+
+
+def test_text_lists_the_steps_with_what_they_wait_for_or_by_start_time() -> None:
+    """Unscheduled: one line per action and its predecessors; scheduled: by start time, parallel ones grouped."""
+    assert plan_to_text(_result()) == (
+        "astar(lmcut): cost 4 (3 steps)\n├── [0] fetch (1)\n├── [1] build (2)  (after: [0])\n"
+        "├── [2] publish (1)  (after: [1])\n"
+    )
+    text = plan_to_text(_scheduled(), title="ci", labels=["L", "T", "S"], extra=["", "done"])
+    assert text == "ci\n├── t=0s (parallel):\n│     • [0] L\n│     • [1] T\n├── t=5s  [2] S\n\ndone\n"
+    assert "├── [1] b\n" in plan_to_text(["a", "b"], edges=[])
+
+
+def test_text_gantt_draws_one_bar_per_action() -> None:
+    """Bars of # scaled to the width; no schedule or a width below 10 is a ValueError."""
+    text = plan_to_text_gantt(_scheduled(), width=12)
+    assert text.splitlines()[1:] == [
+        "lint  |####        |  0-2s",
+        "test  |##########  |  0-5s",
+        "ship  |          ##|  5-6s",
+    ]
+    with pytest.raises(ValueError, match="no schedule"):
+        plan_to_text_gantt(_result())
+    with pytest.raises(ValueError, match="width"):
+        plan_to_text_gantt(_scheduled(), width=5)

@@ -94,7 +94,7 @@ def plan_cmd(
         "total_cost": found.total_cost,
         "steps": len(found),
     }
-    _emit(json.dumps(doc, indent=2) if fmt == "json" else _RENDER[fmt](found), output, "Plan")
+    _emit(json.dumps(doc, indent=2) if fmt == "json" else _load(_RENDER[fmt], found), output, "Plan")
 
 
 @cli.command("explain")
@@ -121,7 +121,7 @@ def visualize_cmd(plan_ref: str, fmt: str, output: str | None) -> None:
     found = _load(load_python_variable, plan_ref)
     if not isinstance(found, Plan):
         raise click.ClickException(f"{plan_ref!r} must be a Plan, got {type(found).__name__}")
-    _emit(_RENDER[fmt](found), output, "Visualization")
+    _emit(_load(_RENDER[fmt], found), output, "Visualization")
 
 
 @cli.command("actions")

@@ -1,16 +1,10 @@
 """LangGOAP's GOAP loop as a LangGraph graph, running goap.runtime's planner, executor and observer."""
 
-from goap.compat.graph.builder import GoapGraph
-from goap.compat.graph.nodes import GoapExecutor, GoapObserver, GoapPlanner, ParallelGoapExecutor
-from goap.compat.graph.state import ActionResult, GoapState, successful_action_names
-
-__all__ = [
-    "ActionResult",
-    "GoapExecutor",
-    "GoapGraph",
-    "GoapObserver",
-    "GoapPlanner",
-    "GoapState",
-    "ParallelGoapExecutor",
-    "successful_action_names",
-]
+from goap.compat.graph.builder import GoapGraph as GoapGraph
+from goap.compat.graph.nodes import GoapExecutor as GoapExecutor
+from goap.compat.graph.nodes import GoapObserver as GoapObserver
+from goap.compat.graph.nodes import GoapPlanner as GoapPlanner
+from goap.compat.graph.nodes import ParallelGoapExecutor as ParallelGoapExecutor
+from goap.compat.graph.state import ActionResult as ActionResult
+from goap.compat.graph.state import GoapState as GoapState
+from goap.compat.graph.state import successful_action_names as successful_action_names

@@ -14,11 +14,8 @@ __all__ = ["GoapGraph"]
 
 
 class GoapGraph:
-    """Builds (``compile``) and runs (``invoke``) LangGOAP's GOAP loop as a LangGraph graph.
-
-    Each node runs goap.runtime's node of the same name; :meth:`engine` gives the same loop as a
-    durable :class:`goap.runtime.GoapGraph` run on the graphengine engine.
-    """
+    """Builds (``compile``) and runs (``invoke``) LangGOAP's GOAP loop as a LangGraph graph whose nodes
+    run goap.runtime's; :meth:`engine` is the same loop as a durable goap.runtime graph."""
 
     def __init__(
         self,
@@ -38,21 +35,10 @@ class GoapGraph:
         termination_policies: Sequence[Any] | None = None,
     ) -> None:
         self.actions = list(actions)
-        self._planner = {
-            "strategy": strategy,
-            "tracer": tracer,
-            "sensors": sensors,
-            "resolvers": resolvers,
-            "record_expansions": record_expansions,
-            "stuck_handlers": stuck_handlers,
-            "max_stuck_iterations": max_stuck_iterations,
-        }
-        self._executor = {
-            "tracer": tracer,
-            "guards": guards,
-            "transition_model": transition_model,
-            "rng": rng,
-        }
+        self._planner = dict(strategy=strategy, tracer=tracer, sensors=sensors, resolvers=resolvers)
+        self._planner.update(record_expansions=record_expansions, stuck_handlers=stuck_handlers)
+        self._planner["max_stuck_iterations"] = max_stuck_iterations
+        self._executor = dict(tracer=tracer, guards=guards, transition_model=transition_model, rng=rng)
         self._observer = {"tracer": tracer, "history": history, "termination_policies": termination_policies}
 
     def compile(
@@ -75,7 +61,9 @@ class GoapGraph:
                 a.require_human_approval for a in self.actions if isinstance(a.require_human_approval, type)
             )
             install_langgoap_serde(checkpointer, extra_allowed_types=forms)
-        planner = GoapPlanner(self.actions, **self._planner)
+        planner = GoapPlanner(
+            self.actions, termination_policies=self._observer["termination_policies"], **self._planner
+        )
         executor = GoapExecutor(actions=self.actions, **self._executor)
         observer = GoapObserver(self.actions, **self._observer)
         builder = StateGraph(GoapState)
@@ -124,10 +112,8 @@ class GoapGraph:
         return await self.ainvoke(goal=goal, world_state=world_state, **kw)
 
     def engine(self, goal: Any = None) -> Any:
-        """The same loop as a durable :class:`goap.runtime.GoapGraph` under ``goal``'s replan policy.
-
-        Its runs take goap's goals and encoded world states (see :mod:`goap.compat._convert`).
-        """
+        """The same loop as a durable :class:`goap.runtime.GoapGraph` under ``goal``'s replan policy (its
+        runs take goap's goals and encoded world states)."""
         p, ex, o = self._planner, self._executor, self._observer
         b = Bridge(
             tracer=p["tracer"],

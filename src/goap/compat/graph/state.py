@@ -28,20 +28,20 @@ class ActionResult:
 class GoapState(TypedDict, total=False):
     """The graph's state: world, goal, plan and the replanning bookkeeping (history accumulates)."""
 
-    world_state: dict[str, Any]
-    goal: GoalSpec | MultiGoal
-    plan: Plan | None
+    action_failure_counts: dict[str, int]
+    blacklisted_actions: list[str]
     current_step: int
+    current_subgoal_index: int
     execution_history: Annotated[list[ActionResult], operator.add]
+    goal: GoalSpec | MultiGoal
+    no_plan_explanation: dict[str, Any] | None
+    plan: Plan | None
+    reflection_context: list[str]
     replan_count: int
     replan_reason: str | None
     status: str
-    blacklisted_actions: list[str]
-    action_failure_counts: dict[str, int]
-    current_subgoal_index: int
-    no_plan_explanation: dict[str, Any] | None
-    reflection_context: list[str]
     wall_clock_started_at: float | None
+    world_state: dict[str, Any]
 
 
 def successful_action_names(result: GoapState) -> list[str]:

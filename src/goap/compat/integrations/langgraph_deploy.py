@@ -1,7 +1,5 @@
-"""``scaffold_deployment``: the files ``langgraph dev`` / ``langgraph deploy`` need to serve a GOAP agent.
-
-A LangGraph deployment also answers MCP on ``/mcp``, so the scaffolded agent is an MCP tool too.
-"""
+"""``scaffold_deployment``: the files ``langgraph dev`` / ``langgraph deploy`` need to serve a GOAP
+agent (which LangGraph also serves as an MCP tool on ``/mcp``)."""
 
 from __future__ import annotations
 

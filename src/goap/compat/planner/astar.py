@@ -1,15 +1,11 @@
-"""LangGOAP's :func:`plan` over goap's A* (:class:`goap.AStar`).
-
-The search is goap's; this module converts the inputs, keeps LangGOAP's blacklist fallback and its
-two plan clean-up passes (drop actions no later step needs, skip actions whose effects already
-hold), and builds the LangGOAP :class:`~goap.compat.planner.types.Plan`.
-"""
+"""LangGOAP's :func:`plan` over goap's A*, with LangGOAP's blacklist fallback and plan clean-ups."""
 
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from goap.compat import _convert as cv
@@ -94,16 +90,11 @@ def _search(
     if any(not a.can_rerun for a in ordered):  # single-use: a hidden "used" fact per action
         converted = [g if a.can_rerun else cv.once_only(g) for a, g in zip(ordered, converted, strict=True)]
     timeout = None if deadline is None else max(deadline - time.monotonic(), 1e-6)
-    strategy = AStar(
-        heuristic="goalcount",
-        timeout=timeout,
-        max_expansions=None,
-        tie_break="fifo",
-        symmetry=False,
-        prune=False,
-        on_expand=hook,
+    # LangGOAP's search: goal-count estimate, textbook tie order, every action kept, no folding
+    how = AStar("goalcount", max_expansions=None, timeout=timeout, symmetry=False, prune=False)
+    res = replace(how, tie_break="fifo", on_expand=hook).solve(
+        cv.encode_state(start), cv.to_goap_goal(goal), converted
     )
-    res = strategy.solve(cv.encode_state(start), cv.to_goap_goal(goal), converted)
     nodes = popped[0]
     if res.plan is None:
         if dead is not None and res.explanation is not None:
@@ -116,10 +107,10 @@ def _search(
 
 
 def plan(
-    start: PlanningState | dict[str, Any],
+    start: PlanningState | Mapping[str, Any],
     goal: GoalSpec,
-    actions: list[ActionSpec],
-    blacklisted_actions: list[str] | None = None,
+    actions: Sequence[ActionSpec],
+    blacklisted_actions: Sequence[str] | None = None,
     *,
     time_budget_ms: float | None = None,
     tracer: Any = None,

@@ -1,9 +1,4 @@
-"""LangGOAP's CSP records and plan checks over goap's CP-SAT pipeline (:class:`goap.CspPipeline`).
-
-Each check converts the plans and the goal's constraints and objectives to goap's
-(:meth:`goap.CspPipeline.evaluate` scores, selects and schedules given plans) and reads the
-answer back into a :class:`CSPMetadata`.
-"""
+"""LangGOAP's CSP records and plan checks over goap's CP-SAT pipeline (:class:`goap.CspPipeline`)."""
 
 from __future__ import annotations
 

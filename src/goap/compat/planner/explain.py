@@ -1,9 +1,5 @@
-"""LangGOAP's explanations: which hard constraints a plan breaks, and why no plan was found.
-
-The conflicting set is goap's deletion filter (:func:`goap.strategies.minimal_conflict`) over
-the plan's resource totals; the unreachable goal conditions come from goap's relaxed
-reachability (``goap.planning._explain``).
-"""
+"""Which hard constraints a plan breaks, and why no plan exists (goap's deletion filter and relaxed
+reachability)."""
 
 from __future__ import annotations
 
@@ -113,11 +109,9 @@ class NoPlanExplanation:
 
 
 def explain_no_plan(start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec]) -> NoPlanExplanation:
-    """Goal conditions no action produces and preconditions nothing can establish, with advice.
-
-    Keys written by a state-computed effect count as producible (their values are unknown).
-    """
-    from goap.planning._explain import Reachability, explain_unreachable
+    """Goal conditions no action produces and preconditions nothing can establish, with advice (keys
+    a state-computed effect writes count as producible)."""
+    from goap.planning.kit import Reachability, explain_unreachable
 
     dynamic = {str(k) for a in actions if a.has_dynamic_effects for k in a.effect_key_set()}
     initial = cv.encode_state(start)

@@ -1,11 +1,5 @@
-"""LangGOAP's MCTS strategy over goap's :class:`goap.strategies.Mcts`.
-
-The tree search is goap's; this module maps LangGOAP's settings onto it (iterations, wall clock,
-UCB1 constant, seed, chance nodes for stochastic models, cost horizon, anytime partial plans,
-tree reuse by :meth:`MCTSStrategy.advance`), runs LangGOAP's rollout policies and reward shape as
-goap's ``rollout`` hook, and turns goap's per-iteration hook into tracer events (``g`` = visits,
-``h`` = UCB1, ``f`` = mean reward). ``_last_root`` is a read-only view of goap's tree.
-"""
+"""LangGOAP's MCTS strategy over goap's :class:`goap.strategies.Mcts` (its rollouts as goap's
+``rollout`` hook; search events report ``g`` = visits, ``h`` = UCB1, ``f`` = mean reward)."""
 
 from __future__ import annotations
 
@@ -23,7 +17,7 @@ from goap.compat.goals import GoalSpec
 from goap.compat.planner.transitions import DeterministicTransitionModel, is_deterministic, to_goap_model
 from goap.compat.planner.types import Plan, PlanMetadata
 from goap.compat.score import SimpleScore
-from goap.compat.state import PlanningState
+from goap.compat.state import PlanningState, Start
 from goap.strategies import Mcts, MctsChance, MctsNode
 
 __all__ = ["ChanceNode", "HeuristicRollout", "MCTSExploration", "MCTSNode", "MCTSReuseConfig", "MCTSStrategy"]
@@ -249,15 +243,7 @@ class MCTSStrategy:
     _carryover_root: MCTSNode | None = field(default=None, repr=False)
     _views: _Views = field(default_factory=_Views, repr=False)
 
-    def plan(
-        self,
-        start: PlanningState | Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklisted_actions: Iterable[str] | None = None,
-        **_: Any,
-    ) -> Plan | None:
+    def plan(self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any) -> Plan | None:
         """The best-supported plan found within the budget, or None."""
         tracer = self.tracing.tracer if self.tracing.record_expansions else None
 
@@ -266,23 +252,19 @@ class MCTSStrategy:
             if hook is not None:
                 hook(*args)
 
-        return self._search(start, goal, actions, blacklisted_actions, emit if tracer is not None else None)
+        black = hints.get("blacklisted_actions")
+        return self._search(start, goal, actions, black, emit if tracer is not None else None)
 
     async def aplan(
-        self,
-        start: PlanningState | Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklisted_actions: Iterable[str] | None = None,
-        **_: Any,
+        self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any
     ) -> Plan | None:
         """:meth:`plan`, sending the tracer's events to its async hooks after the search."""
         tracer = self.tracing.tracer
         if tracer is None or not self.tracing.record_expansions:
-            return self.plan(start, goal, actions, blacklisted_actions=blacklisted_actions)
+            return self.plan(start, goal, actions, **hints)
         events: list[tuple[Any, ...]] = []
-        result = self._search(start, goal, actions, blacklisted_actions, lambda *e: events.append(e))
+        black = hints.get("blacklisted_actions")
+        result = self._search(start, goal, actions, black, lambda *e: events.append(e))
         for kind, *args in events:
             hook = getattr(tracer, f"aon_search_{kind}", None)
             if hook is not None:
@@ -382,7 +364,7 @@ class MCTSStrategy:
         states, total, now = [], 0.0, st
         for a in (steps := [self._views.by_name[a.name] for a in res.plan.actions]):
             total += a.get_cost(now.to_dict())
-            now = now.apply(dict(self.transition_model.expected(now.to_dict(), a)))
+            now = now.apply(dict((self.transition_model or _DECLARED).expected(now.to_dict(), a)))
             states.append(now)
         meta = PlanMetadata(nodes_explored=res.stats.expanded, planning_time_ms=ms)
         return Plan(tuple(steps), tuple(states), total, meta, SimpleScore(scalar=total))

@@ -10,10 +10,10 @@ from typing import Protocol, runtime_checkable
 from goap.compat.planner.types import Plan, PlanningState
 
 __all__ = [
-    "MinimizeFinalStateExpression",
-    "MinimizeTrajectoryMax",
-    "MinimizeTrajectorySum",
     "PlanQualityMetric",
+    "MinimizeFinalStateExpression",
+    "MinimizeTrajectorySum",
+    "MinimizeTrajectoryMax",
 ]
 
 StateExpression = Callable[[PlanningState], float]

@@ -1,9 +1,4 @@
-"""LangGOAP's two-phase :func:`plan`: A* proposes, goap's CP-SAT pipeline checks and chooses.
-
-The least-cost plan is checked first (:func:`~goap.compat.planner.csp.validate_plan`); when it
-breaks a hard constraint, goap's :class:`goap.CspPipeline` with ``enumeration="blacklist"``
-picks the best of the plans found with one of its actions blacklisted at a time.
-"""
+"""LangGOAP's two-phase :func:`plan`: A* proposes, goap's CP-SAT pipeline checks and chooses."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from goap.compat import _convert as cv
 from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner.types import Plan
-from goap.compat.state import PlanningState
+from goap.compat.state import PlanningState, Start
 
 __all__ = ["RepairResult", "RepairStrategy", "repair_plan"]
 
@@ -77,22 +77,12 @@ class RepairStrategy:
             inner = AStarStrategy()
         self._inner = inner
 
-    def plan(
-        self,
-        start: PlanningState | Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklisted_actions: Iterable[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
-        """A repaired plan, or the inner strategy's."""
-        if prior_plan is not None:
-            black = blacklisted_actions
-            r = repair_plan(
-                prior_plan, start, goal, actions, current_step=current_step, blacklisted_actions=black
-            )
+    def plan(self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any) -> Plan | None:
+        """A repaired plan of ``prior_plan`` from ``current_step`` (hints), or the inner strategy's."""
+        black, prior = hints.get("blacklisted_actions"), hints.get("prior_plan")
+        if prior is not None:
+            step = hints.get("current_step", 0)
+            r = repair_plan(prior, start, goal, actions, current_step=step, blacklisted_actions=black)
             if r.repair_applied and r.repaired_plan is not None:
                 return r.repaired_plan
-        return self._inner.plan(start, goal, actions, blacklisted_actions=blacklisted_actions)  # type: ignore[no-any-return]
+        return self._inner.plan(start, goal, actions, blacklisted_actions=black)  # type: ignore[no-any-return]

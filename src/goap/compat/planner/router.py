@@ -3,7 +3,7 @@ resolves the classifier's choice; the chosen LangGOAP-shaped strategy then plans
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import astuple, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -14,7 +14,7 @@ from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner.transitions import to_goap_model
 from goap.compat.planner.types import Plan
-from goap.compat.state import PlanningState
+from goap.compat.state import PlanningState, Start
 from goap.planning import RiskProfile
 
 __all__ = ["ProblemFeatures", "RiskProfile", "RuleBasedClassifier", "StrategyClassifier", "StrategyRouter"]
@@ -107,16 +107,7 @@ class StrategyRouter:
     on_strategy_chosen: Callable[[str], None] | None = None  # told the name that runs
     last_chosen: str | None = field(default=None, init=False, repr=False)
 
-    def plan(
-        self,
-        start: PlanningState | Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklisted_actions: Iterable[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
+    def plan(self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any) -> Plan | None:
         """Plan with the strategy the classifier names (KeyError for an unknown one unless
         ``on_unknown="default"``)."""
         router = gs.StrategyRouter(
@@ -133,4 +124,5 @@ class StrategyRouter:
         self.last_chosen = name
         if self.on_strategy_chosen is not None:
             self.on_strategy_chosen(name)
-        return self.strategies[name].plan(start, goal, actions, blacklisted_actions=blacklisted_actions)  # type: ignore[no-any-return]
+        black = hints.get("blacklisted_actions")
+        return self.strategies[name].plan(start, goal, actions, blacklisted_actions=black)  # type: ignore[no-any-return]

@@ -1,12 +1,9 @@
-"""LangGOAP's pluggable planning strategies: objects with ``plan(start, goal, actions, ...)``.
-
-:class:`AStarStrategy` is :func:`goap.compat.planner.astar.plan` (goap's A*); the two-phase and
-CSP strategies hand over to :mod:`goap.compat.planner.pipeline` (goap's CP-SAT pipeline).
-"""
+"""LangGOAP's pluggable planning strategies: objects with ``plan(start, goal, actions, ...)``."""
 
 from __future__ import annotations
 
 import concurrent.futures
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from goap.compat import _convert as cv
@@ -16,14 +13,8 @@ from goap.compat.planner.astar import plan as astar_plan
 from goap.compat.planner.types import Plan
 from goap.compat.state import PlanningState
 
-__all__ = [
-    "AStarStrategy",
-    "AnytimePlanningStrategy",
-    "CSPRefinementStrategy",
-    "LazyDecompositionStrategy",
-    "PlanningStrategy",
-    "TwoPhasePipelineStrategy",
-]
+__all__ = ["PlanningStrategy", "AStarStrategy", "TwoPhasePipelineStrategy", "CSPRefinementStrategy"]
+__all__ += ["LazyDecompositionStrategy", "AnytimePlanningStrategy"]
 
 
 @runtime_checkable
@@ -34,9 +25,9 @@ class PlanningStrategy(Protocol):
         self,
         start: PlanningState,
         goal: GoalSpec,
-        actions: list[ActionSpec],
+        actions: Sequence[ActionSpec],
         *,
-        blacklisted_actions: list[str] | None = None,
+        blacklisted_actions: Sequence[str] | None = None,
         prior_plan: Plan | None = None,
         current_step: int = 0,
     ) -> Plan | None:
@@ -48,27 +39,19 @@ _Kw = dict[str, Any]
 
 
 class _Base:
-    """``plan`` with LangGOAP's signature, handing over to :meth:`_run`."""
+    """``plan`` taking LangGOAP's keywords and handing them to :meth:`_run`."""
 
     def plan(
-        self,
-        start: PlanningState,
-        goal: GoalSpec,
-        actions: list[ActionSpec],
-        *,
-        blacklisted_actions: list[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
+        self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], **kw: Any
     ) -> Plan | None:
-        """A plan from ``start`` to ``goal``, or None."""
-        # strategies that never heard of the hints are called without them
-        hints = {} if prior_plan is None else {"prior_plan": prior_plan, "current_step": current_step}
-        out: Plan | None = self._run(
-            start, goal, actions, {"blacklisted_actions": blacklisted_actions, **hints}
-        )
+        """A plan from ``start`` to ``goal`` or None (keywords: ``blacklisted_actions``, ``prior_plan``,
+        ``current_step``)."""
+        if kw.get("prior_plan") is None:  # an inner strategy may not know the repair hints
+            kw = {"blacklisted_actions": kw.get("blacklisted_actions")}
+        out: Plan | None = self._run(start, goal, actions, kw)
         return out
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         raise NotImplementedError
 
 
@@ -78,7 +61,7 @@ class AStarStrategy(_Base):
     def __init__(self, *, time_budget_ms: float | None = None) -> None:
         self._time_budget_ms = time_budget_ms
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         black = kw["blacklisted_actions"]
         return astar_plan(start, goal, actions, black, time_budget_ms=self._time_budget_ms)
 
@@ -89,7 +72,7 @@ class CSPRefinementStrategy(_Base):
     def __init__(self, candidate: Plan) -> None:
         self._candidate = candidate
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         from goap.compat.planner import pipeline
         from goap.compat.planner.csp import validate_plan
 
@@ -103,7 +86,7 @@ class TwoPhasePipelineStrategy(_Base):
     def __init__(self, *, max_alternatives: int = 5) -> None:
         self._max_alternatives = max_alternatives
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         from goap.compat.planner.pipeline import plan as pipeline_plan
 
         black = kw["blacklisted_actions"]
@@ -122,7 +105,7 @@ class LazyDecompositionStrategy(_Base):
         self._lookahead = lookahead
         self._inner: PlanningStrategy = inner or AStarStrategy()
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         whole = self._inner.plan(start, goal, actions, **kw)
         if whole is None or len(whole) <= self._lookahead:
             return whole
@@ -137,7 +120,7 @@ class AnytimePlanningStrategy(_Base):
         self._budget_ms = time_budget_ms
         self._inner: PlanningStrategy = inner or AStarStrategy(time_budget_ms=time_budget_ms)
 
-    def _run(self, start: PlanningState, goal: GoalSpec, actions: list[ActionSpec], kw: _Kw) -> Any:
+    def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
         job = pool.submit(self._inner.plan, start, goal, actions, **kw)
         try:

@@ -46,7 +46,7 @@ class Plan:
     expected_states: tuple[PlanningState, ...] = ()
     total_cost: float = 0.0
     metadata: PlanMetadata = field(default_factory=PlanMetadata)
-    score: Score = field(default_factory=lambda: SimpleScore(scalar=0.0))
+    score: Score = field(default_factory=SimpleScore)
 
     @property
     def action_names(self) -> list[str]:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import goap.planning as gp
@@ -14,7 +14,7 @@ from goap.compat.actions import ActionSpec
 from goap.compat.goals import GoalSpec
 from goap.compat.planner.types import Plan, PlanMetadata
 from goap.compat.score import SimpleScore
-from goap.compat.state import PlanningState
+from goap.compat.state import PlanningState, Start
 
 __all__ = ["NIRVANA_NAME", "NirvanaGoal", "UtilityStrategy", "is_nirvana"]
 
@@ -45,20 +45,11 @@ class UtilityStrategy:
 
     name: str = "UtilityStrategy"
 
-    def plan(
-        self,
-        start: PlanningState | Mapping[str, Any],
-        goal: GoalSpec,
-        actions: Sequence[ActionSpec],
-        *,
-        blacklisted_actions: Iterable[str] | None = None,
-        prior_plan: Plan | None = None,
-        current_step: int = 0,
-    ) -> Plan | None:
+    def plan(self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any) -> Plan | None:
         """One step of greedy net value; the goal is not consulted."""
         t0 = time.perf_counter()
         st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
-        black = set(blacklisted_actions or ())
+        black = set(hints.get("blacklisted_actions") or ())
         usable = {a.name: a for a in actions if a.name not in black}
         greedy = gs.UtilityStrategy(
             max_actions=1,

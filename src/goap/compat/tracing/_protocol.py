@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from goap.runtime import PlanningTracer as _RuntimeTracer
@@ -20,12 +21,12 @@ class PlanningTracer(_RuntimeTracer, Protocol):
     def on_search_expand(
         self,
         node_id: int,
-        state: Any,
+        state: Mapping[str, Any],
         g: float,
         h: float,
         f: float,
-        parent_id: int | None,
-        action_name: str | None,
+        parent_id: int | None = None,
+        action_name: str | None = None,
     ) -> None: ...
     def on_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None: ...
     def on_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None: ...
@@ -34,12 +35,12 @@ class PlanningTracer(_RuntimeTracer, Protocol):
     async def aon_search_expand(
         self,
         node_id: int,
-        state: Any,
+        state: Mapping[str, Any],
         g: float,
         h: float,
         f: float,
-        parent_id: int | None,
-        action_name: str | None,
+        parent_id: int | None = None,
+        action_name: str | None = None,
     ) -> None: ...
     async def aon_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None: ...
     async def aon_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None: ...

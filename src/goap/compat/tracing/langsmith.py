@@ -1,242 +1,33 @@
-"""Planning events as LangSmith runs: a ``goap_plan`` chain run per planning round (a replan's run
-is chained to the previous one, closed as superseded), a ``goap_action:<name>`` tool run per action,
-search events batched and capped into the round's metadata. Accepts LangGOAP's and goap's values."""
+"""LangGOAP's LangSmith tracer: goap.runtime's, also reading LangGOAP's plans and execution results."""
 
 from __future__ import annotations
 
-import os
-import threading
-import uuid
-from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
-from goap.compat.tracing._protocol import EXTRA_HOOKS
 from goap.compat.tracing._safe_proxy import _log
-from goap.compat.tracing._search_buffer import SearchEventBuffer
-from goap.runtime._tracing import HOOKS
+from goap.runtime import LangSmithTracer as _RuntimeLangSmithTracer
 
 __all__ = ["LangSmithTracer"]
 
 
-def _plain(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_plain(v) for v in value]
-    return repr(value)
+class LangSmithTracer(_RuntimeLangSmithTracer):
+    """goap.runtime's LangSmith tracer; logs on ``goap.compat.tracing``."""
 
-
-def _first(obj: Any, *names: str) -> Any:
-    return next((getattr(obj, n) for n in names if getattr(obj, n, None) is not None), None)
-
-
-def _fields(obj: Any, **names: tuple[str, ...]) -> Any:
-    """``{key: first present attribute}`` of ``obj``, or ``obj`` itself when it has none."""
-    found = {k: _plain(_first(obj, *attrs)) for k, attrs in names.items()}
-    return found if any(v is not None for v in found.values()) or obj is None else _plain(obj)
-
-
-def _plan_doc(plan: Any) -> Any:
-    doc = _fields(plan, action_names=("action_names", "names"), total_cost=("total_cost", "cost"))
-    return doc if not isinstance(doc, dict) else {**doc, "action_names": list(doc["action_names"] or ())}
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-class LangSmithTracer:
-    """Sends the GOAP loop's hooks to LangSmith; never raises, a no-op without an API key or client."""
-
-    def __init__(
-        self,
-        *,
-        client: Any | None = None,
-        project_name: str | None = None,
-        max_search_events: int = 1000,
-        flush_every: int = 1,
-    ) -> None:
-        self._project_name = project_name or os.environ.get("LANGCHAIN_PROJECT")
-        self._client = client
-        if client is None and not (
-            os.environ.get("LANGCHAIN_API_KEY") or os.environ.get("LANGSMITH_API_KEY")
-        ):
-            _log.warning("LangSmithTracer: no LANGCHAIN_API_KEY/LANGSMITH_API_KEY set; tracing is a no-op")
-        elif client is None:
-            try:
-                from langsmith import Client
-
-                self._client = Client()
-            except Exception as exc:
-                _log.warning("LangSmithTracer: no langsmith client (%s); tracing is a no-op", exc)
-        self._lock = threading.Lock()
-        self._root: uuid.UUID | None = None
-        self._open_actions: dict[str, uuid.UUID] = {}
-        self._buffer = SearchEventBuffer(max_events=max_search_events, flush_every=flush_every)
-
-    def _send(self, op: str, *args: Any, **kwargs: Any) -> None:
-        try:
-            getattr(self._client, op)(*args, **kwargs)
-        except Exception as exc:
-            _log.warning("LangSmithTracer %s raised: %s", op, exc)
-
-    def _open(self, name: str, kind: str, run_id: uuid.UUID, inputs: Any, **more: Any) -> None:
-        self._send(
-            "create_run", name=name, run_type=kind, inputs=inputs, id=run_id, start_time=_now(), **more
-        )
-
-    def _note(self, run: uuid.UUID | None = None, **metadata: Any) -> None:
-        run = run or self._root
-        if self._client is not None and run is not None:
-            self._send("update_run", run, extra={"metadata": metadata})
-
-    def _events(self, add: Callable[[dict[str, Any]], bool] | None = None, event: Any = None) -> None:
-        """Buffer ``event`` with ``add``, then upload the buffer if it is due (always, without ``add``)."""
-        with self._lock:
-            if self._client is None or self._root is None:
-                self._buffer.drain()
-                return
-            due = add is None or add(event)
-            events, root = (self._buffer.drain(), self._root) if due else (None, None)
-        if events:
-            self._note(root, search_events=events)
-
-    def _close_root(self, outputs: dict[str, Any], error: str | None = None, flush: bool = True) -> None:
-        if flush:
-            self._events()
-        with self._lock:
-            root, self._root = self._root, None
-        if root is not None and self._client is not None:
-            more = {"error": error} if error else {}
-            self._send("update_run", root, outputs=outputs, end_time=_now(), **more)
-
-    def on_plan_start(self, goal: Any, state: Any, strategy_name: str) -> None:
-        """Open a round's run (closing and chaining to the previous one on a replan)."""
-        previous = self._root
-        self._close_root({"status": "superseded_by_replan"}, flush=False)
-        if self._client is None:
-            return
-        with self._lock:
-            self._root = run_id = uuid.uuid4()
-            self._open_actions.clear()
-            self._buffer.reset()
-        goal_doc = next(
-            ({k: _plain(v)} for k in ("conditions", "goals") if (v := getattr(goal, k, None))), None
-        )
-        more: dict[str, Any] = {"project_name": self._project_name} if self._project_name else {}
-        inputs = {"goal": goal_doc or _plain(goal), "state": _plain(state), "strategy": strategy_name}
-        more |= {"parent_run_id": previous} if previous else {}
-        self._open(
-            "goap_plan", "chain", run_id, inputs, extra={"metadata": {"goap_strategy": strategy_name}}, **more
-        )
-
-    def on_plan_complete(self, plan: Any, duration_ms: float) -> None:
-        """Record the plan on the round's run."""
-        if self._root is not None:
-            self._events()
-            self._note(planning_duration_ms=duration_ms, plan=_plan_doc(plan))
-
-    def on_plan_failed(self, reason: str, duration_ms: float) -> None:
-        """Close the round's run with an error."""
-        self._close_root({"reason": reason, "duration_ms": duration_ms}, f"plan_failed: {reason}")
-
-    def on_action_start(self, action: Any, state: Any) -> None:
-        """Open a tool run for the action under the round's run."""
-        name, run_id = str(getattr(action, "name", "unknown")), uuid.uuid4()
-        with self._lock:
-            parent = self._root if self._client is not None else None
-            if parent is None:
-                return
-            self._open_actions[name] = run_id
-        doc = _fields(action, **{k: (k,) for k in ("name", "preconditions", "effects", "cost")})
-        inputs = {"action": doc, "state": _plain(state)}
-        self._open(
-            f"goap_action:{name}",
-            "tool",
-            run_id,
-            inputs,
-            parent_run_id=parent,
-            project_name=self._project_name,
-        )
+    log = _log
+    plan_fields: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "action_names": ("action_names", "names"),
+        "total_cost": ("total_cost", "cost"),
+    }
+    outcome_fields: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "action_name": ("action_name", "action"),
+        "success": ("success",),
+        "error": ("error",),
+        "state_after": ("state_after", "effects"),
+    }
 
     def on_action_complete(self, result: Any) -> None:
-        """Close the action's run (``result``: an action result, goap's outcome or a state update)."""
+        """Close the action's run; a graph state dict stands for its last execution result."""
         if isinstance(result, dict):
             result = (result.get("execution_history") or [None])[-1]
-        with self._lock:
-            run_id = self._open_actions.pop(str(_first(result, "action_name", "action") or ""), None)
-        if run_id is None or self._client is None:
-            return
-        doc = _fields(result, action_name=("action_name", "action"), success=("success",), error=("error",))
-        doc["state_after"] = _plain(_first(result, "state_after", "effects"))
-        failed = not getattr(result, "success", True)
-        error = str(getattr(result, "error", None) or "action_failed") if failed else None
-        self._send("update_run", run_id, outputs={"result": doc}, error=error, end_time=_now())
-
-    def on_action_retry(self, action: Any, attempt: int, exception: BaseException, backoff_ms: float) -> None:
-        """Note a retry on the action's run."""
-        retry = {
-            "exc_type": type(exception).__name__,
-            "exc_message": str(exception),
-            "backoff_ms": backoff_ms,
-        }
-        run_id = self._open_actions.get(str(getattr(action, "name", "")))
-        if run_id is not None:
-            self._note(run_id, **{f"retry_attempt_{attempt}": retry})
-
-    def on_strategy_chosen(self, strategy_name: str) -> None:
-        """Note the routed strategy."""
-        self._note(strategy_chosen=strategy_name)
-
-    def on_replan(self, reason: str, new_plan: Any) -> None:
-        """Note why the round replanned and its new plan."""
-        self._note(replan_reason=reason, plan=_plan_doc(new_plan))
-
-    def on_goal_achieved(self, final_state: Any) -> None:
-        """Close the round's run as achieved."""
-        self._close_root({"status": "goal_achieved", "final_state": _plain(final_state)})
-
-    def on_sensor_complete(self, sensor_name: str, updates: Any) -> None:
-        """Note a sensor's updates."""
-        self._note(**{f"sensor_{sensor_name}": _plain(updates)})
-
-    def on_search_expand(
-        self,
-        node_id: int,
-        state: Any,
-        g: float,
-        h: float,
-        f: float,
-        parent_id: int | None,
-        action_name: str | None,
-    ) -> None:
-        """Buffer an expansion event."""
-        ev = {"kind": "search_expand", "node_id": node_id, "parent_id": parent_id, "action_name": action_name}
-        self._events(self._buffer.add_expand, {**ev, "g": g, "h": h, "f": f, "state": _plain(state)})
-
-    def on_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
-        """Buffer a dead-end event."""
-        self._events(
-            self._buffer.add_uncapped, {"kind": "search_dead_end", "reason": reason, "detail": _plain(detail)}
-        )
-
-    def on_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
-        """Note the search's totals."""
-        self._note(
-            search_summary={"nodes_explored": nodes_explored, "duration_ms": duration_ms, "found": found}
-        )
-
-
-def _async_twin(sync: Callable[..., None]) -> Callable[..., Any]:
-    async def hook(self: LangSmithTracer, *args: Any, **kwargs: Any) -> None:
-        sync(self, *args, **kwargs)
-
-    hook.__doc__ = f"Async `{sync.__name__}`."
-    return hook
-
-
-for _hook in (*HOOKS, *EXTRA_HOOKS):
-    setattr(LangSmithTracer, f"aon_{_hook}", _async_twin(getattr(LangSmithTracer, f"on_{_hook}")))
+        super().on_action_complete(result)

@@ -33,11 +33,13 @@ def render_mermaid(plan: Any, *, show_resources: bool = True, show_schedule: boo
                 f"  style sg_{ids[i]} fill:none,stroke:none",
             ]
     extra += [] if opts["edges"] else [f"  {a} -.-> {b}" for a, b in pairwise(ids)]
-    for title, lines in (
-        ("Resource usage", resource_lines(plan, show_resources)),
-        ("INFEASIBLE PLAN", shortfall_lines(plan)),
-    ):
-        extra += ["", f"  %% {title}", *(f"  %%   {line}" for line in lines)] if lines else []
+    if lines := resource_lines(plan, show_resources):
+        extra += ["", "  %% Resource usage", *(f"  %%   {line}" for line in lines)]
+    if plan.metadata.csp is not None and plan.metadata.csp.explanation is not None:
+        extra += [
+            "",
+            f"  note right of {ids[0]}: " + "<br/>".join(["INFEASIBLE PLAN", *shortfall_lines(plan)]),
+        ]
     return plan_to_mermaid(names, direction="TD", node_class="action", extra=extra, **opts)
 
 

@@ -1,10 +1,5 @@
-"""How LangGOAP-shaped nodes run goap.runtime's planner, executor and observer.
-
-A node call turns LangGOAP's dict state into a :class:`goap.runtime.GoapState` view, runs the
-goap node once with :meth:`goap.runtime.GoapGraph.step` and turns the result back into
-LangGOAP's update (or ``Command``). Fact values travel encoded (see :mod:`goap.compat._convert`);
-unhashable values (lists, dicts) stay beside goap's state and reach ``execute`` unchanged.
-"""
+"""How LangGOAP-shaped nodes run goap.runtime's nodes (`goap.runtime.GoapGraph.step`) on views of
+LangGOAP's dict state; unhashable world values stay beside goap's state and reach ``execute``."""
 
 from __future__ import annotations
 
@@ -16,32 +11,28 @@ import inspect
 import re
 from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any
 
 import goap.planning as gp
-from goap.compat._convert import decode_state, encode_value, goap_actions, to_goap_goal, to_plan
+from goap.compat import _convert as cv
 from goap.compat.goals import MultiGoal
 from goap.compat.graph.state import ActionResult
+from goap.compat.planner.transitions import to_goap_model
 from goap.compat.planner.utility import is_nirvana
 from goap.compat.state import PlanningState
 from goap.runtime import ActionOutcome, GoapGraph
 from goap.runtime import GoapState as RtState
 
-T = TypeVar("T")
-
-_rich: ContextVar[dict[str, Any] | None] = ContextVar("goap_compat_rich", default=None)
-_sync: ContextVar[bool] = ContextVar("goap_compat_sync", default=False)
+# What one node call is about (its own per task, so concurrent runs of one graph stay apart).
+_call: ContextVar[dict[str, Any]] = ContextVar("goap_compat_call")
+_CALL = {"sync", "replanning", "tracer_goal", "current", "world", "rich", "prior", "planned"}
 _ATTEMPTED = "\x1fcompat#attempted"  # the world a refused action produced (for its history entry)
 _REASONS = {"action_failed", "state_deviation", "every_action_replan", "plan_exhausted", "subgoal_achieved"}
 _ABSENT = "\x1fcompat#absent"
 _EXC = re.compile(r"^[A-Za-z_][\w.]*: ")
 
 
-class RejectedEffects(Exception):
-    """Raised when an action's ``effect_validator`` refuses what it did."""
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+def run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
     """Run ``coro`` to completion from sync code (in a worker thread when a loop is running)."""
     try:
         asyncio.get_running_loop()
@@ -72,19 +63,21 @@ def split(world: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     rich: dict[str, Any] = {}
     for k, v in world.items():
         try:
-            facts[k] = encode_value(v)
+            facts[k] = cv.encode_value(v)
         except TypeError:  # unhashable
             rich[k] = v
     return facts, rich
 
 
-def _finish(a: Any, before: dict[str, Any], out: Any, rich: dict[str, Any]) -> dict[str, Any] | None:
+def _finish(a: Any, before: dict[str, Any], full: dict[str, Any], out: Any, rich: dict[str, Any]) -> Any:
     got = dict(out) if isinstance(out, Mapping) else None
+    if full != before:  # execute changed its world in place: LangGOAP keeps that
+        got = {**full, **(got if got is not None else a.get_effects(full))}
     if a.effect_validator is not None:
         after = {**before, **(got if got is not None else a.get_effects(before))}
         if not a.validate_effects(dict(before), after):
             rich[_ATTEMPTED] = after
-            raise RejectedEffects("Effect validation failed")
+            raise RuntimeError("Effect validation failed")
     if got is None:
         return None
     facts, more = split(got)
@@ -93,28 +86,28 @@ def _finish(a: Any, before: dict[str, Any], out: Any, rich: dict[str, Any]) -> d
 
 
 def _execute(a: Any) -> Any:
-    def call(world: Mapping[str, Any], **_: Any) -> Any:
-        fn = a.execute if _sync.get() else a.aexecute or a.execute
+    def run(world: Mapping[str, Any], **_: Any) -> Any:
+        call = _call.get({"sync": False, "rich": {}})
+        fn = a.execute if call["sync"] else a.aexecute or a.execute
         if fn is None and a.aexecute is not None:
             raise RuntimeError(f"action {a.name!r} has an async-only execute; run the graph with ainvoke()")
-        rich = _rich.get()
-        full = {**decode_state(world), **(rich or {})}
+        rich = call["rich"]
+        full = {**cv.decode_state(world), **(rich or {})}
         before = dict(full)
         out = fn(full) if fn is not None else None
-        rich = rich if rich is not None else {}
         if inspect.isawaitable(out):
 
             async def later() -> Any:
-                return _finish(a, before, await out, rich)
+                return _finish(a, before, full, await out, rich)
 
             return later()
-        return _finish(a, before, out, rich)
+        return _finish(a, before, full, out, rich)
 
-    return call
+    return run
 
 
 def _runtime_action(a: Any) -> gp.ActionSpec:
-    base = goap_actions([a])[0]
+    base = cv.goap_actions([a])[0]
     if a.qos is None and a.max_retries:
         # LangGOAP's max_retries is failures tolerated across replans, not retries in place.
         qos = None if base.qos is None else dataclasses.replace(base.qos, attempts=1)
@@ -154,7 +147,13 @@ class TracerView:
         self.tracer, self.bridge = tracer, bridge
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.tracer, name)
+        if not name.startswith("aon_"):
+            return getattr(self.tracer, name)
+
+        async def fire(*args: Any) -> None:
+            await self._fire(name[4:], *args)
+
+        return fire
 
     async def _fire(self, hook: str, *args: Any) -> None:
         fn = None if self.bridge.sync else getattr(self.tracer, f"aon_{hook}", None)
@@ -163,13 +162,17 @@ class TracerView:
             await out
 
     def _plan(self, plan: Any) -> Any:
-        b = self.bridge
-        return make_plan([a.name for a in plan.actions], b.current, b.world, b.tracer_goal)
+        return make_plan(
+            [a.name for a in plan.actions], self.bridge.current, self.bridge.world, self.bridge.tracer_goal
+        )
 
     async def aon_plan_start(self, goal: Any, world: Any, strategy: str) -> None:
         """``plan_start`` with LangGOAP's goal and strategy name."""
-        name = "AStar" if strategy == "DefaultStrategy" else strategy
-        await self._fire("plan_start", self.bridge.tracer_goal, self.bridge.world, name)
+        b, g = self.bridge, self.bridge.tracer_goal
+        csp = getattr(g, "constraints", None) or getattr(g, "objectives", None) is not None
+        await self._fire(
+            "plan_start", g, b.world, b.strategy_name or ("TwoPhasePipeline" if csp else "AStar")
+        )
 
     async def aon_plan_complete(self, plan: Any, ms: float) -> None:
         """``plan_complete`` of a first plan (a replan fires ``replan`` only, as LangGOAP)."""
@@ -194,8 +197,7 @@ class TracerView:
 
     async def aon_action_retry(self, action: Any, attempt: int, exc: Any, ms: float) -> None:
         """``action_retry`` with LangGOAP's action and the action's own exception."""
-        cause = exc.__cause__ if exc.__cause__ is not None else exc
-        cause = cause.__cause__ if cause.__cause__ is not None else cause
+        cause = getattr(exc.__cause__, "__cause__", None) or exc.__cause__ or exc
         await self._fire("action_retry", self.bridge.action(action.name), attempt, cause, round(ms, 9))
 
     async def aon_goal_achieved(self, world: Any) -> None:
@@ -203,87 +205,85 @@ class TracerView:
         await self._fire("goal_achieved", world_out(world, self.bridge.rich))
 
 
-class StrategyView:
-    """A LangGOAP planning strategy as goap's: its ``plan`` answers goap's ``solve``."""
+class StrategyView(cv.LangGoapStrategy):
+    """A LangGOAP strategy planning on the current node call's actions, world and prior plan."""
 
     def __init__(self, strategy: Any, bridge: Bridge) -> None:
-        self.strategy, self.bridge, self.name = strategy, bridge, type(strategy).__name__
+        super().__init__(strategy)
+        self.bridge = bridge
 
-    def solve(self, initial: Any, goal: Any, actions: Any, *, blacklist: frozenset[str] = frozenset()) -> Any:
-        """Plan with the LangGOAP strategy; its Plan is kept for the planner node's answer."""
+    def _inputs(self, initial: Any, goal: Any, actions: Any) -> Any:
         b = self.bridge
-        sub = b.back.get(id(goal), b.tracer_goal)
-        start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, sub))
-        hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
-        plan = self.strategy.plan(start, sub, list(b.current), blacklisted_actions=sorted(blacklist), **hints)
-        b.planned = plan
-        by_name = {a.name: a for a in actions}
-        found = (
-            None if plan is None else gp.Plan(tuple(by_name[n] for n in plan.action_names), plan.total_cost)
+        start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, goal))
+        return (
+            list(b.current),
+            start,
+            {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]},
         )
-        return gp.PlanResult(
-            "no_plan" if found is None else "found", found, None, gp.SearchStats(), False, self.name
-        )
+
+    def _keep(self, plan: Any) -> None:
+        self.bridge.planned = plan
 
 
 class Bridge:
     """The goap.runtime graphs one LangGOAP-shaped node runs on (one per goal policy and action set)."""
 
     def __init__(
-        self,
-        *,
-        tracer: Any = None,
-        guards: Iterable[Any] | None = None,
-        sensors: Iterable[Any] | None = None,
-        stuck_handlers: Iterable[Any] | None = None,
-        termination: Iterable[Any] | None = None,
-        transition_model: Any = None,
-        **options: Any,
+        self, *, tracer: Any = None, strategy: Any = None, record_expansions: bool = False, **options: Any
     ) -> None:
         from goap.compat.guards import as_goap_guards
         from goap.compat.sensors import as_goap_sensors
         from goap.compat.stuck import as_goap_stuck_handlers
         from goap.compat.termination import as_goap_termination
 
+        # LangGOAP's planning (its strategy, else its default: A* in its order, CSP when asked).
+        default = cv.to_goap_strategy(None, tracer=tracer, record_expansions=record_expansions).inner
         if tracer is not None and not type(tracer).__module__.startswith("goap."):
             tracer = TracerView(tracer, self)
-        self.options = {k: v for k, v in options.items() if v is not None}
-        if self.options.get("strategy") is not None:
-            self.options["strategy"] = StrategyView(self.options["strategy"], self)
-        self.options.update(
-            tracer=tracer,
-            guards=as_goap_guards(guards),
-            sensors=as_goap_sensors(sensors),
-            stuck_handlers=as_goap_stuck_handlers(stuck_handlers),
-            termination=as_goap_termination(termination),
-        )
-        self.model = transition_model
+        self.model = options.pop("transition_model", None)
+        policies = {"guards": as_goap_guards, "sensors": as_goap_sensors, "termination": as_goap_termination}
+        policies["stuck_handlers"] = as_goap_stuck_handlers
+        self.options = {k: v for k, v in options.items() if v is not None and k not in policies}
+        self.options |= {k: convert(options.get(k)) for k, convert in policies.items()}
+        self.options.update(strategy=StrategyView(strategy or default, self), tracer=tracer)
+        self.strategy_name = None if strategy is None else type(strategy).__name__
         self._graphs: dict[tuple[Any, ...], GoapGraph] = {}
         self._goals: dict[int, tuple[Any, Any]] = {}
-        # What the current call is about (read by TracerView).
-        self.sync = False
-        self.replanning = False
-        self.tracer_goal: Any = None
-        self.current: list[Any] = []
-        self.world: dict[str, Any] = {}
-        self.rich: dict[str, Any] = {}
-        self.back: dict[int, Any] = {}  # goap goal id -> LangGOAP goal
-        self.prior: tuple[Any, int] | None = None  # the plan being replaced, and the step reached
-        self.planned: Any = None  # the Plan a LangGOAP strategy made last
+
+    def begin(self, sync: bool) -> None:
+        """Start a node call (``sync``: sync tracer hooks and ``execute``, else the async ones)."""
+        _call.set(
+            dict.fromkeys(_CALL) | {"sync": sync, "replanning": False, "current": [], "world": {}, "rich": {}}
+        )
+
+    def _here(self) -> dict[str, Any]:
+        if _call.get(None) is None:  # outside a node call (a run of GoapGraph.engine())
+            self.begin(False)
+        return _call.get()
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _CALL:
+            raise AttributeError(name)
+        return self._here()[name]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _CALL:
+            self._here()[name] = value
+        else:
+            object.__setattr__(self, name, value)
 
     def action(self, name: str) -> Any:
         """The LangGOAP action named ``name`` in the current call."""
         return next((a for a in self.current if a.name == name), None)
 
-    def graph(self, goal: Any, actions: Sequence[Any]) -> GoapGraph:
-        """The goap graph for ``actions`` under ``goal``'s replan policy."""
+    def graph(self, goal: Any, actions: Sequence[Any], whole: Any = None) -> GoapGraph:
+        """The goap graph for ``actions`` under ``goal``'s replan policy (``whole``: the MultiGoal)."""
         strategy, budget = policy_of(goal)
         self.current = list(actions)
-        key = (strategy, budget, *map(id, actions))
+        best = whole if getattr(whole, "mode", None) == "best_value" else None
+        key = (strategy, budget, id(best), *map(id, actions))
         g = self._graphs.get(key)
         if g is None:
-            from goap.compat.planner.transitions import to_goap_model
-
             model = None if self.model is None else to_goap_model(self.model, actions)
             g = GoapGraph(
                 [_runtime_action(a) for a in actions],
@@ -292,13 +292,22 @@ class Bridge:
                 never_replan=strategy == "never",
                 blacklist_after=1,
                 blacklist_fallback=True,
+                skip_unreachable=True,
                 transition_model=model,
+                any_rank=None if best is None else self._ranker(best),
                 **self.options,
             )
             if len(self._graphs) > 64:
                 self._graphs.clear()
             self._graphs[key] = g
         return g
+
+    def _ranker(self, goal: Any) -> Any:
+        def rank(i: int, r: Any) -> tuple[float, float]:  # the best value minus cost, then the cheaper
+            v = goal.goals[i].value
+            return r.plan.cost - float(v(self.world) if callable(v) else v), r.plan.cost
+
+        return rank
 
     def goal(self, goal: Any) -> Any:
         """goap's goal for a LangGOAP GoalSpec or MultiGoal (converted once per object)."""
@@ -309,16 +318,17 @@ class Bridge:
             legs = tuple(self.goal(g) for g in goal.goals)
             out: Any = gp.MultiGoal(legs, mode="sequential" if goal.mode == "sequential" else "any")
         elif is_nirvana(goal):  # never satisfied: the run goes on while the strategy finds actions
-            out = gp.GoalSpec({_ABSENT: True})
+            out = cv._remember(gp.GoalSpec({_ABSENT: True}), goal)
         else:
-            out = to_goap_goal(goal)
+            out = cv.to_goap_goal(goal)
+        if len(self._goals) > 256:  # goals come and go with runs: keep the cache small
+            self._goals.clear()
         self._goals[id(goal)] = (goal, out)
-        self.back[id(out)] = goal
         return out
 
     def view(self, d: Mapping[str, Any], actions: Sequence[Any], *, observe: bool = False) -> RtState:
         """goap's state for LangGOAP's dict state ``d``."""
-        facts, _ = split(d.get("world_state") or {})
+        facts, self.rich = split(d.get("world_state") or {})
         plan = d.get("plan")
         names = [a.name for a in plan.actions] if plan is not None else []
         index = int(d.get("current_subgoal_index", 0) or 0)
@@ -330,7 +340,6 @@ class Bridge:
         ]
         if observe and d.get("status") == "action_failed" and not (hist and not hist[-1].success):
             hist.append(ActionOutcome(action="<unknown>", success=False, executed=False))
-        reason = d.get("replan_reason")
         step = int(d.get("current_step", 0) or 0)
         expected = None
         goal = d.get("goal")
@@ -339,7 +348,7 @@ class Bridge:
             if policy_of(sub)[0] == "on_deviation":
                 exp = plan.expected_states[step - 1].to_dict()
                 expected = {
-                    k: encode_value(exp[k]) if k in exp else _ABSENT
+                    k: cv.encode_value(exp[k]) if k in exp else _ABSENT
                     for k in planning_keys(actions, sub)
                     if k in exp or k in facts
                 }
@@ -351,8 +360,7 @@ class Bridge:
             current_step=step,
             execution_history=hist,
             replan_count=int(d.get("replan_count", 0) or 0),
-            replan_reason=reason if reason in _REASONS else None,
-            status="executing",
+            replan_reason=d.get("replan_reason") if d.get("replan_reason") in _REASONS else None,
             blacklisted_actions=list(d.get("blacklisted_actions") or ()),
             action_failure_counts=dict(d.get("action_failure_counts") or {}),
             current_subgoal_index=index,
@@ -361,24 +369,17 @@ class Bridge:
             plans_made=1 if plan is not None else 0,
         )
 
-    async def step(
-        self, g: GoapGraph, node: str, s: RtState, rich: dict[str, Any], **kw: Any
-    ) -> tuple[RtState, Any]:
-        """Run goap node ``node`` on ``s``; the state after it and its route."""
-        self.rich, self.world = rich, world_out(s.world_state, rich)
-        token, mode = _rich.set(rich), _sync.set(self.sync)
-        try:
-            res = await g.step(node, s, **kw)
-        finally:
-            _rich.reset(token)
-            _sync.reset(mode)
+    async def step(self, g: GoapGraph, node: str, s: RtState, **kw: Any) -> tuple[RtState, Any]:
+        """Run goap node ``node`` on ``s`` (the last :meth:`view`); the state after it and its route."""
+        self.world = world_out(s.world_state, self.rich)
+        res = await g.step(node, s, **kw)
         after = g.engine.runtime().reducer(s, res.delta) if res.delta is not None else s
         return after, res.route
 
 
 def world_out(facts: Mapping[str, Any], rich: dict[str, Any]) -> dict[str, Any]:
     """LangGOAP's world state from goap's facts and the unhashable rest."""
-    return {**decode_state(facts), **{k: v for k, v in rich.items() if k != _ATTEMPTED}}
+    return {**cv.decode_state(facts), **{k: v for k, v in rich.items() if k != _ATTEMPTED}}
 
 
 def results(
@@ -386,15 +387,10 @@ def results(
 ) -> list[ActionResult]:
     """LangGOAP's history entries for goap's outcomes (a refused action's entry shows what it did)."""
     tried = rich.pop(_ATTEMPTED, before)
+    errors = [None if o.error is None else _EXC.sub("", o.error, count=1) for o in new]
     return [
-        ActionResult(
-            action_name=o.action,
-            success=o.success,
-            state_before=dict(before),
-            state_after=dict(after) if o.success else dict(tried),
-            error=None if o.error is None else _EXC.sub("", o.error, count=1),
-        )
-        for o in new
+        ActionResult(o.action, o.success, dict(before), dict(after if o.success else tried), e)
+        for o, e in zip(new, errors, strict=True)
     ]
 
 
@@ -403,4 +399,4 @@ def make_plan(names: Sequence[str], actions: Sequence[Any], world: Mapping[str, 
     by_name = {a.name: a for a in actions}
     acts = [by_name[n] for n in names]
     start = PlanningState.from_dict(world, keys=planning_keys(actions, goal))
-    return to_plan(acts, start)
+    return cv.to_plan(acts, start)

@@ -7,13 +7,14 @@ from typing import Any
 
 from goap.compat._convert import goap_actions, to_goap_goal, to_goap_score
 from goap.runtime import GoapState as RtState
-from goap.runtime._parallel import independent_batch
+from goap.runtime import independent_batch
 
 
 def _get_last_failed_action(state: Mapping[str, Any]) -> str | None:
     """The name of the last failed action in the history, or None."""
-    failed = [r.action_name for r in state.get("execution_history") or () if not r.success]
-    return failed[-1] if failed else None
+    return next(
+        (r.action_name for r in reversed(state.get("execution_history") or []) if not r.success), None
+    )
 
 
 def _get_max_retries(action_name: str, actions: Sequence[Any]) -> int:
@@ -26,10 +27,7 @@ def _find_parallel_group(actions: Sequence[Any], start: int) -> list[int]:
     if start >= len(actions):
         return []
     acts = goap_actions(actions)
-    world: dict[str, Any] = {}
-    for a in acts[start:]:
-        for k, v in a.preconditions.items():
-            world.setdefault(k, v)
+    world = {k: v for a in reversed(acts[start:]) for k, v in a.preconditions.items()}  # the first one wins
     s = RtState.model_construct(plan=[a.name for a in acts], current_step=start, world_state=world)
     batch = independent_batch({a.name: a for a in acts}, s)
     return list(range(start, start + max(1, len(batch))))

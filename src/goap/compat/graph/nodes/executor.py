@@ -7,18 +7,14 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, results, split, world_out
+from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, results, world_out
 from goap.compat.graph.state import ActionResult
 
 __all__ = ["GoapExecutor", "async_execute_action"]
 
 
 def _approved(answer: Any) -> bool:
-    if answer is None or isinstance(answer, bool):
-        return answer is not False
-    if isinstance(answer, dict):
-        return bool(answer.get("approved", True))
-    return bool(answer)
+    return bool(answer.get("approved", True)) if isinstance(answer, dict) else answer is None or bool(answer)
 
 
 def _refused(action: Any, world: dict[str, Any], error: str) -> dict[str, Any]:
@@ -30,10 +26,7 @@ def _refused(action: Any, world: dict[str, Any], error: str) -> dict[str, Any]:
 
 
 def approval_gate(action: Any, world: dict[str, Any]) -> dict[str, Any] | None:
-    """Ask a person through LangGraph's ``interrupt``: None to go on, else the failure update.
-
-    A form answer is validated and put into ``world`` under the action's ``human_input_key``.
-    """
+    """Ask through LangGraph's ``interrupt`` (a form's answer goes into ``world``); None or the failure."""
     need = action.require_human_approval
     if not need:
         return None
@@ -49,9 +42,8 @@ def approval_gate(action: Any, world: dict[str, Any]) -> dict[str, Any] | None:
         try:
             form = answer if isinstance(answer, BaseModel) else need.model_validate(answer)
         except ValidationError as exc:
-            return _refused(
-                action, world, f"human_form_invalid: form payload failed validation: {exc.errors()!r}"
-            )
+            why = f"form payload failed validation: {exc.errors()!r}"
+            return _refused(action, world, f"human_form_invalid: {why}")
         world[action.human_input_key or action.name] = form.model_dump(mode="json")
         return None
     effects = dict(action.get_effects(world))
@@ -87,31 +79,26 @@ class GoapExecutor(Node):
     async def _go(self, state: dict[str, Any], sync: bool) -> dict[str, Any]:
         plan, step = state.get("plan"), int(state.get("current_step", 0) or 0)
         world = dict(state.get("world_state") or {})
-        if state.get("status") == "no_plan" or (plan is not None and len(plan) == 0):
+        if state.get("status") in ("no_plan", "terminated") or (plan is not None and len(plan) == 0):
             return {}
         if plan is None or step >= len(plan):
-            return {
-                "status": "error",
-                "execution_history": [ActionResult("<none>", False, error="No action to execute")],
-            }
+            nothing = ActionResult("<none>", False, error="No action to execute")
+            return {"status": "error", "execution_history": [nothing]}
         # The graph's own actions win over a plan's restored from a checkpoint (callables, forms).
         action = next((a for a in self.actions if a.name == plan.actions[step].name), plan.actions[step])
         refused = approval_gate(action, world)
         if refused is not None:
             return refused
         acts = self.actions or list(plan.actions)
-        b = self._bridge
-        b.sync = sync
+        (b := self._bridge).begin(sync)
         g = b.graph(active_goal(state.get("goal"), state.get("current_subgoal_index", 0) or 0), acts)
         s = b.view({**state, "world_state": world}, acts)
-        _, rich = split(world)
         before = dict(state.get("world_state") or {})
-        after_s, _ = await b.step(g, "executor", s, rich)
+        after_s, _ = await b.step(g, "executor", s)
         new = after_s.execution_history[len(s.execution_history) :]
-        after = world_out(after_s.world_state, rich)
-        out: dict[str, Any] = {"execution_history": results(new, before, after, rich), "world_state": after}
-        if after_s.current_step != s.current_step:
-            out["current_step"] = after_s.current_step
+        after = world_out(after_s.world_state, b.rich)
+        out: dict[str, Any] = {"execution_history": results(new, before, after, b.rich), "world_state": after}
+        out["current_step"] = after_s.current_step
         if any(not o.success for o in new):
             out["status"] = "action_failed"  # the observer counts the failure (LangGOAP's order)
             blocked = [o.action for o in new if o.guard is not None]
@@ -124,6 +111,5 @@ class GoapExecutor(Node):
 
 async def async_execute_action(action: Any, world_state: dict[str, Any]) -> Any:
     """Call the action's ``aexecute`` (or ``execute``) on ``world_state`` and await the result."""
-    fn = action.aexecute or action.execute
-    out: Any = fn(world_state) if fn is not None else None
+    out: Any = (action.aexecute or action.execute or (lambda _: None))(world_state)
     return await out if inspect.isawaitable(out) else out

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
 from langgraph.graph import END
 from langgraph.types import Command
 
-from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, policy_of, split, world_out
+from goap.compat._convert import execution_record
+from goap.compat.graph.nodes._bridge import Bridge, Node, active_goal, policy_of, world_out
 from goap.compat.graph.nodes._helpers import _get_last_failed_action, _get_max_retries
-from goap.runtime._executor import count_failure
+from goap.runtime import count_failure
 
 __all__ = ["GoapObserver"]
 
 _ENDED = {"no_plan", "error", "terminated"}
+_FRESH: dict[str, Any] = {"plan": None, "current_step": 0, "replan_count": 0}
 
 
 class GoapObserver(Node):
@@ -38,15 +41,12 @@ class GoapObserver(Node):
 
     async def _go(self, state: dict[str, Any], sync: bool) -> Command[str]:
         cmd, after = await self._decide(state, sync)
-        if self._history is not None and after is not None and cmd.goto == END:
-            from goap.compat._convert import execution_record
-
-            rec = execution_record(after, state.get("goal"))
-            if rec is not None:
-                if sync:
-                    self._history.record(rec)
-                else:
-                    await self._history.arecord(rec)
+        ended = self._history is not None and after is not None and cmd.goto == END
+        rec = execution_record(after, state.get("goal")) if ended else None
+        if rec is not None:
+            done = self._history.record(rec) if sync else self._history.arecord(rec)
+            if inspect.isawaitable(done):
+                await done
         return cmd
 
     async def _decide(self, state: dict[str, Any], sync: bool) -> tuple[Command[str], Any]:
@@ -58,20 +58,16 @@ class GoapObserver(Node):
         sub = active_goal(goal, index)
         plan = state.get("plan")
         acts = self._actions or (list(plan.actions) if plan is not None else [])
-        b = self._bridge
+        (b := self._bridge).begin(sync)
         if status in _ENDED:
-            ended = b.view(state, acts).model_copy(
-                update={"status": "terminated" if status == "terminated" else "no_plan"}
-            )
-            return Command(goto=END, update={"status": status}), ended
-        b.sync = sync
+            ended = {"status": "terminated" if status == "terminated" else "no_plan"}
+            return Command(goto=END, update={"status": status}), b.view(state, acts).model_copy(update=ended)
         g = b.graph(sub, acts)
         s = b.view(state, acts, observe=True)
-        _, rich = split(state.get("world_state") or {})
         # goap reads a failure from an outcome recorded the step before.
-        after, route = await b.step(g, "observer", s, rich, step=1 if status == "action_failed" else 3)
+        after, route = await b.step(g, "observer", s, step=1 if status == "action_failed" else 3)
         up: dict[str, Any] = {}
-        world = world_out(after.world_state, rich)
+        world = world_out(after.world_state, b.rich)
         if world != state.get("world_state"):
             up["world_state"] = world
         if route is not None and route.target in ("executor", "approval"):
@@ -81,22 +77,12 @@ class GoapObserver(Node):
             up["replan_reason"] = "every_action_replan" if every else after.replan_reason
             failed = _get_last_failed_action(state) if status == "action_failed" else None
             if failed is not None:
-                counts, black = count_failure(
-                    state.get("action_failure_counts") or {},
-                    state.get("blacklisted_actions") or [],
-                    failed,
-                    _get_max_retries(failed, self._actions) + 1,
-                )
+                old = (state.get("action_failure_counts") or {}, state.get("blacklisted_actions") or [])
+                counts, black = count_failure(*old, failed, _get_max_retries(failed, self._actions) + 1)
                 up.update(action_failure_counts=counts, blacklisted_actions=black)
-            if after.current_subgoal_index != index:
-                up.update(
-                    current_subgoal_index=after.current_subgoal_index,
-                    plan=None,
-                    current_step=0,
-                    replan_count=0,
-                    blacklisted_actions=[],
-                    action_failure_counts={},
-                )
+            if after.current_subgoal_index != index:  # the next sub-goal starts afresh
+                up.update(_FRESH, blacklisted_actions=[], action_failure_counts={})
+                up["current_subgoal_index"] = after.current_subgoal_index
             return Command(goto="planner", update=up), after
         st = after.status
         if st == "achieved":
