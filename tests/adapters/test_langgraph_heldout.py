@@ -26,7 +26,6 @@ from lg_crash_sync_subgraph import INPUT, ITEMS, build
 from lg_graphs_heldout import double_interrupt_subgraph, multi_turn_thread, node_caching
 
 from graphengine.adapters.langgraph import from_langgraph
-from graphengine.errors import UnsupportedFeature
 from graphengine.store import MemoryStore, SQLiteStore
 
 WORKER = Path(__file__).resolve().parents[1] / "lg_crash_sync_subgraph.py"

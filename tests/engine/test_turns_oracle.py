@@ -99,3 +99,33 @@ async def test_update_state_as_a_node_then_resume_as_langgraph(store: Store) -> 
     assert pending is not None and (pending.node_id,) == native.next
     assert (await g.resume("t")).msgs == (await lg.ainvoke(None, CONFIG))["msgs"]
     assert (await g.replay("t")).ok
+
+
+async def test_a_messages_chat_of_five_turns_has_langgraphs_messages(store: Store) -> None:
+    """A MessagesState chat continued turn by turn holds LangGraph's add_messages conversation after each turn."""
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.graph import MessagesState as LgMessagesState
+
+    from graphengine.models import Message, MessagesState
+
+    def lg_reply(s: LgMessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=f"echo {s['messages'][-1].content} ({len(s['messages'])})")]}
+
+    b = StateGraph(LgMessagesState)
+    b.add_node("reply", lg_reply)
+    b.add_edge(START, "reply")
+    lg = b.compile(checkpointer=InMemorySaver())
+
+    def reply(ctx: Any, s: MessagesState) -> NodeResult[MessagesState]:
+        text = f"echo {s.messages[-1].content} ({len(s.messages)})"
+        return NodeResult(delta=MessagesState(messages=[Message.assistant(text)]))
+
+    g = Engine(MessagesState, store=store).add("reply", reply).start_at("reply")
+    for i, text in enumerate(TURNS):
+        native = (await lg.ainvoke({"messages": [HumanMessage(content=text)]}, CONFIG))["messages"]
+        turn = MessagesState(messages=[Message.user(text)])
+        ours = (await (g.run("t", turn) if i == 0 else g.continue_run("t", turn))).messages
+        assert [(m.role, m.content) for m in ours] == [
+            ("user" if m.type == "human" else "assistant", m.content) for m in native
+        ], f"turn {i}"
+    assert (await g.replay("t")).ok
