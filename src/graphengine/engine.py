@@ -33,7 +33,7 @@ from ._reads import Interrupt, RunReads
 from ._replay import ReplayReport, replay_run
 from ._runtime import Runtime, dumps, error_delta, state_check, state_copier
 from ._spec import GraphSpec, graph_spec
-from ._stream import RunStream, stream_resume, stream_run
+from ._stream import RunStream, stream_continue, stream_resume, stream_run
 from .context import NOT_GIVEN
 from .errors import (
     DuplicateNodeError,
@@ -644,21 +644,47 @@ class Engine(RunReads[S]):
             return await edit_state(rt, run_id, values, as_node, goto, allow_graph_change)
 
     def stream(
-        self, run_id: str, initial: S | Mapping[str, Any], *, states: bool = False, max_buffer: int = 1024
+        self,
+        run_id: str,
+        initial: S | Mapping[str, Any],
+        *,
+        states: bool = False,
+        max_buffer: int = 1024,
+        context: Any = None,
     ) -> RunStream[S]:
         """`run`, yielding the run's events as they happen: `async for ev in g.stream(...)`.
 
         Deltas ride on `node_end` events, `states=True` adds the state after each step; the
         buffering policy, ordering and isolation are described in `graphengine._stream` (`RunStream`).
+        `context` is the run context, as for `run`.
         """
-        return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer)
+        return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer, context=context)
 
     def stream_resume(
-        self, run_id: str, *, input: Any = _NO_INPUT, states: bool = False, max_buffer: int = 1024
+        self,
+        run_id: str,
+        *,
+        input: Any = _NO_INPUT,
+        states: bool = False,
+        max_buffer: int = 1024,
+        context: Any = None,
     ) -> RunStream[S]:
         """`resume`, yielding the run's events as they happen (see `stream`)."""
         kw = {} if input is _NO_INPUT else {"input": input}
-        return stream_resume(self, run_id, states=states, max_buffer=max_buffer, **kw)
+        return stream_resume(self, run_id, states=states, max_buffer=max_buffer, context=context, **kw)
+
+    def stream_continue(
+        self,
+        run_id: str,
+        input: S | Mapping[str, Any],
+        *,
+        states: bool = False,
+        max_buffer: int = 1024,
+        context: Any = None,
+    ) -> RunStream[S]:
+        """`continue_run`, yielding the turn's events as they happen (see `stream`); the first step
+        event is the turn's input step (node `INPUT_NODE`)."""
+        return stream_continue(self, run_id, input, states=states, max_buffer=max_buffer, context=context)
 
     def to_dot(self, *, highlight: RunPath | None = None) -> str:
         """The graph as Graphviz DOT; `highlight=await graphengine.viz.run_path(g, run_id)` marks a run."""

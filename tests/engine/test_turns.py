@@ -396,3 +396,16 @@ async def test_a_typed_dict_thread_continues_with_a_partial_dict(store: Store) -
     assert s == {"notes": ["a", "A", "b", "B"]}
     with pytest.raises(StateValidationError, match="'t'"):
         await g.continue_run("t", {"notes": "not a list"})
+
+
+async def test_a_turn_streams_its_input_step_then_its_nodes_with_the_context(store: Store) -> None:
+    """stream_continue yields the turn's input step, then its nodes' steps; nodes read the stream's context."""
+    g = Engine(Chat, store=store)
+    g.add("greet", greet).start_at("greet")
+    first = [ev async for ev in g.stream("t", Chat(), context=Deps(user="ann"))]
+    assert [e.node_id for e in first if e.kind == "step"] == ["greet"]
+    stream = g.stream_continue("t", {"messages": ["again"]}, states=True, context=Deps(user="bob"))
+    steps = [ev for ev in await stream.collect() if ev.kind == "step"]
+    assert [e.node_id for e in steps] == [INPUT_NODE, "greet"]
+    assert steps[-1].meta["state"].messages == ["hello ann (small)", "again", "hello bob (small)"]
+    assert stream.result is not None and stream.result.messages[-1] == "hello bob (small)"
