@@ -254,24 +254,12 @@ def _visualize(name: str, result: PlanResult, fmt: str, as_json: bool) -> int:
 
 
 def _actions(target: str, as_json: bool) -> int:
-    import importlib
-
     from goap.planning import ActionSpec
 
-    module_name, _, attr = target.partition(":")
     try:
-        obj: Any = getattr(importlib.import_module(module_name), attr or "ACTIONS")
-    except (ImportError, AttributeError) as exc:
-        print(
-            f"cannot load {target!r}: {exc} (give MODULE:NAME, e.g. examples.release:actions)",
-            file=sys.stderr,
-        )
-        return 2
-    if callable(obj) and not isinstance(obj, ActionSpec):
-        obj = obj()
-    acts = list(obj) if not isinstance(obj, ActionSpec) else [obj]
-    if not all(isinstance(a, ActionSpec) for a in acts):
-        print(f"{target!r} is not a list of ActionSpec", file=sys.stderr)
+        acts = _load_actions(target, ActionSpec)
+    except _ActionsError as exc:
+        print(str(exc), file=sys.stderr)
         return 2
     rows = [_action_doc(a) for a in acts]
     if as_json:
@@ -283,6 +271,55 @@ def _actions(target: str, as_json: bool) -> int:
         print(f"    needs:   {r['preconditions'] or '-'}")
         print(f"    effects: {r['effects'] or '-'}")
     return 0
+
+
+class _ActionsError(Exception):
+    """Why `goap actions TARGET` found no list of actions: one line naming the target."""
+
+
+def _load_actions(target: str, action_type: type[Any]) -> list[Any]:
+    """The actions TARGET names (a list or other iterable of ActionSpec, one ActionSpec, or a
+    function returning either); `_ActionsError` naming the target and what it held instead."""
+    import importlib
+
+    module_name, _, attr = target.partition(":")
+    if not module_name:
+        raise _ActionsError(
+            f"cannot load {target!r}: no module (give MODULE:NAME, e.g. examples.release:actions)"
+        )
+    try:
+        obj: Any = getattr(importlib.import_module(module_name), attr or "ACTIONS")
+    except Exception as exc:  # any error of the user's module at import: one line, not a traceback
+        raise _ActionsError(
+            f"cannot load {target!r}: {type(exc).__name__}: {exc} (give MODULE:NAME, e.g. examples.release:actions)"
+        ) from None
+    if callable(obj) and not isinstance(obj, action_type):
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise _ActionsError(f"{target!r} raised {type(exc).__name__}: {exc}") from None
+        if not isinstance(obj, action_type) and (
+            isinstance(obj, str | bytes) or not hasattr(obj, "__iter__")
+        ):
+            raise _ActionsError(f"{target!r} returned {type(obj).__name__}, not a list of ActionSpec")
+    if isinstance(obj, action_type):
+        return [obj]
+    # A string is iterable (its characters): name it rather than complain about item 0.
+    if isinstance(obj, str | bytes | dict) or not hasattr(obj, "__iter__"):
+        raise _ActionsError(
+            f"{target!r} is a {type(obj).__name__} ({obj!r:.40}), not a list of ActionSpec "
+            "(or a function returning one)"
+        )
+    try:
+        acts = list(obj)
+    except Exception as exc:
+        raise _ActionsError(f"{target!r}: iterating it raised {type(exc).__name__}: {exc}") from None
+    for i, a in enumerate(acts):
+        if not isinstance(a, action_type):
+            raise _ActionsError(
+                f"{target!r}: item {i} is a {type(a).__name__} ({a!r:.40}), not an ActionSpec"
+            )
+    return acts
 
 
 def _action_doc(a: Any) -> dict[str, Any]:

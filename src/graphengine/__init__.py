@@ -16,13 +16,27 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
     S(n=3)
 """
 
+from ._blocking import run_blocking
 from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE
 from ._reads import Interrupt
 from ._replay import Divergence, ReplayReport
 from ._runtime import Runtime
 from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
+from .commute import MergeOrder, commutative, is_commutative, is_idempotent
 from .context import Context, InterruptSignal, Tool, ToolCallError
+from .crdt import (
+    CRDT,
+    GCounter,
+    LWWMap,
+    LWWRegister,
+    ORSet,
+    PNCounter,
+    converge,
+    maximum,
+    minimum,
+    replica_id,
+)
 from .engine import Engine
 from .errors import (
     BudgetExceededError,
@@ -57,12 +71,13 @@ from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, delta_fields, merge, replace
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
-from .subgraph import Subgraph
+from .subgraph import Subgraph, SubgraphError
 from .versions import Migration, VersionMap
 
 __all__ = [
     "Branch",
     "BudgetExceededError",
+    "CRDT",
     "Context",
     "ContextMissingError",
     "DeltaTypeError",
@@ -74,6 +89,7 @@ __all__ = [
     "EncodeError",
     "Engine",
     "FAN_OUT_NODE",
+    "GCounter",
     "GraphChangedError",
     "GraphError",
     "GraphSpec",
@@ -81,7 +97,10 @@ __all__ = [
     "INPUT_NODE",
     "Interrupt",
     "InterruptSignal",
+    "LWWMap",
+    "LWWRegister",
     "MaxStepsExceeded",
+    "MergeOrder",
     "Migration",
     "MigrationError",
     "Next",
@@ -96,7 +115,9 @@ __all__ = [
     "NodeResult",
     "NodeReturnTypeError",
     "NodeTimeoutError",
+    "ORSet",
     "Options",
+    "PNCounter",
     "Reducer",
     "ReducerError",
     "ReplayReport",
@@ -112,6 +133,7 @@ __all__ = [
     "StepError",
     "StepView",
     "Subgraph",
+    "SubgraphError",
     "SyncNode",
     "Tool",
     "ToolCallError",
@@ -119,14 +141,22 @@ __all__ = [
     "UnknownNodeError",
     "VersionMap",
     "append",
+    "commutative",
+    "converge",
     "default_reducer",
     "delta_fields",
     "fan_out",
     "field_sizes",
     "goto",
     "interrupt",
+    "is_commutative",
+    "is_idempotent",
+    "maximum",
     "merge",
+    "minimum",
     "node",
     "replace",
+    "replica_id",
+    "run_blocking",
     "stop",
 ]

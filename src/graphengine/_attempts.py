@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import random
 import time
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -35,6 +36,7 @@ S = TypeVar("S")
 
 _EMPTY_RESULT: NodeResult[Any] = NodeResult()
 _now = time.time
+_log = logging.getLogger("graphengine")
 _SAME: Any = object()
 
 
@@ -83,10 +85,15 @@ async def execute(
                 if node.is_async:
                     res = await res
             else:
+                clock = asyncio.get_running_loop().time
+                t0 = clock()
                 async with asyncio.timeout(node.timeout):
                     res = call(ctx, state)
                     if node.is_async:
                         res = await res
+                took = clock() - t0
+                if took > node.timeout:
+                    overran(node, took, run_id, step, branch, emitter)
             return outcome_of(node, res, run_id, step), attempt, ctx
         except InterruptSignal as sig:
             return NodeResult(route=interrupt(sig.payload)), attempt, ctx
@@ -97,6 +104,32 @@ async def execute(
         if delay > 0:
             await asyncio.sleep(delay)
         attempt += 1
+
+
+def overran(
+    node: CompiledNode[Any], took: float, run_id: str, step: int, branch: int | None, emitter: Any
+) -> None:
+    """Say (log and `warning` event) that a node finished past its timeout without being stopped.
+
+    `asyncio.timeout` can only cancel a node at an `await`: one that blocks the event loop (a
+    sync call inside `async def`) or swallows the cancellation runs on. Its result is kept (it
+    did finish, side effects and all), but the overrun must not pass in silence.
+    """
+    where = f"branch {branch} (node {node.id!r})" if branch is not None else f"node {node.id!r}"
+    msg = (
+        f"{where} took {took:.3g}s, over its timeout of {node.timeout}s, at step {step} of run "
+        f"{run_id!r}, and could not be stopped: it blocked the event loop (a sync call inside async "
+        "def?) or swallowed the cancellation. Its result is kept; await the slow work, or add the "
+        "node with thread=True"
+    )
+    _log.warning("%s", msg)
+    if emitter is not None:
+        safe_emit(
+            emitter,
+            Event(
+                run_id, step, node.id, msg, {"took": took, "timeout": node.timeout}, kind=EventKind.WARNING
+            ),
+        )
 
 
 def outcome_of(node: CompiledNode[S], res: Any, run_id: str, step: int) -> NodeResult[S]:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ._runtime import Runtime
 
 __all__ = [
+    "branch_routed",
     "check_budgets",
     "check_route",
     "checked_delta",
@@ -106,6 +107,17 @@ def wrong_route(route: Any, run_id: str, step: int, node_id: str) -> NodeReturnT
     return NodeReturnTypeError(
         f"node {node_id!r} returned a route of type {type(route).__name__} ({route!r:.80}) at step {step} "
         f"of run {run_id!r}; a route is a Next: goto({route!r:.40}), stop(), fan_out(...) or interrupt(...)",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+    )
+
+
+def branch_routed(route: Next, branch: int, run_id: str, step: int, node_id: str) -> NodeReturnTypeError:
+    return NodeReturnTypeError(
+        f"branch {branch} (node {node_id!r}) of the fan-out at step {step} of run {run_id!r} returned "
+        f"the route {route!r:.80}; a branch's route cannot be followed (the fan-out's join runs next): "
+        "return no route from branch nodes and route from the join",
         run_id=run_id,
         step=step,
         node_id=node_id,

@@ -35,7 +35,7 @@ async def cmd_serve(args: argparse.Namespace) -> int:
     url = args.store or args.store_main or os.environ.get("GRAPHENGINE_STORE")
     if not url:
         raise CliError("no store: pass --store URL (e.g. --store sqlite:///runs.db) or set GRAPHENGINE_STORE")
-    token = token_from_env(args.token_env)
+    token = _serve_token(args.token_env, token_from_env)
     # Bind before anything else: a bad host or port, or a port in use, is one line, not a traceback.
     sock = _listen(args.host, args.port)
     try:
@@ -67,6 +67,29 @@ async def cmd_serve(args: argparse.Namespace) -> int:
     finally:
         sock.close()
     return 0
+
+
+def _serve_token(name: str | None, token_from_env: Any) -> str | None:
+    """The bearer token `serve` requires (None: no auth), refusing a variable that should hold one but does not.
+
+    `--token-env VAR` names a variable the user means to hold the token, so VAR unset or empty
+    (a typo, a missing `export`) is an error, never a server without authentication. The
+    default `$GRAPHENGINE_TOKEN` may be unset (no auth, loopback only), but set and empty it is
+    the same mistake.
+    """
+    var = name or TOKEN_VAR
+    token: str | None = token_from_env(var)
+    if token is None and (name is not None or var in os.environ):
+        state = "is empty" if var in os.environ else "is not set"
+        way_out = f"unset {var}" if name is None else "drop --token-env"
+        raise CliError(
+            f"refusing to serve without a token: ${var} {state}. "
+            f"Export the token in ${var}, or {way_out} to serve loopback only without a token"
+        )
+    return token
+
+
+TOKEN_VAR = "GRAPHENGINE_TOKEN"  # noqa: S105 (a variable name, not a secret)
 
 
 def _allowed_hosts(
@@ -122,8 +145,14 @@ async def cmd_resume(args: argparse.Namespace) -> int:
                 kw["input"] = json.loads(args.input)
             except ValueError as exc:
                 raise CliError(f"--input is not JSON: {exc}") from exc
+            except RecursionError:
+                # Python's parser recurses per level: past ~1000 it gives up, before any engine check.
+                raise CliError(
+                    "--input nests too deeply to parse (over ~1000 levels of [ or {); "
+                    "pass a flatter JSON value"
+                ) from None
         await eng.get_run(args.run)
-        stream = eng.stream_resume(args.run, **kw)
+        stream = eng.stream_resume(args.run, allow_graph_change=args.allow_graph_change, **kw)
         console = rich_console()
         try:
             if console is not None:
@@ -166,9 +195,9 @@ async def cmd_replay(args: argparse.Namespace) -> int:
         console = rich_console()
         if console is not None:
             with console.status(f"replaying {args.run}"):
-                report = await eng.replay(args.run)
+                report = await eng.replay(args.run, allow_graph_change=args.allow_graph_change)
         else:
-            report = await eng.replay(args.run)
+            report = await eng.replay(args.run, allow_graph_change=args.allow_graph_change)
     if args.json:
         json_out(
             {

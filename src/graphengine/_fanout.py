@@ -14,7 +14,7 @@ from graphengine.emit import Event, EventKind
 from graphengine.store import BranchRecord, StepRecord
 
 from ._attempts import execute, outcome_of, retry_delay, route_error
-from ._checks import reducer_failed, wrong_delta, wrong_route
+from ._checks import branch_routed, reducer_failed, wrong_delta, wrong_route
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
@@ -63,7 +63,11 @@ async def fan_out_step(
     versions: Any = None,
     state_b: bytes | None = None,
 ) -> tuple[S, Next, tuple[str, str] | None, int]:
-    """Run a fan-out's branches concurrently, persisting each result as it lands; merge in order; commit.
+    """Run a fan-out's branches concurrently, persisting each result as it lands; merge; commit.
+
+    A delta whose every field has a commutative reducer (`graphengine.commute`) is merged as its
+    branch lands; the others are merged after them in declared branch order. Both give the state
+    the declared order alone gives, so the result never depends on which branch finished first.
 
     Returns the state, the next hop, the routed error (if a branch failed into an error route)
     and the size of the snapshot the commit stored.
@@ -111,6 +115,12 @@ async def fan_out_step(
     if state_b is None and len(done) < k and any(b.input is None for b in branches):
         state_b = isolated_bytes(eng, state, run_id, step)
     loop = asyncio.get_running_loop()
+    # Deltas whose every field commutes merge as they land, into merged[0]; the others wait in
+    # `deltas` and merge in declared branch order after them. Field by field, that is the state
+    # the declared order gives (see `graphengine.commute`).
+    commutes = eng.delta_commutes
+    reducer = eng.reducer
+    merged = [state]
     buf: list[BranchRecord] = []
     flusher: asyncio.Task[None] | None = None
     flush_soon: asyncio.Handle | None = None
@@ -183,6 +193,11 @@ async def fan_out_step(
                         step=step,
                         node_id=nid,
                     )
+                if route is not None:
+                    # The join decides where the run goes after a fan-out; a branch's own hop
+                    # (goto, stop, a nested fan-out) cannot be honoured, and dropping it would
+                    # run something else than the node asked for.
+                    raise branch_routed(route, i, run_id, step, nid)
                 d = res.delta
                 if d is not None:
                     if not is_state(d):
@@ -238,6 +253,15 @@ async def fan_out_step(
                 eng.emit(
                     Event(run_id, step, nid, "", {"branch": i, "attempt": attempt}, kind=EventKind.NODE_END)
                 )
+            if commutes is not None and delta_b is not None and commutes(deltas[i]):
+                try:
+                    merged[0] = reducer(merged[0], deltas[i])
+                except Exception as exc:
+                    err = reducer_failed(exc, run_id, step, FAN_OUT_NODE)
+                    err.__cause__ = exc
+                    failure.append((i, err))
+                    return
+                deltas[i] = None
 
     async def drain() -> None:
         nonlocal flush_soon
@@ -309,7 +333,7 @@ async def fan_out_step(
         )
         return state, route, (msg, bnode.id), snap
 
-    reducer = eng.reducer
+    state = merged[0]
     present = [d for d in deltas if d is not None]
     many = getattr(reducer, "many", None)
     try:

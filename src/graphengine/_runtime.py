@@ -32,9 +32,11 @@ from graphengine.store import (
 from ._attempts import execute
 from ._checks import checked_delta
 from ._encoding import FAN_OUT_NODE, UPDATE_NODE, non_finite, storable_text
+from ._fingerprint import changes, same_graph, upgraded
+from .commute import delta_commutes
 from .context import Context
 from .errors import GraphChangedError, ReducerError, RunNotFoundError, StateValidationError
-from .graph import CompiledGraph, CompiledNode, changes
+from .graph import CompiledGraph, CompiledNode
 from .options import Options
 from .reducer import Reducer, delta_fields, model_copier
 from .result import NodeResult
@@ -64,6 +66,7 @@ class Runtime(Generic[S]):
         "context",
         "copy_state",
         "decode_delta",
+        "delta_commutes",
         "emitter",
         "error_delta",
         "is_state",
@@ -103,6 +106,8 @@ class Runtime(Generic[S]):
         """Merges a delta into the state."""
         self.reducer_pure = reducer_pure
         """The reducer is known never to change its previous state in place."""
+        self.delta_commutes: Callable[[Any], bool] | None = delta_commutes(reducer, state_type)
+        """Whether a fan-out branch's delta may merge as it lands (completion order); None: none may."""
         self.store = store
         """Where the run is persisted."""
         self.emitter = emitter
@@ -370,16 +375,33 @@ class Runtime(Generic[S]):
                 ) from exc
         return goto(self.graph.start)
 
+    def same_graph(self, run: RunRecord) -> bool:
+        """Whether `run` was started by this graph: its recorded fingerprint names this graph's shape.
+
+        Code is compared by qualified name, whatever module it was imported under, and runs
+        recorded before that rule still match (see `graphengine._fingerprint`). A run that
+        recorded no fingerprint matches any graph.
+        """
+        g = self.graph
+        if not run.fingerprint or run.fingerprint == g.fingerprint:
+            return True
+        old = run_meta(run).get("graph")
+        return same_graph(run.fingerprint, old, g.fingerprint, g.description, g.legacy_description)
+
     def check_fingerprint(self, run: RunRecord, allow: bool) -> None:
         """`GraphChangedError` when the run was started by a graph of another shape (unless `allow`)."""
-        g = self.graph
-        if not run.fingerprint or run.fingerprint == g.fingerprint or allow:
+        if allow or self.same_graph(run):
             return
+        g = self.graph
         old = run_meta(run).get("graph")
+        if isinstance(old, dict) and "names" not in old:
+            old = upgraded(old, g.description, g.legacy_description)  # compare like with like
         what = "; ".join(changes(old, g.description)) if isinstance(old, dict) else "nodes or edges changed"
         raise GraphChangedError(
             f"run {run.run_id!r} was started by a graph with fingerprint {run.fingerprint}, this engine's is "
-            f"{g.fingerprint} ({what}); resume it with the graph it started with, or pass allow_graph_change=True",
+            f"{g.fingerprint} ({what}); resume it with the graph it started with, or allow the change: "
+            "allow_graph_change=True in Python, --allow-graph-change on the command line, "
+            "?allow_graph_change=true over HTTP",
             run_id=run.run_id,
             stored=run.fingerprint,
             current=g.fingerprint,

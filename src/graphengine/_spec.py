@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from .commute import MergeOrder, commuting_fields, is_commutative, state_fields
+from .errors import GraphValidationError
 from .graph import Wiring
 
 __all__ = ["EdgeSpec", "GraphSpec", "NodeInfo", "graph_spec"]
@@ -54,11 +56,43 @@ class GraphSpec:
     """Failing node id (None: any node) -> handler node."""
     fingerprint: str | None
     """Hash of the graph's shape, or None while the graph does not validate."""
+    commuting_fields: frozenset[str] = frozenset()
+    """State fields whose reducer commutes (`graphengine.commute`): fan-out deltas setting only
+    these merge in completion order."""
+    reducer_commutes: bool = False
+    """The engine's reducer commutes as a whole: every fan-out merges in completion order."""
+    state_fields: frozenset[str] | None = None
+    """The state type's fields, or None when it does not declare them (a plain dict, extra fields)."""
 
     @property
     def node_ids(self) -> tuple[str, ...]:
         """Node ids in insertion order."""
         return tuple(n.id for n in self.nodes)
+
+    def merge_order(self, writes: Iterable[str] | None = None) -> MergeOrder:
+        """The order a fan-out whose branches set the fields `writes` merges them in.
+
+        `completion` (each delta as its branch lands) when the reducer commutes as a whole or
+        every field in `writes` has a commutative reducer; `declared` (branch order) otherwise.
+        `writes=None` asks about branches that may set any field. Either order gives the same
+        state. `GraphValidationError` names a field the state type does not have.
+        """
+        if writes is None:
+            if self.reducer_commutes:
+                return "completion"
+            known = self.state_fields
+            return "completion" if known is not None and known <= self.commuting_fields else "declared"
+        wanted = set(writes)
+        if self.state_fields is not None:
+            unknown = sorted(wanted - self.state_fields)
+            if unknown:
+                raise GraphValidationError(
+                    f"merge_order: {unknown[0]!r} is not a field of {self.type_name!r} "
+                    f"(its fields: {', '.join(sorted(self.state_fields))})"
+                )
+        if self.reducer_commutes or wanted <= self.commuting_fields:
+            return "completion"
+        return "declared"
 
     def handler_of(self, node_id: str) -> str | None:
         """The node a failure of `node_id` is routed to, if any."""
@@ -72,8 +106,13 @@ def predicate_name(fn: Any) -> str:
     return "when" if name == "<lambda>" else str(name)
 
 
-def graph_spec(state_type: Any, wiring: Wiring[Any], fingerprint: str | None) -> GraphSpec:
-    """A frozen copy of `wiring`."""
+def graph_spec(
+    state_type: Any,
+    wiring: Wiring[Any],
+    fingerprint: str | None,
+    reducer: Callable[[Any, Any], Any] | None = None,
+) -> GraphSpec:
+    """A frozen copy of `wiring`, with what `reducer` says of merge orders."""
     return GraphSpec(
         state_type=state_type,
         type_name=getattr(state_type, "__name__", str(state_type)),
@@ -85,4 +124,7 @@ def graph_spec(state_type: Any, wiring: Wiring[Any], fingerprint: str | None) ->
         ),
         error_routes=MappingProxyType(dict(wiring.error_routes)),
         fingerprint=fingerprint,
+        commuting_fields=frozenset() if reducer is None else commuting_fields(reducer),
+        reducer_commutes=reducer is not None and is_commutative(reducer),
+        state_fields=state_fields(state_type),
     )

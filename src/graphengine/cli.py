@@ -4,8 +4,8 @@
     graphengine show    RUN --store URL [--step K [--engine MODULE:ENGINE]] [--json]
     graphengine history RUN --store URL [--json]
     graphengine export  RUN --store URL [-o FILE]
-    graphengine resume  MODULE:ENGINE RUN [--store URL] [--input JSON] [--json]
-    graphengine replay  MODULE:ENGINE RUN [--store URL] [--json]
+    graphengine resume  MODULE:ENGINE RUN [--store URL] [--input JSON] [--allow-graph-change] [--json]
+    graphengine replay  MODULE:ENGINE RUN [--store URL] [--allow-graph-change] [--json]
     graphengine render  MODULE:ENGINE [-o FILE] [--format dot|mermaid|png|svg|pdf] [--run RUN --store URL]
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
                         [--allow-host NAME ...] [--max-body BYTES]
@@ -76,6 +76,15 @@ _COUNT = int_type(1, 1_000_000_000, "a count")
 _BYTES = int_type(0, 2**62, "a size in bytes")
 
 
+def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument(
+        "--allow-graph-change",
+        action="store_true",
+        help="go on although the engine's graph differs from the one the run started with "
+        "(as allow_graph_change=True in Python)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `graphengine` command."""
     p = argparse.ArgumentParser(
@@ -121,9 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--port", type=_PORT, default=8000, help="port (default: 8000; 0: any free port)")
     sp.add_argument(
         "--token-env",
-        default="GRAPHENGINE_TOKEN",
+        default=None,
         metavar="VAR",
-        help="environment variable holding the bearer token; when set, every route requires it",
+        help="environment variable holding the bearer token, every route then requires it "
+        "(default: GRAPHENGINE_TOKEN, optional; a VAR named here must hold a token)",
     )
     sp.add_argument(
         "--allow-host",
@@ -144,11 +154,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("engine", metavar="MODULE:ENGINE")
     sp.add_argument("run", metavar="RUN")
     sp.add_argument("--input", metavar="JSON", help="answer to the run's interrupt, as JSON")
+    _allow_graph_change(sp)
     sp.add_argument("--json", action="store_true")
 
     sp = add("replay", cmd_replay, "re-execute a run and report divergences (exit 1 if any)")
     sp.add_argument("engine", metavar="MODULE:ENGINE")
     sp.add_argument("run", metavar="RUN")
+    _allow_graph_change(sp)
     sp.add_argument("--json", action="store_true")
 
     sp = add("render", cmd_render, "draw an engine's graph")

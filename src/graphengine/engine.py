@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import math
@@ -25,6 +24,7 @@ from graphengine.store import (
 )
 from graphengine.store import RunExistsError as StoreRunExistsError
 
+from ._blocking import run_blocking
 from ._edits import continue_turn, edit_state, upgraded_meta
 from ._encoding import RESERVED_NODES
 from ._loop import FirstHop, drive
@@ -43,10 +43,10 @@ from .errors import (
     RunNotFoundError,
     StateValidationError,
 )
-from .graph import CompiledGraph, Edge, NodeSpec, Wiring, compile_graph
+from .graph import CompiledGraph, Edge, NodeSpec, Wiring, check_predicate, compile_graph, state_fields
 from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
-from .reducer import Reducer, default_reducer, is_pure
+from .reducer import Reducer, _refuse_async_reducer, default_reducer, is_pure
 from .route_codec import RouteCodec
 from .routing import NextKind, goto
 from .subgraph import Subgraph
@@ -94,6 +94,8 @@ class Engine(RunReads[S]):
         self.state_type = state_type
         """The state type every node reads and every delta has."""
         self._type_name = getattr(state_type, "__name__", str(state_type))
+        if reducer is not None:
+            _refuse_async_reducer(reducer, "reducer=")
         r = reducer if reducer is not None else default_reducer(state_type)
         if r is None:
             raise GraphValidationError(
@@ -214,8 +216,10 @@ class Engine(RunReads[S]):
         Used when a node's result has no `route`; edges are tried in declaration order and the
         run stops when none holds. With a list of nodes as `dst` the edge is a fan-out to them,
         and `join` (required) runs after their deltas are merged. Unknown nodes are reported by
-        `validate()`.
+        `validate()`. A predicate that is not callable or is async is refused here
+        (`GraphValidationError`); one that returns an awaitable fails its step (`RoutingError`).
         """
+        check_predicate(src, dst if isinstance(dst, str) else str(join), when)
         if isinstance(dst, str):
             if join is not None:
                 raise GraphValidationError(
@@ -281,7 +285,7 @@ class Engine(RunReads[S]):
     def _graph(self) -> tuple[CompiledGraph[S], RouteCodec[S]]:
         c = self._compiled
         if c is None:
-            g = compile_graph(self._wiring, self.options)
+            g = compile_graph(self._wiring, self.options, state_fields(self.state_type))
             c = self._compiled = (g, RouteCodec(self.codec, g.nodes))
         return c
 
@@ -312,13 +316,14 @@ class Engine(RunReads[S]):
         """The graph as declared so far, read-only: nodes, edges with predicate names, error routes, start.
 
         Its `fingerprint` is None while the graph does not validate; drawing an unfinished
-        graph is allowed.
+        graph is allowed. Its `merge_order(writes)` tells whether a fan-out merges its branches
+        as they land or in declared order (`graphengine.commute`).
         """
         try:
             fingerprint: str | None = self._graph()[0].fingerprint
         except GraphValidationError:
             fingerprint = None
-        return graph_spec(self.state_type, self._wiring, fingerprint)
+        return graph_spec(self.state_type, self._wiring, fingerprint, self.reducer)
 
     # ------------------------------------------------------------------ runs
 
@@ -384,8 +389,16 @@ class Engine(RunReads[S]):
         return drive(rt, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
 
     def run_sync(self, run_id: str, initial: S | Mapping[str, Any], *, context: Any = None) -> S:
-        """`run` for callers without an event loop (uses `asyncio.run`)."""
-        return asyncio.run(self.run(run_id, initial, context=context))
+        """`run` from synchronous code: a script, or a Jupyter cell (inside the kernel's running loop).
+
+        Without a running loop it is `asyncio.run(self.run(...))`. Inside one (which cannot be
+        re-entered) the run is driven on graphengine's private sync loop, on its own thread,
+        while the caller waits; store connections then live on that loop and are kept for the
+        next sync call (see `graphengine._blocking` for why that is right for every store, and
+        the one thing it cannot do: a sync call while the caller's loop has a call of the same
+        store in flight). Interrupting the wait cancels the run (`resume` continues it).
+        """
+        return run_blocking(self.run(run_id, initial, context=context))
 
     async def submit(self, run_id: str, initial: S | Mapping[str, Any], *, queue: Any = None) -> int:
         """Store run `run_id` from `initial` and queue it for a worker (`graphengine worker`); returns the job id.
@@ -573,9 +586,13 @@ class Engine(RunReads[S]):
             )
         return await drive(rt, rt.graph, rt.routes, run_id, state, latest.last_step, nxt, first)
 
-    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> S:
-        """`resume` for callers without an event loop."""
-        return asyncio.run(self.resume(run_id, input=input, context=context))
+    def resume_sync(
+        self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False, context: Any = None
+    ) -> S:
+        """`resume` from synchronous code, with or without a running event loop (see `run_sync`)."""
+        return run_blocking(
+            self.resume(run_id, input=input, allow_graph_change=allow_graph_change, context=context)
+        )
 
     async def continue_run(
         self,
@@ -612,8 +629,8 @@ class Engine(RunReads[S]):
             return await continue_turn(rt, run_id, input, allow_graph_change)
 
     def continue_run_sync(self, run_id: str, input: S | Mapping[str, Any], *, context: Any = None) -> S:
-        """`continue_run` for callers without an event loop."""
-        return asyncio.run(self.continue_run(run_id, input, context=context))
+        """`continue_run` from synchronous code, with or without a running event loop (see `run_sync`)."""
+        return run_blocking(self.continue_run(run_id, input, context=context))
 
     async def update_state(
         self,
@@ -667,11 +684,20 @@ class Engine(RunReads[S]):
         input: Any = _NO_INPUT,
         states: bool = False,
         max_buffer: int = 1024,
+        allow_graph_change: bool = False,
         context: Any = None,
     ) -> RunStream[S]:
         """`resume`, yielding the run's events as they happen (see `stream`)."""
         kw = {} if input is _NO_INPUT else {"input": input}
-        return stream_resume(self, run_id, states=states, max_buffer=max_buffer, context=context, **kw)
+        return stream_resume(
+            self,
+            run_id,
+            states=states,
+            max_buffer=max_buffer,
+            allow_graph_change=allow_graph_change,
+            context=context,
+            **kw,
+        )
 
     def stream_continue(
         self,
@@ -736,9 +762,16 @@ class Engine(RunReads[S]):
         where the source's step said to go next; the source run is not touched. Returns what
         `run` returns; `context` is the new run's context (see `run`). Any step of a run of many
         turns can be forked, a turn's input step included; the new run is a new thread, continued
-        with `continue_run(new_run_id, ...)`.
+        with `continue_run(new_run_id, ...)`. A step that is not a whole number is a
+        `GraphValidationError`.
         """
         _check_run_id(new_run_id)
+        if at_step is not None and (isinstance(at_step, bool) or not isinstance(at_step, int)):
+            raise GraphValidationError(
+                f"fork({run_id!r}, at_step={at_step!r}): a step is a whole number (0: the initial "
+                "state; history() lists the steps)",
+                run_id=run_id,
+            )
         async with owning(self.store, new_run_id, lease_ttl=None):
             return await self._fork(run_id, new_run_id, at_step, at_label, patch, context)
 

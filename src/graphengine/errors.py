@@ -38,7 +38,9 @@ that step committed; `resume` retries the step once the cause is fixed. Errors o
 reach the run (they are logged).
 
 `ToolCallError` (from `ctx.call`) is raised to the node, like an exception of its own code, so
-retries and error routes apply to it; it is not part of this tree.
+retries and error routes apply to it; it is not part of this tree. Nor is `SubgraphError`, a
+child run's failure raised in its parent's subgraph node for the same reason: the caller gets the
+parent's `NodeError`, naming the parent run.
 
 Store errors (`store.StoreError`, e.g. `CorruptRecordError` for an undecodable step row) pass
 through the engine unchanged and leave the run as it was (`running`, resumable once the store is
@@ -163,7 +165,13 @@ class ContextMissingError(GraphError):
 
 
 class GraphChangedError(GraphError):
-    """The graph's fingerprint differs from the one the run started with."""
+    """The graph's fingerprint differs from the one the run started with.
+
+    Raised by `resume` and `replay` before anything runs; the message names what changed. The
+    module code was imported under is not part of it (`python app.py` and `graphengine resume
+    app:ENGINE` name the same graph). To go on anyway: `allow_graph_change=True`, the command's
+    `--allow-graph-change`, the HTTP API's `?allow_graph_change=true` (409 without it).
+    """
 
     def __init__(self, msg: str, *, run_id: str, stored: str, current: str) -> None:
         super().__init__(msg, run_id=run_id)

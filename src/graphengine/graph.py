@@ -7,12 +7,14 @@ invoker, limits, error route and static routing.
 
 from __future__ import annotations
 
-import hashlib
-import json
+import dataclasses
+import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from ._fingerprint import changes, describe, fingerprint_of
 from .errors import GraphValidationError, NoStartNodeError, UnknownNodeError
 from .node import Invoker
 from .options import NodeOptions, Options
@@ -25,6 +27,7 @@ __all__ = [
     "NodeSpec",
     "Wiring",
     "changes",
+    "check_predicate",
     "compile_graph",
     "describe",
     "fingerprint",
@@ -99,7 +102,23 @@ class CompiledNode(Generic[S]):
         if self.fixed is not None:
             return self.fixed
         for when, nxt in self.branches:
-            if when is None or when(state):
+            if when is None:
+                return nxt
+            held = when(state)
+            if held is True:
+                return nxt
+            if held is False:
+                continue
+            if inspect.isawaitable(held):
+                # A coroutine is truthy: taking the edge on it would be silently wrong.
+                if inspect.iscoroutine(held):
+                    held.close()  # never awaited, on purpose: no "never awaited" warning
+                raise TypeError(
+                    f"the predicate {_describe(when)} returned an awaitable ({type(held).__name__}); "
+                    "edge predicates are sync functions of the state: compute the condition in the "
+                    "node (async there) and route with NodeResult(route=goto(...))"
+                )
+            if held:
                 return nxt
         return STOP
 
@@ -111,7 +130,39 @@ class CompiledGraph(Generic[S]):
     nodes: dict[str, CompiledNode[S]]
     start: str
     fingerprint: str
+    """What runs record and resume compares (see `graphengine._fingerprint`)."""
     description: dict[str, Any]
+    """What the fingerprint hashes; runs record it, so a refusal can say what changed."""
+    legacy_fingerprint: str = ""
+    """The fingerprint this graph had when code was named with its module (older runs recorded it)."""
+    legacy_description: dict[str, Any] = field(default_factory=dict)
+    """The description that fingerprint hashed."""
+
+
+def _is_async_callable(fn: Any) -> bool:
+    """Whether calling `fn` gives a coroutine: an `async def`, a partial of one, or an object with `async __call__`."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
+
+
+def check_predicate(src: str, dst: str, when: Any) -> None:
+    """Refuse an edge predicate that can never decide: not callable, or async (its coroutine is always truthy)."""
+    if when is None:
+        return
+    if not callable(when):
+        raise GraphValidationError(
+            f"connect({src!r}, {dst!r}, when={when!r:.60}): the predicate must be a function of the "
+            "state returning a bool, or None for an edge always taken",
+            node_id=src,
+        )
+    if _is_async_callable(when):
+        raise GraphValidationError(
+            f"edge {src!r} -> {dst!r}: the predicate {_describe(when)} is async; its coroutine would "
+            "always count as true. Use a sync function of the state, or decide in the node and "
+            "return NodeResult(route=goto(...))",
+            node_id=src,
+        )
 
 
 def _describe(fn: Callable[..., Any] | None) -> str:
@@ -120,65 +171,10 @@ def _describe(fn: Callable[..., Any] | None) -> str:
     return f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', type(fn).__qualname__)}"
 
 
-def _code_identity(obj: Any) -> str:
-    """Which code implements a node: its function's or class's qualified name.
-
-    Editing a node's body keeps the identity (a bug fix must not strand runs); swapping in
-    another function or class changes it. A subgraph is identified by its own fingerprint.
-    """
-    from .subgraph import Subgraph
-
-    if isinstance(obj, Subgraph):
-        return f"subgraph:{obj.engine.fingerprint}"
-    target = obj if callable(obj) and not hasattr(obj, "run") else type(obj)
-    if hasattr(obj, "fn") and callable(obj.fn):  # NodeFunc
-        target = obj.fn
-    return (
-        f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', type(target).__qualname__)}"
-    )
-
-
-def describe(wiring: Wiring[Any]) -> dict[str, Any]:
-    """The graph's shape as JSON-ready data: what the fingerprint hashes and runs record."""
-    return {
-        "nodes": {k: _code_identity(v.obj) for k, v in sorted(wiring.nodes.items())},
-        "start": wiring.start,
-        "edges": [[e.src, e.dst, _describe(e.when), list(e.branches)] for e in wiring.edges],
-        "errors": sorted([k or "*", v] for k, v in wiring.error_routes.items()),
-        "before": sorted(k for k, v in wiring.nodes.items() if v.interrupt_before),
-    }
-
-
-def fingerprint_of(desc: dict[str, Any]) -> str:
-    """A stable hash of a graph description."""
-    raw = json.dumps(desc, sort_keys=True, separators=(",", ":")).encode()
-    return hashlib.sha256(raw).hexdigest()[:16]
-
-
 def fingerprint(wiring: Wiring[Any]) -> str:
-    """A stable hash of the graph's shape: node ids and code identity, start, edges (with
-    predicate names), error routes and interrupt_before marks."""
+    """A stable hash of the graph's shape: node ids and the qualified names of their code, start,
+    edges (with predicate names), error routes and interrupt_before marks (see `_fingerprint`)."""
     return fingerprint_of(describe(wiring))
-
-
-def changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """Human-readable differences between two graph descriptions."""
-    out: list[str] = []
-    on, nn = old.get("nodes", {}), new.get("nodes", {})
-    out += [f"node {k!r} removed" for k in on if k not in nn]
-    out += [f"node {k!r} added" for k in nn if k not in on]
-    out += [f"node {k!r} now runs {nn[k]} (was {on[k]})" for k in on if k in nn and on[k] != nn[k]]
-    if old.get("start") != new.get("start"):
-        out.append(f"start changed from {old.get('start')!r} to {new.get('start')!r}")
-    oe = [tuple(map(str, e)) for e in old.get("edges", [])]
-    ne = [tuple(map(str, e)) for e in new.get("edges", [])]
-    out += [f"edge {e[0]!r} -> {e[1]!r} removed" for e in oe if e not in ne]
-    out += [f"edge {e[0]!r} -> {e[1]!r} added" for e in ne if e not in oe]
-    if old.get("errors") != new.get("errors"):
-        out.append(f"error routes changed from {old.get('errors')} to {new.get('errors')}")
-    if old.get("before") != new.get("before"):
-        out.append(f"interrupt_before nodes changed from {old.get('before')} to {new.get('before')}")
-    return out or ["the graph description differs"]
 
 
 def _require(wiring: Wiring[Any], node_id: str, what: str) -> None:
@@ -188,11 +184,42 @@ def _require(wiring: Wiring[Any], node_id: str, what: str) -> None:
         )
 
 
-def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
+def state_fields(tp: Any) -> frozenset[str] | None:
+    """The field names of a state type (pydantic model, dataclass, TypedDict); None when it has no fixed fields."""
+    fields = getattr(tp, "model_fields", None)
+    if isinstance(fields, dict):
+        return frozenset(fields)
+    if dataclasses.is_dataclass(tp):
+        return frozenset(f.name for f in dataclasses.fields(tp))
+    keys = getattr(tp, "__required_keys__", None)
+    if keys is not None:
+        return frozenset(keys) | frozenset(getattr(tp, "__optional_keys__", ()))
+    return None
+
+
+def compile_graph(
+    wiring: Wiring[S], options: Options, fields: frozenset[str] | None = None
+) -> CompiledGraph[S]:
     """Validate the wiring and build the run tables.
 
-    Raises `NoStartNodeError`, `UnknownNodeError` or `GraphValidationError` naming the culprit.
+    Raises `NoStartNodeError`, `UnknownNodeError` or `GraphValidationError` naming the culprit;
+    also for `options` about things the graph does not have (a per-node override of an unknown
+    node, a size budget for a field not among the state's `fields`), which would be ignored.
     """
+    unknown = [n for n in options.node if n not in wiring.nodes]
+    if unknown:
+        raise UnknownNodeError(
+            f"Options.node names {unknown[0]!r}, which is not a node of the graph "
+            f"(nodes: {', '.join(wiring.nodes) or 'none'}); its overrides would be ignored",
+            node_id=unknown[0],
+        )
+    if fields is not None:
+        stray = [f for f in options.field_budgets if f not in fields]
+        if stray:
+            raise GraphValidationError(
+                f"Options.field_budgets names {stray[0]!r}, which is not a field of the state "
+                f"(fields: {', '.join(sorted(fields))}); its budget would never be checked"
+            )
     if wiring.start is None:
         raise NoStartNodeError("no start node: call start_at(node_id) before running")
     if wiring.start not in wiring.nodes:
@@ -256,8 +283,15 @@ def compile_graph(wiring: Wiring[S], options: Options) -> CompiledGraph[S]:
             branches=tuple(out),
             sync_call=spec.invoker.sync_call,
         )
-    desc = describe(wiring)
-    return CompiledGraph(nodes=nodes, start=wiring.start, fingerprint=fingerprint_of(desc), description=desc)
+    desc, legacy = describe(wiring), describe(wiring, with_module=True)
+    return CompiledGraph(
+        nodes=nodes,
+        start=wiring.start,
+        fingerprint=fingerprint_of(desc),
+        description=desc,
+        legacy_fingerprint=fingerprint_of(legacy),
+        legacy_description=legacy,
+    )
 
 
 def _check_timeout(nid: str, spec: NodeSpec, timeout: float, retries: int) -> None:

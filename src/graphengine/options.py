@@ -10,6 +10,43 @@ from typing import Any
 __all__ = ["NodeOptions", "Options"]
 
 
+# Each check names the field and the value: a NaN compares false with everything, so a plain
+# `x < 1` lets it through and the limit is then off (max_steps=nan never stops a run).
+
+
+def _int(name: str, value: Any, low: int) -> None:
+    """Refuse anything but an int >= `low` (a bool, a float, NaN included)."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r} ({type(value).__name__})")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+
+
+def _seconds(name: str, value: Any, *, zero: bool, finite: bool = True) -> None:
+    """Refuse anything but a number of seconds (> 0, or >= 0 with `zero`; finite unless not `finite`)."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+    if ok:
+        ok = (value >= 0 if zero else value > 0) and (math.isfinite(value) or not finite)
+    if not ok:
+        bound = ">= 0" if zero else "> 0"
+        raise ValueError(f"{name} must be a finite number of seconds {bound}, got {value!r}")
+
+
+def _retry_on(name: str, value: Any) -> None:
+    """Refuse a `retry_on` that is not a tuple of exception types (names fail only at the first failure)."""
+    if not isinstance(value, tuple):
+        raise TypeError(
+            f"{name} must be a tuple of exception types, got {value!r} ({type(value).__name__}); "
+            f"e.g. ({getattr(value, '__name__', 'ValueError')},)"
+        )
+    for t in value:
+        if not (isinstance(t, type) and issubclass(t, BaseException)):
+            raise TypeError(
+                f"{name} must hold exception types, got {t!r} ({type(t).__name__}); "
+                "pass the class itself (ValueError), not its name"
+            )
+
+
 @dataclass(frozen=True, slots=True)
 class NodeOptions:
     """Per-node overrides of `Options`; a field left None uses the engine's value."""
@@ -22,6 +59,16 @@ class NodeOptions:
     """Base delay in seconds before the first retry (doubles each time)."""
     retry_on: tuple[type[BaseException], ...] | None = None
     """Exception types that are retried; others fail at once."""
+
+    def __post_init__(self) -> None:
+        if self.retries is not None:
+            _int("retries", self.retries, 0)
+        if self.timeout is not None:
+            _seconds("timeout", self.timeout, zero=False)
+        if self.backoff is not None:
+            _seconds("backoff", self.backoff, zero=True)
+        if self.retry_on is not None:
+            _retry_on("retry_on", self.retry_on)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,24 +127,34 @@ class Options:
     """
 
     def __post_init__(self) -> None:
-        if self.max_steps < 1:
-            raise ValueError(f"max_steps must be >= 1, got {self.max_steps}")
-        if self.retries < 0:
-            raise ValueError(f"retries must be >= 0, got {self.retries}")
-        if self.snapshot_ratio <= 0:
-            raise ValueError(f"snapshot_ratio must be > 0, got {self.snapshot_ratio}")
-        if self.snapshot_every < 1:
-            raise ValueError(f"snapshot_every must be >= 1, got {self.snapshot_every}")
-        if self.max_concurrency < 1:
-            raise ValueError(f"max_concurrency must be >= 1, got {self.max_concurrency}")
-        if self.timeout is not None and not (self.timeout > 0 and math.isfinite(self.timeout)):
-            raise ValueError(f"timeout must be a finite number of seconds > 0, got {self.timeout}")
-        if not (self.backoff >= 0 and math.isfinite(self.backoff)):
-            raise ValueError(f"backoff must be a finite number of seconds >= 0, got {self.backoff}")
-        if not (self.lease_ttl > 0 and math.isfinite(self.lease_ttl)):
-            raise ValueError(f"lease_ttl must be a finite number of seconds > 0, got {self.lease_ttl}")
-        if not self.max_backoff >= 0:
-            raise ValueError(f"max_backoff must be >= 0, got {self.max_backoff}")
+        _int("max_steps", self.max_steps, 1)
+        _int("retries", self.retries, 0)
+        _int("snapshot_every", self.snapshot_every, 1)
+        _int("max_concurrency", self.max_concurrency, 1)
+        _int("seed", self.seed, -(2**63))
+        ratio = self.snapshot_ratio
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not (0 < ratio < math.inf):
+            raise ValueError(f"snapshot_ratio must be a finite number > 0, got {ratio!r}")
+        if self.timeout is not None:
+            _seconds("timeout", self.timeout, zero=False)
+        _seconds("backoff", self.backoff, zero=True)
+        _seconds("lease_ttl", self.lease_ttl, zero=False)
+        _seconds("max_backoff", self.max_backoff, zero=True, finite=False)
+        _retry_on("retry_on", self.retry_on)
+        if not isinstance(self.field_budgets, Mapping):
+            raise TypeError(f"field_budgets must map field names to byte counts, got {self.field_budgets!r}")
+        for name, budget in self.field_budgets.items():
+            if not isinstance(name, str):
+                raise TypeError(f"field_budgets keys are state field names, got {name!r}")
+            _int(f"field_budgets[{name!r}]", budget, 0)
+        if not isinstance(self.node, Mapping):
+            raise TypeError(f"node must map node ids to NodeOptions, got {self.node!r}")
+        for nid, over in self.node.items():
+            if not isinstance(over, NodeOptions):
+                raise TypeError(
+                    f"node[{nid!r}] must be a NodeOptions, got {over!r:.60} ({type(over).__name__}); "
+                    f"write node={{{nid!r}: NodeOptions(...)}}"
+                )
 
     def with_(self, **changes: Any) -> Options:
         """Return a copy with some fields changed."""

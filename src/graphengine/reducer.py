@@ -8,6 +8,7 @@ TypedDict and plain dict states merge key by key the same way.
 
 from __future__ import annotations
 
+import inspect
 import operator
 import typing
 from collections.abc import Callable, Mapping, Sequence
@@ -79,8 +80,9 @@ def is_pure(reducer: Callable[..., Any]) -> bool:
     """Whether `reducer` is known never to change its previous state in place.
 
     True for a default reducer whose field reducers are all this module's, `operator.add`/`or_`,
-    or functions marked ``fn.pure = True`` (as `graphengine.models.add_messages` is); a reducer
-    of the caller's own (or a default one with an unmarked field reducer of its own) may change
+    the builtins `max`/`min`, or functions marked ``fn.pure = True`` (as
+    `graphengine.models.add_messages` and `graphengine.crdt.converge` are); a reducer of the
+    caller's own (or a default one with an unmarked field reducer of its own) may change
     what it is given, so the engine hands it a copy wherever the previous state is still seen.
     """
     return getattr(reducer, "pure", False) is True
@@ -100,14 +102,27 @@ def field_reducers(reducer: Callable[..., Any]) -> Mapping[str, Callable[[Any, A
 
 
 def _pure_fields(fields: Mapping[str, Callable[[Any, Any], Any]]) -> bool:
+    # A field reducer may declare itself pure (`add_messages` and `crdt.converge` do).
     return all(r in _PURE or getattr(r, "pure", False) is True for r in fields.values())
 
 
-def _field_reducer(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
+def _field_reducer(metadata: list[Any], field: str = "") -> Callable[[Any, Any], Any] | None:
     for m in metadata:
         if callable(m) and not isinstance(m, type):
+            _refuse_async_reducer(m, f"the reducer of field {field!r}")
             return typing.cast(Callable[[Any, Any], Any], m)
     return None
+
+
+def _refuse_async_reducer(fn: Any, what: str) -> None:
+    """A reducer runs synchronously: an async one would merge a coroutine into the state."""
+    if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None)):  # noqa: B004
+        from .errors import GraphValidationError
+
+        raise GraphValidationError(
+            f"{what} ({getattr(fn, '__qualname__', fn)!r}) is async; reducers merge synchronously "
+            "(prev, delta) -> new value: make it a plain def"
+        )
 
 
 _setattr = object.__setattr__
@@ -140,7 +155,7 @@ def model_copier(tp: type[BaseModel]) -> Callable[[Any, dict[str, Any]], Any]:
 def _model_reducer(tp: type[BaseModel]) -> Reducer[Any]:
     fields: dict[str, Callable[[Any, Any], Any]] = {}
     for name, info in tp.model_fields.items():
-        r = _field_reducer(list(info.metadata))
+        r = _field_reducer(list(info.metadata), name)
         if r is not None:
             fields[name] = r
     copy = model_copier(tp)
@@ -226,7 +241,7 @@ def _dict_reducer(tp: Any) -> Reducer[Any]:
         hints = {}
     for name, hint in hints.items():
         if get_origin(hint) is typing.Annotated:
-            r = _field_reducer(list(get_args(hint)[1:]))
+            r = _field_reducer(list(get_args(hint)[1:]), name)
             if r is not None:
                 fields[name] = r
 
@@ -254,4 +269,4 @@ def default_reducer(tp: Any) -> Reducer[Any] | None:
     return None
 
 
-_PURE = (append, merge, replace, operator.add, operator.or_)
+_PURE = (append, merge, replace, operator.add, operator.or_, max, min)

@@ -94,13 +94,34 @@ def migrate(
                     stored=v,
                     current=to,
                 ) from exc
+            if not isinstance(data, dict):
+                # The stored value was fine; the migration lost it. Blaming the database
+                # (CorruptRecordError at decode) would send the user looking in the wrong place.
+                raise MigrationError(
+                    f"run {run_id!r} step {step}: the migration from state version {v} to {v + 1} "
+                    f"returned {type(data).__name__}, not a dict; return the rewritten data "
+                    "(a migration that edits its argument in place must still `return data`)",
+                    run_id=run_id,
+                    step=step,
+                    stored=v,
+                    current=to,
+                )
     return data
 
 
 def migrate_bytes(
     data: bytes, frm: int, to: int, migrations: Mapping[int, Migration], *, run_id: str, step: int
 ) -> bytes:
-    """`migrate` on encoded JSON."""
-    return json.dumps(
-        migrate(json.loads(data), frm, to, migrations, run_id=run_id, step=step), separators=(",", ":")
-    ).encode()
+    """`migrate` on encoded JSON; `MigrationError` when the migrated data is not JSON."""
+    out = migrate(json.loads(data), frm, to, migrations, run_id=run_id, step=step)
+    try:
+        return json.dumps(out, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError) as exc:
+        raise MigrationError(
+            f"run {run_id!r} step {step}: the migrations from state version {frm} to {to} returned "
+            f"data that is not JSON ({exc}); return plain dicts, lists, strings, numbers, bools and None",
+            run_id=run_id,
+            step=step,
+            stored=frm,
+            current=to,
+        ) from exc

@@ -408,3 +408,20 @@ async def test_a_pause_survives_a_new_graph_and_saver_on_the_same_file(
                 Command(resume=next(answers)), cfg
             )
     assert F(**out) == expected
+
+
+def test_a_branch_that_routes_is_refused_like_the_engine_does() -> None:
+    """A fan-out branch returning goto() fails the adapted graph as it fails the engine, instead of being ignored."""
+    from graphengine import Branch, NodeReturnTypeError, fan_out, goto
+
+    def make() -> Engine[F]:
+        g = Engine(F, store=MemoryStore())
+        g.add("split", lambda c, s: NodeResult(route=fan_out([Branch("w", F()), Branch("w", F())], join="j")))
+        g.add("w", lambda c, s: NodeResult(route=goto("other")))
+        g.add("j", lambda c, s: None).add("other", lambda c, s: None).start_at("split")
+        return g
+
+    with pytest.raises(NodeReturnTypeError, match=r"branch 0 \(node 'w'\)"):
+        asyncio.run(make().run("r", F()))
+    with pytest.raises(NodeReturnTypeError, match=r"branch [01] \(node 'w'\)"):  # branches run concurrently
+        to_langgraph(make()).invoke(F())

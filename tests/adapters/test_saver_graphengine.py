@@ -38,15 +38,17 @@ async def test_async_use_from_the_applications_loop(tmp_path: Path) -> None:
         assert len([h async for h in app.aget_state_history(CFG)]) == 5
 
 
-def test_sync_methods_inside_a_running_loop_say_to_use_the_async_ones(tmp_path: Path) -> None:
-    """Calling a sync method of an I/O table from inside a loop raises with the way out."""
+def test_sync_methods_reach_the_table_from_inside_a_running_loop(tmp_path: Path) -> None:
+    """A sync method of an I/O table called in a running loop answers (tests/adapters/test_saver_in_a_running_loop.py has more)."""
     saver = GraphEngineSaver(SQLiteCheckpointTable(tmp_path / "cp.db"))
 
-    async def call() -> None:
-        saver.get_tuple(CFG)
+    async def call() -> object:
+        return saver.get_tuple(CFG)
 
-    with pytest.raises(RuntimeError, match="async methods"):
-        asyncio.run(call())
+    try:
+        assert asyncio.run(call()) is None
+    finally:
+        saver.close()
 
 
 @pytest.mark.parametrize("table", ["memory", "sqlite"])
@@ -114,3 +116,34 @@ async def test_bench_functions_return_rows() -> None:
     assert len(rates) == 3 and all(r.us_per_step > 0 for r in rates)
     assert [c.label for c in costs][1] == "GraphEngineSaver(SQLiteCheckpointTable)"
     assert "steps/s" in render(rates, costs)
+
+
+@pytest.mark.parametrize("table", ["memory", "sqlite"])
+@pytest.mark.parametrize(
+    ("thread_id", "words"),
+    [
+        ("bad\ud800id", ["lone surrogate", "\\ud800"]),
+        ("nul\x00id", ["NUL"]),
+        ("x" * 765, ["764 bytes", "765"]),
+        ("é" * 383, ["764 bytes", "766"]),
+    ],
+    ids=["surrogate", "nul", "long", "long-utf8"],
+)
+async def test_a_thread_id_no_backend_can_hold_is_refused_the_same_on_every_table(
+    table: str, thread_id: str, words: list[str], tmp_path: Path
+) -> None:
+    """Thread ids follow one rule on every table (the narrowest backend's): a ValueError naming it, never a driver error."""
+    async with SQLiteCheckpointTable(tmp_path / "cp.db") as sq:
+        saver = GraphEngineSaver(MemoryCheckpointTable() if table == "memory" else sq)
+        app = growing(2, saver)
+        config = {"configurable": {"thread_id": thread_id}}
+        with pytest.raises(ValueError, match="thread_id") as info:
+            await app.ainvoke({"items": [], "blob": "x"}, config)
+        assert all(w in str(info.value) for w in words), str(info.value)
+        with pytest.raises(ValueError, match="thread_id"):
+            await saver.aget_tuple(config)  # reads refuse it too (SQLite cannot even look it up)
+    # the longest id that fits is fine everywhere
+    async with SQLiteCheckpointTable(tmp_path / "cp2.db") as sq:
+        saver = GraphEngineSaver(MemoryCheckpointTable() if table == "memory" else sq)
+        ok = {"configurable": {"thread_id": "é" * 382}}
+        assert (await growing(2, saver).ainvoke({"items": [], "blob": "x"}, ok))["items"] == [0, 1]

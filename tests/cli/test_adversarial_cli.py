@@ -213,3 +213,35 @@ def test_serve_on_a_file_that_is_not_a_database_is_one_line(app: Path) -> None:
     """`serve` opens its store before listening: a file that is not a database fails at once."""
     out = cli(app, "serve", "cliapp:build", "--store=sqlite:///notdb.db", "--port", "0")
     _one_line(out, "not a database")
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [
+        (["--token-env", "MY_TOKN"], {}),  # a typo: the variable is not set
+        (["--token-env", "MY_TOKEN"], {"MY_TOKEN": ""}),  # a missing export: set but empty
+        ([], {"GRAPHENGINE_TOKEN": ""}),  # the default variable set but empty
+    ],
+)
+def test_serve_with_a_token_variable_unset_or_empty_is_refused(
+    app: Path, args: list[str], env: dict[str, str]
+) -> None:
+    """Asking for a token from a variable that holds none refuses to start instead of serving without auth."""
+    out = cli(app, "serve", "cliapp:build", STORE, "--port", "0", *args, env=env)
+    _one_line(out, "token", args[1] if args else "GRAPHENGINE_TOKEN")
+    assert "Uvicorn running" not in out.stderr
+
+
+@pytest.mark.parametrize("depth", [5_000, 60_000])
+def test_resume_with_deeply_nested_input_is_one_line_naming_the_input(
+    tmp_path_factory: pytest.TempPathFactory, depth: int
+) -> None:
+    """`--input` nested past what can be parsed or stored is refused in one line about the input, not 'unexpected error'."""
+    tmp = tmp_path_factory.mktemp("deepinput")
+    write_cli_app(tmp, paused=True)
+    deep = "[" * depth + "]" * depth
+    out = cli(tmp, "resume", "cliapp:build_ask", "p1", STORE, "--input", deep)
+    _one_line(out, "input", "nest")
+    assert "unexpected error" not in out.stderr
+    again = cli(tmp, "resume", "cliapp:build_ask", "p1", STORE, "--input", '"yes"', "--json")
+    assert again.returncode == 0, again.stderr  # the run was left as it was, still answerable

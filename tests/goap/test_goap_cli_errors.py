@@ -89,3 +89,46 @@ def test_history_of_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     _one_line_error(_run("history", str(text), "run-1"), "notes.txt", "not a database")
     _one_line_error(_run("history", str(tmp_path), "run-1"), str(tmp_path))
     _one_line_error(_run("history", str(tmp_path / "none.db"), "run-1"), "none.db")
+
+
+ACTION_MODULE = """
+from goap import ActionSpec
+
+NUMBER = 5
+TEXT = "move"
+MIXED = [ActionSpec("a", {}, {"x": 1}), "b"]
+NONE_FN = lambda: None  # noqa: E731
+
+def RAISES():
+    raise RuntimeError("no actions today")
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "words"),
+    [
+        ("actmod:NUMBER", ["actmod:NUMBER", "int", "list of ActionSpec"]),
+        ("actmod:TEXT", ["actmod:TEXT", "str", "list of ActionSpec"]),
+        ("actmod:MIXED", ["actmod:MIXED", "item 1", "str"]),
+        ("actmod:NONE_FN", ["actmod:NONE_FN", "returned NoneType"]),
+        ("actmod:RAISES", ["actmod:RAISES", "RuntimeError", "no actions today"]),
+        ("badsyntax:X", ["badsyntax", "SyntaxError"]),
+        (":X", ["':X'", "MODULE:NAME"]),
+    ],
+)
+def test_actions_of_something_that_is_not_a_list_of_actions_is_one_line(
+    tmp_path: Path, target: str, words: list[str]
+) -> None:
+    """`goap actions` on a number, a string, a mixed list, a failing factory or a broken module says what it found."""
+    (tmp_path / "actmod.py").write_text(ACTION_MODULE)
+    (tmp_path / "badsyntax.py").write_text("def (:\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "goap", "actions", target],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(tmp_path)])},
+        timeout=120,
+        check=False,
+    )
+    _one_line_error(done, *words)

@@ -243,10 +243,71 @@ async def test_cross_site_post_is_refused(env: Any, origin: str) -> None:
     assert await app.state.engine.store.get_run("csrf") is None
     # Same-origin posts (the inspector page) and GETs from anywhere are served.
     r = await c.post(
-        "/api/runs?wait=true", json={"run_id": "ok", "state": {}}, headers={"origin": "http://127.0.0.1:8000"}
+        "/api/runs?wait=true", json={"run_id": "ok", "state": {}}, headers={"origin": "http://127.0.0.1"}
     )
     assert r.status_code == 201
     assert (await c.get("/api/runs", headers={"origin": origin})).status_code == 200
+
+
+CROSS_PORT = [
+    {"origin": "http://127.0.0.1:9999"},  # a page served by another local program
+    {"origin": "http://localhost"},  # the same machine under another name is another origin
+    {"origin": "http://127.0.0.1"},  # port 80, not 8000
+    {"sec-fetch-site": "same-site"},  # a browser that says so without an Origin
+    {"sec-fetch-site": "cross-site"},
+]
+
+
+@pytest.mark.parametrize("token", [None, "t0k"])
+@pytest.mark.parametrize("headers", CROSS_PORT)
+async def test_post_from_another_origin_of_this_machine_is_refused(
+    token: str | None, headers: dict[str, str]
+) -> None:
+    """A form POST from another localhost port (same site, other origin) neither starts nor cancels runs, token or not.
+
+    SameSite cookies do not separate ports, so the token cookie rides along: only the Origin
+    (with its port) tells the inspector's own page from another program's page.
+    """
+    HOLD.clear()
+    app = create_app(build(MemoryStore()), token=token)
+    auth = {"cookie": f"graphengine_token={token}"} if token else {}
+    async with _client(app, "http://127.0.0.1:8000") as c:
+        r = await c.post("/api/runs", json={"run_id": "live", "state": {"tag": "hold"}}, headers=auth)
+        assert r.status_code == 201, r.text
+        for method, path in [
+            ("POST", "/api/runs"),
+            ("POST", "/api/runs/live/cancel"),
+            ("POST", "/api/runs/live/resume"),
+            ("DELETE", "/api/runs/live"),
+        ]:
+            r = await c.request(method, path, json={"run_id": "x", "state": {}}, headers={**auth, **headers})
+            assert r.status_code == 403, (method, path, r.text)
+            assert "origin" in r.json()["detail"]
+        assert app.state.runs.is_live("live")
+        assert await app.state.engine.store.get_run("x") is None
+        # The inspector's own page (same scheme, host and port) may post.
+        r = await c.post(
+            "/api/runs/live/cancel",
+            headers={**auth, "origin": "http://127.0.0.1:8000", "sec-fetch-site": "same-origin"},
+        )
+        assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("path", ["/", "/api/runs", "/openapi.json", "/api/nothing"])
+async def test_every_answer_forbids_framing(env: Any, path: str) -> None:
+    """No page of the API may be framed by another site (clickjacking the inspector's buttons)."""
+    _, c = env
+    r = await c.get(path)
+    assert r.headers["x-frame-options"] == "DENY"
+    assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+    r = await c.get(path, headers={"host": "evil.example"})  # refusals too
+    assert r.status_code == 403 and r.headers["x-frame-options"] == "DENY"
+
+
+def test_create_app_refuses_an_empty_token() -> None:
+    """`token=""` (an empty variable read as the token) is refused rather than serving without auth."""
+    with pytest.raises(ValueError, match="empty"):
+        create_app(build(MemoryStore()), token="")
 
 
 async def test_allowed_hosts_and_token_widen_the_check() -> None:
@@ -491,4 +552,9 @@ def test_real_server_refuses_big_declared_body_and_foreign_host(tmp_path: Path) 
         rebinding = b"GET /api/runs HTTP/1.1\r\nHost: attacker.example:8000\r\nConnection: close\r\n\r\n"
         assert _raw(url, rebinding).startswith(b"HTTP/1.1 403")
         assert httpx.get(url + "/api/runs").status_code == 200
+        other_port = httpx.post(
+            url + "/api/runs", json={"state": {}}, headers={"origin": "http://127.0.0.1:1"}
+        )
+        assert other_port.status_code == 403
+        assert other_port.headers["x-frame-options"] == "DENY"
         assert proc.poll() is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from pathlib import Path
 
 import pytest
 from db_servers import MYSQL_DSN, mysql_database, mysql_store
@@ -196,3 +197,63 @@ async def test_a_batch_too_large_for_one_statement_goes_a_statement_per_step(
         assert seen == [(3, False)]
         for i in range(3):
             assert [(st.step, st.state) for st in await s.load_steps(f"r{i}")] == [(1, b"s" * 600)]
+
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+REOPEN = """
+import asyncio, sys
+from graphengine.store import MySQLStore
+from graphengine.adapters.langgraph_tables._mysql import MySQLCheckpointTable
+
+async def main(dsn):
+    for _ in range(3):
+        async with MySQLStore(dsn, max_size=2) as s:
+            await s.list_runs(limit=1)
+        async with MySQLCheckpointTable(dsn) as t:
+            await t.get("thread", "", None)
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def test_reopening_a_store_prints_nothing_on_stderr() -> None:
+    """Opening an existing MySQL store is silent: no driver warning 'Table ... already exists' on stderr."""
+    import subprocess
+
+    async with mysql_database() as dsn:
+        done = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, "-W", "default", "-c", REOPEN, dsn],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+
+
+async def test_the_migration_lock_is_per_database() -> None:
+    """Opening a store waits only for another opener of the same database, not of every database on the server."""
+    from urllib.parse import urlsplit
+
+    import asyncmy
+    from db_servers import MYSQL_DSN as dsn
+
+    url = urlsplit(dsn)
+    async with mysql_database() as first, mysql_database() as second:
+        # Another process is migrating the first database: it holds that database's lock.
+        name = my_mod._lock_name(urlsplit(first).path.lstrip("/"))
+        holder = await asyncmy.connect(host=url.hostname, port=url.port or 3306, user=url.username or "root")
+        try:
+            async with holder.cursor() as cur:
+                await cur.execute("SELECT GET_LOCK(%s, 1)", (name,))
+                assert (await cur.fetchone())[0] == 1
+            async with my_mod.MySQLStore(second, max_size=2, connect_timeout=1) as s:
+                assert await s.list_runs(limit=1) == []
+            with pytest.raises(StoreUnavailableError, match="migration lock"):
+                async with my_mod.MySQLStore(first, max_size=2, connect_timeout=1) as s:
+                    await s.list_runs(limit=1)
+        finally:
+            holder.close()

@@ -207,3 +207,32 @@ async def test_pool_returns_connections_without_a_reset_round_trip_but_rolls_bac
             assert not again.is_in_transaction()
         run = await s.get_run("r")
         assert run is not None and run.status is RunStatus.RUNNING
+
+
+async def test_a_connection_the_server_killed_is_unavailable_not_a_plain_store_error() -> None:
+    """The driver's errors for a connection killed under it ("connection is closed", "not connected")
+    are `StoreUnavailableError`, as documented for a lost connection: the run stays resumable."""
+    conn = await asyncpg.connect(POSTGRES_DSN)
+    side = await asyncpg.connect(POSTGRES_DSN)
+    try:
+        await side.execute("SELECT pg_terminate_backend($1)", conn.get_server_pid())
+        for _ in range(1000):  # the client sees the end of the stream on its next read
+            if conn.is_closed():
+                break
+            try:
+                await conn.execute("SELECT 1")
+            except Exception:  # the first use after the kill may fail with the server's message
+                await asyncio.sleep(0.001)
+        assert conn.is_closed()
+        with pytest.raises(asyncpg.InterfaceError) as closed:
+            await conn.execute("SELECT 1")
+    finally:
+        await side.close()
+        await conn.close()
+    for exc in (closed.value, asyncpg.InternalClientError("not connected")):
+        err = pg_mod._translate(exc, "save_step", "PostgresStore(schema='s')", run_id="r", step=3)
+        assert isinstance(err, StoreUnavailableError), (exc, err)
+        assert "r" in str(err) or err.run_id == "r"
+    # a driver misuse that is not about the connection stays a plain StoreError
+    misuse = asyncpg.InterfaceError("the server expects 1 argument for this query, 2 were passed")
+    assert type(pg_mod._translate(misuse, "save_step", "x")) is StoreError

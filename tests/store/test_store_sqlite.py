@@ -673,3 +673,23 @@ def test_translation_table_covers_every_sqlite3_exception() -> None:
 def test_translation_without_result_codes(exc: Exception, op: Any, expected: str) -> None:
     """Exceptions lacking a SQLite result code are still classified by class, operation and message."""
     assert type(sqlite_mod._translate(exc, op, "s")).__name__ == expected
+
+
+async def test_closing_right_after_a_thousand_direct_commits_logs_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The WAL checkpoint the 1,000th direct commit schedules does not fail (and log a traceback) on close."""
+    from store_writes import make_runs, step
+
+    from graphengine.store._sql._sqlite import CHECKPOINT_EVERY
+
+    store = SQLiteStore(tmp_path / "runs.db", synchronous="NORMAL")
+    await make_runs(store, ["r"])
+    for n in range(1, CHECKPOINT_EVERY + 1):
+        await store.save_step(step("r", n))
+    assert store._direct_commits >= CHECKPOINT_EVERY, "the steps did not take the direct path"
+    with caplog.at_level("WARNING", logger="graphengine"):
+        await store.close()
+    assert [r.getMessage() for r in caplog.records] == []
+    async with SQLiteStore(tmp_path / "runs.db") as again:
+        assert len(await again.load_steps("r")) == CHECKPOINT_EVERY

@@ -102,9 +102,13 @@ async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
 def _spawn(s: Setup, n: int, side: Path) -> tuple[subprocess.Popen[bytes], Path]:
     """Start worker process `n`; its stderr goes to a file."""
     err = s.tmp / f"worker{n}.err"
+    # This checkout's src first, as cli_app.child_path does: the venv's graphengine may be another
+    # checkout's, whose fingerprints (or anything else) may differ from the code under test.
     env = dict(
         os.environ,
-        PYTHONPATH=os.pathsep.join([str(ROOT / "tests" / "workers"), str(ROOT / "tests"), str(ROOT)]),
+        PYTHONPATH=os.pathsep.join(
+            [str(ROOT / "src"), str(ROOT / "tests" / "workers"), str(ROOT / "tests"), str(ROOT)]
+        ),
         GRAPHENGINE_TEST_SIDE_LOG=str(side),
     )
     cmd = [sys.executable, "-m", "graphengine", "worker", "workers_graph:build"]

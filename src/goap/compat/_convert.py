@@ -96,19 +96,11 @@ def to_goap_action(a: ActionSpec) -> gp.ActionSpec:
 
         base = a.qos or ActionQos(max_attempts=1 + a.max_retries, idempotent=a.max_retries > 0)
         qos = base.to_goap(read_only=a.read_only, can_rerun=a.can_rerun)
-    return gp.ActionSpec(
-        name=a.name,
-        preconditions=encode_map(a.preconditions),
-        effects={} if a.has_dynamic_effects else encode_map(a.effects),  # type: ignore[arg-type]
-        cost=cost,
-        execute=a.execute or a.aexecute,
-        resources=dict(a.resources) if a.resources else None,
-        duration=a.duration.total_seconds() if a.duration is not None else None,
-        max_retries=a.max_retries,
-        metadata=a.metadata,
-        qos=qos,
-        **extra,
-    )
+    effects = {} if a.has_dynamic_effects else encode_map(a.effects)  # type: ignore[arg-type]
+    extra |= {"resources": dict(a.resources) if a.resources else None, "metadata": a.metadata, "qos": qos}
+    extra |= {"duration": None if a.duration is None else a.duration.total_seconds(), "cost": cost}
+    pre, run = encode_map(a.preconditions), a.execute or a.aexecute
+    return gp.ActionSpec(a.name, pre, effects, execute=run, max_retries=a.max_retries, **extra)
 
 
 _cache: dict[int, tuple[Any, gp.ActionSpec]] = {}
@@ -139,6 +131,22 @@ def goap_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
             hit = _cache[id(a)] = (a, _remember(to_goap_action(a), a))
         out.append(hit[1])
     return out
+
+
+LANGGOAP_ASTAR = gp.AStar(heuristic="goalcount", max_expansions=None, tie_break="fifo", symmetry=False)
+"""goap's A* searching as LangGOAP's planner: goal-count estimate, FIFO ties, no expansion cap, no folding."""
+
+
+def by_specificity(actions: Iterable[ActionSpec]) -> list[ActionSpec]:
+    """``actions``, most preconditions first (the order LangGOAP's planner tries them)."""
+    return sorted(actions, key=lambda a: -len(a.preconditions))
+
+
+def problem(
+    start: PlanningState | Mapping[str, Any], goal: GoalSpec, actions: Iterable[ActionSpec]
+) -> tuple[dict[str, Any], gp.GoalSpec, list[gp.ActionSpec]]:
+    """goap's ``(initial, goal, actions)`` for a LangGOAP problem."""
+    return encode_state(start), to_goap_goal(goal), goap_actions(actions)
 
 
 def to_goap_goal(goal: GoalSpec | Mapping[str, Any]) -> gp.GoalSpec:
@@ -321,13 +329,6 @@ def execution_record(state: Any, goal: Any) -> Any:
     subs = getattr(goal, "goals", None)
     if subs:
         goal = subs[min(state.current_subgoal_index, len(subs) - 1)]
-    return ExecutionRecord(
-        goal_hash=compute_goal_hash(goal),
-        goal_conditions=dict(goal.conditions),
-        plan_actions=tuple(state.plan),
-        expected_cost=float(state.plan_cost),
-        actual_cost=float(state.plan_cost),
-        outcome=outcome,
-        replan_count=state.replan_count,
-        timestamp=datetime.now(UTC),
-    )
+    cost, when = float(state.plan_cost), datetime.now(UTC)
+    made = (tuple(state.plan), cost, cost, outcome, state.replan_count, when)
+    return ExecutionRecord(compute_goal_hash(goal), dict(goal.conditions), *made)

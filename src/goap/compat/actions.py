@@ -23,18 +23,13 @@ _Check = Callable[[dict[str, Any], dict[str, Any]], bool]
 
 def _lost_effect(world_state: Mapping[str, Any]) -> Mapping[str, Any]:
     """Stands in for a callable effect that did not survive serialization."""
-    raise RuntimeError(
-        "this ActionSpec's callable effect was lost when it was restored from a checkpoint; "
-        "pass the actions built from source again"
-    )
+    raise RuntimeError("a callable effect is lost in a checkpoint: pass the actions built from source again")
 
 
 def _effect_keys(keys: object) -> frozenset[str]:
     """The declared keys of a callable effect, checked (non-empty) and frozen."""
     if keys is None:
-        raise ValueError(
-            "callable effects need effect_keys, e.g. effects=eat, effect_keys=frozenset({'food'})"
-        )
+        raise ValueError("callable effects need effect_keys (a frozenset of the keys they write)")
     keys = frozenset(keys) if isinstance(keys, set | list | tuple) else keys
     if not isinstance(keys, frozenset):
         raise TypeError(f"ActionSpec.effect_keys must be a frozenset[str]; got {type(keys).__name__}")

@@ -9,7 +9,9 @@ import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from goap.runtime import FunctionalSensor
+from goap.compat.sensors import _finish
+from goap.runtime import resolve_missing
+from goap.runtime import resolver_sensor as goap_resolver_sensor
 
 _log = logging.getLogger(__name__)
 
@@ -127,59 +129,41 @@ class PromptConditionResolver:
             return _U
 
 
-def _settle(world: dict[str, Any], key: str, status: Any) -> bool:
-    """Write a definite answer into ``world``; whether it was definite."""
-    if status in (_T, _F):
-        world[key] = status == _T
-    return status in (_T, _F)
+def _ask(r: Any, sync: bool) -> Callable[[str, Any], Any]:
+    """A LangGOAP resolver as goap's (True/False/None): ``aresolve`` on the async path, else ``resolve``
+    (in a thread on the async path; an async-only resolver is skipped on the sync one)."""
+
+    async def ask(key: str, world: Any) -> bool | None:
+        if hasattr(r, "aresolve") and not sync:
+            status = await r.aresolve(key, world)
+        elif hasattr(r, "resolve"):
+            status = r.resolve(key, world) if sync else await asyncio.to_thread(r.resolve, key, dict(world))
+        else:
+            if sync:
+                _log.warning("resolver %r is async only: skipped for %r", r.name, key)
+            return None
+        return {_T: True, _F: False}.get(status)
+
+    ask.__name__ = repr(getattr(r, "name", r))
+    return ask
 
 
 def resolve_conditions(
     resolvers: Sequence[Any], keys: Iterable[str], world_state: Mapping[str, Any], *, overwrite: bool = False
 ) -> dict[str, Any]:
     """A copy of ``world_state`` with the missing ``keys`` the resolvers could answer (sync)."""
-    world = dict(world_state)
-    for key in [k for k in keys if overwrite or k not in world]:
-        for r in resolvers:
-            try:
-                if not hasattr(r, "resolve"):
-                    _log.warning("resolver %r is async only: skipped for %r", r.name, key)
-                elif _settle(world, key, r.resolve(key, world)):
-                    break
-            except Exception as exc:
-                _log.warning("resolver %r failed on %r: %s", r.name, key, exc)
-    return world
+    return _finish(
+        resolve_missing([_ask(r, True) for r in resolvers], keys, world_state, overwrite=overwrite)
+    )
 
 
 async def aresolve_conditions(
     resolvers: Sequence[Any], keys: Iterable[str], world_state: Mapping[str, Any], *, overwrite: bool = False
 ) -> dict[str, Any]:
     """As :func:`resolve_conditions`, awaiting ``aresolve`` (sync-only resolvers run in a thread)."""
-    world = dict(world_state)
-    for key in [k for k in keys if overwrite or k not in world]:
-        for r in resolvers:
-            try:
-                if hasattr(r, "aresolve"):
-                    status = await r.aresolve(key, world)
-                elif hasattr(r, "resolve"):
-                    status = await asyncio.to_thread(r.resolve, key, dict(world))
-                else:
-                    continue
-                if _settle(world, key, status):
-                    break
-            except Exception as exc:
-                _log.warning("resolver %r failed on %r: %s", r.name, key, exc)
-    return world
+    return await resolve_missing([_ask(r, False) for r in resolvers], keys, world_state, overwrite=overwrite)
 
 
-def resolver_sensor(
-    resolvers: Sequence[Any], keys: Iterable[str], *, name: str = "conditions"
-) -> FunctionalSensor:
-    """The resolvers as a goap sensor: its reading is the answers for the ``keys`` missing from the world."""
-    wanted = tuple(keys)
-
-    async def read(world: Mapping[str, Any]) -> dict[str, Any]:
-        filled = await aresolve_conditions(resolvers, wanted, world)
-        return {k: v for k, v in filled.items() if k not in world}
-
-    return FunctionalSensor(name, read)
+def resolver_sensor(resolvers: Sequence[Any], keys: Iterable[str], *, name: str = "conditions") -> Any:
+    """The resolvers as goap's :func:`goap.runtime.resolver_sensor` (answers for the ``keys`` the world lacks)."""
+    return goap_resolver_sensor([_ask(r, False) for r in resolvers], keys, name=name)

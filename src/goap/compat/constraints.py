@@ -96,10 +96,7 @@ class ConstraintBuilder:
         """A chain over the whole plan."""
         return ConstraintChain()
 
-    @staticmethod
-    def for_each_action() -> ConstraintChain:
-        """The same as :meth:`for_plan` (every constraint is plan-wide)."""
-        return ConstraintChain()
+    for_each_action = for_plan  # every constraint is plan-wide
 
     @staticmethod
     def build(*outputs: ChainOutput) -> BuilderOutput:

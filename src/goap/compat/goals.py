@@ -38,13 +38,9 @@ class ConstraintSpec:
     def __post_init__(self) -> None:
         lo, hi = self.min, self.max
         if lo is not None and hi is not None and lo > hi:
-            raise ValueError(
-                f"ConstraintSpec(key={self.key!r}): min ({self.min}) must be <= max ({self.max})."
-            )
+            raise ValueError(f"ConstraintSpec {self.key!r}: min {lo} is above max {hi}")
         if self.level not in ("hard", "soft"):
-            raise ValueError(
-                f"ConstraintSpec(key={self.key!r}): level must be 'hard' or 'soft', got {self.level!r}."
-            )
+            raise ValueError(f"ConstraintSpec {self.key!r}: level {self.level!r} is not hard or soft")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +133,7 @@ class GoalSpec:
             raise ValueError("GoalSpec.per_entity requires at least one entity id.")
         marker = "{entity}"
         if not any(marker in k or (isinstance(v, str) and marker in v) for k, v in conditions.items()):
-            raise ValueError(
-                f"GoalSpec.per_entity requires '{marker}' in a condition key or string value, "
-                f"otherwise all goals are the same; got conditions={dict(conditions)!r}."
-            )
+            raise ValueError(f"per_entity: no '{marker}' in a key or value of {dict(conditions)!r}")
 
         def fill(x: Any, eid: str) -> Any:
             return x.format(entity=eid) if isinstance(x, str) else x
@@ -169,11 +162,7 @@ class MultiGoal:
         if not self.goals:
             raise ValueError("MultiGoal must contain at least one GoalSpec")
         if self.mode not in ("sequential", "any", "best_value"):
-            raise ValueError(
-                f"MultiGoal.mode must be 'sequential', 'any', or 'best_value'; got {self.mode!r}"
-            )
+            raise ValueError(f"MultiGoal.mode {self.mode!r} is none of sequential, any, best_value")
         for i, g in enumerate(self.goals):
             if not isinstance(g, GoalSpec):
-                raise ValueError(
-                    f"MultiGoal.goals[{i}] must be a GoalSpec, got {type(g).__name__} (nested MultiGoal is not supported)"
-                )
+                raise ValueError(f"MultiGoal.goals[{i}] is a {type(g).__name__}, not a GoalSpec (no nesting)")

@@ -15,11 +15,7 @@ from goap.compat.sensors import _finish
 
 __all__ = ["ExecutionRecord", "StoreExecutionHistory", "compute_goal_hash"]
 
-_RUNS, _BY_GOAL, _FAILED = (
-    ("langgoap", "executions"),
-    ("langgoap", "goal_index"),
-    ("langgoap", "failure_index"),
-)
+_RUNS, _BY_GOAL, _FAILED = (("langgoap", part) for part in ("executions", "goal_index", "failure_index"))
 
 
 def compute_goal_hash(goal: Any) -> str:
@@ -87,10 +83,8 @@ class StoreExecutionHistory:
     async def _add(self, store: Any, rec: ExecutionRecord) -> None:
         rid = uuid.uuid4().hex
         await store.aput(_RUNS, rid, rec.to_dict())
-        keys = [(_BY_GOAL, rec.goal_hash)] + [
-            (_FAILED, a) for a in rec.plan_actions if rec.outcome == "failed"
-        ]
-        for ns, key in keys:
+        failed = [(_FAILED, a) for a in rec.plan_actions if rec.outcome == "failed"]
+        for ns, key in [(_BY_GOAL, rec.goal_hash), *failed]:
             ids = [rid, *await self._ids(store, ns, key)][: self.index_limit]
             await store.aput(ns, key, {"execution_ids": ids})
 

@@ -40,11 +40,8 @@ class ActionQos:
         if attempt < 1:
             raise ValueError(f"attempt must be >= 1, got {attempt}")
         wait = min(self.backoff_initial_ms * self.backoff_multiplier ** (attempt - 1), self.backoff_max_ms)
-        return (
-            wait * (1.0 + (rng or random.Random()).uniform(-self.jitter, self.jitter))
-            if self.jitter
-            else wait
-        )
+        spread = (rng or random.Random()).uniform(-self.jitter, self.jitter) if self.jitter else 0.0
+        return wait * (1.0 + spread) if self.jitter else wait
 
     def should_retry(self, exception: BaseException, attempt: int) -> bool:
         """Whether failed attempt ``attempt`` with ``exception`` is tried again (goap's retryable)."""
@@ -54,16 +51,9 @@ class ActionQos:
         """goap's :class:`goap.ActionQos` with the same attempts and waits (seconds, no jitter)."""
         from goap.planning import ActionQos as GoapQos
 
-        return GoapQos(
-            attempts=self.max_attempts,
-            backoff=self.backoff_initial_ms / 1000.0,
-            multiplier=self.backoff_multiplier,
-            max_backoff=self.backoff_max_ms / 1000.0,
-            retry_on=self.retryable_exceptions,
-            idempotent=self.idempotent,
-            read_only=read_only,
-            can_rerun=can_rerun,
-        )
+        first, most = self.backoff_initial_ms / 1000.0, self.backoff_max_ms / 1000.0
+        flags = (self.retryable_exceptions, self.idempotent, read_only, can_rerun)
+        return GoapQos(self.max_attempts, first, self.backoff_multiplier, most, *flags)
 
 
 FIRE_ONCE = ActionQos(max_attempts=1)

@@ -48,9 +48,8 @@ def _parse_llm_response(text: str) -> tuple[str, str]:
         label, _, rest = line.strip().partition(":")
         if label.lower() in ("reflection", "suggestion") and rest:
             found[label.lower()] = rest.strip()
-    return found.get("reflection") or text.strip(), found.get(
-        "suggestion"
-    ) or "Consider alternative approaches."
+    fallback = "Consider alternative approaches."
+    return found.get("reflection") or text.strip(), found.get("suggestion") or fallback
 
 
 class ReflexionTracer(_GoapReflexion):

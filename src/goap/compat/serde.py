@@ -102,13 +102,9 @@ class LangGOAPSerializer(_GoapMsgpack, _lg.JsonPlusSerializer):
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         """``(type, bytes)`` of ``obj``: null, bytes, bytearray or msgpack."""
-        if obj is None:
-            return "null", b""
-        return (
-            (type(obj).__name__, bytes(obj))
-            if isinstance(obj, bytes | bytearray)
-            else ("msgpack", _encode(obj))
-        )
+        if isinstance(obj, bytes | bytearray):
+            return type(obj).__name__, bytes(obj)
+        return ("null", b"") if obj is None else ("msgpack", _encode(obj))
 
 
 def _json_native(obj: Any) -> bool:

@@ -27,8 +27,6 @@ class FakeStructuredModel(BaseChatModel):
     def with_structured_output(self, schema: Any, **kwargs: Any) -> RunnableLambda[Any, Any]:
         """A runnable returning ``response`` whatever the input."""
         if self.expected_schema is not None and schema is not self.expected_schema:
-            raise AssertionError(
-                f"with_structured_output asked for {schema!r}, expected {self.expected_schema!r}"
-            )
+            raise AssertionError(f"structured output for {schema!r}, not {self.expected_schema!r}")
         answer = self.response
         return RunnableLambda(lambda _x: answer)

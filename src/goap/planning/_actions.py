@@ -24,6 +24,7 @@ __all__ = [
     "GuardStage",
     "check_cost_sum",
     "check_fact_map",
+    "check_initial",
     "plan_cost",
 ]
 
@@ -115,6 +116,35 @@ def check_fact_map(owner: str, what: str, mapping: Mapping[str, Any], effect: bo
             raise ModelError(f"{owner}: {what}[{key!r}] has unsupported value {value!r}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ModelError(f"{owner}: {what}[{key!r}] must be finite, got {value!r}")
+        if isinstance(value, Compare | OneOf) and _has_nan(value):
+            # NaN orders and equals nothing: the condition never holds (ne: always), and a
+            # search for it burns its whole budget instead of saying so.
+            raise ModelError(
+                f"{owner}: {what}[{key!r}] is {value!r}, which compares false with every value "
+                "(nan); compare with a number"
+            )
+
+
+def _has_nan(cond: Compare | OneOf) -> bool:
+    values = (cond.value,) if isinstance(cond, Compare) else cond.values
+    return any(isinstance(v, float) and math.isnan(v) for v in values)
+
+
+def check_initial(initial: Mapping[str, Any]) -> None:
+    """Raise :class:`goap.ModelError` naming a fact of ``initial`` whose value is NaN.
+
+    A NaN fact equals and orders with nothing, so no condition on it ever holds: the search
+    would burn its whole budget and report it exhausted instead of naming the fact. Anything
+    but a mapping is left to the compilers, which name it.
+    """
+    if not isinstance(initial, Mapping):
+        return
+    for key, value in initial.items():
+        if isinstance(value, float) and math.isnan(value):
+            raise ModelError(
+                f"initial state: fact {key!r} is {value!r}; NaN compares false with every value, so "
+                "no condition on it can hold. Give it a number (or leave the fact out)"
+            )
 
 
 @dataclass(frozen=True, slots=True)

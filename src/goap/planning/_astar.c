@@ -14,7 +14,8 @@
  *   buckets  the successor-index fact of each operator (-1: none), as goap.planning._task.Task picks it
  *   goal     the goal's fact ids (one per goal variable)
  *   weight, greedy, limit (-1: none), deadline (None or a clock() value), clock (a callable
- *   returning seconds, read every 128 expansions when there is a deadline), canon (None or
+ *   returning seconds, read after every heuristic evaluation and every expansion when there is a
+ *   deadline, so a timeout is overrun by at most one of them), canon (None or
  *   state -> (representative, permutation)), detect (None or () -> canon or None, called once
  *   when `switch_at` states have been expanded), max_bytes (optional, -1: none: the search ends
  *   "budget_exhausted" when its tables hold more, see search_bytes), lm_bytes_min (optional: the
@@ -30,7 +31,18 @@
  */
 #include "_lmcut.h"
 
-#define CLOCK_EVERY 128
+/* Whether the clock says the deadline passed: 1 yes, 0 no, -1 error (set). Read after each unit of
+ * work: one heuristic evaluation on a big task can take longer than thousands of expansions on a
+ * small one, so a count of expansions between reads (it was 128) cannot bound the overrun; a clock
+ * read (~50 ns) is noise beside either unit. */
+static int past_deadline(PyObject *clock, double deadline) {
+    PyObject *now = PyObject_CallNoArgs(clock);
+    if (!now) return -1;
+    double t = PyFloat_AsDouble(now);
+    Py_DECREF(now);
+    if (t == -1.0 && PyErr_Occurred()) return -1;
+    return t > deadline;
+}
 /* goap.planning._search._EPS: cost comparisons are relative, so small costs are told apart */
 #define REL_EPS 1e-12
 #define LM_BYTES_MIN ((long long)16 << 20) /* default of lm_bytes_min (goap.planning._search._LM_BYTES_MIN) */
@@ -827,6 +839,14 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             }
             if (evaluate(&S, s, ilen, &hv) < 0) goto done;
             evaluated++;
+            if (has_deadline) {
+                int late = past_deadline(clock, deadline);
+                if (late < 0) goto done;
+                if (late) {
+                    status = "budget_exhausted";
+                    goto finish;
+                }
+            }
             if (hv < e.h) hv = e.h; /* pathmax: the inherited bound is admissible too */
             S.hc[s] = hv;
             if (hv == INFINITY) continue;
@@ -863,13 +883,10 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             status = "budget_exhausted";
             goto finish;
         }
-        if (has_deadline && expanded % CLOCK_EVERY == 0) {
-            PyObject *now = PyObject_CallNoArgs(clock);
-            if (!now) goto done;
-            double t = PyFloat_AsDouble(now);
-            Py_DECREF(now);
-            if (t == -1.0 && PyErr_Occurred()) goto done;
-            if (t > deadline) {
+        if (has_deadline) {
+            int late = past_deadline(clock, deadline);
+            if (late < 0) goto done;
+            if (late) {
                 status = "budget_exhausted";
                 goto finish;
             }

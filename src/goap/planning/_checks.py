@@ -32,6 +32,9 @@ def check_at_least(obj: object, *names: str, low: int = 1) -> None:
     """Raise :class:`goap.ModelError` naming the first of the fields ``names`` of ``obj`` below ``low``."""
     for name in names:
         value = getattr(obj, name)
+        # `value < low` lets NaN through (it compares false), and a float count is no count.
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ModelError(f"{name} must be an int >= {low}, got {value!r}")
         if value < low:
             raise ModelError(f"{name} must be >= {low}, got {value}")
 

@@ -35,7 +35,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from goap.planning._actions import ActionSpec, check_cost_sum
+from goap.planning._actions import ActionSpec, check_cost_sum, check_initial
 from goap.planning._conditions import Add, holds
 from goap.planning._errors import ModelError
 from goap.planning._task import CompiledOp, Task, _Var
@@ -128,6 +128,7 @@ def _compile(
     accelerated: bool | None = None,
 ) -> Task:
     check_cost_sum(actions)  # every search adds costs in its heuristic; a cache hit was checked already
+    check_initial(initial)  # for strategies called directly; a NaN key never hits the cache (nan != nan)
     dynamic = any(a.effect_fn is not None for a in actions)  # the C grounding does not know effect_fn
     if prune and not dynamic and (ACCELERATED if accelerated is None else accelerated):
         task = _compile_plain(initial, goal, actions)

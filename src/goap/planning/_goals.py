@@ -41,8 +41,18 @@ class GoalSpec:
             raise ModelError(f"goal conditions must be a mapping, got {type(self.conditions).__name__}")
         check_fact_map(f"goal {self.name or '<unnamed>'}", "conditions", self.conditions, effect=False)
         freeze_field(self, "conditions", MappingProxyType)
-        if self.max_replans < 0:
-            raise ModelError(f"max_replans must be >= 0, got {self.max_replans}")
+        if (
+            isinstance(self.max_replans, bool)
+            or not isinstance(self.max_replans, int)
+            or self.max_replans < 0
+        ):
+            raise ModelError(
+                f"goal {self.label!r}: max_replans must be an int >= 0, got {self.max_replans!r}"
+            )
+        p = self.priority
+        if isinstance(p, bool) or not isinstance(p, int | float) or p != p:
+            # NaN orders with nothing: choosing the next goal by priority would be arbitrary.
+            raise ModelError(f"goal {self.label!r}: priority must be a number (not NaN), got {p!r}")
 
     def __hash__(self) -> int:
         return hash((self.name, tuple(sorted(self.conditions))))

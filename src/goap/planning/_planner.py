@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from goap.planning._actions import ActionSpec, check_cost_sum
+from goap.planning._actions import ActionSpec, check_cost_sum, check_initial
 from goap.planning._errors import ModelError
 from goap.planning._goals import GoalSpec, MultiGoal
 from goap.planning._prologue import SolveStart, StrategyBase
@@ -94,6 +94,7 @@ def check_problem(
     ``GoapGraph.run`` calls it so a bad goal is refused before a run is created.
     """
     legs = (goal.conjunction(),) if isinstance(goal, MultiGoal) and goal.mode == "all" else _legs(goal)
+    check_initial(initial)
     check_types(initial, legs, actions)
     check_cost_sum(actions)  # also in compile_task; here so a run is refused before it is created
     for leg in legs:

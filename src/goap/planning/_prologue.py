@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from goap.planning._actions import ActionSpec
+from goap.planning._actions import ActionSpec, check_initial
 from goap.planning._goals import GoalSpec
 from goap.planning._result import PlanResult, SearchStats
 
@@ -62,7 +62,8 @@ class SolveStart:
 class StrategyBase:
     """The ``solve`` the planning strategies share (see :class:`goap.PlanningStrategy` for its contract).
 
-    ``solve`` raises :class:`goap.UnsupportedConstraintError` when the goal carries constraints and
+    ``solve`` raises :class:`goap.ModelError` naming a NaN fact of the initial state,
+    :class:`goap.UnsupportedConstraintError` when the goal carries constraints and
     the strategy does not honour them (``honours_constraints``), starts the clock, merges the
     strategy's own ``blacklist`` field (when it has one) with the call's, and hands the rest to
     :meth:`solve_started`, which each strategy implements.
@@ -96,6 +97,7 @@ class StrategyBase:
     ) -> SolveStart:
         """The common start of :meth:`solve` (for a strategy's own entry points that return more)."""
         name = self.name
+        check_initial(initial)  # every strategy: a NaN fact would make it search in vain
         if type(goal) is not GoalSpec:  # only a subclass (ConstrainedGoal) can carry constraints
             from goap.planning._constraints import honours_constraints, refuse_constraints
 

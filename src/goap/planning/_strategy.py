@@ -87,8 +87,11 @@ DEFAULT_MAX_MEMORY_MB = 1024.0
 
 
 def _check_limits(max_expansions: int | None, timeout: float | None, max_memory_mb: float | None) -> None:
-    if max_expansions is not None and max_expansions < 1:
-        raise ModelError(f"max_expansions must be >= 1 or None, got {max_expansions}")
+    if max_expansions is not None and (
+        isinstance(max_expansions, bool) or not isinstance(max_expansions, int) or max_expansions < 1
+    ):
+        # NaN compares false with 1 and never equals a count: it would switch the limit off.
+        raise ModelError(f"max_expansions must be an int >= 1 or None, got {max_expansions!r}")
     check_seconds("timeout", timeout)
     if max_memory_mb is not None and not (
         isinstance(max_memory_mb, int | float) and max_memory_mb > 0 and math.isfinite(max_memory_mb)

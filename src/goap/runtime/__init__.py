@@ -26,7 +26,14 @@ if TYPE_CHECKING:
     from goap.runtime._lineage import PlanDivergence, PlanVersion, plan_history
     from goap.runtime._parallel import independent_batch
     from goap.runtime._reflexion import Reflection, ReflexionTracer
-    from goap.runtime._sensors import FunctionalSensor, Sensor, SensorReadings, read_sensors
+    from goap.runtime._sensors import (
+        FunctionalSensor,
+        Sensor,
+        SensorReadings,
+        read_sensors,
+        resolve_missing,
+        resolver_sensor,
+    )
     from goap.runtime._serialize import goal_from_dict, goal_to_dict
     from goap.runtime._state import ActionOutcome, GoapState, GoapStatus, PolicyEvent, ReplanReason
     from goap.runtime._stuck import FunctionalStuckHandler, StuckHandler, StuckResolution
@@ -44,7 +51,15 @@ if TYPE_CHECKING:
         TerminationPolicy,
     )
     from goap.runtime._tool import GoapTool, goap_tool
-    from goap.runtime._tracing import TRACER_HOOKS, LoggingTracer, MultiTracer, NullTracer, PlanningTracer
+    from goap.runtime._tracing import (
+        SEARCH_HOOKS,
+        TRACER_HOOKS,
+        LoggingTracer,
+        MultiTracer,
+        NullTracer,
+        PlanningTracer,
+        SearchTracer,
+    )
     from goap.runtime._visualize import (
         plan_to_dot,
         plan_to_gantt,
@@ -94,7 +109,9 @@ _EXPORTS: dict[str, str] = {
     "ReplanReason": "goap.runtime._state",
     "RunView": "goap.runtime._termination",
     "Sensor": "goap.runtime._sensors",
+    "SEARCH_HOOKS": "goap.runtime._tracing",
     "SearchEventBuffer": "goap.runtime._langsmith",
+    "SearchTracer": "goap.runtime._tracing",
     "SensorReadings": "goap.runtime._sensors",
     "StoreExecutionHistory": "goap.runtime._history",
     "StuckHandler": "goap.runtime._stuck",
@@ -116,6 +133,8 @@ _EXPORTS: dict[str, str] = {
     "plan_to_text": "goap.runtime._visualize",
     "plan_to_text_gantt": "goap.runtime._visualize",
     "read_sensors": "goap.runtime._sensors",
+    "resolve_missing": "goap.runtime._sensors",
+    "resolver_sensor": "goap.runtime._sensors",
     "run_nl": "goap.runtime._interpreter",
 }
 """Public name -> the module defining it (imported on first use)."""
@@ -161,7 +180,9 @@ __all__ = [
     "ReplanReason",
     "RunView",
     "Sensor",
+    "SEARCH_HOOKS",
     "SearchEventBuffer",
+    "SearchTracer",
     "SensorReadings",
     "StoreExecutionHistory",
     "StuckHandler",
@@ -183,6 +204,8 @@ __all__ = [
     "plan_to_text",
     "plan_to_text_gantt",
     "read_sensors",
+    "resolve_missing",
+    "resolver_sensor",
     "run_nl",
 ]
 

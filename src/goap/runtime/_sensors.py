@@ -12,13 +12,27 @@ last reading (already in ``world_state``) is kept. After each round the tracer's
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from graphengine import Context, ToolCallError
 
-__all__ = ["FunctionalSensor", "Sensor", "SensorReadings", "read_sensors"]
+__all__ = [
+    "FunctionalSensor",
+    "Sensor",
+    "SensorReadings",
+    "read_sensors",
+    "resolve_missing",
+    "resolver_sensor",
+]
+
+_log = logging.getLogger("goap.runtime.sensors")
+
+ConditionResolver = Callable[[str, Mapping[str, Any]], Any]
+"""``resolver(key, world) -> True | False | None`` (sync or async): whether a condition key holds, None
+when it cannot tell."""
 
 
 @runtime_checkable
@@ -119,3 +133,43 @@ async def read_sensors(
             readings.append((s.name, out))
     changed = {k: v for k, v in merged.items() if k not in world or world[k] != v}
     return SensorReadings(merged, changed, tuple(errors), tuple(readings))
+
+
+async def resolve_missing(
+    resolvers: Sequence[ConditionResolver],
+    keys: Iterable[str],
+    world: Mapping[str, Any],
+    *,
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """A copy of ``world`` with each missing key of ``keys`` (each key, with ``overwrite``) set by the first
+    resolver answering True or False; None (or any non-bool) asks the next one, a resolver that raises is
+    logged and skipped, and a key no resolver settles stays absent. With sync resolvers only, the
+    coroutine finishes without suspending."""
+    out = dict(world)
+    for key in [k for k in keys if overwrite or k not in out]:
+        for r in resolvers:
+            try:
+                answer = r(key, out)
+                answer = await answer if inspect.isawaitable(answer) else answer
+            except Exception as exc:
+                _log.warning("condition resolver %s failed on %r: %s", getattr(r, "__name__", r), key, exc)
+                continue
+            if isinstance(answer, bool):
+                out[key] = answer
+                break
+    return out
+
+
+def resolver_sensor(
+    resolvers: Sequence[ConditionResolver], keys: Iterable[str], *, name: str = "conditions"
+) -> FunctionalSensor:
+    """A sensor reading what :func:`resolve_missing` settles of ``keys`` (only the facts it added), so
+    conditions the world does not report are asked for before each planning round."""
+    wanted = tuple(keys)
+
+    async def read(world: Mapping[str, Any]) -> dict[str, Any]:
+        filled = await resolve_missing(resolvers, wanted, world)
+        return {k: v for k, v in filled.items() if k not in world}
+
+    return FunctionalSensor(name, read)

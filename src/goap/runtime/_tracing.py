@@ -6,10 +6,19 @@ A tracer that raises never affects planning: `MultiTracer` and the runtime isola
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["TRACER_HOOKS", "LoggingTracer", "MultiTracer", "NullTracer", "PlanningTracer", "call_tracer"]
+__all__ = [
+    "SEARCH_HOOKS",
+    "TRACER_HOOKS",
+    "LoggingTracer",
+    "MultiTracer",
+    "NullTracer",
+    "PlanningTracer",
+    "SearchTracer",
+]
+__all__ += ["call_tracer"]
 
 _log = logging.getLogger("goap.runtime._tracing")
 
@@ -79,6 +88,65 @@ class PlanningTracer(Protocol):
 
     async def aon_goal_achieved(self, final_state: Any) -> None:
         """Async `on_goal_achieved`."""
+
+
+SEARCH_HOOKS = ("strategy_chosen", "sensor_complete", "search_expand", "search_dead_end", "search_complete")
+"""Hooks a :class:`SearchTracer` adds to :data:`TRACER_HOOKS` (each a sync ``on_`` and an async ``aon_``)."""
+
+
+@runtime_checkable
+class SearchTracer(PlanningTracer, Protocol):
+    """A tracer that also hears a router's choice, each sensor's facts (the runtime calls
+    ``sensor_complete``) and search events a strategy's expansion callback reports (one per expanded
+    node, dead end and finished search), e.g. :class:`goap.runtime.LangSmithTracer`."""
+
+    def on_strategy_chosen(self, strategy_name: str) -> None:
+        """A router picked ``strategy_name``."""
+
+    def on_sensor_complete(self, sensor_name: str, updates: Any) -> None:
+        """A sensor answered with ``updates``."""
+
+    def on_search_expand(
+        self,
+        node_id: int,
+        state: Mapping[str, Any],
+        g: float,
+        h: float,
+        f: float,
+        parent_id: int | None = None,
+        action_name: str | None = None,
+    ) -> None:
+        """A search expanded node ``node_id`` (reached from ``parent_id`` by ``action_name``)."""
+
+    def on_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
+        """A search hit a dead end."""
+
+    def on_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
+        """A search finished."""
+
+    async def aon_strategy_chosen(self, strategy_name: str) -> None:
+        """Async `on_strategy_chosen`."""
+
+    async def aon_sensor_complete(self, sensor_name: str, updates: Any) -> None:
+        """Async `on_sensor_complete`."""
+
+    async def aon_search_expand(
+        self,
+        node_id: int,
+        state: Mapping[str, Any],
+        g: float,
+        h: float,
+        f: float,
+        parent_id: int | None = None,
+        action_name: str | None = None,
+    ) -> None:
+        """Async `on_search_expand`."""
+
+    async def aon_search_dead_end(self, reason: str, detail: dict[str, Any]) -> None:
+        """Async `on_search_dead_end`."""
+
+    async def aon_search_complete(self, nodes_explored: int, duration_ms: float, found: bool) -> None:
+        """Async `on_search_complete`."""
 
 
 class NullTracer:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
         explain_infeasibility,
         minimal_conflict,
     )
-    from goap.strategies._mcts import Mcts
+    from goap.strategies._mcts import Mcts, shaped_reward, walk_rollout
     from goap.strategies._pareto import dominates, pareto_front
     from goap.strategies._repair import RepairStrategy
     from goap.strategies._router import (
@@ -37,6 +37,8 @@ _EXPORTS: dict[str, str] = {
     "Mcts": "goap.strategies._mcts",
     "MctsChance": "goap.strategies._mcts",
     "MctsNode": "goap.strategies._mcts",
+    "shaped_reward": "goap.strategies._mcts",
+    "walk_rollout": "goap.strategies._mcts",
     "RepairReport": "goap.strategies._repair",
     "RepairStrategy": "goap.strategies._repair",
     "RoutingDecision": "goap.strategies._router",
@@ -74,6 +76,8 @@ __all__ = [
     "minimal_conflict",
     "pareto_front",
     "pipeline_plan",
+    "shaped_reward",
+    "walk_rollout",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -25,6 +25,8 @@ Options, all off by default:
   expectation. The built-in rollout then starts from the leaf's own state.
 - ``rollout``: ``rollout(state, rng) -> reward`` scores each new leaf from its state instead of
   the built-in rollout (any reward scale; the goal test is the caller's).
+  :func:`walk_rollout` makes one: a short greedy or random walk scored by :func:`shaped_reward`
+  (1 at the goal, else an optional value of the state, else minus the share of unmet conditions).
 - ``max_path_cost``: no expansion below a node whose path cost reached it (a cost horizon).
 - ``partial``: without a goal-reaching node in the tree, the ``budget_exhausted`` result still
   carries the most-visited path as its plan (for act-then-replan loops that need a first move).
@@ -40,6 +42,7 @@ tree reuse between the ticks of an act-then-replan loop.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -452,3 +455,57 @@ def _most_visited(node: MctsNode) -> MctsNode | None:
         ch = max(node.chances, key=lambda x: x.visits)
         return max(ch.outcomes.values(), key=lambda x: x.visits) if ch.outcomes else None
     return max(node.children, key=lambda ch: ch.visits) if node.children else None
+
+
+_log = logging.getLogger("goap.strategies.mcts")
+
+
+def shaped_reward(
+    state: Mapping[str, Any], goal: GoalSpec, value: Callable[[Mapping[str, Any]], float] | None = None
+) -> float:
+    """1 when ``goal`` holds in ``state``; else ``value(state)`` clamped to [-1, 0.999] (kept below a
+    reached goal), or, without ``value`` or when it raises (logged), minus the share of unmet conditions."""
+    unmet = sum(1 for k, c in goal.conditions.items() if not holds(c, state.get(k)))
+    if not unmet:
+        return 1.0
+    if value is not None:
+        try:
+            return min(0.999, max(-1.0, float(value(state))))
+        except Exception:
+            _log.warning("the scalar heuristic failed; using the unmet-conditions reward", exc_info=True)
+    return -unmet / len(goal.conditions)
+
+
+def walk_rollout(
+    goal: GoalSpec,
+    actions: Sequence[ActionSpec],
+    *,
+    model: TransitionModel | None = None,
+    depth: int = 4,
+    greedy: bool = True,
+    value: Callable[[Mapping[str, Any]], float] | None = None,
+) -> Callable[[Mapping[str, Any], Random], float]:
+    """A ``rollout`` hook for :class:`Mcts` with a shaped reward in [-1, 1] (:func:`shaped_reward`).
+
+    It walks up to ``depth`` steps from the leaf until the goal holds or nothing applies, moving by the
+    model's sampled outcomes. Each step takes, ``greedy``, the applicable action whose expected outcome
+    leaves fewest goal conditions unmet (more preconditions first, then declaration order), else a
+    random applicable one."""
+    mdl = model or DeterministicTransitionModel()
+
+    def unmet(state: Mapping[str, Any]) -> int:
+        return sum(1 for k, c in goal.conditions.items() if not holds(c, state.get(k)))
+
+    def rollout(state: Mapping[str, Any], rng: Random) -> float:
+        for _ in range(depth):
+            options = [a for a in actions if a.applicable(state)]
+            if not unmet(state) or not options:
+                break
+            if greedy:
+                act = min(options, key=lambda a: (unmet(mdl.expected(state, a)), -len(a.preconditions)))
+            else:
+                act = rng.choice(options)
+            state = mdl.sample(state, act, rng)
+        return shaped_reward(state, goal, value)
+
+    return rollout

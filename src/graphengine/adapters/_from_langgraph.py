@@ -32,7 +32,7 @@ from langgraph.pregel._algo import PregelTaskWrites
 from langgraph.types import Command
 from pydantic_core import to_jsonable_python
 
-from graphengine import ReplayReport
+from graphengine import ReplayReport, run_blocking
 from graphengine.context import Context
 from graphengine.engine import Engine
 from graphengine.errors import GraphError, NodeError, RunExistsError, UnsupportedFeature
@@ -167,9 +167,8 @@ class AdaptedGraph:
             "done": {},
             "intr": {},
         }
-        _configurable(
-            run_id, config, self.recursion_limit
-        )  # a config naming another thread: refused before anything starts
+        # A config naming another thread (or a recursion limit of its own): refused before anything starts.
+        _configurable(run_id, config, self.recursion_limit)
         if await self.engine.store.get_run(run_id) is None:
             try:
                 return await self._finish(run_id, self.engine.run(run_id, initial), context, config)
@@ -182,8 +181,8 @@ class AdaptedGraph:
         return await self._finish(run_id, turn, context, config)
 
     def run_sync(self, run_id: str, input: Any, *, context: Any = None, config: Any = None) -> Any:
-        """`run` for callers without an event loop."""
-        return asyncio.run(self.run(run_id, input, context=context, config=config))
+        """`run` from synchronous code, a Jupyter cell included (see `Engine.run_sync`)."""
+        return run_blocking(self.run(run_id, input, context=context, config=config))
 
     async def resume(
         self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None, config: Any = None
@@ -207,8 +206,8 @@ class AdaptedGraph:
     def resume_sync(
         self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None, config: Any = None
     ) -> Any:
-        """`resume` for callers without an event loop."""
-        return asyncio.run(self.resume(run_id, input=input, context=context, config=config))
+        """`resume` from synchronous code, a Jupyter cell included (see `Engine.run_sync`)."""
+        return run_blocking(self.resume(run_id, input=input, context=context, config=config))
 
     async def replay(self, run_id: str, *, context: Any = None, config: Any = None) -> ReplayReport:
         """`Engine.replay` of run `run_id` with the run context and config its nodes read.
@@ -259,8 +258,8 @@ class AdaptedGraph:
         return {"configurable": {"thread_id": run_id, "checkpoint_ns": "", "checkpoint_id": cp_id}}
 
     def update_state_sync(self, config: Any, values: Any, as_node: str | None = None) -> Any:
-        """`update_state` for callers without an event loop (LangGraph's sync `update_state`)."""
-        return asyncio.run(self.update_state(config, values, as_node))
+        """`update_state` from synchronous code, a Jupyter cell included (LangGraph's sync `update_state`)."""
+        return run_blocking(self.update_state(config, values, as_node))
 
     async def values(self, run_id: str) -> Any:
         """The output channels' values of run `run_id` as of its last applied superstep."""

@@ -89,7 +89,13 @@ from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphengine.engine import Engine
-from graphengine.errors import GraphError, NodeError, UnknownNodeError, UnsupportedFeature
+from graphengine.errors import (
+    GraphError,
+    NodeError,
+    NodeReturnTypeError,
+    UnknownNodeError,
+    UnsupportedFeature,
+)
 from graphengine.graph import CompiledNode
 from graphengine.routing import Next, NextKind
 
@@ -310,6 +316,16 @@ class _Adapted:
             raise GraphError(
                 f"branch {i} (node {node.id!r}) of the fan-out at step {step} interrupted; "
                 "interrupts are not supported inside fan-out branches (use a subgraph or interrupt at the join)",
+                run_id=run_id,
+                step=step,
+                node_id=node.id,
+            )
+        if res.route is not None:
+            # As the engine does: the join decides where the run goes, a branch's hop cannot be followed.
+            raise NodeReturnTypeError(
+                f"branch {i} (node {node.id!r}) of the fan-out at step {step} of run {run_id!r} returned "
+                f"the route {res.route!r:.80}; a branch's route cannot be followed (the fan-out's join runs "
+                "next): return no route from branch nodes and route from the join",
                 run_id=run_id,
                 step=step,
                 node_id=node.id,

@@ -14,9 +14,15 @@ unchanged field costs nothing per step. Values, checkpoints and metadata are ser
 LangGraph's `JsonPlusSerializer` with its pickle fallback off (a serde with pickle enabled is
 refused); nothing is ever unpickled.
 
-Sync methods (`invoke`) work from threads without a running event loop: an in-process table is
-driven inline, an I/O table through a private event loop thread of the saver. From inside a
-running loop, use the async methods (`ainvoke`), as with LangGraph's own async savers.
+Sync methods (`invoke`) work from any thread, with or without a running event loop (a Jupyter
+cell runs inside the kernel's loop): an in-process table is driven inline, an I/O table through
+a private event loop of the saver on its own thread, while the caller waits (blocking its own
+loop, as LangGraph's `SqliteSaver` does). That is correct for every table because tables keep
+one connection (or pool) per event loop, opened in it: the bridge loop has its own, and the
+caller loop's connection, bound to the caller loop, is never touched from the bridge. One
+limit follows from the caller's loop being blocked: a sync call while an async call of the same
+saver is in flight on that loop may wait on that call's SQLite write lock (up to the table's
+`busy_timeout`); use one style per loop. The async methods (`ainvoke`) never block.
 
 Like LangGraph's savers it is a context manager, `with GraphEngineSaver(table) as saver:` or
 `async with ...` (or `GraphEngineSaver.from_conn_string("sqlite:///cp.db")`, any store URL): the table opens on entry and its connections (and the saver's private loop
@@ -25,6 +31,9 @@ savers do (letters, digits, `_`, `.`, `-`) and reads a dotted key as a path into
 metadata (`{"source.kind": "x"}` matches `{"source": {"kind": "x"}}`); a None value matches a
 missing key too, as in SQL. `aget_delta_channel_history` walks the parent chain in the table,
 reading only the requested channels' writes and blobs.
+
+Thread ids follow one rule on every table (`THREAD_ID_BYTES`): at most 764 UTF-8 bytes, no NUL,
+no lone surrogate; anything else is a `ValueError` naming the id, on reads as on writes.
 
 Passes LangGraph's conformance suite (`langgraph-checkpoint-conformance`), base and extended
 capabilities (`delete_for_runs`, `copy_thread`, `prune`, and `delta_channel_history` where the
@@ -75,6 +84,35 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 from langchain_core.runnables import RunnableConfig
 
 __all__ = ["GraphEngineSaver"]
+
+THREAD_ID_BYTES = 764
+"""Longest thread id in UTF-8 bytes: MySQL's key column (VARBINARY(764)), the narrowest table.
+
+The same rule holds on every table, so a thread that works on one backend works on all:
+memory and SQLite would take any length, PostgreSQL any text without NUL, SQLite no lone
+surrogate (it stores UTF-8)."""
+
+
+def _thread_id(value: Any, what: str = "thread_id") -> str:
+    """`value` as the str a thread id is stored as; ValueError naming it unless every table can hold it."""
+    tid = str(value)
+    try:
+        size = len(tid.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        bad = tid[exc.start]
+        raise ValueError(
+            f"{what} {tid!r:.80} holds a lone surrogate ({bad!r} at {exc.start}), which no table can "
+            "store as UTF-8; decode the id with errors='replace' or pick another"
+        ) from None
+    if "\x00" in tid:
+        raise ValueError(f"{what} {tid!r:.80} holds a NUL character, which PostgreSQL text cannot store")
+    if size > THREAD_ID_BYTES:
+        raise ValueError(
+            f"{what} {tid[:40]!r}... is {size} bytes in UTF-8, over the {THREAD_ID_BYTES} bytes every "
+            "table can key on (MySQL's limit); use a shorter id (a hash of a long one)"
+        )
+    return tid
+
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -266,20 +304,24 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
                 return done.value  # type: ignore[no-any-return]
             coro.close()
             raise RuntimeError("an inline CheckpointTable suspended")
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            coro.close()
-            raise RuntimeError(
-                "GraphEngineSaver's sync methods cannot run inside an event loop on this table; "
-                "use the async methods (ainvoke, astream, aget_state)"
-            )
         with self._bridge_lock:
             if self._bridge is None:
                 self._bridge = _Bridge()
-        return self._bridge.run(coro)
+            bridge = self._bridge
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is bridge.loop:
+            # Code on the bridge loop waiting for the bridge loop would wait forever.
+            coro.close()
+            raise RuntimeError(
+                "a GraphEngineSaver sync method was called from a coroutine the saver's own loop runs; "
+                "await its async twin (aget_tuple, aput, ...) there instead"
+            )
+        # From a thread whose loop is running (a Jupyter cell, sync `invoke` inside async code)
+        # this blocks that loop until the bridge answers, as LangGraph's SqliteSaver does.
+        return bridge.run(coro)
 
     # ------------------------------------------------------------------ reading
 
@@ -326,7 +368,7 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         """The checkpoint named by `config` (its id, else the thread's newest), or None."""
         conf = config["configurable"]
         cid = get_checkpoint_id(config)
-        row = await self.table.get(str(conf["thread_id"]), conf.get("checkpoint_ns", ""), cid)
+        row = await self.table.get(_thread_id(conf["thread_id"]), conf.get("checkpoint_ns", ""), cid)
         if row is None:
             return None
         return await self._tuple(row, config if cid else None)
@@ -346,7 +388,7 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         tid = conf.get("thread_id")
         rows = self.table.search(
             LGQuery(
-                str(tid) if tid is not None else None,
+                _thread_id(tid) if tid is not None else None,
                 conf.get("checkpoint_ns"),
                 conf.get("checkpoint_id"),
                 get_checkpoint_id(before) if before else None,
@@ -375,7 +417,7 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
         if not channels:
             return {}
         conf = config["configurable"]
-        tid, ns = str(conf["thread_id"]), conf.get("checkpoint_ns", "")
+        tid, ns = _thread_id(conf["thread_id"]), conf.get("checkpoint_ns", "")
         t = self.table
         wanted = set(channels)
         found: dict[str, list[PendingWrite]] = {c: [] for c in wanted}
@@ -415,7 +457,7 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
     ) -> RunnableConfig:
         """Store a checkpoint; only the channels in `new_versions` get new blobs."""
         conf = config["configurable"]
-        thread_id = str(conf["thread_id"])
+        thread_id = _thread_id(conf["thread_id"])
         ns = conf.get("checkpoint_ns", "")
         c: dict[str, Any] = dict(checkpoint)
         values: dict[str, Any] = c.pop("channel_values", {})
@@ -454,7 +496,7 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
     ) -> None:
         """Store a task's pending writes (special writes replace, others keep the first)."""
         conf = config["configurable"]
-        thread_id = str(conf["thread_id"])
+        thread_id = _thread_id(conf["thread_id"])
         ns = conf.get("checkpoint_ns", "")
         cid = str(conf["checkpoint_id"])
         rows = []
@@ -467,7 +509,7 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint and write of a thread."""
-        await self.table.delete_thread(str(thread_id))
+        await self.table.delete_thread(_thread_id(thread_id))
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints (and their writes) written by these runs."""
@@ -475,13 +517,13 @@ class GraphEngineSaver(BaseCheckpointSaver[str]):
 
     async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy every checkpoint, blob and write of a thread to another thread id."""
-        await self.table.copy_thread(str(source_thread_id), str(target_thread_id))
+        await self.table.copy_thread(_thread_id(source_thread_id), _thread_id(target_thread_id))
 
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         """`"keep_latest"`: keep the newest checkpoint per namespace; `"delete"`: remove all."""
         if strategy not in ("keep_latest", "delete"):
             raise ValueError(f"prune strategy {strategy!r}: expected 'keep_latest' or 'delete'")
-        await self.table.prune([str(t) for t in thread_ids], keep_latest=strategy == "keep_latest")
+        await self.table.prune([_thread_id(t) for t in thread_ids], keep_latest=strategy == "keep_latest")
 
     # ------------------------------------------------------------------ sync API
     # Each sync method is its async twin run through `_sync` (the table inline, or the bridge loop).

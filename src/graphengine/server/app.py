@@ -7,9 +7,11 @@ Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
     GET  /api/runs/{run_id}             status, state, interrupt, step count, whether this server drives it
     GET  /api/runs/{run_id}/state       the state after the last step, or after ?step=K (0: initial)
     GET  /api/runs/{run_id}/history     committed steps: node, delta, route, attempt, error, sizes, timings
-    POST /api/runs/{run_id}/resume      continue a run, {"input": ...} answers its interrupt (?wait=true)
+    POST /api/runs/{run_id}/resume      continue a run, {"input": ...} answers its interrupt (?wait=true,
+                                        ?allow_graph_change=true: even with a changed graph)
     POST /api/runs/{run_id}/cancel      cancel a run this server is driving (status becomes cancelled)
     POST /api/runs/{run_id}/replay      re-execute the run against its record; the replay report
+                                        (?allow_graph_change=true: even with a changed graph)
     GET  /api/runs/{run_id}/events      Server-Sent Events of a run this server drives, then an `end` event
     GET  /api/graph                     the graph as JSON, DOT, Mermaid or SVG (?format=, ?run= highlights a run)
     GET  /                              the inspector page (see `graphengine.server.inspector`)
@@ -78,7 +80,7 @@ from .forms import delta_doc, jsonable, route_doc
 from .inspector import graph_json, graph_svg, inspector_html
 from .limits import MAX_BODY, BodyLimit, RunId, nonfinite
 from .live import EVENTS_KEPT, RunManager
-from .security import LOOPBACK_HOSTS, BearerAuth, HostCheck
+from .security import LOOPBACK_HOSTS, BearerAuth, HostCheck, NoFraming
 
 __all__ = ["TOKEN_ENV", "RunManager", "create_app", "token_from_env"]
 
@@ -150,7 +152,8 @@ class RunDetail(RunSummary):
     fingerprint: str = ""
     """Fingerprint of the graph the run started with."""
     graph_changed: bool = False
-    """True when this engine's graph differs from the run's (resume and replay are refused)."""
+    """True when this engine's graph differs from the run's (resume and replay are refused with 409
+    unless asked with `?allow_graph_change=true`)."""
 
 
 class StartRun(BaseModel):
@@ -308,6 +311,15 @@ class GraphFormat(StrEnum):
 # ---------------------------------------------------------------------- the app
 
 
+AllowGraphChange = Annotated[
+    bool,
+    Query(
+        description="go on although this engine's graph differs from the one the run started with "
+        "(as allow_graph_change=True in Python; otherwise 409)"
+    ),
+]
+"""The `?allow_graph_change=true` query parameter of resume and replay."""
+
 _ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": Problem, "description": "Unknown run"},
     409: {"model": Problem, "description": "Conflict with the run's state"},
@@ -335,6 +347,11 @@ def create_app(
     page is off (its assets come from a CDN); the schema is served at `/openapi.json`.
     """
     engine.validate()
+    if token is not None and not token.strip():
+        raise ValueError(
+            "token is empty: that would serve without authentication. Pass the token, "
+            "or token=None to serve loopback hosts without one"
+        )
     if max_body < 0:
         raise ValueError(f"max_body is the request body limit in bytes, >= 0; not {max_body}")
     if allowed_hosts is None:
@@ -371,6 +388,7 @@ def create_app(
         _document_bearer(app)
     app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
     app.add_middleware(ErrorBoundary)
+    app.add_middleware(NoFraming)
 
     async def on_error(request: Request, exc: Exception) -> Response:
         return JSONResponse({"detail": describe(exc)}, status_code=status_of(exc))
@@ -442,7 +460,7 @@ def create_app(
                 node_id=intr.node_id, step=intr.step, payload=jsonable(intr.payload), before=intr.before
             ),
             fingerprint=rec.fingerprint,
-            graph_changed=bool(rec.fingerprint) and rec.fingerprint != engine.fingerprint,
+            graph_changed=not engine.runtime().same_graph(rec),
         )
 
     def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
@@ -561,11 +579,16 @@ def create_app(
         run_id: RunId,
         body: Annotated[ResumeRun | None, Body()] = None,
         wait: Annotated[bool, Query(description="answer when the run stops or pauses")] = False,
+        allow_graph_change: AllowGraphChange = False,
     ) -> RunDetail:
         """Continue a run from its last committed step; `input` answers an interrupt."""
-        kw = {"input": body.input} if body is not None and "input" in body.model_fields_set else {}
+        kw: dict[str, Any] = (
+            {"input": body.input} if body is not None and "input" in body.model_fields_set else {}
+        )
         if kw:
             _refuse_nonfinite(kw["input"], ("body", "input"))
+        if allow_graph_change:
+            kw["allow_graph_change"] = True
         await runs.resume(run_id, kw, wait=wait)
         return await detail(run_id)
 
@@ -576,11 +599,11 @@ def create_app(
         return await detail(run_id)
 
     @run_action("replay", ReplayInfo)
-    async def replay(run_id: RunId) -> ReplayInfo:
+    async def replay(run_id: RunId, allow_graph_change: AllowGraphChange = False) -> ReplayInfo:
         """Re-execute the run's nodes against its record (tools served from it, nothing written)."""
         if runs.is_live(run_id):
             raise AlreadyRunningError(f"run {run_id!r} is running; replay it when it stops", run_id=run_id)
-        rep = await engine.replay(run_id)
+        rep = await engine.replay(run_id, allow_graph_change=allow_graph_change)
         return ReplayInfo(
             run_id=rep.run_id,
             steps=rep.steps,

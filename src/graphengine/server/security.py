@@ -1,11 +1,20 @@
 """Who may talk to the HTTP API: the Host/Origin check (DNS rebinding, cross-site posts) and the token.
 
 `HostCheck` answers 403 to a request whose `Host` header names a host outside the allow-list,
-and to a mutating request (anything but GET, HEAD, OPTIONS) whose `Origin` names one. Without a
-token the default list is the loopback names, so a web page on another name that resolves to
-this machine (DNS rebinding), or posting across sites, cannot start or resume runs.
+and to a mutating request (anything but GET, HEAD, OPTIONS; and every websocket) that comes
+from another origin than the API's own: an `Origin` whose scheme's host and port differ from
+the `Host` the request was sent to, or a browser's `Sec-Fetch-Site: same-site|cross-site`.
+The port matters: SameSite cookies do not separate ports, so a page another program serves on
+`localhost:9999` would otherwise post forms with the token cookie (cancel runs, start runs).
+This origin check holds with any allow-list, `*` included. Without a token the default list
+is the loopback names, so a web page on another name that resolves to this machine (DNS
+rebinding), or posting across sites, cannot start or resume runs.
 Entries are host names or addresses (case-insensitive, no port), `*.example.com` for a domain
-and its subdomains, or `*` for any host (sensible only with a token).
+and its subdomains, or `*` for any host (sensible only with a token). Behind a reverse proxy,
+pass the browser's `Host` through (and the scheme, `X-Forwarded-Proto`) so the origin matches.
+
+`NoFraming` adds `X-Frame-Options: DENY` and `Content-Security-Policy: frame-ancestors 'none'`
+to every answer, so no other page can frame the inspector and trick clicks on its buttons.
 
 `BearerAuth` refuses every request without the token with 401 (see `graphengine.server.app`).
 """
@@ -19,15 +28,46 @@ from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["LOOPBACK_HOSTS", "BearerAuth", "HostCheck", "host_name", "is_loopback"]
+__all__ = ["LOOPBACK_HOSTS", "BearerAuth", "HostCheck", "NoFraming", "host_name", "is_loopback"]
 
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 """The hosts allowed by default when the API has no token."""
 
 COOKIE = "graphengine_token"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+_OTHER_SITES = frozenset({"same-site", "cross-site"})  # Sec-Fetch-Site values of another origin
+
+
+def _host_port(value: str, scheme: str) -> tuple[str, int | None]:
+    """(host, port) of a `Host` header or an origin's netloc; the scheme's default port when none is given."""
+    try:
+        parts = urlsplit(f"//{value}")
+        port = parts.port
+    except ValueError:  # a port that is not a number, unbalanced brackets
+        return ("", None)
+    return (parts.hostname or "", port if port is not None else _DEFAULT_PORTS.get(scheme))
+
+
+def other_origin(origin: str | None, fetch_site: str | None, host: str, scheme: str) -> str | None:
+    """Why a request sent to `host` comes from another origin (None: same origin, or no browser said so).
+
+    `origin` is the `Origin` header, compared by host and port (the scheme's default when
+    absent) with the `Host` header the request was sent to, whose scheme is `scheme`.
+    """
+    if origin is not None:
+        try:
+            parts = urlsplit(origin)
+            origin_at = _host_port(parts.netloc, parts.scheme) if parts.scheme else ("", None)
+        except ValueError:  # e.g. unbalanced brackets
+            origin_at = ("", None)
+        if not origin_at[0] or origin_at != _host_port(host, scheme):
+            return f"origin {origin!r} is not this server's origin ({scheme}://{host})"
+    if fetch_site in _OTHER_SITES:
+        return f"a request from another origin (Sec-Fetch-Site: {fetch_site}) may not change anything"
+    return None
 
 
 def host_name(value: str) -> str:
@@ -73,38 +113,61 @@ class HostCheck:
         return name in self.exact or any(name.endswith(s) or name == s[1:] for s in self.suffixes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.any or scope["type"] not in ("http", "websocket"):
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         conn = HTTPConnection(scope)
         host = conn.headers.get("host")
-        problem = None
+        problem = way_out = None
         if host is None:
             problem = "the request has no Host header"
         elif not self.ok(host):
-            problem = f"host {host!r} is not allowed"
+            problem = f"host {host!r} is not allowed (allowed: {', '.join(self.allowed) or 'none'})"
+            way_out = "serve with --allow-host NAME to accept another host name"
         elif scope["type"] == "websocket" or scope.get("method", "GET") not in _SAFE_METHODS:
-            origin = conn.headers.get("origin")
-            if origin is not None:
-                try:
-                    origin_host = urlsplit(origin).hostname or ""
-                except ValueError:  # e.g. unbalanced brackets
-                    origin_host = ""
-                if not self.ok(origin_host):
-                    problem = f"origin {origin!r} is not allowed"
+            # Every mutating route, whatever the allow-list: a page of another origin (another
+            # port of this machine included) must not act with the user's cookie.
+            problem = other_origin(
+                conn.headers.get("origin"),
+                conn.headers.get("sec-fetch-site"),
+                host,
+                scope.get("scheme", "http"),
+            )
+            way_out = "use the inspector served by this server, or a client that sends no Origin"
         if problem is None:
             await self.app(scope, receive, send)
             return
         if scope["type"] != "http":
             await send({"type": "websocket.close", "code": 1008})
             return
-        await JSONResponse(
-            {
-                "detail": f"{problem} (allowed: {', '.join(self.allowed) or 'none'}); "
-                "serve with --allow-host NAME to accept another host name"
-            },
-            status_code=403,
-        )(scope, receive, send)
+        detail = problem if way_out is None else f"{problem}; {way_out}"
+        await JSONResponse({"detail": detail}, status_code=403)(scope, receive, send)
+
+
+class NoFraming:
+    """ASGI middleware adding anti-framing headers to every HTTP answer, refusals included."""
+
+    HEADERS = (
+        (b"x-frame-options", b"DENY"),
+        (b"content-security-policy", b"frame-ancestors 'none'"),
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def framed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                # A route's own CSP is kept; frame-ancestors is added in a second header, which
+                # browsers enforce together with the first.
+                message = {**message, "headers": [*message.get("headers", ()), *self.HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, framed)
 
 
 class BearerAuth:

@@ -45,6 +45,7 @@ Decisions a caller should know:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Final
 
@@ -65,6 +66,8 @@ from ._sql import (
 from ._sql._group import Pending
 from ._sql._mysql import (
     DEADLOCK,
+    NOTES_OFF,
+    NOTES_ON,
     RETRYABLE,
     TRANSLATE,
     MySQLPools,
@@ -190,8 +193,22 @@ assert len(_MIGRATIONS) == SCHEMA_VERSION
 # value a bound parameter (asyncmy escapes them; bytes are sent as _binary literals so no
 # charset conversion can touch them).
 
-_LOCK: Final = "SELECT GET_LOCK('graphengine.store.migrate', %s)"
-_UNLOCK: Final = "SELECT RELEASE_LOCK('graphengine.store.migrate')"
+_LOCK: Final = "SELECT GET_LOCK(%s, %s)"
+_UNLOCK: Final = "SELECT RELEASE_LOCK(%s)"
+
+
+def _lock_name(database: str) -> str:
+    """The migration lock of one database (GET_LOCK names are server-wide, at most 64 characters).
+
+    Per database: openers of other databases on the same server (other apps, parallel tests)
+    must not wait for each other, nor fail with "another process holds the migration lock".
+    """
+    name = f"graphengine.migrate.{database}"
+    if len(name) <= 64:
+        return name
+    return "graphengine.migrate." + hashlib.sha256(database.encode()).hexdigest()[:44]
+
+
 _VERSION_TABLE: Final = "CREATE TABLE IF NOT EXISTS schema_version (version INT NOT NULL) ENGINE = InnoDB"
 _GET_VERSION: Final = "SELECT coalesce(max(version), 0) FROM schema_version"
 _SET_VERSION: Final = "INSERT INTO schema_version (version) VALUES (%s)"
@@ -410,10 +427,17 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
             await cur.execute(_PACKET)
             packet = await cur.fetchone()
             self.max_value_bytes = max(int(packet[0]) - _STATEMENT_ROOM, 0)
-            await cur.execute(_LOCK, (max(int(self.connect_timeout), 1) * 3,))
+            lock = _lock_name(self.database)
+            await cur.execute(_LOCK, (lock, max(int(self.connect_timeout), 1) * 3))
             got = await cur.fetchone()
             if not got or got[0] != 1:
-                raise StoreUnavailableError(f"{self!r}: another process holds the migration lock")
+                raise StoreUnavailableError(
+                    f"{self!r}: another process holds the migration lock of this database; "
+                    "retry once it has opened the store"
+                )
+            # "Table ... already exists" of CREATE TABLE IF NOT EXISTS is a note, which the
+            # driver logs to stderr on every reopen: not recorded on this connection meanwhile.
+            await cur.execute(NOTES_OFF)
             try:
                 await cur.execute(_VERSION_TABLE)
                 await cur.execute(_GET_VERSION)
@@ -433,7 +457,8 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin):
                             await cur.execute(stmt)
                     await cur.execute(_SET_VERSION, (v + 1,))
             finally:
-                await cur.execute(_UNLOCK)
+                await cur.execute(NOTES_ON)
+                await cur.execute(_UNLOCK, (lock,))
                 await cur.fetchone()
 
     # ---------------------------------------------------------------- driver glue (SQLStore)

@@ -734,13 +734,20 @@ class SQLiteStore(SQLStore, OneLoopMixin):
         return int(n)
 
     async def _checkpoint(self) -> None:
-        """Copy the WAL into the database on the thread connection (the loop one never does)."""
+        """Copy the WAL into the database on the thread connection (the loop one never does).
+
+        Skipped once the store is closing: the task may only start after `close` began, and
+        closing the last connection checkpoints the WAL anyway (it is no failure to report).
+        """
         try:
+            if self._closed:
+                return
             conn = await self._db()
             await self._outside_txn()
             await conn.execute(CHECKPOINT)
         except Exception:  # the next checkpoint catches up; the WAL stays valid meanwhile
-            log.warning("%r: passive checkpoint failed", self, exc_info=True)
+            if not self._closed:
+                log.warning("%r: passive checkpoint failed", self, exc_info=True)
         finally:
             self._checkpointing = None
 

@@ -241,7 +241,8 @@ def test_a_callback_that_raises_or_returns_garbage_fails_the_search() -> None:
         core_search(*_args(task, canon=boom))
     with pytest.raises(KeyError, match="boom"):
         core_search(*_args(task, detect=boom, switch_at=0))
-    assert core_search(*_args(task, deadline=1.0, clock=boom))[0] == "found"  # not read before 128
+    with pytest.raises(KeyError, match="boom"):  # read after the first unit of work
+        core_search(*_args(task, deadline=1.0, clock=boom))
     for garbage, error in (
         (lambda s: s, TypeError),
         (lambda s: (s,), TypeError),
@@ -259,8 +260,8 @@ def test_a_callback_that_raises_or_returns_garbage_fails_the_search() -> None:
         LMCut(task, accelerated=True).native_search(*_args(task, canon=lambda s: (3, None)))
 
 
-def test_a_clock_past_the_deadline_ends_the_search_after_128_expansions() -> None:
-    """The clock is read every 128 expansions; past the deadline the search is out of budget."""
+def test_a_clock_past_the_deadline_ends_the_search_after_one_expansion() -> None:
+    """The clock is read after every evaluation and expansion; past the deadline the search is out of budget."""
     actions = [ActionSpec(f"s{i}", {"n": i}, {"n": i + 1}) for i in range(300)]
     task = compile_task({"n": 0}, {"n": 300}, actions)
     h = LMCut(task, accelerated=True)
@@ -271,7 +272,7 @@ def test_a_clock_past_the_deadline_ends_the_search_after_128_expansions() -> Non
         return 10.0
 
     status, _, _, expanded, *_ = h.native_search(*_args(task, deadline=5.0, clock=clock))
-    assert (status, expanded, len(reads)) == ("budget_exhausted", 128, 1)
+    assert (status, expanded, len(reads)) == ("budget_exhausted", 1, 1)
     status, *_ = h.native_search(*_args(task, deadline=50.0, clock=clock))
     assert status == "found"
 

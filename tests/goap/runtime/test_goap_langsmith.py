@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from goap import ActionSpec, GoalSpec, GoapGraph
-from goap.runtime import LangSmithTracer, SearchEventBuffer
+from goap.runtime import SEARCH_HOOKS, LangSmithTracer, PlanningTracer, SearchEventBuffer, SearchTracer
 from graphengine.store import Store
 
 
@@ -80,3 +80,11 @@ def test_without_key_or_client_it_is_a_no_op(monkeypatch: pytest.MonkeyPatch) ->
     t = LangSmithTracer()
     t.on_plan_start(None, {}, "astar")
     t.on_goal_achieved({})
+
+
+def test_it_is_a_search_tracer_with_async_twins() -> None:
+    """LangSmithTracer satisfies SearchTracer (so PlanningTracer), with an aon_ twin for each search hook."""
+    t = LangSmithTracer(client=_Client())
+    assert isinstance(t, SearchTracer) and isinstance(t, PlanningTracer)
+    assert all(callable(getattr(t, f"aon_{h}")) for h in SEARCH_HOOKS)
+    assert not isinstance(object(), SearchTracer)

@@ -37,6 +37,10 @@ def _emit(text: str, output: str | None, what: str) -> None:
     click.echo(f"{what} written to {output}")
 
 
+def _inputs(actions_ref: str, goal_ref: str, state_ref: str | None) -> tuple[Any, Any, dict[str, Any]]:
+    return _load(load_actions, actions_ref), _load(load_goal, goal_ref), _load(load_world_state, state_ref)
+
+
 def _explain(actions: list[Any], goal: Any, state: dict[str, Any], err: bool = False) -> None:
     from goap.compat.planner.explain import explain_no_plan
     from goap.compat.state import PlanningState
@@ -75,11 +79,7 @@ def plan_cmd(
     """Plan ACTIONS_REF towards GOAL_REF (module:variable references) with a GoapGraph."""
     from goap.compat.graph.builder import GoapGraph
 
-    actions, goal, state = (
-        _load(load_actions, actions_ref),
-        _load(load_goal, goal_ref),
-        _load(load_world_state, state_ref),
-    )
+    actions, goal, state = _inputs(actions_ref, goal_ref, state_ref)
     module, _, name = _STRATEGIES.get(strategy, ":").partition(":")
     chosen = getattr(importlib.import_module(f"goap.compat.planner.{module}"), name)() if module else None
     result = GoapGraph(actions=actions, strategy=chosen).invoke(goal=goal, world_state=state)
@@ -88,12 +88,8 @@ def plan_cmd(
         click.echo(f"No plan found (status={status}).", err=True)
         _explain(actions, goal, state, err=True)
         raise SystemExit(1)
-    doc = {
-        "status": status,
-        "actions": found.action_names,
-        "total_cost": found.total_cost,
-        "steps": len(found),
-    }
+    doc = {"status": status, "actions": found.action_names, "total_cost": found.total_cost}
+    doc["steps"] = len(found)
     _emit(json.dumps(doc, indent=2) if fmt == "json" else _load(_RENDER[fmt], found), output, "Plan")
 
 
@@ -103,11 +99,7 @@ def plan_cmd(
 @_WORLD
 def explain_cmd(actions_ref: str, goal_ref: str, state_ref: str | None) -> None:
     """Explain why GOAL_REF is (not) reachable with ACTIONS_REF."""
-    actions, goal, state = (
-        _load(load_actions, actions_ref),
-        _load(load_goal, goal_ref),
-        _load(load_world_state, state_ref),
-    )
+    actions, goal, state = _inputs(actions_ref, goal_ref, state_ref)
     click.echo(f"Goal conditions: {dict(goal.conditions)}\nStart state: {state}\n")
     _explain(actions, goal, state)
 

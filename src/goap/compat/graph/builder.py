@@ -57,10 +57,10 @@ class GoapGraph:
         if isinstance(checkpointer, BaseCheckpointSaver):
             from goap.compat.serde import install_langgoap_serde
 
-            forms = tuple(
-                a.require_human_approval for a in self.actions if isinstance(a.require_human_approval, type)
+            forms = [a.require_human_approval for a in self.actions]
+            install_langgoap_serde(
+                checkpointer, extra_allowed_types=tuple(f for f in forms if isinstance(f, type))
             )
-            install_langgoap_serde(checkpointer, extra_allowed_types=forms)
         planner = GoapPlanner(
             self.actions, termination_policies=self._observer["termination_policies"], **self._planner
         )
@@ -69,15 +69,10 @@ class GoapGraph:
         builder = StateGraph(GoapState)
         for name, node in (("planner", planner), ("executor", executor), ("observer", observer)):
             builder.add_node(name, RunnableLambda(func=node.__call__, afunc=node.acall))
-        builder.add_edge(START, "planner")
-        builder.add_edge("planner", "executor")
-        builder.add_edge("executor", "observer")
-        return builder.compile(
-            checkpointer=checkpointer,
-            store=store,
-            interrupt_before=interrupt_before,
-            interrupt_after=interrupt_after,
-        )
+        for a, b in ((START, "planner"), ("planner", "executor"), ("executor", "observer")):
+            builder.add_edge(a, b)
+        pauses: dict[str, Any] = {"interrupt_before": interrupt_before, "interrupt_after": interrupt_after}
+        return builder.compile(checkpointer=checkpointer, store=store, **pauses)
 
     def invoke(self, goal: Any, world_state: dict[str, Any] | None = None, config: Any = None) -> GoapState:
         """Compile and run once; the final state."""
@@ -115,11 +110,7 @@ class GoapGraph:
         """The same loop as a durable :class:`goap.runtime.GoapGraph` under ``goal``'s replan policy (its
         runs take goap's goals and encoded world states)."""
         p, ex, o = self._planner, self._executor, self._observer
-        b = Bridge(
-            tracer=p["tracer"],
-            sensors=p["sensors"],
-            stuck_handlers=p["stuck_handlers"],
-            guards=ex["guards"],
-            termination=o["termination_policies"],
+        mine = {k: p[k] for k in ("tracer", "sensors", "stuck_handlers")}
+        return Bridge(guards=ex["guards"], termination=o["termination_policies"], **mine).graph(
+            goal, self.actions
         )
-        return b.graph(goal, self.actions)

@@ -30,16 +30,9 @@ def create_goap_agent(
 ) -> Any:
     """``GoapGraph`` over the tools as actions (:func:`goapify_tool`, options keyed by tool name), compiled
     with ``graph_kwargs``; ``goap_goal`` holds the goal (a string one is interpreted here by ``llm``)."""
-    tables: dict[str, Mapping[str, Any] | None] = {
-        "preconditions": preconditions,
-        "effects": effects,
-        "resources": resources,
-        "cost": costs,
-        "result_key": result_keys,
-        "max_retries": max_retries,
-        "duration": durations,
-        "effect_validator": effect_validators,
-    }
+    options = "preconditions effects resources cost result_key max_retries duration effect_validator".split()  # noqa: SIM905
+    given = (preconditions, effects, resources, costs, result_keys, max_retries, durations, effect_validators)
+    tables: dict[str, Mapping[str, Any] | None] = dict(zip(options, given, strict=True))
     defaults = {"cost": 1.0, "max_retries": 0}
     actions = [
         goapify_tool(t, **{opt: (tab or {}).get(t.name, defaults.get(opt)) for opt, tab in tables.items()})

@@ -50,15 +50,6 @@ def goapify_tool(
     async def arun(world: dict[str, Any]) -> dict[str, Any]:
         return outcome(await tool.ainvoke(_arguments(tool, world)))
 
-    return ActionSpec(
-        name=tool.name,
-        preconditions=dict(preconditions or {}),
-        effects=declared,
-        cost=cost,
-        execute=run,
-        aexecute=arun,
-        effect_validator=effect_validator,
-        max_retries=max_retries,
-        resources=resources,
-        duration=duration,
-    )
+    extra: dict[str, Any] = {"effect_validator": effect_validator, "resources": resources, "cost": cost}
+    extra |= {"execute": run, "aexecute": arun, "max_retries": max_retries, "duration": duration}
+    return ActionSpec(tool.name, dict(preconditions or {}), declared, **extra)

@@ -65,7 +65,7 @@ def _search(
     tracer: Any,
     attempt: int,
 ) -> tuple[list[ActionSpec] | None, int]:
-    from goap.planning import AStar, SearchEvent
+    from goap.planning import SearchEvent
 
     seen = getattr(tracer, "on_search_expand", None)
     dead = getattr(tracer, "on_search_dead_end", None)
@@ -74,27 +74,16 @@ def _search(
     def hook(e: SearchEvent) -> None:
         popped[0] += 1
         if seen is not None:
-            seen(
-                e.node,
-                PlanningState.from_dict(cv.decode_state(e.state)),
-                e.g,
-                e.h,
-                e.g + e.h,
-                e.parent,
-                e.action,
-            )
+            state = PlanningState.from_dict(cv.decode_state(e.state))
+            seen(e.node, state, e.g, e.h, e.g + e.h, e.parent, e.action)
 
     by_name = {a.name: a for a in actions}
-    ordered = sorted(actions, key=lambda a: -len(a.preconditions))
-    converted = cv.goap_actions(ordered)
+    converted = cv.goap_actions(ordered := cv.by_specificity(actions))
     if any(not a.can_rerun for a in ordered):  # single-use: a hidden "used" fact per action
         converted = [g if a.can_rerun else cv.once_only(g) for a, g in zip(ordered, converted, strict=True)]
     timeout = None if deadline is None else max(deadline - time.monotonic(), 1e-6)
-    # LangGOAP's search: goal-count estimate, textbook tie order, every action kept, no folding
-    how = AStar("goalcount", max_expansions=None, timeout=timeout, symmetry=False, prune=False)
-    res = replace(how, tie_break="fifo", on_expand=hook).solve(
-        cv.encode_state(start), cv.to_goap_goal(goal), converted
-    )
+    how = replace(cv.LANGGOAP_ASTAR, timeout=timeout, prune=False, on_expand=hook)  # every action kept
+    res = how.solve(cv.encode_state(start), cv.to_goap_goal(goal), converted)
     nodes = popped[0]
     if res.plan is None:
         if dead is not None and res.explanation is not None:

@@ -102,7 +102,6 @@ def compute_resource_totals(actions: Iterable[ActionSpec]) -> dict[str, float]:
 
 def build_dependency_graph(actions: Sequence[ActionSpec]) -> dict[int, list[int]]:
     """Plan index -> indices of the earlier actions it must wait for (goap's :func:`goap.dependencies`)."""
-
     preds: dict[int, list[int]] = {j: [] for j in range(len(actions))}
     for i, j in gp.dependencies(cv.goap_actions(actions)):
         preds[j].append(i)
@@ -121,7 +120,6 @@ def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> CspPipeline:
     """goap's pipeline for the goal's constraints and objectives, weighted as LangGOAP's CSP weighs
     them: objectives summed at weight 1, a soft violation at ``weight * scale`` per unit, and,
     with no objective, soft violations alone (or, with neither, the plan cost)."""
-
     cons = tuple(
         gp.ResourceConstraint(
             cv.csp_metric(c.key),
@@ -147,9 +145,7 @@ def _schedule(sched: gp.Schedule | None) -> tuple[tuple[ScheduleEntry, ...], tim
     if sched is None:
         return (), None
     entries = tuple(
-        ScheduleEntry(
-            e.action, timedelta(seconds=e.start), timedelta(seconds=e.end - e.start), timedelta(seconds=e.end)
-        )
+        ScheduleEntry(e.action, timedelta(0, e.start), timedelta(0, e.end - e.start), timedelta(0, e.end))
         for e in sched
     )
     return entries, timedelta(seconds=sched.makespan)
@@ -191,15 +187,8 @@ def validate_plan(plan: Plan, goal: GoalSpec, *, scale: int = 1000) -> CSPMetada
     res = _pipeline(goal, scale).evaluate([_goap_plan(plan)])
     status = CSPStatus.FEASIBLE if res.found else CSPStatus.INFEASIBLE
     entries, makespan = _schedule(res.schedule if any(a.duration is not None for a in plan.actions) else None)
-    meta = CSPMetadata(
-        status,
-        resource_usage=usage_of(totals, goal),
-        objective_values=objective_values(plan, goal, totals),
-        schedule=entries,
-        makespan=makespan,
-        plans_evaluated=1,
-        scale_factor=scale,
-    )
+    values = objective_values(plan, goal, totals)
+    meta = CSPMetadata(status, 0.0, usage_of(totals, goal), values, entries, makespan, 1, scale)
     if status is CSPStatus.INFEASIBLE:
         from goap.compat.planner.explain import explain_infeasibility
 

@@ -38,14 +38,9 @@ class InfeasibilityExplanation:
     suggestion: str
 
 
-def _broken(c: ConstraintSpec, totals: Mapping[str, float]) -> bool:
-    total = totals.get(c.key, 0.0)
-    return (c.max is not None and total > c.max) or (c.min is not None and total < c.min)
-
-
 def _check_feasibility(totals: Mapping[str, float], constraints: Sequence[ConstraintSpec]) -> bool:
     """Whether ``totals`` meet every hard constraint of ``constraints``."""
-    return not any(c.level == "hard" and _broken(c, totals) for c in constraints)
+    return not any(c.level == "hard" and _shortfall(c, totals.get(c.key, 0.0)) for c in constraints)
 
 
 def _shortfall(c: ConstraintSpec, total: float) -> ResourceShortfall | None:
@@ -77,7 +72,7 @@ def explain_infeasibility(plan: Plan, goal: GoalSpec, meta: CSPMetadata) -> Infe
     from goap.strategies import minimal_conflict
 
     totals = compute_resource_totals(plan.actions)
-    broken = [c for c in goal.constraints if c.level == "hard" and _broken(c, totals)]
+    broken = [c for c in goal.constraints if not _check_feasibility(totals, [c])]
     if not broken:
         return None
     core = minimal_conflict(broken, lambda rest, _: not _check_feasibility(totals, rest)) or broken
@@ -122,14 +117,8 @@ def explain_no_plan(start: PlanningState, goal: GoalSpec, actions: Sequence[Acti
     )
     produced = {k for a in acts for k in a.effects} | dynamic
     reach = Reachability(initial, acts)
-    missing = sorted(
-        {
-            k
-            for a in acts
-            for k, c in a.preconditions.items()
-            if k not in produced and not reach.can_hold(k, c)
-        }
-    )
+    needs = [(k, c) for a in acts for k, c in a.preconditions.items() if k not in produced]
+    missing = sorted({k for k, c in needs if not reach.can_hold(k, c)})
     advice = []
     if unreachable:
         advice.append(

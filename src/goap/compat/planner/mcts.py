@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import logging
 import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,12 +17,10 @@ from goap.compat.planner.transitions import DeterministicTransitionModel, is_det
 from goap.compat.planner.types import Plan, PlanMetadata
 from goap.compat.score import SimpleScore
 from goap.compat.state import PlanningState, Start
-from goap.strategies import Mcts, MctsChance, MctsNode
+from goap.strategies import Mcts, MctsChance, MctsNode, shaped_reward, walk_rollout
 
 __all__ = ["ChanceNode", "HeuristicRollout", "MCTSExploration", "MCTSNode", "MCTSReuseConfig", "MCTSStrategy"]
 __all__ += ["MCTSTracingConfig", "RandomRollout", "RolloutPolicy", "ScalarHeuristic", "StochasticRollout"]
-
-_log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -42,98 +39,66 @@ class RolloutPolicy(Protocol):
         """The reward of one simulation from ``state``."""
 
 
-def _missing(state: PlanningState, goal: GoalSpec) -> int:
-    now = state.to_dict()
-    return sum(1 for k, v in goal.conditions.items() if now.get(k) != v)
+def _value(goal: GoalSpec, heuristic: ScalarHeuristic | None) -> Callable[[Mapping[str, Any]], float] | None:
+    """``heuristic`` as goap's value of an encoded state."""
+    if heuristic is None:
+        return None
+    return lambda s: heuristic(PlanningState.from_dict(cv.decode_state(s)), goal)
 
 
 def _shape_reward(state: PlanningState, goal: GoalSpec, *, heuristic: ScalarHeuristic | None = None) -> float:
-    """1 when the goal holds; else the heuristic clamped to [-1, 0.999], or minus the missing share."""
-    if state.satisfies(goal.conditions):
-        return 1.0
-    if heuristic is not None:
-        try:
-            return min(0.999, max(-1.0, float(heuristic(state, goal))))
-        except Exception:
-            _log.warning("the scalar heuristic failed; using the missing-conditions reward", exc_info=True)
-    n = len(goal.conditions)
-    return -_missing(state, goal) / n if n else 1.0
+    """goap's shaped reward of ``state`` (1 at the goal, else the heuristic or the unmet share)."""
+    return shaped_reward(cv.encode_state(state), cv.to_goap_goal(goal), _value(goal, heuristic))
 
 
-def _walk(
-    state: PlanningState,
-    goal: GoalSpec,
-    actions: list[ActionSpec],
-    depth: int,
-    model: Any,
-    rng: Any,
-    greedy: bool,
-) -> PlanningState:
-    """Up to ``depth`` sampled steps until the goal holds or nothing applies; the action is random,
-    or (``greedy``) the one whose expected effects leave fewest conditions missing, more
-    preconditions first."""
-    for _ in range(depth):
-        if state.satisfies(goal.conditions):
-            break
-        options = [a for a in actions if state.satisfies(a.preconditions)]
-        if not options:
-            break
-        act = _greedy(state, goal, model, options) if greedy else rng.choice(options)
-        state = state.apply(dict(model.sample(state.to_dict(), act, rng)))
-    return state
+class _Walk:
+    """goap's :func:`goap.strategies.walk_rollout` on a LangGOAP rollout policy's fields."""
 
+    __slots__ = ()
+    greedy = True
 
-def _greedy(state: PlanningState, goal: GoalSpec, model: Any, options: list[ActionSpec]) -> ActionSpec:
-    now = state.to_dict()
-    return min(
-        options,
-        key=lambda a: (_missing(state.apply(dict(model.expected(now, a))), goal), -len(a.preconditions)),
-    )
-
-
-_DECLARED = DeterministicTransitionModel()
+    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
+        """The reward after one walk from ``state``."""
+        p: Any = self
+        model = None if getattr(p, "model", None) is None else to_goap_model(p.model, actions)
+        value = _value(goal, p.scalar_heuristic)
+        walk = walk_rollout(
+            cv.to_goap_goal(goal),
+            cv.goap_actions(actions),
+            model=model,
+            depth=p.max_depth,
+            greedy=self.greedy,
+            value=value,
+        )
+        return walk(cv.encode_state(state), getattr(p, "rng", None) or Random())
 
 
 @dataclass(slots=True)
-class RandomRollout:
+class RandomRollout(_Walk):
     """Uniformly random applicable actions, declared effects."""
 
+    greedy = False
     max_depth: int = 4
     rng: Random = field(default_factory=Random)
     scalar_heuristic: ScalarHeuristic | None = None
 
-    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
-        """Reward after a random walk."""
-        end = _walk(state, goal, actions, self.max_depth, _DECLARED, self.rng, False)
-        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
-
 
 @dataclass(slots=True)
-class HeuristicRollout:
+class HeuristicRollout(_Walk):
     """Greedy on the declared effects."""
 
     max_depth: int = 4
     scalar_heuristic: ScalarHeuristic | None = None
 
-    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
-        """Reward after a greedy walk."""
-        end = _walk(state, goal, actions, self.max_depth, _DECLARED, None, True)
-        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
-
 
 @dataclass(slots=True)
-class StochasticRollout:
+class StochasticRollout(_Walk):
     """Greedy on the model's expected effects, moving by its sampled ones."""
 
     max_depth: int
     model: Any
     rng: Random = field(default_factory=Random)
     scalar_heuristic: ScalarHeuristic | None = None
-
-    def rollout(self, *, state: PlanningState, goal: GoalSpec, actions: list[ActionSpec]) -> float:
-        """Reward after a greedy walk through sampled outcomes."""
-        end = _walk(state, goal, actions, self.max_depth, self.model, self.rng, True)
-        return _shape_reward(end, goal, heuristic=self.scalar_heuristic)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,31 +210,27 @@ class MCTSStrategy:
 
     def plan(self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any) -> Plan | None:
         """The best-supported plan found within the budget, or None."""
-        tracer = self.tracing.tracer if self.tracing.record_expansions else None
-
-        def emit(kind: str, *args: Any) -> None:
-            hook = getattr(tracer, f"on_search_{kind}", None)
-            if hook is not None:
-                hook(*args)
-
-        black = hints.get("blacklisted_actions")
-        return self._search(start, goal, actions, black, emit if tracer is not None else None)
+        tracer, events = self._tracer()
+        result = self._search(start, goal, actions, hints.get("blacklisted_actions"), events)
+        for kind, *args in events or ():
+            getattr(tracer, f"on_search_{kind}", lambda *a: None)(*args)
+        return result
 
     async def aplan(
         self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any
     ) -> Plan | None:
-        """:meth:`plan`, sending the tracer's events to its async hooks after the search."""
-        tracer = self.tracing.tracer
-        if tracer is None or not self.tracing.record_expansions:
-            return self.plan(start, goal, actions, **hints)
-        events: list[tuple[Any, ...]] = []
-        black = hints.get("blacklisted_actions")
-        result = self._search(start, goal, actions, black, lambda *e: events.append(e))
-        for kind, *args in events:
-            hook = getattr(tracer, f"aon_search_{kind}", None)
-            if hook is not None:
+        """:meth:`plan`, sending the search events to the tracer's async hooks."""
+        tracer, events = self._tracer()
+        result = self._search(start, goal, actions, hints.get("blacklisted_actions"), events)
+        for kind, *args in events or ():
+            if (hook := getattr(tracer, f"aon_search_{kind}", None)) is not None:
                 await hook(*args)
         return result
+
+    def _tracer(self) -> tuple[Any, list[tuple[Any, ...]] | None]:
+        """The tracer recording search events, and a list collecting them (None: not recorded)."""
+        tracer = self.tracing.tracer if self.tracing.record_expansions else None
+        return tracer, None if tracer is None else []
 
     def advance(self, action: ActionSpec, observed_state: PlanningState | Mapping[str, Any]) -> None:
         """Keep the subtree of ``action`` leading to ``observed_state`` (visits decayed) as the next root."""
@@ -281,21 +242,14 @@ class MCTSStrategy:
         if node is not None:
             self._carryover_root = self._views.of(node.detach(self.reuse.tree_reuse_decay))
 
-    def _rollout(
-        self, goal: GoalSpec, usable: list[ActionSpec]
-    ) -> Callable[[Mapping[str, Any], Random], float]:
-        ex, h, model = self.exploration, self.scalar_heuristic, self.transition_model
-
-        def score(state: Mapping[str, Any], rng: Random) -> float:
-            policy = self.rollout_policy
-            if policy is None and is_deterministic(model):
-                policy = HeuristicRollout(ex.rollout_depth, h)
-            elif policy is None:
-                policy = StochasticRollout(ex.rollout_depth, model, rng, h)
-            ps = PlanningState.from_dict(cv.decode_state(state))
-            return float(policy.rollout(state=ps, goal=goal, actions=usable))
-
-        return score
+    def _rollout(self, goal: GoalSpec, usable: list[ActionSpec], model: Any, acts: Any) -> Any:
+        """The rollout hook: the policy's over LangGOAP states, else goap's greedy walk."""
+        policy, depth = self.rollout_policy, self.exploration.rollout_depth
+        if policy is None:
+            h = _value(goal, self.scalar_heuristic)
+            return walk_rollout(cv.to_goap_goal(goal), acts, model=model, depth=depth, value=h)
+        lg = PlanningState.from_dict
+        return lambda s, _: policy.rollout(state=lg(cv.decode_state(s)), goal=goal, actions=usable)
 
     def _search(
         self,
@@ -303,7 +257,7 @@ class MCTSStrategy:
         goal: GoalSpec,
         actions: Sequence[ActionSpec],
         blacklisted: Iterable[str] | None,
-        emit: Callable[..., None] | None,
+        events: list[tuple[Any, ...]] | None,
     ) -> Plan | None:
         st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
         if st.satisfies(goal.conditions):
@@ -318,6 +272,7 @@ class MCTSStrategy:
             self._views = _Views()
         self._views.by_name.update((a.name, a) for a in usable)
         ids: dict[int, int] = {}
+        emit = None if events is None else lambda *e: events.append(e)
 
         def traced(leaf: MctsNode) -> None:
             if emit is None or leaf.parent is None:
@@ -326,45 +281,35 @@ class MCTSStrategy:
             parent_id = None if up is None or up.parent is None else ids.get(id(up))
             node_id = ids.setdefault(id(leaf), len(ids))
             name = leaf.action.name if leaf.action is not None else None
-            emit(
-                "expand",
-                node_id,
-                self._views.of(leaf).state,
-                float(leaf.visits),
-                leaf.ucb(ex.c),
-                leaf.mean,
-                parent_id,
-                name,
-            )
+            stats = (float(leaf.visits), leaf.ucb(ex.c), leaf.mean)
+            emit("expand", node_id, self._views.of(leaf).state, *stats, parent_id, name)
 
         mcts = Mcts(
-            transition_model=to_goap_model(self.transition_model, usable),
+            transition_model=(model := to_goap_model(self.transition_model, usable)),
             iterations=max(1, ex.iterations),
             max_depth=1_000_000,
             exploration=ex.c,
             seed=ex.seed,
             timeout=ex.wall_clock_ms / 1000.0 if ex.wall_clock_ms else None,
             chance_nodes=not ru.force_deterministic_tree and not is_deterministic(self.transition_model),
-            rollout=self._rollout(goal, usable),
+            rollout=self._rollout(goal, usable, model, acts := cv.goap_actions(usable)),
             max_path_cost=ru.path_length_budget,
             partial=ru.anytime_fallback,
             on_iteration=traced,
             precheck=False,
             pick="visits",
         )
-        res, root = mcts.search(
-            cv.encode_state(st), cv.to_goap_goal(goal), cv.goap_actions(usable), root=carried
-        )
+        res, root = mcts.search(cv.encode_state(st), cv.to_goap_goal(goal), acts, root=carried)
         self._last_root = self._views.of(root)
         ms = (time.monotonic() - t0) * 1000.0
         if emit is not None:
             emit("complete", res.stats.expanded, ms, res.plan is not None)
         if res.plan is None:
             return None
-        states, total, now = [], 0.0, st
+        states, total, now, lg = [], 0.0, st, self.transition_model or DeterministicTransitionModel()
         for a in (steps := [self._views.by_name[a.name] for a in res.plan.actions]):
             total += a.get_cost(now.to_dict())
-            now = now.apply(dict((self.transition_model or _DECLARED).expected(now.to_dict(), a)))
+            now = now.apply(dict(lg.expected(now.to_dict(), a)))
             states.append(now)
         meta = PlanMetadata(nodes_explored=res.stats.expanded, planning_time_ms=ms)
         return Plan(tuple(steps), tuple(states), total, meta, SimpleScore(scalar=total))

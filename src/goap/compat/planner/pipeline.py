@@ -93,14 +93,8 @@ def plan(
     ``INFEASIBLE`` with an explanation. None only when A* finds no plan; an empty plan is
     returned as is. The tracer sees the first search only, plus a ``csp_infeasible`` dead end."""
     st = _state(start)
-    primary = astar_plan(
-        st,
-        goal,
-        list(actions),
-        list(blacklisted_actions or ()),
-        tracer=tracer,
-        record_expansions=record_expansions,
-    )
+    seen: dict[str, Any] = {"tracer": tracer, "record_expansions": record_expansions}
+    primary = astar_plan(st, goal, list(actions), list(blacklisted_actions or ()), **seen)
     if primary is None or not needs_csp(goal) or len(primary) == 0:
         return primary
     checked = validate_plan(primary, goal)
@@ -118,16 +112,12 @@ def _alternative(
 ) -> Plan | None:
     """goap's pipeline over the single-blacklist variants of its A* plan (None: none fits)."""
     from goap.compat.planner.csp import _pipeline
-    from goap.planning import AStar
     from goap.strategies import SolverReport
 
     t0 = time.monotonic()
-    search = AStar(heuristic="goalcount", max_expansions=None, tie_break="fifo", symmetry=False)
-    pipe = _pipeline(goal, 1000, search=search, enumeration="blacklist", max_candidates=most + 1)
-    ordered = sorted(actions, key=lambda a: -len(a.preconditions))
-    res = pipe.solve(
-        cv.encode_state(st), cv.to_goap_goal(goal), cv.csp_actions(ordered), blacklist=frozenset(black or ())
-    )
+    pipe = _pipeline(goal, 1000, search=cv.LANGGOAP_ASTAR, enumeration="blacklist", max_candidates=most + 1)
+    acts = cv.csp_actions(cv.by_specificity(actions))
+    res = pipe.solve(cv.encode_state(st), cv.to_goap_goal(goal), acts, blacklist=frozenset(black or ()))
     report = res.report(SolverReport)
     if res.plan is None or report is None:
         return None
@@ -137,6 +127,5 @@ def _alternative(
     return with_csp(chosen, goal, selection_metadata(chosen, goal, report, among, 1000, t0))
 
 
-_with = with_csp  # the name planner.strategy first used
 pipeline_plan = plan
 """The name ``goap.compat`` exports :func:`plan` under (beside A*'s ``plan``)."""

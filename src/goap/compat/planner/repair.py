@@ -8,7 +8,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import goap.planning as gp
 import goap.strategies as gs
 from goap.compat import _convert as cv
 from goap.compat.actions import ActionSpec
@@ -44,16 +43,9 @@ def repair_plan(
     if st.satisfies(goal.conditions):
         return RepairResult(Plan.empty(), False, 0, False, 0)
     t0 = time.monotonic()
-    # goap's A* as LangGOAP's planner runs it: goal-count heuristic, FIFO ties, specific actions first
-    ordered = sorted(actions, key=lambda a: -len(a.preconditions))
-    base = gp.AStar(heuristic="goalcount", max_expansions=None, tie_break="fifo", symmetry=False)
-    res = gs.RepairStrategy(base).repair(
-        cv.encode_state(st),
-        cv.to_goap_goal(goal),
-        cv.goap_actions(ordered),
-        [a.name for a in plan.actions[current_step:]],
-        blacklist=frozenset(blacklisted_actions or ()),
-    )
+    old, black = [a.name for a in plan.actions[current_step:]], frozenset(blacklisted_actions or ())
+    repairer = gs.RepairStrategy(cv.LANGGOAP_ASTAR)
+    res = repairer.repair(*cv.problem(st, goal, cv.by_specificity(actions)), old, blacklist=black)
     rep = res.report(gs.RepairReport)
     valid = rep.valid_prefix if rep is not None else 0
     kept = rep.kept if rep is not None else 0

@@ -4,7 +4,7 @@ resolves the classifier's choice; the chosen LangGOAP-shaped strategy then plans
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import astuple, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import goap.planning as gp
@@ -49,10 +49,6 @@ def _from_goap(f: gp.ProblemFeatures, goal: GoalSpec) -> ProblemFeatures:
     return ProblemFeatures(**d)
 
 
-def _inputs(start: PlanningState | Mapping[str, Any], goal: GoalSpec, actions: Sequence[ActionSpec]) -> Any:
-    return cv.encode_state(start), cv.to_goap_goal(goal), cv.goap_actions(actions)
-
-
 def extract_features(
     start: PlanningState | Mapping[str, Any],
     goal: GoalSpec,
@@ -61,10 +57,8 @@ def extract_features(
     transition_model: Any = None,
 ) -> ProblemFeatures:
     """The routing features of a problem (goap's :func:`goap.extract_features`)."""
-    f = gp.extract_features(
-        *_inputs(start, goal, actions), transition_model=to_goap_model(transition_model, actions)
-    )
-    return _from_goap(f, goal)
+    model = to_goap_model(transition_model, actions)
+    return _from_goap(gp.extract_features(*cv.problem(start, goal, actions), transition_model=model), goal)
 
 
 @runtime_checkable
@@ -86,13 +80,7 @@ class RuleBasedClassifier:
 
     def __call__(self, f: ProblemFeatures) -> str:
         """The strategy name for ``f``."""
-        rules = gs.RuleBasedClassifier(
-            self.branching_threshold,
-            self.horizon_threshold,
-            self.prefer_mcts_for_stochastic,
-            stochastic_gate=False,
-        )
-        return rules(f.to_goap())
+        return gs.RuleBasedClassifier(**asdict(self), stochastic_gate=False)(f.to_goap())
 
 
 @dataclass
@@ -118,7 +106,7 @@ class StrategyRouter:
             on_unknown="raise" if self.default not in self.strategies else self.on_unknown,
         )
         try:
-            name = router.route(*_inputs(start, goal, actions)).chosen
+            name = router.route(*cv.problem(start, goal, actions)).chosen
         except gp.ModelError as e:
             raise KeyError(str(e)) from None
         self.last_chosen = name

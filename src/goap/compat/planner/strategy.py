@@ -73,11 +73,10 @@ class CSPRefinementStrategy(_Base):
         self._candidate = candidate
 
     def _run(self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], kw: _Kw) -> Any:
-        from goap.compat.planner import pipeline
         from goap.compat.planner.csp import validate_plan
+        from goap.compat.planner.pipeline import with_csp
 
-        attach: Any = getattr(pipeline, "with_csp", None) or getattr(pipeline, "_with")  # noqa: B009
-        return attach(self._candidate, goal, validate_plan(self._candidate, goal))
+        return with_csp(self._candidate, goal, validate_plan(self._candidate, goal))
 
 
 class TwoPhasePipelineStrategy(_Base):

@@ -76,9 +76,7 @@ class Plan:
     to_mermaid = _shim("mermaid", "render_mermaid", "Mermaid flowchart source.")
     to_dot = _shim("dot", "render_dot", "Graphviz DOT source.")
     to_ascii = _shim("ascii", "render_ascii", "An ASCII tree.")
-    visualize = _shim(
-        "jupyter", "visualize", "A rendering for notebooks (Markdown of Mermaid) or ASCII text."
-    )
+    visualize = _shim("jupyter", "visualize", "A rendering for notebooks (Mermaid) or ASCII text.")
     to_gantt = _shim("mermaid", "render_mermaid_gantt", "Mermaid gantt source of the schedule.")
     draw_gantt_png = _shim("mermaid", "draw_gantt_png", "The gantt chart as PNG bytes.")
     draw_mermaid_png = _shim("mermaid", "draw_mermaid_png", "The flowchart as PNG bytes.")

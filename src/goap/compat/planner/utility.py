@@ -51,18 +51,15 @@ class UtilityStrategy:
         st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
         black = set(hints.get("blacklisted_actions") or ())
         usable = {a.name: a for a in actions if a.name not in black}
-        greedy = gs.UtilityStrategy(
-            max_actions=1,
-            positive_only=False,
-            value_in=lambda a, s: _utility(usable[a.name], cv.decode_state(s)),
+        value = lambda a, s: _utility(usable[a.name], cv.decode_state(s))  # noqa: E731
+        res = gs.UtilityStrategy(max_actions=1, positive_only=False, value_in=value).solve(
+            cv.encode_state(st), gp.GoalSpec({}), cv.goap_actions(usable.values())
         )
-        res = greedy.solve(cv.encode_state(st), gp.GoalSpec({}), cv.goap_actions(usable.values()))
         if res.plan is None or not res.plan.actions:
             return None
         best = usable[res.plan.actions[0].name]
         now = st.to_dict()
         cost = best.get_cost(now)
-        meta = PlanMetadata(
-            applicable_count=res.stats.evaluated, planning_time_ms=(time.perf_counter() - t0) * 1000
-        )
+        ms = (time.perf_counter() - t0) * 1000
+        meta = PlanMetadata(applicable_count=res.stats.evaluated, planning_time_ms=ms)
         return Plan((best,), (st.apply(best.get_effects(now)),), cost, meta, SimpleScore(scalar=cost))

@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from graphengine.store._sql import LoopPoolsMixin
 from graphengine.store._sql import Op as _Op
-from graphengine.store._sql._mysql import MySQLPools
+from graphengine.store._sql._mysql import NOTES_OFF, NOTES_ON, MySQLPools
 from graphengine.store._sql._mysql import translate as _translate
 
 from ._protocol import LGBlobRow, LGCheckpointRow, LGQuery, LGWriteRow
@@ -208,12 +208,17 @@ class MySQLCheckpointTable(MySQLPools, LoopPoolsMixin):
 
     async def _migrate(self, conn: Any) -> None:
         async with conn.cursor() as cur:
-            for stmt in _SCHEMA:
-                await cur.execute(stmt)
-            await cur.execute(_TEXT_IDS)
-            if (await cur.fetchone())[0]:
-                for stmt in _BINARY_IDS:
+            # Reopening would log each "Table ... already exists" note to stderr (see NOTES_OFF).
+            await cur.execute(NOTES_OFF)
+            try:
+                for stmt in _SCHEMA:
                     await cur.execute(stmt)
+                await cur.execute(_TEXT_IDS)
+                if (await cur.fetchone())[0]:
+                    for stmt in _BINARY_IDS:
+                        await cur.execute(stmt)
+            finally:
+                await cur.execute(NOTES_ON)
 
     async def _fetch(self, sql: str, args: Sequence[Any]) -> list[Any]:
         return await self._fetch_on(await self._pool(), sql, args)

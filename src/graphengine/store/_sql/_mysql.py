@@ -28,6 +28,8 @@ __all__ = [
     "MySQLPools",
     "OTHER_ERRORS",
     "DEADLOCK",
+    "NOTES_OFF",
+    "NOTES_ON",
     "RETRYABLE",
     "TRANSLATE",
     "acquire",
@@ -98,6 +100,12 @@ _REFUSED_ERRNOS: Final = frozenset(
         4025,  # CONSTRAINT failed (MariaDB's CHECK)
     }
 )
+
+
+NOTES_OFF: Final = "SET SESSION sql_notes = 0"
+"""Stop recording notes (e.g. "Table 'x' already exists" of CREATE TABLE IF NOT EXISTS), which
+the driver would log to stderr; `NOTES_ON` restores the default before the connection is reused."""
+NOTES_ON: Final = "SET SESSION sql_notes = 1"
 
 
 def errno(exc: BaseException) -> int:

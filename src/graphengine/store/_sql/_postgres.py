@@ -72,6 +72,19 @@ def _unavailable_on_open(exc: BaseException, op: Op) -> type[StoreError]:
 
 _UNAVAILABLE: Final = _always(StoreUnavailableError)
 _ERROR: Final = _always(StoreError)
+
+# What asyncpg says when the connection is gone (the server killed it, the network dropped it)
+# through its client-side errors, which otherwise mean misuse of the driver.
+_GONE: Final = ("connection is closed", "not connected", "pool is closed", "pool is closing")
+
+
+def _client(exc: BaseException, op: Op) -> type[StoreError]:
+    # InterfaceError("connection is closed"), InternalClientError("not connected"): a connection
+    # killed mid-step is transient (StoreUnavailableError, the run stays resumable), not a bug.
+    text = str(exc)
+    return StoreUnavailableError if any(g in text for g in _GONE) else StoreError
+
+
 _REFUSED: Final = refused
 
 TRANSLATE: Final[dict[str, _Pick]] = {
@@ -122,12 +135,12 @@ TRANSLATE: Final[dict[str, _Pick]] = {
     "XX": _internal,  # internal error
     # ---- client-side errors, by class name (no SQLSTATE)
     "PostgresError": _ERROR,  # a server error with an unknown SQLSTATE class
-    "InterfaceError": _ERROR,  # misuse of the driver (e.g. a parameter of the wrong type)
+    "InterfaceError": _client,  # misuse of the driver (a parameter of the wrong type), or a closed connection
     "ConnectionDoesNotExistError": _UNAVAILABLE,  # the connection was closed under us
     "ClientConfigurationError": _UNAVAILABLE,  # a bad DSN or connection option
     "UnsupportedClientFeatureError": _ERROR,
     "UnsupportedServerFeatureError": _UNAVAILABLE,
-    "InternalClientError": _ERROR,
+    "InternalClientError": _client,  # "not connected": the connection is gone
     "ProtocolError": _UNAVAILABLE,  # the server spoke gibberish: not a usable connection
     "OutdatedSchemaCacheError": _ERROR,
     "TargetServerAttributeNotMatched": _UNAVAILABLE,

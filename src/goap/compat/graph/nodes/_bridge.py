@@ -162,9 +162,8 @@ class TracerView:
             await out
 
     def _plan(self, plan: Any) -> Any:
-        return make_plan(
-            [a.name for a in plan.actions], self.bridge.current, self.bridge.world, self.bridge.tracer_goal
-        )
+        b = self.bridge
+        return make_plan([a.name for a in plan.actions], b.current, b.world, b.tracer_goal)
 
     async def aon_plan_start(self, goal: Any, world: Any, strategy: str) -> None:
         """``plan_start`` with LangGOAP's goal and strategy name."""
@@ -215,11 +214,8 @@ class StrategyView(cv.LangGoapStrategy):
     def _inputs(self, initial: Any, goal: Any, actions: Any) -> Any:
         b = self.bridge
         start = PlanningState.from_dict(world_out(initial, b.rich), keys=planning_keys(b.current, goal))
-        return (
-            list(b.current),
-            start,
-            {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]},
-        )
+        hints = {} if b.prior is None else {"prior_plan": b.prior[0], "current_step": b.prior[1]}
+        return list(b.current), start, hints
 
     def _keep(self, plan: Any) -> None:
         self.bridge.planned = plan
@@ -285,18 +281,15 @@ class Bridge:
         g = self._graphs.get(key)
         if g is None:
             model = None if self.model is None else to_goap_model(self.model, actions)
-            g = GoapGraph(
-                [_runtime_action(a) for a in actions],
-                max_replans=budget or 10**9,
-                replan_every_action=strategy == "every_action",
-                never_replan=strategy == "never",
-                blacklist_after=1,
-                blacklist_fallback=True,
-                skip_unreachable=True,
-                transition_model=model,
-                any_rank=None if best is None else self._ranker(best),
-                **self.options,
-            )
+            loop: dict[str, Any] = {
+                "blacklist_after": 1,
+                "blacklist_fallback": True,
+                "skip_unreachable": True,
+            }
+            loop |= {"replan_every_action": strategy == "every_action", "never_replan": strategy == "never"}
+            loop |= {"max_replans": budget or 10**9, "transition_model": model, **self.options}
+            loop["any_rank"] = None if best is None else self._ranker(best)
+            g = GoapGraph([_runtime_action(a) for a in actions], **loop)
             if len(self._graphs) > 64:
                 self._graphs.clear()
             self._graphs[key] = g
@@ -332,12 +325,8 @@ class Bridge:
         plan = d.get("plan")
         names = [a.name for a in plan.actions] if plan is not None else []
         index = int(d.get("current_subgoal_index", 0) or 0)
-        hist = [
-            ActionOutcome(
-                action=r.action_name, success=r.success, error=r.error, executed=r.success, subgoal=index
-            )
-            for r in d.get("execution_history") or ()
-        ]
+        done = [(r.action_name, r.success, r.error) for r in d.get("execution_history") or ()]
+        hist = [ActionOutcome(action=n, success=ok, error=e, executed=ok, subgoal=index) for n, ok, e in done]
         if observe and d.get("status") == "action_failed" and not (hist and not hist[-1].success):
             hist.append(ActionOutcome(action="<unknown>", success=False, executed=False))
         step = int(d.get("current_step", 0) or 0)
@@ -352,6 +341,7 @@ class Bridge:
                     for k in planning_keys(actions, sub)
                     if k in exp or k in facts
                 }
+        why = d.get("replan_reason")
         return RtState.model_construct(
             world_state=facts,
             goal=self.goal(goal) if goal is not None else None,
@@ -360,13 +350,13 @@ class Bridge:
             current_step=step,
             execution_history=hist,
             replan_count=int(d.get("replan_count", 0) or 0),
-            replan_reason=d.get("replan_reason") if d.get("replan_reason") in _REASONS else None,
+            replan_reason=why if why in _REASONS else None,
             blacklisted_actions=list(d.get("blacklisted_actions") or ()),
             action_failure_counts=dict(d.get("action_failure_counts") or {}),
             current_subgoal_index=index,
             wall_clock_started_at=d.get("wall_clock_started_at"),
             expected_world_state=expected,
-            plans_made=1 if plan is not None else 0,
+            plans_made=int(plan is not None),
         )
 
     async def step(self, g: GoapGraph, node: str, s: RtState, **kw: Any) -> tuple[RtState, Any]:

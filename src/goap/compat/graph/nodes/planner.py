@@ -37,20 +37,12 @@ class GoapPlanner(Node):
         if resolvers:
             from goap.compat.conditions import resolver_sensor
 
-            sensors = [
-                *(sensors or ()),
-                resolver_sensor(resolvers, sorted(planning_keys(self.actions, None))),
-            ]
+            keys = sorted(planning_keys(self.actions, None))
+            sensors = [*(sensors or ()), resolver_sensor(resolvers, keys)]
         self._tracer = tracer
-        self._bridge = Bridge(
-            strategy=strategy,
-            record_expansions=record_expansions,
-            tracer=tracer,
-            termination=termination_policies,
-            sensors=sensors,
-            stuck_handlers=stuck_handlers,
-            max_stuck_resolutions=max_stuck_iterations,
-        )
+        more: dict[str, Any] = {"termination": termination_policies, "sensors": sensors}
+        more |= {"stuck_handlers": stuck_handlers, "max_stuck_resolutions": max_stuck_iterations}
+        self._bridge = Bridge(strategy=strategy, record_expansions=record_expansions, tracer=tracer, **more)
 
     async def _go(self, state: dict[str, Any], sync: bool) -> dict[str, Any]:
         goal = state.get("goal")
