@@ -257,3 +257,17 @@ async def test_a_config_checkpoint_id_is_refused_naming_fork(store: Store) -> No
     with pytest.raises(UnsupportedFeature, match=r"fork") as err:
         await adapted.run("t", None, config=_config("t", checkpoint_id="1f0"))
     assert err.value.feature == "checkpoint_id"
+
+
+def test_the_adapted_sync_forms_continue_and_edit_a_thread() -> None:
+    """run_sync twice on a thread is LangGraph's invoke twice; update_state_sync then resume_sync is invoke(None)."""
+    from graphengine.store import MemoryStore
+
+    native = two_step_graph().compile(checkpointer=InMemorySaver())
+    adapted = from_langgraph(two_step_graph(), store=MemoryStore())
+    config = _config("t")
+    for text in ["one", "two"]:
+        assert adapted.run_sync("t", {"messages": [text]}) == native.invoke({"messages": [text]}, config)
+    native.update_state(config, {"messages": ["edit"]}, as_node="a")
+    adapted.update_state_sync(config, {"messages": ["edit"]}, as_node="a")
+    assert adapted.resume_sync("t") == native.invoke(None, config)

@@ -409,3 +409,22 @@ async def test_a_turn_streams_its_input_step_then_its_nodes_with_the_context(sto
     assert [e.node_id for e in steps] == [INPUT_NODE, "greet"]
     assert steps[-1].meta["state"].messages == ["hello ann (small)", "again", "hello bob (small)"]
     assert stream.result is not None and stream.result.messages[-1] == "hello bob (small)"
+
+
+def test_the_sync_forms_continue_and_edit_a_thread_from_plain_code() -> None:
+    """continue_run_sync and resume_sync work without an event loop, as run_sync does."""
+    from graphengine.store import MemoryStore
+
+    g = two_nodes(MemoryStore(), pause_before_b=True)
+    g.run_sync("t", Chat(messages=["u1"]))
+    assert g.continue_run_sync("t", {"messages": ["u2"]}).messages == ["u1", "a", "u2", "a"]
+    assert g.resume_sync("t").messages[-1] == "b"
+
+
+async def test_the_sync_forms_work_inside_a_running_loop_too() -> None:
+    """continue_run_sync called from code running on an event loop (a notebook cell) continues the thread."""
+    from graphengine.store import MemoryStore
+
+    g = chat(MemoryStore())
+    await g.run("t", Chat(messages=["a"]))
+    assert g.continue_run_sync("t", Chat(messages=["b"])).messages[-1] == "re:b"
