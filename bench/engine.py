@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import operator
 import os
@@ -53,7 +54,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
@@ -837,12 +838,15 @@ async def measure(
     fanout: Sequence[int] = (),
     adapter: bool = False,
     blob_bytes: int = BLOB_BYTES,
+    progress: Callable[[str], None] | None = None,
 ) -> Report:
     """Run every variant ``repeat`` times (interleaved, so drift hits all rows alike).
 
     ``keys`` picks loop rows (and ``"bytes"`` for the bytes section); ``fanout`` adds one fan-out
-    group per branch count; ``adapter`` adds the LangGraph adapter group.
+    group per branch count; ``adapter`` adds the LangGraph adapter group. ``progress`` is told
+    what runs next (``"round 1/3: ours-sqlite"``), before each measured variant.
     """
+    tell = progress if progress is not None else (lambda _: None)
     timed = loop_rows(steps, slow_steps, keys) + fan_rows(fanout)
     adapter_group = (
         [Row(k, "", ADAPTER, slow_steps, ref, expect=None) for k, ref in ADAPTER_ROWS] if adapter else []
@@ -853,6 +857,7 @@ async def measure(
             for spec, row in timed:
                 if row.error:
                     continue
+                tell(f"round {rep + 1}/{repeat}: {row.key}")
                 tmp = base / f"{row.key}-{rep}"
                 tmp.mkdir()
                 try:
@@ -871,6 +876,7 @@ async def measure(
                     row.cpu_us_per_step.append(t.cpu / row.steps * 1e6)
                 row.finals.append(t.final)
             if adapter_group:
+                tell(f"round {rep + 1}/{repeat}: the LangGraph adapter group")
                 await _adapter_rep(adapter_group, slow_steps)
         stored: list[Stored] = []
         if grow_steps > 0 and (keys is None or "bytes" in keys):
@@ -883,6 +889,7 @@ async def measure(
                 ("langgraph", lambda n, p: langgraph_growing(n, p, blob=blob_bytes)),
             )
             for name, grow in growers:
+                tell(f"bytes per step: {name}")
                 (base / f"grow-{name}").mkdir()
                 (base / f"grow-{name}-half").mkdir()
                 try:
@@ -1125,6 +1132,22 @@ def _branch_counts(text: str) -> tuple[int, ...]:
     return ks
 
 
+@contextlib.contextmanager
+def _terminal_progress() -> Iterator[Callable[[str], None] | None]:
+    """What runs now, on stderr beside a rich spinner when stderr is a terminal (erased when the
+    table prints); None, and silence, when it is piped or rich is not installed."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    try:
+        from rich.console import Console
+    except ImportError:
+        yield lambda text: print(f"bench engine: {text}", file=sys.stderr, flush=True)
+        return
+    with Console(stderr=True).status("bench engine: starting", spinner="dots") as status:
+        yield lambda text: status.update(f"bench engine: {text}")
+
+
 def main(argv: list[str]) -> int:
     """Entry point of ``python -m bench engine``."""
     p = argparse.ArgumentParser(prog="python -m bench engine", description=__doc__.split("\n\n")[0])
@@ -1174,17 +1197,19 @@ def main(argv: list[str]) -> int:
     if a.item_bytes < 8:
         p.error("--item-bytes must be >= 8")
     globals()["ITEM_BYTES"] = a.item_bytes  # item() reads the module constant
-    rep = asyncio.run(
-        measure(
-            a.steps,
-            slow,
-            a.repeat,
-            a.grow_steps,
-            fanout=() if a.skip_fanout else a.fanout,
-            adapter=not a.skip_adapter,
-            blob_bytes=a.blob_bytes,
+    with _terminal_progress() as progress:
+        rep = asyncio.run(
+            measure(
+                a.steps,
+                slow,
+                a.repeat,
+                a.grow_steps,
+                fanout=() if a.skip_fanout else a.fanout,
+                adapter=not a.skip_adapter,
+                blob_bytes=a.blob_bytes,
+                progress=progress,
+            )
         )
-    )
     bad = [r for r in rep.rows if r.expect is not None and any(x != r.expect for x in r.finals)]
     print(render(rep))
     if a.json is not None:

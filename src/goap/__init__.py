@@ -24,6 +24,7 @@ from goap import planning, runtime, strategies
 from goap.planning.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from goap._version import __version__ as __version__
     from goap.planning import *  # noqa: F403
     from goap.runtime import *  # noqa: F403
     from goap.strategies import *  # noqa: F403
@@ -35,5 +36,7 @@ _EXPORTS: dict[str, str] = {
 defining a name on first use)."""
 
 __all__ = sorted(_EXPORTS)
+
+_EXPORTS["__version__"] = "goap._version"  # resolved on first use too, but not a name of `import *`
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

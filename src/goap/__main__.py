@@ -4,19 +4,23 @@
     python -m goap explain FILE          why a problem has no plan (or that it has one)
     python -m goap visualize FILE [--format mermaid|dot|gantt|text]
     python -m goap actions MODULE:LIST   the actions a module defines (a list or a function)
-    python -m goap history DB RUN_ID     a GOAP run's plan lineage from its SQLite store
+    python -m goap history STORE RUN_ID  a GOAP run's plan lineage (a store URL, or a SQLite file)
+    python -m goap --version
+
+Problem files are JSON, described in docs/problem-format.md of the source repository.
 
 Exit status: 0 success (a plan found), 1 no plan / budget exhausted, 2 bad input.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from goap.planning import (
     STRATEGIES,
@@ -30,8 +34,9 @@ from goap.planning import (
     plan,
 )
 
-if TYPE_CHECKING:
-    import argparse
+PROG = "python -m goap"
+FORMAT_DOC = "docs/problem-format.md"
+"""Where the problem file format is described (in the source repository; the wheel has no docs)."""
 
 
 def _strategy(
@@ -49,106 +54,99 @@ def _strategy(
     return base
 
 
-_PLAN_OPTIONS: dict[str, tuple[str, Any]] = {
-    "--strategy": ("strategy", str),
-    "--timeout": ("timeout", float),
-    "--max-expansions": ("max_expansions", int),
-    "--max-memory-mb": ("max_memory_mb", float),
-}
-"""Options of ``plan`` the quick reader takes: flag -> (attribute, type), as ``_planning_args``."""
+class _Version(argparse.Action):
+    """``--version``: reads the version only when asked (it is the distribution's, see
+    ``goap._version``), so a plain ``plan`` call loads nothing for it."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from goap import __version__
+
+        print(f"goap {__version__}")
+        parser.exit()
 
 
-def _quick_plan_args(argv: Sequence[str]) -> SimpleNamespace | None:
-    """The arguments of a plain ``plan FILE [options]`` call, read without argparse; None for
-    anything else (help, another command, a malformed option), which argparse then reads.
+@contextlib.contextmanager
+def _progress(what: str) -> Iterator[None]:
+    """Say on a terminal that long work runs (``what`` beside a spinner, erased when done);
+    nothing when stderr is piped or redirected, so scripts and logs see only results.
 
-    Building the argparse parser costs as much as planning a small problem, and ``plan`` is the
-    command run most, so its common form skips it; both readers give the same values."""
-    if len(argv) < 2 or argv[0] != "plan":
-        return None
-    args = SimpleNamespace(
-        command="plan",
-        problem=None,
-        strategy="astar",
-        timeout=30.0,
-        max_expansions=None,
-        max_memory_mb=None,
-        json=False,
+    Uses ``rich`` (the ``cli`` extra) when installed, else one plain line. The search in C holds
+    the interpreter while it runs, so the spinner may pause; the line stays until the end."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    try:
+        from rich.console import Console
+    except ImportError:
+        print(f"{what} ...", file=sys.stderr, flush=True)
+        yield
+        return
+    with Console(stderr=True).status(f"{what} ...", spinner="dots"):
+        yield
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The one argument parser of ``python -m goap``."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="GOAP planner: plan, explain and draw problem files; list actions; show plan history.",
+        epilog=f"Problem files are JSON; the format is described in {FORMAT_DOC} of the source repository.",
     )
-    items = list(argv[1:])
-    while items:
-        item = items.pop(0)
-        if item == "--json":
-            args.json = True
-            continue
-        flag, eq, value = item.partition("=")
-        if flag in _PLAN_OPTIONS:
-            if not eq:
-                if not items:
-                    return None
-                value = items.pop(0)
-            attr, kind = _PLAN_OPTIONS[flag]
-            try:
-                setattr(args, attr, kind(value))
-            except ValueError:
-                return None
-            continue
-        if item.startswith("-") or args.problem is not None:
-            return None
-        args.problem = item
-    if args.problem is None or args.strategy not in STRATEGIES:
-        return None
-    return args
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 found, 1 no plan / budget, 2 bad input)."""
-    args = _quick_plan_args(sys.argv[1:] if argv is None else argv)
-    return _run(args if args is not None else _parse(argv))
-
-
-def _parse(argv: Sequence[str] | None) -> Any:
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m goap", description="GOAP planner")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action=_Version)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser("plan", help="plan for a problem file and print the plan, its cost and stats")
     _planning_args(p)
     e = sub.add_parser("explain", help="why a problem file has no plan")
     _planning_args(e)
     v = sub.add_parser("visualize", help="draw the plan of a problem file (Mermaid or DOT)")
     _planning_args(v)
-    v.add_argument("--format", choices=("mermaid", "dot", "gantt", "text"), default="mermaid")
+    v.add_argument(
+        "--format",
+        choices=("mermaid", "dot", "gantt", "text"),
+        default="mermaid",
+        help="drawing format (default: mermaid; gantt needs a scheduling strategy)",
+    )
     a = sub.add_parser("actions", help="list the actions of MODULE:NAME (a list of ActionSpec or a function)")
     a.add_argument("target", help="e.g. examples.release:actions")
     a.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    h = sub.add_parser("history", help="print the plan lineage of a GOAP run stored in SQLite")
-    h.add_argument("db", help="SQLite file of the run's store")
-    h.add_argument("run_id")
+    h = sub.add_parser("history", help="print the plan lineage of a stored GOAP run")
+    h.add_argument(
+        "store",
+        metavar="STORE",
+        help="store URL of the run (sqlite:///runs.db, postgresql://..., as graphengine --store), "
+        "or the path of a SQLite file",
+    )
+    h.add_argument("run_id", metavar="RUN_ID", help="the run whose plans to show")
     h.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    return parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (0 found, 1 no plan / budget, 2 bad input)."""
+    return _run(build_parser().parse_args(argv))
 
 
 def _run(args: Any) -> int:
     if args.command == "actions":
         return _actions(args.target, args.json)
     if args.command == "history":
-        from pathlib import Path
-
-        if not Path(args.db).exists():
-            print(f"no store at {args.db!r}", file=sys.stderr)
-            return 2
         import asyncio
 
-        return asyncio.run(_history(args.db, args.run_id, args.json))
+        if "://" not in args.store and not os.path.exists(args.store):
+            print(
+                f"no store at {args.store!r} (give a store URL such as sqlite:///runs.db, or a file)",
+                file=sys.stderr,
+            )
+            return 2
+        return asyncio.run(_history(args.store, args.run_id, args.json))
     try:
         problem = load_problem(args.problem)
-        result = plan(
-            problem.initial,
-            problem.goal,
-            problem.actions,
-            _strategy(args.strategy, args.timeout, args.max_expansions, args.max_memory_mb),
-        )
+        strategy = _strategy(args.strategy, args.timeout, args.max_expansions, args.max_memory_mb)
+        with _progress(f"planning {problem.name} with {args.strategy} (timeout {args.timeout:g} s)"):
+            result = plan(problem.initial, problem.goal, problem.actions, strategy)
     except ProblemFormatError as exc:
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)  # the message starts with the file name
         return 2
@@ -169,6 +167,8 @@ def _run(args: Any) -> int:
             "optimal": result.optimal,
             "optimal_cost": problem.optimal_cost,
             "strategy": result.strategy,
+            "search": s.search or None,
+            "budget": s.budget,
             "explanation": result.explanation.to_dict() if result.explanation else None,
             "stats": {
                 "expanded": s.expanded,
@@ -180,7 +180,10 @@ def _run(args: Any) -> int:
         }
         print(json.dumps(out, indent=1))
     else:
-        print(f"problem: {problem.name}  status: {result.status}  strategy: {result.strategy}")
+        ran = f"  search: {s.search}" if s.search else ""
+        print(f"problem: {problem.name}  status: {result.status}  strategy: {result.strategy}{ran}")
+        if s.budget is not None:
+            print(f"budget exhausted: {_BUDGETS.get(s.budget, s.budget)}; nothing is proven")
         if result.plan is not None:
             for i, name in enumerate(result.plan.names, 1):
                 print(f"{i:4d}. {name}")
@@ -196,11 +199,29 @@ def _run(args: Any) -> int:
     return 0 if result.found else 1
 
 
+_BUDGETS = {
+    "max_expansions": "--max-expansions (expanded states)",
+    "timeout": "--timeout (seconds)",
+    "max_memory_mb": "--max-memory-mb (memory of the search)",
+}
+"""The option that sets each budget, as a budget_exhausted result names it."""
+
+
 def _planning_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("problem", help="problem file (shared/problems/FORMAT.md)")
-    p.add_argument("--strategy", default="astar", choices=sorted(STRATEGIES))
+    p.add_argument("problem", help=f"problem file, JSON (format: {FORMAT_DOC} in the source repository)")
+    p.add_argument(
+        "--strategy",
+        default="astar",
+        choices=sorted(STRATEGIES),
+        help="search strategy (default: astar, optimal with LM-cut)",
+    )
     p.add_argument("--timeout", type=float, default=30.0, help="seconds (default 30)")
-    p.add_argument("--max-expansions", type=int, default=None)
+    p.add_argument(
+        "--max-expansions",
+        type=int,
+        default=None,
+        help="give up after this many expanded states (default: no limit)",
+    )
     p.add_argument(
         "--max-memory-mb", type=float, default=None, help="memory budget of the search in MiB (default 1024)"
     )
@@ -344,19 +365,23 @@ def _action_doc(a: Any) -> dict[str, Any]:
     }
 
 
-async def _history(db: str, run_id: str, as_json: bool) -> int:
+async def _history(where: str, run_id: str, as_json: bool) -> int:
+    """``where`` is a store URL (what every graphengine command takes) or a SQLite file's path."""
     from goap.runtime import GoapState, plan_history
     from graphengine import Engine, GraphError
-    from graphengine.store import SQLiteStore, StoreError
+    from graphengine.store import SQLiteStore, Store, StoreError, open_store
 
     try:
-        async with SQLiteStore(db) as store:
+        store: Store = open_store(where, create=False) if "://" in where else SQLiteStore(where)
+        try:
             # Reading a run's state needs no nodes: an engine over GoapState and the store is enough.
             engine: Engine[GoapState] = Engine(GoapState, store=store)
             versions = await plan_history(engine, run_id)
+        finally:
+            await store.close()
     except (GraphError, StoreError, ValueError) as exc:
-        # not a store, a run of another graph, a damaged record: one line naming the file, no traceback
-        print(f"history: {db}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        # not a store, a run of another graph, a damaged record: one line naming the store, no traceback
+        print(f"history: {where}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
     if as_json:
         print(

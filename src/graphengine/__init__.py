@@ -23,6 +23,7 @@ from ._replay import Divergence, ReplayReport
 from ._runtime import Runtime
 from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
+from ._version import __version__ as __version__
 from .commute import MergeOrder, commutative, is_commutative, is_idempotent
 from .context import Context, InterruptSignal, Tool, ToolCallError
 from .crdt import (
@@ -64,6 +65,7 @@ from .errors import (
     StepError,
     UnknownNodeError,
 )
+from .exports import publish as _publish
 from .graph import Edge
 from .history import StepView, field_sizes
 from .node import DualNode, Node, NodeFunc, NodeLike, SyncNode, node
@@ -160,3 +162,5 @@ __all__ = [
     "run_blocking",
     "stop",
 ]
+
+_publish(__name__, globals(), __all__)

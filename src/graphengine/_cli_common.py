@@ -10,7 +10,7 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +33,7 @@ __all__ = [
     "json_out",
     "load_engine",
     "open_cli_store",
+    "progress",
     "rich_console",
     "route_text",
     "run_coro",
@@ -61,6 +62,24 @@ def rich_console() -> Any:
     except ImportError:
         return None
     return Console()
+
+
+@contextlib.contextmanager
+def progress(what: str) -> Iterator[None]:
+    """While the block runs, say on a terminal what it is doing (`what` beside a rich spinner on
+    stderr, erased when done; one plain line without rich); nothing when stderr is piped or
+    redirected, or with `GRAPHENGINE_PLAIN` set, so scripts and logs see only results."""
+    if os.environ.get("GRAPHENGINE_PLAIN") or not sys.stderr.isatty():
+        yield
+        return
+    try:
+        from rich.console import Console
+    except ImportError:
+        print(f"{what} ...", file=sys.stderr, flush=True)
+        yield
+        return
+    with Console(stderr=True).status(f"{what} ...", spinner="dots"):
+        yield
 
 
 def table(title: str, headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:

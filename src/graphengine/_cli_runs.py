@@ -25,6 +25,7 @@ from ._cli_common import (
     cli_store,
     json_out,
     load_engine,
+    progress,
     route_text,
     run_coro,
     short_text,
@@ -50,7 +51,16 @@ async def cmd_runs(args: argparse.Namespace) -> int:
             raise CliError(
                 f"unknown status {args.status!r}; one of {', '.join(s.value for s in RunStatus)}"
             ) from None
-        runs = await store.list_runs(status=status, limit=args.limit)
+        # One run more than the page: whether another page follows, without counting them all.
+        listed = await store.list_runs(status=status, limit=args.offset + args.limit + 1)
+    runs = listed[args.offset : args.offset + args.limit]
+    if len(listed) > args.offset + args.limit:
+        # stderr: the table or JSON on stdout stays exactly the runs, for pipes and programs
+        print(
+            f"showing runs {args.offset + 1}-{args.offset + len(runs)}, newest first; more follow: "
+            f"pass --offset {args.offset + args.limit} for the next page (or a larger --limit)",
+            file=sys.stderr,
+        )
     if args.json:
         json_out(
             [
@@ -166,7 +176,9 @@ async def cmd_prune(args: argparse.Namespace) -> int:
                     f"{'compacted' if policy.compact else 'deleted'}; pass --yes to go ahead "
                     "(or --dry-run to list them)"
                 )
-            report = await prune(store, policy, only=frozenset(doomed))
+            verb = "compacting" if policy.compact else "deleting"
+            with progress(f"{verb} {len(doomed)} run(s)"):
+                report = await prune(store, policy, only=frozenset(doomed))
     if args.json:
         json_out(
             {
@@ -179,11 +191,27 @@ async def cmd_prune(args: argparse.Namespace) -> int:
         )
         return 0
     verb = "would " if report.dry_run else ""
-    print(f"{verb}delete {len(report.deleted)} run(s): {', '.join(report.deleted) or '-'}")
+    _print_ids(f"{verb}delete {len(report.deleted)} run(s)", report.deleted)
     if policy.compact:
-        print(f"{verb}compact {len(report.compacted)} run(s), removing {report.steps_removed} step record(s)")
+        _print_ids(
+            f"{verb}compact {len(report.compacted)} run(s), removing {report.steps_removed} step record(s)",
+            report.compacted,
+        )
     print(f"kept {len(report.kept)} finished run(s) by policy; unfinished runs are never touched")
     return 0
+
+
+_SHOWN_IDS = 20
+"""Run ids a prune prints before it says how many more there are (`--json` lists every one)."""
+
+
+def _print_ids(title: str, ids: Sequence[str], file: Any = None) -> None:
+    """`title:` then one run id per line, the first `_SHOWN_IDS` only, then how many were left out."""
+    print(f"{title}:" if ids else f"{title}", file=file)
+    for run_id in ids[:_SHOWN_IDS]:
+        print(f"  {run_id}", file=file)
+    if len(ids) > _SHOWN_IDS:
+        print(f"  ... and {len(ids) - _SHOWN_IDS} more (--json lists them all)", file=file)
 
 
 def _confirm(report: PruneReport, compact: bool) -> bool:
@@ -192,7 +220,7 @@ def _confirm(report: PruneReport, compact: bool) -> bool:
         return False
     runs = report.compacted if compact else report.deleted
     verb = "compact" if compact else "delete"
-    print(f"about to {verb} {len(runs)} run(s): {', '.join(runs)}", file=sys.stderr)
+    _print_ids(f"about to {verb} {len(runs)} run(s)", runs, file=sys.stderr)
     try:
         answer = input(f"{verb} them? [y/N] ")
     except EOFError:
@@ -274,14 +302,16 @@ async def cmd_history(args: argparse.Namespace) -> int:
 
 async def cmd_export(args: argparse.Namespace) -> int:
     """A run as JSON lines (the format `store.import_run` reads)."""
-    async with cli_store(args) as store:
-        try:
-            lines = await export_run(store, args.run)
-        except StoreError as exc:
-            raise CliError(str(exc)) from exc
-    text = "".join(line + "\n" for line in lines)
+    with progress(f"exporting run {args.run!r}"):
+        async with cli_store(args) as store:
+            try:
+                lines = await export_run(store, args.run)
+            except StoreError as exc:
+                raise CliError(str(exc)) from exc
+        text = "".join(line + "\n" for line in lines)
+        if args.output:
+            await asyncio.to_thread(write_out, args.output, text)
     if args.output:
-        await asyncio.to_thread(write_out, args.output, text)
         print(f"exported {len(lines)} lines of run {args.run!r} to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

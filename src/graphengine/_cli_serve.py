@@ -253,10 +253,10 @@ async def cmd_worker(args: argparse.Namespace) -> int:
     from .workers import serve
 
     logging.basicConfig(
-        level=getattr(logging, args.log_level),
+        level=getattr(logging, args.log_level.upper()),
         format="%(asctime)s %(process)d %(name)s %(levelname)s %(message)s",
     )
-    if args.log_level != "DEBUG":
+    if args.log_level != "debug":
         logging.getLogger("procrastinate").setLevel(logging.WARNING)  # a line per job otherwise
     async with cli_store(args) as store:
         try:

@@ -28,6 +28,8 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from .exports import defined_in
+
 if TYPE_CHECKING:
     from .graph import Wiring
 
@@ -47,7 +49,10 @@ def _name(fn: Any, with_module: bool, no_module: str = "") -> str:
     if fn is None:
         return ""
     q = _qualname(fn)
-    return f"{getattr(fn, '__module__', no_module)}.{q}" if with_module else q
+    if not with_module:
+        return q
+    # the module it was written in, as before `graphengine.exports.publish` renamed public ones
+    return f"{defined_in(fn) if hasattr(fn, '__module__') else no_module}.{q}"
 
 
 def _code_identity(obj: Any, with_module: bool) -> str:

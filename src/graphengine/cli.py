@@ -1,6 +1,6 @@
 """The `graphengine` command: inspect, resume, replay, draw and export runs in a store.
 
-    graphengine runs    --store sqlite:///runs.db [--status S] [--limit N] [--json]
+    graphengine runs    --store sqlite:///runs.db [--status S] [--limit N] [--offset K] [--json]
     graphengine show    RUN --store URL [--step K [--engine MODULE:ENGINE]] [--json]
     graphengine history RUN --store URL [--json]
     graphengine export  RUN --store URL [-o FILE]
@@ -35,13 +35,12 @@ import traceback
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from graphengine.store import (
-    StoreError,
-)
+from graphengine.store import RunStatus, StoreError
 
 from ._cli_common import PROG, CliError
 from ._cli_runs import cmd_export, cmd_history, cmd_prune, cmd_runs, cmd_show
 from ._cli_serve import cmd_render, cmd_replay, cmd_resume, cmd_serve, cmd_worker
+from ._version import __version__
 from .errors import GraphError, NodeError
 from .viz import RenderError
 
@@ -72,6 +71,12 @@ def seconds(text: str) -> float:
 
 
 _PORT = int_type(0, 65535, "a port")
+_OFFSET = int_type(0, 1_000_000_000, "an offset")
+_LOG_LEVELS = ["debug", "info", "warning", "error"]
+_LOG_LEVEL_HELP = "debug, info, warning or error, in any case (default: info)"
+_ENGINE_HELP = (
+    "the engine: MODULE:NAME of an Engine, or of a function returning one (e.g. examples.research:build)"
+)
 _COUNT = int_type(1, 1_000_000_000, "a count")
 _BYTES = int_type(0, 2**62, "a size in bytes")
 
@@ -91,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description="Inspect, resume, replay, draw and export graphengine runs."
     )
     p.add_argument("--store", dest="store_main", metavar="URL", help="store URL, e.g. sqlite:///runs.db")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--store", metavar="URL", help="store URL (default: $GRAPHENGINE_STORE)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -103,29 +109,38 @@ def build_parser() -> argparse.ArgumentParser:
         return sp
 
     sp = add("runs", cmd_runs, "list runs with their status, newest first")
-    sp.add_argument("--status", help="only runs with this status")
-    sp.add_argument("--limit", type=_COUNT, default=100)
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--status", help=f"only runs with this status ({', '.join(s.value for s in RunStatus)})")
+    sp.add_argument(
+        "--limit", type=_COUNT, default=100, metavar="N", help="list at most N runs (default: 100)"
+    )
+    sp.add_argument(
+        "--offset",
+        type=_OFFSET,
+        default=0,
+        metavar="K",
+        help="skip the K newest runs first: the next page after --limit N is --offset N",
+    )
+    sp.add_argument("--json", action="store_true", help="print a JSON list of runs")
 
     sp = add("show", cmd_show, "a run's steps as a table, or its state at one step")
-    sp.add_argument("run", metavar="RUN")
+    sp.add_argument("run", metavar="RUN", help="the run's id")
     sp.add_argument("--step", type=int, metavar="K", help="print the state after step K (0: initial)")
     sp.add_argument(
         "--sizes", action="store_true", help="bytes stored per state field, fastest growing first"
     )
     sp.add_argument("--engine", metavar="MODULE:ENGINE", help="rebuild states between snapshots")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the run and its steps as JSON")
 
     sp = add("history", cmd_history, "every committed step of a run")
-    sp.add_argument("run", metavar="RUN")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("run", metavar="RUN", help="the run's id")
+    sp.add_argument("--json", action="store_true", help="print the steps (and fan-out branches) as JSON")
 
     sp = add("export", cmd_export, "a run as JSON lines")
-    sp.add_argument("run", metavar="RUN")
-    sp.add_argument("-o", "--output", metavar="FILE")
+    sp.add_argument("run", metavar="RUN", help="the run's id")
+    sp.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
 
     sp = add("serve", cmd_serve, "serve an engine's HTTP API and run inspector (extra: server)")
-    sp.add_argument("engine", metavar="MODULE:ENGINE")
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
     sp.add_argument("--port", type=_PORT, default=8000, help="port (default: 8000; 0: any free port)")
     sp.add_argument(
@@ -148,28 +163,34 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help="request body limit (default: 1 MiB)",
     )
-    sp.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
     sp = add("resume", cmd_resume, "resume a run with an engine")
-    sp.add_argument("engine", metavar="MODULE:ENGINE")
-    sp.add_argument("run", metavar="RUN")
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
+    sp.add_argument("run", metavar="RUN", help="the run's id")
     sp.add_argument("--input", metavar="JSON", help="answer to the run's interrupt, as JSON")
     _allow_graph_change(sp)
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the run's outcome as JSON")
 
     sp = add("replay", cmd_replay, "re-execute a run and report divergences (exit 1 if any)")
-    sp.add_argument("engine", metavar="MODULE:ENGINE")
-    sp.add_argument("run", metavar="RUN")
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
+    sp.add_argument("run", metavar="RUN", help="the run's id")
     _allow_graph_change(sp)
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the replay report as JSON")
 
     sp = add("render", cmd_render, "draw an engine's graph")
-    sp.add_argument("engine", metavar="MODULE:ENGINE")
-    sp.add_argument("-o", "--output", metavar="FILE")
-    sp.add_argument("--format", choices=["dot", "mermaid", "png", "svg", "pdf"])
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
+    sp.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (default: standard output, text formats)"
+    )
+    sp.add_argument(
+        "--format",
+        choices=["dot", "mermaid", "png", "svg", "pdf"],
+        help="drawing format (default: from the FILE's suffix, else dot; png/svg/pdf need Graphviz)",
+    )
     sp.add_argument("--run", metavar="RUN", help="highlight this run's path (needs --store)")
     sp = add("worker", cmd_worker, "serve queued runs of an engine (procrastinate queue on PostgreSQL)")
-    sp.add_argument("engine", metavar="MODULE:ENGINE")
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument(
         "--queue-dsn",
         metavar="DSN",
@@ -184,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="re-queue jobs of workers silent this long (2 x ttl)",
     )
-    sp.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
     sp = add(
         "prune", cmd_prune, "delete or compact finished runs by policy (never running or resumable ones)"
     )
@@ -198,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--compact", action="store_true", help="keep final states and summaries, drop histories")
     sp.add_argument("--dry-run", action="store_true", help="show what would be removed, change nothing")
     sp.add_argument("-y", "--yes", action="store_true", help="remove without asking")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the report as JSON")
     return p
 
 

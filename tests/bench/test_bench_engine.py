@@ -115,3 +115,24 @@ def test_bad_arguments_are_refused(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         be.main(argv)
     assert exc.value.code == 2
+
+
+async def test_progress_is_told_each_variant_of_each_round_before_it_runs() -> None:
+    """``measure(progress=...)`` hears every measured variant of every round, then each bytes run."""
+    heard: list[str] = []
+    rep = await be.measure(STEPS, STEPS, 2, GROW, keys={"ours-memory", "bytes"}, progress=heard.append)
+    keys = [r.key for r in rep.rows]
+    assert heard[: 2 * len(keys)] == [f"round {n}/2: {k}" for n in (1, 2) for k in keys]
+    assert heard[2 * len(keys) :] == [
+        "bytes per step: ours",
+        "bytes per step: ours-final-only",
+        "bytes per step: langgraph",
+    ]
+
+
+def test_main_is_silent_on_stderr_when_piped(capsys: pytest.CaptureFixture[str]) -> None:
+    """Run with stderr not a terminal, ``main`` writes its table to stdout and nothing to stderr."""
+    argv = ["--steps", "20", "--repeat", "1", "--grow-steps", "0", "--skip-fanout", "--skip-adapter"]
+    assert be.main(argv) == 0
+    out = capsys.readouterr()
+    assert out.out and out.err == ""

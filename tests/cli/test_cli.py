@@ -18,8 +18,6 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp
 
 
-
-
 def test_runs_lists_runs_with_status(app: Path) -> None:
     """`runs` prints a table of runs and their status; `--json` prints the same as JSON."""
     out = cli(app, "runs", STORE)
@@ -108,3 +106,35 @@ def test_main_module_entry_point_returns_exit_codes() -> None:
         main(["--help"])
     assert ei.value.code == 0
     assert asyncio.iscoroutinefunction(main) is False
+
+
+def test_version_prints_the_package_version(app: Path) -> None:
+    """`graphengine --version` prints the installed version and exits 0."""
+    import graphengine
+
+    out = cli(app, "--version")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"graphengine {graphengine.__version__}"
+
+
+def test_every_option_of_every_command_has_help() -> None:
+    """Each option and argument of every `graphengine` command says what it is in `-h`."""
+    import argparse
+
+    from graphengine.cli import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            assert action.help, f"{name} {action.option_strings or action.dest} has no help"
+
+
+@pytest.mark.parametrize("command", ["serve", "worker"])
+@pytest.mark.parametrize("level", ["debug", "DEBUG", "Warning"])
+def test_log_level_takes_either_case_in_every_command(command: str, level: str) -> None:
+    """`--log-level` accepts a level in any case, in `serve` and `worker` alike."""
+    from graphengine.cli import build_parser
+
+    args = build_parser().parse_args([command, "m:e", "--log-level", level])
+    assert args.log_level == level.lower()

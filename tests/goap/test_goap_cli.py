@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,46 +50,189 @@ def test_plan_command_reports_format_errors(tmp_path: Path, capsys: pytest.Captu
     )
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["plan", "p.json"],
-        ["plan", "p.json", "--json"],
-        ["plan", "--json", "p.json", "--timeout", "2.5", "--max-expansions", "7"],
-        ["plan", "p.json", "--strategy=greedy", "--max-memory-mb=64", "--timeout=nan"],
-        ["plan", "p.json", "--strategy", "wastar", "--json", "--max-memory-mb", "1e3"],
-    ],
-)
-def test_quick_plan_reader_agrees_with_argparse(argv: list[str]) -> None:
-    """The argparse-free reader of ``plan`` gives argparse's values, attribute for attribute."""
-    from goap.__main__ import _parse, _quick_plan_args
+ROOT = Path(__file__).resolve().parents[2]
+PROBLEMS = ROOT / "tests" / "data" / "problems"
 
-    quick = _quick_plan_args(argv)
-    assert quick is not None
-    full = vars(_parse(argv))
-    mine = vars(quick)
-    assert mine.keys() == full.keys()
-    for key, value in full.items():
-        assert mine[key] == value or (value != value and mine[key] != mine[key]), key  # NaN == NaN
+
+def _goap(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "goap", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "expected"),
     [
-        ["plan"],
-        ["plan", "p.json", "q.json"],
-        ["plan", "p.json", "--timeout"],
-        ["plan", "p.json", "--timeout", "soon"],
-        ["plan", "p.json", "--strategy", "nope"],
-        ["plan", "p.json", "--time", "3"],
-        ["plan", "-h"],
-        ["explain", "p.json"],
-        ["history", "db", "run"],
+        (["plan", "p.json"], {"problem": "p.json", "timeout": 30.0, "json": False, "strategy": "astar"}),
+        (
+            ["plan", "--json", "p.json", "--timeout", "2.5", "--max-expansions", "7"],
+            {"problem": "p.json", "timeout": 2.5, "max_expansions": 7, "json": True},
+        ),
+        (
+            ["plan", "p.json", "--strategy=greedy", "--max-memory-mb=64"],
+            {"strategy": "greedy", "max_memory_mb": 64.0, "max_expansions": None},
+        ),
     ],
 )
-def test_quick_plan_reader_leaves_the_rest_to_argparse(argv: list[str]) -> None:
-    """Anything but a well-formed ``plan`` call (help, errors, abbreviations, other commands) goes
-    to argparse, which prints its usage message."""
-    from goap.__main__ import _quick_plan_args
+def test_plan_arguments_are_read_by_the_one_argparse_parser(
+    argv: list[str], expected: dict[str, object]
+) -> None:
+    """Every form of ``plan`` is read by the one parser ``main`` uses (no second, hand-written reader)."""
+    import goap.__main__ as cli
 
-    assert _quick_plan_args(argv) is None
+    args = vars(cli.build_parser().parse_args(argv))
+    assert {k: args[k] for k in expected} == expected
+    assert not hasattr(cli, "_quick_plan_args")
+
+
+def test_plan_help_points_to_the_format_page_in_the_repository() -> None:
+    """``plan -h`` names docs/problem-format.md, which exists, and no longer a file outside the repository."""
+    out = _goap("plan", "-h")
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "docs/problem-format.md" in text and "shared/problems" not in text
+    assert (ROOT / "docs" / "problem-format.md").is_file()
+
+
+def test_every_option_has_help() -> None:
+    """Each option and argument of every ``python -m goap`` command says what it is."""
+    import argparse
+
+    import goap.__main__ as cli
+
+    parser = cli.build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            assert action.help, f"{name} {action.option_strings or action.dest} has no help"
+
+
+def test_version_prints_the_package_version() -> None:
+    """``python -m goap --version`` prints goap's version and exits 0."""
+    import goap
+
+    out = _goap("--version")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"goap {goap.__version__}"
+
+
+def test_version_loads_no_engine() -> None:
+    """``goap.__version__`` and ``--version`` read the version without importing graphengine or
+    pydantic, so they work and stay fast wherever ``python -m goap plan`` does."""
+    code = (
+        "import sys, contextlib, goap\n"
+        "from goap.__main__ import main\n"
+        "assert goap.__version__\n"
+        "with contextlib.suppress(SystemExit): main(['--version'])\n"
+        "loaded = [m for m in ('graphengine', 'pydantic') if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize(
+    ("problem", "options", "budget", "option"),
+    [
+        ("blocksworld-8.json", ["--max-expansions", "5"], "max_expansions", "--max-expansions"),
+        ("blocksworld-8.json", ["--max-memory-mb", "0.001"], "max_memory_mb", "--max-memory-mb"),
+        ("numeric-house-1.json", ["--max-memory-mb", "0.001"], "max_memory_mb", "--max-memory-mb"),
+        ("chain-200.json", ["--timeout", "1e-6"], "timeout", "--timeout"),
+        ("chain-200.json", ["--timeout", "1e-6", "--strategy", "greedy"], "timeout", "--timeout"),
+    ],
+)
+def test_budget_exhausted_names_the_budget_that_ran_out(
+    problem: str, options: list[str], budget: str, option: str
+) -> None:
+    """A search that runs out of a budget says which one, in JSON and in text, in the C and Python loops."""
+    doc = json.loads(_goap("plan", str(PROBLEMS / problem), *options, "--json").stdout)
+    assert (doc["status"], doc["budget"]) == ("budget_exhausted", budget)
+    text = _goap("plan", str(PROBLEMS / problem), *options)
+    assert text.returncode == 1
+    assert f"budget exhausted: {option}" in text.stdout
+
+
+def test_json_says_which_search_ran() -> None:
+    """``plan --json`` says ``"search": "c"`` when the C loop ran and ``"python"`` when it did not."""
+    from goap.planning.heuristics.lmcut import ACCELERATED
+
+    chain = str(PROBLEMS / "chain-10.json")
+    if ACCELERATED:
+        assert json.loads(_goap("plan", chain, "--json").stdout)["search"] == "c"
+    pure = _goap("plan", chain, "--json", env={"GOAP_PURE_PYTHON": "1"})
+    assert json.loads(pure.stdout)["search"] == "python"
+    assert "search: python" in _goap("plan", chain, env={"GOAP_PURE_PYTHON": "1"}).stdout
+
+
+_WITHOUT_EXTENSIONS = """
+import importlib.abc, logging, sys
+
+class NotBuilt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name in ("goap.planning._lmcut", "goap.planning._ground"):
+            raise ImportError(f"{name} is not built")
+        return None
+
+sys.meta_path.insert(0, NotBuilt())
+logging.basicConfig(level=logging.DEBUG, format="%(levelname)s %(name)s: %(message)s")
+import goap.planning.heuristics.lmcut, goap.planning._compile
+import goap.planning.heuristics.lmcut, goap.planning._compile
+from goap.__main__ import main
+sys.exit(main(["plan", sys.argv[1], "--json"]))
+"""
+
+
+def test_without_the_c_extensions_the_import_says_so_once_at_debug_level() -> None:
+    """When the C extensions were not built, each module says so once at DEBUG level, and the
+    plan's JSON says the Python search ran."""
+    out = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_EXTENSIONS, str(PROBLEMS / "chain-10.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stderr.splitlines() if "is not built" in line]
+    assert len(lines) == 2, out.stderr
+    assert all(line.startswith("DEBUG goap.planning.") for line in lines)
+    assert json.loads(out.stdout)["search"] == "python"
+
+
+def _stderr_on_a_terminal(*args: str) -> tuple[int, str, str]:
+    """Run ``python -m goap ARGS`` with stderr on a pseudo-terminal (stdout piped): exit status,
+    stdout, and what the terminal showed."""
+    import pty
+
+    main_fd, term_fd = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "goap", *args], stdout=subprocess.PIPE, stderr=term_fd, text=True
+    )
+    os.close(term_fd)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:  # the terminal closed: the process exited
+            break
+        if not chunk:
+            break
+        shown += chunk
+    out, _ = proc.communicate(timeout=120)
+    os.close(main_fd)
+    return proc.returncode, out, shown.decode(errors="replace")
+
+
+def test_plan_says_what_it_is_doing_on_a_terminal_and_nothing_when_piped() -> None:
+    """On a terminal ``plan`` shows that it is planning (on stderr, stdout unchanged); piped, its
+    stderr stays empty."""
+    problem = str(PROBLEMS / "blocksworld-8.json")
+    status, out, shown = _stderr_on_a_terminal("plan", problem, "--json")
+    assert status == 0 and json.loads(out)["status"] == "found"
+    assert "planning blocksworld-8" in shown
+    piped = _goap("plan", problem, "--json")
+    assert piped.returncode == 0 and piped.stderr == ""

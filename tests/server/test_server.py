@@ -352,3 +352,23 @@ async def test_auth_token_in_page_url_sets_a_cookie(secured: httpx.AsyncClient) 
     secured.cookies.set("graphengine_token", "nope")
     assert (await secured.get("/api/runs")).status_code == 401
     assert (await secured.get("/?token=nope")).status_code == 401
+
+
+async def test_runs_list_pages_and_says_when_more_follow(app_env: Any) -> None:
+    """GET /api/runs stops at `limit` and then says so (`Link: rel="next"`, `X-More-Runs`); the
+    linked `offset` pages on, newest first, and the last page has no next link."""
+    _, c, _ = app_env
+    for i in range(5):
+        r = await c.post("/api/runs?wait=true", json={"run_id": f"p{i}", "state": {}})
+        assert r.status_code == 201, r.text
+    first = await c.get("/api/runs?limit=2")
+    assert [d["run_id"] for d in first.json()] == ["p4", "p3"]
+    assert first.headers["x-more-runs"] == "true"
+    assert first.headers["link"] == '</api/runs?limit=2&offset=2>; rel="next"'
+    second = await c.get("/api/runs?limit=2&offset=2")
+    assert [d["run_id"] for d in second.json()] == ["p2", "p1"]
+    last = await c.get("/api/runs?limit=2&offset=4")
+    assert [d["run_id"] for d in last.json()] == ["p0"]
+    assert "link" not in last.headers and "x-more-runs" not in last.headers
+    page = (await c.get("/")).text
+    assert 'id="runs-more"' in page and "x-more-runs" in page

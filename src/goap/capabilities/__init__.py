@@ -24,6 +24,7 @@ from goap.capabilities._model import *  # noqa: F403
 from goap.capabilities._model import ToolCapability
 from goap.capabilities._planner import GoalPlanner, check_plan, search_url
 from goap.capabilities._tables import FILE_ALIASES, FILE_OPS, FILE_TOOLS, GOAL_TYPES, SEARCH_URLS, GoalType
+from goap.planning.exports import publish as _publish
 
 DEFAULT_CAPABILITIES: tuple[ToolCapability, ...] = (
     ToolCapability("browser.open_url", {"browser_search", "browser_navigate"}, effects={"browser_running"}),
@@ -50,3 +51,5 @@ __all__ = [
 __all__ += _errors.__all__  # the error tree
 __all__ += _model.__all__  # goals, world states, capabilities, plans
 __all__.sort()
+
+_publish(__name__, globals(), __all__)

@@ -1,5 +1,4 @@
-"""Conversions between LangGOAP-shaped values and goap's planning types. goap's facts are scalars;
-LangGOAP's other hashable values (None, tuples, enums...) travel as opaque tokens, one per value."""
+"""Conversions of LangGOAP values to goap's types (non-scalar hashable values travel as tokens)."""
 
 from __future__ import annotations
 
@@ -122,8 +121,7 @@ def _source(made: Any) -> Any:
 
 
 def goap_actions(actions: Iterable[ActionSpec]) -> list[gp.ActionSpec]:
-    """:func:`to_goap_action` of each, the same goap object for an action seen before (so goap's
-    compilation cache hits when the same actions are planned again)."""
+    """:func:`to_goap_action` of each, cached per action (so goap's compilation cache hits)."""
     out = []
     for a in actions:
         hit = _cache.get(id(a))
@@ -153,11 +151,8 @@ def to_goap_goal(goal: GoalSpec | Mapping[str, Any]) -> gp.GoalSpec:
     """goap's goal for a LangGOAP GoalSpec (or plain conditions); constraints are not carried."""
     conditions: Mapping[str, Any] = goal if isinstance(goal, Mapping) else goal.conditions
     policy = getattr(goal, "policy", None)
-    made = gp.GoalSpec(
-        encode_map(conditions),
-        priority=policy.priority if policy is not None else 0,
-        max_replans=policy.max_replans if policy is not None else 10,
-    )
+    prio, budget = (policy.priority, policy.max_replans) if policy is not None else (0, 10)
+    made = gp.GoalSpec(encode_map(conditions), priority=prio, max_replans=budget)
     return _remember(made, goal) if not isinstance(goal, Mapping) else made
 
 
@@ -180,8 +175,7 @@ class PlannedByLangGoap:
 
 
 class LangGoapStrategy:
-    """goap's :class:`goap.PlanningStrategy` running a LangGOAP-shaped one (its ``plan`` method) on
-    goap actions made by :func:`goap_actions`; a found result reports that strategy's own Plan."""
+    """goap's strategy running a LangGOAP one (``plan``); a found result reports its own Plan."""
 
     def __init__(self, inner: Any) -> None:
         self.inner, self.name = inner, type(inner).__name__
@@ -212,9 +206,8 @@ class LangGoapStrategy:
         )
         if lg is None:
             return gp.PlanResult("no_plan", None, None, stats, False, self.name)
-        found = gp.Plan(
-            tuple(next(a for a in actions if a.name == n) for n in lg.action_names), lg.total_cost
-        )
+        by_name = {a.name: a for a in actions}
+        found = gp.Plan(tuple(by_name[n] for n in lg.action_names), lg.total_cost)
         return gp.PlanResult("found", found, None, stats, False, self.name, reports=(PlannedByLangGoap(lg),))
 
 
@@ -233,8 +226,7 @@ class _LangGoapDefault:
 
 
 def to_goap_strategy(strategy: Any = None, *, tracer: Any = None, record_expansions: bool = False) -> Any:
-    """goap's strategy planning with ``strategy`` (LangGOAP's ``plan``; a goap strategy is returned
-    unchanged), by default LangGOAP's (A* in its order, CSP for constrained goals)."""
+    """goap's strategy for ``strategy`` (a goap one unchanged), by default LangGOAP's A*/CSP."""
     if strategy is not None and hasattr(strategy, "solve"):
         return strategy
     return LangGoapStrategy(strategy or _LangGoapDefault(tracer, record_expansions))
@@ -243,8 +235,7 @@ def to_goap_strategy(strategy: Any = None, *, tracer: Any = None, record_expansi
 def to_plan(
     actions: Sequence[ActionSpec], start: PlanningState, *, nodes: int = 0, ms: float = 0.0, pruned: int = 0
 ) -> Plan:
-    """The LangGOAP Plan of ``actions`` applied from ``start`` (LangGOAP's semantics): expected
-    states, total cost, metadata and ``SimpleScore(cost)``."""
+    """LangGOAP's Plan of ``actions`` from ``start``: expected states, cost, metadata, score."""
     from goap.compat.planner.types import Plan, PlanMetadata
     from goap.compat.score import SimpleScore
 
@@ -272,8 +263,7 @@ def to_goap_score(score: Score) -> gp.Score:
 
 
 def csp_metric(key: str) -> str:
-    """The goap metric of a LangGOAP resource key: goap reserves ``cost``, ``length`` and
-    ``makespan`` for measures of the plan itself, so such a resource gets a suffix."""
+    """The goap metric of a resource key (suffixed when goap reserves it for a plan measure)."""
     from goap.planning.kit import RESERVED_METRICS
 
     return f"{key}~resource" if key in RESERVED_METRICS else key
@@ -298,27 +288,15 @@ def state_to_langgoap(state: Any) -> dict[str, Any]:
     from goap.compat.graph.state import ActionResult
 
     status = {"achieved": "goal_achieved", "planning": "executing"}.get(state.status, state.status)
-    return {
-        "world_state": decode_state(state.world_state),
-        "current_step": state.current_step,
-        "execution_history": [
-            ActionResult(action_name=o.action, success=o.success, error=o.error)
-            for o in state.execution_history
-        ],
-        "replan_count": state.replan_count,
-        "replan_reason": state.replan_reason,
-        "status": status,
-        "blacklisted_actions": list(state.blacklisted_actions),
-        "current_subgoal_index": state.current_subgoal_index,
-        "no_plan_explanation": state.no_plan_explanation,
-        "reflection_context": list(state.reflection_context),
-        "wall_clock_started_at": state.wall_clock_started_at,
-    }
+    same = ["current_step", "replan_count", "replan_reason", "current_subgoal_index", "no_plan_explanation"]
+    out = {k: getattr(state, k) for k in [*same, "wall_clock_started_at"]}
+    history = [ActionResult(o.action, o.success, error=o.error) for o in state.execution_history]
+    out |= {"world_state": decode_state(state.world_state), "execution_history": history, "status": status}
+    return out | {k: list(getattr(state, k)) for k in ("blacklisted_actions", "reflection_context")}
 
 
 def execution_record(state: Any, goal: Any) -> Any:
-    """LangGOAP's ``ExecutionRecord`` of a finished goap run of ``goal`` (a LangGOAP GoalSpec or
-    MultiGoal; its sub-goal active at the end is recorded), or None for a status LangGOAP leaves out."""
+    """LangGOAP's ExecutionRecord of a finished run (its active sub-goal), or None."""
     from datetime import UTC, datetime
 
     from goap.compat.history import ExecutionRecord, compute_goal_hash

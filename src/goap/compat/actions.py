@@ -22,7 +22,6 @@ _Check = Callable[[dict[str, Any], dict[str, Any]], bool]
 
 
 def _lost_effect(world_state: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Stands in for a callable effect that did not survive serialization."""
     raise RuntimeError("a callable effect is lost in a checkpoint: pass the actions built from source again")
 
 
@@ -42,7 +41,7 @@ def _frozen(m: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return m if m is None or isinstance(m, MappingProxyType) else MappingProxyType(dict(m))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ActionSpec:
     """One action: preconditions (equality), effects (a mapping or an :data:`EffectFunction`), cost."""
 
@@ -132,8 +131,7 @@ def goap_action(
     name: str | None = None,
     **fields: Any,
 ) -> Callable[[Callable[..., Any]], ActionSpec]:
-    """Decorator: the function becomes an :class:`ActionSpec` (``fields`` are its other fields, e.g.
-    ``cost``, ``qos``, ``resources``); an async function goes to ``aexecute``, a plain one to ``execute``."""
+    """Decorator: the function as an ActionSpec's ``execute`` (or ``aexecute`` when async)."""
 
     def make(fn: Callable[..., Any]) -> ActionSpec:
         run: dict[str, Any] = {"aexecute" if inspect.iscoroutinefunction(fn) else "execute": fn}
@@ -181,18 +179,11 @@ class GoapAction:
         """The :class:`ActionSpec` of this action (validator and ``aexecute`` only when overridden)."""
         cls = type(self)
         own = {n: getattr(self, n) for n in _CLASS_FIELDS}
-        return ActionSpec(
-            name=cls.__name__,
-            preconditions=dict(self.preconditions),
-            effects=dict(self.effects),
-            cost=self.cost,
-            execute=self.execute,
-            aexecute=self.aexecute if cls.aexecute is not GoapAction.aexecute else None,
-            effect_validator=self.validate_effects
-            if cls.validate_effects is not GoapAction.validate_effects
-            else None,
-            **own,
-        )
+        mine = {n for n in ("aexecute", "validate_effects") if getattr(cls, n) is not getattr(GoapAction, n)}
+        own["aexecute"] = self.aexecute if "aexecute" in mine else None
+        own["effect_validator"] = self.validate_effects if "validate_effects" in mine else None
+        pre, eff = dict(self.preconditions), dict(self.effects)
+        return ActionSpec(cls.__name__, pre, eff, cost=self.cost, execute=self.execute, **own)
 
 
 _CLASS_FIELDS = "max_retries qos can_rerun read_only utility require_human_approval human_input_key".split()  # noqa: SIM905

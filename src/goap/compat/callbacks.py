@@ -1,5 +1,4 @@
-"""`CostAccumulator`: a LangChain callback keeping ``world_state['total_cost_usd']``, ``['total_tokens']``
-and ``['llm_call_count']``, the facts goap's `MaxCost` (as `MaxCostPolicy`), `MaxTokens` and `MaxLLMCalls` read."""
+"""`CostAccumulator`: a LangChain callback counting cost, tokens and calls into the world state."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ DEFAULT_COST_PER_1K_TOKENS: dict[str, tuple[float, float]] = {
 
 
 def _usage(response: Any) -> tuple[int, int, str | None]:
-    """(input tokens, output tokens, model) of an ``LLMResult``: the message's ``usage_metadata``
-    when present, else the older ``llm_output['token_usage']``."""
+    """(input tokens, output tokens, model) of an ``LLMResult`` (new or old usage fields)."""
     gens = getattr(response, "generations", None) or []
     msg: Any = getattr(gens[0][0], "message", None) if gens and gens[0] else None
     if getattr(msg, "usage_metadata", None):
@@ -38,8 +36,7 @@ def _usage(response: Any) -> tuple[int, int, str | None]:
 
 
 class CostAccumulator(BaseCallbackHandler):
-    """Adds every model call's cost, tokens and count into ``world_state`` (in place); prices per 1,000
-    tokens by model (over `DEFAULT_COST_PER_1K_TOKENS`), else the ``default_*_price``."""
+    """Adds each model call's cost, tokens and count into ``world_state`` (prices per 1,000 tokens)."""
 
     def __init__(self, world_state: dict[str, Any], *, cost_per_1k_tokens: Mapping[str, tuple[float, float]] | None = None, default_input_price: float = 0.0, default_output_price: float = 0.0) -> None:  # fmt: skip
         self.world_state = world_state

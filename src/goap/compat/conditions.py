@@ -1,5 +1,4 @@
-"""LangGOAP's condition resolvers: per missing key, the first answer other than UNKNOWN is written as
-True/False; an unknown key stays absent. :func:`resolver_sensor` makes them a goap sensor."""
+"""LangGOAP's condition resolvers over goap's :func:`goap.runtime.resolve_missing`."""
 
 from __future__ import annotations
 
@@ -72,7 +71,6 @@ class FunctionalConditionResolver:
 
     def __init__(self, name: str, fn: Callable[[str, dict[str, Any]], Any]) -> None:
         self.name, self._fn = name, fn
-        """The name given (used in logs)."""
 
     def resolve(self, key: str, world_state: dict[str, Any]) -> ConditionStatus:
         """Call ``fn``; a coroutine function must be used through :meth:`aresolve`."""
@@ -130,8 +128,7 @@ class PromptConditionResolver:
 
 
 def _ask(r: Any, sync: bool) -> Callable[[str, Any], Any]:
-    """A LangGOAP resolver as goap's (True/False/None): ``aresolve`` on the async path, else ``resolve``
-    (in a thread on the async path; an async-only resolver is skipped on the sync one)."""
+    """A LangGOAP resolver as goap's (True/False/None); ``aresolve`` only on the async path."""
 
     async def ask(key: str, world: Any) -> bool | None:
         if hasattr(r, "aresolve") and not sync:

@@ -13,7 +13,7 @@ from goap.compat.types import ObjectiveDirection
 __all__ = ["BuilderOutput", "ChainOutput", "ConstraintBuilder", "ConstraintChain"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class BuilderOutput:
     """The constraints and the objectives (key -> direction) of :meth:`ConstraintBuilder.build`."""
 
@@ -21,7 +21,7 @@ class BuilderOutput:
     objectives: Mapping[str, ObjectiveDirection] = field(default_factory=lambda: MappingProxyType({}))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ChainOutput:
     """What one chain ends in: a constraint or a ``(key, direction)`` objective."""
 
@@ -29,7 +29,7 @@ class ChainOutput:
     objective: tuple[str, ObjectiveDirection] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class _ChainState:
     key: str | None = None
     low: float | None = None

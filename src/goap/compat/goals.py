@@ -1,6 +1,4 @@
-"""LangGOAP-shaped goals: :class:`GoalSpec` (alias :data:`Goal`), :class:`MultiGoal`, soft goals,
-resource constraints and the replanning :class:`GoalPolicy`. Converted to goap's goals by
-:mod:`goap.compat._convert`."""
+"""LangGOAP-shaped goals, soft goals, constraints and replanning policy (converted by _convert)."""
 
 from __future__ import annotations
 
@@ -25,7 +23,7 @@ def _proxy(m: Mapping[str, Any]) -> MappingProxyType[str, Any]:
     return MappingProxyType(dict(m))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ConstraintSpec:
     """A bound on a summed resource (``min``/``max``), hard or soft (``weight`` per unit over)."""
 
@@ -43,7 +41,7 @@ class ConstraintSpec:
             raise ValueError(f"ConstraintSpec {self.key!r}: level {self.level!r} is not hard or soft")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class SoftGoal:
     """Conditions worth ``weight`` when a plan reaches them, not required."""
 
@@ -62,7 +60,7 @@ class SoftGoal:
         return self.name or str(dict(self.conditions))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class GoalPolicy:
     """When to replan, the goal's priority and its replanning budget (0: unlimited)."""
 
@@ -75,7 +73,7 @@ class GoalPolicy:
             raise ValueError(f"max_replans must be >= 0 (0 means no limit), got {self.max_replans}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class GoalSpec:
     """What must hold at the end (equality ``conditions``) plus what the CSP phase optimises."""
 
@@ -149,10 +147,9 @@ Goal = GoalSpec
 """The name LangGOAP recommends for :class:`GoalSpec`."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class MultiGoal:
-    """Several goals: pursued in order (``sequential``), the cheapest one (``any``), or the one of
-    greatest value minus cost (``best_value``)."""
+    """Several goals: in order, the cheapest (``any``) or the best value minus cost."""
 
     goals: tuple[GoalSpec, ...]
     mode: Literal["sequential", "any", "best_value"] = "sequential"

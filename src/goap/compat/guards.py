@@ -1,5 +1,4 @@
-"""LangGOAP's action guards. `GuardResult` is a goap `goap.runtime.GuardResult`; `as_goap_guards`
-makes LangGOAP guards (``check`` or ``acheck``) goap pre guards that see LangGOAP's world values."""
+"""LangGOAP's action guards as goap pre guards; `GuardResult` is goap's."""
 
 from __future__ import annotations
 
@@ -28,7 +27,7 @@ class GuardSeverity(str, Enum):  # noqa: UP042 - str() as LangGOAP's
     BLOCK = "block"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class GuardResult(_Verdict):
     """A check's verdict (a goap `GuardResult` whose severity is a `GuardSeverity`)."""
 
@@ -74,8 +73,7 @@ def _goap(g: Any) -> Any:
 
 
 def as_goap_guards(guards: Iterable[Any] | None) -> list[Any]:
-    """LangGOAP guards as goap pre guards that see LangGOAP's values (``acheck`` preferred, as on
-    LangGOAP's async path)."""
+    """LangGOAP guards as goap pre guards seeing LangGOAP's values (``acheck`` preferred)."""
     return [_goap(g) for g in guards or ()]
 
 

@@ -1,5 +1,4 @@
-"""LangGOAP's run history in a LangGraph ``BaseStore``, in LangGOAP's layout (so either library reads
-the other's store), by ``get``/``put`` only: ``search`` is a vector query on some stores."""
+"""LangGOAP's run history in a LangGraph store, in its layout, by ``get``/``put`` only."""
 
 from __future__ import annotations
 
@@ -24,21 +23,27 @@ def compute_goal_hash(goal: Any) -> str:
     return hashlib.sha256(json.dumps(pairs, default=str, sort_keys=True).encode()).hexdigest()[:16]
 
 
-@dataclass(frozen=True, slots=True)
+Facts = Mapping[str, Any]
+"""Named values: a goal's conditions, a record's metadata."""
+Cost = float
+"""A plan's cost, in the actions' cost units."""
+
+
+@dataclass(slots=True, frozen=True)
 class ExecutionRecord:
     """How one run went: its goal, last plan, costs, outcome (``success``/``failed``...), replans."""
 
     goal_hash: str
-    goal_conditions: Mapping[str, Any]
+    goal_conditions: Facts
     plan_actions: tuple[str, ...]
     """The last plan's action names, in order."""
-    expected_cost: float
-    actual_cost: float
+    expected_cost: Cost
+    actual_cost: Cost
     outcome: str
     """``success`` or ``failed`` for the runs a graph records; open to other values."""
     replan_count: int
     timestamp: datetime
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Facts = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The record as JSON-ready data (ISO timestamp)."""
@@ -67,8 +72,7 @@ class _SyncStore:
 
 
 class StoreExecutionHistory:
-    """Run records in a LangGraph store, by goal hash or by an action of a failed run (each index keeps
-    the newest ``index_limit`` ids; older records stay stored, unlisted)."""
+    """Run records by goal hash or failed action (indexes keep the newest ``index_limit`` ids)."""
 
     def __init__(self, store: Any, *, index_limit: int = 100) -> None:
         self._store, self.index_limit = store, index_limit

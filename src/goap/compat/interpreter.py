@@ -1,5 +1,4 @@
-"""LangGOAP's goal interpreter: a LangChain model's structured output (:class:`InterpretedGoal`) as a
-GoalSpec; unlike :class:`goap.runtime.GoalInterpreter`, nothing is validated or retried."""
+"""LangGOAP's goal interpreter: a model's structured output as a GoalSpec (no retries)."""
 
 from __future__ import annotations
 
@@ -63,11 +62,9 @@ def to_goal_spec(interpreted: InterpretedGoal) -> GoalSpec:
     if odd:
         raise ValueError(f"Non-scalar keys in the conditions (use bool, int, float, str): {odd}")
     objectives = {o.metric: ObjectiveDirection(o.direction) for o in interpreted.objectives}
-    return GoalSpec(
-        conditions=MappingProxyType(dict(conds)),
-        constraints=tuple(ConstraintSpec(**c.model_dump()) for c in interpreted.constraints),
-        objectives=MappingProxyType(objectives) if objectives else None,
-    )
+    cons = tuple(ConstraintSpec(**c.model_dump()) for c in interpreted.constraints)
+    objs = MappingProxyType(objectives) if objectives else None
+    return GoalSpec(conditions=MappingProxyType(dict(conds)), constraints=cons, objectives=objs)
 
 
 DEFAULT_SYSTEM_PROMPT = """Turn the user's request into a goal for a GOAP planner (the goal only, no plan).
@@ -106,9 +103,8 @@ class GoalInterpreter:
         """The system message (catalog, world) and the request as the user's message."""
         from langchain_core.messages import HumanMessage, SystemMessage
 
-        system = self._system_prompt.format(
-            action_catalog=build_action_catalog(self._actions), world_state=str(dict(world_state or {}))
-        )
+        catalog = build_action_catalog(self._actions)
+        system = self._system_prompt.format(action_catalog=catalog, world_state=str(dict(world_state or {})))
         return [SystemMessage(content=system), HumanMessage(content=request)]
 
     def interpret_raw(self, request: str, world_state: Mapping[str, Any] | None = None) -> InterpretedGoal:

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_RETRY_POLICY", "FIRE_ONCE", "ActionQos"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ActionQos:
     """How often a failing action is tried again, and how long to wait in between (milliseconds)."""
 
@@ -60,6 +60,6 @@ FIRE_ONCE = ActionQos(max_attempts=1)
 """One attempt, never retried."""
 
 DEFAULT_RETRY_POLICY = ActionQos(
-    max_attempts=5, backoff_initial_ms=10_000.0, backoff_multiplier=5.0, backoff_max_ms=60_000.0
+    5, backoff_initial_ms=10_000.0, backoff_multiplier=5.0, backoff_max_ms=60_000.0
 )
 """Five attempts, waits from 10 s growing fivefold up to 60 s."""

@@ -1,5 +1,4 @@
-"""LangGOAP's Reflexion tracer as a goap `goap.runtime.ReflexionTracer`; stored reflections load on
-the first planning hook, never when built."""
+"""LangGOAP's Reflexion tracer over goap's (stored reflections load on first planning)."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ _ASK = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class Reflection:
     """One failure: the action, its error, what went wrong, what to try, when (ISO time)."""
 
@@ -53,8 +52,7 @@ def _parse_llm_response(text: str) -> tuple[str, str]:
 
 
 class ReflexionTracer(_GoapReflexion):
-    """Turns failed actions into reflections by template, or by asking ``llm`` (a LangChain chat
-    model; one that fails falls back to the template). It never raises into a run."""
+    """Reflects on failed actions by template or ``llm`` (template on its failure); never raises."""
 
     reflections: list[Reflection]  # type: ignore[assignment]  # LangGOAP's records, not goap's
 

@@ -1,5 +1,4 @@
-"""LangGOAP-shaped plan scores, ordered as LangGOAP's code orders them (ascending level tuples, so
-``min()`` picks the most violated; goap's order by quality, see the diffs note)."""
+"""LangGOAP-shaped plan scores, ordered as LangGOAP's code orders them (see the diffs note)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""LangGOAP's sensors: `Sensor` (``name`` + ``sense(world_state)``) and `FunctionalSensor` are goap's;
-`as_goap_sensors` makes LangGOAP sensors (``sense`` or ``asense``) goap sensors reading and writing
-LangGOAP's values; the run helpers use goap's `read_sensors`."""
+"""LangGOAP's sensors: goap's `Sensor`, `FunctionalSensor` and `read_sensors` underneath."""
 
 from __future__ import annotations
 
@@ -64,8 +62,7 @@ async def _read(sensors: Sequence[Any], world_state: dict[str, Any]) -> list[tup
 
 
 def run_sensors_sync(sensors: Sequence[Any], world_state: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Read the sync sensors in order into ``world_state``; ``(name, facts)`` of each that answered
-    (async-only and raising sensors are logged and skipped)."""
+    """Read the sync sensors into ``world_state``; ``(name, facts)`` of each that answered."""
     for s in sensors:
         if not hasattr(s, "sense"):
             _log.warning("sensor %r is async-only, skipped on the sync path (use ainvoke)", s.name)

@@ -15,7 +15,7 @@ __all__ = ["PlanningState", "infer_start_state"]
 _log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class PlanningState:
     """An immutable world state: a frozenset of ``(key, value)`` pairs (values must be hashable)."""
 

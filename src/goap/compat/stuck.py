@@ -25,7 +25,7 @@ class StuckHandlingResultCode(enum.Enum):
     NO_RESOLUTION = "no_resolution"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class StuckHandlerResult:
     """A handler's answer; on REPLAN, ``state_updates`` and ``new_goal`` apply before planning again."""
 
@@ -69,13 +69,10 @@ class StuckHandler(Protocol):
 
 
 class _AsGoap:
-    """goap's ``handle(state, reason)`` over ``handle_stuck``."""
-
     handle_stuck: Callable[[Any, Any], StuckHandlerResult]
 
     def handle(self, state: Any, reason: Any) -> StuckResolution | None:
-        """Ask ``handle_stuck`` about a goap run that found no plan (as LangGOAP, not when its replan
-        budget is spent); the reason given is the run's ``no_plan_explanation``."""
+        """Ask ``handle_stuck`` about a run without a plan (reason: its no-plan explanation)."""
         from goap.compat._convert import state_to_langgoap
 
         if reason != "no_plan":
@@ -121,7 +118,5 @@ class MulticastStuckHandler(_AsGoap):
 
 def as_goap_stuck_handlers(handlers: Iterable[Any] | None) -> list[Any]:
     """LangGOAP stuck handlers as goap ones (goap asks them in order, as `MulticastStuckHandler`)."""
-    return [
-        h if isinstance(h, _AsGoap) else MulticastStuckHandler([h], getattr(h, "name", ""))
-        for h in handlers or ()
-    ]
+    wrap = MulticastStuckHandler
+    return [h if isinstance(h, _AsGoap) else wrap([h], getattr(h, "name", "")) for h in handlers or ()]

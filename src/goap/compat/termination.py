@@ -1,5 +1,4 @@
-"""LangGOAP's termination policies: each built-in is goap's (`MaxActionsPolicy` is a `goap.runtime.MaxActions`)
-and ``should_terminate(state)`` decides for a LangGOAP state dict through goap's ``check``."""
+"""LangGOAP's termination policies: goap's built-ins deciding for LangGOAP state dicts."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ __all__ = ["AllOfPolicy", "EarlyTermination", "FirstOfPolicy", "MaxActionsPolicy
            "TerminationPolicy", "as_goap_termination"]  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class EarlyTermination:
     """A policy's decision to stop the run (LangGOAP's shape of `goap.runtime.Termination`)."""
 

@@ -11,8 +11,7 @@ __all__ = ["FakeStructuredModel"]
 
 
 class FakeStructuredModel(BaseChatModel):
-    """A chat model whose ``with_structured_output(...)`` always answers ``response`` (with
-    ``expected_schema`` set, asking for another schema fails the test)."""
+    """A chat model whose structured output always answers ``response``."""
 
     response: Any = None
     expected_schema: Any = None

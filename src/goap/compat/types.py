@@ -8,6 +8,15 @@ from typing import Any, Protocol, runtime_checkable
 __all__ = ["CostFunction", "Maximize", "Minimize", "ObjectiveDirection", "ReplanStrategy"]
 
 
+@runtime_checkable
+class CostFunction(Protocol):
+    """A cost computed from the world state (a plain dict)."""
+
+    def __call__(self, world_state: dict[str, Any]) -> float:
+        """The cost in ``world_state``."""
+        ...
+
+
 class ReplanStrategy(str, enum.Enum):  # noqa: UP042 (str() as LangGOAP's)
     """When the observer asks for a new plan while executing."""
 
@@ -27,12 +36,3 @@ Minimize = ObjectiveDirection.MINIMIZE
 """Shorthand for :attr:`ObjectiveDirection.MINIMIZE`."""
 Maximize = ObjectiveDirection.MAXIMIZE
 """Shorthand for :attr:`ObjectiveDirection.MAXIMIZE`."""
-
-
-@runtime_checkable
-class CostFunction(Protocol):
-    """A cost computed from the world state (a plain dict)."""
-
-    def __call__(self, world_state: dict[str, Any]) -> float:
-        """The cost in ``world_state``."""
-        ...

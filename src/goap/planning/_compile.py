@@ -48,6 +48,12 @@ if os.environ.get("GOAP_PURE_PYTHON", "") != "1":
         from goap.planning import _ground
     except ImportError:  # the extension was not built: the pure-Python grounding runs
         _ground = None
+        import logging  # here only: `python -m goap plan` loads no logging otherwise
+
+        logging.getLogger(__name__).debug(
+            "goap.planning._ground is not built (no C compiler when goap was installed?): "
+            "grounding runs in pure Python (same results, slower)"
+        )
 
 ACCELERATED: bool = _ground is not None
 """Whether plain tasks are grounded by the C extension (built, and ``GOAP_PURE_PYTHON`` unset)."""

@@ -15,6 +15,8 @@ Search outcomes are not errors: "no plan" and "budget exhausted" are statuses of
 
 from __future__ import annotations
 
+from goap.planning.exports import publish
+
 __all__ = ["ModelError", "PlanningError", "ProblemFormatError", "UnsupportedConstraintError"]
 
 
@@ -72,3 +74,8 @@ class UnsupportedConstraintError(ModelError):
             f"strategy {strategy!r} cannot honour constraint {constraint!r} of goal {goal!r}; "
             "plan it with CspPipeline (the default for constrained goals) or a StrategyRouter"
         )
+
+
+# Errors are raised from code that imported them privately, before any user asked for them by
+# their public name: they report `goap` from the start, so every traceback prints `goap.ModelError`.
+publish("goap", globals(), __all__)

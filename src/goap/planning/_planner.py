@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from goap.planning._actions import ActionSpec, check_cost_sum, check_initial
@@ -230,13 +230,4 @@ def _sequential(
 
 
 def _timed(stats: SearchStats, t0: float) -> SearchStats:
-    return SearchStats(
-        stats.expanded,
-        stats.generated,
-        stats.evaluated,
-        stats.reopened,
-        time.perf_counter() - t0,
-        stats.initial_h,
-        stats.pruned_actions,
-        stats.symmetry_classes,
-    )
+    return replace(stats, seconds=time.perf_counter() - t0)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from goap.planning._checks import freeze_field
 from goap.planning._errors import ModelError
+from goap.planning.exports import publish
 
 if TYPE_CHECKING:
     from goap.planning._actions import ActionSpec
@@ -96,3 +97,7 @@ class RetryableActionError(Exception):
 
 class ActionRetry(Exception):
     """Raised by the executor to make the engine retry its step (the only exception it retries)."""
+
+
+# Errors report `goap` from the start (see goap.planning._errors).
+publish("goap", globals(), ["RetryableActionError"])

@@ -72,8 +72,17 @@ class SearchStats:
     """Operators removed by reachability and relevance pruning."""
     symmetry_classes: int = 0
     """Classes of interchangeable objects the search folded together."""
+    search: str = ""
+    """Which best-first loop ran: ``"c"`` (the C extension), ``"python"`` (no compiler when goap
+    was installed, ``GOAP_PURE_PYTHON=1``, or a task the C loop does not take), both joined with
+    ``+`` when pieces of one call differed, or ``""`` when no search loop ran (the goal was refuted
+    before searching, or the strategy is not a best-first search)."""
+    budget: str | None = None
+    """The budget that ran out when the status is ``"budget_exhausted"``: ``"max_expansions"``,
+    ``"timeout"`` or ``"max_memory_mb"`` (the strategy's settings of those names); else None."""
 
     def __add__(self, other: SearchStats) -> SearchStats:
+        searches = [s for s in dict.fromkeys((*self.search.split("+"), *other.search.split("+"))) if s]
         return SearchStats(
             self.expanded + other.expanded,
             self.generated + other.generated,
@@ -83,6 +92,8 @@ class SearchStats:
             self.initial_h if self.expanded or self.evaluated else other.initial_h,
             self.pruned_actions + other.pruned_actions,
             max(self.symmetry_classes, other.symmetry_classes),
+            "+".join(searches),
+            self.budget if self.budget is not None else other.budget,
         )
 
 
@@ -113,7 +124,8 @@ class PlanResult:
 
     ``status`` is ``"found"`` (``plan`` is set), ``"no_plan"`` (``explanation`` is set: the goal
     is unreachable, proven by relaxed reachability or exhaustive search) or
-    ``"budget_exhausted"`` (``max_expansions`` or ``timeout`` hit; nothing is proven).
+    ``"budget_exhausted"`` (``max_expansions``, ``timeout`` or ``max_memory_mb`` hit, named by
+    ``stats.budget``; nothing is proven).
     """
 
     status: Status

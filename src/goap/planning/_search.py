@@ -93,6 +93,8 @@ class SearchOutcome:
         "evaluated",
         "reopened",
         "initial_h",
+        "budget",
+        "loop",
     )
 
     def __init__(
@@ -105,6 +107,8 @@ class SearchOutcome:
         evaluated: int,
         reopened: int,
         initial_h: float,
+        budget: str | None = None,
+        loop: str = "python",
     ) -> None:
         self.status = status
         self.path = path
@@ -115,6 +119,11 @@ class SearchOutcome:
         self.evaluated = evaluated
         self.reopened = reopened
         self.initial_h = initial_h
+        self.budget = budget
+        """The budget that ran out (``status == "budget_exhausted"``): ``"max_expansions"``,
+        ``"timeout"`` or ``"max_memory_mb"``."""
+        self.loop = loop
+        """Which loop searched: ``"c"`` or ``"python"`` (not compared: both give the same outcome)."""
 
     def __repr__(self) -> str:
         return (
@@ -125,7 +134,7 @@ class SearchOutcome:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SearchOutcome):
             return NotImplemented
-        return all(getattr(self, f) == getattr(other, f) for f in SearchOutcome.__slots__)
+        return all(getattr(self, f) == getattr(other, f) for f in SearchOutcome.__slots__ if f != "loop")
 
     __hash__ = None  # type: ignore[assignment]  # mutable, compared by value (as the dataclass was)
 
@@ -186,8 +195,26 @@ def search(
         _LM_BYTES_MIN,
     )
     ops = task.ops
+    budget = None
+    if status == "budget_exhausted":
+        # The C loop checks the same three limits as best_first and says only that one ran out.
+        if max_expansions is not None and expanded >= max_expansions:
+            budget = "max_expansions"
+        elif deadline is not None and time.perf_counter() >= deadline:
+            budget = "timeout"
+        else:
+            budget = "max_memory_mb"
     return SearchOutcome(
-        status, [(ops[i], perm) for i, perm in path], cost, expanded, generated, evaluated, reopened, h0
+        status,
+        [(ops[i], perm) for i, perm in path],
+        cost,
+        expanded,
+        generated,
+        evaluated,
+        reopened,
+        h0,
+        budget,
+        "c",
     )
 
 
@@ -281,7 +308,7 @@ def best_first(
             evaluated += 1
             if deadline is not None and clock() > deadline:
                 return SearchOutcome(
-                    "budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0
+                    "budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0, "timeout"
                 )
             if hv < hk:
                 hv = hk  # pathmax: the inherited bound is admissible too
@@ -315,14 +342,22 @@ def best_first(
             reopened += 1
         closed.add(s)
         expanded += 1
-        if expanded == limit or (
+        if expanded == limit:
+            return SearchOutcome(
+                "budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0, "max_expansions"
+            )
+        if (
             mem_limit >= 0
             and expanded & 7 == 0
             and _memory(best_g, parent, hcache, closed, open_, per_state) + lm_bytes > mem_limit
         ):
-            return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
+            return SearchOutcome(
+                "budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0, "max_memory_mb"
+            )
         if deadline is not None and clock() > deadline:
-            return SearchOutcome("budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0)
+            return SearchOutcome(
+                "budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0, "timeout"
+            )
         succ = expand(s)
         if fifo_ties:
             succ.sort(key=_op_order)
@@ -345,7 +380,7 @@ def best_first(
                 evaluated += 1
                 if deadline is not None and clock() > deadline:
                     return SearchOutcome(
-                        "budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0
+                        "budget_exhausted", [], 0.0, expanded, generated, evaluated, reopened, h0, "timeout"
                     )
                 if hc == INF:
                     continue

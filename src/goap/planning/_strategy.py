@@ -226,6 +226,8 @@ class _BestFirst(StrategyBase):
                 initial_h=out.initial_h,
                 pruned_actions=task.pruned_ops,
                 symmetry_classes=len(sym.classes) if sym is not None else 0,
+                search=out.loop,
+                budget=out.budget,
             )
 
         if out.status == "found":

@@ -19,6 +19,7 @@ from goap.planning._constraints import (
 )
 from goap.planning._explain import Reachability, explain_unreachable
 from goap.planning._prologue import SolveStart, StrategyBase
+from goap.planning.exports import publish
 
 __all__ = [
     "RESERVED_METRICS",
@@ -35,3 +36,5 @@ __all__ = [
     "plain_goal",
     "refuse_constraints",
 ]
+
+publish(__name__, globals(), __all__, within="goap")

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from goap.planning import ActionSpec, Add, Compare, GoalSpec, OneOf, PlanningError
+from goap.planning.exports import publish
 from graphengine.context import Context
 from graphengine.models.chat import ChatModel, ChatOut, Message, ToolSpec, chat
 
@@ -370,3 +371,7 @@ async def run_nl(
     interp = interpreter or GoalInterpreter(model, graph.actions, max_attempts=max_attempts)
     goal = await interp.interpret(request, world_state=world_state)
     return await graph.run(run_id, world_state, goal)
+
+
+# Errors report `goap` from the start (see goap.planning._errors).
+publish("goap", globals(), ["GoalInterpretationError", "AmbiguousGoalError"])

@@ -17,6 +17,7 @@ or ``enabled=True``). :mod:`goap.selector.booking` is a booking flow built on it
 'goap_lite: collect phone via ask_phone'
 """
 
+from goap.planning.exports import publish as _publish
 from goap.selector import _choose, _errors, _lint, _model, _router
 from goap.selector._choose import *  # noqa: F403
 from goap.selector._errors import *  # noqa: F403
@@ -26,3 +27,5 @@ from goap.selector._router import *  # noqa: F403
 
 __all__ = sorted([*_choose.__all__, *_errors.__all__, *_lint.__all__, *_model.__all__, *_router.__all__])
 """Every public name of the selector's modules (each module's ``__all__`` lists its own)."""
+
+_publish(__name__, globals(), __all__)

@@ -8,6 +8,8 @@ only `opentelemetry-api` and is imported on first use. An emitter that raises ne
 
 from typing import TYPE_CHECKING, Any
 
+from graphengine.exports import publish as _publish
+
 from .emitter import Emitter, JSONLEmitter, LogEmitter, MemoryEmitter, MultiEmitter, NullEmitter, safe_emit
 from .event import Event, EventKind
 
@@ -28,10 +30,14 @@ __all__ = [
 ]
 
 
+_publish(__name__, globals(), __all__)
+
+
 def __getattr__(name: str) -> Any:
     # OpenTelemetry is imported only when `OTelEmitter` is first used.
     if name == "OTelEmitter":
         from .otel import OTelEmitter
 
+        _publish(__name__, {name: OTelEmitter}, [name])
         return OTelEmitter
     raise AttributeError(f"module 'emit' has no attribute {name!r}")

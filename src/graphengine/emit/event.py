@@ -34,8 +34,10 @@ class EventKind(StrEnum):
 class Event:
     """One observation of a run: which run, which step, which node, what happened.
 
-    The positional order follows the seed spec (`run_id, step, node_id, msg, meta`); `kind` and
-    `ts` are keyword fields with defaults so user code can build custom events briefly.
+    The positional fields say where and what, in the order a reader locates an event: the run,
+    the step within it, the node at that step, then the message and its details
+    (`Event(run_id, step, node_id, msg, meta)`). `kind` and `ts` are keyword fields with defaults,
+    so a node's own event is one short call and adding a field never shifts a position.
     """
 
     run_id: str

@@ -13,6 +13,8 @@ LangChain bridge needs the ``langchain`` extra. Importing this package imports n
 they are loaded when an adapter is first used. Test doubles live in `graphengine.models.testing`.
 """
 
+from graphengine.exports import publish as _publish
+
 from . import chat as _chat
 from . import errors as _errors
 from ._http import RetryPolicy, import_httpx, shared_ssl_context
@@ -30,3 +32,5 @@ __all__ += ["import_httpx", "shared_ssl_context"]
 __all__ += _chat.__all__  # the protocol, its records, chat()
 __all__ += _errors.__all__  # the error tree
 __all__.sort()
+
+_publish(__name__, globals(), __all__)

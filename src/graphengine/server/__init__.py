@@ -17,7 +17,11 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
         "graphengine.server needs FastAPI and uvicorn. Install them with: pip install graphengine[server]"
     ) from exc
 
+from graphengine.exports import publish as _publish
+
 from .app import TOKEN_ENV, RunManager, create_app, token_from_env
 from .inspector import graph_json, graph_svg, simple_svg
 
 __all__ = ["TOKEN_ENV", "RunManager", "create_app", "graph_json", "graph_svg", "simple_svg", "token_from_env"]
+
+_publish(__name__, globals(), __all__)

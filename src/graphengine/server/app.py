@@ -2,7 +2,8 @@
 
 Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
 
-    GET  /api/runs                      runs, newest first (?status=, ?prefix=, ?live=, ?limit=)
+    GET  /api/runs                      runs, newest first (?status=, ?prefix=, ?live=, ?limit=, ?offset=;
+                                        a `Link: rel="next"` header when more follow)
     POST /api/runs                      start a run {"run_id"?, "state"} (?wait=true: until it stops or pauses)
     GET  /api/runs/{run_id}             status, state, interrupt, step count, whether this server drives it
     GET  /api/runs/{run_id}/state       the state after the last step, or after ?step=K (0: initial)
@@ -54,6 +55,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeVar
+from urllib.parse import urlencode
 
 from fastapi import Body, FastAPI, Query, Request, Response
 from fastapi.encoders import jsonable_encoder
@@ -475,23 +477,44 @@ def create_app(
 
     @app.get("/api/runs", response_model=list[RunSummary], tags=["runs"])
     async def list_runs(
+        response: Response,
         status: Annotated[RunStatus | None, Query(description="only runs with this status")] = None,
         prefix: Annotated[str | None, Query(description="only run ids starting with this")] = None,
         live: Annotated[bool | None, Query(description="only runs this server drives (or not)")] = None,
-        limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+        limit: Annotated[int, Query(ge=1, le=10_000, description="at most this many runs")] = 100,
+        offset: Annotated[
+            int, Query(ge=0, le=1_000_000, description="skip this many matching runs first (the next page)")
+        ] = 0,
     ) -> list[dict[str, Any]]:
-        """Runs in the store, newest first, with their status."""
-        fetch = limit if prefix is None and live is None else max(limit * 10, 1000)
-        out = []
+        """Runs in the store, newest first, with their status, one page of `limit` from `offset`.
+
+        When more runs match beyond this page, a `Link: <...>; rel="next"` header names the next
+        page's URL (and `X-More-Runs: true`), so a list that stops at its limit says so."""
+        want = offset + limit + 1  # one beyond the page: whether a next page exists
+        fetch = want if prefix is None and live is None else max(want * 10, 1000)
+        matched = []
         for rec in await engine.store.list_runs(status=status, limit=fetch):
             if prefix is not None and not rec.run_id.startswith(prefix):
                 continue
             if live is not None and runs.is_live(rec.run_id) != live:
                 continue
-            out.append(summary(rec))
-            if len(out) >= limit:
+            matched.append(rec)
+            if len(matched) >= want:
                 break
-        return out
+        if len(matched) == want:
+            query = {
+                "limit": limit,
+                "offset": offset + limit,
+                "status": status,
+                "prefix": prefix,
+                "live": live,
+            }
+            nxt = urlencode(
+                {k: str(v).lower() if isinstance(v, bool) else v for k, v in query.items() if v is not None}
+            )
+            response.headers["link"] = f'</api/runs?{nxt}>; rel="next"'
+            response.headers["x-more-runs"] = "true"
+        return [summary(rec) for rec in matched[offset : offset + limit]]
 
     @app.post(
         "/api/runs",

@@ -73,6 +73,8 @@ PAGE = r"""<!doctype html>
       </div>
       <table id="runs"><thead><tr><th>run</th><th>status</th><th>updated</th></tr></thead><tbody></tbody></table>
       <p id="runs-empty" class="muted" hidden>No runs yet.</p>
+      <p id="runs-more" class="muted" hidden><span id="runs-range"></span>
+        <button id="runs-newer">newer</button> <button id="runs-older">older</button></p>
     </div>
     <div class="card">
       <h2>Start a run</h2>
@@ -146,12 +148,19 @@ const pretty = (v) => JSON.stringify(v, null, 2);
 function el(tag, text, cls) { const e = document.createElement(tag); if (text != null) e.textContent = text; if (cls) e.className = cls; return e; }
 function badge(node, status) { node.textContent = status; node.className = "badge s-" + status; }
 
+const RUNS_PAGE = 200;
+let runsOffset = 0;
 async function loadRuns() {
-  const q = new URLSearchParams({limit: "200"});
+  const q = new URLSearchParams({limit: String(RUNS_PAGE), offset: String(runsOffset)});
   if ($("status-filter").value) q.set("status", $("status-filter").value);
   if ($("prefix-filter").value) q.set("prefix", $("prefix-filter").value);
-  let runs;
-  try { runs = await api("/api/runs?" + q); $("conn").textContent = ""; }
+  let runs, more = false;
+  try {
+    const r = await fetch("/api/runs?" + q, {credentials: "same-origin"});
+    if (!r.ok) { const b = await r.json().catch(() => ({})); throw new Error(b.detail ? String(b.detail) : r.statusText); }
+    more = r.headers.get("x-more-runs") === "true";
+    runs = await r.json(); $("conn").textContent = "";
+  }
   catch (e) { $("conn").textContent = "· " + e.message; return; }
   const tb = $("runs").tBodies[0]; tb.replaceChildren();
   for (const r of runs) {
@@ -165,6 +174,10 @@ async function loadRuns() {
     tb.append(tr);
   }
   $("runs-empty").hidden = runs.length > 0;
+  // a list that stops at its page size says so, and pages on
+  $("runs-more").hidden = !more && runsOffset === 0;
+  $("runs-range").textContent = `runs ${runsOffset + 1}-${runsOffset + runs.length}, newest first` + (more ? "; more follow" : "");
+  $("runs-newer").disabled = runsOffset === 0; $("runs-older").disabled = !more;
 }
 
 function select(id) { location.hash = "run=" + enc(id); }
@@ -306,7 +319,11 @@ $("start").onclick = async () => {
   try { const d = await post("/api/runs", body); select(d.run_id); await loadRuns(); }
   catch (e) { err.hidden = false; err.textContent = e.message; }
 };
-$("refresh").onclick = loadRuns; $("status-filter").onchange = loadRuns; $("prefix-filter").oninput = loadRuns;
+$("refresh").onclick = loadRuns;
+$("status-filter").onchange = () => { runsOffset = 0; loadRuns(); };
+$("prefix-filter").oninput = () => { runsOffset = 0; loadRuns(); };
+$("runs-older").onclick = () => { runsOffset += RUNS_PAGE; loadRuns(); };
+$("runs-newer").onclick = () => { runsOffset = Math.max(0, runsOffset - RUNS_PAGE); loadRuns(); };
 window.addEventListener("hashchange", fromHash);
 setInterval(loadRuns, 5000);
 loadRuns(); fromHash(); if (!current) { $("empty").hidden = false; }

@@ -7,6 +7,8 @@ and never decode it; `JsonCodec` is the default codec the engine uses. Server dr
 imported on first use, so importing `store` never needs them.
 """
 
+from graphengine.exports import publish as _publish
+
 from ._lease import Lease
 from .codec import Codec, JsonCodec, adaptable_type
 from .errors import (
@@ -73,3 +75,5 @@ __all__ = [
     "prune",
     "register_scheme",
 ]
+
+_publish(__name__, globals(), __all__)

@@ -102,7 +102,10 @@ async def prune(
     kept: list[str] = []
     removed = 0
     for run in runs:
-        if run.status is not RunStatus.DONE or (only is not None and run.run_id not in only):
+        if run.status is not RunStatus.DONE:
+            continue
+        if only is not None and run.run_id not in only:
+            kept.append(run.run_id)  # finished, and left alone: kept, as the dry run reported it
             continue
         fresh = policy.keep_newer_than is not None and t - run.updated_at < policy.keep_newer_than
         if run.run_id in protected or fresh:

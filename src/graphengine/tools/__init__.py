@@ -16,6 +16,7 @@ imported when it first makes a request.
 """
 
 from graphengine.context import Tool, ToolCallError
+from graphengine.exports import publish as _publish
 
 from .calls import run_tool_calls, tool_spec
 from .function import FunctionTool, ToolInputError, tool
@@ -34,3 +35,5 @@ __all__ = [
     "tool",
     "tool_spec",
 ]
+
+_publish(__name__, globals(), __all__)

@@ -94,3 +94,23 @@ def test_history_prints_a_stored_runs_plan_lineage(
     assert [p["plan"] for p in plans] == [["build", "sign_hsm"], ["sign_local"]]
     assert main(["history", str(tmp_path / "missing.db"), "r"]) == 2
     assert main(["history", str(db), "nope"]) == 2
+
+
+def test_history_takes_a_store_url_like_every_other_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """history STORE RUN takes the store URL graphengine's commands take, and prints what the path gives."""
+    db = tmp_path / "runs.db"
+
+    async def run() -> None:
+        async with SQLiteStore(db) as store:
+            g = GoapGraph(ACTIONS, store=store, blacklist_after=1)
+            await g.run("r", {}, GoalSpec({"signed": True}))
+
+    asyncio.run(run())
+    assert main(["history", str(db), "r", "--json"]) == 0
+    by_path = capsys.readouterr().out
+    assert main(["history", f"sqlite:///{db}", "r", "--json"]) == 0
+    assert capsys.readouterr().out == by_path
+    assert main(["history", f"sqlite:///{tmp_path / 'missing.db'}", "r"]) == 2
+    assert "missing.db" in capsys.readouterr().err

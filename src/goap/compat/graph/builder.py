@@ -14,8 +14,7 @@ __all__ = ["GoapGraph"]
 
 
 class GoapGraph:
-    """Builds (``compile``) and runs (``invoke``) LangGOAP's GOAP loop as a LangGraph graph whose nodes
-    run goap.runtime's; :meth:`engine` is the same loop as a durable goap.runtime graph."""
+    """LangGOAP's GOAP loop as a LangGraph graph of goap.runtime's nodes (``compile``, ``invoke``)."""
 
     def __init__(
         self,
@@ -107,8 +106,7 @@ class GoapGraph:
         return await self.ainvoke(goal=goal, world_state=world_state, **kw)
 
     def engine(self, goal: Any = None) -> Any:
-        """The same loop as a durable :class:`goap.runtime.GoapGraph` under ``goal``'s replan policy (its
-        runs take goap's goals and encoded world states)."""
+        """The same loop as a durable goap.runtime GoapGraph (goap goals, encoded worlds)."""
         p, ex, o = self._planner, self._executor, self._observer
         mine = {k: p[k] for k in ("tracer", "sensors", "stuck_handlers")}
         return Bridge(guards=ex["guards"], termination=o["termination_policies"], **mine).graph(

@@ -1,5 +1,4 @@
-"""LangGOAP's LangChain / LangGraph on-ramps: tools as actions, a prebuilt agent, a subgraph node,
-a DeepAgents tool and subagent, and a LangGraph deployment scaffold."""
+"""LangGOAP's LangChain / LangGraph on-ramps: tools, agent, subgraph, DeepAgents, deployment."""
 
 from goap.compat.integrations.deepagents import create_goap_subagent as create_goap_subagent
 from goap.compat.integrations.deepagents import create_goap_tool as create_goap_tool

@@ -1,5 +1,4 @@
-"""GOAP for DeepAgents: a natural-language planning tool and a ``CompiledSubAgent``-shaped dict
-(plain LangChain / LangGraph objects: the ``deepagents`` package itself is not needed)."""
+"""GOAP for DeepAgents: a planning tool and a ``CompiledSubAgent``-shaped dict."""
 
 from __future__ import annotations
 
@@ -72,8 +71,7 @@ def create_goap_subagent(
     world_state: Mapping[str, Any] | None = None,
     graph_kwargs: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """``{"name", "description", "runnable"}``: the runnable answers the last human message with the
-    formatted GOAP result as an AI message."""
+    """``{name, description, runnable}``: the runnable answers the last human message."""
     run, arun = _runner(actions, llm, world_state, graph_kwargs)
 
     def task(msgs: Sequence[Any]) -> str:

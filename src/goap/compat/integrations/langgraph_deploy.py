@@ -1,5 +1,4 @@
-"""``scaffold_deployment``: the files ``langgraph dev`` / ``langgraph deploy`` need to serve a GOAP
-agent (which LangGraph also serves as an MCP tool on ``/mcp``)."""
+"""``scaffold_deployment``: the files ``langgraph dev`` needs to serve a GOAP agent."""
 
 from __future__ import annotations
 
@@ -42,8 +41,7 @@ def scaffold_deployment(
     python_version: str = "3.12",
     force: bool = False,
 ) -> Path:
-    """Write ``langgraph.json``, ``graph.py``, ``.env.example``, ``README.md`` into ``out_dir`` (returned)
-    for the GoapGraph factory ``graph_factory_module:graph_factory_attr``; FileExistsError unless ``force``."""
+    """Write a LangGraph deployment for the GoapGraph factory into ``out_dir`` (returned)."""
     out = Path(out_dir)
     deps = [*DEFAULT_DEPENDENCIES, *extra_dependencies]
     config = dict(python_version=python_version, graphs={agent_name: "./graph.py:graph"}, dependencies=deps)

@@ -28,8 +28,7 @@ def create_goap_agent(
     effect_validators: Mapping[str, EffectValidator] | None = None,
     **graph_kwargs: Any,
 ) -> Any:
-    """``GoapGraph`` over the tools as actions (:func:`goapify_tool`, options keyed by tool name), compiled
-    with ``graph_kwargs``; ``goap_goal`` holds the goal (a string one is interpreted here by ``llm``)."""
+    """A compiled ``GoapGraph`` over the tools as actions; ``goap_goal`` holds the goal."""
     options = "preconditions effects resources cost result_key max_retries duration effect_validator".split()  # noqa: SIM905
     given = (preconditions, effects, resources, costs, result_keys, max_retries, durations, effect_validators)
     tables: dict[str, Mapping[str, Any] | None] = dict(zip(options, given, strict=True))

@@ -33,8 +33,7 @@ def add_goap_subgraph(
     input_key: str = "world_state",
     output_key: str = "plan_result",
 ) -> None:
-    """Add node ``name`` to a parent ``StateGraph``: it runs the agent from ``state[input_key]`` toward
-    ``goal`` and writes the agent's final state, as a plain dict, to ``state[output_key]``."""
+    """Add node ``name`` running the agent from ``state[input_key]`` into ``state[output_key]``."""
     agent = GoapSubgraph(actions, goal).compile()
 
     def node(state: dict[str, Any]) -> dict[str, Any]:

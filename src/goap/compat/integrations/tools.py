@@ -33,8 +33,7 @@ def goapify_tool(
     duration: timedelta | None = None,
     effect_validator: EffectValidator | None = None,
 ) -> ActionSpec:
-    """An action named after ``tool`` calling it with the world facts it takes and yielding ``effects``
-    (plus, with ``result_key``, the tool's return value under that fact, unseen by the planner)."""
+    """An action calling ``tool`` with the facts it takes; ``result_key`` keeps its answer."""
     if not isinstance(tool, BaseTool):
         raise TypeError(f"goapify_tool needs a LangChain BaseTool, not {type(tool).__name__} (use @tool)")
     declared = dict(effects or {})

@@ -105,12 +105,7 @@ def plan(
     tracer: Any = None,
     record_expansions: bool = False,
 ) -> Plan | None:
-    """The cheapest plan from ``start`` to ``goal``, or None.
-
-    Blacklisted actions are left out unless no plan exists without them. ``time_budget_ms`` bounds
-    the search (None when it runs out). With ``record_expansions`` and a ``tracer``, the tracer's
-    ``on_search_complete(nodes, ms, found)`` is called once.
-    """
+    """The cheapest plan (blacklisted actions only as a fallback), or None."""
     st = start if isinstance(start, PlanningState) else PlanningState.from_dict(start)
     t0 = time.monotonic()
     deadline = None if time_budget_ms is None else t0 + time_budget_ms / 1000.0

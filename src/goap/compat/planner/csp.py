@@ -32,20 +32,26 @@ class CSPStatus(str, enum.Enum):  # noqa: UP042 (str() as LangGOAP's)
     SKIPPED = "skipped"
 
 
-@dataclass(frozen=True, slots=True)
+Bound = float | None
+"""A constraint's lower or upper limit on a resource total (None: unbounded)."""
+Span = timedelta | None
+"""How long the scheduled plan takes, first start to last end (None: not scheduled)."""
+
+
+@dataclass(slots=True, frozen=True)
 class ResourceUsage:
     """A resource's total over a plan and the bounds of its constraint (``info``: none)."""
 
     key: str
     total: float
-    constraint_min: float | None = None
-    constraint_max: float | None = None
+    constraint_min: Bound = None
+    constraint_max: Bound = None
     satisfied: bool = True
     """Whether ``total`` lies within the bounds."""
     level: Literal["hard", "soft", "info"] = "info"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ScheduleEntry:
     """When one action of the plan runs."""
 
@@ -56,7 +62,7 @@ class ScheduleEntry:
     end: timedelta
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class CSPMetadata:
     """What the CSP phase found: status, resource totals, objective values, schedule, explanation."""
 
@@ -65,7 +71,7 @@ class CSPMetadata:
     resource_usage: tuple[ResourceUsage, ...] = ()
     objective_values: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     schedule: tuple[ScheduleEntry, ...] = ()
-    makespan: timedelta | None = None
+    makespan: Span = None
     plans_evaluated: int = 0
     """Candidate plans the choice was made among."""
     scale_factor: int = 1000
@@ -76,18 +82,15 @@ class CSPMetadata:
             object.__setattr__(self, "objective_values", MappingProxyType(dict(self.objective_values)))
 
     def __repr__(self) -> str:
-        shown = [f"status={self.status.value!r}"] + [
-            text
-            for keep, text in (
-                (self.solver_time_ms > 0, f"solver_time_ms={self.solver_time_ms:.2f}"),
-                (self.resource_usage, f"resources={len(self.resource_usage)}"),
-                (self.objective_values, f"objectives={dict(self.objective_values)!r}"),
-                (self.schedule, f"schedule_entries={len(self.schedule)}"),
-                (self.makespan is not None, f"makespan={self.makespan}"),
-                (self.plans_evaluated > 0, f"plans_evaluated={self.plans_evaluated}"),
-            )
-            if keep
+        extra = [
+            (self.solver_time_ms > 0, f"solver_time_ms={self.solver_time_ms:.2f}"),
+            (self.resource_usage, f"resources={len(self.resource_usage)}"),
+            (self.objective_values, f"objectives={dict(self.objective_values)!r}"),
+            (self.schedule, f"schedule_entries={len(self.schedule)}"),
+            (self.makespan is not None, f"makespan={self.makespan}"),
+            (self.plans_evaluated > 0, f"plans_evaluated={self.plans_evaluated}"),
         ]
+        shown = [f"status={self.status.value!r}", *(text for keep, text in extra if keep)]
         return f"CSPMetadata({', '.join(shown)})"
 
 
@@ -117,19 +120,12 @@ def _objectives(goal: GoalSpec) -> list[gp.Objective]:
 
 
 def _pipeline(goal: GoalSpec, scale: int, **settings: Any) -> CspPipeline:
-    """goap's pipeline for the goal's constraints and objectives, weighted as LangGOAP's CSP weighs
-    them: objectives summed at weight 1, a soft violation at ``weight * scale`` per unit, and,
-    with no objective, soft violations alone (or, with neither, the plan cost)."""
+    """goap's pipeline weighted as LangGOAP's CSP (soft violations at ``weight * scale``)."""
+    bounded = [c for c in goal.constraints if c.min is not None or c.max is not None]
+    weights = [max(c.weight, 0.0) * (scale if c.level == "soft" else 1) for c in bounded]
     cons = tuple(
-        gp.ResourceConstraint(
-            cv.csp_metric(c.key),
-            c.max,
-            c.min,
-            c.level,
-            max(c.weight, 0.0) * (scale if c.level == "soft" else 1),
-        )
-        for c in goal.constraints
-        if c.min is not None or c.max is not None
+        gp.ResourceConstraint(cv.csp_metric(c.key), c.max, c.min, c.level, w)
+        for c, w in zip(bounded, weights, strict=True)
     )
     objs = _objectives(goal)
     if not objs and any(c.level == "soft" for c in cons):
@@ -213,18 +209,12 @@ def schedule_plan(plan: Plan, *, scale: int = 1000) -> CSPMetadata:
 def selection_metadata(
     chosen: Plan, goal: GoalSpec, report: Any, among: Sequence[Sequence[ActionSpec]], scale: int, t0: float
 ) -> CSPMetadata:
-    """The metadata of the plan goap's pipeline chose ``among`` plans: a usage row for every key any
-    of them uses, no schedule (as LangGOAP's)."""
+    """The metadata of the plan goap's pipeline chose ``among`` plans (no schedule)."""
     totals = compute_resource_totals(chosen.actions)
     keys = {k: 0.0 for acts in among for k in compute_resource_totals(acts)}
-    return CSPMetadata(
-        CSPStatus.OPTIMAL if report.status == "OPTIMAL" else CSPStatus.FEASIBLE,
-        _ms(t0),
-        usage_of({**keys, **totals}, goal),
-        {k: totals.get(k, 0.0) for k in goal.objectives or {}},
-        plans_evaluated=len(among),
-        scale_factor=scale,
-    )
+    status = CSPStatus.OPTIMAL if report.status == "OPTIMAL" else CSPStatus.FEASIBLE
+    values, usage = {k: totals.get(k, 0.0) for k in goal.objectives or {}}, usage_of({**keys, **totals}, goal)
+    return CSPMetadata(status, _ms(t0), usage, values, plans_evaluated=len(among), scale_factor=scale)
 
 
 def optimize_plans(plans: list[Plan], goal: GoalSpec, *, scale: int = 1000) -> tuple[Plan, CSPMetadata]:
@@ -245,8 +235,7 @@ def optimize_plans(plans: list[Plan], goal: GoalSpec, *, scale: int = 1000) -> t
 def pareto_plans(
     plans: list[Plan], goal: GoalSpec, *, scale: int = 1000, max_frontier: int | None = None
 ) -> list[tuple[Plan, CSPMetadata]]:
-    """The feasible plans no other beats on every objective, best first by the first objective
-    (with no objective: every feasible plan, cheapest first). ValueError when ``plans`` is empty."""
+    """The feasible plans no other beats on every objective, best first (ValueError: none)."""
     if not plans:
         raise ValueError("pareto_plans: the list of plans must not be empty")
     t0 = time.monotonic()

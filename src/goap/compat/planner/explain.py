@@ -1,5 +1,4 @@
-"""Which hard constraints a plan breaks, and why no plan exists (goap's deletion filter and relaxed
-reachability)."""
+"""Which hard constraints a plan breaks, and why no plan exists (goap's analyses)."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
     from goap.compat.state import PlanningState
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ResourceShortfall:
     """How far one resource total lies past its hard bound (``overrun`` >= 0)."""
 
@@ -29,7 +28,7 @@ class ResourceShortfall:
     """Distance from ``required`` to the bound it breaks."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class InfeasibilityExplanation:
     """A minimal set of hard constraints the plan cannot meet together, their shortfalls, advice."""
 
@@ -39,7 +38,6 @@ class InfeasibilityExplanation:
 
 
 def _check_feasibility(totals: Mapping[str, float], constraints: Sequence[ConstraintSpec]) -> bool:
-    """Whether ``totals`` meet every hard constraint of ``constraints``."""
     return not any(c.level == "hard" and _shortfall(c, totals.get(c.key, 0.0)) for c in constraints)
 
 
@@ -80,7 +78,7 @@ def explain_infeasibility(plan: Plan, goal: GoalSpec, meta: CSPMetadata) -> Infe
     return InfeasibilityExplanation(tuple(core), shortfalls, _advice(shortfalls, [c.key for c in core]))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class NoPlanExplanation:
     """Why no plan was found: goal keys no action can make hold, preconditions nothing establishes."""
 
@@ -104,8 +102,7 @@ class NoPlanExplanation:
 
 
 def explain_no_plan(start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec]) -> NoPlanExplanation:
-    """Goal conditions no action produces and preconditions nothing can establish, with advice (keys
-    a state-computed effect writes count as producible)."""
+    """Goal conditions no action produces and preconditions nothing establishes, with advice."""
     from goap.planning.kit import Reachability, explain_unreachable
 
     dynamic = {str(k) for a in actions if a.has_dynamic_effects for k in a.effect_key_set()}
@@ -121,17 +118,8 @@ def explain_no_plan(start: PlanningState, goal: GoalSpec, actions: Sequence[Acti
     missing = sorted({k for k, c in needs if not reach.can_hold(k, c)})
     advice = []
     if unreachable:
-        advice.append(
-            f"No available action produces the goal condition(s) {unreachable}: add one, or check the goal for typos."
-        )
+        advice.append(f"No action produces goal condition(s) {unreachable}: add one or check for typos.")
     if missing:
-        advice.append(
-            f"Precondition(s) {missing} hold neither in the start state nor after any action: "
-            "check the actions' dependency chain."
-        )
-    if not advice:
-        advice.append(
-            "Every goal condition has a producer, yet no ordering of the actions reaches the goal: "
-            "look for circular preconditions or effects that undo each other."
-        )
-    return NoPlanExplanation(tuple(unreachable), tuple(missing), " ".join(advice))
+        advice.append(f"Precondition(s) {missing} never hold: check the actions' dependency chain.")
+    cycle = "Every goal condition has a producer, yet no ordering reaches the goal: look for cycles."
+    return NoPlanExplanation(tuple(unreachable), tuple(missing), " ".join(advice) or cycle)

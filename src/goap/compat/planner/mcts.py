@@ -1,5 +1,4 @@
-"""LangGOAP's MCTS strategy over goap's :class:`goap.strategies.Mcts` (its rollouts as goap's
-``rollout`` hook; search events report ``g`` = visits, ``h`` = UCB1, ``f`` = mean reward)."""
+"""LangGOAP's MCTS strategy over goap's Mcts (events: g = visits, h = UCB1, f = mean)."""
 
 from __future__ import annotations
 
@@ -40,7 +39,6 @@ class RolloutPolicy(Protocol):
 
 
 def _value(goal: GoalSpec, heuristic: ScalarHeuristic | None) -> Callable[[Mapping[str, Any]], float] | None:
-    """``heuristic`` as goap's value of an encoded state."""
     if heuristic is None:
         return None
     return lambda s: heuristic(PlanningState.from_dict(cv.decode_state(s)), goal)
@@ -62,14 +60,8 @@ class _Walk:
         p: Any = self
         model = None if getattr(p, "model", None) is None else to_goap_model(p.model, actions)
         value = _value(goal, p.scalar_heuristic)
-        walk = walk_rollout(
-            cv.to_goap_goal(goal),
-            cv.goap_actions(actions),
-            model=model,
-            depth=p.max_depth,
-            greedy=self.greedy,
-            value=value,
-        )
+        g, acts = cv.to_goap_goal(goal), cv.goap_actions(actions)
+        walk = walk_rollout(g, acts, model=model, depth=p.max_depth, greedy=self.greedy, value=value)
         return walk(cv.encode_state(state), getattr(p, "rng", None) or Random())
 
 
@@ -101,7 +93,7 @@ class StochasticRollout(_Walk):
     scalar_heuristic: ScalarHeuristic | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class MCTSExploration:
     """Budgets (iterations, wall clock in ms; 0 disables it) and UCB1/rollout settings."""
 
@@ -121,7 +113,7 @@ class MCTSExploration:
             raise ValueError(f"the UCB1 constant c must be > 0, got {self.c}")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class MCTSReuseConfig:
     """Tree reuse (with visit decay), anytime partial plans, a path-cost budget, a determinized tree."""
 
@@ -154,12 +146,9 @@ class _Views:
         self.seen: dict[int, Any] = {}
 
     def of(self, node: MctsNode | MctsChance | None) -> Any:
-        if node is None:
-            return None
-        v = self.seen.get(id(node))
-        if v is None:
-            v = self.seen[id(node)] = (MCTSNode if isinstance(node, MctsNode) else ChanceNode)(self, node)
-        return v
+        if node is not None and id(node) not in self.seen:
+            self.seen[id(node)] = (MCTSNode if isinstance(node, MctsNode) else ChanceNode)(self, node)
+        return None if node is None else self.seen[id(node)]
 
 
 class MCTSNode:
@@ -228,7 +217,6 @@ class MCTSStrategy:
         return result
 
     def _tracer(self) -> tuple[Any, list[tuple[Any, ...]] | None]:
-        """The tracer recording search events, and a list collecting them (None: not recorded)."""
         tracer = self.tracing.tracer if self.tracing.record_expansions else None
         return tracer, None if tracer is None else []
 

@@ -1,5 +1,4 @@
-"""Plan-quality metrics over a plan's expected states (lower is better); the CSP phase subtracts
-``weight * value`` from a plan's soft score."""
+"""Plan-quality metrics over expected states (lower is better; subtracted from soft score)."""
 
 from __future__ import annotations
 
@@ -9,12 +8,8 @@ from typing import Protocol, runtime_checkable
 
 from goap.compat.planner.types import Plan, PlanningState
 
-__all__ = [
-    "PlanQualityMetric",
-    "MinimizeFinalStateExpression",
-    "MinimizeTrajectorySum",
-    "MinimizeTrajectoryMax",
-]
+__all__ = ["PlanQualityMetric", "MinimizeFinalStateExpression"]
+__all__ += ["MinimizeTrajectorySum", "MinimizeTrajectoryMax"]
 
 StateExpression = Callable[[PlanningState], float]
 """A number computed from one expected state."""

@@ -31,20 +31,15 @@ def needs_csp(goal: GoalSpec) -> bool:
 
 
 def _score(p: Plan, goal: GoalSpec, meta: CSPMetadata) -> HardSoftScore:
-    """Hard: minus each hard violation times its weight; soft: minus soft violations, plus or
-    minus each objective by its direction, minus each quality metric times its weight."""
+    """Hard: minus weighted hard violations; soft: minus soft ones, objectives, metrics."""
     from goap.compat.planner.explain import _shortfall
 
     by_key = {c.key: c for c in goal.constraints}
-    hard = soft = 0.0
+    lost = {"hard": 0.0, "soft": 0.0}
     for u in meta.resource_usage:
-        c = by_key.get(u.key)
-        gap = _shortfall(c, u.total) if c is not None else None
-        if c is not None and gap is not None:
-            if c.level == "hard":
-                hard -= gap.overrun * c.weight
-            else:
-                soft -= gap.overrun * c.weight
+        if (c := by_key.get(u.key)) is not None and (gap := _shortfall(c, u.total)) is not None:
+            lost[c.level] += gap.overrun * c.weight
+    hard, soft = 0.0 - lost["hard"], 0.0 - lost["soft"]
     for k, d in (goal.objectives or {}).items():
         v = meta.objective_values.get(k, 0.0)
         soft += v if d == ObjectiveDirection.MAXIMIZE else -v
@@ -88,10 +83,7 @@ def plan(
     tracer: Any = None,
     record_expansions: bool = False,
 ) -> Plan | None:
-    """A* then the CSP phase: the least-cost plan when it meets the hard constraints, else the best
-    single-blacklist alternative (status ``OPTIMAL``), else the least-cost plan marked
-    ``INFEASIBLE`` with an explanation. None only when A* finds no plan; an empty plan is
-    returned as is. The tracer sees the first search only, plus a ``csp_infeasible`` dead end."""
+    """A* then the CSP phase: the best plan meeting hard constraints, else one marked INFEASIBLE."""
     st = _state(start)
     seen: dict[str, Any] = {"tracer": tracer, "record_expansions": record_expansions}
     primary = astar_plan(st, goal, list(actions), list(blacklisted_actions or ()), **seen)

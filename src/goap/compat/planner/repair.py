@@ -1,5 +1,4 @@
-"""LangGOAP's plan repair over goap's :class:`goap.strategies.RepairStrategy`: keep the still-valid
-prefix of the old plan and let goap's A* plan the rest."""
+"""LangGOAP's plan repair over goap's RepairStrategy (valid prefix kept, the rest replanned)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from goap.compat.state import PlanningState, Start
 __all__ = ["RepairResult", "RepairStrategy", "repair_plan"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class RepairResult:
     """A repair's plan (None: failed) and what it kept of the old one."""
 

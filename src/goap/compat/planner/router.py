@@ -1,5 +1,4 @@
-"""LangGOAP's strategy router: goap's :class:`goap.strategies.StrategyRouter` reads the features and
-resolves the classifier's choice; the chosen LangGOAP-shaped strategy then plans."""
+"""LangGOAP's strategy router over goap's StrategyRouter."""
 
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ __all__ = ["ProblemFeatures", "RiskProfile", "RuleBasedClassifier", "StrategyCla
 __all__ += ["extract_features"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class ProblemFeatures:
     """LangGOAP's routing features (goap's, with ``admissible_h_at_start`` for the unsatisfied count)."""
 
@@ -96,8 +95,7 @@ class StrategyRouter:
     last_chosen: str | None = field(default=None, init=False, repr=False)
 
     def plan(self, start: Start, goal: GoalSpec, actions: Sequence[ActionSpec], **hints: Any) -> Plan | None:
-        """Plan with the strategy the classifier names (KeyError for an unknown one unless
-        ``on_unknown="default"``)."""
+        """Plan with the strategy the classifier names (KeyError for an unknown one)."""
         router = gs.StrategyRouter(
             strategies=self.strategies,
             classifier=lambda f: self.classifier(_from_goap(f, goal)),

@@ -44,8 +44,7 @@ class _Base:
     def plan(
         self, start: PlanningState, goal: GoalSpec, actions: Sequence[ActionSpec], **kw: Any
     ) -> Plan | None:
-        """A plan from ``start`` to ``goal`` or None (keywords: ``blacklisted_actions``, ``prior_plan``,
-        ``current_step``)."""
+        """A plan from ``start`` to ``goal`` or None (LangGOAP's planning keywords)."""
         if kw.get("prior_plan") is None:  # an inner strategy may not know the repair hints
             kw = {"blacklisted_actions": kw.get("blacklisted_actions")}
         out: Plan | None = self._run(start, goal, actions, kw)
@@ -95,8 +94,7 @@ class TwoPhasePipelineStrategy(_Base):
 
 
 class LazyDecompositionStrategy(_Base):
-    """Plans with ``inner`` (default A*) and keeps only the first ``lookahead`` actions; the GOAP loop
-    replans after they ran."""
+    """Plans with ``inner`` (default A*) and keeps the first ``lookahead`` actions."""
 
     def __init__(self, *, lookahead: int = 1, inner: PlanningStrategy | None = None) -> None:
         if lookahead < 1:

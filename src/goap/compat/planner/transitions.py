@@ -1,6 +1,4 @@
-"""LangGOAP's transition models. Theirs return an action's *effects*; goap's return the whole next
-state, so :func:`to_goap_model` wraps one for goap's planners (:class:`goap.Mcts`, the router's
-features, :func:`goap.assert_expected_matches_declared`)."""
+"""LangGOAP's transition models (effects, not states), wrapped for goap's planners."""
 
 from __future__ import annotations
 
@@ -36,7 +34,7 @@ class TransitionModel(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class DeterministicTransitionModel:
     """Expected and sampled effects are the declared ones (the rng is ignored)."""
 
@@ -51,7 +49,7 @@ class DeterministicTransitionModel:
         return action.get_effects(dict(state))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class _GoapModel:
     """goap's view of a LangGOAP model: goap actions and encoded whole states in and out."""
 
@@ -85,8 +83,7 @@ def to_goap_model(model: Any, actions: Sequence[ActionSpec]) -> gp.TransitionMod
 
 
 def assert_expected_matches_declared(model: Any, *, state: Mapping[str, Any], action: ActionSpec) -> None:
-    """goap's check of ``model.expected`` against ``action``'s declared effects (AssertionError, or
-    ValueError for a policy without a reason)."""
+    """goap's check of ``model.expected`` against ``action``'s declared effects."""
     gp.assert_expected_matches_declared(
         _GoapModel(model, {action.name: action}), state=cv.encode_map(state), action=cv.to_goap_action(action)
     )

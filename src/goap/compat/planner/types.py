@@ -16,10 +16,9 @@ if TYPE_CHECKING:
 __all__ = ["Plan", "PlanMetadata", "PlanningState"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class PlanMetadata:
-    """Search counters of a plan: nodes expanded, applicable actions (utility planner), time, pruning,
-    and the CSP phase's results."""
+    """Search counters of a plan and the CSP phase's results."""
 
     nodes_explored: int = 0
     applicable_count: int = 0
@@ -38,7 +37,7 @@ def _shim(module: str, func: str, doc: str) -> Any:
     return method
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, frozen=True)
 class Plan:
     """Actions in order, the state expected after each, the total cost, metadata and a score."""
 
@@ -48,16 +47,16 @@ class Plan:
     metadata: PlanMetadata = field(default_factory=PlanMetadata)
     score: Score = field(default_factory=SimpleScore)
 
-    @property
-    def action_names(self) -> list[str]:
-        """The action names, in order."""
-        return [a.name for a in self.actions]
+    def __repr__(self) -> str:
+        return f"Plan(actions={self.action_names!r}, total_cost={self.total_cost:.4g}, steps={len(self)})"
 
     def __len__(self) -> int:
         return len(self.actions)
 
-    def __repr__(self) -> str:
-        return f"Plan(actions={self.action_names!r}, total_cost={self.total_cost:.4g}, steps={len(self)})"
+    @property
+    def action_names(self) -> list[str]:
+        """The action names, in order."""
+        return [a.name for a in self.actions]
 
     @classmethod
     def empty(cls) -> Plan:

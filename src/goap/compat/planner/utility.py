@@ -1,5 +1,4 @@
-"""LangGOAP's utility planner: one step of goap's :class:`goap.strategies.UtilityStrategy` (net value
-= the action's ``utility`` in the state minus its cost), and the never-satisfied Nirvana goal."""
+"""LangGOAP's utility planner (one step of goap's UtilityStrategy) and the Nirvana goal."""
 
 from __future__ import annotations
 

@@ -10,9 +10,7 @@ from goap.planning import Schedule, ScheduledAction, dependencies
 
 
 def shape(plan: Any, show_schedule: bool, timed: str, costed: str) -> dict[str, Any]:
-    """goap renderer options for ``plan`` (and ``scheduled``: drawn from its schedule): ids, labels (``timed``
-    or ``costed`` format the scheduled duration or a cost other than 1), goap's dependency edges,
-    same-start groups of the schedule."""
+    """goap renderer options for ``plan``: ids, labels, dependency edges, same-start groups."""
     ids = [f"a{i}_{re.sub(r'[^A-Za-z0-9_]', '_', a.name)}" for i, a in enumerate(plan.actions)]
     labels = [a.name for a in plan.actions]
     groups = []
@@ -30,14 +28,8 @@ def shape(plan: Any, show_schedule: bool, timed: str, costed: str) -> dict[str, 
         costs = [a.get_cost({}) for a in plan.actions]
         labels = [costed.format(name=n, c=c) if c != 1.0 else n for n, c in zip(labels, costs, strict=True)]
     edges = list(dependencies(goap_actions(plan.actions)))
-    return {
-        "ids": ids,
-        "labels": labels,
-        "edges": edges,
-        "groups": groups,
-        "frame": False,
-        "scheduled": scheduled,
-    }
+    drawn = {"ids": ids, "labels": labels, "edges": edges, "groups": groups}
+    return {**drawn, "frame": False, "scheduled": scheduled}
 
 
 def to_schedule(plan: Any) -> Schedule:

@@ -22,14 +22,10 @@ def render_ascii(plan: Any, *, show_resources: bool = True, show_schedule: bool 
         extra += [f"  makespan: {csp.makespan.total_seconds():g}s"] if csp.makespan is not None else []
     if lines := shortfall_lines(plan):
         extra += ["", "Infeasibility Explanation:", *(f"  {line}" for line in lines)]
-    return plan_to_text(
-        [a.name for a in plan.actions],
-        title=f"Plan ({n} step{'' if n == 1 else 's'}, cost={plan.total_cost:g})",
-        labels=opts["labels"],
-        edges=opts["edges"],
-        schedule=to_schedule(plan) if opts["scheduled"] else None,
-        extra=extra,
-    )
+    title = f"Plan ({n} step{'' if n == 1 else 's'}, cost={plan.total_cost:g})"
+    drawn = {"labels": opts["labels"], "edges": opts["edges"], "extra": extra}
+    schedule = to_schedule(plan) if opts["scheduled"] else None
+    return plan_to_text([a.name for a in plan.actions], title=title, schedule=schedule, **drawn)
 
 
 def render_ascii_gantt(plan: Any, *, width: int = 60) -> str:

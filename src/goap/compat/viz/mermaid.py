@@ -36,10 +36,8 @@ def render_mermaid(plan: Any, *, show_resources: bool = True, show_schedule: boo
     if lines := resource_lines(plan, show_resources):
         extra += ["", "  %% Resource usage", *(f"  %%   {line}" for line in lines)]
     if plan.metadata.csp is not None and plan.metadata.csp.explanation is not None:
-        extra += [
-            "",
-            f"  note right of {ids[0]}: " + "<br/>".join(["INFEASIBLE PLAN", *shortfall_lines(plan)]),
-        ]
+        note = "<br/>".join(["INFEASIBLE PLAN", *shortfall_lines(plan)])
+        extra += ["", f"  note right of {ids[0]}: {note}"]
     return plan_to_mermaid(names, direction="TD", node_class="action", extra=extra, **opts)
 
 

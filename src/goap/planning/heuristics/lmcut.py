@@ -62,6 +62,13 @@ if os.environ.get("GOAP_PURE_PYTHON", "") != "1":
         from goap.planning import _lmcut as _core
     except ImportError:  # the extension was not built: the pure-Python code below runs
         _core = None
+        import logging  # here only: `python -m goap plan` loads no logging otherwise
+
+        logging.getLogger(__name__).debug(
+            "goap.planning._lmcut is not built (no C compiler when goap was installed?): LM-cut "
+            "and the A* loop run in pure Python (same results, slower; `python -m goap plan --json` "
+            'says "search": "python")'
+        )
 
 ACCELERATED: bool = _core is not None
 """Whether LM-cut runs in the C extension by default (built, and ``GOAP_PURE_PYTHON`` unset)."""

@@ -1,5 +1,4 @@
-"""How LangGOAP-shaped nodes run goap.runtime's nodes (`goap.runtime.GoapGraph.step`) on views of
-LangGOAP's dict state; unhashable world values stay beside goap's state and reach ``execute``."""
+"""LangGOAP-shaped nodes running goap.runtime's nodes on views of LangGOAP's dict state."""
 
 from __future__ import annotations
 
@@ -59,8 +58,7 @@ class Node:
 
 def split(world: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``world`` as goap's encoded facts and the unhashable rest."""
-    facts: dict[str, Any] = {}
-    rich: dict[str, Any] = {}
+    facts, rich = dict[str, Any](), dict[str, Any]()
     for k, v in world.items():
         try:
             facts[k] = cv.encode_value(v)
@@ -190,9 +188,7 @@ class TracerView:
         """``action_complete`` with LangGOAP's executor update."""
         b = self.bridge
         up: dict[str, Any] = {"execution_history": results([o], b.world, b.world, dict(b.rich))}
-        if not o.success:
-            up["status"] = "action_failed"
-        await self._fire("action_complete", up)
+        await self._fire("action_complete", up if o.success else {**up, "status": "action_failed"})
 
     async def aon_action_retry(self, action: Any, attempt: int, exc: Any, ms: float) -> None:
         """``action_retry`` with LangGOAP's action and the action's own exception."""
@@ -341,23 +337,16 @@ class Bridge:
                     for k in planning_keys(actions, sub)
                     if k in exp or k in facts
                 }
-        why = d.get("replan_reason")
-        return RtState.model_construct(
-            world_state=facts,
-            goal=self.goal(goal) if goal is not None else None,
-            plan=names,
-            plan_cost=float(plan.total_cost) if plan is not None else 0.0,
-            current_step=step,
-            execution_history=hist,
-            replan_count=int(d.get("replan_count", 0) or 0),
-            replan_reason=why if why in _REASONS else None,
-            blacklisted_actions=list(d.get("blacklisted_actions") or ()),
-            action_failure_counts=dict(d.get("action_failure_counts") or {}),
-            current_subgoal_index=index,
-            wall_clock_started_at=d.get("wall_clock_started_at"),
-            expected_world_state=expected,
-            plans_made=int(plan is not None),
-        )
+        run: dict[str, Any] = {"world_state": facts, "plan": names, "current_step": step}
+        run |= {"execution_history": hist, "current_subgoal_index": index, "expected_world_state": expected}
+        run |= {"plans_made": int(plan is not None), "wall_clock_started_at": d.get("wall_clock_started_at")}
+        run["goal"] = self.goal(goal) if goal is not None else None
+        run["plan_cost"] = float(plan.total_cost) if plan is not None else 0.0
+        run["replan_count"] = int(d.get("replan_count", 0) or 0)
+        run["replan_reason"] = why if (why := d.get("replan_reason")) in _REASONS else None
+        run["blacklisted_actions"] = list(d.get("blacklisted_actions") or ())
+        run["action_failure_counts"] = dict(d.get("action_failure_counts") or {})
+        return RtState.model_construct(**run)
 
     async def step(self, g: GoapGraph, node: str, s: RtState, **kw: Any) -> tuple[RtState, Any]:
         """Run goap node ``node`` on ``s`` (the last :meth:`view`); the state after it and its route."""

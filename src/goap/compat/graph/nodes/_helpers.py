@@ -11,14 +11,11 @@ from goap.runtime import independent_batch
 
 
 def _get_last_failed_action(state: Mapping[str, Any]) -> str | None:
-    """The name of the last failed action in the history, or None."""
-    return next(
-        (r.action_name for r in reversed(state.get("execution_history") or []) if not r.success), None
-    )
+    history = reversed(state.get("execution_history") or [])
+    return next((r.action_name for r in history if not r.success), None)
 
 
 def _get_max_retries(action_name: str, actions: Sequence[Any]) -> int:
-    """The ``max_retries`` of the named action (0 when unknown)."""
     return next((a.max_retries for a in actions if a.name == action_name), 0)
 
 

@@ -46,10 +46,8 @@ def approval_gate(action: Any, world: dict[str, Any]) -> dict[str, Any] | None:
             return _refused(action, world, f"human_form_invalid: {why}")
         world[action.human_input_key or action.name] = form.model_dump(mode="json")
         return None
-    effects = dict(action.get_effects(world))
-    answer = interrupt(
-        {"type": "goap_action_approval", **base, "effects": effects, "world_state": dict(world)}
-    )
+    base |= {"effects": dict(action.get_effects(world)), "world_state": dict(world)}
+    answer = interrupt({"type": "goap_action_approval", **base})
     if _approved(answer):
         return None
     why = answer.get("reason", "denied by operator") if isinstance(answer, dict) else "denied by operator"

@@ -36,7 +36,6 @@ class GoapObserver(Node):
         self._bridge = Bridge(tracer=tracer, termination=termination_policies)
 
     def _route(self, state: dict[str, Any]) -> Command[str]:
-        """The routing decision alone."""
         return self(state)  # type: ignore[no-any-return]
 
     async def _go(self, state: dict[str, Any], sync: bool) -> Command[str]:

@@ -81,8 +81,7 @@ class GoapPlanner(Node):
             start = PlanningState.from_dict(world, keys=planning_keys(self.actions, sub))
             why = explain_no_plan(start, sub, self.actions).to_dict() if isinstance(sub, GoalSpec) else None
             return {**out, "plan": None, "status": "no_plan", "no_plan_explanation": why}
-        notes = getattr(self._tracer, "reflections", None) or ()
-        if notes:
+        if notes := getattr(self._tracer, "reflections", None):
             out["reflection_context"] = [f"[{r.action_name}] {r.reflection} → {r.suggestion}" for r in notes]
         made = b.planned if b.planned is not None and b.planned.action_names == s.plan else None
         plan = made or make_plan(s.plan, self.actions, world, sub)
