@@ -17,7 +17,7 @@ and run it: every step is committed to a `store.Store`, so runs resume after a c
 """
 
 from ._blocking import run_blocking
-from ._encoding import FAN_OUT_NODE
+from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE
 from ._reads import Interrupt
 from ._replay import Divergence, ReplayReport
 from ._runtime import Runtime
@@ -41,6 +41,7 @@ from .crdt import (
 from .engine import Engine
 from .errors import (
     BudgetExceededError,
+    ContextMissingError,
     DeltaTypeError,
     DuplicateNodeError,
     EncodeError,
@@ -57,6 +58,7 @@ from .errors import (
     RoutingError,
     RunBusyError,
     RunExistsError,
+    RunNotFinishedError,
     RunNotFoundError,
     SchemaVersionError,
     StateValidationError,
@@ -79,6 +81,7 @@ __all__ = [
     "BudgetExceededError",
     "CRDT",
     "Context",
+    "ContextMissingError",
     "DeltaTypeError",
     "Divergence",
     "DualNode",
@@ -93,6 +96,7 @@ __all__ = [
     "GraphError",
     "GraphSpec",
     "GraphValidationError",
+    "INPUT_NODE",
     "Interrupt",
     "InterruptSignal",
     "LWWMap",
@@ -122,6 +126,7 @@ __all__ = [
     "RoutingError",
     "RunBusyError",
     "RunExistsError",
+    "RunNotFinishedError",
     "RunNotFoundError",
     "RunStream",
     "Runtime",
@@ -134,6 +139,7 @@ __all__ = [
     "SyncNode",
     "Tool",
     "ToolCallError",
+    "UPDATE_NODE",
     "UnknownNodeError",
     "VersionMap",
     "append",

@@ -63,9 +63,21 @@ async def execute(
     call = node.call
     if emitter is _SAME:
         emitter = eng.emitter
+    given = eng.context
     while True:
-        ctx = Context(
-            run_id, step, node.id, attempt, emitter, resume_input, resumed, branch, interrupted_at, recorded
+        ctx: Context[Any] = Context(
+            run_id,
+            step,
+            node.id,
+            attempt,
+            emitter,
+            resume_input,
+            resumed,
+            branch,
+            interrupted_at,
+            recorded,
+            None,
+            given,
         )
         try:
             if node.timeout is None:

@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAN_OUT_NODE",
+    "INPUT_NODE",
+    "RESERVED_NODES",
     "ROUTE_MAX_DEPTH",
+    "UPDATE_NODE",
     "check_finite",
     "check_size",
     "decode_events",
@@ -53,6 +56,15 @@ _FAN_OUT = NextKind.FAN_OUT
 
 FAN_OUT_NODE = "__fan_out__"
 """Node id of the step record that commits a fan-out's merged branches."""
+
+INPUT_NODE = "__input__"
+"""Node id of the step record that begins a turn: the input of `Engine.continue_run`, merged."""
+
+UPDATE_NODE = "__update__"
+"""Node id of the step record of an `Engine.update_state` edit (the node it acts as is in `calls`)."""
+
+RESERVED_NODES = frozenset({FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE})
+"""Node ids of step records that no node of the graph wrote; no node may be added under them."""
 
 
 def record_calls(

@@ -90,6 +90,7 @@ async def fan_out_step(
     store = eng.store
     nodes = g.nodes
     emitter = eng.emitter
+    given = eng.context
     branches = nxt.branches
     k = len(branches)
     deltas: list[Any] = [None] * k
@@ -161,7 +162,7 @@ async def fan_out_step(
                     # The first attempt inline, as `execute` would make it: no coroutine or result
                     # tuple of its own per branch. Retries continue in `execute`.
                     attempt = 1
-                    bctx = Context(run_id, step, nid, 1, emitter, None, False, i, None, None)
+                    bctx = Context(run_id, step, nid, 1, emitter, None, False, i, None, None, None, given)
                     try:
                         res = node.call(bctx, bstate)
                         if node.is_async:

@@ -91,6 +91,8 @@ class FirstHop:
     """Steps stored since that snapshot."""
     versions: Any = None
     """The run's `VersionMap` when some of its stored values predate the engine's state version."""
+    turn_start: int = 0
+    """The step that began the current turn (0: the run's first); `max_steps` counts from it."""
 
 
 _FRESH = FirstHop()
@@ -152,6 +154,7 @@ async def drive(
     is_state = eng.is_state
     nodes = g.nodes
     max_steps = eng.options.max_steps
+    step_cap = first.turn_start + max_steps  # a limit per turn, as LangGraph's per invoke
     snap_every = eng.options.snapshot_every
     snap_ratio = eng.options.snapshot_ratio
     snap_size, since_bytes, since_steps = first.snap_size, first.since_bytes, first.since_steps
@@ -181,7 +184,7 @@ async def drive(
                     await _pause(eng, run_id, step, node_id, last_err, "paused before node", {"before": True})
                     return state
                 approved = False
-                if step >= max_steps:
+                if step >= step_cap:
                     raise max_steps_error(run_id, step, node_id, max_steps)
                 step += 1
                 if emitter is not None:
@@ -314,7 +317,7 @@ async def drive(
                     return state
             elif kind is _FAN_OUT:
                 node_id = FAN_OUT_NODE
-                if step >= max_steps:
+                if step >= step_cap:
                     raise max_steps_error(run_id, step, node_id, max_steps)
                 step += 1
                 state, nxt, err, snap_size = await fan_out_step(

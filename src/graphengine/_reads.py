@@ -6,12 +6,13 @@ nothing but checkpoints.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from graphengine.store import Checkpoint, RunRecord, RunStatus
 
-from ._encoding import decode_events
+from ._encoding import INPUT_NODE, UPDATE_NODE, decode_events
 from ._runtime import corrupt_step
 from .errors import RunNotFoundError
 from .history import StepView, field_sizes
@@ -67,7 +68,7 @@ class RunReads(Generic[S]):
         # A committed interrupt step is pending whatever the status says: the status write
         # after it may have been lost to a crash, or a resume with input may have died.
         if nxt.kind is NextKind.INTERRUPT and latest.last is not None:
-            return Interrupt(run_id, latest.last_step, latest.last.node_id, nxt.payload, False)
+            return Interrupt(run_id, latest.last_step, rt.interrupted(latest.last)[0], nxt.payload, False)
         if latest.run.status is RunStatus.INTERRUPTED and nxt.kind is _GOTO:
             return Interrupt(run_id, latest.last_step, nxt.target, None, True)
         return None
@@ -80,7 +81,9 @@ class RunReads(Generic[S]):
         vm = rt.versions(run)
         state = rt.decode(run.initial, run_id, 0, "initial", vm)
         out: list[StepView[S]] = []
+        turn = 0
         for rec in await rt.store.load_steps(run_id):
+            turn += rec.node_id == INPUT_NODE
             delta = None if rec.delta is None else rt.decode(rec.delta, run_id, rec.step, "delta", vm)
             if rec.state is not None:
                 state = rt.decode(rec.state, run_id, rec.step, "state", vm)
@@ -103,6 +106,8 @@ class RunReads(Generic[S]):
                     ts=rec.ts,
                     sizes=field_sizes(rec.delta),
                     events=events,
+                    turn=turn,
+                    as_node=_acted_as(rec.calls) if rec.node_id == UPDATE_NODE else None,
                 )
             )
         return out
@@ -128,3 +133,13 @@ class RunReads(Generic[S]):
 
     save_checkpoint = checkpoint
     """Another name for `checkpoint`."""
+
+
+def _acted_as(calls: bytes | None) -> str | None:
+    """The node an `update_state` edit acted as, from its record."""
+    try:
+        doc = json.loads(calls or b"{}")
+    except ValueError:
+        return None
+    acted = doc.get("as_node") if isinstance(doc, dict) else None
+    return acted if isinstance(acted, str) else None

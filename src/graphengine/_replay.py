@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._attempts import execute
-from ._encoding import FAN_OUT_NODE, encode_events, isolated
+from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE, encode_events, isolated
 from ._runtime import corrupt_step
-from .errors import GraphError, NodeError
+from .errors import ContextMissingError, GraphError, NodeError
 from .routing import Next, NextKind
 from .versions import VersionMap, migrate
 
@@ -26,6 +26,7 @@ __all__ = ["Divergence", "ReplayReport", "diff_values", "replay_run"]
 
 S = TypeVar("S")
 _MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+_WRITTEN = frozenset({INPUT_NODE, UPDATE_NODE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +128,9 @@ async def replay_run(eng: Runtime[S], run_id: str, *, allow_graph_change: bool =
     steps = await eng.store.load_steps(run_id)
     for rec in steps:
         divs: list[Divergence] = []
-        if rec.node_id == FAN_OUT_NODE:
+        if rec.node_id in _WRITTEN:
+            pass  # a turn's input or an edit: no node ran; the recorded delta is what happened
+        elif rec.node_id == FAN_OUT_NODE:
             if prev.kind is not NextKind.FAN_OUT:
                 raise GraphError(
                     f"run {run_id!r} step {rec.step}: a fan-out record follows {prev!r}", run_id=run_id
@@ -143,6 +146,8 @@ async def replay_run(eng: Runtime[S], run_id: str, *, allow_graph_change: bool =
                         eng, g.nodes[br.node], run_id, rec.step, bstate, False, None, i, None, bcalls, None
                     )
                     replayed = None if res.delta is None else json.loads(eng.codec.encode_delta(res.delta))
+                except ContextMissingError:
+                    raise  # not a divergence: the caller did not hand the run context again
                 except Exception as exc:
                     replayed = {"error": f"{type(exc).__name__}: {exc}"}
                 want = as_recorded(got.delta, rec.step, f"branch {i} delta") if got is not None else _MISSING

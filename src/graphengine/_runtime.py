@@ -31,7 +31,7 @@ from graphengine.store import (
 
 from ._attempts import execute
 from ._checks import checked_delta
-from ._encoding import FAN_OUT_NODE, non_finite, storable_text
+from ._encoding import FAN_OUT_NODE, UPDATE_NODE, non_finite, storable_text
 from ._fingerprint import changes, same_graph, upgraded
 from .commute import delta_commutes
 from .context import Context
@@ -63,6 +63,7 @@ class Runtime(Generic[S]):
         "_compiled",
         "check_nulls",
         "codec",
+        "context",
         "copy_state",
         "decode_delta",
         "delta_commutes",
@@ -133,6 +134,9 @@ class Runtime(Generic[S]):
         """A shallow copy of a state (each fan-out branch gets its own top-level container)."""
         self.error_delta = error_delta
         """A delta setting the state's `last_error` field, or None when it has none."""
+        self.context: Any = None
+        """The run context nodes read as `ctx.context` (`context=` of run/resume/continue_run;
+        never stored). Set by the caller that drives one run with this runtime."""
 
     @property
     def graph(self) -> CompiledGraph[S]:
@@ -329,6 +333,26 @@ class Runtime(Generic[S]):
                 for i in range(max(got, default=-1) + 1)
             ]
         return meta
+
+    def interrupted(self, rec: StepRecord) -> tuple[str, int]:
+        """The node whose interrupt the step `rec` left pending, and the step it interrupted at.
+
+        `rec` itself, except for an `update_state` edit of a paused run: that step keeps the
+        pause, and its record names the node that paused.
+        """
+        if rec.node_id != UPDATE_NODE:
+            return rec.node_id, rec.step
+        try:
+            node, step = json.loads(rec.calls or b"{}")["paused"]
+            return str(node), int(step)
+        except (ValueError, TypeError, KeyError) as exc:
+            problem = f"edit {rec.calls!r} does not name the node that paused: {exc!r}"
+            raise corrupt_step(rec.run_id, rec.step, "calls", problem) from exc
+
+    def turn_start(self, run: RunRecord) -> int:
+        """The step that began the run's current turn (0: its first turn); see `Engine.continue_run`."""
+        start = run_meta(run).get("turn_start")
+        return start if isinstance(start, int) else 0
 
     def next_of(self, latest: Latest) -> Next:
         """Where the run goes after its last committed step."""

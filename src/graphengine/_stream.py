@@ -51,7 +51,7 @@ import asyncio
 import copy
 import threading
 from collections import deque
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
@@ -63,7 +63,7 @@ from .reducer import delta_fields
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["STEP", "RunStream", "stream_resume", "stream_run"]
+__all__ = ["STEP", "RunStream", "stream_continue", "stream_resume", "stream_run"]
 
 S = TypeVar("S")
 
@@ -153,6 +153,8 @@ class RunStream(Generic[S]):
         states: bool = False,
         max_buffer: int = 1024,
         allow_graph_change: bool = False,
+        turn: Any = _NO_INPUT,
+        context: Any = None,
     ) -> None:
         if max_buffer < 1:
             raise ValueError(f"max_buffer must be >= 1, got {max_buffer}")
@@ -160,9 +162,24 @@ class RunStream(Generic[S]):
         """The streamed run."""
         self.result: S | None = None
         """The state where the run stopped or paused (set when the iteration ends normally)."""
-        self._gen = self._events(
-            engine, run_id, initial, resume_input, resume, states, max_buffer, allow_graph_change
-        )
+        kw: dict[str, Any] = {"context": context}
+        if resume_input is not _NO_INPUT:
+            kw["input"] = resume_input
+        given = [initial]  # handed over once: the run holds its own state, not the caller's value
+        del initial
+
+        async def drive(e: Engine[S]) -> S:
+            """The run driven on the stream's engine: a new turn (`turn`, its input), a resume, or a new run."""
+            if turn is not _NO_INPUT:
+                return await e.continue_run(
+                    run_id, turn, context=context, allow_graph_change=allow_graph_change
+                )
+            if resume:
+                return await e.resume(run_id, allow_graph_change=allow_graph_change, **kw)
+            return await e.run(run_id, given.pop(), context=context)
+
+        stored = resume or turn is not _NO_INPUT
+        self._gen = self._events(engine, run_id, drive, stored, states, max_buffer)
 
     def __aiter__(self) -> RunStream[S]:
         return self
@@ -190,12 +207,10 @@ class RunStream(Generic[S]):
         self,
         eng: Engine[S],
         run_id: str,
-        initial: Any,
-        resume_input: Any,
-        resume: bool,
+        drive: Callable[[Engine[S]], Awaitable[S]],
+        stored: bool,
         states: bool,
         max_buffer: int,
-        allow_graph_change: bool,
     ) -> AsyncGenerator[Event, None]:
         rt = eng.runtime()
         rt.compiled()  # compile once, shared with the clone below
@@ -203,15 +218,8 @@ class RunStream(Generic[S]):
         clone = copy.copy(eng)
         clone.emitter = sink if eng.emitter is None else MultiEmitter(eng.emitter, sink)
         clone.store = cast(Store, _TapStore(eng.store, sink))
-        state: Any = await eng.get_state(run_id) if resume and states else None
-        if resume:
-            kw: dict[str, Any] = {"allow_graph_change": allow_graph_change}
-            if resume_input is not _NO_INPUT:
-                kw["input"] = resume_input
-            task: asyncio.Future[S] = asyncio.ensure_future(clone.resume(run_id, **kw))
-        else:
-            task = asyncio.ensure_future(clone.run(run_id, initial))
-        del initial  # the run holds its own state; the caller's value is not kept for its lifetime
+        state: Any = await eng.get_state(run_id) if stored and states else None
+        task: asyncio.Future[S] = asyncio.ensure_future(drive(clone))
         task.add_done_callback(lambda _: sink.wake.set())
         last_delta: tuple[int, str, Any] | None = None
         items = sink.items
@@ -273,10 +281,16 @@ def _with(event: Event, extra: Mapping[str, Any]) -> Event:
 
 
 def stream_run(
-    engine: Engine[S], run_id: str, initial: Any, *, states: bool = False, max_buffer: int = 1024
+    engine: Engine[S],
+    run_id: str,
+    initial: Any,
+    *,
+    states: bool = False,
+    max_buffer: int = 1024,
+    context: Any = None,
 ) -> RunStream[S]:
     """Start run `run_id` from `initial` and stream its events; see the module docstring."""
-    return RunStream(engine, run_id, initial=initial, states=states, max_buffer=max_buffer)
+    return RunStream(engine, run_id, initial=initial, states=states, max_buffer=max_buffer, context=context)
 
 
 def stream_resume(
@@ -287,6 +301,7 @@ def stream_resume(
     states: bool = False,
     max_buffer: int = 1024,
     allow_graph_change: bool = False,
+    context: Any = None,
 ) -> RunStream[S]:
     """Resume run `run_id` (with `input` for an interrupt) and stream its events."""
     return RunStream(
@@ -297,4 +312,27 @@ def stream_resume(
         states=states,
         max_buffer=max_buffer,
         allow_graph_change=allow_graph_change,
+        context=context,
+    )
+
+
+def stream_continue(
+    engine: Engine[S],
+    run_id: str,
+    input: Any,
+    *,
+    states: bool = False,
+    max_buffer: int = 1024,
+    allow_graph_change: bool = False,
+    context: Any = None,
+) -> RunStream[S]:
+    """Begin the next turn of run `run_id` with `input` (`Engine.continue_run`) and stream its events."""
+    return RunStream(
+        engine,
+        run_id,
+        turn=input,
+        states=states,
+        max_buffer=max_buffer,
+        allow_graph_change=allow_graph_change,
+        context=context,
     )

@@ -7,15 +7,21 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, runtime_checkable
 
 from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
+from typing_extensions import TypeVar
 
 from graphengine.emit import Emitter, Event, EventKind, safe_emit
 from graphengine.store import adaptable_type
 
-__all__ = ["Context", "InterruptSignal", "Tool", "ToolCallError"]
+from .errors import ContextMissingError
+
+__all__ = ["NOT_GIVEN", "Context", "InterruptSignal", "Tool", "ToolCallError"]
+
+C = TypeVar("C", default=Any)
+"""The type of the run context (`Context.context`); `Context` alone means `Context[Any]`."""
 
 
 @runtime_checkable
@@ -56,9 +62,35 @@ class InterruptSignal(BaseException):
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+class _NotGiven:
+    """The run context of a replay that was not handed one: reading it raises `ContextMissingError`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<context not given>"
+
+
+NOT_GIVEN: Any = _NotGiven()
+"""What `Context` holds when the caller of a replay passed no `context=`."""
+
+
+def _missing(ctx: Context[Any]) -> ContextMissingError:
+    return ContextMissingError(
+        f"step {ctx.step} (node {ctx.node_id!r}) of run {ctx.run_id!r} reads ctx.context, which is "
+        f"never stored: pass the run's context again, replay({ctx.run_id!r}, context=...) "
+        "(context=None if the run had none)",
+        run_id=ctx.run_id,
+        step=ctx.step,
+        node_id=ctx.node_id,
+    )
+
+
 @dataclass(slots=True)
-class Context:
-    """Per-execution facts handed to a node: run id, step, node id, attempt and the emitter.
+class Context(Generic[C]):
+    """Per-execution facts handed to a node: run id, step, node id, attempt, the emitter, and the
+    run context (`context`): per-run values that are not state, typed by annotating the node's
+    parameter `ctx: Context[MyDeps]`.
 
     Treat it as read-only. (It is not a frozen dataclass because one is built per node
     execution and frozen construction would double its cost on the step path.)
@@ -88,6 +120,22 @@ class Context:
     """During replay: the tool calls recorded for this step, served instead of calling tools."""
     calls: list[dict[str, Any]] | None = None
     """Tool calls made by this execution so far (filled by `call`), recorded with the step."""
+    given: Any = None
+    """The run context as the caller handed it (read it as `context`)."""
+
+    @property
+    def context(self) -> C:
+        """The run context: what the caller passed as `context=` to `run`, `resume` or `continue_run`.
+
+        Per-run values that are not state (a user id, a client, a model choice), LangGraph's
+        `context_schema` / `config["configurable"]`. None when the caller passed none. Never
+        stored: a resume, a later turn or a replay gets the context its caller passes. Reading it
+        during a replay given no `context=` raises `ContextMissingError` (the way out is in it).
+        """
+        value = self.given
+        if value is NOT_GIVEN:
+            raise _missing(self)
+        return value  # type: ignore[no-any-return]
 
     @property
     def idempotency_key(self) -> str:

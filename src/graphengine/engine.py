@@ -25,14 +25,16 @@ from graphengine.store import (
 from graphengine.store import RunExistsError as StoreRunExistsError
 
 from ._blocking import run_blocking
-from ._encoding import FAN_OUT_NODE
+from ._edits import continue_turn, edit_state, upgraded_meta
+from ._encoding import RESERVED_NODES
 from ._loop import FirstHop, drive
 from ._owner import is_lease_store, owning
 from ._reads import Interrupt, RunReads
 from ._replay import ReplayReport, replay_run
-from ._runtime import Runtime, dumps, error_delta, run_meta, state_check, state_copier
+from ._runtime import Runtime, dumps, error_delta, state_check, state_copier
 from ._spec import GraphSpec, graph_spec
-from ._stream import RunStream, stream_resume, stream_run
+from ._stream import RunStream, stream_continue, stream_resume, stream_run
+from .context import NOT_GIVEN
 from .errors import (
     DuplicateNodeError,
     GraphValidationError,
@@ -48,7 +50,7 @@ from .reducer import Reducer, _refuse_async_reducer, default_reducer, is_pure
 from .route_codec import RouteCodec
 from .routing import NextKind, goto
 from .subgraph import Subgraph
-from .versions import Migration, VersionMap
+from .versions import Migration
 from .viz import RunPath, render, to_dot, to_mermaid
 
 __all__ = ["Engine", "Interrupt"]
@@ -160,8 +162,10 @@ class Engine(RunReads[S]):
             check_id(node_id, "node id")  # the stores' id rule: node ids are stored with every step
         except InvalidIdError as exc:
             raise GraphValidationError(str(exc)) from exc
-        if node_id == FAN_OUT_NODE:
-            raise GraphValidationError(f"node id {FAN_OUT_NODE!r} is reserved for fan-out steps")
+        if node_id in RESERVED_NODES:
+            raise GraphValidationError(
+                f"node id {node_id!r} is reserved for the engine's own steps; choose another id"
+            )
         if node_id in self._wiring.nodes:
             raise DuplicateNodeError(f"node {node_id!r} was already added", node_id=node_id)
         replaces = False
@@ -323,18 +327,25 @@ class Engine(RunReads[S]):
 
     # ------------------------------------------------------------------ runs
 
-    async def run(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
+    async def run(self, run_id: str, initial: S | Mapping[str, Any], *, context: Any = None) -> S:
         """Start run `run_id` from `initial` and drive it until it stops or pauses; returns the state.
 
+        `context` is the run context nodes read as `ctx.context` (a user id, a client, a model
+        choice: per-run values that are not state); it is never stored, so `resume`,
+        `continue_run` and `replay` take it again. It is typed where it is read, by the node's
+        `ctx: Context[Deps]`: the engine stays `Engine[S]`, as a second type parameter would reach
+        every node protocol and annotation for a value only nodes look at.
+
         An interrupt returns the state at that point (status `interrupted`; no exception).
-        Raises `RunExistsError` if the id is stored (use `resume`), `StateValidationError` if
+        Raises `RunExistsError` if the id is stored (`resume` finishes it, `continue_run` begins
+        its next turn), `StateValidationError` if
         `initial` does not validate, `GraphValidationError` for a malformed graph, `NodeError`
         when a node fails after its retries with no error route, `MaxStepsExceeded` at the step
         limit. After a failure every committed step is kept and `resume(run_id)` continues.
         While it runs, a `resume` of the run in this process, or in another process on a
         `SQLiteStore` file, raises `RunBusyError` (see `resume`).
         """
-        driving = await self._created(run_id, initial)
+        driving = await self._created(run_id, initial, context)
         del initial  # while it runs, a run holds its current state only, not the caller's value
         # Owned once stored, so a second run() of the id still gets RunExistsError (not busy).
         async with contextlib.AsyncExitStack() as owned:
@@ -345,10 +356,13 @@ class Engine(RunReads[S]):
                 raise
             return await driving
 
-    async def _created(self, run_id: str, initial: S | Mapping[str, Any]) -> Coroutine[Any, Any, S]:
-        """Store run `run_id` from `initial`; the drive of its steps, not yet started."""
+    async def _created(
+        self, run_id: str, initial: S | Mapping[str, Any], context: Any = None
+    ) -> Coroutine[Any, Any, S]:
+        """Store run `run_id` from `initial`; the drive of its steps (with `context`), not yet started."""
         _check_run_id(run_id)
         rt = self.runtime()
+        rt.context = context
         g, rc = rt.compiled()
         state, encoded = rt.validated(initial, run_id)
         now = time.time()
@@ -365,12 +379,16 @@ class Engine(RunReads[S]):
         try:
             await self.store.create_run(rec)
         except StoreRunExistsError as exc:
-            raise RunExistsError(f"run {run_id!r} exists; use resume({run_id!r})", run_id=run_id) from exc
+            raise RunExistsError(
+                f"run {run_id!r} exists; use resume({run_id!r}) to finish it, or "
+                f"continue_run({run_id!r}, input) to begin its next turn",
+                run_id=run_id,
+            ) from exc
         if self.emitter is not None:
             rt.emit(Event(run_id, 0, "", "run started", {"start": g.start}, kind=EventKind.RUN_START))
         return drive(rt, g, rc, run_id, state, 0, goto(g.start), FirstHop(snap_size=len(encoded)))
 
-    def run_sync(self, run_id: str, initial: S | Mapping[str, Any]) -> S:
+    def run_sync(self, run_id: str, initial: S | Mapping[str, Any], *, context: Any = None) -> S:
         """`run` from synchronous code: a script, or a Jupyter cell (inside the kernel's running loop).
 
         Without a running loop it is `asyncio.run(self.run(...))`. Inside one (which cannot be
@@ -380,7 +398,7 @@ class Engine(RunReads[S]):
         the one thing it cannot do: a sync call while the caller's loop has a call of the same
         store in flight). Interrupting the wait cancels the run (`resume` continues it).
         """
-        return run_blocking(self.run(run_id, initial))
+        return run_blocking(self.run(run_id, initial, context=context))
 
     async def submit(self, run_id: str, initial: S | Mapping[str, Any], *, queue: Any = None) -> int:
         """Store run `run_id` from `initial` and queue it for a worker (`graphengine worker`); returns the job id.
@@ -394,7 +412,9 @@ class Engine(RunReads[S]):
 
         return await submit(self, run_id, initial, queue=queue)
 
-    async def resume(self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False) -> S:
+    async def resume(
+        self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False, context: Any = None
+    ) -> S:
         """Continue run `run_id` from its last committed step; returns the state where it ends or pauses.
 
         A finished run returns its final state and runs nothing. A node whose step was
@@ -422,9 +442,11 @@ class Engine(RunReads[S]):
         On a store with no ownership, the status compare-and-set still lets one of two resumes
         take an answer, but a run found `running` at a pause may have a live driver elsewhere, so
         a resume with input refuses it (`RunBusyError`); `resume(run_id)` without input puts such
-        a run back to waiting, once its driver is known to be gone.
+        a run back to waiting, once its driver is known to be gone. `context` is the run context
+        nodes read (see `run`; it is not stored, so pass it again).
         """
         rt = self.runtime()
+        rt.context = context
         rt.compiled()
         # Only an answer takes a lease: a run left `running` by a crash is then resumed at once,
         # except one whose answer was in flight, which waits out the dead driver's lease. A
@@ -507,8 +529,8 @@ class Engine(RunReads[S]):
                 if run.status is not RunStatus.INTERRUPTED:
                     await move_to(RunStatus.INTERRUPTED)
                 return state
-            nxt = goto(latest.last.node_id)
-            interrupted_at = latest.last.step
+            paused_node, interrupted_at = rt.interrupted(latest.last)
+            nxt = goto(paused_node)
         elif nxt.kind is NextKind.STOP:
             if run.status is not RunStatus.DONE:
                 await move_to(RunStatus.DONE)
@@ -532,19 +554,8 @@ class Engine(RunReads[S]):
         vm = rt.versions(run)
         forced_snapshot = False
         if vm is not None and vm.at(latest.last_step + 1) != self.state_version:
-            meta = run_meta(run)
-            ups = list(meta.get("migrations", []))
-            ups.append(
-                {
-                    "from": vm.at(latest.last_step + 1),
-                    "to": self.state_version,
-                    "at_step": latest.last_step,
-                    "ts": time.time(),
-                }
-            )
-            meta["migrations"] = ups
+            meta, vm = upgraded_meta(rt, latest, latest.last_step + 1)
             await self.store.update_meta(run_id, dumps(meta))
-            vm = VersionMap.of(run_id, run.state_version, meta)
             forced_snapshot = True  # the first new step stores the state in the new version
         first = FirstHop(
             resumed=has_input,
@@ -559,6 +570,7 @@ class Engine(RunReads[S]):
             since_bytes=sum(len(r.delta) for r in latest.tail if r.delta is not None),
             since_steps=self.options.snapshot_every if forced_snapshot else len(latest.tail),
             versions=vm,
+            turn_start=rt.turn_start(run),
         )
         await move_to(RunStatus.RUNNING)
         if self.emitter is not None:
@@ -574,19 +586,96 @@ class Engine(RunReads[S]):
             )
         return await drive(rt, rt.graph, rt.routes, run_id, state, latest.last_step, nxt, first)
 
-    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False) -> S:
+    def resume_sync(
+        self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False, context: Any = None
+    ) -> S:
         """`resume` from synchronous code, with or without a running event loop (see `run_sync`)."""
-        return run_blocking(self.resume(run_id, input=input, allow_graph_change=allow_graph_change))
+        return run_blocking(
+            self.resume(run_id, input=input, allow_graph_change=allow_graph_change, context=context)
+        )
+
+    async def continue_run(
+        self,
+        run_id: str,
+        input: S | Mapping[str, Any],
+        *,
+        context: Any = None,
+        allow_graph_change: bool = False,
+    ) -> S:
+        """Begin the next turn of run `run_id`: merge `input` into its state and run the graph again
+        from its start node; returns the state where the turn ends or pauses.
+
+        This is LangGraph's "invoke the same thread again" (a chat's next message). A call of its
+        own, not `run` on a stored id (a second `run` of an id stays `RunExistsError`, so a typo'd
+        id never silently continues another conversation) nor `resume` (which finishes what was
+        left, without input). `input` is a delta (the state type, or a mapping of some of its
+        fields) merged through the reducer, as a node's delta is: `Annotated[list[str], append]`
+        appends the new message.
+
+        The run must be stopped: finished, paused, failed or cancelled. A pending interrupt or an
+        unfinished step of the previous turn is left behind, as LangGraph drops a thread's pending
+        tasks on new input. Every turn's steps are in one history with increasing step numbers:
+        each turn begins with a step of node `INPUT_NODE` holding the input, so `history`,
+        `replay`, `fork(at_step=...)` and time travel reach any turn. `Options.max_steps` counts
+        per turn. Raises `RunNotFoundError` for an unknown id, `RunNotFinishedError` (a
+        `RunBusyError`) while the run is running, `RunBusyError` when another caller acts on it
+        first, `StateValidationError` for an input that is not a delta of the state type, and
+        what `run` raises while driving. `context` is this turn's run context (see `run`).
+        """
+        rt = self.runtime()
+        rt.context = context
+        rt.compiled()
+        async with owning(self.store, run_id, lease_ttl=self.options.lease_ttl):
+            return await continue_turn(rt, run_id, input, allow_graph_change)
+
+    def continue_run_sync(self, run_id: str, input: S | Mapping[str, Any], *, context: Any = None) -> S:
+        """`continue_run` from synchronous code, with or without a running event loop (see `run_sync`)."""
+        return run_blocking(self.continue_run(run_id, input, context=context))
+
+    async def update_state(
+        self,
+        run_id: str,
+        values: S | Mapping[str, Any],
+        *,
+        as_node: str | None = None,
+        goto: str | None = None,
+        allow_graph_change: bool = False,
+    ) -> S:
+        """Edit the state of a stopped run, as a recorded step "as node `as_node`"; returns the new state.
+
+        LangGraph's `update_state`. `values` is a delta merged through the reducer. The edit is a
+        committed step of node `UPDATE_NODE` (its `StepView.as_node` names `as_node`), shown by
+        `history`, followed by `replay` and `fork`. Where the run goes next: a paused run stays
+        paused where it was (an interrupt is still answered with `resume(run_id, input=...)`);
+        otherwise the hop is resolved from the edited state as if `as_node` had returned the
+        delta (its static edges), and the run waits there (`interrupted`) until `resume`, or is
+        `done` when that hop stops. Without `as_node`, the node of the run's last step. `goto`
+        names the next node instead of `as_node`'s edges (as a node's `route=goto(...)` would).
+        Raises `RunNotFinishedError` while the run is running, `RunBusyError` when another caller
+        acts on it first, `GraphValidationError` for an unknown `as_node` or `goto` (or when the last step
+        is a fan-out's merge and none is named), `StateValidationError` for a bad delta.
+        """
+        rt = self.runtime()
+        rt.compiled()
+        async with owning(self.store, run_id, lease_ttl=self.options.lease_ttl):
+            return await edit_state(rt, run_id, values, as_node, goto, allow_graph_change)
 
     def stream(
-        self, run_id: str, initial: S | Mapping[str, Any], *, states: bool = False, max_buffer: int = 1024
+        self,
+        run_id: str,
+        initial: S | Mapping[str, Any],
+        *,
+        states: bool = False,
+        max_buffer: int = 1024,
+        context: Any = None,
     ) -> RunStream[S]:
         """`run`, yielding the run's events as they happen: `async for ev in g.stream(...)`.
 
         Deltas ride on `node_end` events, `states=True` adds the state after each step; the
         buffering policy, ordering and isolation are described in `graphengine._stream` (`RunStream`).
+        `context` is the run context, as for `run`.
         """
-        return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer)
+        return stream_run(self, run_id, initial, states=states, max_buffer=max_buffer, context=context)
 
     def stream_resume(
         self,
@@ -596,12 +685,32 @@ class Engine(RunReads[S]):
         states: bool = False,
         max_buffer: int = 1024,
         allow_graph_change: bool = False,
+        context: Any = None,
     ) -> RunStream[S]:
         """`resume`, yielding the run's events as they happen (see `stream`)."""
         kw = {} if input is _NO_INPUT else {"input": input}
         return stream_resume(
-            self, run_id, states=states, max_buffer=max_buffer, allow_graph_change=allow_graph_change, **kw
+            self,
+            run_id,
+            states=states,
+            max_buffer=max_buffer,
+            allow_graph_change=allow_graph_change,
+            context=context,
+            **kw,
         )
+
+    def stream_continue(
+        self,
+        run_id: str,
+        input: S | Mapping[str, Any],
+        *,
+        states: bool = False,
+        max_buffer: int = 1024,
+        context: Any = None,
+    ) -> RunStream[S]:
+        """`continue_run`, yielding the turn's events as they happen (see `stream`); the first step
+        event is the turn's input step (node `INPUT_NODE`)."""
+        return stream_continue(self, run_id, input, states=states, max_buffer=max_buffer, context=context)
 
     def to_dot(self, *, highlight: RunPath | None = None) -> str:
         """The graph as Graphviz DOT; `highlight=await graphengine.viz.run_path(g, run_id)` marks a run."""
@@ -617,15 +726,24 @@ class Engine(RunReads[S]):
         """Draw the graph to a file through Graphviz `dot` (`RenderError` naming the fix if it is missing)."""
         return render(self, path, format=format, highlight=highlight)
 
-    async def replay(self, run_id: str, *, allow_graph_change: bool = False) -> ReplayReport:
+    async def replay(
+        self, run_id: str, *, allow_graph_change: bool = False, context: Any = NOT_GIVEN
+    ) -> ReplayReport:
         """Re-execute every recorded step against its recorded input and compare; writes nothing.
+
+        The run context is never stored: pass the one the run had as `context=` (None when it had
+        none); a node reading `ctx.context` of a replay given none raises `ContextMissingError`.
+        Turn inputs (`continue_run`) and edits (`update_state`) are recorded steps no node ran:
+        replay folds them in as recorded and goes on.
 
         Tool calls (`ctx.call`) are served from the record and never made; resume inputs are
         the recorded ones. `report.ok` is True when every step's delta and route match;
         otherwise `report.divergences` lists what differs at the first diverging step (field
         path, recorded value, replayed value). Raises `GraphChangedError` for a changed graph.
         """
-        return await replay_run(self.runtime(), run_id, allow_graph_change=allow_graph_change)
+        rt = self.runtime()
+        rt.context = context
+        return await replay_run(rt, run_id, allow_graph_change=allow_graph_change)
 
     async def fork(
         self,
@@ -635,13 +753,17 @@ class Engine(RunReads[S]):
         at_step: int | None = None,
         at_label: str | None = None,
         patch: S | None = None,
+        context: Any = None,
     ) -> S:
         """Start `new_run_id` from the state of `run_id` at a past step (time travel) and run it.
 
         Give `at_step` (0: the initial state; default: the latest step) or `at_label` (a
         checkpoint). `patch`, a delta, is merged into that state first. The new run continues
         where the source's step said to go next; the source run is not touched. Returns what
-        `run` returns. A step that is not a whole number is a `GraphValidationError`.
+        `run` returns; `context` is the new run's context (see `run`). Any step of a run of many
+        turns can be forked, a turn's input step included; the new run is a new thread, continued
+        with `continue_run(new_run_id, ...)`. A step that is not a whole number is a
+        `GraphValidationError`.
         """
         _check_run_id(new_run_id)
         if at_step is not None and (isinstance(at_step, bool) or not isinstance(at_step, int)):
@@ -651,12 +773,19 @@ class Engine(RunReads[S]):
                 run_id=run_id,
             )
         async with owning(self.store, new_run_id, lease_ttl=None):
-            return await self._fork(run_id, new_run_id, at_step, at_label, patch)
+            return await self._fork(run_id, new_run_id, at_step, at_label, patch, context)
 
     async def _fork(
-        self, run_id: str, new_run_id: str, at_step: int | None, at_label: str | None, patch: S | None
+        self,
+        run_id: str,
+        new_run_id: str,
+        at_step: int | None,
+        at_label: str | None,
+        patch: S | None,
+        context: Any,
     ) -> S:
         rt = self.runtime()
+        rt.context = context
         g, rc = rt.compiled()
         src = await self.get_run(run_id)
         if at_label is not None:
@@ -683,7 +812,7 @@ class Engine(RunReads[S]):
                 state = rt.merge(state, delta, run_id, rec.step, rec.node_id)
         nxt = rt.route(steps[at_step - 1]) if at_step else rt.start_of(src)
         if nxt.kind is NextKind.INTERRUPT:
-            nxt = goto(steps[at_step - 1].node_id)
+            nxt = goto(rt.interrupted(steps[at_step - 1])[0])
         if patch is not None:
             if not rt.is_state(patch):
                 raise StateValidationError(

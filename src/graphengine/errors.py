@@ -13,6 +13,8 @@
     ├── RunNotFoundError                resume/get_state/history of an unknown run id
     ├── RunBusyError                    run/resume of a run another caller is driving, or whose
     │                                   interrupt another resume answered: nothing was run
+    ├── RunNotFinishedError             continue_run/update_state of a run still running (names it)
+    ├── ContextMissingError             a node read `ctx.context` during a replay given no context
     ├── GraphChangedError               resume with a graph whose fingerprint differs
     ├── SchemaVersionError              a stored state version with no migration path to the engine's
     │   └── MigrationError              a migration function raised (cause in __cause__)
@@ -53,6 +55,7 @@ from typing import TypedDict, Unpack
 
 __all__ = [
     "BudgetExceededError",
+    "ContextMissingError",
     "DeltaTypeError",
     "DuplicateNodeError",
     "EncodeError",
@@ -69,6 +72,7 @@ __all__ = [
     "RoutingError",
     "RunBusyError",
     "RunExistsError",
+    "RunNotFinishedError",
     "RunNotFoundError",
     "SchemaVersionError",
     "StateValidationError",
@@ -141,6 +145,22 @@ class RunBusyError(GraphError):
     Raised by `run`/`resume` before anything of the run was executed or written: a run is
     driven by one caller at a time (see `Engine.resume`), so an interrupt's answer is consumed
     once. The run is left as the other caller leaves it; read it (`get_run`) to see where it went.
+    """
+
+
+class RunNotFinishedError(RunBusyError):
+    """`continue_run` or `update_state` of a run whose turn is still running: nothing was written.
+
+    A `RunBusyError` (one driver at a time). A run left `running` by a process that died is
+    finished first with `resume(run_id)`, then continued or edited.
+    """
+
+
+class ContextMissingError(GraphError):
+    """A node read `ctx.context` during a replay that was given no context.
+
+    The run context is never stored; `replay(run_id, context=...)` hands it again
+    (`context=None` for a run that had none).
     """
 
 

@@ -40,6 +40,11 @@ class StepView(Generic[S]):
     events: tuple[Event, ...] = ()
     """The events the node returned (`NodeResult.events`), stored with the step; for a fan-out's
     step, those of its branches in branch order. Meta values are as JSON read them back."""
+    turn: int = 0
+    """The turn the step belongs to: 0 for the run's first, n for the one the n-th
+    `continue_run` began (its first step has node id `INPUT_NODE` and holds the input)."""
+    as_node: str | None = None
+    """For an `update_state` edit (node id `UPDATE_NODE`): the node it acted as (None otherwise)."""
 
 
 def field_sizes(delta: bytes | None) -> dict[str, int]:

@@ -67,14 +67,15 @@ class Subgraph(Generic[P, C]):
         child_id = f"{ctx.run_id}/{ctx.node_id}/{ctx.interrupted_at or ctx.step}"
         eng = self.engine
         rec = await eng.store.get_run(child_id)
+        given = ctx.given  # the run context reaches the child's nodes too, as LangGraph's subgraphs get it
         try:
             if rec is None:
                 child_in: Any = self.state_in(state) if self.state_in is not None else state
-                final = await eng.run(child_id, child_in)
+                final = await eng.run(child_id, child_in, context=given)
             elif ctx.resumed:
-                final = await eng.resume(child_id, input=ctx.resume_input)
+                final = await eng.resume(child_id, input=ctx.resume_input, context=given)
             else:
-                final = await eng.resume(child_id)
+                final = await eng.resume(child_id, context=given)
         except GraphError as exc:
             raise SubgraphError(child_id, exc) from exc
         if (await eng.get_run(child_id)).status is RunStatus.INTERRUPTED:

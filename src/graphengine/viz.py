@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphengine.store import RunStatus
 
-from ._encoding import FAN_OUT_NODE
+from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE
 from .errors import GraphError
 from .routing import Next, NextKind
 
@@ -296,6 +296,10 @@ async def run_path(engine: Engine[Any], run_id: str) -> RunPath:
         if rec.node_id == FAN_OUT_NODE:
             srcs = [b.node for b in prev.branches]
             visits.update(srcs)
+        elif rec.node_id == INPUT_NODE:
+            srcs = [START]  # a new turn (`continue_run`) enters the graph at its start again
+        elif rec.node_id == UPDATE_NODE:
+            srcs = []  # an edit (`update_state`): no node ran and no edge was taken
         else:
             srcs = [rec.node_id]
             visits[rec.node_id] += 1
@@ -317,7 +321,7 @@ async def run_path(engine: Engine[Any], run_id: str) -> RunPath:
         current = run.error_node
     elif status is not RunStatus.DONE:
         if prev.kind is NextKind.INTERRUPT and steps:
-            current = steps[-1].node_id
+            current = rt.interrupted(steps[-1])[0]
         elif prev.kind is NextKind.GOTO:
             current = prev.target
     return RunPath(

@@ -26,7 +26,6 @@ from lg_crash_sync_subgraph import INPUT, ITEMS, build
 from lg_graphs_heldout import double_interrupt_subgraph, multi_turn_thread, node_caching
 
 from graphengine.adapters.langgraph import from_langgraph
-from graphengine.errors import UnsupportedFeature
 from graphengine.store import MemoryStore, SQLiteStore
 
 WORKER = Path(__file__).resolve().parents[1] / "lg_crash_sync_subgraph.py"
@@ -42,8 +41,8 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     await s.close()
 
 
-async def test_a_second_run_on_a_thread_is_refused_by_name(store: Any) -> None:
-    """LangGraph's second `invoke` on a thread continues its state; the engine refuses it as "thread continuation"."""
+async def test_a_second_run_on_a_thread_continues_it_as_langgraph_does(store: Any) -> None:
+    """LangGraph's second `invoke` on a thread continues its state; so does a second `run` of the adapted graph."""
     native = multi_turn_thread().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "t"}}
     await native.ainvoke({"messages": [HumanMessage(content="one", id="h1")]}, config)
@@ -53,10 +52,9 @@ async def test_a_second_run_on_a_thread_is_refused_by_name(store: Any) -> None:
     adapted = from_langgraph(multi_turn_thread(), store=store)
     first = await adapted.run("t", {"messages": [HumanMessage(content="one", id="h1")]})
     assert first["turns"] == 1
-    with pytest.raises(UnsupportedFeature, match="thread continuation|second run") as err:
-        await adapted.run("t", {"messages": [("user", "two")]})
-    assert err.value.feature == "thread continuation"
-    assert await adapted.values("t") == first  # the stored run is untouched
+    got = await adapted.run("t", {"messages": [("user", "two")]})
+    assert got["turns"] == second["turns"]
+    assert [m.content for m in got["messages"]] == [m.content for m in second["messages"]]
 
 
 async def test_a_node_cache_skips_cached_tasks_as_langgraph_does(store: Any) -> None:

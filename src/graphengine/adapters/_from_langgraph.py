@@ -29,9 +29,10 @@ from langgraph._internal._constants import RESUME
 from langgraph.errors import ErrorCode, GraphInterrupt, GraphRecursionError, create_error_message
 from langgraph.graph import StateGraph
 from langgraph.pregel._algo import PregelTaskWrites
+from langgraph.types import Command
 from pydantic_core import to_jsonable_python
 
-from graphengine import run_blocking
+from graphengine import ReplayReport, run_blocking
 from graphengine.context import Context
 from graphengine.engine import Engine
 from graphengine.errors import GraphError, NodeError, RunExistsError, UnsupportedFeature
@@ -39,6 +40,7 @@ from graphengine.options import Options
 from graphengine.result import NodeResult
 from graphengine.routing import Branch, fan_out, interrupt, stop
 
+from ._lg_edit import edited
 from ._lg_subgraphs import SubgraphSaver, subgraph_table
 from ._lg_superstep import Live, Pregelish, decode, encode
 
@@ -48,6 +50,8 @@ BARRIER = "__superstep__"
 """The engine node that ends one superstep and starts the next."""
 
 _NO_INPUT: Any = object()
+_NO_CONTEXT: tuple[Any, Any] = (None, None)
+_EDITED = "edited"
 _LIVE_MAX = 256
 # The engine's own step limit only guards against a runaway barrier: LangGraph's recursion
 # limit (checked by the barrier, as LangGraph's loop checks it) is the one users see.
@@ -78,9 +82,12 @@ class PregelState(TypedDict):
 
 
 def _reduce(prev: PregelState, delta: PregelState) -> PregelState:
-    """A barrier's delta is the whole state; a task's adds its entry to `done` or `intr`."""
+    """A barrier's delta is the whole state; a task's adds its entry to `done` or `intr`; a new
+    turn's (`continue_run`) sets `input` and drops what the last turn left pending."""
     if "token" in delta:
         return delta
+    if "input" in delta:
+        return {**prev, "input": delta["input"], "pause": "", "done": {}, "intr": {}}
     out = dict(prev)
     if "done" in delta:
         out["done"] = {**prev["done"], **delta["done"]}
@@ -110,7 +117,8 @@ class AdaptedGraph:
         self.recursion_limit = limit
         """LangGraph supersteps a run may take (`Options.max_steps`, else LangGraph's default)."""
         self._live: dict[str, Live] = {}
-        self._contexts: dict[str, Any] = {}  # run id -> LangGraph Runtime of the call driving it
+        # run id -> LangGraph Runtime and `configurable` of the call driving it
+        self._contexts: dict[str, tuple[Any, Mapping[str, Any] | None]] = {}
         self._calls: dict[Any, int] = {}  # event loop -> run/resume calls under way on it
         eng.add(BARRIER, self._barrier)
         for name in self.graph.nodes:
@@ -129,19 +137,24 @@ class AdaptedGraph:
 
     # ------------------------------------------------------------------ public API
 
-    async def run(self, run_id: str, input: Any, *, context: Any = None) -> Any:
-        """Run `input` (what LangGraph's `invoke` takes) as run `run_id`; returns what `invoke` returns.
+    async def run(self, run_id: str, input: Any, *, context: Any = None, config: Any = None) -> Any:
+        """Run `input` (what LangGraph's `invoke` takes) on thread `run_id`; returns what `invoke` returns.
+
+        The run id is LangGraph's thread id. On a new id this starts the run; on a stored one it
+        is LangGraph's next `invoke` of the thread: `input` goes through the input channels onto
+        the thread's channels and the graph runs again from START, as a new turn of the engine
+        run (`Engine.continue_run`; what the last turn left pending is dropped, as LangGraph
+        does), while `None` or a `Command` continues the pending step as `resume` does.
 
         `context` is LangGraph's run context (`invoke(context=...)`, read by nodes through their
-        `runtime` parameter); as in LangGraph it holds for this call only, not for a resume.
+        `runtime` parameter) and `config` LangGraph's run config, whose `configurable` values
+        reach the nodes' `config["configurable"]` (its `thread_id`, if given, must be `run_id`);
+        as in LangGraph both hold for this call only and are not stored.
 
         A run that pauses (a breakpoint or `interrupt()`) returns the values so far, with
         `"__interrupt__"` listing the interrupts as LangGraph does. Raises what the engine's
-        `run` raises, except that LangGraph's recursion limit raises `GraphRecursionError` and a
-        `run_id` already stored raises `UnsupportedFeature` (feature "thread continuation"):
-        LangGraph's second `invoke` on a thread continues the thread's channels with new input,
-        while an engine run is one run from one input (continue a pause with `resume`, or start
-        a new id).
+        `run` raises, except that LangGraph's recursion limit (per call, as LangGraph's) raises
+        `GraphRecursionError`.
         """
         initial = {
             "token": "",
@@ -154,38 +167,99 @@ class AdaptedGraph:
             "done": {},
             "intr": {},
         }
-        try:
-            return await self._finish(run_id, self.engine.run(run_id, initial), context)
-        except RunExistsError as exc:
-            raise UnsupportedFeature(
-                f"run {run_id!r} is stored: a second run on a LangGraph thread (continuing its state "
-                "with new input) is not carried; resume a paused run with resume(), or use a new run id",
-                feature="thread continuation",
-            ) from exc
+        # A config naming another thread (or a recursion limit of its own): refused before anything starts.
+        _configurable(run_id, config, self.recursion_limit)
+        if await self.engine.store.get_run(run_id) is None:
+            try:
+                return await self._finish(run_id, self.engine.run(run_id, initial), context, config)
+            except RunExistsError:
+                pass  # stored meanwhile: a thread that goes on
+        if input is None or isinstance(input, Command):
+            answer = _NO_INPUT if input is None else input
+            return await self.resume(run_id, input=answer, context=context, config=config)
+        turn = self.engine.continue_run(run_id, {"input": initial["input"]})
+        return await self._finish(run_id, turn, context, config)
 
-    def run_sync(self, run_id: str, input: Any, *, context: Any = None) -> Any:
+    def run_sync(self, run_id: str, input: Any, *, context: Any = None, config: Any = None) -> Any:
         """`run` from synchronous code, a Jupyter cell included (see `Engine.run_sync`)."""
-        return run_blocking(self.run(run_id, input, context=context))
+        return run_blocking(self.run(run_id, input, context=context, config=config))
 
-    async def resume(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
+    async def resume(
+        self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None, config: Any = None
+    ) -> Any:
         """Continue run `run_id`: past a breakpoint (its own or a subgraph's) as is, past an `interrupt()` with its answer.
 
         `input` is what `interrupt()` returns (or a `Command(resume=..., update=..., goto=...)`,
         or `{interrupt_id: answer}` for several pending interrupts). A run waiting on an
         `interrupt()` keeps waiting when no input is given. A failed run re-runs what failed.
-        `context` is this call's run context, as for `run`.
+        `context` and `config` are this call's run context and config, as for `run`.
         """
+        _configurable(run_id, config, self.recursion_limit)
         state = await self.engine.get_state(run_id) if input is _NO_INPUT else None
         if state is not None and (
             state["pause"] in ("before", "after") or (state["intr"] and not _interrupts(state))
         ):
             input = None  # a breakpoint (of this graph or of a subgraph): nothing to answer
         coro = self.engine.resume(run_id) if input is _NO_INPUT else self.engine.resume(run_id, input=input)
-        return await self._finish(run_id, coro, context)
+        return await self._finish(run_id, coro, context, config)
 
-    def resume_sync(self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None) -> Any:
+    def resume_sync(
+        self, run_id: str, *, input: Any = _NO_INPUT, context: Any = None, config: Any = None
+    ) -> Any:
         """`resume` from synchronous code, a Jupyter cell included (see `Engine.run_sync`)."""
-        return run_blocking(self.resume(run_id, input=input, context=context))
+        return run_blocking(self.resume(run_id, input=input, context=context, config=config))
+
+    async def replay(self, run_id: str, *, context: Any = None, config: Any = None) -> ReplayReport:
+        """`Engine.replay` of run `run_id` with the run context and config its nodes read.
+
+        Neither is stored (as in LangGraph): pass what the run's calls passed, or the nodes that
+        read them replay to other values (a divergence). A run of many turns given different
+        values per call replays with one set for all of them.
+        """
+        runtime = self.pregel.runtime(context)
+        configurable = _configurable(run_id, config, self.recursion_limit)
+        if runtime is None and not configurable:
+            return await self.engine.replay(run_id, context=None)
+        self._contexts[run_id] = (runtime, configurable)
+        try:
+            return await self.engine.replay(run_id, context=None)
+        finally:
+            self._contexts.pop(run_id, None)
+
+    async def update_state(self, config: Any, values: Any, as_node: str | None = None) -> Any:
+        """LangGraph's `update_state(config, values, as_node=...)` on the thread `config` names.
+
+        LangGraph's own `update_state` makes the edit (which node it acts as, the writes and the
+        edges they trigger); the engine records it as one step of the run (`Engine.update_state`,
+        in its history and followed by replay). A run paused at a breakpoint stays paused there;
+        otherwise it waits for `resume` (LangGraph's `invoke(None)`) to run the tasks the edit
+        triggered. Returns the config of the new checkpoint, as LangGraph does. Raises
+        `UnsupportedFeature` for a run paused inside `interrupt()` (answer it with `resume` first)
+        and `RunNotFinishedError` for a run that is running.
+        """
+        run_id = ((config or {}).get("configurable") or {}).get("thread_id")
+        if not isinstance(run_id, str):
+            raise UnsupportedFeature(
+                f'update_state needs the thread: config={{"configurable": {{"thread_id": run_id}}}}, got {config!r}',
+                feature="thread id",
+            )
+        s = await self.engine.get_state(run_id)
+        if s["intr"]:
+            raise UnsupportedFeature(
+                f"update_state of run {run_id!r} while it waits in interrupt(): answer it with "
+                f"resume({run_id!r}, input=...) first",
+                feature="update_state at interrupt()",
+            )
+        live = await edited(self.pregel, run_id, self._live_of(run_id, s), values, as_node)
+        new = self._commit(run_id, live, {}, s["pause"] or _EDITED, None).delta
+        # Next, the barrier prepares the tasks the edited checkpoint triggers (`invoke(None)`).
+        await self.engine.update_state(run_id, new, as_node=BARRIER, goto=BARRIER)
+        cp_id = live.checkpoint["id"]
+        return {"configurable": {"thread_id": run_id, "checkpoint_ns": "", "checkpoint_id": cp_id}}
+
+    def update_state_sync(self, config: Any, values: Any, as_node: str | None = None) -> Any:
+        """`update_state` from synchronous code, a Jupyter cell included (LangGraph's sync `update_state`)."""
+        return run_blocking(self.update_state(config, values, as_node))
 
     async def values(self, run_id: str) -> Any:
         """The output channels' values of run `run_id` as of its last applied superstep."""
@@ -199,7 +273,12 @@ class AdaptedGraph:
         lg = self.pregel
         cached = self._live.pop(run_id, None)  # changed in place below: never left stale
         done: dict[str, str] = {}
-        if s["input"]:
+        if s["pause"] == _EDITED:  # an update_state edit: its checkpoint is applied already
+            live = self._live_of(run_id, s, cached)
+        elif s["input"] and s["token"]:  # a new turn of a thread that has run
+            live = self._live_of(run_id, s, cached)
+            lg.turn(run_id, live, decode(s["input"]))
+        elif s["input"]:
             lg.subgraphs.started(run_id)
             live = lg.begin(run_id, "", decode(s["input"]))
         elif ctx.resumed:
@@ -220,7 +299,7 @@ class AdaptedGraph:
             hit = lg.breakpoint(live, lg.interrupt_after, [self._ran(w) for w in finished])
             if hit:
                 return self._commit(run_id, live, {}, "after", interrupt({"after": hit}))
-        live.context = self._contexts.get(run_id)
+        live.context, live.configurable = self._contexts.get(run_id, _NO_CONTEXT)
         if live.step > live.stop:
             raise GraphRecursionError(
                 create_error_message(
@@ -257,7 +336,7 @@ class AdaptedGraph:
                 # kill), as in a LangGraph run resumed with None, so their subgraphs continue
                 # from their checkpoints, if they have any.
                 live.resuming = True
-            live.context = self._contexts.get(ctx.run_id)
+            live.context, live.configurable = self._contexts.get(ctx.run_id, _NO_CONTEXT)
             self.pregel.prepare(ctx.run_id, live, list(s["done"]))
             self._keep(ctx.run_id, live)
         assert live.tasks is not None
@@ -333,10 +412,11 @@ class AdaptedGraph:
         node = self.graph.nodes.get(w.name)
         return SimpleNamespace(name=w.name, config={"tags": list(getattr(node, "tags", None) or ())})
 
-    async def _finish(self, run_id: str, coro: Any, context: Any) -> Any:
+    async def _finish(self, run_id: str, coro: Any, context: Any, config: Any = None) -> Any:
         runtime = self.pregel.runtime(context)
-        if runtime is not None:
-            self._contexts[run_id] = runtime
+        configurable = _configurable(run_id, config, self.recursion_limit)
+        if runtime is not None or configurable:
+            self._contexts[run_id] = (runtime, configurable)
         loop = asyncio.get_running_loop()
         self._calls[loop] = self._calls.get(loop, 0) + 1
         try:
@@ -367,6 +447,35 @@ class AdaptedGraph:
         if interrupts and isinstance(out, dict):
             return {**out, "__interrupt__": interrupts}
         return out
+
+
+def _configurable(run_id: str, config: Any, limit: int) -> dict[str, Any] | None:
+    """`config["configurable"]` of a call, checked against the run id (LangGraph's thread id);
+    a per-call `recursion_limit` other than the graph's is refused rather than ignored."""
+    if config is None:
+        return None
+    asked = config.get("recursion_limit", limit)
+    if asked != limit:
+        raise UnsupportedFeature(
+            f"config recursion_limit={asked!r} for run {run_id!r}: the adapted graph's limit is "
+            f"{limit}, set once with from_langgraph(..., options=Options(max_steps=...))",
+            feature="recursion_limit",
+        )
+    conf = dict((config or {}).get("configurable") or {})
+    if conf.get("checkpoint_id") is not None:
+        raise UnsupportedFeature(
+            f"config checkpoint_id={conf['checkpoint_id']!r} for run {run_id!r}: time travel to a past "
+            "step is engine.fork(run_id, new_run_id, at_step=...) on the adapted graph's engine",
+            feature="checkpoint_id",
+        )
+    thread = conf.pop("thread_id", run_id)
+    if thread != run_id:
+        raise UnsupportedFeature(
+            f"config names thread {thread!r} but the run id is {run_id!r}: the run id is the thread id; "
+            "pass the same, or leave thread_id out of config",
+            feature="thread id",
+        )
+    return conf
 
 
 def _task_writes(record: Sequence[Any]) -> PregelTaskWrites:

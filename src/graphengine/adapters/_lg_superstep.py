@@ -108,6 +108,8 @@ class Live:
     """The channels the last apply changed (LangGraph's shortcut to the triggered nodes)."""
     context: Any = None
     """LangGraph's `Runtime` carrying the context of the call driving the run, or None."""
+    configurable: Mapping[str, Any] | None = None
+    """`config["configurable"]` of the call driving the run (nodes read it from their config), or None."""
     resuming: bool = False
     """Whether the tasks of `step` continue after a pause (LangGraph tells subgraphs so)."""
     failed: set[str] = field(default_factory=set)
@@ -148,6 +150,7 @@ class Pregelish:
     def config(self, run_id: str, live: Live) -> RunnableConfig:
         """The run config LangGraph's loop would hand `prepare_next_tasks`."""
         conf: dict[str, Any] = {
+            **(live.configurable or {}),
             "thread_id": run_id,
             CONFIG_KEY_CHECKPOINT_NS: "",
             CONFIG_KEY_RUNTIME: DEFAULT_RUNTIME if live.context is None else live.context,
@@ -225,6 +228,18 @@ class Pregelish:
         live = Live(token, cp, channels, managed, 0, self.limit, updated=updated)
         self._advance(run_id, live, -1)
         return live
+
+    def turn(self, run_id: str, live: Live, value: Any) -> None:
+        """New input on a thread that has run, as LangGraph's next `invoke` of the thread: mapped
+        through the input channels onto its channels one step after its last checkpoint, with a
+        fresh recursion limit; what its last step left pending (an interrupt) is dropped."""
+        live.pending, live.resume_map, live.results, live.failed, live.resuming = [], None, {}, set(), False
+        step = live.step + 1  # `live.step` holds the last checkpoint (a finished or paused step)
+        writes = list(map_input(self.graph.input_channels, value))
+        given = self._with_ids(run_id, step, [PregelTaskWrites((), INPUT, writes, [])])
+        live.updated = apply_writes(live.checkpoint, live.channels, given, increment, self.trigger_to_nodes)
+        self._advance(run_id, live, step)
+        live.stop = live.step + self.limit
 
     def answer(self, run_id: str, live: Live, value: Any) -> None:
         """Continue past a pause: `value` (a `Command` or an `interrupt()` answer) becomes LangGraph's resume writes."""
