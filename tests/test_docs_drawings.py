@@ -94,7 +94,10 @@ def test_drawings_are_the_graphs_of_today(page: Path, tmp_path: Path) -> None:
         now = fresh(name, tmp_path)
         if body != now:
             stale.append((name, now))
-            text = text.replace(f"<!-- drawing: {name} -->\n```mermaid\n{body}```", f"<!-- drawing: {name} -->\n```mermaid\n{now}```")
+            text = text.replace(
+                f"<!-- drawing: {name} -->\n```mermaid\n{body}```",
+                f"<!-- drawing: {name} -->\n```mermaid\n{now}```",
+            )
     if stale and os.environ.get("GRAPHENGINE_UPDATE_DRAWINGS") == "1":
         page.write_text(text, encoding="utf-8")
         return
@@ -108,3 +111,23 @@ def test_the_readme_and_guides_show_drawings() -> None:
     """The README and the production and LangGOAP guides each show at least one graph drawing."""
     for page in ("README.md", "docs/production.md", "docs/langgoap.md"):
         assert drawings(ROOT / page), page
+
+
+def test_the_benchmark_chart_is_drawn_from_the_committed_figures() -> None:
+    """docs/img/bench-scale.svg is what bench/chart.py draws from bench/figures/scale.json, and
+    those figures are the ones of the README's table."""
+    import json
+
+    from bench.chart import FIGURES, OUT, render
+
+    figures = json.loads(FIGURES.read_text(encoding="utf-8"))
+    assert OUT.read_text(encoding="utf-8") == render(figures), "stale chart: run python -m bench.chart"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/img/bench-scale.svg" in readme
+    for panel in figures["panels"]:
+        for row in panel["rows"]:
+            line = next(ln for ln in readme.splitlines() if ln.startswith(f"| {row['label']} |"))
+            for name in ("graphengine", "LangGraph"):
+                v = row[name]
+                shown = f"{v:,.1f}" if v != int(v) else f"{int(v):,}"
+                assert f"{shown} {panel['unit']}" in line, (row["label"], name, line)

@@ -107,7 +107,11 @@ def script(b: Block) -> str:
     """What a reader pastes into one file for `b`: the block, after the blocks it continues."""
     if b.mark != "continues":
         return b.code
-    before = [p for p in blocks(b.page) if p.number < b.number and p.mark in ("", "continues") and not is_fragment(p)]
+    before = [
+        p
+        for p in blocks(b.page)
+        if p.number < b.number and p.mark in ("", "continues") and not is_fragment(p)
+    ]
     return "\n".join(p.code for p in [*before, b])
 
 
@@ -137,7 +141,7 @@ def local_results() -> dict[str, tuple[int, str]]:
     todo = local_blocks()
     with ThreadPoolExecutor(max(2, (os.cpu_count() or 2) * 2)) as pool:
         results = pool.map(lambda b: run_script(script(b), b.name), todo)
-        return {b.name: r for b, r in zip(todo, results)}
+        return {b.name: r for b, r in zip(todo, results, strict=True)}
 
 
 @pytest.mark.parametrize("block", [pytest.param(b, id=b.name) for b in local_blocks()])
@@ -165,12 +169,16 @@ def test_a_block_marked_continues_is_announced_by_its_page() -> None:
     """A page with blocks that continue earlier ones says so in its text."""
     for page in PAGES:
         if any(b.mark == "continues" for b in blocks(page)):
-            assert "continue" in page.read_text(encoding="utf-8").split("<!-- docs-test: continues")[0], page.name
+            assert "continue" in page.read_text(encoding="utf-8").split("<!-- docs-test: continues")[0], (
+                page.name
+            )
 
 
 def server_blocks() -> list[Any]:
     """One test per block that needs a server."""
-    return [pytest.param(b, id=f"{b.name}-{b.mark}") for page in PAGES for b in blocks(page) if b.mark in SERVERS]
+    return [
+        pytest.param(b, id=f"{b.name}-{b.mark}") for page in PAGES for b in blocks(page) if b.mark in SERVERS
+    ]
 
 
 @pytest.mark.parametrize("block", server_blocks())
@@ -215,7 +223,9 @@ async def _run_on_mysql(b: Block) -> None:
     assert DOC_MYSQL in b.code, f"{b.name} does not name {DOC_MYSQL}"
     text = b.page.read_text(encoding="utf-8")
     before = text[: text.index(b.code)]
-    assert "CREATE DATABASE myapp" in before, f"{b.name}: the page does not tell the reader to CREATE DATABASE myapp"
+    assert "CREATE DATABASE myapp" in before, (
+        f"{b.name}: the page does not tell the reader to CREATE DATABASE myapp"
+    )
     async with mysql_database() as dsn:  # CREATE DATABASE, as the page says, under a fresh name
         rc, out = await asyncio.to_thread(run_script, b.code.replace(DOC_MYSQL, dsn), b.name)
     assert rc == 0, f"the example at {b.name} failed on MySQL:\n{out[-3000:]}"
@@ -238,7 +248,7 @@ def test_a_continuing_block_runs_after_the_blocks_it_continues(tmp_path: Path) -
         "```python\nprint(x)\n```\n",
         encoding="utf-8",
     )
-    first, second, third = blocks(page)
+    _first, second, third = blocks(page)
     assert second.mark == "continues"
     assert run_script(script(second), second.name)[0] == 0
     rc, out = run_script(script(third), third.name)
