@@ -131,3 +131,10 @@ def test_the_benchmark_chart_is_drawn_from_the_committed_figures() -> None:
                 v = row[name]
                 shown = f"{v:,.1f}" if v != int(v) else f"{int(v):,}"
                 assert f"{shown} {panel['unit']}" in line, (row["label"], name, line)
+
+
+def test_every_picture_the_docs_show_is_committed() -> None:
+    """Each docs/img/ file a page links to exists (the screenshots come from the browser test)."""
+    for page in PAGES:
+        for target in re.findall(r"\]\((?:\.\./)?(docs/img/[^)]+)\)", page.read_text(encoding="utf-8")):
+            assert (ROOT / target).is_file(), f"{page.name} shows {target}, which is not committed"
