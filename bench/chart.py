@@ -20,7 +20,7 @@ FIGURES = ROOT / "bench" / "figures" / "scale.json"
 OUT = ROOT / "docs" / "img" / "bench-scale.svg"
 SERIES = (("graphengine", "#2f6fb0"), ("LangGraph", "#b0b0b0"))
 """The bars of a row, in order, with their colours."""
-WIDTH, LEFT, RIGHT, BAR, GAP, ROW_GAP = 760, 20, 150, 16, 3, 34
+WIDTH, LEFT, RIGHT, BAR, GAP, ROW_GAP = 760, 20, 190, 16, 3, 34
 """Layout in pixels: chart width, margins, bar height, gap between bars and below a row."""
 
 
@@ -45,15 +45,14 @@ def render(figures: dict[str, Any]) -> str:
                 else row["graphengine"] / row["LangGraph"]
             )
             y += 16
-            out.append(
-                f'<text x="{LEFT}" y="{y}" font-size="12">{escape(row["label"])} ({ratio:.1f}x)</text>'
-            )
+            title = f"{row['label']}: {ratio:.0f}x" if ratio >= 10 else f"{row['label']}: {ratio:.1f}x"
+            if "peer" in row:
+                title += f" (LangGraph with {row['peer']})"
+            out.append(f'<text x="{LEFT}" y="{y}" font-size="12">{escape(title)}</text>')
             y += 6
             for name, colour in SERIES:
                 w = max(1.0, plot * row[name] / top)
                 label = f"{name} {_number(row[name])} {panel['unit']}"
-                if name == "LangGraph" and "peer" in row:
-                    label += f" ({row['peer']})"
                 out.append(f'<rect x="{LEFT}" y="{y}" width="{w:.1f}" height="{BAR}" fill="{colour}"/>')
                 out.append(
                     f'<text x="{LEFT + w + 6:.1f}" y="{y + BAR - 4}" font-size="11">{escape(label)}</text>'
