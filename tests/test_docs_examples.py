@@ -1,24 +1,37 @@
-"""Every fenced ```python block of the user guides (docs/*.md) and of README.md runs.
+"""Every fenced ```python block of the user guides (docs/*.md) and of README.md runs as pasted.
 
-The blocks of one page run in order in one namespace, in a temporary working directory, the
-way a reader pastes them into an async REPL: a block may use top-level `await` (it then runs
-in `asyncio.run`), a block without one runs with no event loop (so the sync APIs it shows,
-such as `graph.invoke` on a LangGraph checkpointer, run as they would in a script).
+Each block runs alone, the way a reader runs it: written to a script of its own and run by a
+fresh Python process in a fresh temporary directory (`python example.py`). A block therefore
+imports what it uses and wraps top-level `await` in `asyncio.run(main())` (or uses `run_sync`).
+The blocks run in parallel subprocesses, once per session, so the whole page set takes seconds.
 
-A block preceded by an HTML comment `<!-- docs-test: postgres -->` or `<!-- docs-test: mysql -->`
-needs that server: it runs on its own (a fresh namespace), against the server the rest of the
-suite uses (`db_servers`), with the schema or database `myapp` the page names replaced by a
-fresh one, dropped afterwards; without the server it is skipped, and under CI=true it fails.
-`<!-- docs-test: skip (hosted LLM) -->` skips a block that calls a hosted model; no other
-reason to skip exists. README.md blocks that are fragments (they use names the reader
-supplies) are listed in `README_FRAGMENTS` with what they lack.
+Markers, an HTML comment on the line before the fence:
+
+- `<!-- docs-test: continues -->`: the block continues the page's earlier blocks (the text says
+  so); it runs as one script with every earlier unmarked or continuing block of its page.
+- `<!-- docs-test: postgres -->` / `<!-- docs-test: mysql -->`: the block needs that server. It
+  runs on its own against the server the rest of the suite uses (`db_servers`): the URL the page
+  shows is replaced by the suite's, each schema it names (`schema="..."`) by a fresh one, dropped
+  afterwards. A MySQL block's page must tell the reader to `CREATE DATABASE myapp`; the test does
+  the same with a fresh name. Without the server it is skipped, and under CI=true it fails.
+- `<!-- docs-test: skip (hosted LLM) -->` skips a block that calls a hosted model; no other
+  reason to skip exists.
+
+README.md blocks that are outlines (the text says so: they use names the reader supplies and a
+server at `db`; the page they link to has the complete example) are listed in `README_FRAGMENTS`
+with what they lack.
 """
 
 from __future__ import annotations
 
-import ast
 import asyncio
+import functools
+import os
 import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,14 +53,17 @@ FENCE = re.compile(
 )
 GUIDES = ("langgraph.md", "langgoap.md", "production.md")
 """The task-oriented user guides; each must show runnable code."""
-MARKS = {"", "postgres", "mysql", "skip (hosted LLM)"}
+SERVERS = ("postgres", "mysql")
+MARKS = {"", "continues", *SERVERS, "skip (hosted LLM)"}
 DOC_POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 """The PostgreSQL URL the pages show; replaced by the suite's `POSTGRES_DSN`."""
 DOC_MYSQL = "mysql://root@127.0.0.1:3306/myapp"
 """The MySQL URL the pages show; replaced by a fresh database on the suite's MySQL server."""
+SCHEMA = re.compile(r'schema="(\w+)"|\?schema=(\w+)')
+TIMEOUT = 120
+"""Seconds one block may take before it counts as hanging."""
 README_FRAGMENTS = {
-    # first line of the block: what it lacks
-    "from goap import ActionSpec, GoalSpec, GoapGraph, ge, add": "fetch_repo, and an event loop for await",
+    # a line of the block: what it lacks
     'store = PostgresStore("postgresql://app@db:5432/prod", max_size=10)': "a server at db, run_id, engine",
     "from graphengine.workers import RunQueue": "a queue at db, an engine",
 }
@@ -84,55 +100,62 @@ def blocks(page: Path) -> list[Block]:
 
 def is_fragment(b: Block) -> bool:
     """A README block listed in `README_FRAGMENTS`."""
-    return b.page.name == "README.md" and b.code.splitlines()[0] in README_FRAGMENTS
+    return b.page.name == "README.md" and any(line in b.code for line in README_FRAGMENTS)
 
 
-def execute(b: Block, ns: dict[str, Any], code: str | None = None) -> None:
-    """Run the block's code in `ns`; top-level `await` makes it run in `asyncio.run`."""
-    src = b.code if code is None else code
-    # Pad with newlines so tracebacks give the line in the page.
-    compiled = compile(
-        "\n" * b.line + src, str(b.page), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True
-    )
-    # eval of the repository's own documentation, never of stored data
-    result = eval(compiled, ns)
-    if asyncio.iscoroutine(result):
-        asyncio.run(result)
-
-
-def local_pages() -> list[Any]:
-    """One test per page."""
-    return [pytest.param(page, id=page.name) for page in PAGES]
-
-
-def server_blocks() -> list[Any]:
-    """One test per block that needs a server."""
-    return [
-        pytest.param(b, id=f"{b.name}-{b.mark}")
-        for page in PAGES
-        for b in blocks(page)
-        if b.mark in ("postgres", "mysql")
+def script(b: Block) -> str:
+    """What a reader pastes into one file for `b`: the block, after the blocks it continues."""
+    if b.mark != "continues":
+        return b.code
+    before = [
+        p
+        for p in blocks(b.page)
+        if p.number < b.number and p.mark in ("", "continues") and not is_fragment(p)
     ]
+    return "\n".join(p.code for p in [*before, b])
 
 
-@pytest.mark.parametrize("page", local_pages())
-def test_page_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The page's blocks that need no server run in order, sharing one namespace."""
-    monkeypatch.chdir(tmp_path)
-    ns: dict[str, Any] = {"__name__": "__docs__"}
-    for b in blocks(page):
-        if b.mark or is_fragment(b):
-            continue
+def run_script(code: str, name: str) -> tuple[int, str]:
+    """Run `code` as `example.py` in a fresh temporary directory with a fresh interpreter."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    with tempfile.TemporaryDirectory(prefix="docs-") as tmp:
+        path = Path(tmp, "example.py")
+        path.write_text(code, encoding="utf-8")
         try:
-            execute(b, ns)
-        except BaseException as exc:
-            raise AssertionError(f"the example at {b.name} failed: {exc!r}") from exc
+            done = subprocess.run(
+                [sys.executable, str(path)], cwd=tmp, env=env, capture_output=True, text=True, timeout=TIMEOUT
+            )
+        except subprocess.TimeoutExpired:
+            return -1, f"{name} did not finish in {TIMEOUT} s"
+        return done.returncode, done.stdout + done.stderr
+
+
+def local_blocks() -> list[Block]:
+    """The blocks that need no server and are not skipped."""
+    return [b for page in PAGES for b in blocks(page) if b.mark in ("", "continues") and not is_fragment(b)]
+
+
+@functools.cache
+def local_results() -> dict[str, tuple[int, str]]:
+    """Every local block run once, in parallel subprocesses (each waits on its own process)."""
+    todo = local_blocks()
+    with ThreadPoolExecutor(max(2, (os.cpu_count() or 2) * 2)) as pool:
+        results = pool.map(lambda b: run_script(script(b), b.name), todo)
+        return {b.name: r for b, r in zip(todo, results, strict=True)}
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=b.name) for b in local_blocks()])
+def test_block_runs_as_pasted(block: Block) -> None:
+    """The block, pasted alone into a script (after the blocks it says it continues), runs."""
+    rc, out = local_results()[block.name]
+    assert rc == 0, f"the example at {block.name}, run as `python example.py`, failed:\n{out[-3000:]}"
 
 
 def test_readme_fragments_are_still_there() -> None:
     """`README_FRAGMENTS` names blocks that exist: an edited README must be looked at again."""
-    firsts = {b.code.splitlines()[0] for b in blocks(ROOT / "README.md")}
-    assert set(README_FRAGMENTS) <= firsts
+    readme = blocks(ROOT / "README.md")
+    for line in README_FRAGMENTS:
+        assert any(line in b.code for b in readme), line
 
 
 def test_every_guide_is_linked_from_the_readme() -> None:
@@ -142,11 +165,26 @@ def test_every_guide_is_linked_from_the_readme() -> None:
         assert f"docs/{page.name}" in readme, page.name
 
 
+def test_a_block_marked_continues_is_announced_by_its_page() -> None:
+    """A page with blocks that continue earlier ones says so in its text."""
+    for page in PAGES:
+        if any(b.mark == "continues" for b in blocks(page)):
+            assert "continue" in page.read_text(encoding="utf-8").split("<!-- docs-test: continues")[0], (
+                page.name
+            )
+
+
+def server_blocks() -> list[Any]:
+    """One test per block that needs a server."""
+    return [
+        pytest.param(b, id=f"{b.name}-{b.mark}") for page in PAGES for b in blocks(page) if b.mark in SERVERS
+    ]
+
+
 @pytest.mark.parametrize("block", server_blocks())
-def test_server_example_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A block needing PostgreSQL or MySQL runs against the suite's server, in a schema or
-    database of its own."""
-    monkeypatch.chdir(tmp_path)
+def test_server_example_runs(block: Block) -> None:
+    """A block needing PostgreSQL or MySQL runs alone against the suite's server, in schemas or
+    a database of its own, as the page tells the reader to set it up."""
     if block.mark == "postgres":
         require_postgres()
         _run_on_postgres(block)
@@ -158,19 +196,23 @@ def test_server_example_runs(block: Block, tmp_path: Path, monkeypatch: pytest.M
 def _run_on_postgres(b: Block) -> None:
     import asyncpg
 
-    schema = unique_name("docs")
-    code = b.code.replace(DOC_POSTGRES, POSTGRES_DSN).replace('"myapp"', f'"{schema}"')
-    code = code.replace("?schema=myapp", f"?schema={schema}")
-    assert code != b.code, f"{b.name} names neither {DOC_POSTGRES} nor the schema myapp"
+    assert DOC_POSTGRES in b.code, f"{b.name} does not name {DOC_POSTGRES}"
+    schemas = {m.group(1) or m.group(2) for m in SCHEMA.finditer(b.code)}
+    fresh = {s: unique_name("docs") for s in schemas}
+    code = b.code.replace(DOC_POSTGRES, POSTGRES_DSN)
+    for old, new in fresh.items():
+        code = code.replace(f'"{old}"', f'"{new}"').replace(f"?schema={old}", f"?schema={new}")
     try:
-        execute(b, {"__name__": "__docs__"}, code)
+        rc, out = run_script(code, b.name)
+        assert rc == 0, f"the example at {b.name} failed on PostgreSQL:\n{out[-3000:]}"
     finally:
 
         async def drop() -> None:
             conn = await asyncpg.connect(POSTGRES_DSN)
             try:
-                # The name is ours (unique_name), not user text; identifiers cannot be bound.
-                await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+                for schema in fresh.values():
+                    # The name is ours (unique_name), not user text; identifiers cannot be bound.
+                    await conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
             finally:
                 await conn.close()
 
@@ -179,10 +221,14 @@ def _run_on_postgres(b: Block) -> None:
 
 async def _run_on_mysql(b: Block) -> None:
     assert DOC_MYSQL in b.code, f"{b.name} does not name {DOC_MYSQL}"
-    async with mysql_database() as dsn:
-        code = b.code.replace(DOC_MYSQL, dsn)
-        # The block runs its own event loop (or none): run it on a thread, away from this one.
-        await asyncio.to_thread(execute, b, {"__name__": "__docs__"}, code)
+    text = b.page.read_text(encoding="utf-8")
+    before = text[: text.index(b.code)]
+    assert "CREATE DATABASE myapp" in before, (
+        f"{b.name}: the page does not tell the reader to CREATE DATABASE myapp"
+    )
+    async with mysql_database() as dsn:  # CREATE DATABASE, as the page says, under a fresh name
+        rc, out = await asyncio.to_thread(run_script, b.code.replace(DOC_MYSQL, dsn), b.name)
+    assert rc == 0, f"the example at {b.name} failed on MySQL:\n{out[-3000:]}"
 
 
 def test_every_guide_has_examples() -> None:
@@ -190,26 +236,20 @@ def test_every_guide_has_examples() -> None:
     for page in PAGES:
         blocks(page)
     for name in GUIDES:
-        assert [b for b in blocks(ROOT / "docs" / name) if not b.mark], name
+        assert [b for b in blocks(ROOT / "docs" / name) if b.mark in ("", "continues")], name
 
 
-def test_a_failing_block_points_at_its_line_in_the_page(tmp_path: Path) -> None:
-    """The harness itself: top-level await runs in a loop, a block without one runs with none,
-    and an error's traceback names the page and the line of the block."""
+def test_a_continuing_block_runs_after_the_blocks_it_continues(tmp_path: Path) -> None:
+    """The harness itself: a block marked `continues` runs after its page's earlier blocks, a
+    block without the marker runs alone, and a failing block reports its error."""
     page = tmp_path / "guide.md"
     page.write_text(
-        "# t\n\n```python\nimport asyncio\nawait asyncio.sleep(0)\nx = 1\n```\n\n"
-        "```python\ntry:\n    asyncio.get_running_loop()\nexcept RuntimeError:\n    no_loop = True\n"
-        "assert x == 2\n```\n",
+        "# t\n\n```python\nx = 1\n```\n\n<!-- docs-test: continues -->\n```python\nassert x == 1\n```\n\n"
+        "```python\nprint(x)\n```\n",
         encoding="utf-8",
     )
-    first, second = blocks(page)
-    ns: dict[str, Any] = {}
-    execute(first, ns)
-    with pytest.raises(AssertionError) as info:
-        execute(second, ns)
-    assert ns["no_loop"] is True
-    tb = info.tb
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    assert (tb.tb_frame.f_code.co_filename, tb.tb_lineno) == (str(page), 14)
+    _first, second, third = blocks(page)
+    assert second.mark == "continues"
+    assert run_script(script(second), second.name)[0] == 0
+    rc, out = run_script(script(third), third.name)
+    assert rc != 0 and "NameError" in out

@@ -6,7 +6,9 @@ step). One run has finished; another is live, its `fetch` action blocked on a ga
 test opens. The test checks what a person would see: both runs listed with their statuses, the
 graph drawn with its nodes, the step table, the live run moving on by itself (new steps, then the
 approval form), and answering that form in the page finishing the run. Screenshots are saved to
-$GRAPHENGINE_SCREENSHOT_DIR (else the test's tmp directory) for review.
+$GRAPHENGINE_SCREENSHOT_DIR (else the test's tmp directory) for review; README.md shows two of
+them from docs/img/ (`GRAPHENGINE_SCREENSHOT_DIR=docs/img` takes them again; the live one is not
+committed).
 
 Playwright's own browser download is not reachable from these machines: the browser is Debian's
 chromium at /usr/bin/chromium (`.ci/run` installs it with apt-get when missing), launched through
