@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -37,6 +38,7 @@ __all__ = [
     "isolated_bytes",
     "json_checked",
     "json_depth",
+    "may_hide",
     "no_constant",
     "non_finite",
     "record_calls",
@@ -110,6 +112,34 @@ def event_doc(ev: Any, run_id: str, step: int, node_id: str) -> dict[str, Any]:
             step=step,
             node_id=node_id,
         )
+    # A record `decode_events` cannot read back would make `history()` fail for ever: refuse it here,
+    # at the step, with the field named (ints and floats only, as JSON keeps them exactly).
+    for name, value, ok in (
+        ("step", ev.step, type(ev.step) is int),
+        ("ts", ev.ts, type(ev.ts) in (int, float) and math.isfinite(ev.ts)),
+        ("run_id", ev.run_id, isinstance(ev.run_id, str)),
+        ("node_id", ev.node_id, isinstance(ev.node_id, str)),
+        ("msg", ev.msg, isinstance(ev.msg, str)),
+        ("kind", ev.kind, isinstance(ev.kind, str)),
+        ("meta", ev.meta, isinstance(ev.meta, Mapping)),
+    ):
+        if not ok:
+            raise NodeReturnTypeError(
+                f"node {node_id!r} returned an event whose {name} is {value!r:.80} of type "
+                f"{type(value).__name__} at step {step} of run {run_id!r}; Event.{name} is "
+                + (
+                    "a finite float"
+                    if name == "ts"
+                    else "an int"
+                    if name == "step"
+                    else "a mapping"
+                    if name == "meta"
+                    else "a str"
+                ),
+                run_id=run_id,
+                step=step,
+                node_id=node_id,
+            )
     return ev.to_dict()
 
 
@@ -170,8 +200,39 @@ def unstorable(
     )
 
 
+_SUSPECT = (b"null", b"None", b"nan", b"NaN", b"inf", b"Inf", "\ufffd".encode())
+"""What JSON writes in place of a value it cannot keep: NaN and infinity as `null` (or `NaN`), a
+NaN or infinite dict key as `"None"`/`"nan"`/`"inf"`, a lone surrogate in a key as U+FFFD. Only an
+encoding that holds one of these is walked (`non_finite`), so the common case costs a few scans."""
+
+
+def may_hide(data: bytes | str) -> bool:
+    """True when encoded `data` could stand for a value that does not read back (see `_SUSPECT`)."""
+    if isinstance(data, str):
+        return any(s.decode() in data for s in _SUSPECT)
+    return any(s in data for s in _SUSPECT)
+
+
+def _bad_key(k: Any) -> bool:
+    # A float key is written as its repr ("nan", "inf") or, inside Any, as "None": it never reads
+    # back as the float; a str key with a lone surrogate is written as U+FFFD by pydantic.
+    if isinstance(k, float):
+        return not math.isfinite(k)
+    if isinstance(k, str):
+        try:
+            k.encode()
+        except UnicodeEncodeError:
+            return True
+    return False
+
+
 def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
-    """The path of the first NaN or infinity inside `value`, or None."""
+    """The path of the first value inside `value` that JSON cannot keep, or None.
+
+    That is a NaN or infinite float (a value, an item of any list, tuple, set or deque), or a dict
+    key that does not read back as itself (a NaN or infinite float, a str with a lone surrogate);
+    a key's path ends in `[key ...]` with the key's repr.
+    """
     if type(value) is float:
         return None if math.isfinite(value) else path
     if depth > 300 or isinstance(value, (str, bytes, int, bool)) or value is None:
@@ -185,8 +246,11 @@ def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
         if extra:
             items = [*items, *extra.items()]
     elif isinstance(value, Mapping):
+        for k in value:
+            if _bad_key(k):
+                return f"{path}[key {k!r}]"
         items = value.items()
-    elif isinstance(value, (list, tuple, set, frozenset)):
+    elif isinstance(value, (list, tuple, set, frozenset, deque)):
         items = enumerate(value)
     elif hasattr(value, "__dataclass_fields__"):
         items = ((k, getattr(value, k, None)) for k in value.__dataclass_fields__)
@@ -200,13 +264,14 @@ def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
 
 
 def check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) -> None:
-    """Raise `EncodeError` if `value` holds NaN or infinity, which JSON would store as null."""
+    """Raise `EncodeError` if `value` holds what JSON cannot keep (NaN, infinity, a bad key)."""
     where = non_finite(value, "")
     if where is not None:
         raise EncodeError(
-            f"node {node_id!r} at step {step} of run {run_id!r}: its {what} holds a non-finite float at "
-            f"{where or 'the top'}; JSON has no NaN or infinity (it would be stored as null and read back "
-            "as something else): store it as None or a string",
+            f"node {node_id!r} at step {step} of run {run_id!r}: its {what} holds a non-finite float or a "
+            f"key that does not read back at {where or 'the top'}; JSON has no NaN or infinity (a value "
+            "is stored as null, a key as a string) and UTF-8 no lone surrogate: store it as None or a "
+            "string",
             run_id=run_id,
             step=step,
             node_id=node_id,
@@ -256,7 +321,7 @@ def snapshot_of(eng: Runtime[S], state: S, run_id: str, step: int, node_id: str)
         back = eng.codec.decode(data)
     except Exception as exc:
         raise unstorable(exc, state, run_id, step, node_id, "state") from exc
-    if eng.check_nulls and b"null" in data:
+    if eng.check_nulls and may_hide(data):
         check_finite(state, run_id, step, node_id, "state")
     return data, back
 
@@ -322,7 +387,7 @@ def route_checked_full(
         back = rc.decode(text)
     except Exception as exc:
         raise unstorable(exc, route, run_id, step, node_id, "route") from exc
-    if "null" in text:
+    if may_hide(text):
         check_finite([route.payload, *(b.input for b in route.branches)], run_id, step, node_id, "route")
     return back, text
 
@@ -355,7 +420,7 @@ def fan_out_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node
         text.encode()  # stored as UTF-8 (cheap next to the inputs)
     except Exception as exc:
         raise unstorable(exc, route, run_id, step, node_id, "route") from exc
-    if "null" in text:
+    if may_hide(text):
         check_finite([b.input for b in route.branches], run_id, step, node_id, "route")
     return Next(_FAN_OUT, route.target, tuple(branches)), text
 

@@ -21,6 +21,7 @@ from ._encoding import (
     check_size,
     event_doc,
     isolated_bytes,
+    may_hide,
     record_calls,
     snapshot_of,
     unstorable,
@@ -207,7 +208,7 @@ async def fan_out_step(
                         deltas[i] = decode_delta(delta_b)  # type: ignore[arg-type]
                     except Exception as exc:
                         raise unstorable(exc, d, run_id, step, nid, what) from exc
-                    if eng.check_nulls and b"null" in delta_b:  # type: ignore[operator]
+                    if eng.check_nulls and may_hide(delta_b):  # type: ignore[arg-type]
                         check_finite(d, run_id, step, nid, what)
                 else:
                     delta_b = None

@@ -34,6 +34,7 @@ from ._encoding import (
     check_finite,
     check_size,
     encode_events,
+    may_hide,
     record_calls,
     route_checked,
     snapshot_of,
@@ -224,7 +225,7 @@ async def drive(
                         back = decode_delta(delta_b)
                     except Exception as exc:
                         raise unstorable(exc, delta, run_id, step, node_id, "delta") from exc
-                    if check_nulls and b"null" in delta_b:  # JSON writes NaN and infinity as null
+                    if check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
                         check_finite(delta, run_id, step, node_id, "delta")
                     delta = back
                     try:

@@ -31,7 +31,7 @@ from graphengine.store import (
 
 from ._attempts import execute
 from ._checks import checked_delta
-from ._encoding import FAN_OUT_NODE, non_finite, storable_text
+from ._encoding import FAN_OUT_NODE, may_hide, non_finite, storable_text
 from ._fingerprint import changes, same_graph, upgraded
 from .commute import delta_commutes
 from .context import Context
@@ -210,7 +210,7 @@ class Runtime(Generic[S]):
             if not self.is_state(initial):
                 initial = TypeAdapter(adaptable_type(self.state_type)).validate_python(initial)
             encoded = self.codec.encode(cast(S, initial))
-            if self.check_nulls and b"null" in encoded:  # JSON would store NaN and infinity as null
+            if self.check_nulls and may_hide(encoded):  # JSON would store NaN and infinity as null
                 where = non_finite(initial, "")
                 if where is not None:
                     raise ValueError(
