@@ -26,7 +26,7 @@ from graphengine.store import RunExistsError as StoreRunExistsError
 
 from ._blocking import run_blocking
 from ._encoding import FAN_OUT_NODE
-from ._loop import FirstHop, drive
+from ._loop import FirstHop, abandoned, create_settled, drive
 from ._owner import is_lease_store, owning
 from ._reads import Interrupt, RunReads
 from ._replay import ReplayReport, replay_run
@@ -340,8 +340,9 @@ class Engine(RunReads[S]):
         async with contextlib.AsyncExitStack() as owned:
             try:
                 await owned.enter_async_context(owning(self.store, run_id, lease_ttl=None))
-            except BaseException:
+            except BaseException as exc:
                 driving.close()  # never started: nothing of it ran
+                await abandoned(self.store, run_id, exc)  # stored, so not left `running` by no one
                 raise
             return await driving
 
@@ -363,7 +364,7 @@ class Engine(RunReads[S]):
             meta=self._meta_of(g),
         )
         try:
-            await self.store.create_run(rec)
+            await create_settled(self.store, rec)  # a cancel meanwhile leaves it `cancelled`
         except StoreRunExistsError as exc:
             raise RunExistsError(f"run {run_id!r} exists; use resume({run_id!r})", run_id=run_id) from exc
         if self.emitter is not None:
