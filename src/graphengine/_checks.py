@@ -10,6 +10,7 @@ from pydantic_core import to_json
 
 from graphengine.emit import EventKind
 
+from ._encoding import error_text
 from .errors import (
     BudgetExceededError,
     DeltaTypeError,
@@ -82,7 +83,7 @@ def check_budgets(
 def reducer_failed(exc: BaseException, run_id: str, step: int, node_id: str) -> ReducerError:
     return ReducerError(
         f"the reducer raised merging the delta of node {node_id!r} at step {step} of run {run_id!r}: "
-        f"{type(exc).__name__}: {exc}; fix it and resume({run_id!r})",
+        f"{error_text(exc)}; fix it and resume({run_id!r})",
         run_id=run_id,
         step=step,
         node_id=node_id,
@@ -96,7 +97,7 @@ def static_route(node: CompiledNode[Any], state: Any, run_id: str, step: int) ->
     except Exception as exc:
         raise RoutingError(
             f"an edge predicate of node {node.id!r} raised at step {step} of run {run_id!r}: "
-            f"{type(exc).__name__}: {exc}; fix it and resume({run_id!r})",
+            f"{error_text(exc)}; fix it and resume({run_id!r})",
             run_id=run_id,
             step=step,
             node_id=node.id,

@@ -26,12 +26,14 @@ if TYPE_CHECKING:
     from ._runtime import Runtime
 
 __all__ = [
+    "ERROR_TEXT_MAX",
     "FAN_OUT_NODE",
     "ROUTE_MAX_DEPTH",
     "check_finite",
     "check_size",
     "decode_events",
     "encode_events",
+    "error_text",
     "event_doc",
     "fan_out_checked",
     "isolated",
@@ -90,6 +92,28 @@ def storable_text(text: str) -> str:
         text.encode()
     except UnicodeEncodeError:
         text = text.encode("utf-8", "backslashreplace").decode()
+    return text
+
+
+ERROR_TEXT_MAX = 65_536
+"""Most characters of an error message a run or step records (the text is cut after that, with a
+marker): a message of any length must be recordable on every store (MySQL's MEDIUMTEXT takes
+16 MB), or a failed run would stay `running`. The caller's exception keeps the whole message."""
+
+
+def error_text(exc: BaseException) -> str:
+    """What a run records of `exc`: `Type: message`, storable (`storable_text`), cut at `ERROR_TEXT_MAX`.
+
+    An exception whose `str()` raises is recorded by its type and that failure, never left unrecorded.
+    """
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except Exception as why:
+        text = f"{type(exc).__name__}: <str() raised {type(why).__name__}>"
+    text = storable_text(text)
+    if len(text) > ERROR_TEXT_MAX:
+        cut = len(text) - ERROR_TEXT_MAX
+        text = f"{text[:ERROR_TEXT_MAX]}... [truncated: {cut:,} more characters]"
     return text
 
 

@@ -34,11 +34,11 @@ from ._encoding import (
     check_finite,
     check_size,
     encode_events,
+    error_text,
     may_hide,
     record_calls,
     route_checked,
     snapshot_of,
-    storable_text,
     unstorable,
 )
 from ._fanout import fan_out_step
@@ -147,7 +147,7 @@ async def abandoned(store: Store, run_id: str, exc: BaseException) -> None:
     if isinstance(exc, asyncio.CancelledError):
         await settled(store.set_status(run_id, RunStatus.CANCELLED))
     else:
-        msg = storable_text(f"{type(exc).__name__}: {exc}")
+        msg = error_text(exc)
         await settled(store.set_status(run_id, RunStatus.FAILED, error=msg))
 
 
@@ -396,7 +396,7 @@ async def drive(
         await _fail(eng, run_id, step, node_id, exc, EncodeError, f"cannot be stored: {exc}")
     except Exception as exc:
         # Whatever else escaped the step: typed, naming where, and the run marked failed.
-        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {type(exc).__name__}: {exc}")
+        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
     except asyncio.CancelledError:
         await settled(store.set_status(run_id, RunStatus.CANCELLED))
         if emitter is not None:  # so emitters can end what they opened (spans, streams)
@@ -409,7 +409,7 @@ async def drive(
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             await settled(eng.fail(run_id, step, node_id, exc))
             raise
-        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {type(exc).__name__}: {exc}")
+        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
     # Conditioned on this driver's last step: if another process took the run over and went
     # further, this stale driver must not mark it done.
     # Settled: a cancel landing during this write must not leave the run `running` (see `settled`).

@@ -31,7 +31,7 @@ from graphengine.store import (
 
 from ._attempts import execute
 from ._checks import checked_delta
-from ._encoding import FAN_OUT_NODE, may_hide, non_finite, storable_text
+from ._encoding import FAN_OUT_NODE, error_text, may_hide, non_finite
 from ._fingerprint import changes, same_graph, upgraded
 from .commute import delta_commutes
 from .context import Context
@@ -167,7 +167,7 @@ class Runtime(Generic[S]):
 
     async def fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
         """Record the run as failed with `exc` and emit an error event."""
-        msg = storable_text(f"{type(exc).__name__}: {exc}")
+        msg = error_text(exc)
         try:
             await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
         except Exception as lost:  # the failure being reported matters more than its record
