@@ -144,6 +144,19 @@ def wrong_delta(eng: Runtime[Any], delta: Any, run_id: str, step: int, node_id: 
     )
 
 
+def dropped_delta_keys(
+    eng: Runtime[Any], lost: list[Any], run_id: str, step: int, node_id: str
+) -> DeltaTypeError:
+    """The error for a delta whose keys the state type does not declare (its codec would drop them)."""
+    return DeltaTypeError(
+        f"node {node_id!r} returned a delta with keys {lost!r} at step {step} of run {run_id!r} that "
+        f"{eng.type_name} does not declare (they would be dropped): declare them in the type or leave them out",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+    )
+
+
 def checked_delta(eng: Runtime[S], value: Any, run_id: str, step: int, node_id: str) -> S:
     if not eng.is_state(value):
         raise wrong_delta(eng, value, run_id, step, node_id)

@@ -23,6 +23,7 @@ from ._checks import (
     check_budgets,
     check_route,
     checked_delta,
+    dropped_delta_keys,
     max_steps_error,
     reducer_failed,
     static_route,
@@ -42,6 +43,7 @@ from ._encoding import (
     unstorable,
 )
 from ._fanout import fan_out_step
+from ._runtime import undeclared_keys
 from .errors import (
     EncodeError,
     GraphError,
@@ -281,6 +283,8 @@ async def drive(
                         back = decode_delta(delta_b)
                     except Exception as exc:
                         raise unstorable(exc, delta, run_id, step, node_id, "delta") from exc
+                    if type(back) is dict and len(back) < len(delta):  # type: ignore[arg-type]
+                        raise dropped_delta_keys(eng, undeclared_keys(delta, back), run_id, step, node_id)
                     if check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
                         check_finite(delta, run_id, step, node_id, "delta")
                     delta = back

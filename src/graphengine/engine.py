@@ -30,7 +30,15 @@ from ._loop import FirstHop, abandoned, create_settled, drive
 from ._owner import is_lease_store, owning
 from ._reads import Interrupt, RunReads
 from ._replay import ReplayReport, replay_run
-from ._runtime import Runtime, dumps, error_delta, run_meta, state_check, state_copier
+from ._runtime import (
+    Runtime,
+    checked_reducer,
+    dumps,
+    error_delta,
+    run_meta,
+    state_check,
+    state_copier,
+)
 from ._spec import GraphSpec, graph_spec
 from ._stream import RunStream, stream_resume, stream_run
 from .errors import (
@@ -94,7 +102,7 @@ class Engine(RunReads[S]):
         self._type_name = getattr(state_type, "__name__", str(state_type))
         if reducer is not None:
             _refuse_async_reducer(reducer, "reducer=")
-        r = reducer if reducer is not None else default_reducer(state_type)
+        r = checked_reducer(reducer, state_type) if reducer is not None else default_reducer(state_type)
         if r is None:
             raise GraphValidationError(
                 f"state type {self._type_name!r} has no default reducer; "
