@@ -43,6 +43,7 @@ __all__ = [
     "may_hide",
     "no_constant",
     "non_finite",
+    "not_json",
     "record_calls",
     "route_checked",
     "route_checked_full",
@@ -164,6 +165,17 @@ def event_doc(ev: Any, run_id: str, step: int, node_id: str) -> dict[str, Any]:
                 step=step,
                 node_id=node_id,
             )
+    where = not_json(dict(ev.meta), "meta")
+    if where is not None:
+        raise EncodeError(
+            f"node {node_id!r} at step {step} of run {run_id!r}: an event it returned cannot be stored "
+            f"so that it reads back, at {where}; event meta holds JSON values (None, bool, int, finite "
+            "float, str, list, dict with str keys): convert it, e.g. to a str or a list",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+            field="events",
+        )
     return ev.to_dict()
 
 
@@ -285,6 +297,46 @@ def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def not_json(value: Any, path: str, depth: int = 0) -> str | None:
+    """Where inside `value` JSON would read back something else, as "path (why)", or None.
+
+    The rule for the documents a step records of its outside inputs (a resume input, event
+    meta), which the node saw as Python values: only what JSON keeps exactly is taken: None,
+    bool, int, finite float, str without lone surrogates, list, and dict with str keys. A
+    tuple (read back as a list), a set, a datetime, an Enum, any other object (read back as
+    its str) is refused, so that what replay serves is what the node saw. Pydantic models and
+    dataclasses pass (written field by field; they read back as dicts): a known gap.
+    """
+    t = type(value)
+    if value is None or t is bool or t is int:
+        return None
+    if t is float:
+        return None if math.isfinite(value) else f"{path} (a non-finite float)"
+    if t is str:
+        return None if not _bad_key(value) else f"{path} (a str with a lone surrogate)"
+    if depth > 300:
+        return None  # the encoder's own depth limit refuses it
+    if t is list:
+        for i, v in enumerate(value):
+            found = not_json(v, f"{path}[{i}]", depth + 1)
+            if found is not None:
+                return found
+        return None
+    if t is dict:
+        for k, v in value.items():
+            if type(k) is not str or _bad_key(k):
+                return f"{path} (key {k!r} of type {type(k).__name__}: JSON keys are str)"
+            found = not_json(v, f"{path}.{k}", depth + 1)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, BaseModel) or hasattr(value, "__dataclass_fields__"):
+        # Written field by field (pydantic), read back as a dict: kept for callers that hand
+        # records through (the LangGraph adapter's `Command`); not exact, a known gap.
+        return None
+    return f"{path} (a {t.__name__}: JSON would read it back as another type)"
 
 
 def check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) -> None:

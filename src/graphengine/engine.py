@@ -25,7 +25,7 @@ from graphengine.store import (
 from graphengine.store import RunExistsError as StoreRunExistsError
 
 from ._blocking import run_blocking
-from ._encoding import FAN_OUT_NODE
+from ._encoding import FAN_OUT_NODE, not_json
 from ._loop import FirstHop, abandoned, create_settled, drive
 from ._owner import is_lease_store, owning
 from ._reads import Interrupt, RunReads
@@ -43,6 +43,7 @@ from ._spec import GraphSpec, graph_spec
 from ._stream import RunStream, stream_resume, stream_run
 from .errors import (
     DuplicateNodeError,
+    EncodeError,
     GraphValidationError,
     RunBusyError,
     RunExistsError,
@@ -439,6 +440,8 @@ class Engine(RunReads[S]):
         # except one whose answer was in flight, which waits out the dead driver's lease. A
         # resume without input finds out it answers (a pause before a node) once it has read.
         leased = input is not _NO_INPUT
+        if leased:
+            _check_input(run_id, input)
         while True:
             ttl = self.options.lease_ttl if leased else None
             try:
@@ -765,3 +768,20 @@ async def _cas(write: Awaitable[None]) -> None:
         await write
     except StatusConflictError as exc:
         raise _MovedOn(exc) from exc
+
+
+def _check_input(run_id: str, value: Any) -> None:
+    """Refuse a resume input JSON would record as another value (see `_encoding.not_json`).
+
+    The node sees the Python value and the step records its JSON: a set, a datetime or an object
+    would make replay of a correct run diverge. Raised before anything runs or is written.
+    """
+    where = not_json(value, "input")
+    if where is not None:
+        raise EncodeError(
+            f"the resume input of run {run_id!r} cannot be recorded so that it reads back, at {where}; "
+            "nothing was run: pass JSON values (None, bool, int, finite float, str, list, dict with "
+            "str keys)",
+            run_id=run_id,
+            field="input",
+        )
