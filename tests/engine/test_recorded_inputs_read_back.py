@@ -81,3 +81,30 @@ async def test_non_json_event_meta_is_refused_at_the_step() -> None:
     g.add("n", node).start_at("n")
     with pytest.raises(GraphError, match="when"):
         await g.run("r", {})
+
+
+class Unprintable(Exception):
+    """A tool's exception whose str() raises."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("no str")
+
+
+async def test_a_tool_exception_whose_str_raises_is_recorded_and_replays() -> None:
+    """The call is recorded by the exception's type; the node gets ToolCallError live and on replay."""
+    from graphengine import ToolCallError
+
+    def tool(x: int) -> int:
+        raise Unprintable()
+
+    async def node(ctx: Context, s: T) -> NodeResult[T]:
+        try:
+            await ctx.call(tool, 1)
+        except ToolCallError as exc:
+            return NodeResult(delta={"got": exc.error_type}, route=stop())
+        return NodeResult(route=stop())
+
+    g: Engine[T] = Engine(T, store=MemoryStore())
+    g.add("n", node).start_at("n")
+    assert (await g.run("r", {}))["got"] == "Unprintable"
+    assert (await g.replay("r")).ok
