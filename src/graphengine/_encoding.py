@@ -461,6 +461,12 @@ def route_checked_full(
             if depth > ROUTE_MAX_DEPTH:
                 raise ValueError(_too_deep())
         back = rc.decode(text)
+        if route.kind is NextKind.INTERRUPT and route.payload is not None:
+            # The payload is stored as JSON and read back by whoever answers: refuse what JSON
+            # would turn into another value (once stored as its str()), naming where.
+            where = not_json(route.payload, "payload")
+            if where is not None:
+                raise ValueError(f"the interrupt payload is not JSON that reads back, at {where}")
     except Exception as exc:
         raise unstorable(exc, route, run_id, step, node_id, "route") from exc
     if may_hide(text):

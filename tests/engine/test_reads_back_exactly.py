@@ -132,3 +132,21 @@ async def test_an_event_with_a_wrongly_typed_field_is_refused_at_the_step(
     rec = await g.store.get_run("r")
     assert rec is not None and rec.status not in ("running", "done")
     await g.history("r")  # reads back
+
+
+@pytest.mark.parametrize(
+    "payload", [{1: "a"}, (1, 2), {"when": object()}], ids=["int key", "tuple", "object"]
+)
+async def test_a_non_json_interrupt_payload_is_refused(payload: Any) -> None:
+    """An interrupt payload JSON would store as another value (once its str()) is refused, field route."""
+    from graphengine import interrupt
+
+    async def node(ctx: Context, s: T) -> NodeResult[T]:
+        return NodeResult(route=interrupt(payload))
+
+    g: Engine[T] = Engine(T, store=MemoryStore())
+    g.add("n", node).start_at("n")
+    with pytest.raises(EncodeError) as info:
+        await g.run("r", {})
+    assert info.value.field == "route"
+    assert "payload" in str(info.value)
