@@ -13,7 +13,7 @@ from graphengine.emit import Event, EventKind, safe_emit
 from graphengine.store import RunStatus, StepRecord
 
 from ._checks import reducer_failed
-from ._encoding import snapshot_of, storable_text, unstorable
+from ._encoding import error_text, snapshot_of, unstorable
 from .context import Context, InterruptSignal
 from .errors import (
     GraphError,
@@ -229,7 +229,7 @@ async def route_error(
     handler = g.nodes[node_id].error_route
     assert handler is not None
     cause = exc.__cause__ if exc.__cause__ is not None else exc
-    msg = storable_text(f"{type(cause).__name__}: {cause}")
+    msg = error_text(cause)
     delta_b = None
     if eng.error_delta is not None:
         delta = eng.error_delta(msg)

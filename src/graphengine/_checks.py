@@ -10,6 +10,7 @@ from pydantic_core import to_json
 
 from graphengine.emit import EventKind
 
+from ._encoding import error_text
 from .errors import (
     BudgetExceededError,
     DeltaTypeError,
@@ -82,7 +83,7 @@ def check_budgets(
 def reducer_failed(exc: BaseException, run_id: str, step: int, node_id: str) -> ReducerError:
     return ReducerError(
         f"the reducer raised merging the delta of node {node_id!r} at step {step} of run {run_id!r}: "
-        f"{type(exc).__name__}: {exc}; fix it and resume({run_id!r})",
+        f"{error_text(exc)}; fix it and resume({run_id!r})",
         run_id=run_id,
         step=step,
         node_id=node_id,
@@ -96,7 +97,7 @@ def static_route(node: CompiledNode[Any], state: Any, run_id: str, step: int) ->
     except Exception as exc:
         raise RoutingError(
             f"an edge predicate of node {node.id!r} raised at step {step} of run {run_id!r}: "
-            f"{type(exc).__name__}: {exc}; fix it and resume({run_id!r})",
+            f"{error_text(exc)}; fix it and resume({run_id!r})",
             run_id=run_id,
             step=step,
             node_id=node.id,
@@ -137,6 +138,19 @@ def max_steps_error(run_id: str, step: int, node_id: str, max_steps: int) -> Max
 def wrong_delta(eng: Runtime[Any], delta: Any, run_id: str, step: int, node_id: str) -> DeltaTypeError:
     return DeltaTypeError(
         f"node {node_id!r} returned a delta of type {type(delta).__name__}, expected {eng.type_name}",
+        run_id=run_id,
+        step=step,
+        node_id=node_id,
+    )
+
+
+def dropped_delta_keys(
+    eng: Runtime[Any], lost: list[Any], run_id: str, step: int, node_id: str
+) -> DeltaTypeError:
+    """The error for a delta whose keys the state type does not declare (its codec would drop them)."""
+    return DeltaTypeError(
+        f"node {node_id!r} returned a delta with keys {lost!r} at step {step} of run {run_id!r} that "
+        f"{eng.type_name} does not declare (they would be dropped): declare them in the type or leave them out",
         run_id=run_id,
         step=step,
         node_id=node_id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from ._runtime import Runtime
 
 __all__ = [
+    "ERROR_TEXT_MAX",
     "FAN_OUT_NODE",
     "INPUT_NODE",
     "RESERVED_NODES",
@@ -34,14 +36,17 @@ __all__ = [
     "check_size",
     "decode_events",
     "encode_events",
+    "error_text",
     "event_doc",
     "fan_out_checked",
     "isolated",
     "isolated_bytes",
     "json_checked",
     "json_depth",
+    "may_hide",
     "no_constant",
     "non_finite",
+    "not_json",
     "record_calls",
     "route_checked",
     "route_checked_full",
@@ -103,6 +108,28 @@ def storable_text(text: str) -> str:
     return text
 
 
+ERROR_TEXT_MAX = 65_536
+"""Most characters of an error message a run or step records (the text is cut after that, with a
+marker): a message of any length must be recordable on every store (MySQL's MEDIUMTEXT takes
+16 MB), or a failed run would stay `running`. The caller's exception keeps the whole message."""
+
+
+def error_text(exc: BaseException) -> str:
+    """What a run records of `exc`: `Type: message`, storable (`storable_text`), cut at `ERROR_TEXT_MAX`.
+
+    An exception whose `str()` raises is recorded by its type and that failure, never left unrecorded.
+    """
+    try:
+        text = f"{type(exc).__name__}: {exc}"
+    except Exception as why:
+        text = f"{type(exc).__name__}: <str() raised {type(why).__name__}>"
+    text = storable_text(text)
+    if len(text) > ERROR_TEXT_MAX:
+        cut = len(text) - ERROR_TEXT_MAX
+        text = f"{text[:ERROR_TEXT_MAX]}... [truncated: {cut:,} more characters]"
+    return text
+
+
 def json_checked(doc: Any, run_id: str, step: int, node_id: str, what: str) -> bytes:
     """`doc` as JSON (anything unknown as its str), read back once so that nothing unreadable is stored."""
     try:
@@ -121,6 +148,45 @@ def event_doc(ev: Any, run_id: str, step: int, node_id: str) -> dict[str, Any]:
             run_id=run_id,
             step=step,
             node_id=node_id,
+        )
+    # A record `decode_events` cannot read back would make `history()` fail for ever: refuse it here,
+    # at the step, with the field named (ints and floats only, as JSON keeps them exactly).
+    for name, value, ok in (
+        ("step", ev.step, type(ev.step) is int),
+        ("ts", ev.ts, type(ev.ts) in (int, float) and math.isfinite(ev.ts)),
+        ("run_id", ev.run_id, isinstance(ev.run_id, str)),
+        ("node_id", ev.node_id, isinstance(ev.node_id, str)),
+        ("msg", ev.msg, isinstance(ev.msg, str)),
+        ("kind", ev.kind, isinstance(ev.kind, str)),
+        ("meta", ev.meta, isinstance(ev.meta, Mapping)),
+    ):
+        if not ok:
+            raise NodeReturnTypeError(
+                f"node {node_id!r} returned an event whose {name} is {value!r:.80} of type "
+                f"{type(value).__name__} at step {step} of run {run_id!r}; Event.{name} is "
+                + (
+                    "a finite float"
+                    if name == "ts"
+                    else "an int"
+                    if name == "step"
+                    else "a mapping"
+                    if name == "meta"
+                    else "a str"
+                ),
+                run_id=run_id,
+                step=step,
+                node_id=node_id,
+            )
+    where = not_json(dict(ev.meta), "meta")
+    if where is not None:
+        raise EncodeError(
+            f"node {node_id!r} at step {step} of run {run_id!r}: an event it returned cannot be stored "
+            f"so that it reads back, at {where}; event meta holds JSON values (None, bool, int, finite "
+            "float, str, list, dict with str keys): convert it, e.g. to a str or a list",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+            field="events",
         )
     return ev.to_dict()
 
@@ -182,8 +248,39 @@ def unstorable(
     )
 
 
+_SUSPECT = (b"null", b"None", b"nan", b"NaN", b"inf", b"Inf", "\ufffd".encode())
+"""What JSON writes in place of a value it cannot keep: NaN and infinity as `null` (or `NaN`), a
+NaN or infinite dict key as `"None"`/`"nan"`/`"inf"`, a lone surrogate in a key as U+FFFD. Only an
+encoding that holds one of these is walked (`non_finite`), so the common case costs a few scans."""
+
+
+def may_hide(data: bytes | str) -> bool:
+    """True when encoded `data` could stand for a value that does not read back (see `_SUSPECT`)."""
+    if isinstance(data, str):
+        return any(s.decode() in data for s in _SUSPECT)
+    return any(s in data for s in _SUSPECT)
+
+
+def _bad_key(k: Any) -> bool:
+    # A float key is written as its repr ("nan", "inf") or, inside Any, as "None": it never reads
+    # back as the float; a str key with a lone surrogate is written as U+FFFD by pydantic.
+    if isinstance(k, float):
+        return not math.isfinite(k)
+    if isinstance(k, str):
+        try:
+            k.encode()
+        except UnicodeEncodeError:
+            return True
+    return False
+
+
 def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
-    """The path of the first NaN or infinity inside `value`, or None."""
+    """The path of the first value inside `value` that JSON cannot keep, or None.
+
+    That is a NaN or infinite float (a value, an item of any list, tuple, set or deque), or a dict
+    key that does not read back as itself (a NaN or infinite float, a str with a lone surrogate);
+    a key's path ends in `[key ...]` with the key's repr.
+    """
     if type(value) is float:
         return None if math.isfinite(value) else path
     if depth > 300 or isinstance(value, (str, bytes, int, bool)) or value is None:
@@ -197,8 +294,11 @@ def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
         if extra:
             items = [*items, *extra.items()]
     elif isinstance(value, Mapping):
+        for k in value:
+            if _bad_key(k):
+                return f"{path}[key {k!r}]"
         items = value.items()
-    elif isinstance(value, (list, tuple, set, frozenset)):
+    elif isinstance(value, (list, tuple, set, frozenset, deque)):
         items = enumerate(value)
     elif hasattr(value, "__dataclass_fields__"):
         items = ((k, getattr(value, k, None)) for k in value.__dataclass_fields__)
@@ -211,14 +311,55 @@ def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
     return None
 
 
+def not_json(value: Any, path: str, depth: int = 0) -> str | None:
+    """Where inside `value` JSON would read back something else, as "path (why)", or None.
+
+    The rule for the documents a step records of its outside inputs (a resume input, event
+    meta), which the node saw as Python values: only what JSON keeps exactly is taken: None,
+    bool, int, finite float, str without lone surrogates, list, and dict with str keys. A
+    tuple (read back as a list), a set, a datetime, an Enum, any other object (read back as
+    its str) is refused, so that what replay serves is what the node saw. Pydantic models and
+    dataclasses pass (written field by field; they read back as dicts): a known gap.
+    """
+    t = type(value)
+    if value is None or t is bool or t is int:
+        return None
+    if t is float:
+        return None if math.isfinite(value) else f"{path} (a non-finite float)"
+    if t is str:
+        return None if not _bad_key(value) else f"{path} (a str with a lone surrogate)"
+    if depth > 300:
+        return None  # the encoder's own depth limit refuses it
+    if t is list:
+        for i, v in enumerate(value):
+            found = not_json(v, f"{path}[{i}]", depth + 1)
+            if found is not None:
+                return found
+        return None
+    if t is dict:
+        for k, v in value.items():
+            if type(k) is not str or _bad_key(k):
+                return f"{path} (key {k!r} of type {type(k).__name__}: JSON keys are str)"
+            found = not_json(v, f"{path}.{k}", depth + 1)
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, BaseModel) or hasattr(value, "__dataclass_fields__"):
+        # Written field by field (pydantic), read back as a dict: kept for callers that hand
+        # records through (the LangGraph adapter's `Command`); not exact, a known gap.
+        return None
+    return f"{path} (a {t.__name__}: JSON would read it back as another type)"
+
+
 def check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) -> None:
-    """Raise `EncodeError` if `value` holds NaN or infinity, which JSON would store as null."""
+    """Raise `EncodeError` if `value` holds what JSON cannot keep (NaN, infinity, a bad key)."""
     where = non_finite(value, "")
     if where is not None:
         raise EncodeError(
-            f"node {node_id!r} at step {step} of run {run_id!r}: its {what} holds a non-finite float at "
-            f"{where or 'the top'}; JSON has no NaN or infinity (it would be stored as null and read back "
-            "as something else): store it as None or a string",
+            f"node {node_id!r} at step {step} of run {run_id!r}: its {what} holds a non-finite float or a "
+            f"key that does not read back at {where or 'the top'}; JSON has no NaN or infinity (a value "
+            "is stored as null, a key as a string) and UTF-8 no lone surrogate: store it as None or a "
+            "string",
             run_id=run_id,
             step=step,
             node_id=node_id,
@@ -268,7 +409,7 @@ def snapshot_of(eng: Runtime[S], state: S, run_id: str, step: int, node_id: str)
         back = eng.codec.decode(data)
     except Exception as exc:
         raise unstorable(exc, state, run_id, step, node_id, "state") from exc
-    if eng.check_nulls and b"null" in data:
+    if eng.check_nulls and may_hide(data):
         check_finite(state, run_id, step, node_id, "state")
     return data, back
 
@@ -332,9 +473,15 @@ def route_checked_full(
             if depth > ROUTE_MAX_DEPTH:
                 raise ValueError(_too_deep())
         back = rc.decode(text)
+        if route.kind is NextKind.INTERRUPT and route.payload is not None:
+            # The payload is stored as JSON and read back by whoever answers: refuse what JSON
+            # would turn into another value (once stored as its str()), naming where.
+            where = not_json(route.payload, "payload")
+            if where is not None:
+                raise ValueError(f"the interrupt payload is not JSON that reads back, at {where}")
     except Exception as exc:
         raise unstorable(exc, route, run_id, step, node_id, "route") from exc
-    if "null" in text:
+    if may_hide(text):
         check_finite([route.payload, *(b.input for b in route.branches)], run_id, step, node_id, "route")
     return back, text
 
@@ -367,7 +514,7 @@ def fan_out_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node
         text.encode()  # stored as UTF-8 (cheap next to the inputs)
     except Exception as exc:
         raise unstorable(exc, route, run_id, step, node_id, "route") from exc
-    if "null" in text:
+    if may_hide(text):
         check_finite([b.input for b in route.branches], run_id, step, node_id, "route")
     return Next(_FAN_OUT, route.target, tuple(branches)), text
 

@@ -14,17 +14,19 @@ from graphengine.emit import Event, EventKind
 from graphengine.store import BranchRecord, StepRecord
 
 from ._attempts import execute, outcome_of, retry_delay, route_error
-from ._checks import branch_routed, reducer_failed, wrong_delta, wrong_route
+from ._checks import branch_routed, dropped_delta_keys, reducer_failed, wrong_delta, wrong_route
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
     check_size,
     event_doc,
     isolated_bytes,
+    may_hide,
     record_calls,
     snapshot_of,
     unstorable,
 )
+from ._runtime import undeclared_keys
 from .context import Context, InterruptSignal
 from .errors import (
     GraphError,
@@ -208,7 +210,10 @@ async def fan_out_step(
                         deltas[i] = decode_delta(delta_b)  # type: ignore[arg-type]
                     except Exception as exc:
                         raise unstorable(exc, d, run_id, step, nid, what) from exc
-                    if eng.check_nulls and b"null" in delta_b:  # type: ignore[operator]
+                    lost = undeclared_keys(d, deltas[i])
+                    if lost:
+                        raise dropped_delta_keys(eng, lost, run_id, step, nid)
+                    if eng.check_nulls and may_hide(delta_b):  # type: ignore[arg-type]
                         check_finite(d, run_id, step, nid, what)
                 else:
                     delta_b = None

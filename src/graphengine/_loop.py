@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from graphengine.emit import Event, EventKind
-from graphengine.store import RunStatus, StepRecord, StoreError, ValueRefusedError
+from graphengine.store import RunRecord, RunStatus, StepRecord, Store, StoreError, ValueRefusedError
 
 from ._attempts import execute, route_error
 from ._checks import (
     check_budgets,
     check_route,
     checked_delta,
+    dropped_delta_keys,
     max_steps_error,
     reducer_failed,
     static_route,
@@ -34,12 +35,15 @@ from ._encoding import (
     check_finite,
     check_size,
     encode_events,
+    error_text,
+    may_hide,
     record_calls,
     route_checked,
     snapshot_of,
     unstorable,
 )
 from ._fanout import fan_out_step
+from ._runtime import undeclared_keys
 from .errors import (
     EncodeError,
     GraphError,
@@ -57,6 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["FAN_OUT_NODE", "FirstHop", "drive"]
 
 S = TypeVar("S")
+T = TypeVar("T")
 
 
 _NO_META: Mapping[str, Any] = MappingProxyType({})
@@ -98,6 +103,58 @@ class FirstHop:
 _FRESH = FirstHop()
 
 
+async def settled(aw: Awaitable[T]) -> T:
+    """Await `aw` to its end even when cancelled meanwhile, then pass the cancel on.
+
+    For the writes that say what a run is (its creation, its final status): a cancel that lands
+    while the server commits one must not leave the caller unsure of it, or the run `running`
+    with no driver (on PostgreSQL and MySQL the server may commit a write the client gave up on).
+    A second cancel while waiting is taken as the same one.
+    """
+    task = asyncio.ensure_future(aw)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.cancelled():  # the write itself was cancelled (its loop is closing): nothing to wait for
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
+
+
+async def create_settled(store: Store, rec: RunRecord) -> None:
+    """`store.create_run(rec)`; cancelled meanwhile, the run, if it was stored, is marked cancelled.
+
+    Raises what `create_run` raises, or the cancel once the run's row says `cancelled`.
+    """
+    create = asyncio.ensure_future(store.create_run(rec))
+    try:
+        await settled(create)
+    except asyncio.CancelledError:
+        if create.done() and not create.cancelled() and create.exception() is None:
+            await settled(store.set_status(rec.run_id, RunStatus.CANCELLED))
+        raise
+
+
+async def abandoned(store: Store, run_id: str, exc: BaseException) -> None:
+    """Mark a stored run that will not be driven: cancelled by a cancel, else failed with `exc`.
+
+    A store that failed (`StoreError`, `OSError`) changes nothing: as after a crash the run stays
+    `running` with no step, and `resume` drives it once the store answers again.
+    """
+    if isinstance(exc, (StoreError, OSError)):
+        return
+    if isinstance(exc, asyncio.CancelledError):
+        await settled(store.set_status(run_id, RunStatus.CANCELLED))
+    else:
+        msg = error_text(exc)
+        await settled(store.set_status(run_id, RunStatus.FAILED, error=msg))
+
+
 async def _pause(
     eng: Runtime[S],
     run_id: str,
@@ -108,8 +165,10 @@ async def _pause(
     data: dict[str, Any],
 ) -> None:
     """Mark the run interrupted at `step` (keeping its last routed error) and emit the pause."""
-    await eng.store.set_status(
-        run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1], expect_step=step
+    await settled(
+        eng.store.set_status(
+            run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1], expect_step=step
+        )
     )
     eng.notify(run_id, step, node_id, message, data, EventKind.INTERRUPT)
 
@@ -129,7 +188,7 @@ async def _fail(
     )
     if isinstance(err, EncodeError):
         err.field = "step"  # the whole record: the store does not say which of its values it refused
-    await eng.fail(run_id, step, node_id, err)
+    await settled(eng.fail(run_id, step, node_id, err))
     raise err from cause
 
 
@@ -227,7 +286,9 @@ async def drive(
                         back = decode_delta(delta_b)
                     except Exception as exc:
                         raise unstorable(exc, delta, run_id, step, node_id, "delta") from exc
-                    if check_nulls and b"null" in delta_b:  # JSON writes NaN and infinity as null
+                    if type(back) is dict and len(back) < len(delta):  # type: ignore[arg-type]
+                        raise dropped_delta_keys(eng, undeclared_keys(delta, back), run_id, step, node_id)
+                    if check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
                         check_finite(delta, run_id, step, node_id, "delta")
                     delta = back
                     try:
@@ -329,7 +390,7 @@ async def drive(
             else:
                 break
     except GraphError as exc:
-        await eng.fail(run_id, step, node_id, exc)
+        await settled(eng.fail(run_id, step, node_id, exc))
         raise
     except (StoreError, OSError) as exc:
         if not isinstance(exc, ValueRefusedError):
@@ -342,16 +403,25 @@ async def drive(
         await _fail(eng, run_id, step, node_id, exc, EncodeError, f"cannot be stored: {exc}")
     except Exception as exc:
         # Whatever else escaped the step: typed, naming where, and the run marked failed.
-        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {type(exc).__name__}: {exc}")
+        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
     except asyncio.CancelledError:
-        await asyncio.shield(store.set_status(run_id, RunStatus.CANCELLED))
+        await settled(store.set_status(run_id, RunStatus.CANCELLED))
         if emitter is not None:  # so emitters can end what they opened (spans, streams)
             eng.emit(Event(run_id, step, "", "cancelled", {"status": "cancelled"}, kind=EventKind.RUN_END))
         raise
+    except BaseException as exc:
+        # GeneratorExit or a user's own BaseException out of a node or branch: the process lives on,
+        # so a run left `running` would never be failed or resumed by anyone. KeyboardInterrupt and
+        # SystemExit stay themselves (the process is meant to stop), with the run marked failed.
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            await settled(eng.fail(run_id, step, node_id, exc))
+            raise
+        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
     # Conditioned on this driver's last step: if another process took the run over and went
     # further, this stale driver must not mark it done.
-    await store.set_status(
-        run_id, RunStatus.DONE, error=last_err[0], error_node=last_err[1], expect_step=step
+    # Settled: a cancel landing during this write must not leave the run `running` (see `settled`).
+    await settled(
+        store.set_status(run_id, RunStatus.DONE, error=last_err[0], error_node=last_err[1], expect_step=step)
     )
     if emitter is not None:
         eng.emit(Event(run_id, step, "", "run finished", {"steps": step}, kind=EventKind.RUN_END))

@@ -31,7 +31,7 @@ from graphengine.store import (
 
 from ._attempts import execute
 from ._checks import checked_delta
-from ._encoding import FAN_OUT_NODE, UPDATE_NODE, non_finite, storable_text
+from ._encoding import FAN_OUT_NODE, UPDATE_NODE, error_text, may_hide, non_finite
 from ._fingerprint import changes, same_graph, upgraded
 from .commute import delta_commutes
 from .context import Context
@@ -171,7 +171,7 @@ class Runtime(Generic[S]):
 
     async def fail(self, run_id: str, step: int, node_id: str, exc: BaseException) -> None:
         """Record the run as failed with `exc` and emit an error event."""
-        msg = storable_text(f"{type(exc).__name__}: {exc}")
+        msg = error_text(exc)
         try:
             await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
         except Exception as lost:  # the failure being reported matters more than its record
@@ -210,17 +210,24 @@ class Runtime(Generic[S]):
 
     def validated(self, initial: S | Mapping[str, Any], run_id: str) -> tuple[S, bytes]:
         """Validate an initial state by a round trip through the codec (what resume will see)."""
+        given = initial
         try:
             if not self.is_state(initial):
                 initial = TypeAdapter(adaptable_type(self.state_type)).validate_python(initial)
             encoded = self.codec.encode(cast(S, initial))
-            if self.check_nulls and b"null" in encoded:  # JSON would store NaN and infinity as null
+            if self.check_nulls and may_hide(encoded):  # JSON would store NaN and infinity as null
                 where = non_finite(initial, "")
                 if where is not None:
                     raise ValueError(
                         f"non-finite float at {where or 'the top'} (JSON has no NaN or infinity)"
                     )
-            return self.codec.decode(encoded), encoded
+            back = self.codec.decode(encoded)
+            lost = undeclared_keys(dict(given) if isinstance(given, Mapping) else given, back)
+            if lost:
+                raise ValueError(
+                    f"keys {lost!r} are not declared by {self.type_name} (they would be dropped)"
+                )
+            return back, encoded
         except (ValidationError, ValueError, TypeError) as exc:
             raise StateValidationError(
                 f"initial state of run {run_id!r} does not validate as {self.type_name}: {exc}",
@@ -440,6 +447,44 @@ def state_check(tp: Any) -> Callable[[Any], bool]:
         except TypeError:
             pass
     return lambda x: isinstance(x, dict)
+
+
+class CheckedReducer:
+    """A user's reducer that raises `TypeError` naming what it returned when that is not of the state type.
+
+    Its result is stored through the state type's codec, which would write another model as the
+    type's defaults (the run's state silently reset); the step loop reports the `TypeError` as a
+    `ReducerError` naming the node and step. Every other attribute is the user's function's, so
+    what it declares (`pure`, `commutative`, commuting fields) still reads through.
+    """
+
+    __slots__ = ("fn", "is_state", "name")
+
+    def __init__(self, fn: Callable[[Any, Any], Any], tp: Any) -> None:
+        self.fn = fn
+        self.is_state = state_check(tp)
+        self.name: str = getattr(tp, "__name__", str(tp))
+
+    def __call__(self, prev: Any, delta: Any) -> Any:
+        out = self.fn(prev, delta)
+        if not self.is_state(out):
+            raise TypeError(f"the reducer returned a value of type {type(out).__name__}, not {self.name}")
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.fn, name)
+
+
+def checked_reducer(fn: Callable[[Any, Any], Any], tp: Any) -> Callable[[Any, Any], Any]:
+    """`fn` wrapped in a `CheckedReducer` for state type `tp`."""
+    return CheckedReducer(fn, tp)
+
+
+def undeclared_keys(sent: Any, back: Any) -> list[Any]:
+    """Keys of a dict `sent` that its decoded copy `back` lost (a TypedDict codec drops undeclared keys)."""
+    if type(back) is dict and isinstance(sent, dict) and len(back) < len(sent):
+        return [k for k in sent if k not in back]
+    return []
 
 
 def state_copier(tp: Any) -> Callable[[Any], Any]:

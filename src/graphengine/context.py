@@ -204,7 +204,11 @@ class Context(Generic[C]):
                     out = await out
                 entry["output"] = to_jsonable_python(out, fallback=str)
             except Exception as exc:
-                entry["error"] = f"{type(exc).__name__}: {exc}"
+                try:
+                    text = str(exc)
+                except Exception as why:  # recorded all the same, so that live and replay agree
+                    text = f"<str() raised {type(why).__name__}>"
+                entry["error"] = f"{type(exc).__name__}: {text}"
                 entry["error_type"] = type(exc).__name__
         made.append(entry)
         if "error" in entry:

@@ -26,17 +26,25 @@ from graphengine.store import RunExistsError as StoreRunExistsError
 
 from ._blocking import run_blocking
 from ._edits import continue_turn, edit_state, upgraded_meta
-from ._encoding import RESERVED_NODES
-from ._loop import FirstHop, drive
+from ._encoding import RESERVED_NODES, not_json
+from ._loop import FirstHop, abandoned, create_settled, drive
 from ._owner import is_lease_store, owning
 from ._reads import Interrupt, RunReads
 from ._replay import ReplayReport, replay_run
-from ._runtime import Runtime, dumps, error_delta, state_check, state_copier
+from ._runtime import (
+    Runtime,
+    checked_reducer,
+    dumps,
+    error_delta,
+    state_check,
+    state_copier,
+)
 from ._spec import GraphSpec, graph_spec
 from ._stream import RunStream, stream_continue, stream_resume, stream_run
 from .context import NOT_GIVEN
 from .errors import (
     DuplicateNodeError,
+    EncodeError,
     GraphValidationError,
     RunBusyError,
     RunExistsError,
@@ -96,7 +104,7 @@ class Engine(RunReads[S]):
         self._type_name = getattr(state_type, "__name__", str(state_type))
         if reducer is not None:
             _refuse_async_reducer(reducer, "reducer=")
-        r = reducer if reducer is not None else default_reducer(state_type)
+        r = checked_reducer(reducer, state_type) if reducer is not None else default_reducer(state_type)
         if r is None:
             raise GraphValidationError(
                 f"state type {self._type_name!r} has no default reducer; "
@@ -351,8 +359,9 @@ class Engine(RunReads[S]):
         async with contextlib.AsyncExitStack() as owned:
             try:
                 await owned.enter_async_context(owning(self.store, run_id, lease_ttl=None))
-            except BaseException:
+            except BaseException as exc:
                 driving.close()  # never started: nothing of it ran
+                await abandoned(self.store, run_id, exc)  # stored, so not left `running` by no one
                 raise
             return await driving
 
@@ -377,7 +386,7 @@ class Engine(RunReads[S]):
             meta=self._meta_of(g),
         )
         try:
-            await self.store.create_run(rec)
+            await create_settled(self.store, rec)  # a cancel meanwhile leaves it `cancelled`
         except StoreRunExistsError as exc:
             raise RunExistsError(
                 f"run {run_id!r} exists; use resume({run_id!r}) to finish it, or "
@@ -452,6 +461,8 @@ class Engine(RunReads[S]):
         # except one whose answer was in flight, which waits out the dead driver's lease. A
         # resume without input finds out it answers (a pause before a node) once it has read.
         leased = input is not _NO_INPUT
+        if leased:
+            _check_input(run_id, input)
         while True:
             ttl = self.options.lease_ttl if leased else None
             try:
@@ -885,3 +896,20 @@ async def _cas(write: Awaitable[None]) -> None:
         await write
     except StatusConflictError as exc:
         raise _MovedOn(exc) from exc
+
+
+def _check_input(run_id: str, value: Any) -> None:
+    """Refuse a resume input JSON would record as another value (see `_encoding.not_json`).
+
+    The node sees the Python value and the step records its JSON: a set, a datetime or an object
+    would make replay of a correct run diverge. Raised before anything runs or is written.
+    """
+    where = not_json(value, "input")
+    if where is not None:
+        raise EncodeError(
+            f"the resume input of run {run_id!r} cannot be recorded so that it reads back, at {where}; "
+            "nothing was run: pass JSON values (None, bool, int, finite float, str, list, dict with "
+            "str keys)",
+            run_id=run_id,
+            field="input",
+        )

@@ -169,8 +169,8 @@ async def test_an_interrupt_payload_that_does_not_read_back_fails_the_step(
     assert (await g.get_run("r")).status is RunStatus.FAILED
 
 
-async def test_a_resume_input_that_cannot_be_stored_fails_the_step(store: Store) -> None:
-    """A resume input with a lone surrogate raises EncodeError; the run is failed, not left running."""
+async def test_a_resume_input_that_cannot_be_stored_is_refused_before_it_runs(store: Store) -> None:
+    """A resume input with a lone surrogate raises EncodeError before the node runs; the run keeps waiting."""
 
     async def ask(ctx: Context, s: S) -> NodeResult[S]:
         answer = ctx.interrupt("?")
@@ -180,9 +180,9 @@ async def test_a_resume_input_that_cannot_be_stored_fails_the_step(store: Store)
     await g.run("r", S())
     with pytest.raises(EncodeError) as ei:
         await g.resume("r", input="\udc00")
-    assert ei.value.field == "calls"
+    assert ei.value.field == "input"
     await assert_readable(g, "r")
-    assert (await g.get_run("r")).status is RunStatus.FAILED
+    assert (await g.get_run("r")).status is RunStatus.INTERRUPTED
     assert (await g.resume("r", input="fine")).a == "fine"
 
 
