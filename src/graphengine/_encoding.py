@@ -311,6 +311,11 @@ def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
     return None
 
 
+RECORD_MAX_DEPTH = 200
+"""Deepest an outside input a step records (resume input, event meta) may nest: below the JSON
+encoder's own limit (254 levels) with room for the record around it."""
+
+
 def not_json(value: Any, path: str, depth: int = 0) -> str | None:
     """Where inside `value` JSON would read back something else, as "path (why)", or None.
 
@@ -328,8 +333,9 @@ def not_json(value: Any, path: str, depth: int = 0) -> str | None:
         return None if math.isfinite(value) else f"{path} (a non-finite float)"
     if t is str:
         return None if not _bad_key(value) else f"{path} (a str with a lone surrogate)"
-    if depth > 300:
-        return None  # the encoder's own depth limit refuses it
+    if depth > RECORD_MAX_DEPTH:
+        # refused here, before anything runs: the encoder would refuse it only at the step's write
+        return f"{path[:40]}... (nests more than {RECORD_MAX_DEPTH} levels)"
     if t is list:
         for i, v in enumerate(value):
             found = not_json(v, f"{path}[{i}]", depth + 1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -43,7 +43,7 @@ from ._encoding import (
     unstorable,
 )
 from ._fanout import fan_out_step
-from ._runtime import undeclared_keys
+from ._runtime import settled, undeclared_keys
 from .errors import (
     EncodeError,
     GraphError,
@@ -101,29 +101,6 @@ class FirstHop:
 
 
 _FRESH = FirstHop()
-
-
-async def settled(aw: Awaitable[T]) -> T:
-    """Await `aw` to its end even when cancelled meanwhile, then pass the cancel on.
-
-    For the writes that say what a run is (its creation, its final status): a cancel that lands
-    while the server commits one must not leave the caller unsure of it, or the run `running`
-    with no driver (on PostgreSQL and MySQL the server may commit a write the client gave up on).
-    A second cancel while waiting is taken as the same one.
-    """
-    task = asyncio.ensure_future(aw)
-    cancelled = False
-    while True:
-        try:
-            result = await asyncio.shield(task)
-            break
-        except asyncio.CancelledError:
-            if task.cancelled():  # the write itself was cancelled (its loop is closing): nothing to wait for
-                raise
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return result
 
 
 async def create_settled(store: Store, rec: RunRecord) -> None:
@@ -188,7 +165,7 @@ async def _fail(
     )
     if isinstance(err, EncodeError):
         err.field = "step"  # the whole record: the store does not say which of its values it refused
-    await settled(eng.fail(run_id, step, node_id, err))
+    await eng.fail(run_id, step, node_id, err)  # its status write is settled
     raise err from cause
 
 
@@ -390,7 +367,7 @@ async def drive(
             else:
                 break
     except GraphError as exc:
-        await settled(eng.fail(run_id, step, node_id, exc))
+        await eng.fail(run_id, step, node_id, exc)
         raise
     except (StoreError, OSError) as exc:
         if not isinstance(exc, ValueRefusedError):
@@ -414,7 +391,7 @@ async def drive(
         # so a run left `running` would never be failed or resumed by anyone. KeyboardInterrupt and
         # SystemExit stay themselves (the process is meant to stop), with the run marked failed.
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            await settled(eng.fail(run_id, step, node_id, exc))
+            await eng.fail(run_id, step, node_id, exc)
             raise
         await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
     # Conditioned on this driver's last step: if another process took the run over and went

@@ -8,10 +8,11 @@ own), with the compiled graph and its route codec.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, TypeVar, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -47,8 +48,32 @@ from .versions import Migration, VersionMap, migrate_bytes
 __all__ = ["Runtime", "dumps", "error_delta", "run_meta", "state_check", "state_copier"]
 
 S = TypeVar("S")
+T = TypeVar("T")
 
 _log = logging.getLogger("graphengine")
+
+
+async def settled(aw: Awaitable[T]) -> T:
+    """Await `aw` to its end even when cancelled meanwhile, then pass the cancel on.
+
+    For the writes that say what a run is (its creation, its final status): a cancel that lands
+    while the server commits one must not leave the caller unsure of it, or the run `running`
+    with no driver (on PostgreSQL and MySQL the server may commit a write the client gave up on).
+    A second cancel while waiting is taken as the same one.
+    """
+    task = asyncio.ensure_future(aw)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.cancelled():  # the write itself was cancelled (its loop is closing): nothing to wait for
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
 
 
 class Runtime(Generic[S]):
@@ -173,7 +198,12 @@ class Runtime(Generic[S]):
         """Record the run as failed with `exc` and emit an error event."""
         msg = error_text(exc)
         try:
-            await self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
+            # Settled: a cancel must not leave the run `running`. The write runs in its own task,
+            # but the event below is emitted here, where the failure is still being handled (the
+            # OpenTelemetry emitter records the exception it finds in `sys.exc_info()`).
+            await settled(
+                self.store.set_status(run_id, RunStatus.FAILED, error=msg, error_node=node_id or None)
+            )
         except Exception as lost:  # the failure being reported matters more than its record
             _log.warning("run %r: could not record its failure (%s): %r", run_id, msg, lost)
         self.notify(run_id, step, node_id, msg, {"error": type(exc).__name__}, EventKind.ERROR)

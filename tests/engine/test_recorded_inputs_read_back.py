@@ -57,6 +57,21 @@ async def test_a_resume_input_that_json_changes_is_refused(value: Any) -> None:
     assert (await g.replay("r")).ok
 
 
+async def test_a_resume_input_nested_deeper_than_a_record_can_hold_is_refused_before_it_runs() -> None:
+    """300 levels parse on every Python but exceed what a step record encodes: refused up front,
+    naming the nesting, the run still waiting (it once failed at the write, after the node ran)."""
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    g = asking()
+    await g.run("r", {})
+    with pytest.raises(EncodeError, match="nests more than") as info:
+        await g.resume("r", input=deep)
+    assert info.value.field == "input"
+    rec = await g.store.get_run("r")
+    assert rec is not None and rec.status is RunStatus.INTERRUPTED
+
+
 async def test_nan_in_event_meta_is_refused_at_the_step() -> None:
     """An event whose meta holds NaN is refused naming the meta key; the run is failed."""
 
