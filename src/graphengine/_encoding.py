@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -254,11 +255,17 @@ NaN or infinite dict key as `"None"`/`"nan"`/`"inf"`, a lone surrogate in a key 
 encoding that holds one of these is walked (`non_finite`), so the common case costs a few scans."""
 
 
+_SUSPECT_BYTES = re.compile(b"|".join(re.escape(s) for s in _SUSPECT))
+_SUSPECT_TEXT = re.compile("|".join(re.escape(s.decode()) for s in _SUSPECT))
+# One scan of the encoding instead of seven `in` tests: it runs on every step's delta
+# (1.3 -> 0.25 µs on a small delta here).
+
+
 def may_hide(data: bytes | str) -> bool:
     """True when encoded `data` could stand for a value that does not read back (see `_SUSPECT`)."""
     if isinstance(data, str):
-        return any(s.decode() in data for s in _SUSPECT)
-    return any(s in data for s in _SUSPECT)
+        return _SUSPECT_TEXT.search(data) is not None
+    return _SUSPECT_BYTES.search(data) is not None
 
 
 def _bad_key(k: Any) -> bool:
