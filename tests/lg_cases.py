@@ -9,6 +9,7 @@ the expected values, so no case states what it should return.
 A script is a list of calls: ("run", input) starts the thread, ("resume", value) answers a
 pause. `RESUME` as the value continues without one (past a breakpoint, or a failed run); "MAP"
 answers every pending interrupt by its id and "ONE" only the first of them by value.
+("update", (values, as_node)) edits the thread's state as LangGraph's `update_state` does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class Case:
     make: Callable[[], StateGraph[Any]]
     """Builds a fresh builder each time (nodes may count their calls, so a builder is never shared)."""
     script: Sequence[tuple[str, Any]]
-    """("run", input), then ("resume", value or RESUME) calls."""
+    """("run", input), then ("resume", value or RESUME) and ("update", (values, as_node)) calls."""
     compile_kw: dict[str, Any] = field(default_factory=dict)
     """Breakpoints given to `compile()` (and to `from_langgraph`)."""
     context: Any = None

@@ -63,6 +63,10 @@ async def run_native(case: Case, checkpointer: Any, durability: Any = None) -> l
     last: Any = None
     for what, value in case.script:
         try:
+            if what == "update":
+                await graph.aupdate_state(config, value[0], as_node=value[1])
+                out.append(("updated", norm((await graph.aget_state(config)).values)))
+                continue
             if what == "run":
                 last = await graph.ainvoke(value, config, **kw)
             elif value is RESUME:
@@ -103,6 +107,10 @@ async def run_ours(case: Case, store: Any) -> list[Any]:
     last: Any = None
     for what, value in case.script:
         try:
+            if what == "update":
+                await adapted.update_state({"configurable": {"thread_id": "t"}}, value[0], as_node=value[1])
+                out.append(("updated", norm(await adapted.values("t"))))
+                continue
             if what == "run":
                 last = await adapted.run("t", value, context=case.context)
             elif value is RESUME:

@@ -1029,6 +1029,19 @@ COMBINED: dict[str, Case] = {
         [("run", {"town": "aveiro"}), ("resume", RESUME)],
         {"interrupt_after": ["bus_stops"]},
     ),
+    "join_edited_as_a_branch_at_a_breakpoint": Case(
+        join_after_a_router_branch,
+        [("run", {"town": "aveiro"}), ("update", ({"stops": ["ferry"]}, "tram_stops")), ("resume", RESUME)],
+        {"interrupt_after": ["bus_stops"]},
+    ),
+    "map_reduce_edited_after_the_end": Case(
+        map_reduce_inside_a_schema_subgraph,
+        [
+            ("run", {"headline": "gale", "pages": []}),
+            ("update", ({"headline": "calm", "pages": ["erratum"]}, "cover")),
+            ("resume", RESUME),
+        ],
+    ),
     "subgraph_clears_the_conversation": Case(
         subgraph_clears_the_conversation, [("run", {"messages": [HumanMessage(content="hello you", id="h")]})]
     ),

@@ -2,7 +2,8 @@
 
 Written for this project (see `lg_cases` for the case form), one LangGraph feature per graph:
 `interrupt()` answered by value, by Command(resume=, update=, goto=) or by interrupt id;
-static breakpoints before and after nodes; interrupts and breakpoints inside subgraphs;
+static breakpoints before and after nodes; `update_state` at a breakpoint and after the end;
+interrupts and breakpoints inside subgraphs;
 Command(graph=PARENT); the run context across a pause; an error raised after a pause.
 """
 
@@ -352,6 +353,20 @@ PAUSE: dict[str, Case] = {
     ),
     "breakpoints_before_every_node": Case(
         three_stations, [("run", {"shift": []})] + [("resume", RESUME)] * 3, {"interrupt_before": "*"}
+    ),
+    "state_edited_at_a_breakpoint": Case(
+        three_stations,
+        [("run", {"shift": []}), ("update", ({"shift": ["inspected"]}, None)), ("resume", RESUME)],
+        {"interrupt_before": ["dry"]},
+    ),
+    "state_edited_as_the_paused_node": Case(
+        three_stations,
+        [("run", {"shift": []}), ("update", ({"shift": ["dried by hand"]}, "dry")), ("resume", RESUME)],
+        {"interrupt_before": ["dry"]},
+    ),
+    "finished_run_edited_then_continued": Case(
+        three_stations,
+        [("run", {"shift": []}), ("update", ({"shift": ["rewashed"]}, "wash")), ("resume", RESUME)],
     ),
     "interrupt_inside_a_subgraph": Case(
         interrupt_inside_a_subgraph, [("run", {"code": ""}), ("resume", "34")]
