@@ -15,6 +15,7 @@ would not be an oracle, and the docstring says so.
 from __future__ import annotations
 
 import operator
+import time
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -532,6 +533,9 @@ def failed_task_alone_runs_again() -> StateGraph[Any]:
     def flaky(state: _Sum) -> dict[str, Any]:
         calls["flaky"] += 1
         if calls["flaky"] <= 3:
+            # Fails a little later, so that `solid` (in another thread natively) has landed its
+            # write by then: a sibling still running at the failure may run again on resume.
+            time.sleep(0.05)
             raise TimeoutError(f"timed out ({calls['flaky']})")
         return {"total": calls["flaky"]}
 
