@@ -4,8 +4,8 @@ Each block runs alone, the way a reader runs it: written to a script of its own 
 fresh Python process in a fresh temporary directory (`python example.py`). A reader runs a script
 again, so what a reader runs as a whole (a block that stands alone, the complete script of a
 page's continuing blocks) runs a second time in that directory (and database) and must pass again
-(`times`; pages not yet held to it are in `RUN_ONCE_PAGES`, with the reason). A block therefore
-imports what it uses and wraps top-level `await` in `asyncio.run(main())` (or uses `run_sync`).
+(`times`). A block therefore imports what it uses and wraps top-level `await` in
+`asyncio.run(main())` (or uses `run_sync`).
 The blocks run in parallel subprocesses, once per session, so the whole page set takes seconds.
 
 Markers, an HTML comment on the line before the fence:
@@ -65,11 +65,6 @@ DOC_MYSQL = "mysql://root@127.0.0.1:3306/myapp"
 SCHEMA = re.compile(r'schema="(\w+)"|\?schema=(\w+)')
 TIMEOUT = 120
 """Seconds one block may take before it counts as hanging."""
-RUN_ONCE_PAGES = {
-    # page: why its scripts are run once only (each such entry is a known gap of issue 49)
-    "langgraph.md": "its checkpointer examples continue thread t1 in runs.db: a second run goes on talking",
-}
-"""Pages whose scripts are not yet required to run a second time in the same directory."""
 README_FRAGMENTS = {
     # a line of the block: what it lacks
     'store = PostgresStore("postgresql://app@db:5432/prod", max_size=10)': "a server at db, run_id, engine",
@@ -126,9 +121,7 @@ def script(b: Block) -> str:
 def times(b: Block) -> int:
     """How often `b`'s script runs in one directory: twice for what a reader runs again (a block
     that stands alone, the last block of a page's continuing script), once for a prefix of that
-    script (the whole script already runs twice) and on `RUN_ONCE_PAGES`."""
-    if b.page.name in RUN_ONCE_PAGES:
-        return 1
+    script (the whole script already runs twice)."""
     if b.mark == "continues" and any(p.number > b.number and p.mark == "continues" for p in blocks(b.page)):
         return 1
     return 2
