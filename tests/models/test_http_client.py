@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -332,3 +334,10 @@ def test_a_bad_rate_limit_is_refused_naming_the_field(args: tuple[Any, ...], fie
     """RateLimit refuses impossible settings with a ValueError naming the argument."""
     with pytest.raises(ValueError, match=field):
         RateLimit(*args)
+
+
+def test_importing_the_models_loads_neither_httpx_nor_tenacity() -> None:
+    """`import graphengine.models` stays light: httpx and tenacity load on a model's first request."""
+    code = "import sys, graphengine.models; print(sorted({'httpx', 'tenacity'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
