@@ -93,7 +93,8 @@ class HttpChatModel:
 
     Each model object keeps its connections open between requests (one pooled client per event
     loop it is used on). ``async with model:`` or ``await model.aclose()`` closes them; left
-    open, they close when the model or its event loop is garbage collected."""
+    open, they close as the event loop ends (``asyncio.run``, ``asyncio.Runner``) or when the
+    model is garbage collected."""
 
     provider: str
     """Label used in errors and logs."""
