@@ -44,6 +44,7 @@ from ._encoding import (
 )
 from ._fanout import fan_out_step
 from ._runtime import settled, undeclared_keys
+from .branches import hand_out, hands_out
 from .errors import (
     EncodeError,
     GraphError,
@@ -358,6 +359,8 @@ async def drive(
                 if step >= step_cap:
                     raise max_steps_error(run_id, step, node_id, max_steps)
                 step += 1
+                if hands_out() and await hand_out(eng, run_id, step, nxt, last_err):
+                    return state  # waiting: its branches run as jobs (`graphengine.branches`)
                 state, nxt, err, snap_size = await fan_out_step(
                     eng, g, rc, run_id, step, state, nxt, first.versions, state_b
                 )

@@ -205,6 +205,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="re-queue jobs of workers silent this long (2 x ttl)",
     )
+    sp.add_argument(
+        "--fan-out-jobs",
+        type=int,
+        default=8,
+        metavar="N",
+        help="run fan-outs of at least N branches as branch jobs any worker takes (0: all in process)",
+    )
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
     sp = add(
         "prune", cmd_prune, "delete or compact finished runs by policy (never running or resumable ones)"

@@ -38,7 +38,7 @@ class BranchClaimStatements(NamedTuple):
     worker leases the run."""
     stored: str
     """(run_id, step, branch): one row if the branch's result is stored."""
-    count: str
+    counted: str
     """(run_id, step): how many of the fan-out's branch results are stored."""
     failed: str
     """(run_id, step): (branch, error) of the fan-out's branches marked failed."""
@@ -59,7 +59,9 @@ class BranchClaimMixin(SQLStore):
     ) -> tuple[int, float] | None:
         raise NotImplementedError
 
-    async def claim_branch(self, run_id: str, step: int, branch: int, worker: str, ttl: float) -> Lease | None:
+    async def claim_branch(
+        self, run_id: str, step: int, branch: int, worker: str, ttl: float
+    ) -> Lease | None:
         """Own branch `branch` of the fan-out at `step` for `ttl` seconds with a new token.
 
         None while another worker's claim is live, once the branch's result is stored, or once
@@ -115,10 +117,15 @@ class BranchClaimMixin(SQLStore):
         if await self._count("lease", self._claims.fail, params, run_id=run_id, step=step) != 1:
             raise self._claim_lost(step, branch, lease, "mark it failed")
 
+    async def branch_stored(self, run_id: str, step: int, branch: int) -> bool:
+        """Whether branch `branch` of the fan-out at `step` has its result stored."""
+        check_id(run_id)
+        return bool(await self._rows(self._claims.stored, (run_id, step, branch), run_id=run_id))
+
     async def count_branches(self, run_id: str, step: int) -> int:
         """How many branch results of the fan-out at `step` are stored."""
         check_id(run_id)
-        rows = await self._rows(self._claims.count, (run_id, step), run_id=run_id)
+        rows = await self._rows(self._claims.counted, (run_id, step), run_id=run_id)
         return int(rows[0][0]) if rows else 0
 
     async def failed_branches(self, run_id: str, step: int) -> Mapping[int, str]:

@@ -369,19 +369,18 @@ _CLAIM_BRANCH: Final = """UPDATE branch_claims c SET c.owner = %s, c.token = LAS
     c.expires = UNIX_TIMESTAMP(NOW(6)) + %s
 WHERE c.run_id = %s AND c.step = %s AND c.branch = %s AND c.expires <= UNIX_TIMESTAMP(NOW(6)) AND c.error IS NULL
   AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.run_id = %s AND b.step = %s AND b.branch = %s)"""
-_NOW: Final = "UNIX_TIMESTAMP(NOW(6))"
 _CLAIMS: Final = BranchClaimStatements(
-    renew=f"""UPDATE branch_claims SET expires = {_NOW} + %s
-WHERE run_id = %s AND step = %s AND branch = %s AND token = %s AND expires > {_NOW}""",
-    fail=f"""UPDATE branch_claims SET error = %s
-WHERE run_id = %s AND step = %s AND branch = %s AND token = %s AND expires > {_NOW}""",
-    save=f"""INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts)
+    renew="""UPDATE branch_claims SET expires = UNIX_TIMESTAMP(NOW(6)) + %s
+WHERE run_id = %s AND step = %s AND branch = %s AND token = %s AND expires > UNIX_TIMESTAMP(NOW(6))""",
+    fail="""UPDATE branch_claims SET error = %s
+WHERE run_id = %s AND step = %s AND branch = %s AND token = %s AND expires > UNIX_TIMESTAMP(NOW(6))""",
+    save="""INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts)
 SELECT %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
 WHERE EXISTS (SELECT 1 FROM branch_claims WHERE run_id = %s AND step = %s AND branch = %s AND token = %s
-    AND expires > {_NOW} LOCK IN SHARE MODE)
-  AND EXISTS (SELECT 1 FROM runs WHERE run_id = %s AND (lease_expires IS NULL OR lease_expires <= {_NOW}) LOCK IN SHARE MODE)""",
+    AND expires > UNIX_TIMESTAMP(NOW(6)) LOCK IN SHARE MODE)
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = %s AND (lease_expires IS NULL OR lease_expires <= UNIX_TIMESTAMP(NOW(6))) LOCK IN SHARE MODE)""",
     stored="SELECT 1 FROM branches WHERE run_id = %s AND step = %s AND branch = %s",
-    count="SELECT count(*) FROM branches WHERE run_id = %s AND step = %s",
+    counted="SELECT count(*) FROM branches WHERE run_id = %s AND step = %s",
     failed="SELECT branch, error FROM branch_claims WHERE run_id = %s AND step = %s AND error IS NOT NULL ORDER BY branch",
     expiry="SELECT token, expires FROM branch_claims WHERE run_id = %s AND step = %s AND branch = %s",
 )

@@ -334,7 +334,7 @@ WHERE EXISTS (SELECT 1 FROM branch_claims WHERE run_id = $9 AND step = $10 AND b
     AND expires > now() FOR SHARE)
   AND EXISTS (SELECT 1 FROM runs WHERE run_id = $13 AND (lease_expires IS NULL OR lease_expires <= now()) FOR SHARE)""",
     stored="SELECT 1 FROM branches WHERE run_id = $1 AND step = $2 AND branch = $3",
-    count="SELECT count(*) FROM branches WHERE run_id = $1 AND step = $2",
+    counted="SELECT count(*) FROM branches WHERE run_id = $1 AND step = $2",
     failed="SELECT branch, error FROM branch_claims WHERE run_id = $1 AND step = $2 AND error IS NOT NULL ORDER BY branch",
     expiry="SELECT token, extract(epoch FROM expires)::float8 FROM branch_claims WHERE run_id = $1 AND step = $2 AND branch = $3",
 )

@@ -174,7 +174,9 @@ class BranchLeaseStore(LeaseStore, Protocol):
       stored, and which branches were marked failed (`fail_branch`) with their errors.
     """
 
-    async def claim_branch(self, run_id: str, step: int, branch: int, worker: str, ttl: float) -> Lease | None:
+    async def claim_branch(
+        self, run_id: str, step: int, branch: int, worker: str, ttl: float
+    ) -> Lease | None:
         """Own branch `branch` of the fan-out at `step` for `ttl` seconds; None if it is not free."""
         ...
 
@@ -188,6 +190,10 @@ class BranchLeaseStore(LeaseStore, Protocol):
 
     async def fail_branch(self, step: int, branch: int, lease: Lease, error: str) -> None:
         """Mark the claimed branch failed with `error`; `LeaseLostError` if the claim is gone."""
+        ...
+
+    async def branch_stored(self, run_id: str, step: int, branch: int) -> bool:
+        """Whether branch `branch` of the fan-out at `step` has its result stored."""
         ...
 
     async def count_branches(self, run_id: str, step: int) -> int:
