@@ -27,6 +27,7 @@ from ._encoding import (
     unstorable,
 )
 from ._runtime import undeclared_keys
+from .branches import merge_landed
 from .context import Context, InterruptSignal
 from .errors import (
     GraphError,
@@ -100,7 +101,8 @@ async def fan_out_step(
     # Events the branches returned, by branch: stored with each branch's tool calls (a branch
     # record has no field of its own for them), and on the fan-out's step record in branch order.
     bevents: dict[int, list[Any]] = {}
-    for rec in await store.load_branches(run_id, step):
+    stored = await store.load_branches(run_id, step)
+    for rec in stored:
         done.add(rec.branch)
         if rec.calls is not None and b'"events"' in rec.calls:
             doc = json.loads(rec.calls)
@@ -122,7 +124,9 @@ async def fan_out_step(
     # the declared order gives (see `graphengine.commute`).
     commutes = eng.delta_commutes
     reducer = eng.reducer
-    merged = [state]
+    # Results stored before (a resume, a distributed fan-out's join) merge likewise: those that
+    # commute in the order they landed, the rest in declared order below.
+    merged = [merge_landed(eng, state, stored, deltas, run_id, step) if stored else state]
     buf: list[BranchRecord] = []
     flusher: asyncio.Task[None] | None = None
     flush_soon: asyncio.Handle | None = None

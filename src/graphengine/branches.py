@@ -31,7 +31,7 @@ from graphengine.emit import EventKind
 from graphengine.store import BranchLeaseStore, BranchRecord, RunStatus
 
 from ._attempts import execute
-from ._checks import branch_routed, dropped_delta_keys, wrong_delta, wrong_route
+from ._checks import branch_routed, dropped_delta_keys, reducer_failed, wrong_delta, wrong_route
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
@@ -49,7 +49,15 @@ if TYPE_CHECKING:
     from ._runtime import Runtime
     from .engine import Engine
 
-__all__ = ["BranchDispatcher", "BranchOutcome", "FanOutGone", "dispatching", "fan_out_width", "run_branch"]
+__all__ = [
+    "BranchDispatcher",
+    "BranchOutcome",
+    "FanOutGone",
+    "dispatching",
+    "fan_out_width",
+    "merge_landed",
+    "run_branch",
+]
 
 S = TypeVar("S")
 
@@ -125,6 +133,34 @@ async def hand_out(
     return True
 
 
+def merge_landed(
+    eng: Runtime[S], state: S, stored: Sequence[BranchRecord], deltas: list[Any], run_id: str, step: int
+) -> S:
+    """Merge the stored branch deltas that commute into `state` in the order they landed.
+
+    Completion order is the records' commit times (`BranchRecord.ts`, ties by branch); each
+    delta merged is taken out of `deltas` (indexed by branch), so the others stay for the
+    merge in declared branch order. With no commuting reducer nothing is merged here.
+    """
+    commutes = eng.delta_commutes
+    if commutes is None:
+        return state
+    reducer = eng.reducer
+    for rec in sorted(stored, key=_landing):
+        d = deltas[rec.branch]
+        if d is not None and commutes(d):
+            try:
+                state = reducer(state, d)
+            except Exception as exc:
+                raise reducer_failed(exc, run_id, step, FAN_OUT_NODE) from exc
+            deltas[rec.branch] = None
+    return state
+
+
+def _landing(rec: BranchRecord) -> tuple[float, int]:
+    return rec.ts, rec.branch
+
+
 class FanOutGone(GraphError):
     """A branch job's fan-out is no longer pending: the run went past it, or it is not a fan-out."""
 
@@ -157,7 +193,9 @@ async def _pending(rt: Runtime[Any], run_id: str, step: int) -> _Pending:
     got = _cache.get(key)
     if got is not None:
         return got
-    latest = await rt.latest(run_id)
+    latest = await rt.store.load_latest(run_id)
+    if latest is None:
+        raise FanOutGone(f"no run {run_id!r} in the store (deleted?)", run_id=run_id, step=step)
     if latest.last_step != step - 1:
         raise FanOutGone(
             f"run {run_id!r} is at step {latest.last_step}: its fan-out at step {step} is not pending",

@@ -25,16 +25,22 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import urlsplit
 
 import pytest
-from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, require_worker_servers, unique_name
+from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, require_worker_servers, server_store, unique_name
 from fanout_graph import FState, build
+from pydantic import BaseModel
 
-from graphengine.store import MemoryStore, MySQLStore, PostgresStore, RunStatus, SQLiteStore
+from graphengine import Branch, Context, Engine, NodeError, NodeResult, fan_out, stop
+from graphengine.branches import FanOutGone, dispatching, run_branch
+from graphengine.commute import commutative
+from graphengine.crdt import GCounter, converge, replica_id
+from graphengine.store import MemoryStore, MySQLStore, PostgresStore, RunStatus, SQLiteStore, Store
 from graphengine.workers import RunQueue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -276,3 +282,134 @@ async def test_the_embedded_set_up_keeps_the_fan_out_in_process(tmp_path: Path) 
         state = await build(s).run("local", FState())
         assert state.joined and state.items == list(range(WIDTH))
         assert (await s.get_run("local")).status is RunStatus.DONE  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------- the seam, driven by the test
+
+_MERGED: list[tuple[str, int]] = []
+"""(field, item) per call of the recording field reducers, in call order."""
+
+
+@commutative
+def _union(prev: tuple[int, ...], delta: tuple[int, ...]) -> tuple[int, ...]:
+    """A commuting field reducer that records the order it is called in."""
+    _MERGED.extend(("bag", i) for i in delta)
+    return tuple(sorted(set(prev) | set(delta)))
+
+
+def _concat(prev: list[int], delta: list[int]) -> list[int]:
+    """A field reducer that does not commute, recording the order it is called in."""
+    _MERGED.extend(("seq", i) for i in delta)
+    return prev + delta
+
+
+class MState(BaseModel):
+    """Even branches write a commuting field, odd ones one that does not commute."""
+
+    item: int = 0
+    bag: Annotated[tuple[int, ...], _union] = ()
+    seq: Annotated[list[int], _concat] = []
+    hits: Annotated[GCounter, converge] = GCounter()
+    fail_at: int = -1
+
+
+def _merge_graph(store: Store, width: int) -> Engine[MState]:
+    async def start(ctx: Context, s: MState) -> NodeResult[MState]:
+        return NodeResult(
+            route=fan_out(
+                [Branch("work", MState(item=k, fail_at=s.fail_at)) for k in range(width)], join="join"
+            )
+        )
+
+    async def work(ctx: Context, s: MState) -> NodeResult[MState]:
+        if s.item == s.fail_at:
+            raise ValueError(f"branch {s.item} fails")
+        if s.item % 2 == 0:
+            return NodeResult(delta=MState(bag=(s.item,), hits=s.hits.increment(replica_id(ctx))))
+        return NodeResult(delta=MState(seq=[s.item]))
+
+    async def join(ctx: Context, s: MState) -> NodeResult[MState]:
+        return NodeResult(route=stop())
+
+    g = Engine(MState, store=store)
+    g.add("start", start).add("work", work).add("join", join).start_at("start")
+    return g
+
+
+class _Recorder:
+    """A `BranchDispatcher` that keeps what it is handed."""
+
+    def __init__(self) -> None:
+        self.min_branches = 2
+        self.out: list[tuple[str, int, list[int]]] = []
+
+    def dispatch(self, run_id: str, step: int, branches: Sequence[int]) -> None:
+        self.out.append((run_id, step, list(branches)))
+
+
+@pytest.fixture(params=["postgres", "mysql"])
+async def server(request: pytest.FixtureRequest) -> AsyncIterator[PostgresStore | MySQLStore]:
+    """A fresh server store."""
+    async with server_store(request.param) as s:
+        yield s
+
+
+async def test_the_join_merges_commuting_deltas_as_they_landed_and_the_others_in_declared_order(
+    server: PostgresStore | MySQLStore,
+) -> None:
+    """A handed-out fan-out waits; its branches, stored in some order, merge at the join as the engine
+    said at wiring: commuting fields in landing order, the others in declared order, to the in-process state."""
+    width = 8
+    eng = _merge_graph(server, width)
+    assert eng.spec().merge_order(["bag", "hits"]) == "completion"
+    assert eng.spec().merge_order(["seq"]) == "declared"
+    handed = _Recorder()
+    with dispatching(handed):
+        await eng.run("m", MState())
+    assert handed.out == [("m", 2, list(range(width)))]
+    assert (await server.get_run("m")).status is RunStatus.WAITING  # type: ignore[union-attr]
+    landing = [6, 3, 0, 7, 4, 1, 2, 5]
+    for b in landing:
+        lease = await server.claim_branch("m", 2, b, "test", 60)
+        assert lease is not None
+        out = await run_branch(eng, "m", 2, b)
+        assert out.record is not None and out.total == width
+        await server.save_branch(out.record, lease)
+    _MERGED.clear()
+    with dispatching(handed):  # every result stored: the join runs here, nothing is handed out again
+        got = await eng.resume("m")
+    assert len(handed.out) == 1
+    assert [i for f, i in _MERGED if f == "bag"] == [b for b in landing if b % 2 == 0]
+    assert [i for f, i in _MERGED if f == "seq"] == [1, 3, 5, 7]
+    ref = await _merge_graph(MemoryStore(), width).run("m", MState())
+    assert got == ref and got.hits.value == width // 2
+
+
+async def test_a_failed_branch_makes_the_join_fail_the_fan_out_as_in_process(
+    server: PostgresStore | MySQLStore,
+) -> None:
+    """A branch job whose node fails marks it failed; the join re-runs it in process and the run fails with its NodeError."""
+    eng = _merge_graph(server, 4)
+    handed = _Recorder()
+    with dispatching(handed):
+        await eng.run("f", MState(fail_at=2))
+    for b in (0, 1, 2):
+        lease = await server.claim_branch("f", 2, b, "test", 60)
+        assert lease is not None
+        out = await run_branch(eng, "f", 2, b)
+        if b == 2:
+            assert out.record is None and isinstance(out.error, NodeError)
+            await server.fail_branch(2, b, lease, str(out.error))
+        else:
+            assert out.record is not None
+            await server.save_branch(out.record, lease)
+    assert dict(await server.failed_branches("f", 2)) == {2: str(out.error)}
+    with dispatching(handed), pytest.raises(NodeError, match="branch 2 fails"):
+        await eng.resume("f")
+    assert len(handed.out) == 1
+    run = await server.get_run("f")
+    assert run is not None and run.status is RunStatus.FAILED
+    with pytest.raises(FanOutGone):  # no fan-out pending at that step, or no such run
+        await run_branch(eng, "f", 5, 0)
+    with pytest.raises(FanOutGone):
+        await run_branch(eng, "nope", 2, 0)
