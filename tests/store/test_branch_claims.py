@@ -12,7 +12,14 @@ from contextlib import AbstractAsyncContextManager
 from urllib.parse import urlsplit
 
 import pytest
-from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, postgres_store, require_server, server_unavailable
+from db_servers import (
+    MYSQL_DSN,
+    POSTGRES_DSN,
+    mysql_store,
+    postgres_store,
+    require_server,
+    server_unavailable,
+)
 
 from graphengine.store import (
     BranchLeaseStore,
@@ -73,7 +80,9 @@ async def test_a_claimed_branch_is_stored_once_and_counted(bstore: PostgresStore
     assert await bstore.claim_branch("r", 3, 0, "w2", LIVE) is None
 
 
-async def test_a_live_claim_is_exclusive_and_an_expired_one_is_fenced(bstore: PostgresStore | MySQLStore) -> None:
+async def test_a_live_claim_is_exclusive_and_an_expired_one_is_fenced(
+    bstore: PostgresStore | MySQLStore,
+) -> None:
     """A second worker cannot claim a live branch; once it expires it can, with a greater token,
     and the first worker's late write is refused while the new claim's goes in."""
     first = await bstore.claim_branch("r", 3, 1, "w1", TTL)
