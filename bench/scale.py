@@ -811,8 +811,20 @@ async def _wide_done(schema: str) -> float | None:
         return await _fan_out_span(store, "wide")
 
 
-def fanout_distributed(width: int, procs: int) -> float:
-    """Seconds of the fan-out run as branch jobs over ``procs`` worker processes."""
+def _cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user + system) the processes `pids` used so far (Linux /proc; 0 elsewhere)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            return 0.0
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def fanout_distributed(width: int, procs: int) -> tuple[float, float]:
+    """(seconds, worker CPU seconds) of the fan-out run as branch jobs over ``procs`` worker processes."""
     schema = f"bench_{uuid.uuid4().hex[:12]}"
     env = dict(os.environ, **{WIDTH_ENV: str(width)})
     os.environ[WIDTH_ENV] = str(width)
@@ -822,12 +834,14 @@ def fanout_distributed(width: int, procs: int) -> float:
     workers = [subprocess.Popen(cmd, env=env) for _ in range(procs)]
     try:
         time.sleep(3.0)  # worker start-up, untimed
+        pids = [w.pid for w in workers]
+        cpu0 = _cpu_seconds(pids)
         asyncio.run(_submit_wide(schema))
         deadline = time.monotonic() + 600
         while True:
             span = asyncio.run(_wide_done(schema))
             if span is not None:
-                return span
+                return span, _cpu_seconds(pids) - cpu0
             if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
                 raise RuntimeError("fan-out workers stopped or timed out")
             time.sleep(0.2)
@@ -843,18 +857,18 @@ def fanout_distributed(width: int, procs: int) -> float:
 def fanout_section(width: int, counts: list[int], repeat: int) -> None:
     """Print the in-process and distributed fan-out rows (median of ``repeat`` rounds each)."""
     print(f"\none fan-out of {width} branches and its join on PostgreSQL (median of {repeat} rounds):")
-    rows = {
-        "in process (the process driving the run)": [
-            asyncio.run(fanout_in_process(width)) for _ in range(repeat)
-        ]
-    }
+    sec = statistics.median(asyncio.run(fanout_in_process(width)) for _ in range(repeat))
+    print(f"  {'in process (the process driving the run)':50} {sec:7.2f} s  {width / sec:8.0f} branches/s")
     for n in counts:
-        rows[f"distributed: branch jobs, {n} worker process(es)"] = [
-            fanout_distributed(width, n) for _ in range(repeat)
-        ]
-    for label, secs in rows.items():
-        sec = statistics.median(secs)
-        print(f"  {label:52} {sec:7.2f} s  {width / sec:8.0f} branches/s")
+        got = [fanout_distributed(width, n) for _ in range(repeat)]
+        sec = statistics.median(t for t, _ in got)
+        cpu = statistics.median(c for _, c in got)
+        label = f"distributed: branch jobs, {n} worker process(es)"
+        print(
+            f"  {label:50} {sec:7.2f} s  {width / sec:8.0f} branches/s  "
+            f"({cpu / width * 1e3:.1f} ms of worker CPU per branch)"
+        )
+    print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
 
 
 def main(argv: list[str]) -> int:
