@@ -44,19 +44,21 @@ Decisions a caller should know:
 - Distributed fan-out: a fan-out of at least `fan_out_jobs` branches (`serve`, default
   `FAN_OUT_JOBS`; None keeps every fan-out in process) on a `BranchLeaseStore` is not run by
   the worker that reaches it. The run is marked `waiting` and its job ends (no task, no lease);
-  once its lease is released, one `BRANCH_TASK` job per branch without a stored result is queued
-  (`CONTINUE_PRIORITY`). Any worker takes them: it claims the branch (`claim_branch`, token and
-  expiry like a run's lease, renewed every `ttl / 3`), runs it (`graphengine.branches.run_branch`)
-  and stores its result fenced by the claim; a late result (claim expired or taken over) or a
-  second one is refused by the store and logged. The worker whose write makes the count of
-  stored results reach the fan-out's width queues the run's job again under the queueing lock
+  once its lease is released, `BRANCH_TASK` jobs for the branches without a stored result are
+  queued (`CONTINUE_PRIORITY`), a few consecutive branches a job (`branches_per_job`). Any
+  worker takes them: for each branch it claims the branch (`claim_branch`, token and expiry
+  like a run's lease, renewed every `ttl / 3`), runs it (`graphengine.branches.run_branch`) and
+  stores its result fenced by the claim; a late result (claim expired or taken over) or a
+  second one is refused by the store and logged, and a branch stored already is skipped. A job
+  that finds every result stored queues the run's job again under the queueing lock
   `graphengine.join.<run>.<step>`, so one continuation waits at a time; it resumes the run,
-  whose fan-out step finds every result stored, merges them (in declared order; for commuting
-  reducers that is the state completion order gives) and commits, once (the step record is
-  fenced by the run's lease and written once). A stalled branch job is replaced like a run's;
-  a branch whose node failed is marked failed and the run's job is queued at once: the join
-  re-runs the fan-out's unfinished branches in process, so the failure takes its in-process
-  course (error route, or the run failed).
+  whose fan-out step finds every result stored, merges them (commuting deltas in the order
+  they landed, the others in declared order: the in-process state) and commits, once (the step
+  record is fenced by the run's lease and written once). A stalled branch job is replaced like
+  a run's, and its replacement runs only the branches not stored; a branch whose node failed
+  is marked failed and the run's job is queued at once: the join re-runs the fan-out's
+  unfinished branches in process, so the failure takes its in-process course (error route, or
+  the run failed).
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ __all__ = [
     "QUEUE",
     "TASK_NAME",
     "RunQueue",
+    "branches_per_job",
     "current_lease",
     "serve",
     "submit",
@@ -111,7 +114,7 @@ QUEUE: Final = "graphengine"
 TASK_NAME: Final = "graphengine.drive_run"
 """The procrastinate task every run job is an instance of (its only argument: `run_id`)."""
 BRANCH_TASK: Final = "graphengine.run_branch"
-"""The procrastinate task of one fan-out branch (arguments: `run_id`, `step`, `branch`)."""
+"""The procrastinate task of fan-out branches (arguments: `run_id`, `step`, `branches`, a list)."""
 FAN_OUT_JOBS: Final = 8
 """Fan-outs of at least this many branches run as branch jobs by default (smaller ones in process)."""
 CONTINUE_PRIORITY: Final = 10
@@ -252,16 +255,29 @@ class RunQueue:
         return job_id
 
     async def enqueue_branches(
-        self, run_id: str, step: int, branches: Sequence[int], *, priority: int = CONTINUE_PRIORITY
+        self,
+        run_id: str,
+        step: int,
+        branches: Sequence[int],
+        *,
+        per_job: int = 1,
+        priority: int = CONTINUE_PRIORITY,
     ) -> None:
-        """Queue one `BRANCH_TASK` job per branch of the fan-out at `step` of `run_id`, in one statement."""
+        """Queue `BRANCH_TASK` jobs for `branches` of the fan-out at `step` of `run_id`, `per_job`
+        consecutive branches each, in one statement."""
         if not branches:
             return
         deferrer = self.app.configure_task(BRANCH_TASK, queue=self.queue, priority=priority)
-        jobs: list[dict[str, Any]] = [{"run_id": run_id, "step": step, "branch": b} for b in branches]
+        n = max(1, per_job)
+        jobs: list[dict[str, Any]] = [
+            {"run_id": run_id, "step": step, "branches": list(branches[i : i + n])}
+            for i in range(0, len(branches), n)
+        ]
         await deferrer.batch_defer_async(*jobs)
 
-    async def enqueue_branch(self, run_id: str, step: int, branch: int, *, delay: float, lock: str) -> None:
+    async def enqueue_branch(
+        self, run_id: str, step: int, branches: Sequence[int], *, delay: float, lock: str
+    ) -> None:
         """Queue one branch job `delay` seconds from now, unless a job with `lock` waits already."""
         pc = _procrastinate()
         options: dict[str, Any] = {"queue": self.queue, "priority": CONTINUE_PRIORITY, "queueing_lock": lock}
@@ -269,7 +285,7 @@ class RunQueue:
             options["schedule_in"] = {"seconds": delay}
         with contextlib.suppress(pc.exceptions.AlreadyEnqueued):
             await self.app.configure_task(BRANCH_TASK, **options).defer_async(
-                run_id=run_id, step=step, branch=branch
+                run_id=run_id, step=step, branches=list(branches)
             )
 
     async def requeue_stalled(self, stalled_after: float) -> list[str]:
@@ -294,10 +310,11 @@ class RunQueue:
             if not isinstance(run_id, str):
                 continue
             if job.task_name == BRANCH_TASK:
-                step, branch = kw.get("step"), kw.get("branch")
-                if isinstance(step, int) and isinstance(branch, int):
-                    await self.enqueue_branch(run_id, step, branch, delay=0.0, lock=lock)
-                    log.warning("job %s (branch %s of run %r) stalled; re-queued", job.id, branch, run_id)
+                step, branches = kw.get("step"), kw.get("branches")
+                if isinstance(step, int) and isinstance(branches, list):
+                    todo = [b for b in branches if isinstance(b, int)]
+                    await self.enqueue_branch(run_id, step, todo, delay=0.0, lock=lock)
+                    log.warning("job %s (branches of run %r) stalled; re-queued", job.id, run_id)
                     requeued.append(run_id)
             elif job.task_name == TASK_NAME:
                 if await self.enqueue(run_id, lock=lock, priority=CONTINUE_PRIORITY) is not None:
@@ -350,11 +367,13 @@ class RunQueue:
         name: str | None = None,
         install_signal_handlers: bool = True,
         fan_out_jobs: int | None = FAN_OUT_JOBS,
+        branches_per_job: int | None = None,
     ) -> None:
         """Serve this queue's jobs with `engine` until stopped (SIGINT/SIGTERM, or cancellation).
 
         Fan-outs of at least `fan_out_jobs` branches run as branch jobs (see the module; None:
-        every fan-out runs in process in the worker that reaches it).
+        every fan-out runs in process in the worker that reaches it), `branches_per_job`
+        branches a job (None: `branches_per_job(width)`).
 
         `concurrency` runs are driven at once. Leases last `ttl` seconds and are renewed every
         `ttl / 3`; procrastinate heartbeats every `ttl / 4`, and jobs of a worker silent for
@@ -370,6 +389,7 @@ class RunQueue:
         engine.validate()  # a malformed graph fails here, not in every job
         runner = _Runner(engine, store, self, ttl, name or worker_name())
         runner.fan_out_jobs = fan_out_jobs
+        runner.per_job = branches_per_job
         stalled = stalled_after if stalled_after is not None else 2 * ttl
         await self.open()
         reaper = asyncio.create_task(runner.reap(stalled), name="graphengine stalled-job reaper")
@@ -404,13 +424,23 @@ async def _drive_job(context: JobContext, run_id: str) -> str:
     return await runner.drive(run_id, context.job.id)
 
 
-async def _branch_job(context: JobContext, run_id: str, step: int, branch: int) -> str:
-    """The procrastinate task of one fan-out branch (see the module docstring)."""
+async def _branch_job(context: JobContext, run_id: str, step: int, branches: list[int]) -> str:
+    """The procrastinate task of fan-out branches (see the module docstring)."""
     runner = context.additional_context.get(_RUNNER_KEY)
     if not isinstance(runner, _Runner):
         raise RuntimeError(f"job {BRANCH_TASK} must run in a worker started by graphengine.workers.serve")
     assert context.job.id is not None
-    return await runner.branch(run_id, step, branch, context.job.id)
+    return await runner.branches(run_id, step, branches, context.job.id)
+
+
+def branches_per_job(width: int) -> int:
+    """Branches one job runs by default for a fan-out of `width`: one job per 64th, 1 to 16.
+
+    Each job costs the queue a few statements (fetch, finish) whatever it runs; grouping
+    consecutive branches spreads that cost while keeping dozens of jobs for the workers to share.
+    Every branch in a job is still claimed, fenced and stored on its own.
+    """
+    return max(1, min(16, width // 64))
 
 
 class _Handed:
@@ -438,6 +468,7 @@ class _Runner:
         self.ttl = ttl
         self.name = name
         self.fan_out_jobs: int | None = FAN_OUT_JOBS
+        self.per_job: int | None = None
 
     async def drive(self, run_id: str, job_id: int) -> str:
         """Claim `run_id`, drive it to where it stops, release it; returns what happened.
@@ -501,7 +532,8 @@ class _Runner:
             # another worker leases the run. A crash before this line leaves this job stalled,
             # and its replacement hands the branches out again.
             for rid, step, branches in handed.out:
-                await self.queue.enqueue_branches(rid, step, branches)
+                n = self.per_job or branches_per_job(len(branches))
+                await self.queue.enqueue_branches(rid, step, branches, per_job=n)
                 log.info("run %r waits for %d branches of its fan-out at step %d", rid, len(branches), step)
             return "waiting"
         # Done or interrupted: the store says which. Reading the status back would cost every
@@ -526,33 +558,50 @@ class _Runner:
                 # The store may be back before the lease runs out; the writes stay fenced anyway.
                 log.warning("run %r: renewing lease token %d failed: %s", lease.run_id, lease.token, exc)
 
-    async def branch(self, run_id: str, step: int, branch: int, job_id: int) -> str:
-        """Claim branch `branch` of the fan-out at `step`, run it and store its result; what happened.
+    async def branches(self, run_id: str, step: int, branches: Sequence[int], job_id: int) -> str:
+        """Run `branches` of the fan-out at `step` one after the other (`branch`); then, if every
+        result is stored, queue the join. Returns how many ended how ("stored 7, done 1")."""
+        store = self.store
+        if not isinstance(store, BranchLeaseStore):
+            raise TypeError(f"branch jobs need a BranchLeaseStore, not {type(store).__name__}")
+        ended: dict[str, int] = {}
+        total: int | None = None
+        for b in branches:
+            what, width = await self.branch(store, run_id, step, b, job_id)
+            ended[what] = ended.get(what, 0) + 1
+            total = width or total
+            if what == "gone":
+                break
+        if "stored" in ended or "done" in ended:
+            await self._join_if_complete(store, run_id, step, total)
+        return ", ".join(f"{k} {n}" for k, n in sorted(ended.items()))
+
+    async def branch(
+        self, store: BranchLeaseStore, run_id: str, step: int, branch: int, job_id: int
+    ) -> tuple[str, int | None]:
+        """Claim branch `branch` of the fan-out at `step`, run it and store its result; what
+        happened, and the fan-out's width when known.
 
         "stored", "failed" (marked failed; the join queued), "busy" (re-queued: another worker
         holds its claim), "done" (stored already), "lost" or "duplicate" (the store refused a
         late or second result), "gone" (the run is past the fan-out).
         """
-        store = self.store
-        if not isinstance(store, BranchLeaseStore):
-            raise TypeError(f"branch jobs need a BranchLeaseStore, not {type(store).__name__}")
         lease = await store.claim_branch(run_id, step, branch, f"{self.name}/job{job_id}", self.ttl)
         if lease is None:
             if await store.branch_stored(run_id, step, branch):
-                await self._join_if_complete(store, run_id, step, None)
-                return "done"
+                return "done", None
             if branch in await store.failed_branches(run_id, step):
-                return "done"
+                return "failed", None
             lock = f"graphengine.branch.{run_id}.{step}.{branch}"
-            await self.queue.enqueue_branch(run_id, step, branch, delay=self.ttl, lock=lock)
-            return "busy"
+            await self.queue.enqueue_branch(run_id, step, [branch], delay=self.ttl, lock=lock)
+            return "busy", None
         beat = asyncio.create_task(self._renew_branch(step, branch, lease, store))
         token = _lease.set(lease)
         try:
             outcome = await run_branch(self.engine, run_id, step, branch)
         except FanOutGone as exc:
             log.info("branch %d of run %r: %s", branch, run_id, exc)
-            return "gone"
+            return "gone", None
         finally:
             _lease.reset(token)
             beat.cancel()
@@ -565,16 +614,15 @@ class _Runner:
                 await store.fail_branch(step, branch, lease, f"{type(err).__name__}: {err}")
                 log.info("%s failed (%s); the join runs the fan-out's rest in process", where, err)
                 await self._join(run_id, step)
-                return "failed"
+                return "failed", outcome.total
             await store.save_branch(outcome.record, lease)
         except LeaseLostError as exc:
             log.warning("%s: late result refused by the fence (claim token %d): %s", where, lease.token, exc)
-            return "lost"
+            return "lost", outcome.total
         except StepConflictError as exc:
             log.warning("%s: result stored already; this one refused: %s", where, exc)
-            return "duplicate"
-        await self._join_if_complete(store, run_id, step, outcome.total)
-        return "stored"
+            return "duplicate", outcome.total
+        return "stored", outcome.total
 
     async def _join_if_complete(
         self, store: BranchLeaseStore, run_id: str, step: int, total: int | None
@@ -652,6 +700,7 @@ class _Serving(TypedDict, total=False):
     name: str | None
     install_signal_handlers: bool
     fan_out_jobs: int | None
+    branches_per_job: int | None
 
 
 async def serve(
@@ -659,7 +708,7 @@ async def serve(
 ) -> None:
     """Serve runs of `engine` from the queue until stopped (`RunQueue.serve`, which takes the other
     keywords: `concurrency`, `ttl`, `stalled_after`, `name`, `install_signal_handlers`,
-    `fan_out_jobs`); what
+    `fan_out_jobs`, `branches_per_job`); what
     `graphengine worker` runs.
 
     The queue is on `queue_dsn`, `$GRAPHENGINE_QUEUE_DSN`, or the engine's `PostgresStore`'s
