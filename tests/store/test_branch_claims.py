@@ -30,6 +30,7 @@ from graphengine.store import (
     RunRecord,
     RunStatus,
     StepConflictError,
+    StepRecord,
 )
 
 TTL = 0.5
@@ -152,3 +153,18 @@ def _other(s: PostgresStore | MySQLStore) -> AbstractAsyncContextManager[Postgre
     if isinstance(s, PostgresStore):
         return PostgresStore(s.dsn, schema=s.schema, max_size=2)
     return MySQLStore(urlsplit(MYSQL_DSN)._replace(path=f"/{s.database}").geturl(), max_size=2)
+
+
+async def test_deleting_history_takes_the_older_claims_with_it(bstore: PostgresStore | MySQLStore) -> None:
+    """`delete_steps_before` removes the claims of fan-outs below the kept snapshot, like their results."""
+    for step in (1, 2, 3, 4):
+        await bstore.save_step(StepRecord("r", step, "n", None, '{"k":"stop"}', b"{}" if step == 4 else None))
+    old = await bstore.claim_branch("r", 3, 0, "w1", TTL)
+    assert old is not None
+    await bstore.fail_branch(3, 0, old, "boom")
+    kept = await bstore.claim_branch("r", 5, 0, "w1", LIVE)
+    assert kept is not None
+    assert await bstore.delete_steps_before("r", 4) == 3
+    assert dict(await bstore.failed_branches("r", 3)) == {}
+    await bstore.fail_branch(5, 0, kept, "still here")
+    assert dict(await bstore.failed_branches("r", 5)) == {0: "still here"}

@@ -348,6 +348,7 @@ def _wire_bytes(values: Iterable[Any]) -> int:
 _SNAPSHOT_AT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = %s AND step = %s FOR UPDATE"
 _HAS_STEPS: Final = "SELECT 1 FROM steps WHERE run_id = %s LIMIT 1"
 _DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = %s AND step < %s"
+_DELETE_CLAIMS_BEFORE: Final = "DELETE FROM branch_claims WHERE run_id = %s AND step < %s"
 _DELETE_STEPS_BEFORE: Final = "DELETE FROM steps WHERE run_id = %s AND step < %s"
 # LAST_INSERT_ID(expr) hands the new token back to this connection without a second round trip.
 _CLAIM: Final = """UPDATE runs SET lease_owner = %s, lease_token = LAST_INSERT_ID(lease_token + 1),
@@ -769,6 +770,7 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchCl
                         step=step,
                     )
                 await cur.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
+                await cur.execute(_DELETE_CLAIMS_BEFORE, (run_id, step))
                 n: int = await cur.execute(_DELETE_STEPS_BEFORE, (run_id, step))
                 return n
         except self._errors as exc:

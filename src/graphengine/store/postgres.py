@@ -298,6 +298,7 @@ RETURNING r.run_id"""
 # snapshot (the run stays rebuildable).
 _DELETE_STEPS_BEFORE: Final = """WITH snap AS (SELECT 1 FROM steps WHERE run_id = $1 AND step = $2 AND state IS NOT NULL),
 gone_branches AS (DELETE FROM branches WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap)),
+gone_claims AS (DELETE FROM branch_claims WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap)),
 gone AS (DELETE FROM steps WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap) RETURNING 1)
 SELECT (SELECT count(*) FROM gone), EXISTS (SELECT 1 FROM snap), EXISTS (SELECT 1 FROM steps WHERE run_id = $1)"""
 
