@@ -122,13 +122,14 @@ async def hand_out(
         )
     )
     d.dispatch(run_id, step, missing)
+    # The run's segment ends here (emitters close what they opened for it, as for a pause).
     eng.notify(
         run_id,
         step,
-        FAN_OUT_NODE,
+        "",
         "waiting for branches",
-        {"branches": k, "dispatched": len(missing), "status": "waiting"},
-        EventKind.CUSTOM,
+        {"status": "waiting", "branches": k, "dispatched": len(missing)},
+        EventKind.RUN_END,
     )
     return True
 

@@ -74,6 +74,7 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 
+from graphengine.emit import Event, EventKind
 from graphengine.store import (
     BranchLeaseStore,
     Lease,
@@ -469,6 +470,8 @@ class _Runner:
         self.name = name
         self.fan_out_jobs: int | None = FAN_OUT_JOBS
         self.per_job: int | None = None
+        self._in_flight: dict[str, int] = {}
+        """Branch jobs running here, by run (their emitter segment ends with the last)."""
 
     async def drive(self, run_id: str, job_id: int) -> str:
         """Claim `run_id`, drive it to where it stops, release it; returns what happened.
@@ -566,15 +569,31 @@ class _Runner:
             raise TypeError(f"branch jobs need a BranchLeaseStore, not {type(store).__name__}")
         ended: dict[str, int] = {}
         total: int | None = None
-        for b in branches:
-            what, width = await self.branch(store, run_id, step, b, job_id)
-            ended[what] = ended.get(what, 0) + 1
-            total = width or total
-            if what == "gone":
-                break
+        self._in_flight[run_id] = self._in_flight.get(run_id, 0) + 1
+        try:
+            for b in branches:
+                what, width = await self.branch(store, run_id, step, b, job_id)
+                ended[what] = ended.get(what, 0) + 1
+                total = width or total
+                if what == "gone":
+                    break
+        finally:
+            self._segment_done(run_id, step, ended)
         if "stored" in ended or "done" in ended:
             await self._join_if_complete(store, run_id, step, total)
         return ", ".join(f"{k} {n}" for k, n in sorted(ended.items()))
+
+    def _segment_done(self, run_id: str, step: int, ended: dict[str, int]) -> None:
+        """Once no branch job of `run_id` runs here any more, end its segment for the emitters
+        (an OpenTelemetry run span opened by its branches' node spans is closed, not leaked)."""
+        left = self._in_flight.pop(run_id) - 1
+        if left:
+            self._in_flight[run_id] = left
+            return
+        meta = {"status": "branches", **ended}
+        self.engine.runtime().emit(
+            Event(run_id, step, "", "branch jobs done here", meta, kind=EventKind.RUN_END)
+        )
 
     async def branch(
         self, store: BranchLeaseStore, run_id: str, step: int, branch: int, job_id: int

@@ -40,6 +40,7 @@ from graphengine import Branch, Context, Engine, NodeError, NodeResult, fan_out,
 from graphengine.branches import FanOutGone, dispatching, run_branch
 from graphengine.commute import commutative
 from graphengine.crdt import GCounter, converge, replica_id
+from graphengine.emit import EventKind, MemoryEmitter
 from graphengine.store import MemoryStore, MySQLStore, PostgresStore, RunStatus, SQLiteStore, Store
 from graphengine.workers import RunQueue
 
@@ -313,7 +314,7 @@ class MState(BaseModel):
     fail_at: int = -1
 
 
-def _merge_graph(store: Store, width: int) -> Engine[MState]:
+def _merge_graph(store: Store, width: int, emitter: MemoryEmitter | None = None) -> Engine[MState]:
     async def start(ctx: Context, s: MState) -> NodeResult[MState]:
         return NodeResult(
             route=fan_out(
@@ -331,7 +332,7 @@ def _merge_graph(store: Store, width: int) -> Engine[MState]:
     async def join(ctx: Context, s: MState) -> NodeResult[MState]:
         return NodeResult(route=stop())
 
-    g = Engine(MState, store=store)
+    g = Engine(MState, store=store, emitter=emitter)
     g.add("start", start).add("work", work).add("join", join).start_at("start")
     return g
 
@@ -360,7 +361,8 @@ async def test_the_join_merges_commuting_deltas_as_they_landed_and_the_others_in
     """A handed-out fan-out waits; its branches, stored in some order, merge at the join as the engine
     said at wiring: commuting fields in landing order, the others in declared order, to the in-process state."""
     width = 8
-    eng = _merge_graph(server, width)
+    events = MemoryEmitter()
+    eng = _merge_graph(server, width, events)
     assert eng.spec().merge_order(["bag", "hits"]) == "completion"
     assert eng.spec().merge_order(["seq"]) == "declared"
     handed = _Recorder()
@@ -368,6 +370,8 @@ async def test_the_join_merges_commuting_deltas_as_they_landed_and_the_others_in
         await eng.run("m", MState())
     assert handed.out == [("m", 2, list(range(width)))]
     assert (await server.get_run("m")).status is RunStatus.WAITING  # type: ignore[union-attr]
+    [end] = events.of_kind(EventKind.RUN_END)  # the segment ends: emitters close what they opened
+    assert end.meta["status"] == "waiting" and end.meta["dispatched"] == width
     landing = [6, 3, 0, 7, 4, 1, 2, 5]
     for b in landing:
         lease = await server.claim_branch("m", 2, b, "test", 60)
