@@ -389,6 +389,8 @@ class RunQueue:
             )
         engine.validate()  # a malformed graph fails here, not in every job
         runner = _Runner(engine, store, self, ttl, name or worker_name())
+        if fan_out_jobs is not None and fan_out_jobs < 1:
+            raise ValueError(f"fan_out_jobs={fan_out_jobs}; a number of branches (>= 1), or None")
         runner.fan_out_jobs = fan_out_jobs
         runner.per_job = branches_per_job
         stalled = stalled_after if stalled_after is not None else 2 * ttl

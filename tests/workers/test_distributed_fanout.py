@@ -417,3 +417,12 @@ async def test_a_failed_branch_makes_the_join_fail_the_fan_out_as_in_process(
         await run_branch(eng, "f", 5, 0)
     with pytest.raises(FanOutGone):
         await run_branch(eng, "nope", 2, 0)
+
+
+async def test_serve_refuses_a_fan_out_threshold_below_one(server: PostgresStore | MySQLStore) -> None:
+    """`serve(fan_out_jobs=0)` is a `ValueError` naming the setting (None keeps fan-outs in process)."""
+    require_worker_servers()
+    eng = _merge_graph(server, 2)
+    queue = RunQueue(POSTGRES_DSN, queue=unique_name("refuse"))
+    with pytest.raises(ValueError, match="fan_out_jobs=0"):
+        await queue.serve(eng, fan_out_jobs=0, install_signal_handlers=False)
