@@ -79,6 +79,7 @@ _ENGINE_HELP = (
 )
 _COUNT = int_type(1, 1_000_000_000, "a count")
 _BYTES = int_type(0, 2**62, "a size in bytes")
+_WIDTH = int_type(0, 1_000_000_000, "a number of branches")
 
 
 def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
@@ -228,6 +229,13 @@ def _add_worker_command(add: _Add) -> None:
         type=seconds,
         metavar="S",
         help="re-queue jobs of workers silent this long (2 x ttl)",
+    )
+    sp.add_argument(
+        "--fan-out-jobs",
+        type=_WIDTH,
+        default=8,
+        metavar="N",
+        help="run fan-outs of at least N branches as branch jobs any worker takes (0: all in process)",
     )
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
