@@ -32,7 +32,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from graphengine.store import ScheduleRecord
+from graphengine.store import MemoryStore, RunLockStore, RunRecord, RunStatus, ScheduleRecord
 
 from .errors import GraphError, RunExistsError
 from .schedules import Book, Spec, is_active, plan, run_id_for, schedule_store
@@ -103,6 +103,21 @@ class Scheduler(Generic[S]):
         except Exception:
             log.exception("scheduled run %r could not be driven", run_id)
 
+    def _orphaned(self, run: RunRecord | None) -> bool:
+        """Whether a `running` run has no live driver anywhere (its process died), so it overlaps nothing.
+
+        Only a store that knows live drivers across processes can tell (`SQLiteStore`'s run
+        locks); a `MemoryStore` answers for this process alone and lease stores by lease expiry,
+        so there a run left `running` by a dead process counts as running until it is resumed.
+        """
+        store = self.engine.store
+        if run is None or run.status is not RunStatus.RUNNING or isinstance(store, MemoryStore):
+            return False
+        if not isinstance(store, RunLockStore) or not store.lock_run(run.run_id):
+            return False
+        store.unlock_run(run.run_id)
+        return True
+
     # ------------------------------------------------------------------ one look at the store
 
     def now_ms(self) -> int:
@@ -129,7 +144,7 @@ class Scheduler(Generic[S]):
         active = bool(book.starting)
         if not active and book.last_run is not None:
             last = await self.engine.store.get_run(book.last_run)
-            active = is_active(last.status if last is not None else None)
+            active = is_active(last.status if last is not None else None) and not self._orphaned(last)
         new = plan(spec, book, now, active)
         if new.starting and not book.starting:
             new.last_run = run_id_for(sid, new.starting[-1])

@@ -14,7 +14,7 @@ Decisions a caller should know:
   (`nightly@2026-11-30T02:00:00Z`; milliseconds appear when not zero). The id is the fence:
   however many schedulers share the store, a fire time creates its run once.
 - Overlap (a previous run of the schedule still `running` or waiting, i.e. not done, failed or
-  cancelled): `skip` drops the fire and counts it (`skipped`); `buffer_one` keeps one fire
+  cancelled; on SQLite a run left `running` by a process that died does not count): `skip` drops the fire and counts it (`skipped`); `buffer_one` keeps one fire
   aside and starts it as soon as the previous run ends (a second fire while one is buffered is
   skipped); `allow` starts it anyway.
 - Catch-up after downtime: when a scheduler finds fire times in the past, it fires ALL those
