@@ -10,6 +10,9 @@
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
                         [--allow-host NAME ...] [--max-body BYTES]
     graphengine worker  MODULE:ENGINE --store URL [--queue-dsn DSN] [--concurrency N] [--ttl S]
+    graphengine schedule add MODULE:ENGINE ID (--cron EXPR | --every S) [--input JSON]
+                        [--overlap skip|buffer_one|allow] [--catch-up S] [--tz ZONE] [--start-at TIME]
+    graphengine schedule list|show|pause|resume|delete [ID] --store URL [--json]
 
 `--store` may come before or after the subcommand, or from `GRAPHENGINE_STORE`. `MODULE:ENGINE`
 names an `Engine` (used with the `--store` store when one is given) or a function returning one,
@@ -39,6 +42,7 @@ from graphengine.store import RunStatus, StoreError
 
 from ._cli_common import PROG, CliError
 from ._cli_runs import cmd_export, cmd_history, cmd_prune, cmd_runs, cmd_show
+from ._cli_schedules import add_schedule_parser
 from ._cli_serve import cmd_render, cmd_replay, cmd_resume, cmd_serve, cmd_worker
 from ._version import __version__
 from .errors import GraphError, NodeError
@@ -87,6 +91,14 @@ def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
         action="store_true",
         help="go on although the engine's graph differs from the one the run started with "
         "(as allow_graph_change=True in Python)",
+    )
+
+
+def _no_schedules(sp: argparse.ArgumentParser, what: str) -> None:
+    sp.add_argument(
+        "--no-schedules",
+        action="store_true",
+        help=f"do not fire the store's schedules (by default due fires start runs: {what})",
     )
 
 
@@ -163,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help="request body limit (default: 1 MiB)",
     )
+    _no_schedules(sp, "drive them in this server")
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
     sp = add("resume", cmd_resume, "resume a run with an engine")
@@ -205,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="re-queue jobs of workers silent this long (2 x ttl)",
     )
+    _no_schedules(sp, "queue them for the workers")
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
     sp = add(
         "prune", cmd_prune, "delete or compact finished runs by policy (never running or resumable ones)"
@@ -220,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dry-run", action="store_true", help="show what would be removed, change nothing")
     sp.add_argument("-y", "--yes", action="store_true", help="remove without asking")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_schedule_parser(sub, common)
     return p
 
 
