@@ -6,7 +6,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sched_graph import Clock, Job, build
+from schedule_graph import Clock, Job, build
 
 from graphengine import (
     Engine,

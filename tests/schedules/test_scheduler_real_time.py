@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 from db_servers import postgres_schema
-from sched_graph import Job, build
+from schedule_graph import Job, build
 
 from graphengine import Scheduler, run_id_for
 from graphengine.store import PostgresStore, RunStatus, SQLiteStore
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+TESTS = Path(__file__).resolve().parents[1]
+ROOT = TESTS.parent
 EVERY_MS = 300
 
 
@@ -55,9 +55,12 @@ async def test_interval_of_300ms_fires_in_real_time(tmp_path: Path) -> None:
 
 
 def _start(db: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT), str(HERE)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT), str(TESTS)])}
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "sched_process.py"), str(db)], env=env, stdout=subprocess.PIPE, text=True
+        [sys.executable, str(TESTS / "schedule_process.py"), str(db)],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     return proc

@@ -1,4 +1,4 @@
-"""Run a Scheduler on a SQLite file until killed: `python sched_process.py DB` (for the restart test)."""
+"""Run a Scheduler on a SQLite file until killed: `python schedule_process.py DB` (for the restart test)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 import sys
 from datetime import UTC, datetime, timedelta
 
-from sched_graph import Job, build
+from schedule_graph import Job, build
 
 from graphengine import Scheduler
 from graphengine.store import SQLiteStore
