@@ -52,7 +52,9 @@ def add_schedule_parser(sub: Any, common: argparse.ArgumentParser) -> None:
         "schedule", parents=[common], help="add, list, pause, resume or delete schedules (cron or interval)"
     )
     sp.set_defaults(func=cmd_schedule)
-    actions = sp.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = sp.add_subparsers(
+        dest="action", required=True, metavar="ACTION", help="add, list, show, pause, resume or delete"
+    )
     add = actions.add_parser("add", parents=[common], help="create a schedule, or replace its definition")
     add.add_argument(
         "engine", metavar="MODULE:ENGINE", help="the engine whose runs it starts (validates --input)"

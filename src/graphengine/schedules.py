@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ._runtime import Runtime
 
 __all__ = [
+    "MAX_SCHEDULE_ID",
     "Overlap",
     "Schedule",
     "ScheduleError",
@@ -533,5 +534,4 @@ class ScheduleMethods(Generic[S]):
 
     async def delete_schedule(self, schedule_id: str) -> bool:
         """Delete the schedule (its runs stay); False if there was none."""
-        check_schedule_id(schedule_id)
         return await schedule_store(self.store).delete_schedule(schedule_id)

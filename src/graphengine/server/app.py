@@ -739,7 +739,7 @@ def create_app(
         return graph_json(engine, path)
 
     if keeps_schedules:
-        add_schedule_routes(app, engine, _ERRORS)
+        add_schedule_routes(app, engine, _ERRORS, Problem)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:

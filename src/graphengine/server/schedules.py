@@ -13,39 +13,86 @@ is wrong (an `input` that does not validate: the field errors); an unknown sched
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Response
-from pydantic import BaseModel, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+)
 
 from ..engine import Engine
 from ..scheduler import Scheduler
-from ..schedules import Overlap, Schedule
-from .limits import RunId
+from ..schedules import MAX_SCHEDULE_ID, Overlap, Schedule
+from .limits import RUN_ID_PATTERN, RunId, check_run_id
 from .live import RunManager
 
 __all__ = ["ScheduleBody", "ScheduleInfo", "add_schedule_routes", "server_scheduler"]
 
 
+def _check_schedule_id(value: str) -> str:
+    if len(value) > MAX_SCHEDULE_ID:
+        raise ValueError(f"a schedule id has at most {MAX_SCHEDULE_ID} characters, not {len(value)}")
+    return value
+
+
+ScheduleId = Annotated[
+    str,
+    AfterValidator(check_run_id),
+    AfterValidator(_check_schedule_id),
+    WithJsonSchema(
+        {"type": "string", "minLength": 1, "maxLength": MAX_SCHEDULE_ID, "pattern": RUN_ID_PATTERN}
+    ),
+]
+"""A new schedule's id: a run id of at most 160 characters (its runs' ids add the fire time)."""
+
+_TEN_YEARS = 10 * 366 * 86400.0
+
+
+def _iso_text(value: Any) -> Any:
+    """Times come as ISO 8601 text, as the schema says (pydantic would also take a number of seconds)."""
+    if not isinstance(value, str):
+        raise ValueError("start_at is an ISO 8601 time with its UTC offset, e.g. 2026-12-01T03:00:00+00:00")
+    return value
+
+
+def _exactly_one_of_cron_or_every(schema: dict[str, Any]) -> None:
+    """The body's schema says what the server checks: `cron` or `every`, exactly one, not null."""
+    props = schema["properties"]
+    for name in ("cron", "every"):
+        # a JSON Schema without the `null` branch: the field is given with a value, or left out
+        props[name] = next(s for s in props[name]["anyOf"] if s.get("type") != "null") | {
+            "description": props[name].get("description", "")
+        }
+    schema["oneOf"] = [{"required": ["cron"]}, {"required": ["every"]}]
+
+
 class ScheduleBody(BaseModel):
     """A schedule to create (or whose definition to replace)."""
 
-    schedule_id: RunId
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_exactly_one_of_cron_or_every)
+
+    schedule_id: ScheduleId
     """Its id (the same characters as a run id; at most 160)."""
     cron: str | None = None
     """A five-field cron expression; give this or `every`."""
-    every: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    """An interval in seconds; give this or `cron`."""
-    input: Any = None
+    every: float | None = Field(default=None, ge=0.001, le=_TEN_YEARS, allow_inf_nan=False)
+    """An interval in seconds (at least 0.001); give this or `cron`."""
+    input: dict[str, Any] = Field(default_factory=dict)
     """The initial state of every run (validated against the state type)."""
     overlap: Overlap = Overlap.SKIP
     """skip, buffer_one or allow."""
-    catch_up: float = Field(default=60.0, ge=0, allow_inf_nan=False)
+    catch_up: float = Field(default=60.0, ge=0, le=_TEN_YEARS, allow_inf_nan=False)
     """The catch-up window in seconds."""
     tz: str = "UTC"
     """The time zone a cron expression is read in."""
-    start_at: datetime | None = None
+    start_at: Annotated[AwareDatetime, BeforeValidator(_iso_text)] | None = None
     """First fire of an interval schedule (no fire before it for cron), with its UTC offset."""
 
 
@@ -86,7 +133,9 @@ def _info(s: Schedule) -> dict[str, Any]:
     return s.to_json()
 
 
-def add_schedule_routes(app: FastAPI, engine: Engine[Any], errors: dict[int | str, dict[str, Any]]) -> None:
+def add_schedule_routes(
+    app: FastAPI, engine: Engine[Any], errors: dict[int | str, dict[str, Any]], problem: type[BaseModel]
+) -> None:
     """Add the schedule routes (module docstring) to `app`, serving `engine`'s store."""
     found: dict[int | str, dict[str, Any]] = {404: errors[404]}
 
@@ -100,7 +149,7 @@ def add_schedule_routes(app: FastAPI, engine: Engine[Any], errors: dict[int | st
         response_model=ScheduleInfo,
         status_code=201,
         tags=["schedules"],
-        responses={422: {"description": "A definition or input that cannot work"}},
+        responses={422: {"model": problem, "description": "A definition or input that cannot work"}},
     )
     async def put_schedule(body: Annotated[ScheduleBody, Body()]) -> dict[str, Any]:
         """Create a schedule, or replace its definition (the same definition again changes nothing)."""
