@@ -31,6 +31,7 @@ Decisions a caller should know:
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -98,6 +99,12 @@ class Overlap(StrEnum):
     """Start it anyway: runs of the schedule may overlap."""
 
 
+@functools.lru_cache(maxsize=256)
+def _cron(text: str) -> CronExpr:
+    """Parsed once per expression: a catch-up walks many fire times of the same one."""
+    return CronExpr.parse(text)
+
+
 @dataclass(frozen=True, slots=True)
 class Spec:
     """A schedule's definition, as stored (JSON) in `ScheduleRecord.spec`."""
@@ -147,7 +154,7 @@ class Spec:
             return self.anchor_ms + ((t_ms - self.anchor_ms) // self.every_ms + 1) * self.every_ms
         assert self.cron is not None
         after = datetime.fromtimestamp(t_ms / 1000, UTC)
-        fire = CronExpr.parse(self.cron).next_after(after, ZoneInfo(self.tz))
+        fire = _cron(self.cron).next_after(after, ZoneInfo(self.tz))
         return int(fire.timestamp() * 1000)
 
     def first_fire_at_or_after(self, t_ms: int) -> int:

@@ -6,6 +6,8 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from schedule_graph import Clock, Job, build
 
 from graphengine import (
@@ -18,6 +20,7 @@ from graphengine import (
     StateValidationError,
     run_id_for,
 )
+from graphengine.schedules import Book, Spec, plan
 from graphengine.store import MemoryStore, RunStatus, Store
 
 
@@ -238,3 +241,49 @@ async def test_bad_input_and_ids_are_refused() -> None:
     with pytest.raises(ScheduleError, match="'/'"):
         await g.schedule("a/b", cron="@daily", input={})
     assert await g.schedules() == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    every=st.integers(1, 50_000),
+    catch_up=st.integers(0, 400_000),
+    late=st.integers(-20_000, 600_000),
+    overlap=st.sampled_from(list(Overlap)),
+)
+def test_catch_up_matches_enumerating_the_grid(
+    every: int, catch_up: int, late: int, overlap: Overlap
+) -> None:
+    """For any interval, window and lateness, the fires started, skipped and missed are those a walk
+    over the grid finds: every grid point within the window fires or meets the overlap policy,
+    every older one is missed, and the next fire is the first grid point after now."""
+    anchor = 1_800_000_000_000
+    now = anchor + late
+    spec = Spec(None, every, anchor, "UTC", overlap, catch_up)
+    got = plan(spec, Book(next_fire=anchor), now, active=False)
+    grid = list(range(anchor, now + 1, every)) if now >= anchor else []
+    window = [t for t in grid if t >= now - catch_up]
+    assert got.missed == len(grid) - len(window)
+    assert got.next_fire == (grid[-1] + every if grid else anchor)
+    if overlap is Overlap.ALLOW:
+        assert got.starting == window
+    else:
+        assert got.starting == window[:1]
+        buffered = overlap is Overlap.BUFFER_ONE and len(window) > 1
+        assert got.pending == (window[1] if buffered else None)
+        assert got.skipped == max(0, len(window) - 1 - buffered)
+
+
+@settings(max_examples=60, deadline=None)
+@given(minute_step=st.integers(1, 59), catch_up_min=st.integers(0, 300), late_min=st.integers(0, 2000))
+def test_cron_catch_up_matches_a_minute_by_minute_walk(
+    minute_step: int, catch_up_min: int, late_min: int
+) -> None:
+    """A cron schedule found late fires exactly the matching minutes within the window (allow), found by brute force."""
+    start = 1_800_000_000_000 // 60_000 * 60_000
+    spec = Spec(f"*/{minute_step} * * * *", None, start, "UTC", Overlap.ALLOW, catch_up_min * 60_000)
+    first = spec.first_fire_at_or_after(start)
+    now = start + late_min * 60_000
+    got = plan(spec, Book(next_fire=first), now, active=False)
+    minutes = [t for t in range(first, now + 1, 60_000) if (t // 60_000 % 60) % minute_step == 0]
+    assert got.starting == [t for t in minutes if t >= now - catch_up_min * 60_000]
+    assert got.missed == len(minutes) - len(got.starting)
