@@ -28,8 +28,10 @@ from pydantic import (
 )
 
 from ..engine import Engine
+from ..errors import RunExistsError
 from ..scheduler import Scheduler
 from ..schedules import MAX_SCHEDULE_ID, Overlap, Schedule
+from .errors import AlreadyRunningError
 from .limits import RUN_ID_PATTERN, RunId, check_run_id
 from .live import RunManager
 
@@ -199,6 +201,9 @@ def server_scheduler(engine: Engine[Any], runs: RunManager) -> Scheduler[Any]:
     """The scheduler a server runs: each fire becomes a run this server drives (live in the inspector and SSE)."""
 
     async def start(run_id: str, state: Any) -> None:
-        await runs.start(run_id, state, wait=False)
+        try:
+            await runs.start(run_id, state, wait=False)
+        except AlreadyRunningError as exc:  # driven here already: started, as far as the schedule goes
+            raise RunExistsError(str(exc), run_id=run_id) from exc
 
     return Scheduler(engine, start=start)
