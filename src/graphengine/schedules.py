@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -444,8 +445,6 @@ class ScheduleMethods(Generic[S]):
         fire before it. Raises `ScheduleError` for a bad definition, `TypeError` for a store
         without schedules. The same definition again returns the stored schedule unchanged.
         """
-        import time
-
         check_schedule_id(schedule_id)
         store = schedule_store(self.store)
         now_ms = int(time.time() * 1000)
@@ -471,7 +470,13 @@ class ScheduleMethods(Generic[S]):
                 except ScheduleExistsError:
                     continue  # created meanwhile (another process declaring it): compare with that one
             old = Spec.decode(have.spec, schedule_id)
-            if replace(old, anchor_ms=0) == replace(spec, anchor_ms=0) and have.input == encoded:
+            # Without start_at the anchor is "now": only a start_at given again is part of "the same".
+            same = (
+                old == spec
+                if start_at is not None
+                else replace(old, anchor_ms=0) == replace(spec, anchor_ms=0)
+            )
+            if same and have.input == encoded:
                 return view(have)
             book = Book.decode(have.state, schedule_id)
             book.next_fire, book.pending = first, None
@@ -517,8 +522,6 @@ class ScheduleMethods(Generic[S]):
         return await self._set_paused(schedule_id, False, now)
 
     async def _set_paused(self, schedule_id: str, paused: bool, now: datetime | None) -> Schedule:
-        import time
-
         now_ms = int((now.timestamp() if now is not None else time.time()) * 1000)
         store = schedule_store(self.store)
         for _ in range(5):

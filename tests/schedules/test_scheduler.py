@@ -287,3 +287,18 @@ def test_cron_catch_up_matches_a_minute_by_minute_walk(
     minutes = [t for t in range(first, now + 1, 60_000) if (t // 60_000 % 60) % minute_step == 0]
     assert got.starting == [t for t in minutes if t >= now - catch_up_min * 60_000]
     assert got.missed == len(minutes) - len(got.starting)
+
+
+async def test_interval_declared_again_keeps_its_grid() -> None:
+    """An interval schedule declared again (at the next start-up) keeps its grid and counters; a new start_at moves it."""
+    g, clock = build(MemoryStore()), Clock()
+    first = await every_10s(g, clock)
+    assert await tick_at(Scheduler(g, clock=clock), clock, 10) == ids(clock, 10)
+    again = await g.schedule("s", every=timedelta(seconds=10), start_at=at(clock, 10), input=Job())
+    assert again.next_fire == at(clock, 20) and again.fired == 1 and again.next_fire != first.next_fire
+    plain = await g.schedule(
+        "s", every=timedelta(seconds=10), input=Job()
+    )  # no start_at: the same definition
+    assert plain == again
+    moved = await g.schedule("s", every=timedelta(seconds=10), start_at=at(clock, 15), input=Job())
+    assert moved.next_fire == at(clock, 15) and moved.fired == 1
