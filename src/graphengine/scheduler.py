@@ -157,6 +157,13 @@ class Scheduler(Generic[S]):
         )
         if claimed is None:
             return []  # another scheduler handled this version
+        if new.skipped > book.skipped or new.missed > book.missed:
+            log.info(
+                "schedule %r: %d fire(s) skipped (overlap), %d missed (older than the catch-up window)",
+                sid,
+                new.skipped - book.skipped,
+                new.missed - book.missed,
+            )
         created: list[str] = []
         if new.starting:
             state = self.engine.codec.decode(rec.input)
@@ -166,6 +173,7 @@ class Scheduler(Generic[S]):
                     await self._start(run_id, state)
                 except RunExistsError:
                     continue  # created by another scheduler: once is the point
+                log.info("schedule %r fired: run %r", sid, run_id)
                 created.append(run_id)
             new.starting = []
             # Best effort: if another scheduler moved the schedule on meanwhile, it saw `starting`
