@@ -253,11 +253,17 @@ async def _run_branches(fo: _FanOut[S]) -> None:
 
 
 async def _worker(fo: _FanOut[S]) -> None:
-    """Run branches one after the other, taking each from the shared `todo`, until none is left or one failed."""
+    """Run branches one after the other, taking each from the shared `todo`, until none is left or one failed.
+
+    Per branch: run its node (the first attempt inline, retries in `_retried`), check and encode
+    its result (`_landed`), hand the record to the group commit, report it (`_emit_landed`), and
+    merge its delta now if it commutes (`_merge_landed`). A failure goes to `_branch_failed`.
+    """
     eng, run_id, step, emitter = fo.eng, fo.run_id, fo.step, fo.emitter
     nodes = fo.g.nodes
     decode = eng.codec.decode
     given = eng.context
+    loop, commutes = fo.loop, fo.commutes
     for i in fo.todo:
         if fo.failure:
             return
@@ -293,7 +299,18 @@ async def _worker(fo: _FanOut[S]) -> None:
         except Exception as exc:
             _branch_failed(fo, i, nid, exc)
             return
-        if not _keep(fo, i, rec, res.events):
+        # Persist: hand the record to the group commit (its writer starts once the loop turns).
+        fo.buf.append(rec)
+        if fo.flush_soon is None and (fo.flusher is None or fo.flusher.done()):
+            fo.flush_soon = loop.call_soon(_start_flush, fo)
+        if emitter is not None:
+            _emit_landed(fo, i, rec, res.events)
+        if (
+            commutes is not None
+            and rec.delta is not None
+            and commutes(fo.deltas[i])
+            and not _merge_landed(fo, i)
+        ):
             return
 
 
@@ -368,41 +385,30 @@ def _routed(route: Any, i: int, run_id: str, step: int, nid: str) -> GraphError:
     return branch_routed(route, i, run_id, step, nid)
 
 
-def _keep(fo: _FanOut[S], i: int, rec: BranchRecord, evs: Sequence[Event]) -> bool:
-    """Hand a landed result to the group commit, report it, and merge its delta now if it commutes.
-
-    Returns False when that merge failed (the failure is in `fo.failure`).
-    """
-    fo.buf.append(rec)
-    if fo.flush_soon is None and (fo.flusher is None or fo.flusher.done()):
-        fo.flush_soon = fo.loop.call_soon(_start_flush, fo)
+def _emit_landed(fo: _FanOut[S], i: int, rec: BranchRecord, evs: Sequence[Event]) -> None:
+    """Report a landed branch: the events it returned, then its end."""
     eng = fo.eng
-    if fo.emitter is not None:
-        for ev in evs:
-            eng.emit(ev)
-        eng.emit(
-            Event(
-                fo.run_id,
-                fo.step,
-                rec.node_id,
-                "",
-                {"branch": i, "attempt": rec.attempt},
-                kind=EventKind.NODE_END,
-            )
-        )
-    # Deltas whose every field commutes merge as they land, into `fo.merged`; the others wait in
-    # `fo.deltas` and merge in declared branch order after them. Field by field, that is the
-    # state the declared order gives (see `graphengine.commute`).
-    commutes = fo.commutes
-    if commutes is not None and rec.delta is not None and commutes(fo.deltas[i]):
-        try:
-            fo.merged = fo.reducer(fo.merged, fo.deltas[i])
-        except Exception as exc:
-            err = reducer_failed(exc, fo.run_id, fo.step, FAN_OUT_NODE)
-            err.__cause__ = exc
-            fo.failure.append((i, err))
-            return False
-        fo.deltas[i] = None
+    for ev in evs:
+        eng.emit(ev)
+    meta = {"branch": i, "attempt": rec.attempt}
+    eng.emit(Event(fo.run_id, fo.step, rec.node_id, "", meta, kind=EventKind.NODE_END))
+
+
+def _merge_landed(fo: _FanOut[S], i: int) -> bool:
+    """Merge branch `i`'s commuting delta into `fo.merged` now; False when the reducer failed.
+
+    Deltas whose every field commutes merge as they land; the others wait in `fo.deltas` and
+    merge in declared branch order after them. Field by field, that is the state the declared
+    order gives (see `graphengine.commute`). A failure is left in `fo.failure`.
+    """
+    try:
+        fo.merged = fo.reducer(fo.merged, fo.deltas[i])
+    except Exception as exc:
+        err = reducer_failed(exc, fo.run_id, fo.step, FAN_OUT_NODE)
+        err.__cause__ = exc
+        fo.failure.append((i, err))
+        return False
+    fo.deltas[i] = None
     return True
 
 
