@@ -7,6 +7,7 @@ where nothing diverged (message ids, subgraph interrupt ids, the runtime context
 
 from __future__ import annotations
 
+import asyncio
 import operator
 import subprocess
 import sys
@@ -184,14 +185,21 @@ def test_a_langgraph_store_that_is_not_one_is_refused_by_name() -> None:
 
 
 def failing_sibling() -> StateGraph[Any]:
-    """pre -> (ok, bad) in one superstep; bad raises."""
+    """pre -> (ok, bad) in one superstep; bad raises once ok has finished (so both runners see the same order)."""
+    finished = asyncio.Event()
 
-    def bad(s: Log) -> dict[str, Any]:
+    async def ok(s: Log) -> dict[str, Any]:
+        finished.set()
+        return {"log": ["ok"]}
+
+    async def bad(s: Log) -> dict[str, Any]:
+        await finished.wait()
+        await asyncio.sleep(0.05)  # ok's writes are saved once its coroutine has returned
         raise ValueError("bad node")
 
     b = StateGraph(Log)
     b.add_node("pre", lambda s: {"log": ["pre"]})
-    b.add_node("ok", lambda s: {"log": ["ok"]})
+    b.add_node("ok", ok)
     b.add_node("bad", bad)
     b.add_edge(START, "pre")
     b.add_edge("pre", "ok")

@@ -386,8 +386,10 @@ class AdaptedGraph:
         try:
             ran = await self.pregel.run_task(live, task)
         except GraphInterrupt as exc:
-            interrupts = await self._recorded_ids(ctx, list(exc.args[0]) if exc.args else [])
             resumes = [(task.id, c, v) for c, v in task.writes if c == RESUME]
+            interrupts = list(exc.args[0]) if exc.args else []
+            if not self.pregel.own_interrupts(task, interrupts, len(resumes)):
+                interrupts = await self._recorded_ids(ctx, interrupts)
             return NodeResult(delta={"intr": {task.id: encode((interrupts, resumes))}})
         except Exception:
             live.failed.add(task.id)

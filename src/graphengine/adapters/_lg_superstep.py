@@ -60,7 +60,7 @@ from langgraph.pregel._checkpoint import (
 from langgraph.pregel._io import map_command, map_input, read_channels
 from langgraph.pregel._retry import arun_with_retry
 from langgraph.runtime import DEFAULT_RUNTIME
-from langgraph.types import Command, PregelExecutableTask
+from langgraph.types import Command, PregelExecutableTask, _interrupt_id
 from pydantic import BaseModel
 
 from ._lg_subgraphs import SubgraphSaver
@@ -333,6 +333,15 @@ class Pregelish:
 
         assert conf is not None
         conf[CONFIG_KEY_SEND] = send_with_ids
+
+    @staticmethod
+    def own_interrupts(task: PregelExecutableTask, interrupts: Sequence[Any], answered: int) -> bool:
+        """Whether `interrupts` are `task`'s own `interrupt()` calls, not a subgraph's: their ids
+        derive from the task's namespace (so from the run and the step) and are the same on every
+        execution; a subgraph's derive from its own checkpoints, made anew by a replay."""
+        ns = (task.config.get("configurable") or {}).get(CONFIG_KEY_CHECKPOINT_NS, "")
+        own = {_interrupt_id(ns, k) for k in range(answered + len(interrupts) + 1)}
+        return all(getattr(i, "id", None) in own for i in interrupts)
 
     def breakpoint(self, live: Live, names: Any, tasks: Sequence[Any]) -> list[str]:
         """The names of `tasks` a breakpoint list `names` stops at (LangGraph's rule: only after an update)."""
