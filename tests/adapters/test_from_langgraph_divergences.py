@@ -350,3 +350,39 @@ async def test_a_run_given_a_runtime_context_replays_with_it(store: Store) -> No
     assert (await adapted.replay("t", context=Who("ann"))).ok
     assert (await adapted.engine.replay("t", context=Who("ann"))).ok
     assert not (await adapted.engine.replay("t", context=Who("bob"))).ok
+
+
+# ------------------------------------------------------------------------------ time travel
+
+
+def three_steps() -> StateGraph[Any]:
+    """a -> b -> c, each logging its name and how many lines it saw."""
+    b = StateGraph(Log)
+    for name, nxt in (("a", "b"), ("b", "c"), ("c", None)):
+        b.add_node(name, lambda s, name=name: {"log": [f"{name}{len(s['log'])}"]})
+        if nxt is not None:
+            b.add_edge(name, nxt)
+    b.add_edge(START, "a")
+    return b
+
+
+async def test_time_travel_to_an_edit_names_the_step_to_fork_at_and_the_fork_is_langgraphs(
+    store: Store,
+) -> None:
+    """A config with update_state's checkpoint_id is refused naming the engine step; fork there runs what LangGraph's travel runs."""
+    native = three_steps().compile(checkpointer=InMemorySaver())
+    adapted = from_langgraph(three_steps(), store=store)
+    await native.ainvoke({"log": []}, CONFIG)
+    await adapted.run("t", {"log": []})
+    edit = {"log": ["edited"]}
+    travel = await native.aupdate_state(CONFIG, edit, as_node="a")
+    ours = await adapted.update_state(CONFIG, edit, as_node="a")
+    with pytest.raises(UnsupportedFeature, match=r"fork\('t', new_run_id, at_step=(\d+)\)") as info:
+        await adapted.run("t", None, config=ours)
+    assert info.value.feature == "checkpoint_id"
+    step = int(str(info.value).rsplit("at_step=", 1)[1].rstrip(")"))
+    await native.ainvoke({"log": ["more"]}, CONFIG)  # the thread moves on; travel goes back to the edit
+    await adapted.run("t", {"log": ["more"]})
+    want = await native.ainvoke(None, travel)
+    await adapted.engine.fork("t", "t-back", at_step=step)
+    assert await adapted.values("t-back") == want

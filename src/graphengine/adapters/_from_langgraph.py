@@ -32,7 +32,7 @@ from langgraph.pregel._algo import PregelTaskWrites
 from langgraph.types import Command, Interrupt
 from pydantic_core import to_jsonable_python
 
-from graphengine import ReplayReport, run_blocking
+from graphengine import UPDATE_NODE, ReplayReport, run_blocking
 from graphengine.context import NOT_GIVEN, Context
 from graphengine.engine import Engine
 from graphengine.errors import GraphError, NodeError, RunExistsError, UnsupportedFeature
@@ -177,6 +177,7 @@ class AdaptedGraph:
             "intr": {},
         }
         # A config naming another thread (or a recursion limit of its own): refused before anything starts.
+        await self._no_travel(run_id, config)
         _configurable(run_id, config, self.recursion_limit)
         if await self.engine.store.get_run(run_id) is None:
             try:
@@ -203,6 +204,7 @@ class AdaptedGraph:
         `interrupt()` keeps waiting when no input is given. A failed run re-runs what failed.
         `context` and `config` are this call's run context and config, as for `run`.
         """
+        await self._no_travel(run_id, config)
         _configurable(run_id, config, self.recursion_limit)
         state = await self.engine.get_state(run_id) if input is _NO_INPUT else None
         if state is not None and (
@@ -399,6 +401,29 @@ class AdaptedGraph:
         return NodeResult(delta={"done": {task.id: encode(record)}})
 
     # ------------------------------------------------------------------ helpers
+
+    async def _no_travel(self, run_id: str, config: Any) -> None:
+        """Refuse LangGraph's time travel (a config naming a `checkpoint_id`), naming the engine
+        step to fork at: the barrier step that committed that checkpoint (as `update_state`'s
+        returned config names it), when the run has one."""
+        wanted = ((config or {}).get("configurable") or {}).get("checkpoint_id")
+        if wanted is None:
+            return
+        step = None
+        if await self.engine.store.get_run(run_id) is not None:
+            for view in await self.engine.history(run_id):
+                cp = view.state.get("checkpoint") if view.node_id in (BARRIER, UPDATE_NODE) else None
+                if cp and decode(cp)["id"] == wanted:
+                    step = view.step
+                    break
+        at = (
+            f"at_step={step}" if step is not None else "at_step=... (no step of it committed that checkpoint)"
+        )
+        raise UnsupportedFeature(
+            f"config checkpoint_id={wanted!r} for run {run_id!r}: the engine keeps one line of steps per "
+            f"run, so going back is a new run from that step: g.engine.fork({run_id!r}, new_run_id, {at})",
+            feature="checkpoint_id",
+        )
 
     async def _recorded_ids(self, ctx: Context, interrupts: list[Any]) -> list[Any]:
         """`interrupts` with the ids recorded with the step (`ctx.call`): the ids themselves live,
