@@ -318,6 +318,7 @@ async def cmd_worker(args: argparse.Namespace) -> int:
                 concurrency=args.concurrency,
                 ttl=args.ttl,
                 stalled_after=args.stalled_after,
+                fan_out_jobs=args.fan_out_jobs or None,
             )
         except TypeError as exc:  # a store without leases
             raise CliError(str(exc)) from exc

@@ -90,6 +90,7 @@ _ENGINE_HELP = (
 )
 _COUNT = int_type(1, 1_000_000_000, "a count")
 _BYTES = int_type(0, 2**62, "a size in bytes")
+_WIDTH = int_type(0, 1_000_000_000, "a number of branches")
 
 
 def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
@@ -99,6 +100,10 @@ def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
         help="go on although the engine's graph differs from the one the run started with "
         "(as allow_graph_change=True in Python)",
     )
+
+
+_Add = Callable[[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]], str], argparse.ArgumentParser]
+"""`add(name, command, help)`: a subcommand's parser (with the common options), running `command`."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -119,6 +124,16 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(func=fn)
         return sp
 
+    _add_reading_commands(add)
+    _add_serve_command(add)
+    _add_engine_commands(add)
+    _add_worker_command(add)
+    _add_prune_command(add)
+    return p
+
+
+def _add_reading_commands(add: _Add) -> None:
+    """The commands that read the store: runs, show, history, export."""
     sp = add("runs", cmd_runs, "list runs with their status, newest first")
     sp.add_argument("--status", help=f"only runs with this status ({', '.join(s.value for s in RunStatus)})")
     sp.add_argument(
@@ -150,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("run", metavar="RUN", help="the run's id")
     sp.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
 
+
+def _add_serve_command(add: _Add) -> None:
+    """`serve`: the HTTP API and run inspector."""
     sp = add("serve", cmd_serve, "serve an engine's HTTP API and run inspector (extra: server)")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
@@ -176,6 +194,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
+
+def _add_engine_commands(add: _Add) -> None:
+    """The commands that load an engine to work on a run or its graph: resume, continue, update-state,
+    replay, render."""
     sp = add("resume", cmd_resume, "resume a run with an engine")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("run", metavar="RUN", help="the run's id")
@@ -229,6 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="drawing format (default: from the FILE's suffix, else dot; png/svg/pdf need Graphviz)",
     )
     sp.add_argument("--run", metavar="RUN", help="highlight this run's path (needs --store)")
+
+
+def _add_worker_command(add: _Add) -> None:
+    """`worker`: serve queued runs."""
     sp = add("worker", cmd_worker, "serve queued runs of an engine (procrastinate queue on PostgreSQL)")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument(
@@ -245,7 +271,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="re-queue jobs of workers silent this long (2 x ttl)",
     )
+    sp.add_argument(
+        "--fan-out-jobs",
+        type=_WIDTH,
+        default=8,
+        metavar="N",
+        help="run fan-outs of at least N branches as branch jobs any worker takes (0: all in process)",
+    )
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
+
+
+def _add_prune_command(add: _Add) -> None:
+    """`prune`: delete or compact finished runs."""
     sp = add(
         "prune", cmd_prune, "delete or compact finished runs by policy (never running or resumable ones)"
     )
@@ -260,7 +297,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dry-run", action="store_true", help="show what would be removed, change nothing")
     sp.add_argument("-y", "--yes", action="store_true", help="remove without asking")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
-    return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -57,6 +57,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Optional, TypeVar
 from urllib.parse import urlencode
@@ -432,6 +433,20 @@ def create_app(
     app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
     app.add_middleware(ErrorBoundary)
     app.add_middleware(NoFraming)
+    _add_error_handlers(app)
+    views = _Views(engine, runs)
+    # Registered in this order (it is the order of the OpenAPI schema's paths).
+    _add_run_collection(app, engine, runs, views)
+    _add_run_reads(app, engine, runs, views)
+    _add_run_actions(app, engine, runs, views)
+    _add_turn_actions(app, engine, runs, views)
+    _add_event_stream(app, engine, runs)
+    _add_graph_routes(app, engine, name)
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Answer engine, store and request errors as JSON problems with their status codes."""
 
     async def on_error(request: Request, exc: Exception) -> Response:
         return JSONResponse({"detail": describe(exc)}, status_code=status_of(exc))
@@ -472,9 +487,16 @@ def create_app(
     app.add_exception_handler(StoreError, on_error)
     app.add_exception_handler(StateValidationError, on_state_error)
 
-    adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
 
-    def summary(rec: RunRecord) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class _Views:
+    """How the routes show runs: a run's summary, and its detail (state, interrupt, graph change)."""
+
+    engine: Engine[Any]
+    runs: RunManager
+
+    def summary(self, rec: RunRecord) -> dict[str, Any]:
+        """A stored run as `RunSummary` fields (with whether this server drives it)."""
         meta = _meta(rec)
         src = meta.get("forked_from")
         return {
@@ -484,17 +506,19 @@ def create_app(
             "updated_at": rec.updated_at,
             "error": rec.error,
             "error_node": rec.error_node,
-            "live": runs.is_live(rec.run_id),
+            "live": self.runs.is_live(rec.run_id),
             "forked_from": src if isinstance(src, str) else None,
         }
 
-    async def detail(run_id: str) -> RunDetail:
+    async def detail(self, run_id: str) -> RunDetail:
+        """A run as `RunDetail`: its summary, steps, state and what it waits for."""
+        engine = self.engine
         rec = await engine.get_run(run_id)
         state = await engine.get_state(run_id)
         intr = await engine.get_interrupt(run_id)
         steps = await engine.store.load_steps(run_id)
         return RunDetail(
-            **summary(rec),
+            **self.summary(rec),
             steps=len(steps),
             state=jsonable(state),
             interrupt=None
@@ -506,15 +530,10 @@ def create_app(
             graph_changed=not engine.runtime().same_graph(rec),
         )
 
-    def run_action(name: str, model: type[BaseModel], *, refuses: str = "") -> Callable[[_F], _F]:
-        """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409
-        (the run is in a state the action does not apply to), and 422 for what `refuses` says."""
-        responses: dict[int | str, dict[str, Any]] = {404: _ERRORS[404], 409: _ERRORS[409]}
-        if refuses:
-            responses[422] = {"model": Problem, "description": refuses}
-        return app.post(
-            f"/api/runs/{{run_id}}/{name}", response_model=model, tags=["runs"], responses=responses
-        )
+
+def _add_run_collection(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`GET /api/runs` (the list) and `POST /api/runs` (start a run)."""
+    adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
 
     @app.get("/api/runs", response_model=list[RunSummary], tags=["runs"])
     async def list_runs(
@@ -555,7 +574,7 @@ def create_app(
             )
             response.headers["link"] = f'</api/runs?{nxt}>; rel="next"'
             response.headers["x-more-runs"] = "true"
-        return [summary(rec) for rec in matched[offset : offset + limit]]
+        return [views.summary(rec) for rec in matched[offset : offset + limit]]
 
     @app.post(
         "/api/runs",
@@ -578,12 +597,16 @@ def create_app(
         if await engine.store.get_run(run_id) is not None:
             raise RunExistsError(f"run {run_id!r} exists; resume it instead", run_id=run_id)
         await runs.start(run_id, state, wait=wait)
-        return await detail(run_id)
+        return await views.detail(run_id)
+
+
+def _add_run_reads(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`GET` a run, its state (now or after a step) and its history."""
 
     @app.get("/api/runs/{run_id}", response_model=RunDetail, tags=["runs"], responses={404: _ERRORS[404]})
     async def get_run(run_id: RunId) -> RunDetail:
         """A run: status, current state, what it waits for."""
-        return await detail(run_id)
+        return await views.detail(run_id)
 
     @app.get("/api/runs/{run_id}/state", tags=["runs"], responses={404: _ERRORS[404]})
     async def get_state(
@@ -638,6 +661,22 @@ def create_app(
             prev = v.ts
         return out
 
+
+def _run_action(app: FastAPI, name: str, model: type[BaseModel], *, refuses: str = "") -> Callable[[_F], _F]:
+    """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409 (the
+    run is in a state the action does not apply to), and 422 for what `refuses` says."""
+    responses: dict[int | str, dict[str, Any]] = {404: _ERRORS[404], 409: _ERRORS[409]}
+    if refuses:
+        responses[422] = {"model": Problem, "description": refuses}
+    return app.post(f"/api/runs/{{run_id}}/{name}", response_model=model, tags=["runs"], responses=responses)
+
+
+def _add_run_actions(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`POST /api/runs/{run_id}/resume`, `/cancel` and `/replay`."""
+
+    def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
+        return _run_action(app, name, model)
+
     @run_action("resume", RunDetail)
     async def resume(
         run_id: RunId,
@@ -654,59 +693,13 @@ def create_app(
         if allow_graph_change:
             kw["allow_graph_change"] = True
         await runs.resume(run_id, kw, wait=wait)
-        return await detail(run_id)
-
-    @run_action("continue", RunDetail, refuses="The input is not a delta of the state type")
-    async def continue_run(
-        run_id: RunId,
-        body: Annotated[ContinueRun, Body()],
-        wait: Annotated[bool, Query(description="answer when the turn stops or pauses")] = False,
-        allow_graph_change: AllowGraphChange = False,
-    ) -> RunDetail:
-        """Begin the run's next turn: `input` merged into its state, the graph run again from its start
-        (a chat's next message; a pending interrupt is dropped). 422 for an input that is not a delta
-        of the state type."""
-        _refuse_nonfinite(body.input, ("body", "input"))
-        kw = {"allow_graph_change": True} if allow_graph_change else {}
-        await runs.continue_run(run_id, body.input, kw, wait=wait)
-        return await detail(run_id)
-
-    async def update_state(
-        run_id: RunId,
-        body: UpdateState,
-        allow_graph_change: AllowGraphChange = False,
-    ) -> RunDetail:
-        """Edit a stopped run's state as a recorded step "as node `as_node`" (`Engine.update_state`):
-        a paused run stays paused; otherwise it waits before the node the edit leads to. 422 for
-        values that are not a delta of the state type or an unknown node."""
-        _refuse_nonfinite(body.values, ("body", "values"))
-        await runs.not_live(run_id)
-        try:
-            await engine.update_state(
-                run_id,
-                body.values,
-                as_node=body.as_node,
-                goto=body.goto,
-                allow_graph_change=allow_graph_change,
-            )
-        except GraphValidationError as exc:
-            raise StarletteHTTPException(422, describe(exc)) from exc
-        return await detail(run_id)
-
-    # The body names this engine's nodes: its schema lists them, so a client learns (and a request
-    # is checked for) the node names `as_node` and `goto` may take.
-    update_state.__annotations__["body"] = Annotated[_edit_body(engine), Body()]
-    run_action(
-        "update-state",
-        RunDetail,
-        refuses="The values are not a delta of the state type, or a node is unknown",
-    )(update_state)
+        return await views.detail(run_id)
 
     @run_action("cancel", RunDetail)
     async def cancel(run_id: RunId) -> RunDetail:
         """Cancel a run this server drives; its status becomes `cancelled` (resume continues it)."""
         await runs.cancel(run_id)
-        return await detail(run_id)
+        return await views.detail(run_id)
 
     @run_action("replay", ReplayInfo)
     async def replay(run_id: RunId, allow_graph_change: AllowGraphChange = False) -> ReplayInfo:
@@ -732,6 +725,61 @@ def create_app(
             ],
             text=str(rep),
         )
+
+
+def _add_turn_actions(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`POST /api/runs/{run_id}/continue` (the next turn) and `/update-state` (an edit as a node)."""
+
+    @_run_action(app, "continue", RunDetail, refuses="The input is not a delta of the state type")
+    async def continue_run(
+        run_id: RunId,
+        body: Annotated[ContinueRun, Body()],
+        wait: Annotated[bool, Query(description="answer when the turn stops or pauses")] = False,
+        allow_graph_change: AllowGraphChange = False,
+    ) -> RunDetail:
+        """Begin the run's next turn: `input` merged into its state, the graph run again from its start
+        (a chat's next message; a pending interrupt is dropped). 422 for an input that is not a delta
+        of the state type."""
+        _refuse_nonfinite(body.input, ("body", "input"))
+        kw = {"allow_graph_change": True} if allow_graph_change else {}
+        await runs.continue_run(run_id, body.input, kw, wait=wait)
+        return await views.detail(run_id)
+
+    async def update_state(
+        run_id: RunId,
+        body: UpdateState,
+        allow_graph_change: AllowGraphChange = False,
+    ) -> RunDetail:
+        """Edit a stopped run's state as a recorded step "as node `as_node`" (`Engine.update_state`):
+        a paused run stays paused; otherwise it waits before the node the edit leads to. 422 for
+        values that are not a delta of the state type or an unknown node."""
+        _refuse_nonfinite(body.values, ("body", "values"))
+        await runs.not_live(run_id)
+        try:
+            await engine.update_state(
+                run_id,
+                body.values,
+                as_node=body.as_node,
+                goto=body.goto,
+                allow_graph_change=allow_graph_change,
+            )
+        except GraphValidationError as exc:
+            raise StarletteHTTPException(422, describe(exc)) from exc
+        return await views.detail(run_id)
+
+    # The body names this engine's nodes: its schema lists them, so a client learns (and a request
+    # is checked for) the node names `as_node` and `goto` may take.
+    update_state.__annotations__["body"] = Annotated[_edit_body(engine), Body()]
+    _run_action(
+        app,
+        "update-state",
+        RunDetail,
+        refuses="The values are not a delta of the state type, or a node is unknown",
+    )(update_state)
+
+
+def _add_event_stream(app: FastAPI, engine: Engine[Any], runs: RunManager) -> None:
+    """`GET /api/runs/{run_id}/events`: a run's events as Server-Sent Events."""
 
     @app.get(
         "/api/runs/{run_id}/events",
@@ -771,6 +819,10 @@ def create_app(
             media_type="text/event-stream",
             headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
         )
+
+
+def _add_graph_routes(app: FastAPI, engine: Engine[Any], name: str) -> None:
+    """`GET /api/graph` (the graph as data or a drawing) and `GET /` (the inspector page)."""
 
     async def _path(run: str | None) -> RunPath | None:
         return None if run is None else await run_path(engine, run)
@@ -814,8 +866,6 @@ def create_app(
     async def page() -> HTMLResponse:
         """The inspector."""
         return HTMLResponse(inspector_html(name))
-
-    return app
 
 
 def _document_bearer(app: FastAPI) -> None:

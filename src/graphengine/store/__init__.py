@@ -27,7 +27,7 @@ from .ids import MAX_ID_CHARS, check_id
 from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
-from .protocol import LeaseStore, RunLockStore, Store
+from .protocol import BranchLeaseStore, LeaseStore, RunLockStore, Store
 from .prune import InvalidPolicyError, PruneMixin, PrunePolicy, PruneReport, prune
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
 from .sqlite import SQLiteStore
@@ -35,6 +35,7 @@ from .transfer import RunTransfer, export_run, import_run
 from .url import open_store, register_scheme
 
 __all__ = [
+    "BranchLeaseStore",
     "BranchRecord",
     "Checkpoint",
     "Codec",
