@@ -13,6 +13,9 @@
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
                         [--allow-host NAME ...] [--max-body BYTES]
     graphengine worker  MODULE:ENGINE --store URL [--queue-dsn DSN] [--concurrency N] [--ttl S]
+    graphengine schedule add MODULE:ENGINE ID (--cron EXPR | --every S) [--input JSON]
+                        [--overlap skip|buffer_one|allow] [--catch-up S] [--tz ZONE] [--start-at TIME]
+    graphengine schedule list|show|pause|resume|delete [ID] --store URL [--json]
 
 `--store` may come before or after the subcommand, or from `GRAPHENGINE_STORE`. `MODULE:ENGINE`
 names an `Engine` (used with the `--store` store when one is given) or a function returning one,
@@ -42,6 +45,7 @@ from graphengine.store import RunStatus, StoreError
 
 from ._cli_common import PROG, CliError
 from ._cli_runs import cmd_export, cmd_history, cmd_prune, cmd_runs, cmd_show
+from ._cli_schedules import add_schedule_parser
 from ._cli_serve import (
     cmd_continue,
     cmd_render,
@@ -106,6 +110,14 @@ _Add = Callable[[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]], 
 """`add(name, command, help)`: a subcommand's parser (with the common options), running `command`."""
 
 
+def _no_schedules(sp: argparse.ArgumentParser, what: str) -> None:
+    sp.add_argument(
+        "--no-schedules",
+        action="store_true",
+        help=f"do not fire the store's schedules (by default due fires start runs: {what})",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `graphengine` command."""
     p = argparse.ArgumentParser(
@@ -129,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_commands(add)
     _add_worker_command(add)
     _add_prune_command(add)
+    add_schedule_parser(sub, common)
     return p
 
 
@@ -192,6 +205,7 @@ def _add_serve_command(add: _Add) -> None:
         metavar="BYTES",
         help="request body limit (default: 1 MiB)",
     )
+    _no_schedules(sp, "drive them in this server")
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
 
@@ -278,6 +292,7 @@ def _add_worker_command(add: _Add) -> None:
         metavar="N",
         help="run fan-outs of at least N branches as branch jobs any worker takes (0: all in process)",
     )
+    _no_schedules(sp, "queue them for the workers")
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
 

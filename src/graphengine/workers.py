@@ -84,12 +84,14 @@ from graphengine.store import (
     PostgresStore,
     RunRecord,
     RunStatus,
+    ScheduleStore,
     StepConflictError,
 )
 from graphengine.store import RunExistsError as StoreRunExistsError
 
 from .branches import FanOutGone, dispatching, fan_out_width, run_branch
 from .errors import MaxStepsExceeded, NodeError, RunExistsError
+from .scheduler import Scheduler, Starter
 
 if TYPE_CHECKING:
     from procrastinate import App, JobContext
@@ -106,8 +108,10 @@ __all__ = [
     "RunQueue",
     "branches_per_job",
     "current_lease",
+    "queue_starter",
     "serve",
     "submit",
+    "worker_scheduler",
 ]
 
 QUEUE: Final = "graphengine"
@@ -724,13 +728,45 @@ class _Serving(TypedDict, total=False):
     branches_per_job: int | None
 
 
+def queue_starter(engine: Engine[Any], rq: RunQueue) -> Starter:
+    """How a worker's scheduler starts a fire's run: stored and queued for any worker (`submit`).
+
+    A run already stored (another worker's scheduler made it, or made it and died before
+    queueing it) gets a job too, under a queueing lock named by the run, so it is never left
+    stored and unqueued; extra jobs of one run are harmless (a job resumes; one lease drives).
+    """
+
+    async def start(run_id: str, state: Any) -> None:
+        try:
+            await rq.submit(engine, run_id, state)
+        except RunExistsError:
+            await rq.enqueue(run_id, lock=f"graphengine-schedule:{run_id}")
+            raise
+
+    return start
+
+
+def worker_scheduler(engine: Engine[Any], rq: RunQueue) -> Scheduler[Any] | None:
+    """The scheduler a worker runs beside its jobs (None when the store keeps no schedules)."""
+    if not isinstance(engine.store, ScheduleStore):
+        return None
+    return Scheduler(engine, start=queue_starter(engine, rq))
+
+
 async def serve(
-    engine: Engine[Any], *, queue_dsn: str | None = None, queue: str = QUEUE, **serving: Unpack[_Serving]
+    engine: Engine[Any],
+    *,
+    queue_dsn: str | None = None,
+    queue: str = QUEUE,
+    schedules: bool = True,
+    **serving: Unpack[_Serving],
 ) -> None:
     """Serve runs of `engine` from the queue until stopped (`RunQueue.serve`, which takes the other
     keywords: `concurrency`, `ttl`, `stalled_after`, `name`, `install_signal_handlers`,
-    `fan_out_jobs`, `branches_per_job`); what
-    `graphengine worker` runs.
+    `fan_out_jobs`, `branches_per_job`); what `graphengine worker` runs. With `schedules`, it also
+    fires the store's due schedules, each fire's run queued for any worker (`worker_scheduler`);
+    every worker may: a fire's run is created once whatever the number of workers (see
+    `graphengine.scheduler`).
 
     The queue is on `queue_dsn`, `$GRAPHENGINE_QUEUE_DSN`, or the engine's `PostgresStore`'s
     database; `ValueError` if there is none, `TypeError` if `engine.store` has no leases.
@@ -740,7 +776,13 @@ async def serve(
             f"workers need a store with leases (PostgresStore or MySQLStore), not {type(engine.store).__name__}"
         )
     rq = RunQueue(_queue_dsn(engine, queue_dsn), queue=queue, max_connections=4)
+    scheduler = worker_scheduler(engine, rq) if schedules else None
     try:
+        if scheduler is not None:
+            await rq.open()  # the scheduler may queue before the worker loop opens the queue
+            scheduler.start()
         await rq.serve(engine, **serving)
     finally:
+        if scheduler is not None:
+            await scheduler.close()
         await rq.close()

@@ -17,6 +17,7 @@ from .errors import (
     LeaseLostError,
     MissingDriverError,
     RunExistsError,
+    ScheduleExistsError,
     StatusConflictError,
     StepConflictError,
     StoreError,
@@ -30,6 +31,7 @@ from .postgres import PostgresStore
 from .protocol import BranchLeaseStore, LeaseStore, RunLockStore, Store
 from .prune import InvalidPolicyError, PruneMixin, PrunePolicy, PruneReport, prune
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .schedules import ScheduleRecord, ScheduleStore
 from .sqlite import SQLiteStore
 from .transfer import RunTransfer, export_run, import_run
 from .url import open_store, register_scheme
@@ -61,6 +63,9 @@ __all__ = [
     "RunStatus",
     "RunTransfer",
     "SQLiteStore",
+    "ScheduleExistsError",
+    "ScheduleRecord",
+    "ScheduleStore",
     "StatusConflictError",
     "StepConflictError",
     "StepRecord",

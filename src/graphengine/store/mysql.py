@@ -78,6 +78,7 @@ from ._sql._mysql import (
     text,
     translate,
 )
+from ._sql._schedules import ScheduleSQLMixin, ScheduleStatements
 from .errors import (
     StoreError,
     StoreUnavailableError,
@@ -88,7 +89,7 @@ from .records import BranchRecord, Checkpoint, RunRecord, StepRecord
 
 __all__ = ["SCHEMA_VERSION", "MySQLStore"]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """Schema version this module writes; older databases are migrated on open."""
 
 # v2: key columns become VARBINARY, so ids compare byte for byte. utf8mb4_bin is a PAD SPACE
@@ -201,8 +202,34 @@ _MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...
             CONSTRAINT branch_claims_run FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE
         ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin""",
     ),
+    # Schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
+    (
+        """CREATE TABLE IF NOT EXISTS schedules (
+            schedule_id VARBINARY(1020) NOT NULL PRIMARY KEY,
+            spec        LONGBLOB NOT NULL,
+            input       LONGBLOB NOT NULL,
+            due_at      BIGINT NOT NULL,
+            paused      BOOLEAN NOT NULL,
+            state       LONGBLOB NOT NULL,
+            version     BIGINT NOT NULL,
+            created_at  DOUBLE NOT NULL,
+            updated_at  DOUBLE NOT NULL,
+            KEY schedules_due (paused, due_at)
+        ) ENGINE = InnoDB""",
+    ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
+
+_SCHEDULE_STATEMENTS: Final = ScheduleStatements(
+    insert="""INSERT INTO schedules (schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at) SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
+WHERE NOT EXISTS (SELECT 1 FROM schedules WHERE schedule_id = %s)""",
+    get="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE schedule_id = %s",
+    list_all="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules ORDER BY schedule_id LIMIT %s",
+    list_due="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE paused = FALSE AND due_at <= %s ORDER BY due_at, schedule_id LIMIT %s",
+    update="""UPDATE schedules SET spec = %s, input = %s, due_at = %s, paused = %s, state = %s, updated_at = %s,
+  version = version + 1 WHERE schedule_id = %s AND version = %s""",
+    delete="DELETE FROM schedules WHERE schedule_id = %s",
+)
 
 # Statements are literals (those shared with SQLite, `PORTABLE`, with `%s` for its `?`), every
 # value a bound parameter (asyncmy escapes them; bytes are sent as _binary literals so no
@@ -416,7 +443,7 @@ def _fits_one_statement(values: Sequence[Any]) -> bool:
     return True
 
 
-class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin):
+class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin, ScheduleSQLMixin):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
@@ -428,6 +455,7 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchCl
 
     _sql = _STATEMENTS
     _claims = _CLAIMS
+    _schedule_sql = _SCHEDULE_STATEMENTS
     _no_limit = _NO_LIMIT
     _max_branches = _MAX_BRANCHES
     _lost_replies = True
@@ -719,6 +747,9 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchCl
     def _checkpoint_row(self, row: Sequence[Any]) -> Checkpoint:
         rid, label, *rest = row
         return Checkpoint(text(rid), text(label, rid, "label"), *rest)
+
+    def _schedule_key(self, value: Any) -> Any:
+        return text(value, None, "schedule_id")
 
     def _owner(self, value: Any, run_id: str) -> Any:
         return text(value, run_id, "lease_owner") if value is not None else None

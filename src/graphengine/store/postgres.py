@@ -80,6 +80,7 @@ from ._sql._postgres import (
     driver,
     translate,
 )
+from ._sql._schedules import ScheduleSQLMixin, ScheduleStatements
 from .errors import (
     StoreError,
     StoreUnavailableError,
@@ -89,7 +90,7 @@ from .records import RunRecord
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore"]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 """Schema version this module writes; older databases are migrated on open."""
 
 # _MIGRATIONS[v] takes a schema from version v to v + 1. Append; never edit a released entry.
@@ -162,8 +163,36 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             PRIMARY KEY (run_id, step, branch)
         )""",
     ),
+    # Schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
+    (
+        """CREATE TABLE schedules (
+            schedule_id text COLLATE "C" PRIMARY KEY,
+            spec        bytea NOT NULL,
+            input       bytea NOT NULL,
+            due_at      bigint NOT NULL,
+            paused      boolean NOT NULL,
+            state       bytea NOT NULL,
+            version     bigint NOT NULL,
+            created_at  double precision NOT NULL,
+            updated_at  double precision NOT NULL
+        )""",
+        "CREATE INDEX schedules_due ON schedules (due_at) WHERE NOT paused",
+    ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
+
+_SCHEDULE_STATEMENTS: Final = ScheduleStatements(
+    insert="""INSERT INTO schedules (schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at)
+SELECT $1::text, $2::bytea, $3::bytea, $4::bigint, $5::boolean, $6::bytea, $7::bigint, $8::float8, $9::float8
+WHERE NOT EXISTS (SELECT 1 FROM schedules WHERE schedule_id = $10::text)""",
+    get="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE schedule_id = $1",
+    list_all="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules ORDER BY schedule_id LIMIT $1",
+    list_due="""SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE NOT paused AND due_at <= $1::bigint
+ORDER BY due_at, schedule_id LIMIT $2""",
+    update="""UPDATE schedules SET spec = $1, input = $2, due_at = $3, paused = $4, state = $5, updated_at = $6,
+  version = version + 1 WHERE schedule_id = $7 AND version = $8""",
+    delete="DELETE FROM schedules WHERE schedule_id = $1",
+)
 
 
 # Statements are plain literals (no string building anywhere), every value a bound parameter.
@@ -351,7 +380,7 @@ def _meta_text(run: RunRecord) -> str:
     return meta_text(run, "PostgresStore keeps it in a json column")
 
 
-class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin):
+class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin, ScheduleSQLMixin):
     """A `Store` (and `LeaseStore`) in a PostgreSQL database, shared by many processes and machines.
 
     `PostgresStore("postgresql://user@host:5432/db")` needs no event loop and connects on first
@@ -365,6 +394,7 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin)
 
     _sql = _STATEMENTS
     _claims = _CLAIMS
+    _schedule_sql = _SCHEDULE_STATEMENTS
     _max_batch = _MAX_BATCH
     _lost_replies = True
 
