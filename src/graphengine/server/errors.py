@@ -30,6 +30,7 @@ from ..errors import (
     GraphChangedError,
     GraphError,
     MaxStepsExceeded,
+    RunBusyError,
     RunExistsError,
     RunNotFoundError,
     SchemaVersionError,
@@ -89,6 +90,8 @@ _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (StepConflictError, 409),
     (StatusConflictError, 409),
     (LeaseLostError, 409),
+    # driven by another process (a worker, the CLI) or still running its turn
+    (RunBusyError, 409),
     (StateValidationError, 422),
     (StoreUnavailableError, 503),
     (CorruptRecordError, 500),
