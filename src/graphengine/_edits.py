@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from graphengine.emit import EventKind
 from graphengine.store import Latest, RunStatus, StatusConflictError, StepRecord
 
-from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE, check_finite, snapshot_of
+from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE, check_finite, read_back_change, snapshot_of
 from ._loop import FirstHop, drive
 from ._runtime import dumps, run_meta
 from .errors import GraphValidationError, RunBusyError, RunNotFinishedError, StateValidationError
@@ -117,6 +117,7 @@ def as_delta(rt: Runtime[S], value: Any, run_id: str, step: int, node_id: str) -
     Raises `StateValidationError` naming the run and what did not validate.
     """
     what = "input" if node_id == INPUT_NODE else "update"
+    given = dict(value) if isinstance(value, Mapping) else value  # compared with what reads back
     try:
         if isinstance(value, Mapping):  # validated from its JSON form (for a dict state, any dict "is" one)
             value = rt.decode_delta(json.dumps(to_jsonable_python(value)).encode())
@@ -126,6 +127,9 @@ def as_delta(rt: Runtime[S], value: Any, run_id: str, step: int, node_id: str) -
             )
         data = rt.codec.encode_delta(value)
         back = rt.decode_delta(data)
+        where = read_back_change(rt.state_type, given, back)
+        if where is not None:
+            raise ValueError(f"it would not read back as itself, at {where}")
     except (ValidationError, ValueError, TypeError) as exc:
         raise StateValidationError(
             f"the {what} of run {run_id!r} does not validate as a delta of {rt.type_name}: {exc}",

@@ -18,10 +18,12 @@ from ._checks import branch_routed, dropped_delta_keys, reducer_failed, wrong_de
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
+    check_read_back,
     check_size,
     event_doc,
     isolated_bytes,
     may_hide,
+    plan_for,
     record_calls,
     snapshot_of,
     unstorable,
@@ -113,6 +115,7 @@ async def fan_out_step(
     encode_delta = eng.codec.encode_delta
     decode_delta = eng.decode_delta
     decode = eng.codec.decode
+    readback = plan_for(eng.state_type)
     limit: int | None = getattr(store, "max_value_bytes", None)  # stores that declare no limit: None
     if state_b is None and len(done) < k and any(b.input is None for b in branches):
         state_b = isolated_bytes(eng, state, run_id, step)
@@ -215,6 +218,8 @@ async def fan_out_step(
                         raise dropped_delta_keys(eng, lost, run_id, step, nid)
                     if eng.check_nulls and may_hide(delta_b):  # type: ignore[arg-type]
                         check_finite(d, run_id, step, nid, what)
+                    if readback is not None:
+                        check_read_back(readback, d, deltas[i], run_id, step, nid, what)
                 else:
                     delta_b = None
                 evs = res.events

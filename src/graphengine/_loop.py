@@ -33,10 +33,12 @@ from ._checks import (
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
+    check_read_back,
     check_size,
     encode_events,
     error_text,
     may_hide,
+    plan_for,
     record_calls,
     route_checked,
     snapshot_of,
@@ -185,6 +187,7 @@ async def drive(
     encode_delta = codec.encode_delta
     decode_delta = eng.decode_delta
     check_nulls = eng.check_nulls
+    readback = plan_for(eng.state_type)  # None: every field's type fixes what JSON gives back
     reducer = eng.reducer
     emitter = eng.emitter
     is_state = eng.is_state
@@ -267,6 +270,8 @@ async def drive(
                         raise dropped_delta_keys(eng, undeclared_keys(delta, back), run_id, step, node_id)
                     if check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
                         check_finite(delta, run_id, step, node_id, "delta")
+                    if readback is not None:
+                        check_read_back(readback, delta, back, run_id, step, node_id, "delta")
                     delta = back
                     try:
                         state = reducer(state, delta)

@@ -32,7 +32,7 @@ from graphengine.store import (
 
 from ._attempts import execute
 from ._checks import checked_delta
-from ._encoding import FAN_OUT_NODE, UPDATE_NODE, error_text, may_hide, non_finite
+from ._encoding import FAN_OUT_NODE, UPDATE_NODE, error_text, may_hide, non_finite, read_back_change
 from ._fingerprint import changes, same_graph, upgraded
 from .commute import delta_commutes
 from .context import Context
@@ -257,6 +257,9 @@ class Runtime(Generic[S]):
                 raise ValueError(
                     f"keys {lost!r} are not declared by {self.type_name} (they would be dropped)"
                 )
+            where = read_back_change(self.state_type, initial, back)
+            if where is not None:
+                raise ValueError(f"it would not read back as itself, at {where}")
             return back, encoded
         except (ValidationError, ValueError, TypeError) as exc:
             raise StateValidationError(

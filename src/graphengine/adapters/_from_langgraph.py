@@ -81,6 +81,23 @@ class PregelState(TypedDict):
     """Tasks of the current step that called `interrupt()`: task id -> (interrupts, resume writes)."""
 
 
+_ANSWER_KEY = "lg_answer"
+
+
+def _recorded_answer(value: Any) -> Any:
+    """A resume answer as the engine records it: LangGraph's serializer's text (`encode`) in a
+    one-key dict, so that a `Command`, a model or a tuple reads back as itself on replay (the
+    engine takes only values JSON keeps exactly). `None` stays None (no answer)."""
+    return None if value is None else {_ANSWER_KEY: encode(value)}
+
+
+def _answer_of(recorded: Any) -> Any:
+    """The answer `_recorded_answer` recorded; a run recorded before it was used holds the plain value."""
+    if type(recorded) is dict and len(recorded) == 1 and type(recorded.get(_ANSWER_KEY)) is str:
+        return decode(recorded[_ANSWER_KEY])
+    return recorded
+
+
 def _reduce(prev: PregelState, delta: PregelState) -> PregelState:
     """A barrier's delta is the whole state; a task's adds its entry to `done` or `intr`; a new
     turn's (`continue_run`) sets `input` and drops what the last turn left pending."""
@@ -200,7 +217,11 @@ class AdaptedGraph:
             state["pause"] in ("before", "after") or (state["intr"] and not _interrupts(state))
         ):
             input = None  # a breakpoint (of this graph or of a subgraph): nothing to answer
-        coro = self.engine.resume(run_id) if input is _NO_INPUT else self.engine.resume(run_id, input=input)
+        coro = (
+            self.engine.resume(run_id)
+            if input is _NO_INPUT
+            else self.engine.resume(run_id, input=_recorded_answer(input))
+        )
         return await self._finish(run_id, coro, context, config)
 
     def resume_sync(
@@ -287,7 +308,7 @@ class AdaptedGraph:
             for enc in s["intr"].values():
                 tid_writes = decode(enc)[1]
                 live.pending.extend(tid_writes)
-            lg.answer(run_id, live, ctx.resume_input)
+            lg.answer(run_id, live, _answer_of(ctx.resume_input))
         elif s["intr"]:
             if cached is not None:
                 self._keep(run_id, cached)
