@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -36,6 +37,7 @@ from ._runtime import (
     checked_reducer,
     dumps,
     error_delta,
+    settled,
     state_check,
     state_copier,
 )
@@ -515,12 +517,18 @@ class Engine(RunReads[S]):
                 expect_step=seen_step,
                 expect_status=seen_status,
             )
-            if not answering:
-                await _cas(write)
-                return
             try:
-                await write
+                # Settled: a server may commit a write its cancelled client gave up on.
+                await settled(write)
+            except asyncio.CancelledError:
+                if status is RunStatus.RUNNING:
+                    # The run now says `running` and this resume will not drive it: cancelled,
+                    # as a cancel during its first node leaves it (never `running` with no driver).
+                    await _cancelled_before_driving(self.store, run_id, seen_step, err, err_node)
+                raise
             except StatusConflictError as exc:
+                if not answering:
+                    raise _MovedOn(exc) from exc
                 # Another resume moved the run between our read and this write: the answer was
                 # meant for the pause we read, not for wherever the run is now.
                 raise RunBusyError(
@@ -890,12 +898,15 @@ class _MovedOn(Exception):
         self.error = error
 
 
-async def _cas(write: Awaitable[None]) -> None:
-    """Await a compare-and-set status write of resume; `_MovedOn` when it lost the race."""
-    try:
-        await write
-    except StatusConflictError as exc:
-        raise _MovedOn(exc) from exc
+async def _cancelled_before_driving(
+    store: Store, run_id: str, step: int, err: str | None, err_node: str | None
+) -> None:
+    """Mark `cancelled` a run a cancelled resume had just marked `running` (at `step`), keeping its
+    routed error; a conflict means another driver moved it on, which then owns its status."""
+    with contextlib.suppress(StatusConflictError):
+        await settled(
+            store.set_status(run_id, RunStatus.CANCELLED, error=err, error_node=err_node, expect_step=step)
+        )
 
 
 def _check_input(run_id: str, value: Any) -> None:
