@@ -109,3 +109,30 @@ async def test_a_cancel_while_resuming_a_failed_run_leaves_it_truthful(kind: str
             assert rec is not None and rec.status is not RunStatus.RUNNING, f"seed {seed}, run {i}: {rec}"
             if rec.status is not RunStatus.DONE:
                 assert (await g.resume(rid))["got"] == 1
+
+
+async def bump(ctx: Context, s: T) -> NodeResult[T]:
+    return NodeResult(delta={"got": s.get("got", 0) + 1}, route=stop())
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres", "mysql"])
+async def test_a_cancel_while_a_turn_or_an_edit_takes_the_run_leaves_it_truthful(
+    kind: str, tmp_path: Path
+) -> None:
+    """`continue_run` and `update_state` cancelled at random early points: never left `running`;
+    the run takes the next turn after."""
+    seed = 4850
+    rnd = random.Random(seed)
+    async with a_store(kind, tmp_path) as store:
+        g: Engine[T] = Engine(T, store=store)
+        g.add("bump", bump).start_at("bump")
+        for i in range(40):
+            rid = f"c{i}"
+            await g.run(rid, {})
+            edit = g.update_state(rid, {"got": 10}) if i % 2 else g.continue_run(rid, {"got": 5})
+            await cancelled_after(edit, rnd.randrange(0, 40))
+            rec = await store.get_run(rid)
+            assert rec is not None and rec.status is not RunStatus.RUNNING, f"seed {seed}, run {i}: {rec}"
+            await g.continue_run(rid, {"got": 1})
+            rec = await store.get_run(rid)
+            assert rec is not None and rec.status is RunStatus.DONE
