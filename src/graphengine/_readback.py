@@ -233,27 +233,78 @@ def changed(sent: Any, back: Any, path: str, depth: int = 0) -> str | None:
     return None if same else f"{path or 'the value'}: {sent!r:.60} would read back as {back!r:.60}"
 
 
-def _get(value: Any, name: str) -> Any:
-    return value[name] if isinstance(value, Mapping) else getattr(value, name)
+_ATOMS: frozenset[Any] = frozenset({str, int, float, bool, type(None)})
 
 
-def _has(value: Any, name: str) -> bool:
-    if isinstance(value, Mapping):
-        return name in value
-    if isinstance(value, BaseModel):
-        return name in value.__pydantic_fields_set__
-    return hasattr(value, name)
+def _same(a: Any, b: Any, depth: int) -> bool:
+    """`changed(a, b, ...) is None`, without building paths: the check every step runs (a message
+    is built by `changed` only once this says no). Items' types are compared in C (`map(type, ...)`)
+    first, so a list or dict of plain values costs no Python call per item."""
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t in _ATOMS:
+        return bool(a == b)
+    if depth > _DEPTH:
+        return True
+    if t is list or t is tuple:
+        kinds = list(map(type, a))
+        if kinds != list(map(type, b)):
+            return False
+        if _ATOMS.issuperset(kinds):
+            return bool(a == b)
+        return all(_same(x, y, depth + 1) for x, y in zip(a, b, strict=True))
+    if t is dict:
+        if list(map(type, a)) != list(map(type, b)) or list(a) != list(b):
+            return False  # keys: same types, same order
+        va, vb = list(a.values()), list(b.values())
+        kinds = list(map(type, va))
+        if kinds != list(map(type, vb)):
+            return False
+        if _ATOMS.issuperset(kinds):
+            return va == vb
+        return all(_same(x, y, depth + 1) for x, y in zip(va, vb, strict=True))
+    return changed(a, b, "", depth) is None
 
 
 def changed_by_plan(plan: ReadBackPlan, sent: Any, back: Any) -> str | None:
-    """`changed` over what `plan` says may change: its fields that `sent` holds, its extras, or all of it."""
+    """`changed` over what `plan` says may change: its fields that `sent` holds, its extras, or all of it.
+
+    `sent` is a model, dataclass or mapping (a TypedDict delta, an `update_state` mapping); `back`
+    the decoded value (a mapping, or an object whose attributes are the fields).
+    """
     if plan.whole:
-        return changed(sent, back, "")
-    for name in plan.fields:
-        if _has(sent, name):
-            found = changed(_get(sent, name), _get(back, name), name)
-            if found is not None:
-                return found
+        return None if _same(sent, back, 0) else changed(sent, back, "")
+    fields_set = getattr(sent, "__pydantic_fields_set__", None)  # a model: the fields it set
+    if fields_set is not None and type(back) is type(sent):
+        for name in plan.fields:
+            if name in fields_set:
+                a, b = getattr(sent, name), getattr(back, name)
+                if not _same(a, b, 0):
+                    return changed(a, b, name)
+        return _extras_changed(plan, sent, back)
+    back_map = type(back) is dict or isinstance(back, Mapping)
+    if type(sent) is dict or isinstance(sent, Mapping):
+        for name in plan.fields:
+            if name in sent:
+                a = sent[name]
+                b = back[name] if back_map else getattr(back, name)
+                if not _same(a, b, 0):
+                    return changed(a, b, name)
+    else:
+        fields_set = getattr(sent, "__pydantic_fields_set__", None)  # a model delta: the fields it set
+        for name in plan.fields:
+            if fields_set is not None and name not in fields_set:
+                continue
+            a = getattr(sent, name)
+            b = back[name] if back_map else getattr(back, name)
+            if not _same(a, b, 0):
+                return changed(a, b, name)
+    return _extras_changed(plan, sent, back)
+
+
+def _extras_changed(plan: ReadBackPlan, sent: Any, back: Any) -> str | None:
+    """`changed` over the extra fields of a model with `extra="allow"` (they are `Any`)."""
     if plan.extras and isinstance(sent, BaseModel) and sent.__pydantic_extra__:
         extra = back.__pydantic_extra__ or {}
         for k, a in sent.__pydantic_extra__.items():
