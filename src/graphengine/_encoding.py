@@ -334,8 +334,9 @@ def check_read_back(
     plan: ReadBackPlan, sent: Any, back: Any, run_id: str, step: int, node_id: str, what: str
 ) -> None:
     """Raise `EncodeError` if `back`, decoded from what was written of `sent`, is not `sent` again
-    in the fields `plan` names (those whose type does not fix the value; see `_readback`)."""
-    where = changed_by_plan(plan, sent, back)
+    in the fields `plan` names (those whose type does not fix the value; see `_readback`): the
+    fields a delta set, or every one of a whole state (`what` "state")."""
+    where = changed_by_plan(plan, sent, back, what == "state")
     if where is not None:
         raise EncodeError(
             f"node {node_id!r} at step {step} of run {run_id!r}: its {what} would not read back as "
@@ -347,11 +348,12 @@ def check_read_back(
         )
 
 
-def read_back_change(tp: Any, sent: Any, back: Any) -> str | None:
-    """Where `back` (decoded from the encoding of `sent`, a value or delta of state type `tp`) is
-    not `sent` again in a field whose type does not fix it, as "path: why"; None if nowhere."""
+def read_back_change(tp: Any, sent: Any, back: Any, full: bool = False) -> str | None:
+    """Where `back` (decoded from the encoding of `sent`, a delta of state type `tp`, or a whole
+    state: `full`) is not `sent` again in a field whose type does not fix it, as "path: why"; None
+    if nowhere."""
     plan = plan_for(tp)
-    return None if plan is None else changed_by_plan(plan, sent, back)
+    return None if plan is None else changed_by_plan(plan, sent, back, full)
 
 
 def check_size(limit: int | None, run_id: str, step: int, node_id: str, **fields: bytes | str | None) -> None:

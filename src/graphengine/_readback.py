@@ -267,18 +267,19 @@ def _same(a: Any, b: Any, depth: int) -> bool:
     return changed(a, b, "", depth) is None
 
 
-def changed_by_plan(plan: ReadBackPlan, sent: Any, back: Any) -> str | None:
+def changed_by_plan(plan: ReadBackPlan, sent: Any, back: Any, full: bool = False) -> str | None:
     """`changed` over what `plan` says may change: its fields that `sent` holds, its extras, or all of it.
 
     `sent` is a model, dataclass or mapping (a TypedDict delta, an `update_state` mapping); `back`
-    the decoded value (a mapping, or an object whose attributes are the fields).
+    the decoded value (a mapping, or an object whose attributes are the fields). A model delta is
+    compared on the fields it set; a whole state (`full`) on all of them (a default counts too).
     """
     if plan.whole:
         return None if _same(sent, back, 0) else changed(sent, back, "")
     fields_set = getattr(sent, "__pydantic_fields_set__", None)  # a model: the fields it set
     if fields_set is not None and type(back) is type(sent):
         for name in plan.fields:
-            if name in fields_set:
+            if full or name in fields_set:
                 a, b = getattr(sent, name), getattr(back, name)
                 if not _same(a, b, 0):
                     return changed(a, b, name)
@@ -292,9 +293,8 @@ def changed_by_plan(plan: ReadBackPlan, sent: Any, back: Any) -> str | None:
                 if not _same(a, b, 0):
                     return changed(a, b, name)
     else:
-        fields_set = getattr(sent, "__pydantic_fields_set__", None)  # a model delta: the fields it set
         for name in plan.fields:
-            if fields_set is not None and name not in fields_set:
+            if fields_set is not None and not full and name not in fields_set:
                 continue
             a = getattr(sent, name)
             b = back[name] if back_map else getattr(back, name)

@@ -257,7 +257,7 @@ class Runtime(Generic[S]):
                 raise ValueError(
                     f"keys {lost!r} are not declared by {self.type_name} (they would be dropped)"
                 )
-            where = read_back_change(self.state_type, initial, back)
+            where = read_back_change(self.state_type, initial, back, full=True)
             if where is not None:
                 raise ValueError(f"it would not read back as itself, at {where}")
             return back, encoded

@@ -322,3 +322,17 @@ def test_a_state_type_whose_fields_fix_their_values_needs_no_comparison() -> Non
     assert plan_for(Plain) is None
     plan = plan_for(M)
     assert plan is not None and set(plan.fields) == {"a", "bare", "items"}
+
+
+class WithDefault(BaseModel):
+    """An Any field whose default JSON would change: a tuple."""
+
+    a: Any = (1, 2)
+    n: int = 0
+
+
+async def test_an_any_default_that_json_changes_is_refused_in_a_whole_state() -> None:
+    """The initial state is compared on every field, defaults included (they are stored too)."""
+    g = one_step(WithDefault, None)
+    with pytest.raises(StateValidationError, match="tuple would read back as a list"):
+        await g.run("r", WithDefault())
