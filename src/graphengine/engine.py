@@ -509,34 +509,7 @@ class Engine(RunReads[S]):
         err, err_node = (run.error, run.error_node) if keep_error else (None, None)
 
         async def move_to(status: RunStatus) -> None:
-            write = self.store.set_status(
-                run_id,
-                status,
-                error=err,
-                error_node=err_node,
-                expect_step=seen_step,
-                expect_status=seen_status,
-            )
-            try:
-                # Settled: a server may commit a write its cancelled client gave up on.
-                await settled(write)
-            except asyncio.CancelledError:
-                if status is RunStatus.RUNNING:
-                    # The run now says `running` and this resume will not drive it: cancelled,
-                    # as a cancel during its first node leaves it (never `running` with no driver).
-                    await _cancelled_before_driving(self.store, run_id, seen_step, err, err_node)
-                raise
-            except StatusConflictError as exc:
-                if not answering:
-                    raise _MovedOn(exc) from exc
-                # Another resume moved the run between our read and this write: the answer was
-                # meant for the pause we read, not for wherever the run is now.
-                raise RunBusyError(
-                    f"run {run_id!r}: another resume took the answer of its pause at step "
-                    f"{seen_step} (the run is now {exc.status} at step {exc.step}); nothing was run",
-                    run_id=run_id,
-                    step=seen_step,
-                ) from exc
+            await _move_run(self.store, run_id, status, err, err_node, seen_step, seen_status, answering)
 
         interrupted_at = None
         if nxt.kind is NextKind.INTERRUPT:
@@ -896,6 +869,48 @@ class _MovedOn(Exception):
     def __init__(self, error: StatusConflictError) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+async def _move_run(
+    store: Store,
+    run_id: str,
+    status: RunStatus,
+    err: str | None,
+    err_node: str | None,
+    seen_step: int,
+    seen_status: RunStatus,
+    answering: bool,
+) -> None:
+    """Resume's status write, conditioned on the step and status it read.
+
+    A lost race is `_MovedOn` (retried), or `RunBusyError` when this resume answers a pause (the
+    answer was meant for the pause it read). Settled: a server may commit a write its cancelled
+    client gave up on; a cancelled move to `running` is followed by `cancelled`, as this resume
+    will not drive the run (never `running` with no driver).
+    """
+    write = store.set_status(
+        run_id,
+        status,
+        error=err,
+        error_node=err_node,
+        expect_step=seen_step,
+        expect_status=seen_status,
+    )
+    try:
+        await settled(write)
+    except asyncio.CancelledError:
+        if status is RunStatus.RUNNING:
+            await _cancelled_before_driving(store, run_id, seen_step, err, err_node)
+        raise
+    except StatusConflictError as exc:
+        if not answering:
+            raise _MovedOn(exc) from exc
+        raise RunBusyError(
+            f"run {run_id!r}: another resume took the answer of its pause at step "
+            f"{seen_step} (the run is now {exc.status} at step {exc.step}); nothing was run",
+            run_id=run_id,
+            step=seen_step,
+        ) from exc
 
 
 async def _cancelled_before_driving(
