@@ -38,6 +38,7 @@ from .crdt import (
     minimum,
     replica_id,
 )
+from .cron import CronError, CronExpr
 from .engine import Engine
 from .errors import (
     BudgetExceededError,
@@ -73,6 +74,8 @@ from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, delta_fields, merge, replace
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
+from .scheduler import Scheduler, Starter
+from .schedules import Overlap, Schedule, ScheduleError, ScheduleNotFoundError, run_id_for
 from .subgraph import Subgraph, SubgraphError
 from .versions import Migration, VersionMap
 
@@ -82,6 +85,8 @@ __all__ = [
     "CRDT",
     "Context",
     "ContextMissingError",
+    "CronError",
+    "CronExpr",
     "DeltaTypeError",
     "Divergence",
     "DualNode",
@@ -119,6 +124,7 @@ __all__ = [
     "NodeTimeoutError",
     "ORSet",
     "Options",
+    "Overlap",
     "PNCounter",
     "Reducer",
     "ReducerError",
@@ -130,7 +136,12 @@ __all__ = [
     "RunNotFoundError",
     "RunStream",
     "Runtime",
+    "Schedule",
+    "ScheduleError",
+    "ScheduleNotFoundError",
+    "Scheduler",
     "SchemaVersionError",
+    "Starter",
     "StateValidationError",
     "StepError",
     "StepView",
@@ -160,6 +171,7 @@ __all__ = [
     "replace",
     "replica_id",
     "run_blocking",
+    "run_id_for",
     "stop",
 ]
 

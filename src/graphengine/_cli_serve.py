@@ -48,7 +48,11 @@ async def cmd_serve(args: argparse.Namespace) -> int:
                 limit=1
             )  # a file that is not a database fails now, not on the first request
             app = create_app(
-                load_engine(args.engine, store), token=token, allowed_hosts=allowed, max_body=args.max_body
+                load_engine(args.engine, store),
+                token=token,
+                allowed_hosts=allowed,
+                max_body=args.max_body,
+                schedules=not args.no_schedules,
             )
             config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
             server = uvicorn.Server(config)
@@ -265,9 +269,11 @@ async def cmd_worker(args: argparse.Namespace) -> int:
                 eng,
                 queue_dsn=args.queue_dsn,
                 queue=args.queue,
+                schedules=not args.no_schedules,
                 concurrency=args.concurrency,
                 ttl=args.ttl,
                 stalled_after=args.stalled_after,
+                fan_out_jobs=args.fan_out_jobs or None,
             )
         except TypeError as exc:  # a store without leases
             raise CliError(str(exc)) from exc

@@ -10,6 +10,9 @@
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
                         [--allow-host NAME ...] [--max-body BYTES]
     graphengine worker  MODULE:ENGINE --store URL [--queue-dsn DSN] [--concurrency N] [--ttl S]
+    graphengine schedule add MODULE:ENGINE ID (--cron EXPR | --every S) [--input JSON]
+                        [--overlap skip|buffer_one|allow] [--catch-up S] [--tz ZONE] [--start-at TIME]
+    graphengine schedule list|show|pause|resume|delete [ID] --store URL [--json]
 
 `--store` may come before or after the subcommand, or from `GRAPHENGINE_STORE`. `MODULE:ENGINE`
 names an `Engine` (used with the `--store` store when one is given) or a function returning one,
@@ -39,6 +42,7 @@ from graphengine.store import RunStatus, StoreError
 
 from ._cli_common import PROG, CliError
 from ._cli_runs import cmd_export, cmd_history, cmd_prune, cmd_runs, cmd_show
+from ._cli_schedules import add_schedule_parser
 from ._cli_serve import cmd_render, cmd_replay, cmd_resume, cmd_serve, cmd_worker
 from ._version import __version__
 from .errors import GraphError, NodeError
@@ -79,6 +83,7 @@ _ENGINE_HELP = (
 )
 _COUNT = int_type(1, 1_000_000_000, "a count")
 _BYTES = int_type(0, 2**62, "a size in bytes")
+_WIDTH = int_type(0, 1_000_000_000, "a number of branches")
 
 
 def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
@@ -87,6 +92,18 @@ def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
         action="store_true",
         help="go on although the engine's graph differs from the one the run started with "
         "(as allow_graph_change=True in Python)",
+    )
+
+
+_Add = Callable[[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]], str], argparse.ArgumentParser]
+"""`add(name, command, help)`: a subcommand's parser (with the common options), running `command`."""
+
+
+def _no_schedules(sp: argparse.ArgumentParser, what: str) -> None:
+    sp.add_argument(
+        "--no-schedules",
+        action="store_true",
+        help=f"do not fire the store's schedules (by default due fires start runs: {what})",
     )
 
 
@@ -108,6 +125,17 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(func=fn)
         return sp
 
+    _add_reading_commands(add)
+    _add_serve_command(add)
+    _add_engine_commands(add)
+    _add_worker_command(add)
+    _add_prune_command(add)
+    add_schedule_parser(sub, common)
+    return p
+
+
+def _add_reading_commands(add: _Add) -> None:
+    """The commands that read the store: runs, show, history, export."""
     sp = add("runs", cmd_runs, "list runs with their status, newest first")
     sp.add_argument("--status", help=f"only runs with this status ({', '.join(s.value for s in RunStatus)})")
     sp.add_argument(
@@ -139,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("run", metavar="RUN", help="the run's id")
     sp.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
 
+
+def _add_serve_command(add: _Add) -> None:
+    """`serve`: the HTTP API and run inspector."""
     sp = add("serve", cmd_serve, "serve an engine's HTTP API and run inspector (extra: server)")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
@@ -163,8 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BYTES",
         help="request body limit (default: 1 MiB)",
     )
+    _no_schedules(sp, "drive them in this server")
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
+
+def _add_engine_commands(add: _Add) -> None:
+    """The commands that load an engine to work on a run or its graph: resume, replay, render."""
     sp = add("resume", cmd_resume, "resume a run with an engine")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("run", metavar="RUN", help="the run's id")
@@ -189,6 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="drawing format (default: from the FILE's suffix, else dot; png/svg/pdf need Graphviz)",
     )
     sp.add_argument("--run", metavar="RUN", help="highlight this run's path (needs --store)")
+
+
+def _add_worker_command(add: _Add) -> None:
+    """`worker`: serve queued runs."""
     sp = add("worker", cmd_worker, "serve queued runs of an engine (procrastinate queue on PostgreSQL)")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument(
@@ -205,7 +244,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="S",
         help="re-queue jobs of workers silent this long (2 x ttl)",
     )
+    sp.add_argument(
+        "--fan-out-jobs",
+        type=_WIDTH,
+        default=8,
+        metavar="N",
+        help="run fan-outs of at least N branches as branch jobs any worker takes (0: all in process)",
+    )
+    _no_schedules(sp, "queue them for the workers")
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
+
+
+def _add_prune_command(add: _Add) -> None:
+    """`prune`: delete or compact finished runs."""
     sp = add(
         "prune", cmd_prune, "delete or compact finished runs by policy (never running or resumable ones)"
     )
@@ -220,7 +271,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dry-run", action="store_true", help="show what would be removed, change nothing")
     sp.add_argument("-y", "--yes", action="store_true", help="remove without asking")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
-    return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:

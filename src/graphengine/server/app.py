@@ -14,6 +14,7 @@ Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
     POST /api/runs/{run_id}/replay      re-execute the run against its record; the replay report
                                         (?allow_graph_change=true: even with a changed graph)
     GET  /api/runs/{run_id}/events      Server-Sent Events of a run this server drives, then an `end` event
+    GET/POST/DELETE /api/schedules...   schedules (see `graphengine.server.schedules`)
     GET  /api/graph                     the graph as JSON, DOT, Mermaid or SVG (?format=, ?run= highlights a run)
     GET  /                              the inspector page (see `graphengine.server.inspector`)
 
@@ -52,7 +53,8 @@ import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlencode
@@ -65,7 +67,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graphengine.store import RunRecord, RunStatus, StoreError
+from graphengine.store import RunRecord, RunStatus, ScheduleStore, StoreError
 
 from ..engine import Engine
 from ..errors import GraphError, RunExistsError, StateValidationError
@@ -82,6 +84,7 @@ from .forms import delta_doc, jsonable, route_doc
 from .inspector import graph_json, graph_svg, inspector_html
 from .limits import MAX_BODY, BodyLimit, RunId, nonfinite
 from .live import EVENTS_KEPT, RunManager
+from .schedules import add_schedule_routes, server_scheduler
 from .security import LOOPBACK_HOSTS, BearerAuth, HostCheck, NoFraming
 
 __all__ = ["TOKEN_ENV", "RunManager", "create_app", "token_from_env"]
@@ -336,6 +339,7 @@ def create_app(
     allowed_hosts: Sequence[str] | None = None,
     max_body: int = MAX_BODY,
     events_kept: int = EVENTS_KEPT,
+    schedules: bool = False,
 ) -> FastAPI:
     """The HTTP API and inspector of `engine` (runs in `engine.store`), as an ASGI application.
 
@@ -347,6 +351,9 @@ def create_app(
     ones are rebuilt from the store for SSE clients). The engine's graph is validated here, so
     a malformed graph fails at start-up, not on the first request. The interactive `/docs`
     page is off (its assets come from a CDN); the schema is served at `/openapi.json`.
+    `schedules`: also fire the store's due schedules while the app runs, as runs this server
+    drives (`graphengine serve` does; see `graphengine.server.schedules`). The schedule routes
+    are there whenever the store keeps schedules.
     """
     engine.validate()
     if token is not None and not token.strip():
@@ -361,18 +368,14 @@ def create_app(
     runs = RunManager(engine, events_kept=events_kept)
     name = title or f"graphengine: {getattr(engine.state_type, '__name__', 'graph')}"
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
-        await runs.close()
-
+    keeps_schedules = isinstance(engine.store, ScheduleStore)
     app = FastAPI(
         title=name,
         version="1",
         description="Start, resume, cancel, inspect and replay runs of one graphengine engine.",
         docs_url=None,
         redoc_url=None,
-        lifespan=lifespan,
+        lifespan=_lifespan(engine, runs, schedules=schedules and keeps_schedules),
         responses={
             400: {"model": Problem, "description": "A request body that cannot be parsed"},
             403: {"model": Problem, "description": "A Host or Origin outside the allowed hosts"},
@@ -391,6 +394,42 @@ def create_app(
     app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
     app.add_middleware(ErrorBoundary)
     app.add_middleware(NoFraming)
+    _add_error_handlers(app)
+    views = _Views(engine, runs)
+    # Registered in this order (it is the order of the OpenAPI schema's paths).
+    _add_run_collection(app, engine, runs, views)
+    _add_run_reads(app, engine, runs, views)
+    _add_run_actions(app, engine, runs, views)
+    _add_event_stream(app, engine, runs)
+    _add_graph_routes(app, engine, name)
+    if keeps_schedules:
+        add_schedule_routes(app, engine, _ERRORS, Problem)
+    return app
+
+
+def _lifespan(
+    engine: Engine[Any], runs: RunManager, *, schedules: bool
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: a scheduler firing the store's schedules (with `schedules`) while it
+    serves, and the runs it drives closed when it stops."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        scheduler = server_scheduler(engine, runs) if schedules else None
+        if scheduler is not None:
+            scheduler.start()
+        try:
+            yield
+        finally:
+            if scheduler is not None:
+                await scheduler.close()
+            await runs.close()
+
+    return lifespan
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Answer engine, store and request errors as JSON problems with their status codes."""
 
     async def on_error(request: Request, exc: Exception) -> Response:
         return JSONResponse({"detail": describe(exc)}, status_code=status_of(exc))
@@ -431,9 +470,16 @@ def create_app(
     app.add_exception_handler(StoreError, on_error)
     app.add_exception_handler(StateValidationError, on_state_error)
 
-    adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
 
-    def summary(rec: RunRecord) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class _Views:
+    """How the routes show runs: a run's summary, and its detail (state, interrupt, graph change)."""
+
+    engine: Engine[Any]
+    runs: RunManager
+
+    def summary(self, rec: RunRecord) -> dict[str, Any]:
+        """A stored run as `RunSummary` fields (with whether this server drives it)."""
         meta = _meta(rec)
         src = meta.get("forked_from")
         return {
@@ -443,17 +489,19 @@ def create_app(
             "updated_at": rec.updated_at,
             "error": rec.error,
             "error_node": rec.error_node,
-            "live": runs.is_live(rec.run_id),
+            "live": self.runs.is_live(rec.run_id),
             "forked_from": src if isinstance(src, str) else None,
         }
 
-    async def detail(run_id: str) -> RunDetail:
+    async def detail(self, run_id: str) -> RunDetail:
+        """A run as `RunDetail`: its summary, steps, state and what it waits for."""
+        engine = self.engine
         rec = await engine.get_run(run_id)
         state = await engine.get_state(run_id)
         intr = await engine.get_interrupt(run_id)
         steps = await engine.store.load_steps(run_id)
         return RunDetail(
-            **summary(rec),
+            **self.summary(rec),
             steps=len(steps),
             state=jsonable(state),
             interrupt=None
@@ -465,15 +513,10 @@ def create_app(
             graph_changed=not engine.runtime().same_graph(rec),
         )
 
-    def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
-        """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409
-        (the run is in a state the action does not apply to)."""
-        return app.post(
-            f"/api/runs/{{run_id}}/{name}",
-            response_model=model,
-            tags=["runs"],
-            responses={404: _ERRORS[404], 409: _ERRORS[409]},
-        )
+
+def _add_run_collection(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`GET /api/runs` (the list) and `POST /api/runs` (start a run)."""
+    adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
 
     @app.get("/api/runs", response_model=list[RunSummary], tags=["runs"])
     async def list_runs(
@@ -514,7 +557,7 @@ def create_app(
             )
             response.headers["link"] = f'</api/runs?{nxt}>; rel="next"'
             response.headers["x-more-runs"] = "true"
-        return [summary(rec) for rec in matched[offset : offset + limit]]
+        return [views.summary(rec) for rec in matched[offset : offset + limit]]
 
     @app.post(
         "/api/runs",
@@ -537,12 +580,16 @@ def create_app(
         if await engine.store.get_run(run_id) is not None:
             raise RunExistsError(f"run {run_id!r} exists; resume it instead", run_id=run_id)
         await runs.start(run_id, state, wait=wait)
-        return await detail(run_id)
+        return await views.detail(run_id)
+
+
+def _add_run_reads(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`GET` a run, its state (now or after a step) and its history."""
 
     @app.get("/api/runs/{run_id}", response_model=RunDetail, tags=["runs"], responses={404: _ERRORS[404]})
     async def get_run(run_id: RunId) -> RunDetail:
         """A run: status, current state, what it waits for."""
-        return await detail(run_id)
+        return await views.detail(run_id)
 
     @app.get("/api/runs/{run_id}/state", tags=["runs"], responses={404: _ERRORS[404]})
     async def get_state(
@@ -597,6 +644,20 @@ def create_app(
             prev = v.ts
         return out
 
+
+def _add_run_actions(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`POST /api/runs/{run_id}/resume`, `/cancel` and `/replay`."""
+
+    def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
+        """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409
+        (the run is in a state the action does not apply to)."""
+        return app.post(
+            f"/api/runs/{{run_id}}/{name}",
+            response_model=model,
+            tags=["runs"],
+            responses={404: _ERRORS[404], 409: _ERRORS[409]},
+        )
+
     @run_action("resume", RunDetail)
     async def resume(
         run_id: RunId,
@@ -613,13 +674,13 @@ def create_app(
         if allow_graph_change:
             kw["allow_graph_change"] = True
         await runs.resume(run_id, kw, wait=wait)
-        return await detail(run_id)
+        return await views.detail(run_id)
 
     @run_action("cancel", RunDetail)
     async def cancel(run_id: RunId) -> RunDetail:
         """Cancel a run this server drives; its status becomes `cancelled` (resume continues it)."""
         await runs.cancel(run_id)
-        return await detail(run_id)
+        return await views.detail(run_id)
 
     @run_action("replay", ReplayInfo)
     async def replay(run_id: RunId, allow_graph_change: AllowGraphChange = False) -> ReplayInfo:
@@ -645,6 +706,10 @@ def create_app(
             ],
             text=str(rep),
         )
+
+
+def _add_event_stream(app: FastAPI, engine: Engine[Any], runs: RunManager) -> None:
+    """`GET /api/runs/{run_id}/events`: a run's events as Server-Sent Events."""
 
     @app.get(
         "/api/runs/{run_id}/events",
@@ -684,6 +749,10 @@ def create_app(
             media_type="text/event-stream",
             headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
         )
+
+
+def _add_graph_routes(app: FastAPI, engine: Engine[Any], name: str) -> None:
+    """`GET /api/graph` (the graph as data or a drawing) and `GET /` (the inspector page)."""
 
     async def _path(run: str | None) -> RunPath | None:
         return None if run is None else await run_path(engine, run)
@@ -727,8 +796,6 @@ def create_app(
     async def page() -> HTMLResponse:
         """The inspector."""
         return HTMLResponse(inspector_html(name))
-
-    return app
 
 
 def _document_bearer(app: FastAPI) -> None:

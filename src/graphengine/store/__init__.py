@@ -17,6 +17,7 @@ from .errors import (
     LeaseLostError,
     MissingDriverError,
     RunExistsError,
+    ScheduleExistsError,
     StatusConflictError,
     StepConflictError,
     StoreError,
@@ -27,14 +28,16 @@ from .ids import MAX_ID_CHARS, check_id
 from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
-from .protocol import LeaseStore, RunLockStore, Store
+from .protocol import BranchLeaseStore, LeaseStore, RunLockStore, Store
 from .prune import InvalidPolicyError, PruneMixin, PrunePolicy, PruneReport, prune
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .schedules import ScheduleRecord, ScheduleStore
 from .sqlite import SQLiteStore
 from .transfer import RunTransfer, export_run, import_run
 from .url import open_store, register_scheme
 
 __all__ = [
+    "BranchLeaseStore",
     "BranchRecord",
     "Checkpoint",
     "Codec",
@@ -60,6 +63,9 @@ __all__ = [
     "RunStatus",
     "RunTransfer",
     "SQLiteStore",
+    "ScheduleExistsError",
+    "ScheduleRecord",
+    "ScheduleStore",
     "StatusConflictError",
     "StepConflictError",
     "StepRecord",

@@ -12,6 +12,7 @@ from .errors import RunExistsError, StepConflictError, StoreError
 from .ids import check_id
 from .prune import PruneMixin
 from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .schedules import ScheduleMemoryMixin
 from .transfer import RunTransfer
 
 __all__ = ["MemoryStore"]
@@ -33,7 +34,7 @@ class _Run:
         self.branches: dict[tuple[int, int], BranchRecord] = {}
 
 
-class MemoryStore(RunTransfer, PruneMixin):
+class MemoryStore(RunTransfer, PruneMixin, ScheduleMemoryMixin):
     """Keeps everything in dicts; holds encoded bytes like every other store, so a state that
     would not survive a real store fails here too. Not shared between processes.
 
@@ -43,6 +44,7 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     def __init__(self) -> None:
         self._runs: dict[str, _Run] = {}
+        self._init_schedules()
 
     async def create_run(self, run: RunRecord) -> None:
         """Store a new run; `RunExistsError` if the id is taken."""

@@ -27,6 +27,9 @@ class RunStatus(StrEnum):
     """A node failed after its retries, or a limit was hit; resume retries from the last step."""
     CANCELLED = "cancelled"
     """Its task was cancelled; resume continues it."""
+    WAITING = "waiting"
+    """Holds no task while something else happens: its fan-out's branches run as jobs on other
+    workers (`graphengine.branches`); it is resumed when they are all stored."""
 
 
 @dataclass(frozen=True, slots=True)
