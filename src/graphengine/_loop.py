@@ -360,7 +360,9 @@ def _step_record(
     """
     run_id, step, node_id = run.run_id, run.step, node.id
     resumed = run.resumed
-    calls_b = record_calls(ctx, resumed, run_id, step, node_id) if resumed or ctx.calls else None
+    # `calls` is a list once the node called a tool, even one whose refused result left it empty:
+    # `record_calls` must see that refusal (the step fails even if the node caught it).
+    calls_b = record_calls(ctx, resumed, run_id, step, node_id) if resumed or ctx.calls is not None else None
     run.resumed = False
     run.interrupted_at = None
     delta = res.delta
