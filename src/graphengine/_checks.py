@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic_core import to_json
 
 from graphengine.emit import EventKind
 
-from ._encoding import error_text
+from ._encoding import check_finite, check_read_back, error_text, may_hide, unstorable
 from .errors import (
     BudgetExceededError,
     DeltaTypeError,
@@ -24,9 +24,11 @@ from .graph import CompiledNode
 from .routing import Next, NextKind
 
 if TYPE_CHECKING:
+    from ._readback import ReadBackPlan
     from ._runtime import Runtime
 
 __all__ = [
+    "branch_delta",
     "branch_routed",
     "check_budgets",
     "check_route",
@@ -34,6 +36,7 @@ __all__ = [
     "max_steps_error",
     "reducer_failed",
     "static_route",
+    "undeclared_keys",
     "wrong_delta",
     "wrong_route",
 ]
@@ -182,3 +185,47 @@ def check_route(route: Next, nodes: Mapping[str, Any], run_id: str, step: int, n
             step=step,
             node_id=node_id,
         )
+
+
+def undeclared_keys(sent: Any, back: Any) -> list[Any]:
+    """Keys of a dict `sent` that its decoded copy `back` lost (a TypedDict codec drops undeclared keys)."""
+    if type(back) is dict and isinstance(sent, dict) and len(back) < len(sent):
+        return [k for k in sent if k not in back]
+    return []
+
+
+def branch_delta(
+    eng: Runtime[Any],
+    d: Any,
+    encode: Callable[[Any], bytes],
+    decode: Callable[[bytes], Any],
+    plan: ReadBackPlan | None,
+    run_id: str,
+    step: int,
+    nid: str,
+    i: int,
+) -> tuple[bytes, Any]:
+    """Fan-out branch `i`'s delta `d` as stored, and what reads back from those bytes.
+
+    The one check of a branch's delta, whether the branch ran in the fan-out's process or as a
+    job on another worker (`branches`): refused unless it is a delta of the state, every key
+    survives the round trip, no NaN or infinity turned null, and its loose fields (`plan`, from
+    `plan_for`) read back as themselves. `encode`/`decode` are the runtime's delta codec,
+    passed in so a fan-out looks them up once.
+    """
+    if not eng.is_state(d):
+        raise wrong_delta(eng, d, run_id, step, nid)
+    try:
+        delta_b = encode(d)
+        back = decode(delta_b)
+    except Exception as exc:
+        raise unstorable(exc, d, run_id, step, nid, f"branch {i} delta") from exc
+    if type(back) is dict:  # a TypedDict codec drops undeclared keys (models keep theirs)
+        lost = undeclared_keys(d, back)
+        if lost:
+            raise dropped_delta_keys(eng, lost, run_id, step, nid)
+    if eng.check_nulls and may_hide(delta_b):
+        check_finite(d, run_id, step, nid, f"branch {i} delta")
+    if plan is not None:
+        check_read_back(plan, d, back, run_id, step, nid, f"branch {i} delta")
+    return delta_b, back

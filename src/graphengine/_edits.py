@@ -14,6 +14,7 @@ the other gets `RunBusyError`, and a run still running is refused by name.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Mapping
@@ -25,9 +26,9 @@ from pydantic_core import to_jsonable_python
 from graphengine.emit import EventKind
 from graphengine.store import Latest, RunStatus, StatusConflictError, StepRecord
 
-from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE, check_finite, snapshot_of
+from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE, check_finite, read_back_change, snapshot_of
 from ._loop import FirstHop, drive
-from ._runtime import dumps, run_meta
+from ._runtime import dumps, run_meta, settled
 from .errors import GraphValidationError, RunBusyError, RunNotFinishedError, StateValidationError
 from .routing import NextKind, goto
 from .versions import VersionMap
@@ -55,9 +56,13 @@ async def continue_turn(rt: Runtime[S], run_id: str, input: Any, allow_graph_cha
     meta["turns"], meta["turn_start"] = turn, step
     start = goto(g.start)
     state_b, state = snapshot_of(rt, state, run_id, step, INPUT_NODE)
-    await _claim(rt, latest)
-    await rt.store.update_meta(run_id, dumps(meta))
-    await _commit(rt, run_id, step, INPUT_NODE, delta_b, state_b, rc.encode(start), None)
+    try:
+        await _claim(rt, latest)
+        await rt.store.update_meta(run_id, dumps(meta))
+        await _commit(rt, run_id, step, INPUT_NODE, delta_b, state_b, rc.encode(start), None)
+    except asyncio.CancelledError:
+        await _cancelled(rt, run_id)
+        raise
     rt.notify(run_id, step, INPUT_NODE, "run continued", {"turn": turn}, EventKind.RUN_RESUME)
     first = FirstHop(snap_size=len(state_b), versions=vm, turn_start=step)
     return await drive(rt, g, rc, run_id, state, step, start, first)
@@ -101,12 +106,16 @@ async def edit_state(
             route = g.nodes[acting].resolve(state)
     meta, _ = upgraded_meta(rt, latest, step)
     state_b, state = snapshot_of(rt, state, run_id, step, UPDATE_NODE)
-    await _claim(rt, latest)
-    await rt.store.update_meta(run_id, dumps(meta))
-    await _commit(rt, run_id, step, UPDATE_NODE, delta_b, state_b, rc.encode(route), dumps(doc))
+    try:
+        await _claim(rt, latest)
+        await rt.store.update_meta(run_id, dumps(meta))
+        await _commit(rt, run_id, step, UPDATE_NODE, delta_b, state_b, rc.encode(route), dumps(doc))
+    except asyncio.CancelledError:
+        await _cancelled(rt, run_id)
+        raise
     # Waiting for `resume` to go on (LangGraph's `next`), unless the edit's hop ends the run.
     status = RunStatus.DONE if route.kind is NextKind.STOP else RunStatus.INTERRUPTED
-    await rt.store.set_status(run_id, status, expect_step=step)
+    await settled(rt.store.set_status(run_id, status, expect_step=step))
     rt.notify(run_id, step, UPDATE_NODE, "state updated", {"as_node": doc["as_node"]}, EventKind.CUSTOM)
     return state
 
@@ -117,6 +126,7 @@ def as_delta(rt: Runtime[S], value: Any, run_id: str, step: int, node_id: str) -
     Raises `StateValidationError` naming the run and what did not validate.
     """
     what = "input" if node_id == INPUT_NODE else "update"
+    given = dict(value) if isinstance(value, Mapping) else value  # compared with what reads back
     try:
         if isinstance(value, Mapping):  # validated from its JSON form (for a dict state, any dict "is" one)
             value = rt.decode_delta(json.dumps(to_jsonable_python(value)).encode())
@@ -126,6 +136,9 @@ def as_delta(rt: Runtime[S], value: Any, run_id: str, step: int, node_id: str) -
             )
         data = rt.codec.encode_delta(value)
         back = rt.decode_delta(data)
+        where = read_back_change(rt.state_type, given, back)
+        if where is not None:
+            raise ValueError(f"it would not read back as itself, at {where}")
     except (ValidationError, ValueError, TypeError) as exc:
         raise StateValidationError(
             f"the {what} of run {run_id!r} does not validate as a delta of {rt.type_name}: {exc}",
@@ -167,14 +180,19 @@ async def _editable(rt: Runtime[S], run_id: str, verb: str, allow_graph_change: 
 
 
 async def _claim(rt: Runtime[Any], latest: Latest) -> None:
-    """Move the run to `running` if it still is as read; else `RunBusyError` (nothing written)."""
+    """Move the run to `running` if it still is as read; else `RunBusyError` (nothing written).
+
+    Settled: cancelled meanwhile, the write has landed when the cancel is raised (see `_cancelled`).
+    """
     run = latest.run
     try:
-        await rt.store.set_status(
-            run.run_id,
-            RunStatus.RUNNING,
-            expect_step=latest.last_step,
-            expect_status=run.status,
+        await settled(
+            rt.store.set_status(
+                run.run_id,
+                RunStatus.RUNNING,
+                expect_step=latest.last_step,
+                expect_status=run.status,
+            )
         )
     except StatusConflictError as exc:
         raise RunBusyError(
@@ -183,6 +201,12 @@ async def _claim(rt: Runtime[Any], latest: Latest) -> None:
             run_id=run.run_id,
             step=latest.last_step,
         ) from exc
+
+
+async def _cancelled(rt: Runtime[Any], run_id: str) -> None:
+    """Mark `cancelled` a run this call had moved to `running` (`_claim`) and was cancelled before
+    handing on: it will not be driven, and `running` with no driver would never change."""
+    await settled(rt.store.set_status(run_id, RunStatus.CANCELLED))
 
 
 async def _commit(

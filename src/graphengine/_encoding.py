@@ -15,6 +15,8 @@ from pydantic_core import from_json, to_json
 from graphengine.emit import Event, EventKind
 
 from ._exact import plain_depth
+from ._jsonvalue import RECORD_MAX_DEPTH, bad_key, not_json
+from ._readback import ReadBackPlan, changed_by_plan, plan_for
 from .context import Context
 from .errors import (
     EncodeError,
@@ -30,10 +32,12 @@ __all__ = [
     "ERROR_TEXT_MAX",
     "FAN_OUT_NODE",
     "INPUT_NODE",
+    "RECORD_MAX_DEPTH",
     "RESERVED_NODES",
     "ROUTE_MAX_DEPTH",
     "UPDATE_NODE",
     "check_finite",
+    "check_read_back",
     "check_size",
     "decode_events",
     "encode_events",
@@ -47,6 +51,8 @@ __all__ = [
     "may_hide",
     "no_constant",
     "non_finite",
+    "plan_for",
+    "read_back_change",
     "not_json",
     "record_calls",
     "route_checked",
@@ -84,8 +90,11 @@ def record_calls(
     """The JSON a step stores of its outside inputs: the resume input and the tool calls.
 
     A fan-out branch's events ride along (`events`), as branch records have no field of their own.
-    Raises `EncodeError` when the document cannot be written as JSON that reads back.
+    Raises `EncodeError` when the document cannot be written as JSON that reads back, or when
+    `ctx.call` refused a tool's result (even if the node caught that error).
     """
+    if ctx.refused is not None:
+        raise ctx.refused
     if not resumed and not ctx.calls and not events:
         return None
     doc: dict[str, Any] = {}
@@ -268,19 +277,6 @@ def may_hide(data: bytes | str) -> bool:
     return _SUSPECT_BYTES.search(data) is not None
 
 
-def _bad_key(k: Any) -> bool:
-    # A float key is written as its repr ("nan", "inf") or, inside Any, as "None": it never reads
-    # back as the float; a str key with a lone surrogate is written as U+FFFD by pydantic.
-    if isinstance(k, float):
-        return not math.isfinite(k)
-    if isinstance(k, str):
-        try:
-            k.encode()
-        except UnicodeEncodeError:
-            return True
-    return False
-
-
 def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
     """The path of the first value inside `value` that JSON cannot keep, or None.
 
@@ -302,7 +298,7 @@ def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
             items = [*items, *extra.items()]
     elif isinstance(value, Mapping):
         for k in value:
-            if _bad_key(k):
+            if bad_key(k):
                 return f"{path}[key {k!r}]"
         items = value.items()
     elif isinstance(value, (list, tuple, set, frozenset, deque)):
@@ -316,52 +312,6 @@ def non_finite(value: Any, path: str, depth: int = 0) -> str | None:
         if found is not None:
             return found
     return None
-
-
-RECORD_MAX_DEPTH = 200
-"""Deepest an outside input a step records (resume input, event meta) may nest: below the JSON
-encoder's own limit (254 levels) with room for the record around it."""
-
-
-def not_json(value: Any, path: str, depth: int = 0) -> str | None:
-    """Where inside `value` JSON would read back something else, as "path (why)", or None.
-
-    The rule for the documents a step records of its outside inputs (a resume input, event
-    meta), which the node saw as Python values: only what JSON keeps exactly is taken: None,
-    bool, int, finite float, str without lone surrogates, list, and dict with str keys. A
-    tuple (read back as a list), a set, a datetime, an Enum, any other object (read back as
-    its str) is refused, so that what replay serves is what the node saw. Pydantic models and
-    dataclasses pass (written field by field; they read back as dicts): a known gap.
-    """
-    t = type(value)
-    if value is None or t is bool or t is int:
-        return None
-    if t is float:
-        return None if math.isfinite(value) else f"{path} (a non-finite float)"
-    if t is str:
-        return None if not _bad_key(value) else f"{path} (a str with a lone surrogate)"
-    if depth > RECORD_MAX_DEPTH:
-        # refused here, before anything runs: the encoder would refuse it only at the step's write
-        return f"{path[:40]}... (nests more than {RECORD_MAX_DEPTH} levels)"
-    if t is list:
-        for i, v in enumerate(value):
-            found = not_json(v, f"{path}[{i}]", depth + 1)
-            if found is not None:
-                return found
-        return None
-    if t is dict:
-        for k, v in value.items():
-            if type(k) is not str or _bad_key(k):
-                return f"{path} (key {k!r} of type {type(k).__name__}: JSON keys are str)"
-            found = not_json(v, f"{path}.{k}", depth + 1)
-            if found is not None:
-                return found
-        return None
-    if isinstance(value, BaseModel) or hasattr(value, "__dataclass_fields__"):
-        # Written field by field (pydantic), read back as a dict: kept for callers that hand
-        # records through (the LangGraph adapter's `Command`); not exact, a known gap.
-        return None
-    return f"{path} (a {t.__name__}: JSON would read it back as another type)"
 
 
 def check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) -> None:
@@ -378,6 +328,32 @@ def check_finite(value: Any, run_id: str, step: int, node_id: str, what: str) ->
             node_id=node_id,
             field=what,
         )
+
+
+def check_read_back(
+    plan: ReadBackPlan, sent: Any, back: Any, run_id: str, step: int, node_id: str, what: str
+) -> None:
+    """Raise `EncodeError` if `back`, decoded from what was written of `sent`, is not `sent` again
+    in the fields `plan` names (those whose type does not fix the value; see `_readback`): the
+    fields a delta set, or every one of a whole state (`what` "state")."""
+    where = changed_by_plan(plan, sent, back, what == "state")
+    if where is not None:
+        raise EncodeError(
+            f"node {node_id!r} at step {step} of run {run_id!r}: its {what} would not read back as "
+            f"itself, at {where}; a field typed Any (or a bare container) takes back what JSON holds",
+            run_id=run_id,
+            step=step,
+            node_id=node_id,
+            field=what,
+        )
+
+
+def read_back_change(tp: Any, sent: Any, back: Any, full: bool = False) -> str | None:
+    """Where `back` (decoded from the encoding of `sent`, a delta of state type `tp`, or a whole
+    state: `full`) is not `sent` again in a field whose type does not fix it, as "path: why"; None
+    if nowhere."""
+    plan = plan_for(tp)
+    return None if plan is None else changed_by_plan(plan, sent, back, full)
 
 
 def check_size(limit: int | None, run_id: str, step: int, node_id: str, **fields: bytes | str | None) -> None:
@@ -424,6 +400,9 @@ def snapshot_of(eng: Runtime[S], state: S, run_id: str, step: int, node_id: str)
         raise unstorable(exc, state, run_id, step, node_id, "state") from exc
     if eng.check_nulls and may_hide(data):
         check_finite(state, run_id, step, node_id, "state")
+    plan = plan_for(eng.state_type)
+    if plan is not None:
+        check_read_back(plan, state, back, run_id, step, node_id, "state")
     return data, back
 
 
@@ -486,6 +465,12 @@ def route_checked_full(
             if depth > ROUTE_MAX_DEPTH:
                 raise ValueError(_too_deep())
         back = rc.decode(text)
+        plan = plan_for(getattr(rc.codec, "type", None))
+        if plan is not None:
+            for i, (b, c) in enumerate(zip(route.branches, back.branches, strict=False)):
+                where = None if b.input is None else changed_by_plan(plan, b.input, c.input)
+                if where is not None:
+                    raise ValueError(f"the input of branch {i} would not read back as itself, at {where}")
         if route.kind is NextKind.INTERRUPT and route.payload is not None:
             # The payload is stored as JSON and read back by whoever answers: refuse what JSON
             # would turn into another value (once stored as its str()), naming where.
@@ -522,7 +507,7 @@ def fan_out_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node
     depth = plain_depth(codec.type)
     try:
         parse = depth is None or depth > _INPUT_DEPTH
-        inputs, branches = _encoded_inputs(route, codec.encode, codec.decode, parse)
+        inputs, branches = _encoded_inputs(route, codec.encode, codec.decode, parse, plan_for(codec.type))
         text = rc.fan_out_text(route, inputs)
         text.encode()  # stored as UTF-8 (cheap next to the inputs)
     except Exception as exc:
@@ -533,12 +518,17 @@ def fan_out_checked(rc: RouteCodec[S], route: Next, run_id: str, step: int, node
 
 
 def _encoded_inputs(
-    route: Next, enc: Callable[[Any], bytes], dec: Callable[[bytes], Any], parse: bool
+    route: Next,
+    enc: Callable[[Any], bytes],
+    dec: Callable[[bytes], Any],
+    parse: bool,
+    plan: ReadBackPlan | None = None,
 ) -> tuple[list[bytes | None], list[Branch[Any]]]:
     """Each branch input encoded, and decoded once from those bytes (the branch's own copy).
 
     `parse`: an input whose bytes could nest too deep or hold NaN/Infinity constants is parsed
-    and its depth counted (not needed for a plain model, see `fan_out_checked`).
+    and its depth counted (not needed for a plain model, see `fan_out_checked`). `plan`: the
+    fields of the state type to compare with the copy (`_readback`); a change is a `ValueError`.
     """
     inputs: list[bytes | None] = []
     branches: list[Branch[Any]] = []
@@ -550,6 +540,12 @@ def _encoded_inputs(
             continue
         data = enc(value)
         copy = dec(data)
+        if plan is not None:
+            where = changed_by_plan(plan, value, copy)
+            if where is not None:
+                raise ValueError(
+                    f"the input of branch {len(branches)} would not read back as itself, at {where}"
+                )
         if parse and (
             data.count(b"[") + data.count(b"{") > _INPUT_DEPTH or b"NaN" in data or b"Infinity" in data
         ):

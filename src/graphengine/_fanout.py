@@ -16,19 +16,16 @@ from graphengine.emit import Event, EventKind
 from graphengine.store import BranchRecord, StepRecord
 
 from ._attempts import execute, outcome_of, retry_delay, route_error
-from ._checks import branch_routed, dropped_delta_keys, reducer_failed, wrong_delta, wrong_route
+from ._checks import branch_delta, branch_routed, reducer_failed, wrong_route
 from ._encoding import (
     FAN_OUT_NODE,
-    check_finite,
     check_size,
     event_doc,
     isolated_bytes,
-    may_hide,
+    plan_for,
     record_calls,
     snapshot_of,
-    unstorable,
 )
-from ._runtime import undeclared_keys
 from .branches import merge_landed
 from .context import Context, InterruptSignal
 from .errors import (
@@ -41,6 +38,7 @@ from .route_codec import RouteCodec
 from .routing import Branch, Next, NextKind, goto, interrupt
 
 if TYPE_CHECKING:
+    from ._readback import ReadBackPlan
     from ._runtime import Runtime
 
 __all__ = ["fan_out_step"]
@@ -121,11 +119,11 @@ class _FanOut(Generic[S]):
     limit: int | None
     """The store's `max_value_bytes` (None: it declares no limit)."""
     loop: asyncio.AbstractEventLoop
-    is_state: Callable[[Any], bool]
     encode_delta: Callable[[Any], bytes]
     decode_delta: Callable[[bytes], Any]
+    readback: ReadBackPlan | None
+    """The state type's read-back comparisons (None: every field's type fixes what JSON gives back)."""
     reducer: Callable[[S, Any], S]
-    check_nulls: bool
     commutes: Callable[[Any], bool] | None
     """`Runtime.delta_commutes`: whether a delta may merge as it lands (None: none may)."""
     deltas: list[Any]
@@ -163,11 +161,10 @@ class _FanOut(Generic[S]):
             eng.emitter,
             getattr(eng.store, "max_value_bytes", None),
             asyncio.get_running_loop(),
-            eng.is_state,
             eng.codec.encode_delta,
             eng.decode_delta,
+            plan_for(eng.state_type),
             eng.reducer,
-            eng.check_nulls,
             eng.delta_commutes,
             [None] * len(branches),
             {},
@@ -342,22 +339,7 @@ def _landed(
     if res.route is not None:
         raise _routed(res.route, i, run_id, step, nid)
     d = res.delta
-    if d is None:
-        delta_b = None
-    else:
-        if not fo.is_state(d):
-            raise wrong_delta(fo.eng, d, run_id, step, nid)
-        try:
-            delta_b = fo.encode_delta(d)
-            back = fo.deltas[i] = fo.decode_delta(delta_b)
-        except Exception as exc:
-            raise unstorable(exc, d, run_id, step, nid, f"branch {i} delta") from exc
-        if type(back) is dict:  # a TypedDict codec drops undeclared keys
-            lost = undeclared_keys(d, back)
-            if lost:
-                raise dropped_delta_keys(fo.eng, lost, run_id, step, nid)
-        if fo.check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
-            check_finite(d, run_id, step, nid, f"branch {i} delta")
+    delta_b = None if d is None else _delta_bytes(fo, i, nid, d)
     evs = res.events
     calls_b = None if bctx.calls is None and not evs else record_calls(bctx, False, run_id, step, nid, evs)
     if evs:
@@ -370,6 +352,14 @@ def _landed(
         BranchRecord, (run_id, step, i, nid, delta_b, attempt, calls_b, _now())
     )
     return rec
+
+
+def _delta_bytes(fo: _FanOut[S], i: int, nid: str, d: Any) -> bytes:
+    """Branch `i`'s delta as stored; what reads back from those bytes goes to `fo.deltas[i]`."""
+    delta_b, fo.deltas[i] = branch_delta(
+        fo.eng, d, fo.encode_delta, fo.decode_delta, fo.readback, fo.run_id, fo.step, nid, i
+    )
+    return delta_b
 
 
 def _routed(route: Any, i: int, run_id: str, step: int, nid: str) -> GraphError:

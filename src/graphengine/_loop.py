@@ -27,23 +27,26 @@ from ._checks import (
     max_steps_error,
     reducer_failed,
     static_route,
+    undeclared_keys,
     wrong_delta,
     wrong_route,
 )
 from ._encoding import (
     FAN_OUT_NODE,
     check_finite,
+    check_read_back,
     check_size,
     encode_events,
     error_text,
     may_hide,
+    plan_for,
     record_calls,
     route_checked,
     snapshot_of,
     unstorable,
 )
 from ._fanout import fan_out_step
-from ._runtime import settled, undeclared_keys
+from ._runtime import settled
 from .branches import hand_out, hands_out
 from .errors import (
     EncodeError,
@@ -57,6 +60,7 @@ from .route_codec import RouteCodec
 from .routing import Next, NextKind
 
 if TYPE_CHECKING:
+    from ._readback import ReadBackPlan
     from ._runtime import Runtime
     from .context import Context
     from .result import NodeResult
@@ -157,6 +161,8 @@ class _Run(Generic[S]):
     encode_delta: Callable[[Any], bytes]
     decode_delta: Callable[[bytes], Any]
     check_nulls: bool
+    readback: ReadBackPlan | None
+    """The state type's read-back comparisons (None: every field's type fixes what JSON gives back)."""
     reducer: Callable[[S, Any], S]
     is_state: Callable[[Any], bool]
     budgets: Any
@@ -214,6 +220,7 @@ class _Run(Generic[S]):
             eng.codec.encode_delta,
             eng.decode_delta,
             eng.check_nulls,
+            plan_for(eng.state_type),
             eng.reducer,
             eng.is_state,
             opts.field_budgets,
@@ -353,7 +360,9 @@ def _step_record(
     """
     run_id, step, node_id = run.run_id, run.step, node.id
     resumed = run.resumed
-    calls_b = record_calls(ctx, resumed, run_id, step, node_id) if resumed or ctx.calls else None
+    # `calls` is a list once the node called a tool, even one whose refused result left it empty:
+    # `record_calls` must see that refusal (the step fails even if the node caught it).
+    calls_b = record_calls(ctx, resumed, run_id, step, node_id) if resumed or ctx.calls is not None else None
     run.resumed = False
     run.interrupted_at = None
     delta = res.delta
@@ -418,6 +427,8 @@ def _merge(run: _Run[S], node: CompiledNode[S], delta: Any) -> bytes | None:
             raise dropped_delta_keys(run.eng, undeclared_keys(delta, back), run_id, step, node_id)
         if run.check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
             check_finite(delta, run_id, step, node_id, "delta")
+        if run.readback is not None:
+            check_read_back(run.readback, delta, back, run_id, step, node_id, "delta")
         delta = back
         try:
             run.state = run.reducer(run.state, delta)

@@ -30,6 +30,7 @@ import threading
 from collections.abc import AsyncIterator
 from typing import cast
 
+from ._runtime import settled
 from .errors import RunBusyError
 from .store import Lease, LeaseLostError, LeaseStore, RunLockStore, Store, StoreError
 
@@ -137,8 +138,18 @@ async def owning(store: Store, run_id: str, *, lease_ttl: float | None) -> Async
 async def _leased(store: LeaseStore, run_id: str, ttl: float) -> AsyncIterator[bool]:
     """Hold the run's lease while the body drives it: claimed, renewed every `ttl / 3`, released."""
     who = f"{socket.gethostname()}:{os.getpid()}/resume{next(_claims)}"
+    claim = asyncio.ensure_future(store.claim(run_id, who, ttl))
     try:
-        lease = await store.claim(run_id, who, ttl)
+        lease = await settled(claim)
+    except asyncio.CancelledError:
+        # The server may have granted the lease the cancelled caller gave up on: given back, or
+        # the run could not be answered by anyone until it ran out.
+        if claim.done() and not claim.cancelled() and claim.exception() is None:
+            got = claim.result()
+            if got is not None:
+                with contextlib.suppress(StoreError):
+                    await settled(store.release(got))
+        raise
     except StoreError:
         if await store.get_run(run_id) is not None:
             raise
@@ -158,7 +169,7 @@ async def _leased(store: LeaseStore, run_id: str, ttl: float) -> AsyncIterator[b
         beat.cancel()
         await asyncio.gather(beat, return_exceptions=True)
         try:
-            await store.release(lease)
+            await settled(store.release(lease))
         except StoreError as exc:  # the lease runs out by itself ttl seconds after the last renewal
             _log.warning("run %r: releasing lease token %d failed: %s", run_id, lease.token, exc)
 

@@ -31,8 +31,8 @@ from graphengine.store import (
 )
 
 from ._attempts import execute
-from ._checks import checked_delta
-from ._encoding import FAN_OUT_NODE, UPDATE_NODE, error_text, may_hide, non_finite
+from ._checks import checked_delta, undeclared_keys
+from ._encoding import FAN_OUT_NODE, UPDATE_NODE, error_text, may_hide, non_finite, read_back_change
 from ._fingerprint import changes, same_graph, upgraded
 from .commute import delta_commutes
 from .context import Context
@@ -257,6 +257,9 @@ class Runtime(Generic[S]):
                 raise ValueError(
                     f"keys {lost!r} are not declared by {self.type_name} (they would be dropped)"
                 )
+            where = read_back_change(self.state_type, initial, back, full=True)
+            if where is not None:
+                raise ValueError(f"it would not read back as itself, at {where}")
             return back, encoded
         except (ValidationError, ValueError, TypeError) as exc:
             raise StateValidationError(
@@ -508,13 +511,6 @@ class CheckedReducer:
 def checked_reducer(fn: Callable[[Any, Any], Any], tp: Any) -> Callable[[Any, Any], Any]:
     """`fn` wrapped in a `CheckedReducer` for state type `tp`."""
     return CheckedReducer(fn, tp)
-
-
-def undeclared_keys(sent: Any, back: Any) -> list[Any]:
-    """Keys of a dict `sent` that its decoded copy `back` lost (a TypedDict codec drops undeclared keys)."""
-    if type(back) is dict and isinstance(sent, dict) and len(back) < len(sent):
-        return [k for k in sent if k not in back]
-    return []
 
 
 def state_copier(tp: Any) -> Callable[[Any], Any]:

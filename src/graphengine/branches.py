@@ -31,17 +31,15 @@ from graphengine.emit import EventKind
 from graphengine.store import BranchLeaseStore, BranchRecord, RunStatus
 
 from ._attempts import execute
-from ._checks import branch_routed, dropped_delta_keys, reducer_failed, wrong_delta, wrong_route
+from ._checks import branch_delta, branch_routed, reducer_failed, wrong_route
 from ._encoding import (
     FAN_OUT_NODE,
-    check_finite,
     check_size,
     isolated_bytes,
-    may_hide,
+    plan_for,
     record_calls,
-    unstorable,
 )
-from ._runtime import settled, undeclared_keys
+from ._runtime import settled
 from .errors import GraphError
 from .routing import Next, NextKind
 
@@ -281,20 +279,8 @@ async def _run(rt: Runtime[Any], run_id: str, step: int, i: int, p: _Pending) ->
 
 
 def _delta_bytes(rt: Runtime[Any], d: Any, run_id: str, step: int, nid: str, i: int) -> bytes | None:
-    """The branch's delta encoded, refused unless it reads back as itself."""
+    """The branch's delta encoded, refused unless it reads back as itself (the in-process branches' check)."""
     if d is None:
         return None
-    if not rt.is_state(d):
-        raise wrong_delta(rt, d, run_id, step, nid)
-    what = f"branch {i} delta"
-    try:
-        delta_b = rt.codec.encode_delta(d)
-        back = rt.decode_delta(delta_b)
-    except Exception as exc:
-        raise unstorable(exc, d, run_id, step, nid, what) from exc
-    lost = undeclared_keys(d, back)
-    if lost:
-        raise dropped_delta_keys(rt, lost, run_id, step, nid)
-    if rt.check_nulls and may_hide(delta_b):
-        check_finite(d, run_id, step, nid, what)
-    return delta_b
+    plan = plan_for(rt.state_type)
+    return branch_delta(rt, d, rt.codec.encode_delta, rt.decode_delta, plan, run_id, step, nid, i)[0]

@@ -16,7 +16,8 @@ from typing_extensions import TypeVar
 from graphengine.emit import Emitter, Event, EventKind, safe_emit
 from graphengine.store import adaptable_type
 
-from .errors import ContextMissingError
+from ._jsonvalue import not_json
+from .errors import ContextMissingError, EncodeError
 
 __all__ = ["NOT_GIVEN", "Context", "InterruptSignal", "Tool", "ToolCallError"]
 
@@ -122,6 +123,8 @@ class Context(Generic[C]):
     """Tool calls made by this execution so far (filled by `call`), recorded with the step."""
     given: Any = None
     """The run context as the caller handed it (read it as `context`)."""
+    refused: EncodeError | None = None
+    """A tool result `call` refused to record: the step fails with it even if the node caught it."""
 
     @property
     def context(self) -> C:
@@ -170,7 +173,10 @@ class Context(Generic[C]):
         `tool` is a `Tool` (`name` + `async call(ctx, input)`) or any callable of one argument,
         sync or async. The result is stored as JSON and what the node receives is that JSON
         value (validated into `output`, a type, when given), both live and on replay, so a
-        replayed node sees exactly what the live one saw. A raising tool is recorded too and
+        replayed node sees exactly what the live one saw: a model or dataclass arrives as a dict,
+        a datetime as its ISO string, a tuple as a list. A result with no JSON form (an arbitrary
+        object, NaN, bytes that are not UTF-8) raises `EncodeError` (field "calls") naming the
+        tool, and the step fails with it even if the node catches it. A raising tool is recorded too and
         raises `ToolCallError` (live and on replay). Calls made by a failed attempt are not
         recorded; key external effects on `idempotency_key`, as a node that was running when
         its process died runs again.
@@ -202,7 +208,6 @@ class Context(Generic[C]):
                 out = fn(self, input) if callable(fn) and not inspect.isfunction(t) else t(input)
                 if inspect.isawaitable(out):
                     out = await out
-                entry["output"] = to_jsonable_python(out, fallback=str)
             except Exception as exc:
                 try:
                     text = str(exc)
@@ -210,6 +215,8 @@ class Context(Generic[C]):
                     text = f"<str() raised {type(why).__name__}>"
                 entry["error"] = f"{type(exc).__name__}: {text}"
                 entry["error_type"] = type(exc).__name__
+            else:
+                entry["output"] = self._recordable(tname, idx, out)
         made.append(entry)
         if "error" in entry:
             raise ToolCallError(
@@ -219,6 +226,34 @@ class Context(Generic[C]):
             )
         value = entry.get("output")
         return TypeAdapter(adaptable_type(output)).validate_python(value) if output is not None else value
+
+    def _recordable(self, tname: str, idx: int, out: Any) -> Any:
+        """The JSON value recorded of tool `tname`'s result `out`; `EncodeError` when there is none.
+
+        Values with a JSON form (models, dataclasses, datetimes, tuples, Enums...) are recorded
+        and handed to the node in that form, live and on replay alike. A result with none (an
+        arbitrary object, NaN, bytes that are not UTF-8) is refused: recording its `str()` would
+        hand replay a string where the live node had the object. The refusal stays on the
+        context, so the step fails with it even if the node catches it.
+        """
+        try:
+            value = to_jsonable_python(out)
+            where = not_json(value, "output")
+        except Exception as exc:  # no JSON form (pydantic's error, a bytes decode error, ...)
+            where = f"output ({type(exc).__name__}: {str(exc)[:200]})"
+        if where is None:
+            return value
+        err = EncodeError(
+            f"node {self.node_id!r} at step {self.step} of run {self.run_id!r}: the result of tool "
+            f"{tname!r} (call #{idx + 1}, a {type(out).__name__}) cannot be recorded so that replay "
+            f"serves what the node got, at {where}; return JSON values, a pydantic model or a dataclass",
+            run_id=self.run_id,
+            step=self.step,
+            node_id=self.node_id,
+            field="calls",
+        )
+        self.refused = err
+        raise err
 
     def emit(
         self, msg: str, meta: Mapping[str, Any] | None = None, *, kind: EventKind | str = EventKind.CUSTOM

@@ -29,11 +29,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Final
 
+from .errors import GraphError
+
 __all__ = ["CronError", "CronExpr"]
 
 
-class CronError(ValueError):
-    """A cron expression that does not parse or can never fire; `field` names the culprit."""
+class CronError(GraphError, ValueError):
+    """A cron expression that does not parse or can never fire; `field` names the culprit.
+
+    A `GraphError` as every error of the engine's API, and a `ValueError` (a bad argument).
+    """
 
     def __init__(self, msg: str, *, expr: str, field: str = "") -> None:
         super().__init__(msg)

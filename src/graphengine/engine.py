@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -38,6 +39,7 @@ from ._runtime import (
     checked_reducer,
     dumps,
     error_delta,
+    settled,
     state_check,
     state_copier,
 )
@@ -895,28 +897,16 @@ class _ResumeRead:
 
     async def move_to(self, status: RunStatus) -> None:
         """Set the run's status if it is still as read; `_MovedOn` (or, answering, `RunBusyError`) if not."""
-        write = self.store.set_status(
+        await _move_run(
+            self.store,
             self.run_id,
             status,
-            error=self.error,
-            error_node=self.error_node,
-            expect_step=self.step,
-            expect_status=self.status,
+            self.error,
+            self.error_node,
+            self.step,
+            self.status,
+            self.answering,
         )
-        if not self.answering:
-            await _cas(write)
-            return
-        try:
-            await write
-        except StatusConflictError as exc:
-            # Another resume moved the run between our read and this write: the answer was
-            # meant for the pause we read, not for wherever the run is now.
-            raise RunBusyError(
-                f"run {self.run_id!r}: another resume took the answer of its pause at step "
-                f"{self.step} (the run is now {exc.status} at step {exc.step}); nothing was run",
-                run_id=self.run_id,
-                step=self.step,
-            ) from exc
 
 
 def _refuse_taken_answer(
@@ -950,12 +940,57 @@ class _MovedOn(Exception):
         self.error = error
 
 
-async def _cas(write: Awaitable[None]) -> None:
-    """Await a compare-and-set status write of resume; `_MovedOn` when it lost the race."""
+async def _move_run(
+    store: Store,
+    run_id: str,
+    status: RunStatus,
+    err: str | None,
+    err_node: str | None,
+    seen_step: int,
+    seen_status: RunStatus,
+    answering: bool,
+) -> None:
+    """Resume's status write, conditioned on the step and status it read.
+
+    A lost race is `_MovedOn` (retried), or `RunBusyError` when this resume answers a pause (the
+    answer was meant for the pause it read). Settled: a server may commit a write its cancelled
+    client gave up on; a cancelled move to `running` is followed by `cancelled`, as this resume
+    will not drive the run (never `running` with no driver).
+    """
+    write = store.set_status(
+        run_id,
+        status,
+        error=err,
+        error_node=err_node,
+        expect_step=seen_step,
+        expect_status=seen_status,
+    )
     try:
-        await write
+        await settled(write)
+    except asyncio.CancelledError:
+        if status is RunStatus.RUNNING:
+            await _cancelled_before_driving(store, run_id, seen_step, err, err_node)
+        raise
     except StatusConflictError as exc:
-        raise _MovedOn(exc) from exc
+        if not answering:
+            raise _MovedOn(exc) from exc
+        raise RunBusyError(
+            f"run {run_id!r}: another resume took the answer of its pause at step "
+            f"{seen_step} (the run is now {exc.status} at step {exc.step}); nothing was run",
+            run_id=run_id,
+            step=seen_step,
+        ) from exc
+
+
+async def _cancelled_before_driving(
+    store: Store, run_id: str, step: int, err: str | None, err_node: str | None
+) -> None:
+    """Mark `cancelled` a run a cancelled resume had just marked `running` (at `step`), keeping its
+    routed error; a conflict means another driver moved it on, which then owns its status."""
+    with contextlib.suppress(StatusConflictError):
+        await settled(
+            store.set_status(run_id, RunStatus.CANCELLED, error=err, error_node=err_node, expect_step=step)
+        )
 
 
 def _check_input(run_id: str, value: Any) -> None:

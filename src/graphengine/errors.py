@@ -221,7 +221,11 @@ class EncodeError(StepError):
     JSON has no NaN or infinity (they would be stored as null), nesting deeper than the codec
     reads back is refused, and so is a value that does not validate as the state type (built with
     `model_construct`, or changed after validation) or that JSON cannot hold at all (`object()`,
-    bytes that are not UTF-8, lone surrogates). So is a step the store can never take: one whose
+    bytes that are not UTF-8, lone surrogates), or that JSON would give back as another type in a
+    field whose type does not fix it (a tuple, an Enum, a datetime or an int key in an `Any` field;
+    the message names the path and the type to declare), a tool result with no JSON form (the
+    message names the tool), or a resume input, event meta or interrupt payload that is not
+    plain JSON. So is a step the store can never take: one whose
     encoded fields add up to more than the store's `max_value_bytes` (checked before writing;
     `field` names the largest), or one the database refused (`store.ValueRefusedError` as
     `__cause__`; `field` is "step").

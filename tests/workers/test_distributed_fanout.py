@@ -28,7 +28,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -36,7 +36,7 @@ from db_servers import MYSQL_DSN, POSTGRES_DSN, mysql_store, require_worker_serv
 from fanout_graph import FState, build
 from pydantic import BaseModel
 
-from graphengine import Branch, Context, Engine, NodeError, NodeResult, fan_out, stop
+from graphengine import Branch, Context, EncodeError, Engine, NodeError, NodeResult, fan_out, stop
 from graphengine.branches import FanOutGone, dispatching, run_branch
 from graphengine.commute import commutative
 from graphengine.crdt import GCounter, converge, replica_id
@@ -426,3 +426,60 @@ async def test_serve_refuses_a_fan_out_threshold_below_one(server: PostgresStore
     queue = RunQueue(POSTGRES_DSN, queue=unique_name("refuse"))
     with pytest.raises(ValueError, match="fan_out_jobs=0"):
         await queue.serve(eng, fan_out_jobs=0, install_signal_handlers=False)
+
+
+class LooseState(BaseModel):
+    """A state with a field typed Any: what JSON gives back there is not fixed by its type."""
+
+    item: int = 0
+    loose: Any = None
+
+
+def _loose_graph(store: Store) -> Engine[LooseState]:
+    async def start(ctx: Context, s: LooseState) -> NodeResult[LooseState]:
+        return NodeResult(route=fan_out([Branch("work", LooseState(item=k)) for k in range(3)], join="join"))
+
+    async def work(ctx: Context, s: LooseState) -> NodeResult[LooseState]:
+        # Branch 1 puts a tuple in the Any field: stored as JSON it would come back a list.
+        return NodeResult(delta=LooseState(loose=(s.item,) if s.item == 1 else [s.item]))
+
+    async def join(ctx: Context, s: LooseState) -> NodeResult[LooseState]:
+        return NodeResult(route=stop())
+
+    g = Engine(LooseState, store=store)
+    g.add("start", start).add("work", work).add("join", join).start_at("start")
+    return g
+
+
+async def test_a_branch_job_delta_that_would_not_read_back_is_refused_as_in_process(
+    server: PostgresStore | MySQLStore,
+) -> None:
+    """A branch run as a job elsewhere whose delta would read back as another type is refused with the
+    in-process fan-out's EncodeError (field "branch 1 delta"), stores nothing, and the join fails the run."""
+    with pytest.raises(EncodeError, match="tuple would read back as a list") as local:
+        await _loose_graph(MemoryStore()).run("l", LooseState())
+    assert local.value.field == "branch 1 delta"
+    eng = _loose_graph(server)
+    handed = _Recorder()
+    with dispatching(handed):
+        await eng.run("x", LooseState())
+    assert handed.out == [("x", 2, [0, 1, 2])]
+    for b in range(3):
+        lease = await server.claim_branch("x", 2, b, "test", 60)
+        assert lease is not None
+        out = await run_branch(eng, "x", 2, b)
+        if b == 1:
+            assert out.record is None and isinstance(out.error, EncodeError)
+            assert out.error.field == "branch 1 delta" and str(out.error) == str(local.value).replace(
+                "'l'", "'x'"
+            )
+            await server.fail_branch(2, b, lease, str(out.error))
+        else:
+            assert out.record is not None
+            await server.save_branch(out.record, lease)
+    assert [r.branch for r in await server.load_branches("x", 2)] == [0, 2]
+    with dispatching(handed), pytest.raises(EncodeError, match="tuple would read back as a list"):
+        await eng.resume("x")
+    run = await server.get_run("x")
+    assert run is not None and run.status is RunStatus.FAILED
+    assert [r.step for r in await server.load_steps("x")] == [1]  # the fan-out step was not committed

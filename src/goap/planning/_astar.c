@@ -63,7 +63,7 @@ typedef struct {
     /* task */
     Core *core;
     int nw, nops, nvars;
-    uint64_t *pmask, *pval, *keep, *evl; /* nops * nw each */
+    uint64_t *pmask, *pval, *keep, *evl; /* nops * nw each; freed once compacted (pw_mask, ...) */
     double *cost;
     int *bvar, nbvar;     /* variables with a bucket table, ascending */
     int *bstart;          /* per bucketed variable: first slot of its table in bslot */
@@ -72,6 +72,10 @@ typedef struct {
     uint64_t *gmask, *gval;
     int *pw_start, *pw_list; /* per operator: the words its precondition tests */
     int *ew_start, *ew_list; /* per operator: the words its effects write */
+    /* beside pw_list and ew_list, their words' precondition mask and value, kept mask and effect
+     * value: an operator's test reads a few adjacent words, not rows of nw words (a long chain's
+     * rows are 1 KiB apart: each test was a cache miss) */
+    uint64_t *pw_mask, *pw_val, *ew_keep, *ew_val;
     /* states */
     uint64_t *words;
     double *g, *hc; /* hc: NAN = not cached */
@@ -96,7 +100,7 @@ static void search_free(Search *S) {
     if (S->perm)
         for (int i = 0; i < S->n; i++) Py_XDECREF(S->perm[i]);
     void *ptrs[] = {S->pmask, S->pval, S->keep, S->evl, S->cost, S->bvar, S->bstart, S->bslot, S->blist,
-                    S->freeops, S->gmask, S->gval, S->pw_start, S->pw_list, S->ew_start, S->ew_list, S->words,
+                    S->freeops, S->gmask, S->gval, S->pw_start, S->pw_list, S->ew_start, S->ew_list, S->pw_mask, S->pw_val, S->ew_keep, S->ew_val, S->words,
                     S->g, S->hc, S->parent, S->pop, S->perm, S->closed, S->lmoff, S->lmlen, S->table, S->arena, S->inh, S->heap, S->tmp, S->cur, S->bytes};
     for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) PyMem_Free(ptrs[i]);
 }
@@ -536,7 +540,11 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
     }
     S->pw_list = PyMem_Calloc((size_t)npw + 1, sizeof(int));
     S->ew_list = PyMem_Calloc((size_t)new_ + 1, sizeof(int));
-    if (!S->pw_list || !S->ew_list) {
+    S->pw_mask = PyMem_Calloc((size_t)npw + 1, sizeof(uint64_t));
+    S->pw_val = PyMem_Calloc((size_t)npw + 1, sizeof(uint64_t));
+    S->ew_keep = PyMem_Calloc((size_t)new_ + 1, sizeof(uint64_t));
+    S->ew_val = PyMem_Calloc((size_t)new_ + 1, sizeof(uint64_t));
+    if (!S->pw_list || !S->ew_list || !S->pw_mask || !S->pw_val || !S->ew_keep || !S->ew_val) {
         PyErr_NoMemory();
         return -1;
     }
@@ -545,12 +553,27 @@ static int setup(Search *S, PyObject *ops, PyObject *buckets, PyObject *goal) {
         S->pw_start[o] = ip;
         S->ew_start[o] = ie;
         for (size_t k = 0; k < nw; k++) {
-            if (S->pmask[o * nw + k] != 0) S->pw_list[ip++] = (int)k;
-            if (S->keep[o * nw + k] != ~(uint64_t)0) S->ew_list[ie++] = (int)k;
+            size_t at = (size_t)o * nw + k;
+            if (S->pmask[at] != 0) {
+                S->pw_mask[ip] = S->pmask[at];
+                S->pw_val[ip] = S->pval[at];
+                S->pw_list[ip++] = (int)k;
+            }
+            if (S->keep[at] != ~(uint64_t)0) {
+                S->ew_keep[ie] = S->keep[at];
+                S->ew_val[ie] = S->evl[at];
+                S->ew_list[ie++] = (int)k;
+            }
         }
     }
     S->pw_start[S->nops] = ip;
     S->ew_start[S->nops] = ie;
+    /* the rows are not read again: their nops * nw words each (50 MB for a 10,000-action chain) go */
+    uint64_t **rows[] = {&S->pmask, &S->pval, &S->keep, &S->evl};
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        PyMem_Free(*rows[i]);
+        *rows[i] = NULL;
+    }
     /* successor index: per bucketed variable (ascending), per value, its operators in index order */
     PyObject *bt = tuple_of_len(buckets, no, "search: one bucket per operator");
     if (!bt) return -1;
@@ -908,27 +931,29 @@ PyObject *Core_search(Core *c, PyObject *const *args, Py_ssize_t nargs) {
             }
             for (const int *it = lo; it < hi; it++) {
                 int o = *it;
-                const uint64_t *pm = S.pmask + (size_t)o * nw, *pv = S.pval + (size_t)o * nw;
                 int app = 1;
-                const int *wq = S.pw_list + S.pw_start[o], *wend = S.pw_list + S.pw_start[o + 1];
-                for (; wq < wend; wq++)
-                    if ((sw[*wq] & pm[*wq]) != pv[*wq]) {
+                for (int j = S.pw_start[o], jend = S.pw_start[o + 1]; j < jend; j++)
+                    if ((sw[S.pw_list[j]] & S.pw_mask[j]) != S.pw_val[j]) {
                         app = 0;
                         break;
                     }
                 if (!app) continue;
-                const uint64_t *kp = S.keep + (size_t)o * nw, *ev = S.evl + (size_t)o * nw;
                 /* effects that already hold give the same state again, never cheaper: pruned */
                 int same = 1;
-                const int *eq = S.ew_list + S.ew_start[o], *eend = S.ew_list + S.ew_start[o + 1];
-                for (const int *q = eq; q < eend; q++)
-                    if (((sw[*q] & kp[*q]) | ev[*q]) != sw[*q]) {
+                int e0 = S.ew_start[o], eend = S.ew_start[o + 1];
+                for (int j = e0; j < eend; j++) {
+                    uint64_t w = sw[S.ew_list[j]];
+                    if (((w & S.ew_keep[j]) | S.ew_val[j]) != w) {
                         same = 0;
                         break;
                     }
+                }
                 if (same) continue;
                 memcpy(S.tmp, sw, nw * sizeof(uint64_t));
-                for (const int *q = eq; q < eend; q++) S.tmp[*q] = (sw[*q] & kp[*q]) | ev[*q];
+                for (int j = e0; j < eend; j++) {
+                    int q = S.ew_list[j];
+                    S.tmp[q] = (sw[q] & S.ew_keep[j]) | S.ew_val[j];
+                }
                 generated++;
                 PyObject *perm = NULL;
                 if (canon && call_canon(&S, canon, &perm) < 0) goto done;

@@ -58,6 +58,8 @@ typedef struct {
      * lmcut_run uses (0: not chosen yet, both; 1: fact id; 2: hashed id), and its probe counts */
     int tie, tie_use;
     long long tie_probes, tie_wins[2];
+    /* whether the current run broke a tie between two preconditions by rank (see lmcut_run) */
+    int tie_hit;
 } Core;
 
 #if defined(__GNUC__)

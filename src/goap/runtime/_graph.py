@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from goap.planning import (
     ActionRetry,
     ActionSpec,
@@ -199,8 +201,13 @@ class GoapGraph:
     async def resume(self, run_id: str, **kwargs: Any) -> GoapState:
         """Continue a run after a crash, failure or interrupt (see `Engine.resume`).
 
-        To answer an approval: ``resume(run_id, input={"approved": True, ...})``.
+        To answer an approval: ``resume(run_id, input={"approved": True, ...})``, or an instance
+        of the action's approval form, which is recorded as its JSON fields (the engine records
+        only JSON values; the approval step validates them into the form, live and on replay).
         """
+        answer = kwargs.get("input")
+        if isinstance(answer, BaseModel):
+            kwargs["input"] = answer.model_dump(mode="json")
         return await self.engine.resume(run_id, **kwargs)
 
     async def step(

@@ -52,7 +52,6 @@ BARRIER = "__superstep__"
 _NO_INPUT: Any = object()
 _NO_CONTEXT: tuple[Any, Any] = (None, None)
 _EDITED = "edited"
-_COMMAND = "langgraph_command"  # a resume input that is a LangGraph Command, encoded
 _LIVE_MAX = 256
 # The engine's own step limit only guards against a runaway barrier: LangGraph's recursion
 # limit (checked by the barrier, as LangGraph's loop checks it) is the one users see.
@@ -80,6 +79,23 @@ class PregelState(TypedDict):
     """Tasks of the current step that finished: task id -> (name, path, triggers, writes)."""
     intr: dict[str, str]
     """Tasks of the current step that called `interrupt()`: task id -> (interrupts, resume writes)."""
+
+
+_ANSWER_KEY = "lg_answer"
+
+
+def _recorded_answer(value: Any) -> Any:
+    """A resume answer as the engine records it: LangGraph's serializer's text (`encode`) in a
+    one-key dict, so that a `Command`, a model or a tuple reads back as itself on replay (the
+    engine takes only values JSON keeps exactly). `None` stays None (no answer)."""
+    return None if value is None else {_ANSWER_KEY: encode(value)}
+
+
+def _answer_of(recorded: Any) -> Any:
+    """The answer `_recorded_answer` recorded; a run recorded before it was used holds the plain value."""
+    if type(recorded) is dict and len(recorded) == 1 and type(recorded.get(_ANSWER_KEY)) is str:
+        return decode(recorded[_ANSWER_KEY])
+    return recorded
 
 
 def _reduce(prev: PregelState, delta: PregelState) -> PregelState:
@@ -211,10 +227,11 @@ class AdaptedGraph:
             state["pause"] in ("before", "after") or (state["intr"] and not _interrupts(state))
         ):
             input = None  # a breakpoint (of this graph or of a subgraph): nothing to answer
-        if isinstance(input, Command):
-            # Stored as LangGraph's serializer writes it: JSON would read back a dict, not a Command.
-            input = {_COMMAND: encode(input)}
-        coro = self.engine.resume(run_id) if input is _NO_INPUT else self.engine.resume(run_id, input=input)
+        coro = (
+            self.engine.resume(run_id)
+            if input is _NO_INPUT
+            else self.engine.resume(run_id, input=_recorded_answer(input))
+        )
         return await self._finish(run_id, coro, context, config)
 
     def resume_sync(
@@ -318,10 +335,7 @@ class AdaptedGraph:
                 # As a saver keeps them: the task's interrupts are pending writes too, which is
                 # what makes LangGraph read answers by interrupt id (`Command(resume={id: v})`).
                 live.pending.append((tid, INTERRUPT, interrupts))
-            answer = ctx.resume_input
-            if isinstance(answer, dict) and set(answer) == {_COMMAND} and isinstance(answer[_COMMAND], str):
-                answer = decode(answer[_COMMAND])
-            lg.answer(run_id, live, answer)
+            lg.answer(run_id, live, _answer_of(ctx.resume_input))
         elif s["intr"]:
             if cached is not None:
                 self._keep(run_id, cached)

@@ -30,7 +30,8 @@ choice is admissible) but changes the cuts and the value, by up to a fifth on IP
   preconditions. Which ranking does best depends on the task (the fact id, i.e. the sorted fact
   names, suits rovers; a fixed hash of it satellite), so the first :data:`TIE_PROBES` evaluations
   run both and keep the larger value, counting which ranking gave the strictly larger one; the
-  one that did so more often is used alone from then on.
+  one that did so more often is used alone from then on. An evaluation whose first run chose no
+  supporter by rank skips the second, which would repeat it step for step.
 
 The cut itself stops at operators that enter the goal zone (their other effects are not explored
 through them, as in Fast Downward): a smaller landmark, still a cut.
@@ -144,6 +145,7 @@ class LMCut:
             self._tie_use = 0
             self._tie_probes = 0
             self._tie_wins = [0, 0]
+            self._tie_hit = False
 
     def __call__(self, state: State) -> float:
         """The LM-cut value of ``state`` (``INF`` for a relaxed dead end)."""
@@ -166,8 +168,16 @@ class LMCut:
         if rt.impossible:
             return INF, ()
         use = self._tie_use
+        self._tie_hit = False
         first = self._once(state, inherited, self._hashed if use == 2 else None)
         if use != 0 or first[0] == INF:
+            return first
+        if not self._tie_hit:
+            # no supporter was chosen by rank: the second ranking would repeat this run step for
+            # step (same value, a probe neither wins), so it is not run
+            self._tie_probes += 1
+            if self._tie_probes == TIE_PROBES:
+                self._tie_use = 2 if self._tie_wins[1] > self._tie_wins[0] else 1
             return first
         second = self._once(state, inherited, self._hashed)
         self._tie_probes += 1
@@ -245,7 +255,8 @@ class LMCut:
             for o in cut:
                 cost[o] -= m
             found.append((frozenset(cut), m))
-            _decrease(rt, h, supp, cost, cut, rank)
+            if _decrease(rt, h, supp, cost, cut, rank):
+                self._tie_hit = True
         return total, tuple(found)
 
 
@@ -277,12 +288,14 @@ def _decrease(
     cost: list[float],
     cut: Sequence[int],
     rank: Sequence[int] | None = None,
-) -> None:
+) -> bool:
     """Update h^max and supporters in place after the costs of ``cut`` fell.
 
     Values only fall, so a Dijkstra-style propagation from the cut operators' effects reaches the
-    new fixpoint; operators whose preconditions fell get their supporter re-chosen.
+    new fixpoint; operators whose preconditions fell get their supporter re-chosen. Returns
+    whether a re-chosen supporter was decided by ``rank`` (two preconditions of equal value).
     """
+    tie_hit = False
     pres = rt.pres
     effs = rt.effs
     pre_of = rt.pre_of
@@ -294,7 +307,7 @@ def _decrease(
                 h[e] = v
                 heap.append((v, e))
     if not heap:
-        return
+        return False
     heapq.heapify(heap)
     pop = heapq.heappop
     push = heapq.heappush
@@ -312,13 +325,18 @@ def _decrease(
             bv = h[f]
             for p in pres[o]:
                 hp = h[p]
-                # ties: the highest-ranked (the ranking of the module docstring)
-                if hp > bv or (hp == bv and (p > best if rank is None else rank[p] > rank[best])):
+                if hp > bv:
                     bv = hp
                     best = p
+                elif hp == bv and p != best:
+                    # ties: the highest-ranked (the ranking of the module docstring)
+                    tie_hit = True
+                    if p > best if rank is None else rank[p] > rank[best]:
+                        best = p
             supp[o] = best
             v = bv + cost[o]
             for e in effs[o]:
                 if v < h[e] - _EPS:
                     h[e] = v
                     push(heap, (v, e))
+    return tie_hit
