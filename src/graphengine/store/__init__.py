@@ -27,9 +27,18 @@ from .ids import MAX_ID_CHARS, check_id
 from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
-from .protocol import LeaseStore, RunLockStore, Store
+from .protocol import LeaseStore, RunLockStore, Store, WaitStore
 from .prune import InvalidPolicyError, PruneMixin, PrunePolicy, PruneReport, prune
-from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .records import (
+    BranchRecord,
+    Checkpoint,
+    Latest,
+    RunRecord,
+    RunStatus,
+    SignalRecord,
+    StepRecord,
+    TimerRecord,
+)
 from .sqlite import SQLiteStore
 from .transfer import RunTransfer, export_run, import_run
 from .url import open_store, register_scheme
@@ -60,13 +69,16 @@ __all__ = [
     "RunStatus",
     "RunTransfer",
     "SQLiteStore",
+    "SignalRecord",
     "StatusConflictError",
     "StepConflictError",
     "StepRecord",
     "Store",
     "StoreError",
     "StoreUnavailableError",
+    "TimerRecord",
     "ValueRefusedError",
+    "WaitStore",
     "adaptable_type",
     "check_id",
     "export_run",
