@@ -44,6 +44,7 @@ from ._encoding import (
 )
 from ._fanout import fan_out_step
 from ._runtime import settled, undeclared_keys
+from ._waits import Waiter, enter_wait
 from .errors import (
     EncodeError,
     GraphError,
@@ -69,6 +70,7 @@ _GOTO = NextKind.GOTO
 _STOP = NextKind.STOP
 _FAN_OUT = NextKind.FAN_OUT
 _INTERRUPT = NextKind.INTERRUPT
+_WAIT = NextKind.WAIT
 _now = time.time
 
 
@@ -98,6 +100,8 @@ class FirstHop:
     """The run's `VersionMap` when some of its stored values predate the engine's state version."""
     turn_start: int = 0
     """The step that began the current turn (0: the run's first); `max_steps` counts from it."""
+    prior: Any = None
+    """When the first node continues its own wait: the calls its waiting step recorded."""
 
 
 _FRESH = FirstHop()
@@ -199,6 +203,8 @@ async def drive(
     sizes: dict[str, int] = {}
     resumed, resume_input, approved = first.resumed, first.input, first.approved
     interrupted_at = first.interrupted_at
+    prior = first.prior
+    waiter = Waiter(eng, run_id)  # the run's clock and signals, for nodes that wait
     last_err = (first.error, first.error_node)
     node_id = ""
     t0 = 0.0
@@ -228,7 +234,17 @@ async def drive(
                     eng.emit(Event(run_id, step, node_id, "", _NO_META, kind=EventKind.NODE_START))
                 try:
                     res, attempt, ctx = await execute(
-                        eng, node, run_id, step, state, resumed, resume_input, None, interrupted_at
+                        eng,
+                        node,
+                        run_id,
+                        step,
+                        state,
+                        resumed,
+                        resume_input,
+                        None,
+                        interrupted_at,
+                        prior=prior,
+                        waiter=waiter,
                     )
                 except NodeError as exc:
                     if node.error_route is None:
@@ -240,10 +256,12 @@ async def drive(
                     since_bytes = since_steps = 0  # that step stored a snapshot
                     resumed = False
                     interrupted_at = None
+                    prior = None
                     continue
                 calls_b = record_calls(ctx, resumed, run_id, step, node_id)
                 resumed = False
                 interrupted_at = None
+                prior = None
                 delta = res.delta
                 snapshot = False
                 if delta is None:
@@ -352,6 +370,9 @@ async def drive(
                     await _pause(
                         eng, run_id, step, node_id, last_err, "interrupted", {"payload": route.payload}
                     )
+                    return state
+                if rk is _WAIT:
+                    await enter_wait(eng, run_id, step, node_id, route, last_err)
                     return state
             elif kind is _FAN_OUT:
                 node_id = FAN_OUT_NODE

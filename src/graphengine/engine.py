@@ -41,7 +41,8 @@ from ._runtime import (
 )
 from ._spec import GraphSpec, graph_spec
 from ._stream import RunStream, stream_continue, stream_resume, stream_run
-from .context import NOT_GIVEN
+from ._waits import Waker, claimed, on_resume, send_signal, signal_of, wait_store
+from .context import NOT_GIVEN, Signal
 from .errors import (
     DuplicateNodeError,
     EncodeError,
@@ -141,6 +142,10 @@ class Engine(RunReads[S]):
         self._is_state = state_check(state_type)
         self._copy_state: Callable[[S], S] = state_copier(state_type)
         self._error_delta: Callable[[str], S] | None = error_delta(state_type)
+        self.waker: Waker | None = None
+        """Told when a run begins to wait or a signal makes it due (`graphengine.Scheduler`, or
+        `RunQueue.waker()` to defer a queue job to the due time); None: the timer is in the store
+        and waits there for a scheduler (`graphengine serve`/`worker` run one) or a `resume`."""
 
     # ------------------------------------------------------------------ wiring
 
@@ -318,6 +323,7 @@ class Engine(RunReads[S]):
             is_state=self._is_state,
             copy_state=self._copy_state,
             error_delta=self._error_delta,
+            waker=self.waker,
         )
 
     def spec(self) -> GraphSpec:
@@ -531,6 +537,15 @@ class Engine(RunReads[S]):
                 ) from exc
 
         interrupted_at = None
+        prior = None
+        woke = nxt if nxt.kind is NextKind.WAIT else None
+        if woke is not None:
+            hop = await on_resume(rt, latest, woke, sole)
+            if hop is None:  # not due yet, or claimed by another driver: nothing to run
+                if sole and run.status is not RunStatus.WAITING:
+                    await move_to(RunStatus.WAITING)
+                return state
+            nxt, prior = hop
         if nxt.kind is NextKind.INTERRUPT:
             assert latest.last is not None
             if not has_input:
@@ -573,7 +588,7 @@ class Engine(RunReads[S]):
             input=input if has_input else None,
             # A sole driver answering a run left `running` at a pause takes over an answer whose
             # driver died; without input (or ownership) such a run pauses again instead.
-            approved=paused or (has_input and sole and run.status is RunStatus.RUNNING),
+            approved=paused or woke is not None or (has_input and sole and run.status is RunStatus.RUNNING),
             interrupted_at=interrupted_at,
             error=err,
             error_node=err_node,
@@ -582,8 +597,11 @@ class Engine(RunReads[S]):
             since_steps=self.options.snapshot_every if forced_snapshot else len(latest.tail),
             versions=vm,
             turn_start=rt.turn_start(run),
+            prior=prior,
         )
-        await move_to(RunStatus.RUNNING)
+        await move_to(RunStatus.RUNNING)  # for a waiting run: the claim, won by one waker
+        if woke is not None:
+            await claimed(rt, run_id, seen_step)
         if self.emitter is not None:
             rt.emit(
                 Event(
@@ -595,7 +613,35 @@ class Engine(RunReads[S]):
                     kind=EventKind.RUN_RESUME,
                 )
             )
+            if woke is not None:
+                w = woke.payload
+                meta = {"until": w.until, "signal": w.signal, "then": woke.target}
+                rt.emit(Event(run_id, seen_step, woke.target, "woken", meta, kind=EventKind.WAKE))
         return await drive(rt, rt.graph, rt.routes, run_id, state, latest.last_step, nxt, first)
+
+    async def signal(self, run_id: str, name: str, payload: Any = None, *, id: str | None = None) -> Signal:
+        """Send signal `name` with `payload` (JSON values) to run `run_id`; returns the stored signal.
+
+        Idempotent by `id`: a second signal with an id the run already has stores nothing and
+        returns the first (webhooks retry: pass their delivery id). Without `id` a fresh one is
+        made. A signal that comes before its `ctx.wait_for(name)` is buffered and received by
+        it; each signal is received once, oldest first. A run waiting for `name` is made due at
+        once (and the engine's `waker` told, so a scheduler or worker continues it); without one
+        it continues on its next `resume`. Raises `SignalRefusedError` for an unknown run or one
+        that is done (nothing was stored), `ValueError` for an empty name or a payload JSON
+        cannot hold, `WaitError` when the store keeps no signals.
+        """
+        rt = self.runtime()
+        sig, _, _ = await send_signal(rt, run_id, name, payload, id)
+        return sig
+
+    async def signals(self, run_id: str) -> list[Signal]:
+        """The signals sent to run `run_id`, in arrival order; `taken_step` names the step that
+        received each (None: buffered). `RunNotFoundError` for an unknown run."""
+        rt = self.runtime()
+        store = wait_store(rt, f"the signals of run {run_id!r}")
+        await rt.get_run(run_id)
+        return [signal_of(s) for s in await store.list_signals(run_id)]
 
     def resume_sync(
         self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False, context: Any = None

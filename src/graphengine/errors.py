@@ -15,6 +15,9 @@
     │                                   interrupt another resume answered: nothing was run
     ├── RunNotFinishedError             continue_run/update_state of a run still running (names it)
     ├── ContextMissingError             a node read `ctx.context` during a replay given no context
+    ├── WaitError                       ctx.sleep/ctx.wait_for where a run cannot wait (a fan-out
+    │                                   branch), or a store that keeps no timers
+    ├── SignalRefusedError              a signal to an unknown run, or to a run that is done
     ├── GraphChangedError               resume with a graph whose fingerprint differs
     ├── SchemaVersionError              a stored state version with no migration path to the engine's
     │   └── MigrationError              a migration function raised (cause in __cause__)
@@ -75,10 +78,12 @@ __all__ = [
     "RunNotFinishedError",
     "RunNotFoundError",
     "SchemaVersionError",
+    "SignalRefusedError",
     "StateValidationError",
     "StepError",
     "UnknownNodeError",
     "UnsupportedFeature",
+    "WaitError",
 ]
 
 
@@ -162,6 +167,23 @@ class ContextMissingError(GraphError):
     The run context is never stored; `replay(run_id, context=...)` hands it again
     (`context=None` for a run that had none).
     """
+
+
+class WaitError(GraphError):
+    """A node called `ctx.sleep` or `ctx.wait_for` where a run cannot wait (a fan-out branch), or
+    the engine's store keeps no timers (`store.WaitStore`)."""
+
+
+class SignalRefusedError(GraphError):
+    """`Engine.signal` to a run that does not exist, or that is done (nothing waits for it any more).
+
+    `status` is the run's status, or None for an unknown run. Nothing was stored.
+    """
+
+    def __init__(self, msg: str, *, run_id: str, status: str | None) -> None:
+        super().__init__(msg, run_id=run_id)
+        self.status = status
+        """The run's status (`done`), or None when there is no such run."""
 
 
 class GraphChangedError(GraphError):
