@@ -25,7 +25,7 @@ from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
 from ._version import __version__ as __version__
 from .commute import MergeOrder, commutative, is_commutative, is_idempotent
-from .context import Context, InterruptSignal, Tool, ToolCallError
+from .context import Context, InterruptSignal, Signal, Tool, ToolCallError, WaitSignal, WaitTimeoutError
 from .crdt import (
     CRDT,
     GCounter,
@@ -61,9 +61,11 @@ from .errors import (
     RunNotFinishedError,
     RunNotFoundError,
     SchemaVersionError,
+    SignalRefusedError,
     StateValidationError,
     StepError,
     UnknownNodeError,
+    WaitError,
 )
 from .exports import publish as _publish
 from .graph import Edge
@@ -72,7 +74,8 @@ from .node import DualNode, Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, delta_fields, merge, replace
 from .result import NodeResult
-from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
+from .routing import Branch, Next, NextKind, Wait, fan_out, goto, interrupt, sleep_until, stop
+from .scheduler import Scheduler
 from .subgraph import Subgraph, SubgraphError
 from .versions import Migration, VersionMap
 
@@ -130,7 +133,10 @@ __all__ = [
     "RunNotFoundError",
     "RunStream",
     "Runtime",
+    "Scheduler",
     "SchemaVersionError",
+    "Signal",
+    "SignalRefusedError",
     "StateValidationError",
     "StepError",
     "StepView",
@@ -142,6 +148,10 @@ __all__ = [
     "UPDATE_NODE",
     "UnknownNodeError",
     "VersionMap",
+    "Wait",
+    "WaitError",
+    "WaitSignal",
+    "WaitTimeoutError",
     "append",
     "commutative",
     "converge",
@@ -160,6 +170,7 @@ __all__ = [
     "replace",
     "replica_id",
     "run_blocking",
+    "sleep_until",
     "stop",
 ]
 

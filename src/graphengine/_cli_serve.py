@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import signal
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphengine.store import MemoryStore, open_store
+from graphengine.store import LeaseStore, MemoryStore, WaitStore, open_store
 
 from ._cli_common import PROG, CliError, cli_store, json_out, load_engine, rich_console, write_out
 from .errors import NodeError
+from .scheduler import Scheduler
 from .viz import render as render_file
 from .viz import run_path, to_dot, to_mermaid
 
@@ -47,9 +50,8 @@ async def cmd_serve(args: argparse.Namespace) -> int:
             await store.list_runs(
                 limit=1
             )  # a file that is not a database fails now, not on the first request
-            app = create_app(
-                load_engine(args.engine, store), token=token, allowed_hosts=allowed, max_body=args.max_body
-            )
+            engine = load_engine(args.engine, store)
+            app = create_app(engine, token=token, allowed_hosts=allowed, max_body=args.max_body)
             config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
             server = uvicorn.Server(config)
             # Uvicorn logs where it listens only for sockets it binds itself; say it as it would
@@ -59,7 +61,9 @@ async def cmd_serve(args: argparse.Namespace) -> int:
             logging.getLogger("uvicorn.error").info(
                 "Uvicorn running on http://%s:%d (Press CTRL+C to quit)", shown, where[1]
             )
-            await server.serve(sockets=[sock])
+            # Runs that sleep or wait for a signal are woken here (timers read from the store).
+            async with _waking(engine):
+                await server.serve(sockets=[sock])
             if not server.started:
                 raise CliError("the server did not start (see its log above)")
         finally:
@@ -259,8 +263,13 @@ async def cmd_worker(args: argparse.Namespace) -> int:
     if args.log_level != "debug":
         logging.getLogger("procrastinate").setLevel(logging.WARNING)  # a line per job otherwise
     async with cli_store(args) as store:
+        eng = load_engine(args.engine, store)
+        if not isinstance(store, LeaseStore):
+            # The embedded set-up (SQLite, no queue): this worker wakes waiting runs and drives
+            # them in-process, until stopped.
+            await _wake_forever(eng)
+            return 0
         try:
-            eng = load_engine(args.engine, store)
             await serve(
                 eng,
                 queue_dsn=args.queue_dsn,
@@ -272,3 +281,27 @@ async def cmd_worker(args: argparse.Namespace) -> int:
         except TypeError as exc:  # a store without leases
             raise CliError(str(exc)) from exc
     return 0
+
+
+@contextlib.asynccontextmanager
+async def _waking(engine: Any) -> AsyncIterator[None]:
+    """A `Scheduler` for `engine` while the body runs (none when its store keeps no timers)."""
+    if not isinstance(engine.store, WaitStore):
+        yield
+        return
+    async with Scheduler(engine):
+        yield
+
+
+async def _wake_forever(engine: Any) -> None:
+    """`graphengine worker` on a store without leases: wake and drive waiting runs until stopped."""
+    if not isinstance(engine.store, WaitStore):
+        raise CliError(f"worker: the store ({type(engine.store).__name__}) has no leases and keeps no timers")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    logging.getLogger("graphengine.scheduler").info("waking waiting runs of %s", type(engine.store).__name__)
+    async with Scheduler(engine):
+        await stop.wait()

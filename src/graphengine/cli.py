@@ -189,7 +189,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="drawing format (default: from the FILE's suffix, else dot; png/svg/pdf need Graphviz)",
     )
     sp.add_argument("--run", metavar="RUN", help="highlight this run's path (needs --store)")
-    sp = add("worker", cmd_worker, "serve queued runs of an engine (procrastinate queue on PostgreSQL)")
+    sp = add(
+        "worker",
+        cmd_worker,
+        "serve queued runs of an engine (procrastinate queue on PostgreSQL); on SQLite, wake its waiting runs",
+    )
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument(
         "--queue-dsn",
