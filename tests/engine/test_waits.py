@@ -73,6 +73,15 @@ async def status(engine: Engine[Any], run_id: str) -> RunStatus:
     return (await engine.get_run(run_id)).status
 
 
+async def finished(engine: Engine[Any], run_id: str, *, within: float) -> None:
+    """Wait (polling the store) until the run is done; fail after `within` seconds."""
+    for _ in range(int(within / 0.01)):
+        if await status(engine, run_id) is RunStatus.DONE:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"run {run_id!r} is still {await status(engine, run_id)} after {within} s")
+
+
 # ------------------------------------------------------------------------------------ ctx.sleep
 
 
@@ -193,7 +202,7 @@ async def test_sleep_until_waits_then_goes_to_its_node(store: Store) -> None:
 def test_sleep_until_refuses_a_naive_datetime() -> None:
     """A datetime without a timezone is ambiguous: `ValueError` saying to add one."""
     with pytest.raises(ValueError, match="timezone-aware"):
-        sleep_until(datetime(2030, 1, 1), then="b")  # noqa: DTZ001 (the naive datetime under test)
+        sleep_until(datetime(2030, 1, 1), then="b")
 
 
 async def test_sleep_until_to_an_unknown_node_fails_the_step() -> None:
@@ -252,8 +261,7 @@ async def test_a_scheduler_started_after_the_due_time_wakes_the_run(tmp_path: Pa
     async with SQLiteStore(tmp_path / "runs.db") as store:
         eng = napper(store, clock, runs)
         async with Scheduler(eng):
-            while await status(eng, "r1") is not RunStatus.DONE:
-                await asyncio.sleep(0.01)
+            await finished(eng, "r1", within=5.0)
     assert runs == ["fresh", "prior"]
 
 
