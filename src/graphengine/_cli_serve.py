@@ -295,8 +295,11 @@ async def _waking(engine: Any) -> AsyncIterator[None]:
 
 async def _wake_forever(engine: Any) -> None:
     """`graphengine worker` on a store without leases: wake and drive waiting runs until stopped."""
-    if not isinstance(engine.store, WaitStore):
-        raise CliError(f"worker: the store ({type(engine.store).__name__}) has no leases and keeps no timers")
+    if not isinstance(engine.store, WaitStore) or isinstance(engine.store, MemoryStore):
+        raise CliError(
+            "workers need a store with leases (PostgresStore or MySQLStore), or a SQLiteStore file "
+            f"whose waiting runs they wake; not {type(engine.store).__name__} (no other process sees it)"
+        )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
