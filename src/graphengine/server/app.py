@@ -13,13 +13,16 @@ Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
     POST /api/runs/{run_id}/cancel      cancel a run this server is driving (status becomes cancelled)
     POST /api/runs/{run_id}/replay      re-execute the run against its record; the replay report
                                         (?allow_graph_change=true: even with a changed graph)
+    POST /api/runs/{run_id}/signals     send a signal {"name", "payload"?, "id"?} (idempotent by id: a
+                                        webhook's delivery id); 201 with the stored signal
+    GET  /api/runs/{run_id}/signals     the run's signals in arrival order, with the step that took each
     GET  /api/runs/{run_id}/events      Server-Sent Events of a run this server drives, then an `end` event
     GET  /api/graph                     the graph as JSON, DOT, Mermaid or SVG (?format=, ?run= highlights a run)
     GET  /                              the inspector page (see `graphengine.server.inspector`)
 
 Errors are JSON `{"detail": ...}` with these status codes (`graphengine.server.errors`): 404 an
 unknown run (or step);
-409 a run id that exists, a run already running in this server, a cancel of a run that is not
+409 a run id that exists, a signal to a run that is done, a run already running in this server, a cancel of a run that is not
 running here, a graph or state schema that changed since the run started; 422 a request or an
 initial state that does not validate (`detail` lists the field errors, FastAPI's shape, with
 `loc` starting `["body", "state", ...]`); 401 a missing or wrong token when auth is on.
@@ -65,8 +68,9 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graphengine.store import RunRecord, RunStatus, StoreError
+from graphengine.store import RunRecord, RunStatus, StoreError, WaitStore
 
+from ..context import Signal
 from ..engine import Engine
 from ..errors import GraphError, RunExistsError, StateValidationError
 from ..viz import RunPath, run_path, to_dot, to_mermaid
@@ -151,11 +155,50 @@ class RunDetail(RunSummary):
     """The state after the last committed step (JSON)."""
     interrupt: InterruptInfo | None = None
     """What the run waits for, when it is paused."""
+    wait: WaitInfo | None = None
+    """What the run waits for, when it is `waiting` (a timer, a signal)."""
     fingerprint: str = ""
     """Fingerprint of the graph the run started with."""
     graph_changed: bool = False
     """True when this engine's graph differs from the run's (resume and replay are refused with 409
     unless asked with `?allow_graph_change=true`)."""
+
+
+class WaitInfo(BaseModel):
+    """What a waiting run waits for."""
+
+    until: float | None = None
+    """When it is due (seconds since the epoch), or None: only a signal wakes it."""
+    signal: str | None = None
+    """The signal it waits for, if any."""
+
+
+class SignalInfo(BaseModel):
+    """A signal stored for a run."""
+
+    name: str
+    """What `ctx.wait_for(name)` waits for."""
+    id: str
+    """The sender's id (a second signal with it was not stored)."""
+    payload: Any = None
+    """Its JSON payload."""
+    ts: float
+    """When it was received (seconds since the epoch)."""
+    taken_step: int | None = None
+    """The step whose node received it; None while it is buffered."""
+
+
+class SendSignal(BaseModel):
+    """Body of `POST /api/runs/{run_id}/signals`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=255)
+    """The signal's name."""
+    payload: Any = None
+    """Its payload (JSON)."""
+    id: str | None = Field(default=None, min_length=1, max_length=255)
+    """Idempotency key: a second signal with this id is not stored (default: a new id)."""
 
 
 class StartRun(BaseModel):
@@ -463,6 +506,19 @@ def create_app(
             ),
             fingerprint=rec.fingerprint,
             graph_changed=not engine.runtime().same_graph(rec),
+            wait=await waiting(rec),
+        )
+
+    async def waiting(rec: RunRecord) -> WaitInfo | None:
+        store = engine.store
+        if rec.status is not RunStatus.WAITING or not isinstance(store, WaitStore):
+            return None
+        timer = await store.get_timer(rec.run_id)
+        return None if timer is None else WaitInfo(until=timer.wake_at, signal=timer.signal)
+
+    def signal_info(sig: Signal) -> SignalInfo:
+        return SignalInfo(
+            name=sig.name, id=sig.id, payload=jsonable(sig.payload), ts=sig.ts, taken_step=sig.taken_step
         )
 
     def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
@@ -645,6 +701,31 @@ def create_app(
             ],
             text=str(rep),
         )
+
+    @app.post(
+        "/api/runs/{run_id}/signals",
+        response_model=SignalInfo,
+        status_code=201,
+        tags=["runs"],
+        responses={404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    async def send_signal(run_id: RunId, body: Annotated[SendSignal, Body()]) -> SignalInfo:
+        """Send a signal to a run (`Engine.signal`); a run waiting for it is woken. Idempotent by `id`.
+
+        404 for an unknown run, 409 for a run that is done; a second signal with the same id
+        answers the first one (nothing stored)."""
+        _refuse_nonfinite(body.payload, ("body", "payload"))
+        return signal_info(await engine.signal(run_id, body.name, body.payload, id=body.id))
+
+    @app.get(
+        "/api/runs/{run_id}/signals",
+        response_model=list[SignalInfo],
+        tags=["runs"],
+        responses={404: _ERRORS[404]},
+    )
+    async def list_signals(run_id: RunId) -> list[SignalInfo]:
+        """The run's signals in arrival order; `taken_step` names the step that received each."""
+        return [signal_info(sig) for sig in await engine.signals(run_id)]
 
     @app.get(
         "/api/runs/{run_id}/events",
