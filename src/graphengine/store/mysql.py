@@ -276,17 +276,18 @@ FROM runs WHERE run_id = %s""",
 SELECT %s, %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
 ON DUPLICATE KEY UPDATE step = VALUES(step), state = VALUES(state), ts = VALUES(ts)""",
 )
-# `signal` is a reserved word in MySQL and MariaDB: quoted wherever it is named.
+# `signal` is a reserved word in MySQL and MariaDB: quoted wherever it is named. Due timers are
+# read through the timers' due-time index first (STRAIGHT_JOIN), not from every waiting run.
 _WAIT_STATEMENTS: Final = WaitStatements(
     put_timer="""INSERT INTO timers (run_id, step, wake_at, `signal`)
 SELECT %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
 ON DUPLICATE KEY UPDATE step = VALUES(step), wake_at = VALUES(wake_at), `signal` = VALUES(`signal`)""",
     get_timer="SELECT run_id, step, wake_at, `signal` FROM timers WHERE run_id = %s",
     clear_timer="UPDATE timers SET wake_at = NULL WHERE run_id = %s AND step = %s",
-    due_timers="""SELECT t.run_id, t.step, t.wake_at, t.`signal` FROM timers t JOIN runs r ON r.run_id = t.run_id
+    due_timers="""SELECT t.run_id, t.step, t.wake_at, t.`signal` FROM timers t STRAIGHT_JOIN runs r ON r.run_id = t.run_id
 WHERE t.wake_at IS NOT NULL AND t.wake_at <= %s AND r.status = 'waiting' ORDER BY t.wake_at, t.run_id LIMIT %s""",
-    next_due="""SELECT min(t.wake_at) FROM timers t JOIN runs r ON r.run_id = t.run_id
-WHERE t.wake_at IS NOT NULL AND r.status = 'waiting'""",
+    next_due="""SELECT t.wake_at FROM timers t STRAIGHT_JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
     # A taken id counts 0 rows: the update sets the row to what it holds (CLIENT_FOUND_ROWS is off).
     add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
 SELECT %s, %s, %s, %s, %s, NULL FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)

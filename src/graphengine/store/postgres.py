@@ -258,8 +258,8 @@ ON CONFLICT (run_id) DO UPDATE SET step = excluded.step, wake_at = excluded.wake
     clear_timer="UPDATE timers SET wake_at = NULL WHERE run_id = $1 AND step = $2",
     due_timers="""SELECT t.run_id, t.step, t.wake_at, t.signal FROM timers t JOIN runs r ON r.run_id = t.run_id
 WHERE t.wake_at IS NOT NULL AND t.wake_at <= $1 AND r.status = 'waiting' ORDER BY t.wake_at, t.run_id LIMIT $2""",
-    next_due="""SELECT min(t.wake_at) FROM timers t JOIN runs r ON r.run_id = t.run_id
-WHERE t.wake_at IS NOT NULL AND r.status = 'waiting'""",
+    next_due="""SELECT t.wake_at FROM timers t JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
     add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
 SELECT $1::text, $2::text, $3::text, $4::bytea, $5::float8, NULL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $6)
 ON CONFLICT (run_id, signal_id) DO NOTHING""",

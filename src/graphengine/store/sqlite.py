@@ -192,16 +192,18 @@ WHERE coalesce((SELECT step FROM steps WHERE run_id = ? ORDER BY step DESC LIMIT
 SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
 ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts""",
 )
+# Due timers are read through the timers' due-time index first (CROSS JOIN fixes that order in
+# SQLite): otherwise, with no statistics, the planner starts from every waiting run.
 _WAIT_STATEMENTS: Final = WaitStatements(
     put_timer="""INSERT INTO timers (run_id, step, wake_at, signal)
 SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
 ON CONFLICT (run_id) DO UPDATE SET step = excluded.step, wake_at = excluded.wake_at, signal = excluded.signal""",
     get_timer="SELECT run_id, step, wake_at, signal FROM timers WHERE run_id = ?",
     clear_timer="UPDATE timers SET wake_at = NULL WHERE run_id = ? AND step = ?",
-    due_timers="""SELECT t.run_id, t.step, t.wake_at, t.signal FROM timers t JOIN runs r ON r.run_id = t.run_id
+    due_timers="""SELECT t.run_id, t.step, t.wake_at, t.signal FROM timers t CROSS JOIN runs r ON r.run_id = t.run_id
 WHERE t.wake_at IS NOT NULL AND t.wake_at <= ? AND r.status = 'waiting' ORDER BY t.wake_at, t.run_id LIMIT ?""",
-    next_due="""SELECT min(t.wake_at) FROM timers t JOIN runs r ON r.run_id = t.run_id
-WHERE t.wake_at IS NOT NULL AND r.status = 'waiting'""",
+    next_due="""SELECT t.wake_at FROM timers t CROSS JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
     add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
 SELECT ?, ?, ?, ?, ?, NULL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
 ON CONFLICT (run_id, signal_id) DO NOTHING""",
