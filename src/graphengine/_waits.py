@@ -26,11 +26,13 @@ from graphengine.store import (
     Latest,
     RunStatus,
     SignalRecord,
+    StepRecord,
     TimerRecord,
     WaitStore,
     check_id,
 )
 
+from ._encoding import UPDATE_NODE
 from ._runtime import settled
 from .context import Signal
 from .errors import SignalRefusedError, WaitError
@@ -39,7 +41,18 @@ from .routing import Next, Wait, goto
 if TYPE_CHECKING:
     from ._runtime import Runtime
 
-__all__ = ["Waiter", "Waker", "claimed", "enter_wait", "on_resume", "send_signal", "signal_of", "wait_store"]
+__all__ = [
+    "Waiter",
+    "Waker",
+    "claimed",
+    "enter_wait",
+    "keep_waiting",
+    "on_resume",
+    "send_signal",
+    "signal_of",
+    "wait_store",
+    "waiting_step",
+]
 
 _log = logging.getLogger("graphengine")
 
@@ -194,8 +207,39 @@ async def on_resume(
         if not waiting:
             await store.put_timer(TimerRecord(run.run_id, last.step, w.until, w.signal))
         return None
-    prior = _recorded_calls(last.calls, run.run_id, last.step) if w.resume else None
+    prior = None
+    if w.resume:
+        rec = last
+        at = waiting_step(eng, last)
+        if at != last.step:  # an edit (`update_state`) came after the waiting step
+            found = await store.load_steps(run.run_id, after=at - 1, limit=1)
+            rec = found[0] if found else last
+        prior = _recorded_calls(rec.calls, run.run_id, rec.step)
     return goto(nxt.target), prior
+
+
+def waiting_step(eng: Runtime[Any], last: StepRecord) -> int:
+    """The step whose node waits, for a run whose last step `last` left a WAIT hop: `last` itself,
+    or the one an `update_state` edit after it names."""
+    if last.node_id != UPDATE_NODE:
+        return last.step
+    try:
+        step = json.loads(last.calls or b"{}")["waiting"]
+        return int(step)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise CorruptRecordError(
+            f"run {last.run_id!r} step {last.step}: stored edit {last.calls!r:.80} does not name the "
+            f"step that waits: {exc!r}",
+            run_id=last.run_id,
+            step=last.step,
+            field="calls",
+        ) from exc
+
+
+async def keep_waiting(eng: Runtime[Any], run_id: str, step: int, route: Next) -> None:
+    """Store the timer of a run that waits on after step `step` (an edit of a waiting run)."""
+    w: Wait = route.payload
+    await wait_store(eng, f"run {run_id!r}").put_timer(TimerRecord(run_id, step, w.until, w.signal))
 
 
 def _recorded_calls(calls: bytes | None, run_id: str, step: int) -> Sequence[Mapping[str, Any]]:

@@ -870,6 +870,8 @@ class Engine(RunReads[S]):
         nxt = rt.route(steps[at_step - 1]) if at_step else rt.start_of(src)
         if nxt.kind is NextKind.INTERRUPT:
             nxt = goto(rt.interrupted(steps[at_step - 1])[0])
+        elif nxt.kind is NextKind.WAIT:
+            nxt = goto(nxt.target)  # a fork does not inherit the wait: its node runs (and waits) anew
         if patch is not None:
             if not rt.is_state(patch):
                 raise StateValidationError(

@@ -451,3 +451,40 @@ async def test_otel_records_the_wait_and_the_signal() -> None:
     assert signal.attributes["graphengine.run_id"] == "r1"
     assert signal.attributes["graphengine.signal.id"] == "s1"
     provider.shutdown()
+
+
+# ------------------------------------------------------------------------------------ edits, forks, views
+
+
+async def test_an_edit_of_a_waiting_run_keeps_it_waiting_on_the_same_deadline(store: Store) -> None:
+    """`update_state` of a sleeping run leaves it waiting; when due its node resumes its own sleep."""
+    clock, runs = Clock(), []
+    eng = napper(store, clock, runs)
+    await eng.run("r1", Log())
+    await eng.update_state("r1", Log(log=["edited"]))
+    assert await status(eng, "r1") is RunStatus.WAITING
+    assert await Scheduler(eng).tick() == []
+    clock.advance(3600)
+    assert await eng.resume("r1") == Log(log=["edited", "woke after call 1"])
+    assert runs == ["fresh", "prior"]
+    assert (await eng.replay("r1")).ok
+
+
+async def test_a_fork_at_a_waiting_step_runs_its_node_anew() -> None:
+    """A fork from the step where a run began to wait does not inherit the wait: its node runs and waits again."""
+    clock, runs = Clock(), []
+    eng = napper(MemoryStore(), clock, runs)
+    await eng.run("r1", Log())
+    await eng.fork("r1", "f1", at_step=1)
+    assert await status(eng, "f1") is RunStatus.WAITING
+    assert runs == ["fresh", "fresh"]
+
+
+async def test_the_run_path_of_a_waiting_run_points_at_the_node_that_waits() -> None:
+    """The drawing's current node of a waiting run is the node it will run when woken."""
+    from graphengine.viz import run_path
+
+    eng = napper(MemoryStore(), Clock(), [])
+    await eng.run("r1", Log())
+    path = await run_path(eng, "r1")
+    assert path.status == "waiting" and path.current == "nap"
