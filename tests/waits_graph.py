@@ -38,7 +38,7 @@ def build(store: Store) -> Engine[NapState]:
     pid = os.getpid()
 
     async def nap_node(ctx: Context, s: NapState) -> NodeResult[NapState]:
-        phase = "after" if ctx.prior else "before"
+        phase = "after" if ctx.woken else "before"
         os.write(fd, f"exec {pid} {ctx.run_id} {ctx.step} {phase}\n".encode())
         await ctx.sleep(timedelta(seconds=nap))
         done = ["woke"]

@@ -53,15 +53,12 @@ async def execute(
     recorded: Any = None,
     emitter: Any = _SAME,
     attempt: int = 1,
-    prior: Any = None,
-    waiter: Any = None,
 ) -> tuple[NodeResult[S], int, Context]:
     """Run one node with its retries and timeout; returns its result and the attempts it took.
 
     Raises `NodeError` (or `NodeTimeoutError`) after the last failed attempt, at once for an
     exception outside `retry_on`; engine errors (a bad return value) are not retried.
     `attempt` > 1 continues the retries of a caller that made the earlier attempts itself.
-    `prior`/`waiter`: see `Context` (a node continuing its own wait; the run's clock and signals).
     """
     call = node.call
     if emitter is _SAME:
@@ -81,8 +78,6 @@ async def execute(
             recorded,
             None,
             given,
-            prior,
-            waiter,
         )
         try:
             if node.timeout is None:

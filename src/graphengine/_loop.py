@@ -45,6 +45,7 @@ from ._encoding import (
 from ._fanout import fan_out_step
 from ._runtime import settled, undeclared_keys
 from ._waits import Waiter, enter_wait
+from .context import WAIT_SCOPE, WaitScope
 from .errors import (
     EncodeError,
     GraphError,
@@ -183,7 +184,30 @@ async def drive(
     nxt: Next,
     first: FirstHop = _FRESH,
 ) -> S:
-    """Drive a run from `nxt` until it stops, interrupts or fails; returns the state at that point."""
+    """Drive a run from `nxt` until it stops, interrupts, waits or fails; returns the state at that point.
+
+    Its nodes' waits (`ctx.sleep`, `ctx.wait_for`) find the run's clock and signals, and for a
+    first node continuing its own wait the calls its waiting step recorded, in a context variable.
+    """
+    woken = step + 1 if first.prior is not None else 0
+    token = WAIT_SCOPE.set(WaitScope(Waiter(eng, run_id), woken, first.prior, run_id))
+    try:
+        return await _drive(eng, g, rc, run_id, state, step, nxt, first)
+    finally:
+        WAIT_SCOPE.reset(token)
+
+
+async def _drive(
+    eng: Runtime[S],
+    g: CompiledGraph[S],
+    rc: RouteCodec[S],
+    run_id: str,
+    state: S,
+    step: int,
+    nxt: Next,
+    first: FirstHop,
+) -> S:
+    """The step loop of `drive`."""
     store = eng.store
     codec = eng.codec
     encode_delta = codec.encode_delta
@@ -203,8 +227,6 @@ async def drive(
     sizes: dict[str, int] = {}
     resumed, resume_input, approved = first.resumed, first.input, first.approved
     interrupted_at = first.interrupted_at
-    prior = first.prior
-    waiter = Waiter(eng, run_id)  # the run's clock and signals, for nodes that wait
     last_err = (first.error, first.error_node)
     node_id = ""
     t0 = 0.0
@@ -243,8 +265,6 @@ async def drive(
                         resume_input,
                         None,
                         interrupted_at,
-                        prior=prior,
-                        waiter=waiter,
                     )
                 except NodeError as exc:
                     if node.error_route is None:
@@ -256,12 +276,10 @@ async def drive(
                     since_bytes = since_steps = 0  # that step stored a snapshot
                     resumed = False
                     interrupted_at = None
-                    prior = None
                     continue
                 calls_b = record_calls(ctx, resumed, run_id, step, node_id)
                 resumed = False
                 interrupted_at = None
-                prior = None
                 delta = res.delta
                 snapshot = False
                 if delta is None:

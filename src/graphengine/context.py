@@ -6,6 +6,7 @@ import inspect
 import math
 import time
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 from types import MappingProxyType
@@ -29,6 +30,8 @@ __all__ = [
     "Signal",
     "Tool",
     "ToolCallError",
+    "WAIT_SCOPE",
+    "WaitScope",
     "WaitSignal",
     "WaitTimeoutError",
 ]
@@ -117,6 +120,25 @@ class Signal:
     """In a run's signal listing: the step whose node received it (None: still buffered)."""
 
 
+@dataclass(slots=True)
+class WaitScope:
+    """What the step loop driving a run gives its nodes' waits (a context variable, so building
+    a `Context` per node execution costs nothing more)."""
+
+    waiter: Any
+    """The run's clock and signal box (`graphengine._waits.Waiter`)."""
+    step: int
+    """The step whose node continues its own wait (0: none)."""
+    prior: Sequence[Mapping[str, Any]] | None
+    """The calls the waiting step recorded, served in order to that step's node."""
+    run_id: str
+    """The run being driven."""
+
+
+WAIT_SCOPE: ContextVar[WaitScope | None] = ContextVar("graphengine_wait_scope", default=None)
+"""The wait scope of the run the current task drives (None outside the step loop)."""
+
+
 SLEEP_TOOL = "graphengine.sleep"
 """The tool name `ctx.sleep` records among a step's calls."""
 WAIT_TOOL = "graphengine.wait_for"
@@ -185,12 +207,6 @@ class Context(Generic[C]):
     """Tool calls made by this execution so far (filled by `call`), recorded with the step."""
     given: Any = None
     """The run context as the caller handed it (read it as `context`)."""
-    prior: Sequence[Mapping[str, Any]] | None = None
-    """When this execution continues the node's own wait: the calls its waiting step recorded,
-    served in order (tool results, and the deadlines and signals of its earlier waits)."""
-    waiter: Any = None
-    """The run's clock and signal box (`graphengine._waits.Waiter`); None where a node cannot
-    wait (fan-out branches, adapters)."""
 
     @property
     def context(self) -> C:
@@ -295,12 +311,26 @@ class Context(Generic[C]):
                     tool=tname,
                 )
             return dict(self.recorded[idx])
-        prior = self.prior
+        scope = self._scope()
+        prior = scope.prior if scope is not None and scope.step == self.step else None
         if prior is not None:
             if idx < len(prior) and prior[idx].get("tool") == tname:
                 return dict(prior[idx])
-            self.prior = None  # the node took another path than before its wait
+            scope.prior = None  # type: ignore[union-attr]  # the node took another path than before its wait
         return None
+
+    def _scope(self) -> WaitScope | None:
+        """The wait scope of this execution's run; None in a fan-out branch or outside the loop."""
+        scope = WAIT_SCOPE.get()
+        if scope is None or self.branch is not None or scope.run_id != self.run_id:
+            return None
+        return scope
+
+    @property
+    def woken(self) -> bool:
+        """Whether this execution continues the node's own wait (`sleep`, `wait_for`), woken when due."""
+        scope = self._scope()
+        return scope is not None and scope.step == self.step and scope.prior is not None
 
     def _next_call(self) -> tuple[list[dict[str, Any]], int]:
         made = self.calls
@@ -309,7 +339,8 @@ class Context(Generic[C]):
         return made, len(made)
 
     def _live_waiter(self, what: str) -> Any:
-        w = self.waiter
+        scope = self._scope()
+        w = scope.waiter if scope is not None else None
         if w is None:
             where = (
                 f"branch {self.branch} (node {self.node_id!r})"

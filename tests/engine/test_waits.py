@@ -61,7 +61,7 @@ def napper(store: Store, clock: Clock, executions: list[str], **kw: Any) -> Engi
     calls: list[int] = []
 
     async def nap(ctx: Context, s: Log) -> NodeResult[Log]:
-        executions.append("prior" if ctx.prior else "fresh")
+        executions.append("prior" if ctx.woken else "fresh")
         got = await ctx.call(lambda _: calls.append(1) or len(calls), None, name="count")
         await ctx.sleep(timedelta(hours=1))
         return NodeResult(delta=Log(log=[f"woke after call {got}"]), route=stop())
