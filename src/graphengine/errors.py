@@ -43,7 +43,8 @@ reach the run (they are logged).
 `ToolCallError` (from `ctx.call`) is raised to the node, like an exception of its own code, so
 retries and error routes apply to it; it is not part of this tree. Nor is `SubgraphError`, a
 child run's failure raised in its parent's subgraph node for the same reason: the caller gets the
-parent's `NodeError`, naming the parent run.
+parent's `NodeError`, naming the parent run. Nor is `WaitTimeoutError`, raised to a node whose
+`ctx.wait_for` timeout passed before its signal came.
 
 Store errors (`store.StoreError`, e.g. `CorruptRecordError` for an undecodable step row) pass
 through the engine unchanged and leave the run as it was (`running`, resumable once the store is
