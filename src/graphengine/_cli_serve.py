@@ -23,7 +23,7 @@ from .scheduler import Scheduler
 from .viz import render as render_file
 from .viz import run_path, to_dot, to_mermaid
 
-__all__ = ["cmd_render", "cmd_replay", "cmd_resume", "cmd_serve", "cmd_worker"]
+__all__ = ["cmd_render", "cmd_replay", "cmd_resume", "cmd_serve", "cmd_signal", "cmd_worker"]
 
 
 async def cmd_serve(args: argparse.Namespace) -> int:
@@ -189,6 +189,22 @@ async def cmd_resume(args: argparse.Namespace) -> int:
             + (f": {json.dumps(pending.payload)}" if pending.payload else "")
         )
     json_out(state)
+    return 0
+
+
+async def cmd_signal(args: argparse.Namespace) -> int:
+    """Send a signal to a run (idempotent by --id); a run waiting for it is made due at once
+    (a running `serve` or `worker` wakes it). Prints the stored signal as JSON."""
+    try:
+        payload = json.loads(args.payload) if args.payload is not None else None
+    except ValueError as exc:
+        raise CliError(f"--payload is not JSON: {exc}") from exc
+    except RecursionError:
+        raise CliError("--payload nests too deeply to parse; pass a flatter JSON value") from None
+    async with cli_store(args, required=False) as store:
+        eng = load_engine(args.engine, store)
+        sig = await eng.signal(args.run, args.name, payload, id=args.id)
+    json_out({"run_id": args.run, "name": sig.name, "id": sig.id, "payload": sig.payload, "ts": sig.ts})
     return 0
 
 

@@ -5,6 +5,7 @@
     graphengine history RUN --store URL [--json]
     graphengine export  RUN --store URL [-o FILE]
     graphengine resume  MODULE:ENGINE RUN [--store URL] [--input JSON] [--allow-graph-change] [--json]
+    graphengine signal  MODULE:ENGINE RUN NAME [--store URL] [--payload JSON] [--id ID]
     graphengine replay  MODULE:ENGINE RUN [--store URL] [--allow-graph-change] [--json]
     graphengine render  MODULE:ENGINE [-o FILE] [--format dot|mermaid|png|svg|pdf] [--run RUN --store URL]
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
@@ -39,7 +40,7 @@ from graphengine.store import RunStatus, StoreError
 
 from ._cli_common import PROG, CliError
 from ._cli_runs import cmd_export, cmd_history, cmd_prune, cmd_runs, cmd_show
-from ._cli_serve import cmd_render, cmd_replay, cmd_resume, cmd_serve, cmd_worker
+from ._cli_serve import cmd_render, cmd_replay, cmd_resume, cmd_serve, cmd_signal, cmd_worker
 from ._version import __version__
 from .errors import GraphError, NodeError
 from .viz import RenderError
@@ -171,6 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--input", metavar="JSON", help="answer to the run's interrupt, as JSON")
     _allow_graph_change(sp)
     sp.add_argument("--json", action="store_true", help="print the run's outcome as JSON")
+
+    sp = add("signal", cmd_signal, "send a signal to a run (a run waiting for it is woken)")
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
+    sp.add_argument("run", metavar="RUN", help="the run's id")
+    sp.add_argument("name", metavar="NAME", help="the signal's name (what ctx.wait_for waits for)")
+    sp.add_argument("--payload", metavar="JSON", help="the signal's payload, as JSON")
+    sp.add_argument("--id", metavar="ID", help="idempotency key: a second signal with it is not stored")
 
     sp = add("replay", cmd_replay, "re-execute a run and report divergences (exit 1 if any)")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
