@@ -6,7 +6,9 @@ import asyncio
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic_core import to_json
 
@@ -32,10 +34,10 @@ from .errors import (
     GraphError,
     NodeError,
 )
-from .graph import CompiledGraph
+from .graph import CompiledGraph, CompiledNode
 from .result import NodeResult
 from .route_codec import RouteCodec
-from .routing import Next, NextKind, goto, interrupt
+from .routing import Branch, Next, NextKind, goto, interrupt
 
 if TYPE_CHECKING:
     from ._runtime import Runtime
@@ -89,213 +91,143 @@ async def fan_out_step(
     from the stored route. Each delta is decoded back from the bytes written, and those copies
     are merged, so no branch shares an object with another or with the run's state.
     """
-    store = eng.store
-    nodes = g.nodes
-    emitter = eng.emitter
-    given = eng.context
-    branches = nxt.branches
-    k = len(branches)
-    deltas: list[Any] = [None] * k
+    fo = _FanOut.of(eng, g, run_id, step, state, nxt)
+    # Phases: what is stored already, the branches still to run, then the join (merge, commit).
+    await _load_landed(fo, versions)
+    if fo.pending:
+        _isolate_state(fo, state, state_b)
+        await _run_branches(fo)
+    if fo.failure:
+        return await _failed_join(fo, rc, state)
+    return await _commit_join(fo, rc, goto(nxt.target))
+
+
+@dataclass(slots=True)
+class _FanOut(Generic[S]):
+    """One fan-out step: its lookups, the branches' results as they land, and their group commit.
+
+    The phases of the step (and the branch workers, which run concurrently) share this object:
+    what one worker lands, another's flush writes and the join merges.
+    """
+
+    eng: Runtime[S]
+    g: CompiledGraph[S]
+    run_id: str
+    step: int
+    branches: tuple[Branch[Any], ...]
+    emitter: Any
+    limit: int | None
+    """The store's `max_value_bytes` (None: it declares no limit)."""
+    loop: asyncio.AbstractEventLoop
+    is_state: Callable[[Any], bool]
+    encode_delta: Callable[[Any], bytes]
+    decode_delta: Callable[[bytes], Any]
+    reducer: Callable[[S, Any], S]
+    commutes: Callable[[Any], bool] | None
+    """`Runtime.delta_commutes`: whether a delta may merge as it lands (None: none may)."""
+    deltas: list[Any]
+    """Each branch's delta (decoded back from its stored bytes) until it is merged; None: none, or merged."""
+    bevents: dict[int, list[Any]]
+    """Events the branches returned, by branch: stored with each branch's tool calls (a branch
+    record has no field of its own for them), and on the fan-out's step record in branch order."""
+    pending: list[int]
+    """The branches with no stored result, in declared order."""
+    todo: Iterator[int]
+    """What the workers take the next branch from (one iterator over `pending`, shared)."""
+    state_b: bytes | None
+    """The state before the fan-out, encoded: what a branch without an input starts from."""
+    merged: S
+    """The state with the commutative deltas merged as they landed (see `graphengine.commute`)."""
+    buf: list[BranchRecord]
+    """Landed results not yet handed to the store."""
+    flusher: asyncio.Task[None] | None
+    flush_soon: asyncio.Handle | None
+    failure: list[tuple[int, BaseException]]
+    """The branches that failed, with their errors (the join reports the first in branch order)."""
+
+    @classmethod
+    def of(
+        cls, eng: Runtime[S], g: CompiledGraph[S], run_id: str, step: int, state: S, nxt: Next
+    ) -> _FanOut[S]:
+        """A fan-out step with nothing landed yet."""
+        branches = nxt.branches
+        return cls(
+            eng,
+            g,
+            run_id,
+            step,
+            branches,
+            eng.emitter,
+            getattr(eng.store, "max_value_bytes", None),
+            asyncio.get_running_loop(),
+            eng.is_state,
+            eng.codec.encode_delta,
+            eng.decode_delta,
+            eng.reducer,
+            eng.delta_commutes,
+            [None] * len(branches),
+            {},
+            [],
+            iter(()),
+            None,
+            state,
+            [],
+            None,
+            None,
+            [],
+        )
+
+
+async def _load_landed(fo: _FanOut[S], versions: Any) -> None:
+    """Take in the branch results stored already (an earlier attempt at this step); the rest are pending."""
+    eng, run_id, step = fo.eng, fo.run_id, fo.step
     done: set[int] = set()
-    # Events the branches returned, by branch: stored with each branch's tool calls (a branch
-    # record has no field of its own for them), and on the fan-out's step record in branch order.
-    bevents: dict[int, list[Any]] = {}
-    for rec in await store.load_branches(run_id, step):
+    for rec in await eng.store.load_branches(run_id, step):
         done.add(rec.branch)
         if rec.calls is not None and b'"events"' in rec.calls:
             doc = json.loads(rec.calls)
             if isinstance(doc, dict) and doc.get("events"):
-                bevents[rec.branch] = doc["events"]
+                fo.bevents[rec.branch] = doc["events"]
         if rec.delta is not None:
-            deltas[rec.branch] = eng.decode(rec.delta, run_id, step, f"branch {rec.branch} delta", versions)
-    pending = iter([i for i in range(k) if i not in done])
-    is_state = eng.is_state
-    encode_delta = eng.codec.encode_delta
-    decode_delta = eng.decode_delta
-    decode = eng.codec.decode
-    limit: int | None = getattr(store, "max_value_bytes", None)  # stores that declare no limit: None
-    if state_b is None and len(done) < k and any(b.input is None for b in branches):
-        state_b = isolated_bytes(eng, state, run_id, step)
-    loop = asyncio.get_running_loop()
-    # Deltas whose every field commutes merge as they land, into merged[0]; the others wait in
-    # `deltas` and merge in declared branch order after them. Field by field, that is the state
-    # the declared order gives (see `graphengine.commute`).
-    commutes = eng.delta_commutes
-    reducer = eng.reducer
-    merged = [state]
-    buf: list[BranchRecord] = []
-    flusher: asyncio.Task[None] | None = None
-    flush_soon: asyncio.Handle | None = None
-    failure: list[tuple[int, BaseException]] = []
-
-    async def flush() -> None:
-        # Group commit: whatever landed while the previous write was in flight goes in one
-        # transaction (bounded, as stores cap the rows of one statement).
-        while buf:
-            batch = buf[:_FLUSH_MAX]
-            del buf[:_FLUSH_MAX]
-            await store.save_branches(batch)
-
-    def start_flush() -> None:
-        # Runs only once the loop turns, that is once a branch awaited: landed results are then
-        # written while the others run. Branches that never await all land before this could
-        # run, and are written after them in one batch without a task or a loop turn.
-        nonlocal flusher, flush_soon
-        flush_soon = None
-        if flusher is not None and not flusher.cancelled() and flusher.exception() is not None:
-            return  # keep the failed write: `drain` raises its error, and resume re-runs what it lost
-        flusher = loop.create_task(flush())
-
-    async def worker() -> None:
-        nonlocal flush_soon
-        for i in pending:
-            if failure:
-                return
-            br = branches[i]
-            nid = br.node
-            node = nodes[nid]
-            bstate = br.input
-            if bstate is None:
-                bstate = decode(state_b)  # type: ignore[arg-type]
-            try:
-                if emitter is not None:
-                    eng.emit(Event(run_id, step, nid, "", {"branch": i}, kind=EventKind.NODE_START))
-                if node.timeout is None:
-                    # The first attempt inline, as `execute` would make it: no coroutine or result
-                    # tuple of its own per branch. Retries continue in `execute`.
-                    attempt = 1
-                    bctx = Context(run_id, step, nid, 1, emitter, None, False, i, None, None, None, given)
-                    try:
-                        res = node.call(bctx, bstate)
-                        if node.is_async:
-                            res = await res
-                        if type(res) is not NodeResult or res.err is not None:
-                            res = outcome_of(node, res, run_id, step)
-                    except InterruptSignal as sig:
-                        res = NodeResult(route=interrupt(sig.payload))
-                    except GraphError:
-                        raise
-                    except Exception as exc:
-                        delay = retry_delay(eng, node, exc, 1, run_id, step, i, emitter)
-                        if delay > 0:
-                            await asyncio.sleep(delay)
-                        res, attempt, bctx = await execute(
-                            eng, node, run_id, step, bstate, False, None, i, attempt=2
-                        )
-                else:
-                    res, attempt, bctx = await execute(eng, node, run_id, step, bstate, False, None, i)
-                route = res.route
-                if route is not None and type(route) is not Next:
-                    raise wrong_route(route, run_id, step, nid)
-                if route is not None and route.kind is _INTERRUPT:
-                    raise GraphError(
-                        f"branch {i} (node {nid!r}) of the fan-out at step {step} interrupted; "
-                        "interrupts are not supported inside fan-out branches (use a subgraph or interrupt at the join)",
-                        run_id=run_id,
-                        step=step,
-                        node_id=nid,
-                    )
-                if route is not None:
-                    # The join decides where the run goes after a fan-out; a branch's own hop
-                    # (goto, stop, a nested fan-out) cannot be honoured, and dropping it would
-                    # run something else than the node asked for.
-                    raise branch_routed(route, i, run_id, step, nid)
-                d = res.delta
-                if d is not None:
-                    if not is_state(d):
-                        raise wrong_delta(eng, d, run_id, step, nid)
-                    what = f"branch {i} delta"
-                    try:
-                        delta_b: bytes | None = encode_delta(d)
-                        deltas[i] = decode_delta(delta_b)  # type: ignore[arg-type]
-                    except Exception as exc:
-                        raise unstorable(exc, d, run_id, step, nid, what) from exc
-                    lost = undeclared_keys(d, deltas[i])
-                    if lost:
-                        raise dropped_delta_keys(eng, lost, run_id, step, nid)
-                    if eng.check_nulls and may_hide(delta_b):  # type: ignore[arg-type]
-                        check_finite(d, run_id, step, nid, what)
-                else:
-                    delta_b = None
-                evs = res.events
-                calls_b = (
-                    None
-                    if bctx.calls is None and not evs
-                    else record_calls(bctx, False, run_id, step, nid, evs)
-                )
-                if evs:
-                    bevents[i] = [event_doc(ev, run_id, step, nid) for ev in evs]
-                if limit is not None:
-                    check_size(
-                        limit,
-                        run_id,
-                        step,
-                        nid,
-                        **{f"branch {i} delta": delta_b, f"branch {i} calls": calls_b},
-                    )
-            except Exception as exc:
-                failure.append((i, exc))
-                if emitter is not None:  # each failed branch reports itself (the join reports the first)
-                    eng.emit(
-                        Event(
-                            run_id,
-                            step,
-                            nid,
-                            str(exc),
-                            {"branch": i, "error": type(exc.__cause__ or exc).__name__},
-                            kind=EventKind.ERROR,
-                        )
-                    )
-                return
-            buf.append(
-                _branch_record(BranchRecord, (run_id, step, i, nid, delta_b, attempt, calls_b, _now()))
+            fo.deltas[rec.branch] = eng.decode(
+                rec.delta, run_id, step, f"branch {rec.branch} delta", versions
             )
-            if flush_soon is None and (flusher is None or flusher.done()):
-                flush_soon = loop.call_soon(start_flush)
-            if emitter is not None:
-                for ev in evs:
-                    eng.emit(ev)
-                eng.emit(
-                    Event(run_id, step, nid, "", {"branch": i, "attempt": attempt}, kind=EventKind.NODE_END)
-                )
-            if commutes is not None and delta_b is not None and commutes(deltas[i]):
-                try:
-                    merged[0] = reducer(merged[0], deltas[i])
-                except Exception as exc:
-                    err = reducer_failed(exc, run_id, step, FAN_OUT_NODE)
-                    err.__cause__ = exc
-                    failure.append((i, err))
-                    return
-                deltas[i] = None
+    fo.pending = [i for i in range(len(fo.branches)) if i not in done]
+    fo.todo = iter(fo.pending)
 
-    async def drain() -> None:
-        nonlocal flush_soon
-        if flush_soon is not None:  # nothing awaited since the last landing: write it here
-            flush_soon.cancel()
-            flush_soon = None
-        if flusher is not None:
-            await flusher
-        if buf:
-            await flush()
 
-    workers = min(eng.options.max_concurrency, k - len(done))
+def _isolate_state(fo: _FanOut[S], state: S, state_b: bytes | None) -> None:
+    """Have `state` encoded for the branches without an input (each decodes its own copy of it).
+
+    `state_b` is its encoding when the caller has it (the snapshot the step before stored).
+    """
+    if state_b is None and any(b.input is None for b in fo.branches):
+        state_b = isolated_bytes(fo.eng, state, fo.run_id, fo.step)
+    fo.state_b = state_b
+
+
+async def _run_branches(fo: _FanOut[S]) -> None:
+    """Run the pending branches in this process, up to `max_concurrency` at once; each result stored as it lands.
+
+    One worker runs in this task; the others are started by a callback on the loop's next turn,
+    that is only once this worker has yielded (a branch awaited). Branches that never await then
+    all run here, in order, without creating workers - 1 tasks that would find nothing left to
+    do; branches that do await get the full `max_concurrency` one tick later. Returns once every
+    landed result is stored; a failed branch is left in `fo.failure` for the join.
+    """
+    workers = min(fo.eng.options.max_concurrency, len(fo.pending))
     helpers: list[asyncio.Future[None]] = []
     handle: asyncio.Handle | None = None
 
     def spawn() -> None:
-        helpers.extend(asyncio.ensure_future(worker()) for _ in range(workers - 1))
+        helpers.extend(asyncio.ensure_future(_worker(fo)) for _ in range(workers - 1))
 
     try:
         if workers == 1:
-            await worker()
+            await _worker(fo)
         elif workers > 1:
-            # One worker runs in this task; the others are started by a callback on the loop's
-            # next turn, that is only once this worker has yielded (a branch awaited). Branches
-            # that never await then all run here, in order, without creating workers - 1 tasks
-            # that would find nothing left to do; branches that do await get the full
-            # `max_concurrency` one tick later.
-            handle = loop.call_soon(spawn)
-            await worker()
+            handle = fo.loop.call_soon(spawn)
+            await _worker(fo)
             handle.cancel()
             if helpers:
                 await asyncio.gather(*helpers)
@@ -308,38 +240,242 @@ async def fan_out_step(
             await asyncio.gather(*helpers, return_exceptions=True)
         # Keep what landed, so that resume re-runs only the branches that had not finished.
         try:
-            await asyncio.shield(drain())
+            await asyncio.shield(_drain(fo))
         except Exception as lost:
             _log.warning(
-                "run %r: landed branches of step %d not stored on cancellation: %r", run_id, step, lost
+                "run %r: landed branches of step %d not stored on cancellation: %r", fo.run_id, fo.step, lost
             )
         raise
-    await drain()
+    await _drain(fo)
 
-    join = goto(nxt.target)
-    if failure:
-        i, exc = min(failure, key=lambda f: f[0])
-        if isinstance(exc, GraphError) and not isinstance(exc, NodeError):
-            raise exc
-        bnode = nodes[branches[i].node]
-        err = NodeError(
-            f"fan-out at step {step} of run {run_id!r} failed: {exc}",
-            run_id=run_id,
-            step=step,
-            node_id=bnode.id,
-            attempts=getattr(exc, "attempts", 1),
-            branch=i,
-        )
-        err.__cause__ = exc.__cause__ if exc.__cause__ is not None else exc
-        if bnode.error_route is None:
-            raise err
-        state, route, msg, snap = await route_error(
-            eng, g, rc, run_id, step, bnode.id, state, err, err.attempts
-        )
-        return state, route, (msg, bnode.id), snap
 
-    state = merged[0]
-    present = [d for d in deltas if d is not None]
+async def _worker(fo: _FanOut[S]) -> None:
+    """Run branches one after the other, taking each from the shared `todo`, until none is left or one failed."""
+    eng, run_id, step, emitter = fo.eng, fo.run_id, fo.step, fo.emitter
+    nodes = fo.g.nodes
+    decode = eng.codec.decode
+    given = eng.context
+    for i in fo.todo:
+        if fo.failure:
+            return
+        br = fo.branches[i]
+        nid = br.node
+        node = nodes[nid]
+        bstate = br.input
+        if bstate is None:
+            bstate = decode(fo.state_b)  # type: ignore[arg-type]
+        try:
+            if emitter is not None:
+                eng.emit(Event(run_id, step, nid, "", {"branch": i}, kind=EventKind.NODE_START))
+            if node.timeout is None:
+                # The first attempt inline, as `execute` would make it: no coroutine or result
+                # tuple of its own per branch. Retries continue in `execute`.
+                attempt = 1
+                bctx = Context(run_id, step, nid, 1, emitter, None, False, i, None, None, None, given)
+                try:
+                    res = node.call(bctx, bstate)
+                    if node.is_async:
+                        res = await res
+                    if type(res) is not NodeResult or res.err is not None:
+                        res = outcome_of(node, res, run_id, step)
+                except InterruptSignal as sig:
+                    res = NodeResult(route=interrupt(sig.payload))
+                except GraphError:
+                    raise
+                except Exception as exc:
+                    res, attempt, bctx = await _retried(fo, node, bstate, i, exc)
+            else:
+                res, attempt, bctx = await execute(eng, node, run_id, step, bstate, False, None, i)
+            rec = _landed(fo, i, nid, res, attempt, bctx)
+        except Exception as exc:
+            _branch_failed(fo, i, nid, exc)
+            return
+        if not _keep(fo, i, rec, res.events):
+            return
+
+
+async def _retried(
+    fo: _FanOut[S], node: CompiledNode[S], bstate: Any, i: int, exc: Exception
+) -> tuple[NodeResult[S], int, Context]:
+    """Branch `i`'s first attempt raised `exc`: its further attempts (in `execute`), or its `NodeError`."""
+    delay = retry_delay(fo.eng, node, exc, 1, fo.run_id, fo.step, i, fo.emitter)
+    if delay > 0:
+        await asyncio.sleep(delay)
+    return await execute(fo.eng, node, fo.run_id, fo.step, bstate, False, None, i, attempt=2)
+
+
+def _landed(
+    fo: _FanOut[S], i: int, nid: str, res: NodeResult[S], attempt: int, bctx: Context
+) -> BranchRecord:
+    """Branch `i`'s result, checked and encoded as it is stored; its delta decoded back into `fo.deltas`."""
+    run_id, step = fo.run_id, fo.step
+    route = res.route
+    if route is not None:
+        if type(route) is not Next:
+            raise wrong_route(route, run_id, step, nid)
+        if route.kind is _INTERRUPT:
+            raise GraphError(
+                f"branch {i} (node {nid!r}) of the fan-out at step {step} interrupted; "
+                "interrupts are not supported inside fan-out branches (use a subgraph or interrupt at the join)",
+                run_id=run_id,
+                step=step,
+                node_id=nid,
+            )
+        # The join decides where the run goes after a fan-out; a branch's own hop (goto, stop, a
+        # nested fan-out) cannot be honoured, and dropping it would run something else than the
+        # node asked for.
+        raise branch_routed(route, i, run_id, step, nid)
+    d = res.delta
+    delta_b = None if d is None else _delta_bytes(fo, i, nid, d)
+    evs = res.events
+    calls_b = None if bctx.calls is None and not evs else record_calls(bctx, False, run_id, step, nid, evs)
+    if evs:
+        fo.bevents[i] = [event_doc(ev, run_id, step, nid) for ev in evs]
+    if fo.limit is not None:
+        check_size(
+            fo.limit, run_id, step, nid, **{f"branch {i} delta": delta_b, f"branch {i} calls": calls_b}
+        )
+    rec: BranchRecord = _branch_record(
+        BranchRecord, (run_id, step, i, nid, delta_b, attempt, calls_b, _now())
+    )
+    return rec
+
+
+def _delta_bytes(fo: _FanOut[S], i: int, nid: str, d: Any) -> bytes:
+    """Branch `i`'s delta as stored; what reads back from those bytes goes to `fo.deltas[i]`."""
+    eng = fo.eng
+    if not fo.is_state(d):
+        raise wrong_delta(eng, d, fo.run_id, fo.step, nid)
+    what = f"branch {i} delta"
+    try:
+        delta_b = fo.encode_delta(d)
+        back = fo.deltas[i] = fo.decode_delta(delta_b)
+    except Exception as exc:
+        raise unstorable(exc, d, fo.run_id, fo.step, nid, what) from exc
+    lost = undeclared_keys(d, back)
+    if lost:
+        raise dropped_delta_keys(eng, lost, fo.run_id, fo.step, nid)
+    if eng.check_nulls and may_hide(delta_b):
+        check_finite(d, fo.run_id, fo.step, nid, what)
+    return delta_b
+
+
+def _keep(fo: _FanOut[S], i: int, rec: BranchRecord, evs: Sequence[Event]) -> bool:
+    """Hand a landed result to the group commit, report it, and merge its delta now if it commutes.
+
+    Returns False when that merge failed (the failure is in `fo.failure`).
+    """
+    fo.buf.append(rec)
+    if fo.flush_soon is None and (fo.flusher is None or fo.flusher.done()):
+        fo.flush_soon = fo.loop.call_soon(_start_flush, fo)
+    eng = fo.eng
+    if fo.emitter is not None:
+        for ev in evs:
+            eng.emit(ev)
+        eng.emit(
+            Event(
+                fo.run_id,
+                fo.step,
+                rec.node_id,
+                "",
+                {"branch": i, "attempt": rec.attempt},
+                kind=EventKind.NODE_END,
+            )
+        )
+    # Deltas whose every field commutes merge as they land, into `fo.merged`; the others wait in
+    # `fo.deltas` and merge in declared branch order after them. Field by field, that is the
+    # state the declared order gives (see `graphengine.commute`).
+    commutes = fo.commutes
+    if commutes is not None and rec.delta is not None and commutes(fo.deltas[i]):
+        try:
+            fo.merged = fo.reducer(fo.merged, fo.deltas[i])
+        except Exception as exc:
+            err = reducer_failed(exc, fo.run_id, fo.step, FAN_OUT_NODE)
+            err.__cause__ = exc
+            fo.failure.append((i, err))
+            return False
+        fo.deltas[i] = None
+    return True
+
+
+def _branch_failed(fo: _FanOut[S], i: int, nid: str, exc: Exception) -> None:
+    """Record branch `i`'s failure for the join; the other workers start no further branch."""
+    fo.failure.append((i, exc))
+    if fo.emitter is not None:  # each failed branch reports itself (the join reports the first)
+        meta = {"branch": i, "error": type(exc.__cause__ or exc).__name__}
+        fo.eng.emit(Event(fo.run_id, fo.step, nid, str(exc), meta, kind=EventKind.ERROR))
+
+
+async def _flush(fo: _FanOut[Any]) -> None:
+    """Group commit: whatever landed while the previous write was in flight goes in one transaction.
+
+    Bounded, as stores cap the rows of one statement.
+    """
+    buf = fo.buf
+    while buf:
+        batch = buf[:_FLUSH_MAX]
+        del buf[:_FLUSH_MAX]
+        await fo.eng.store.save_branches(batch)
+
+
+def _start_flush(fo: _FanOut[Any]) -> None:
+    """Start writing what landed (a loop callback).
+
+    It runs only once the loop turns, that is once a branch awaited: landed results are then
+    written while the others run. Branches that never await all land before this could run, and
+    are written after them in one batch without a task or a loop turn.
+    """
+    fo.flush_soon = None
+    flusher = fo.flusher
+    if flusher is not None and not flusher.cancelled() and flusher.exception() is not None:
+        return  # keep the failed write: `_drain` raises its error, and resume re-runs what it lost
+    fo.flusher = fo.loop.create_task(_flush(fo))
+
+
+async def _drain(fo: _FanOut[Any]) -> None:
+    """Store every landed result (raises what a write raised)."""
+    if fo.flush_soon is not None:  # nothing awaited since the last landing: write it here
+        fo.flush_soon.cancel()
+        fo.flush_soon = None
+    if fo.flusher is not None:
+        await fo.flusher
+    if fo.buf:
+        await _flush(fo)
+
+
+async def _failed_join(fo: _FanOut[S], rc: RouteCodec[S], state: S) -> tuple[S, Next, tuple[str, str], int]:
+    """A branch failed: raise the fan-out's `NodeError` (or the engine's error), or take its error route.
+
+    The first failed branch in declared order stands for the fan-out.
+    """
+    run_id, step = fo.run_id, fo.step
+    i, exc = min(fo.failure, key=lambda f: f[0])
+    if isinstance(exc, GraphError) and not isinstance(exc, NodeError):
+        raise exc
+    bnode = fo.g.nodes[fo.branches[i].node]
+    err = NodeError(
+        f"fan-out at step {step} of run {run_id!r} failed: {exc}",
+        run_id=run_id,
+        step=step,
+        node_id=bnode.id,
+        attempts=getattr(exc, "attempts", 1),
+        branch=i,
+    )
+    err.__cause__ = exc.__cause__ if exc.__cause__ is not None else exc
+    if bnode.error_route is None:
+        raise err
+    state, route, msg, snap = await route_error(
+        fo.eng, fo.g, rc, run_id, step, bnode.id, state, err, err.attempts
+    )
+    return state, route, (msg, bnode.id), snap
+
+
+async def _commit_join(fo: _FanOut[S], rc: RouteCodec[S], join: Next) -> tuple[S, Next, None, int]:
+    """Merge what is stored into the state (declared order after the commutative deltas) and commit the step."""
+    run_id, step, eng = fo.run_id, fo.step, fo.eng
+    state = fo.merged
+    present = [d for d in fo.deltas if d is not None]
+    reducer = fo.reducer
     many = getattr(reducer, "many", None)
     try:
         if many is not None and present:
@@ -351,23 +487,12 @@ async def fan_out_step(
         raise reducer_failed(exc, run_id, step, FAN_OUT_NODE) from exc
     state_b, state = snapshot_of(eng, state, run_id, step, FAN_OUT_NODE)
     events_b = None
-    if bevents:
+    if fo.bevents:
+        bevents = fo.bevents
         events_b = b"[" + b",".join(to_json(e) for i in sorted(bevents) for e in bevents[i]) + b"]"
     join_s = rc.encode(join)
-    check_size(limit, run_id, step, FAN_OUT_NODE, state=state_b, route=join_s, events=events_b)
-    await store.save_step(
-        StepRecord(
-            run_id,
-            step,
-            FAN_OUT_NODE,
-            None,
-            join_s,
-            state_b,
-            1,
-            None,
-            None,
-            events_b,
-            _now(),
-        )
+    check_size(fo.limit, run_id, step, FAN_OUT_NODE, state=state_b, route=join_s, events=events_b)
+    await eng.store.save_step(
+        StepRecord(run_id, step, FAN_OUT_NODE, None, join_s, state_b, 1, None, None, events_b, _now())
     )
     return state, join, None, len(state_b)

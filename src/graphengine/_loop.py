@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from graphengine.emit import Event, EventKind
 from graphengine.store import RunRecord, RunStatus, StepRecord, Store, StoreError, ValueRefusedError
@@ -53,12 +53,14 @@ from .errors import (
     StepError,
     UnknownNodeError,
 )
-from .graph import CompiledGraph
+from .graph import CompiledGraph, CompiledNode
 from .route_codec import RouteCodec
 from .routing import Next, NextKind
 
 if TYPE_CHECKING:
     from ._runtime import Runtime
+    from .context import Context
+    from .result import NodeResult
 
 __all__ = ["FAN_OUT_NODE", "FirstHop", "drive"]
 
@@ -73,6 +75,9 @@ _FAN_OUT = NextKind.FAN_OUT
 _INTERRUPT = NextKind.INTERRUPT
 _WAIT = NextKind.WAIT
 _now = time.time
+# Every field given: the NamedTuple's generated __new__ (a Python frame per step) is not needed,
+# as long as the record has exactly the fields a node step fills in.
+_record_of: Any = tuple.__new__ if len(StepRecord._fields) == 11 else (lambda cls, values: cls(*values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,41 +142,106 @@ async def abandoned(store: Store, run_id: str, exc: BaseException) -> None:
         await settled(store.set_status(run_id, RunStatus.FAILED, error=msg))
 
 
-async def _pause(
-    eng: Runtime[S],
-    run_id: str,
-    step: int,
-    node_id: str,
-    last_err: tuple[str | None, str | None],
-    message: str,
-    data: dict[str, Any],
-) -> None:
-    """Mark the run interrupted at `step` (keeping its last routed error) and emit the pause."""
-    await settled(
-        eng.store.set_status(
-            run_id, RunStatus.INTERRUPTED, error=last_err[0], error_node=last_err[1], expect_step=step
+@dataclass(slots=True)
+class _Run(Generic[S]):
+    """One `drive` call: what it looks up once, and the counters its steps move forward.
+
+    The phases of a step take this object instead of a dozen positional values; the per-run
+    lookups live here so that no step repeats them (an attribute read on a slots object is what
+    a step pays for them).
+    """
+
+    eng: Runtime[S]
+    g: CompiledGraph[S]
+    rc: RouteCodec[S]
+    run_id: str
+    store: Store
+    emitter: Any
+    nodes: Mapping[str, CompiledNode[S]]
+    encode_delta: Callable[[Any], bytes]
+    decode_delta: Callable[[bytes], Any]
+    check_nulls: bool
+    reducer: Callable[[S, Any], S]
+    is_state: Callable[[Any], bool]
+    budgets: Any
+    sizes: dict[str, int]
+    limit: int | None
+    """The store's `max_value_bytes` (None: it declares no limit)."""
+    max_steps: int
+    step_cap: int
+    """The step past which `max_steps` stops this turn (a limit per turn, as LangGraph's per invoke)."""
+    snap_every: int
+    snap_ratio: float
+    versions: Any
+    """`FirstHop.versions`: how the run's older stored values decode."""
+    # What the steps move forward.
+    state: S
+    step: int
+    node_id: str
+    """The node of the step under way (`FAN_OUT_NODE` for a fan-out): what a failure names."""
+    snap_size: int
+    since_bytes: int
+    since_steps: int
+    resumed: bool
+    resume_input: Any
+    approved: bool
+    interrupted_at: int | None
+    last_err: tuple[str | None, str | None]
+    """The last routed error and its node, kept on the run record until another replaces it."""
+    state_b: bytes | None
+    """The snapshot the last node step stored (a fan-out's branches start from it); None: none."""
+    t0: float
+    """When the node under way started (`perf_counter`), for its end event's duration."""
+
+    @classmethod
+    def of(
+        cls,
+        eng: Runtime[S],
+        g: CompiledGraph[S],
+        rc: RouteCodec[S],
+        run_id: str,
+        state: S,
+        step: int,
+        first: FirstHop,
+    ) -> _Run[S]:
+        """Hoist what a run looks up: everything here is read once per `drive` call."""
+        opts = eng.options
+        store = eng.store
+        return cls(
+            eng,
+            g,
+            rc,
+            run_id,
+            store,
+            eng.emitter,
+            g.nodes,
+            eng.codec.encode_delta,
+            eng.decode_delta,
+            eng.check_nulls,
+            eng.reducer,
+            eng.is_state,
+            opts.field_budgets,
+            {},
+            getattr(store, "max_value_bytes", None),
+            opts.max_steps,
+            first.turn_start + opts.max_steps,
+            opts.snapshot_every,
+            opts.snapshot_ratio,
+            first.versions,
+            state,
+            step,
+            "",
+            first.snap_size,
+            first.since_bytes,
+            first.since_steps,
+            first.resumed,
+            first.input,
+            first.approved,
+            first.interrupted_at,
+            (first.error, first.error_node),
+            None,
+            0.0,
         )
-    )
-    eng.notify(run_id, step, node_id, message, data, EventKind.INTERRUPT)
-
-
-async def _fail(
-    eng: Runtime[Any],
-    run_id: str,
-    step: int,
-    node_id: str,
-    cause: BaseException,
-    kind: type[StepError],
-    what: str,
-) -> NoReturn:
-    """Mark the run failed with a `kind` error saying the step `what`, and raise it from `cause`."""
-    err = kind(
-        f"step {step} (node {node_id!r}) of run {run_id!r} {what}", run_id=run_id, step=step, node_id=node_id
-    )
-    if isinstance(err, EncodeError):
-        err.field = "step"  # the whole record: the store does not say which of its values it refused
-    await eng.fail(run_id, step, node_id, err)  # its status write is settled
-    raise err from cause
 
 
 async def drive(
@@ -207,238 +277,305 @@ async def _drive(
     nxt: Next,
     first: FirstHop,
 ) -> S:
-    """The step loop of `drive`."""
-    store = eng.store
-    codec = eng.codec
-    encode_delta = codec.encode_delta
-    decode_delta = eng.decode_delta
-    check_nulls = eng.check_nulls
-    reducer = eng.reducer
+    """The step loop of `drive`.
+
+    A node step's phases: enter the node (`_enter`), run it (`execute`; a routed error goes to
+    `_error_routed`), merge its delta (`_merge`), resolve its route (`_resolve_route`), decide the
+    snapshot and build the record (`_step_record`), commit (`store.save_step`), emit (`_emit_end`),
+    and pause (`_pause`) when the route interrupts, or wait (`enter_wait`, in `_waits`) when it is a
+    WAIT hop. A fan-out step is `_fan_out`. Whatever escapes
+    a step is settled by `_failed`, a finished run by `_finish`.
+    """
+    run = _Run.of(eng, g, rc, run_id, state, step, first)
+    save_step = eng.store.save_step
     emitter = eng.emitter
-    is_state = eng.is_state
-    nodes = g.nodes
-    max_steps = eng.options.max_steps
-    step_cap = first.turn_start + max_steps  # a limit per turn, as LangGraph's per invoke
-    snap_every = eng.options.snapshot_every
-    snap_ratio = eng.options.snapshot_ratio
-    snap_size, since_bytes, since_steps = first.snap_size, first.since_bytes, first.since_steps
-    budgets = eng.options.field_budgets
-    limit: int | None = getattr(store, "max_value_bytes", None)  # stores that declare no limit: None
-    sizes: dict[str, int] = {}
-    resumed, resume_input, approved = first.resumed, first.input, first.approved
-    interrupted_at = first.interrupted_at
-    last_err = (first.error, first.error_node)
-    node_id = ""
-    t0 = 0.0
-    state_b: bytes | None = None  # the snapshot the last step stored (a fan-out's branches start from it)
     try:
         while True:
             kind = nxt.kind
             if kind is _GOTO:
-                node_id = nxt.target
-                node = nodes.get(node_id)
+                node = _enter(run, nxt.target)
                 if node is None:
-                    raise UnknownNodeError(
-                        f"step {step} routed to unknown node {node_id!r}",
-                        run_id=run_id,
-                        step=step,
-                        node_id=node_id,
-                    )
-                if node.interrupt_before and not approved:
-                    await _pause(eng, run_id, step, node_id, last_err, "paused before node", {"before": True})
-                    return state
-                approved = False
-                if step >= step_cap:
-                    raise max_steps_error(run_id, step, node_id, max_steps)
-                step += 1
-                if emitter is not None:
-                    t0 = time.perf_counter()
-                    eng.emit(Event(run_id, step, node_id, "", _NO_META, kind=EventKind.NODE_START))
+                    await _pause(run, "paused before node", {"before": True})
+                    return run.state
                 try:
                     res, attempt, ctx = await execute(
                         eng,
                         node,
                         run_id,
-                        step,
-                        state,
-                        resumed,
-                        resume_input,
+                        run.step,
+                        run.state,
+                        run.resumed,
+                        run.resume_input,
                         None,
-                        interrupted_at,
+                        run.interrupted_at,
                     )
                 except NodeError as exc:
                     if node.error_route is None:
                         raise
-                    state, nxt, msg, snap_size = await route_error(
-                        eng, g, rc, run_id, step, node_id, state, exc, exc.attempts
-                    )
-                    last_err = (msg, node_id)
-                    since_bytes = since_steps = 0  # that step stored a snapshot
-                    resumed = False
-                    interrupted_at = None
+                    nxt = await _error_routed(run, node, exc)
                     continue
-                calls_b = record_calls(ctx, resumed, run_id, step, node_id)
-                resumed = False
-                interrupted_at = None
-                delta = res.delta
-                snapshot = False
-                if delta is None:
-                    delta_b = None
-                elif node.replaces_state:
-                    state = checked_delta(eng, delta, run_id, step, node_id)
-                    delta_b = None
-                    snapshot = True
-                else:
-                    if not is_state(delta):
-                        raise wrong_delta(eng, delta, run_id, step, node_id)
-                    # What is committed must read back: the delta is decoded from the very bytes
-                    # written, and that decoded copy is what the state is built from (so the run
-                    # shares nothing with the node's objects and sees what a resume would see).
-                    try:
-                        delta_b = encode_delta(delta)
-                        back = decode_delta(delta_b)
-                    except Exception as exc:
-                        raise unstorable(exc, delta, run_id, step, node_id, "delta") from exc
-                    if type(back) is dict and len(back) < len(delta):  # type: ignore[arg-type]
-                        raise dropped_delta_keys(eng, undeclared_keys(delta, back), run_id, step, node_id)
-                    if check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
-                        check_finite(delta, run_id, step, node_id, "delta")
-                    delta = back
-                    try:
-                        state = reducer(state, delta)
-                    except Exception as exc:
-                        raise reducer_failed(exc, run_id, step, node_id) from exc
-                if budgets and delta is not None:
-                    check_budgets(eng, budgets, sizes, delta, state, run_id, step, node_id)
-                route = res.route
-                if route is None:
-                    route = static_route(node, state, run_id, step)
-                elif type(route) is not Next:
-                    raise wrong_route(route, run_id, step, node_id)
-                elif route.kind is not _STOP:
-                    check_route(route, nodes, run_id, step, node_id)
-                rk = route.kind
-                if rk is _GOTO:
-                    route_s = rc.encode(route)
-                else:
-                    # Fan-outs and interrupts carry values (branch inputs, payloads): read back
-                    # what is stored, and go on with that (each branch input a fresh copy).
-                    route, route_s = route_checked(rc, route, run_id, step, node_id)
-                events_b = encode_events(res.events, run_id, step, node_id) if res.events else None
-                since_steps += 1
-                if delta_b is not None:
-                    since_bytes += len(delta_b)
-                if (
-                    snapshot
-                    or rk is not _GOTO
-                    or since_steps >= snap_every
-                    or since_bytes > snap_ratio * snap_size
-                ):
-                    state_b, state = snapshot_of(eng, state, run_id, step, node_id)
-                    snap_size = len(state_b)
-                    since_bytes = since_steps = 0
-                else:
-                    state_b = None
-                if limit is not None:
-                    check_size(
-                        limit,
-                        run_id,
-                        step,
-                        node_id,
-                        delta=delta_b,
-                        state=state_b,
-                        route=route_s,
-                        calls=calls_b,
-                        events=events_b,
-                    )
-                await store.save_step(
-                    StepRecord(
-                        run_id,
-                        step,
-                        node_id,
-                        delta_b,
-                        route_s,
-                        state_b,
-                        attempt,
-                        None,
-                        calls_b,
-                        events_b,
-                        _now(),
-                    )
-                )
+                rec, nxt = _step_record(run, node, res, attempt, ctx)
+                await save_step(rec)
                 if emitter is not None:
-                    for ev in res.events:
-                        eng.emit(ev)
-                    eng.emit(
-                        Event(
-                            run_id,
-                            step,
-                            node_id,
-                            "",
-                            {
-                                "route": repr(route),
-                                "attempt": attempt,
-                                "ms": (time.perf_counter() - t0) * 1e3,
-                            },
-                            kind=EventKind.NODE_END,
-                        )
-                    )
-                nxt = route
-                if rk is _INTERRUPT:
-                    await _pause(
-                        eng, run_id, step, node_id, last_err, "interrupted", {"payload": route.payload}
-                    )
-                    return state
-                if rk is _WAIT:
-                    await enter_wait(eng, run_id, step, node_id, route, last_err)
-                    return state
+                    _emit_end(run, res, nxt, attempt)
+                if nxt.kind is _INTERRUPT:
+                    await _pause(run, "interrupted", {"payload": nxt.payload})
+                    return run.state
+                if nxt.kind is _WAIT:
+                    await enter_wait(eng, run_id, run.step, run.node_id, nxt, run.last_err)
+                    return run.state
             elif kind is _FAN_OUT:
-                node_id = FAN_OUT_NODE
-                if step >= step_cap:
-                    raise max_steps_error(run_id, step, node_id, max_steps)
-                step += 1
-                state, nxt, err, snap_size = await fan_out_step(
-                    eng, g, rc, run_id, step, state, nxt, first.versions, state_b
-                )
-                since_bytes = since_steps = 0  # that step stored a snapshot
-                if err is not None:
-                    last_err = err
+                nxt = await _fan_out(run, nxt)
             else:
                 break
-    except GraphError as exc:
-        await eng.fail(run_id, step, node_id, exc)
-        raise
-    except (StoreError, OSError) as exc:
-        if not isinstance(exc, ValueRefusedError):
-            # The store itself (or the machine) failed, or another worker owns the run: the status
-            # is not ours to change, and the store may not take the write anyway. As after a
-            # crash, nothing of the step was committed and the run stays resumable.
-            raise
-        # The store can never take this step: resuming would fail the same way, so the run
-        # fails (as for a value the engine itself refuses) instead of staying resumable.
-        await _fail(eng, run_id, step, node_id, exc, EncodeError, f"cannot be stored: {exc}")
-    except Exception as exc:
-        # Whatever else escaped the step: typed, naming where, and the run marked failed.
-        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
-    except asyncio.CancelledError:
-        await settled(store.set_status(run_id, RunStatus.CANCELLED))
-        if emitter is not None:  # so emitters can end what they opened (spans, streams)
-            eng.emit(Event(run_id, step, "", "cancelled", {"status": "cancelled"}, kind=EventKind.RUN_END))
-        raise
     except BaseException as exc:
-        # GeneratorExit or a user's own BaseException out of a node or branch: the process lives on,
-        # so a run left `running` would never be failed or resumed by anyone. KeyboardInterrupt and
-        # SystemExit stay themselves (the process is meant to stop), with the run marked failed.
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            await eng.fail(run_id, step, node_id, exc)
-            raise
-        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
+        await _failed(run, exc)  # raises the typed error that stands for `exc`, if it is not one
+        raise
+    await _finish(run)
+    return run.state
+
+
+def _enter(run: _Run[S], node_id: str) -> CompiledNode[S] | None:
+    """Resolve the node a step goes to and start its step; None: it pauses before it (unanswered)."""
+    run.node_id = node_id
+    node = run.nodes.get(node_id)
+    if node is None:
+        raise UnknownNodeError(
+            f"step {run.step} routed to unknown node {node_id!r}",
+            run_id=run.run_id,
+            step=run.step,
+            node_id=node_id,
+        )
+    if node.interrupt_before and not run.approved:
+        return None
+    run.approved = False
+    step = run.step
+    if step >= run.step_cap:
+        raise max_steps_error(run.run_id, step, node_id, run.max_steps)
+    run.step = step = step + 1
+    if run.emitter is not None:
+        run.t0 = time.perf_counter()
+        run.eng.emit(Event(run.run_id, step, node_id, "", _NO_META, kind=EventKind.NODE_START))
+    return node
+
+
+async def _error_routed(run: _Run[S], node: CompiledNode[S], exc: NodeError) -> Next:
+    """Take a failed node's error route (its step stores a snapshot); returns where the run goes."""
+    run.state, nxt, msg, run.snap_size = await route_error(
+        run.eng, run.g, run.rc, run.run_id, run.step, node.id, run.state, exc, exc.attempts
+    )
+    run.last_err = (msg, node.id)
+    run.since_bytes = run.since_steps = 0  # that step stored a snapshot
+    run.resumed = False
+    run.interrupted_at = None
+    return nxt
+
+
+def _step_record(
+    run: _Run[S], node: CompiledNode[S], res: NodeResult[S], attempt: int, ctx: Context[Any]
+) -> tuple[StepRecord, Next]:
+    """What a node step commits, and where the run goes next: merge, route, snapshot, checked size.
+
+    Moves the run's state (and, when it takes a snapshot, its snapshot counters) forward.
+    """
+    run_id, step, node_id = run.run_id, run.step, node.id
+    resumed = run.resumed
+    calls_b = record_calls(ctx, resumed, run_id, step, node_id) if resumed or ctx.calls else None
+    run.resumed = False
+    run.interrupted_at = None
+    delta = res.delta
+    delta_b = None if delta is None else _merge(run, node, delta)
+    route, route_s = _resolve_route(run, node, res.route)
+    events_b = encode_events(res.events, run_id, step, node_id) if res.events else None
+    forced = route.kind is not _GOTO or (delta is not None and node.replaces_state)
+    state_b = _snapshot(run, delta_b, forced)
+    if run.limit is not None:
+        check_size(
+            run.limit,
+            run_id,
+            step,
+            node_id,
+            delta=delta_b,
+            state=state_b,
+            route=route_s,
+            calls=calls_b,
+            events=events_b,
+        )
+    rec = _record_of(
+        StepRecord,
+        (run_id, step, node_id, delta_b, route_s, state_b, attempt, None, calls_b, events_b, _now()),
+    )
+    return rec, route
+
+
+def _merge(run: _Run[S], node: CompiledNode[S], delta: Any) -> bytes | None:
+    """Merge a node's delta into the run's state; returns the delta's stored bytes (None: none stored).
+
+    What is committed must read back: the delta is decoded from the very bytes written, and that
+    decoded copy is what the state is built from (so the run shares nothing with the node's
+    objects and sees what a resume would see). A node that replaces the state stores no delta
+    (its step stores a snapshot).
+    """
+    run_id, step, node_id = run.run_id, run.step, node.id
+    if node.replaces_state:
+        run.state = checked_delta(run.eng, delta, run_id, step, node_id)
+        delta_b = None
+    else:
+        if not run.is_state(delta):
+            raise wrong_delta(run.eng, delta, run_id, step, node_id)
+        try:
+            delta_b = run.encode_delta(delta)
+            back = run.decode_delta(delta_b)
+        except Exception as exc:
+            raise unstorable(exc, delta, run_id, step, node_id, "delta") from exc
+        if type(back) is dict and len(back) < len(delta):
+            raise dropped_delta_keys(run.eng, undeclared_keys(delta, back), run_id, step, node_id)
+        if run.check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
+            check_finite(delta, run_id, step, node_id, "delta")
+        delta = back
+        try:
+            run.state = run.reducer(run.state, delta)
+        except Exception as exc:
+            raise reducer_failed(exc, run_id, step, node_id) from exc
+    if run.budgets:
+        check_budgets(run.eng, run.budgets, run.sizes, delta, run.state, run_id, step, node_id)
+    return delta_b
+
+
+def _resolve_route(run: _Run[S], node: CompiledNode[S], route: Any) -> tuple[Next, str]:
+    """Where a node step goes (its returned route, else its static edges) and that route as stored."""
+    if route is None:
+        route = static_route(node, run.state, run.run_id, run.step)
+    elif type(route) is not Next:
+        raise wrong_route(route, run.run_id, run.step, node.id)
+    elif route.kind is not _STOP:
+        check_route(route, run.nodes, run.run_id, run.step, node.id)
+    if route.kind is _GOTO:
+        return route, run.rc.encode(route)
+    # Fan-outs and interrupts carry values (branch inputs, payloads): read back what is stored,
+    # and go on with that (each branch input a fresh copy).
+    return route_checked(run.rc, route, run.run_id, run.step, node.id)
+
+
+def _snapshot(run: _Run[S], delta_b: bytes | None, forced: bool) -> bytes | None:
+    """Decide whether this step stores a snapshot, and take it; returns its bytes (None: no snapshot).
+
+    A snapshot is forced on a step that replaced the state or does not simply go on to a node;
+    otherwise one is taken every `snapshot_every` steps, or once the deltas stored since the last
+    one outgrow `snapshot_ratio` times its size.
+    """
+    run.since_steps += 1
+    if delta_b is not None:
+        run.since_bytes += len(delta_b)
+    if forced or run.since_steps >= run.snap_every or run.since_bytes > run.snap_ratio * run.snap_size:
+        state_b, run.state = snapshot_of(run.eng, run.state, run.run_id, run.step, run.node_id)
+        run.snap_size = len(state_b)
+        run.since_bytes = run.since_steps = 0
+        run.state_b = state_b
+        return state_b
+    run.state_b = None
+    return None
+
+
+def _emit_end(run: _Run[S], res: NodeResult[S], route: Next, attempt: int) -> None:
+    """Emit what a committed node step reports: the node's own events, then its end."""
+    eng = run.eng
+    for ev in res.events:
+        eng.emit(ev)
+    meta = {"route": repr(route), "attempt": attempt, "ms": (time.perf_counter() - run.t0) * 1e3}
+    eng.emit(Event(run.run_id, run.step, run.node_id, "", meta, kind=EventKind.NODE_END))
+
+
+async def _fan_out(run: _Run[S], nxt: Next) -> Next:
+    """Run a fan-out step (`fan_out_step`: branches, merge, commit); returns the join's hop."""
+    run.node_id = FAN_OUT_NODE
+    if run.step >= run.step_cap:
+        raise max_steps_error(run.run_id, run.step, FAN_OUT_NODE, run.max_steps)
+    run.step += 1
+    run.state, nxt, err, run.snap_size = await fan_out_step(
+        run.eng, run.g, run.rc, run.run_id, run.step, run.state, nxt, run.versions, run.state_b
+    )
+    run.since_bytes = run.since_steps = 0  # that step stored a snapshot
+    if err is not None:
+        run.last_err = err
+    return nxt
+
+
+async def _pause(run: _Run[Any], message: str, data: dict[str, Any]) -> None:
+    """Mark the run interrupted at its current step (keeping its last routed error) and emit the pause."""
+    error, error_node = run.last_err
+    await settled(
+        run.store.set_status(
+            run.run_id, RunStatus.INTERRUPTED, error=error, error_node=error_node, expect_step=run.step
+        )
+    )
+    run.eng.notify(run.run_id, run.step, run.node_id, message, data, EventKind.INTERRUPT)
+
+
+async def _finish(run: _Run[Any]) -> None:
+    """Mark the run done after its last step and emit its end."""
     # Conditioned on this driver's last step: if another process took the run over and went
     # further, this stale driver must not mark it done.
     # Settled: a cancel landing during this write must not leave the run `running` (see `settled`).
+    error, error_node = run.last_err
     await settled(
-        store.set_status(run_id, RunStatus.DONE, error=last_err[0], error_node=last_err[1], expect_step=step)
+        run.store.set_status(
+            run.run_id, RunStatus.DONE, error=error, error_node=error_node, expect_step=run.step
+        )
     )
-    if emitter is not None:
-        eng.emit(Event(run_id, step, "", "run finished", {"steps": step}, kind=EventKind.RUN_END))
-    return state
+    if run.emitter is not None:
+        run.eng.emit(
+            Event(run.run_id, run.step, "", "run finished", {"steps": run.step}, kind=EventKind.RUN_END)
+        )
+
+
+async def _failed(run: _Run[Any], exc: BaseException) -> None:
+    """Settle the run after `exc` escaped a step: mark it failed (or cancelled) as `exc` requires.
+
+    Returns when `exc` itself is what the caller raises on; raises the typed error (`StepError`,
+    `EncodeError`, from `exc`) that stands for an exception the engine does not raise as is.
+    """
+    eng, run_id, step, node_id = run.eng, run.run_id, run.step, run.node_id
+    if isinstance(exc, GraphError):
+        await eng.fail(run_id, step, node_id, exc)
+    elif isinstance(exc, (StoreError, OSError)):
+        if isinstance(exc, ValueRefusedError):
+            # The store can never take this step: resuming would fail the same way, so the run
+            # fails (as for a value the engine itself refuses) instead of staying resumable.
+            await _fail(eng, run_id, step, node_id, exc, EncodeError, f"cannot be stored: {exc}")
+        # Otherwise the store itself (or the machine) failed, or another worker owns the run: the
+        # status is not ours to change, and the store may not take the write anyway. As after a
+        # crash, nothing of the step was committed and the run stays resumable.
+    elif isinstance(exc, Exception):
+        # Whatever else escaped the step: typed, naming where, and the run marked failed.
+        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
+    elif isinstance(exc, asyncio.CancelledError):
+        await settled(run.store.set_status(run_id, RunStatus.CANCELLED))
+        if run.emitter is not None:  # so emitters can end what they opened (spans, streams)
+            eng.emit(Event(run_id, step, "", "cancelled", {"status": "cancelled"}, kind=EventKind.RUN_END))
+    elif isinstance(exc, (KeyboardInterrupt, SystemExit)):
+        # The process is meant to stop: they stay themselves, with the run marked failed.
+        await eng.fail(run_id, step, node_id, exc)
+    else:
+        # GeneratorExit or a user's own BaseException out of a node or branch: the process lives on,
+        # so a run left `running` would never be failed or resumed by anyone.
+        await _fail(eng, run_id, step, node_id, exc, StepError, f"failed: {error_text(exc)}")
+
+
+async def _fail(
+    eng: Runtime[Any],
+    run_id: str,
+    step: int,
+    node_id: str,
+    cause: BaseException,
+    kind: type[StepError],
+    what: str,
+) -> NoReturn:
+    """Mark the run failed with a `kind` error saying the step `what`, and raise it from `cause`."""
+    err = kind(
+        f"step {step} (node {node_id!r}) of run {run_id!r} {what}", run_id=run_id, step=step, node_id=node_id
+    )
+    if isinstance(err, EncodeError):
+        err.field = "step"  # the whole record: the store does not say which of its values it refused
+    await eng.fail(run_id, step, node_id, err)  # its status write is settled
+    raise err from cause

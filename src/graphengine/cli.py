@@ -91,6 +91,10 @@ def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
     )
 
 
+_Add = Callable[[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]], str], argparse.ArgumentParser]
+"""`add(name, command, help)`: a subcommand's parser (with the common options), running `command`."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `graphengine` command."""
     p = argparse.ArgumentParser(
@@ -109,6 +113,16 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(func=fn)
         return sp
 
+    _add_reading_commands(add)
+    _add_serve_command(add)
+    _add_engine_commands(add)
+    _add_worker_command(add)
+    _add_prune_command(add)
+    return p
+
+
+def _add_reading_commands(add: _Add) -> None:
+    """The commands that read the store: runs, show, history, export."""
     sp = add("runs", cmd_runs, "list runs with their status, newest first")
     sp.add_argument("--status", help=f"only runs with this status ({', '.join(s.value for s in RunStatus)})")
     sp.add_argument(
@@ -140,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("run", metavar="RUN", help="the run's id")
     sp.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
 
+
+def _add_serve_command(add: _Add) -> None:
+    """`serve`: the HTTP API and run inspector."""
     sp = add("serve", cmd_serve, "serve an engine's HTTP API and run inspector (extra: server)")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: 127.0.0.1)")
@@ -166,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
+
+def _add_engine_commands(add: _Add) -> None:
+    """The commands that load an engine to work on a run or its graph: resume, replay, render."""
     sp = add("resume", cmd_resume, "resume a run with an engine")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("run", metavar="RUN", help="the run's id")
@@ -197,6 +217,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="drawing format (default: from the FILE's suffix, else dot; png/svg/pdf need Graphviz)",
     )
     sp.add_argument("--run", metavar="RUN", help="highlight this run's path (needs --store)")
+
+
+def _add_worker_command(add: _Add) -> None:
+    """`worker`: serve queued runs (or, on SQLite, wake waiting runs)."""
     sp = add(
         "worker",
         cmd_worker,
@@ -218,6 +242,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-queue jobs of workers silent this long (2 x ttl)",
     )
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
+
+
+def _add_prune_command(add: _Add) -> None:
+    """`prune`: delete or compact finished runs."""
     sp = add(
         "prune", cmd_prune, "delete or compact finished runs by policy (never running or resumable ones)"
     )
@@ -232,7 +260,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dry-run", action="store_true", help="show what would be removed, change nothing")
     sp.add_argument("-y", "--yes", action="store_true", help="remove without asking")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
-    return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:

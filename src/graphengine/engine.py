@@ -7,6 +7,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -15,6 +16,7 @@ from graphengine.store import (
     Codec,
     InvalidIdError,
     JsonCodec,
+    Latest,
     MemoryStore,
     RunRecord,
     RunStatus,
@@ -57,7 +59,7 @@ from .node import NodeLike, make_invoker
 from .options import NodeOptions, Options
 from .reducer import Reducer, _refuse_async_reducer, default_reducer, is_pure
 from .route_codec import RouteCodec
-from .routing import NextKind, goto
+from .routing import Next, NextKind, goto
 from .subgraph import Subgraph
 from .versions import Migration
 from .viz import RunPath, render, to_dot, to_mermaid
@@ -499,43 +501,13 @@ class Engine(RunReads[S]):
         """
         latest = await rt.latest(run_id)
         run = latest.run
+        has_input = input is not _NO_INPUT
         # Every status write below is conditioned on what was just read, so a resumer that
         # stalled here cannot flip a run its owner finished (or moved on) meanwhile.
-        seen_step, seen_status = latest.last_step, run.status
+        read = _ResumeRead.of(self.store, run_id, latest, has_input)
         rt.check_fingerprint(run, allow_graph_change)
         state = rt.fold(latest)
         nxt = rt.next_of(latest)
-        has_input = input is not _NO_INPUT
-        paused = run.status is RunStatus.INTERRUPTED
-        answering = has_input or paused  # taking the answer of a pause: once, by one resume
-        # A routed error stays on the run record; a failure is what this resume retries.
-        keep_error = run.status is not RunStatus.FAILED
-        err, err_node = (run.error, run.error_node) if keep_error else (None, None)
-
-        async def move_to(status: RunStatus) -> None:
-            write = self.store.set_status(
-                run_id,
-                status,
-                error=err,
-                error_node=err_node,
-                expect_step=seen_step,
-                expect_status=seen_status,
-            )
-            if not answering:
-                await _cas(write)
-                return
-            try:
-                await write
-            except StatusConflictError as exc:
-                # Another resume moved the run between our read and this write: the answer was
-                # meant for the pause we read, not for wherever the run is now.
-                raise RunBusyError(
-                    f"run {run_id!r}: another resume took the answer of its pause at step "
-                    f"{seen_step} (the run is now {exc.status} at step {exc.step}); nothing was run",
-                    run_id=run_id,
-                    step=seen_step,
-                ) from exc
-
         interrupted_at = None
         prior = None
         woke = nxt if nxt.kind is NextKind.WAIT else None
@@ -543,7 +515,7 @@ class Engine(RunReads[S]):
             hop = await on_resume(rt, latest, woke, sole)
             if hop is None:  # not due yet, or claimed by another driver: nothing to run
                 if sole and run.status is not RunStatus.WAITING:
-                    await move_to(RunStatus.WAITING)
+                    await read.move_to(RunStatus.WAITING)
                 return state
             nxt, prior = hop
         if nxt.kind is NextKind.INTERRUPT:
@@ -553,45 +525,61 @@ class Engine(RunReads[S]):
                 # last step, not the run status, keeps this right after a crash that lost the
                 # status write.) Pass input=None to continue without a value.
                 if run.status is not RunStatus.INTERRUPTED:
-                    await move_to(RunStatus.INTERRUPTED)
+                    await read.move_to(RunStatus.INTERRUPTED)
                 return state
             paused_node, interrupted_at = rt.interrupted(latest.last)
             nxt = goto(paused_node)
         elif nxt.kind is NextKind.STOP:
             if run.status is not RunStatus.DONE:
-                await move_to(RunStatus.DONE)
+                await read.move_to(RunStatus.DONE)
             return state
-        if answering and not sole:
+        if read.answering and not sole:
             if can_lease:
                 raise _Answering
-            node = rt.graph.nodes.get(nxt.target) if nxt.kind is _GOTO else None
-            at_pause = interrupted_at is not None or (node is not None and node.interrupt_before)
-            if has_input and at_pause and run.status is RunStatus.RUNNING:
-                # Paused runs wait as `interrupted`: `running` here means another resume took the
-                # answer, or its process died after that status write; only ownership tells which.
-                raise RunBusyError(
-                    f"run {run_id!r} is running past its pause at step {seen_step}: another resume "
-                    "took the answer, and this store cannot tell whether its driver is alive; "
-                    f"nothing was run (once it is known to be gone, resume({run_id!r}) without input "
-                    "puts the run back to waiting)",
-                    run_id=run_id,
-                    step=seen_step,
-                )
+            _refuse_taken_answer(rt, read, nxt, interrupted_at, has_input)
+        first = await self._first_hop(rt, latest, read, input, sole, interrupted_at, prior)
+        await read.move_to(RunStatus.RUNNING)  # for a waiting run: the claim, won by one waker
+        if woke is not None:
+            await claimed(rt, run_id, read.step)
+        if self.emitter is not None:
+            _emit_resumed(rt, latest, nxt, woke)
+        return await drive(rt, rt.graph, rt.routes, run_id, state, latest.last_step, nxt, first)
+
+    async def _first_hop(
+        self,
+        rt: Runtime[S],
+        latest: Latest,
+        read: _ResumeRead,
+        input: Any,
+        sole: bool,
+        interrupted_at: int | None,
+        prior: Any = None,
+    ) -> FirstHop:
+        """How a resume's first step is driven; a run whose stored values predate the engine's state
+        version has its version map extended first (its next step stores a snapshot in the new version).
+
+        `input` is `_NO_INPUT` when the resume hands the node none; `prior`, for a node continuing
+        its own wait, the calls its waiting step recorded.
+        """
+        run = latest.run
+        has_input = input is not _NO_INPUT
         vm = rt.versions(run)
         forced_snapshot = False
         if vm is not None and vm.at(latest.last_step + 1) != self.state_version:
             meta, vm = upgraded_meta(rt, latest, latest.last_step + 1)
-            await self.store.update_meta(run_id, dumps(meta))
+            await self.store.update_meta(read.run_id, dumps(meta))
             forced_snapshot = True  # the first new step stores the state in the new version
-        first = FirstHop(
+        return FirstHop(
             resumed=has_input,
             input=input if has_input else None,
             # A sole driver answering a run left `running` at a pause takes over an answer whose
             # driver died; without input (or ownership) such a run pauses again instead.
-            approved=paused or woke is not None or (has_input and sole and run.status is RunStatus.RUNNING),
+            approved=read.status is RunStatus.INTERRUPTED
+            or prior is not None  # a node continuing its own wait was past its pause already
+            or (has_input and sole and run.status is RunStatus.RUNNING),
             interrupted_at=interrupted_at,
-            error=err,
-            error_node=err_node,
+            error=read.error,
+            error_node=read.error_node,
             snap_size=len(latest.base_state),
             since_bytes=sum(len(r.delta) for r in latest.tail if r.delta is not None),
             since_steps=self.options.snapshot_every if forced_snapshot else len(latest.tail),
@@ -599,25 +587,6 @@ class Engine(RunReads[S]):
             turn_start=rt.turn_start(run),
             prior=prior,
         )
-        await move_to(RunStatus.RUNNING)  # for a waiting run: the claim, won by one waker
-        if woke is not None:
-            await claimed(rt, run_id, seen_step)
-        if self.emitter is not None:
-            rt.emit(
-                Event(
-                    run_id,
-                    latest.last_step,
-                    "",
-                    "run resumed",
-                    {"next": repr(nxt), "status": str(run.status)},
-                    kind=EventKind.RUN_RESUME,
-                )
-            )
-            if woke is not None:
-                w = woke.payload
-                meta = {"until": w.until, "signal": w.signal, "then": woke.target}
-                rt.emit(Event(run_id, seen_step, woke.target, "woken", meta, kind=EventKind.WAKE))
-        return await drive(rt, rt.graph, rt.routes, run_id, state, latest.last_step, nxt, first)
 
     async def signal(self, run_id: str, name: str, payload: Any = None, *, id: str | None = None) -> Signal:
         """Send signal `name` with `payload` (JSON values) to run `run_id`; returns the stored signal.
@@ -924,6 +893,88 @@ def _check_node_options(node_id: str, retries: Any, timeout: Any, backoff: Any) 
                 f"node {node_id!r}: {name} must be a finite number of seconds {low}, got {v!r}",
                 node_id=node_id,
             )
+
+
+@dataclass(frozen=True, slots=True)
+class _ResumeRead:
+    """What one resume attempt read of a run: its status writes are conditioned on it."""
+
+    store: Store
+    run_id: str
+    step: int
+    """The run's last committed step when read."""
+    status: RunStatus
+    """Its status when read."""
+    error: str | None
+    """The routed error the run keeps (None after a failure: that is what the resume retries)."""
+    error_node: str | None
+    answering: bool
+    """The resume takes the answer of a pause (it has input, or the run is interrupted): once, by one resume."""
+
+    @classmethod
+    def of(cls, store: Store, run_id: str, latest: Latest, has_input: bool) -> _ResumeRead:
+        """What `latest` says of run `run_id`, for a resume with or without input."""
+        run = latest.run
+        # A routed error stays on the run record; a failure is what this resume retries.
+        keep_error = run.status is not RunStatus.FAILED
+        err, err_node = (run.error, run.error_node) if keep_error else (None, None)
+        answering = has_input or run.status is RunStatus.INTERRUPTED
+        return cls(store, run_id, latest.last_step, run.status, err, err_node, answering)
+
+    async def move_to(self, status: RunStatus) -> None:
+        """Set the run's status if it is still as read; `_MovedOn` (or, answering, `RunBusyError`) if not."""
+        write = self.store.set_status(
+            self.run_id,
+            status,
+            error=self.error,
+            error_node=self.error_node,
+            expect_step=self.step,
+            expect_status=self.status,
+        )
+        if not self.answering:
+            await _cas(write)
+            return
+        try:
+            await write
+        except StatusConflictError as exc:
+            # Another resume moved the run between our read and this write: the answer was
+            # meant for the pause we read, not for wherever the run is now.
+            raise RunBusyError(
+                f"run {self.run_id!r}: another resume took the answer of its pause at step "
+                f"{self.step} (the run is now {exc.status} at step {exc.step}); nothing was run",
+                run_id=self.run_id,
+                step=self.step,
+            ) from exc
+
+
+def _emit_resumed(rt: Runtime[Any], latest: Latest, nxt: Next, woke: Next | None) -> None:
+    """Emit that a resume drives the run on (`RUN_RESUME`), and, woken from a wait, `WAKE`."""
+    run = latest.run
+    meta = {"next": repr(nxt), "status": str(run.status)}
+    rt.emit(Event(run.run_id, latest.last_step, "", "run resumed", meta, kind=EventKind.RUN_RESUME))
+    if woke is not None:
+        w = woke.payload
+        wake = {"until": w.until, "signal": w.signal, "then": woke.target}
+        rt.emit(Event(run.run_id, latest.last_step, woke.target, "woken", wake, kind=EventKind.WAKE))
+
+
+def _refuse_taken_answer(
+    rt: Runtime[Any], read: _ResumeRead, nxt: Next, interrupted_at: int | None, has_input: bool
+) -> None:
+    """`RunBusyError` when an answer to a pause finds the run `running` and cannot tell who drives it."""
+    node = rt.graph.nodes.get(nxt.target) if nxt.kind is _GOTO else None
+    at_pause = interrupted_at is not None or (node is not None and node.interrupt_before)
+    if has_input and at_pause and read.status is RunStatus.RUNNING:
+        # Paused runs wait as `interrupted`: `running` here means another resume took the
+        # answer, or its process died after that status write; only ownership tells which.
+        raise RunBusyError(
+            f"run {read.run_id!r} is running past its pause at step {read.step}: another resume "
+            "took the answer, and this store cannot tell whether its driver is alive; "
+            f"nothing was run (once it is known to be gone, resume({read.run_id!r}) without input "
+            "puts the run back to waiting)",
+            run_id=read.run_id,
+            step=read.step,
+        )
 
 
 class _Answering(Exception):

@@ -206,6 +206,24 @@ def compile_graph(
     also for `options` about things the graph does not have (a per-node override of an unknown
     node, a size budget for a field not among the state's `fields`), which would be ignored.
     """
+    start = _checked_start(wiring, options, fields)
+    nodes = {nid: _compile_node(wiring, options, nid, spec) for nid, spec in wiring.nodes.items()}
+    desc, legacy = describe(wiring), describe(wiring, with_module=True)
+    return CompiledGraph(
+        nodes=nodes,
+        start=start,
+        fingerprint=fingerprint_of(desc),
+        description=desc,
+        legacy_fingerprint=fingerprint_of(legacy),
+        legacy_description=legacy,
+    )
+
+
+def _checked_start(wiring: Wiring[Any], options: Options, fields: frozenset[str] | None) -> str:
+    """The start node, once the wiring is checked.
+
+    Refuses options about what the graph lacks, a missing start, and edges naming unknown nodes.
+    """
     unknown = [n for n in options.node if n not in wiring.nodes]
     if unknown:
         raise UnknownNodeError(
@@ -239,58 +257,54 @@ def compile_graph(
         if src is not None:
             _require(wiring, src, f"on_error({src!r}, {handler!r})")
         _require(wiring, handler, f"on_error({src!r}, {handler!r}): handler")
+    return wiring.start
 
-    nodes: dict[str, CompiledNode[S]] = {}
-    for nid, spec in wiring.nodes.items():
-        per = options.node.get(nid, NodeOptions())
-        nopts = spec.options
-        out: list[tuple[Callable[[S], bool] | None, Next]] = []
-        for e in wiring.edges:
-            if e.src != nid:
-                continue
-            if e.branches:
-                out.append((e.when, Next(NextKind.FAN_OUT, e.dst, tuple(Branch(b) for b in e.branches))))
-            else:
-                out.append((e.when, goto(e.dst)))
-        fixed: Next | None = None
-        if not out:
-            fixed = STOP
-        elif out[0][0] is None:
-            fixed = out[0][1]
-        retries = _first(nopts.retries, per.retries, options.retries)
-        if retries < 0:
-            raise GraphValidationError(f"node {nid!r}: retries must be >= 0, got {retries}", node_id=nid)
-        own_timeout = _first(nopts.timeout, per.timeout)
-        if own_timeout is not None:
-            _check_timeout(nid, spec, own_timeout, retries)
-            timeout = own_timeout
+
+def _compile_node(wiring: Wiring[S], options: Options, nid: str, spec: NodeSpec) -> CompiledNode[S]:
+    """One node's run table: its static hops, and its retries, timeout and backoff resolved.
+
+    Raises `GraphValidationError` for negative retries or a timeout the engine cannot enforce.
+    """
+    per = options.node.get(nid, NodeOptions())
+    nopts = spec.options
+    out: list[tuple[Callable[[S], bool] | None, Next]] = []
+    for e in wiring.edges:
+        if e.src != nid:
+            continue
+        if e.branches:
+            out.append((e.when, Next(NextKind.FAN_OUT, e.dst, tuple(Branch(b) for b in e.branches))))
         else:
-            # The engine-wide default applies where it can be enforced: not to a sync node on the
-            # loop, which nothing can interrupt (a timeout given for the node itself is refused).
-            timeout = options.timeout if spec.invoker.is_async else None
-        nodes[nid] = CompiledNode(
-            id=nid,
-            call=spec.invoker.call,
-            is_async=spec.invoker.is_async,
-            retries=retries,
-            timeout=timeout,
-            backoff=_first(nopts.backoff, per.backoff, options.backoff),
-            retry_on=_first(nopts.retry_on, per.retry_on, options.retry_on),
-            interrupt_before=spec.interrupt_before,
-            replaces_state=spec.replaces_state,
-            error_route=wiring.error_routes.get(nid, wiring.error_routes.get(None)),
-            fixed=fixed,
-            branches=tuple(out),
-            sync_call=spec.invoker.sync_call,
-        )
-    desc, legacy = describe(wiring), describe(wiring, with_module=True)
-    return CompiledGraph(
-        nodes=nodes,
-        start=wiring.start,
-        fingerprint=fingerprint_of(desc),
-        description=desc,
-        legacy_fingerprint=fingerprint_of(legacy),
-        legacy_description=legacy,
+            out.append((e.when, goto(e.dst)))
+    fixed: Next | None = None
+    if not out:
+        fixed = STOP
+    elif out[0][0] is None:
+        fixed = out[0][1]
+    retries = _first(nopts.retries, per.retries, options.retries)
+    if retries < 0:
+        raise GraphValidationError(f"node {nid!r}: retries must be >= 0, got {retries}", node_id=nid)
+    own_timeout = _first(nopts.timeout, per.timeout)
+    if own_timeout is not None:
+        _check_timeout(nid, spec, own_timeout, retries)
+        timeout = own_timeout
+    else:
+        # The engine-wide default applies where it can be enforced: not to a sync node on the
+        # loop, which nothing can interrupt (a timeout given for the node itself is refused).
+        timeout = options.timeout if spec.invoker.is_async else None
+    return CompiledNode(
+        id=nid,
+        call=spec.invoker.call,
+        is_async=spec.invoker.is_async,
+        retries=retries,
+        timeout=timeout,
+        backoff=_first(nopts.backoff, per.backoff, options.backoff),
+        retry_on=_first(nopts.retry_on, per.retry_on, options.retry_on),
+        interrupt_before=spec.interrupt_before,
+        replaces_state=spec.replaces_state,
+        error_route=wiring.error_routes.get(nid, wiring.error_routes.get(None)),
+        fixed=fixed,
+        branches=tuple(out),
+        sync_call=spec.invoker.sync_call,
     )
 
 

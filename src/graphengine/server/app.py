@@ -56,6 +56,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlencode
@@ -434,6 +435,20 @@ def create_app(
     app.add_middleware(HostCheck, allowed=tuple(allowed_hosts))
     app.add_middleware(ErrorBoundary)
     app.add_middleware(NoFraming)
+    _add_error_handlers(app)
+    views = _Views(engine, runs)
+    # Registered in this order (it is the order of the OpenAPI schema's paths).
+    _add_run_collection(app, engine, runs, views)
+    _add_run_reads(app, engine, runs, views)
+    _add_run_actions(app, engine, runs, views)
+    _add_signal_routes(app, engine)
+    _add_event_stream(app, engine, runs)
+    _add_graph_routes(app, engine, name)
+    return app
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Answer engine, store and request errors as JSON problems with their status codes."""
 
     async def on_error(request: Request, exc: Exception) -> Response:
         return JSONResponse({"detail": describe(exc)}, status_code=status_of(exc))
@@ -474,9 +489,16 @@ def create_app(
     app.add_exception_handler(StoreError, on_error)
     app.add_exception_handler(StateValidationError, on_state_error)
 
-    adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
 
-    def summary(rec: RunRecord) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class _Views:
+    """How the routes show runs: a run's summary, and its detail (state, interrupt, graph change)."""
+
+    engine: Engine[Any]
+    runs: RunManager
+
+    def summary(self, rec: RunRecord) -> dict[str, Any]:
+        """A stored run as `RunSummary` fields (with whether this server drives it)."""
         meta = _meta(rec)
         src = meta.get("forked_from")
         return {
@@ -486,17 +508,19 @@ def create_app(
             "updated_at": rec.updated_at,
             "error": rec.error,
             "error_node": rec.error_node,
-            "live": runs.is_live(rec.run_id),
+            "live": self.runs.is_live(rec.run_id),
             "forked_from": src if isinstance(src, str) else None,
         }
 
-    async def detail(run_id: str) -> RunDetail:
+    async def detail(self, run_id: str) -> RunDetail:
+        """A run as `RunDetail`: its summary, steps, state and what it waits for."""
+        engine = self.engine
         rec = await engine.get_run(run_id)
         state = await engine.get_state(run_id)
         intr = await engine.get_interrupt(run_id)
         steps = await engine.store.load_steps(run_id)
         return RunDetail(
-            **summary(rec),
+            **self.summary(rec),
             steps=len(steps),
             state=jsonable(state),
             interrupt=None
@@ -506,30 +530,28 @@ def create_app(
             ),
             fingerprint=rec.fingerprint,
             graph_changed=not engine.runtime().same_graph(rec),
-            wait=await waiting(rec),
+            wait=await self.waiting(rec),
         )
 
-    async def waiting(rec: RunRecord) -> WaitInfo | None:
-        store = engine.store
+    async def waiting(self, rec: RunRecord) -> WaitInfo | None:
+        """What a `waiting` run waits for (None for a run in any other status)."""
+        store = self.engine.store
         if rec.status is not RunStatus.WAITING or not isinstance(store, WaitStore):
             return None
         timer = await store.get_timer(rec.run_id)
         return None if timer is None else WaitInfo(until=timer.wake_at, signal=timer.signal)
 
-    def signal_info(sig: Signal) -> SignalInfo:
-        return SignalInfo(
-            name=sig.name, id=sig.id, payload=jsonable(sig.payload), ts=sig.ts, taken_step=sig.taken_step
-        )
 
-    def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
-        """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409
-        (the run is in a state the action does not apply to)."""
-        return app.post(
-            f"/api/runs/{{run_id}}/{name}",
-            response_model=model,
-            tags=["runs"],
-            responses={404: _ERRORS[404], 409: _ERRORS[409]},
-        )
+def _signal_info(sig: Signal) -> SignalInfo:
+    """A signal as the API shows it."""
+    return SignalInfo(
+        name=sig.name, id=sig.id, payload=jsonable(sig.payload), ts=sig.ts, taken_step=sig.taken_step
+    )
+
+
+def _add_run_collection(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`GET /api/runs` (the list) and `POST /api/runs` (start a run)."""
+    adapter: TypeAdapter[Any] = TypeAdapter(engine.state_type)
 
     @app.get("/api/runs", response_model=list[RunSummary], tags=["runs"])
     async def list_runs(
@@ -570,7 +592,7 @@ def create_app(
             )
             response.headers["link"] = f'</api/runs?{nxt}>; rel="next"'
             response.headers["x-more-runs"] = "true"
-        return [summary(rec) for rec in matched[offset : offset + limit]]
+        return [views.summary(rec) for rec in matched[offset : offset + limit]]
 
     @app.post(
         "/api/runs",
@@ -593,12 +615,16 @@ def create_app(
         if await engine.store.get_run(run_id) is not None:
             raise RunExistsError(f"run {run_id!r} exists; resume it instead", run_id=run_id)
         await runs.start(run_id, state, wait=wait)
-        return await detail(run_id)
+        return await views.detail(run_id)
+
+
+def _add_run_reads(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`GET` a run, its state (now or after a step) and its history."""
 
     @app.get("/api/runs/{run_id}", response_model=RunDetail, tags=["runs"], responses={404: _ERRORS[404]})
     async def get_run(run_id: RunId) -> RunDetail:
         """A run: status, current state, what it waits for."""
-        return await detail(run_id)
+        return await views.detail(run_id)
 
     @app.get("/api/runs/{run_id}/state", tags=["runs"], responses={404: _ERRORS[404]})
     async def get_state(
@@ -653,6 +679,20 @@ def create_app(
             prev = v.ts
         return out
 
+
+def _add_run_actions(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`POST /api/runs/{run_id}/resume`, `/cancel` and `/replay`."""
+
+    def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
+        """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409
+        (the run is in a state the action does not apply to)."""
+        return app.post(
+            f"/api/runs/{{run_id}}/{name}",
+            response_model=model,
+            tags=["runs"],
+            responses={404: _ERRORS[404], 409: _ERRORS[409]},
+        )
+
     @run_action("resume", RunDetail)
     async def resume(
         run_id: RunId,
@@ -669,13 +709,13 @@ def create_app(
         if allow_graph_change:
             kw["allow_graph_change"] = True
         await runs.resume(run_id, kw, wait=wait)
-        return await detail(run_id)
+        return await views.detail(run_id)
 
     @run_action("cancel", RunDetail)
     async def cancel(run_id: RunId) -> RunDetail:
         """Cancel a run this server drives; its status becomes `cancelled` (resume continues it)."""
         await runs.cancel(run_id)
-        return await detail(run_id)
+        return await views.detail(run_id)
 
     @run_action("replay", ReplayInfo)
     async def replay(run_id: RunId, allow_graph_change: AllowGraphChange = False) -> ReplayInfo:
@@ -702,6 +742,10 @@ def create_app(
             text=str(rep),
         )
 
+
+def _add_signal_routes(app: FastAPI, engine: Engine[Any]) -> None:
+    """`POST`/`GET /api/runs/{run_id}/signals`: send a run a signal, list its signals."""
+
     @app.post(
         "/api/runs/{run_id}/signals",
         response_model=SignalInfo,
@@ -715,7 +759,7 @@ def create_app(
         404 for an unknown run, 409 for a run that is done; a second signal with the same id
         answers the first one (nothing stored)."""
         _refuse_nonfinite(body.payload, ("body", "payload"))
-        return signal_info(await engine.signal(run_id, body.name, body.payload, id=body.id))
+        return _signal_info(await engine.signal(run_id, body.name, body.payload, id=body.id))
 
     @app.get(
         "/api/runs/{run_id}/signals",
@@ -725,7 +769,11 @@ def create_app(
     )
     async def list_signals(run_id: RunId) -> list[SignalInfo]:
         """The run's signals in arrival order; `taken_step` names the step that received each."""
-        return [signal_info(sig) for sig in await engine.signals(run_id)]
+        return [_signal_info(sig) for sig in await engine.signals(run_id)]
+
+
+def _add_event_stream(app: FastAPI, engine: Engine[Any], runs: RunManager) -> None:
+    """`GET /api/runs/{run_id}/events`: a run's events as Server-Sent Events."""
 
     @app.get(
         "/api/runs/{run_id}/events",
@@ -765,6 +813,10 @@ def create_app(
             media_type="text/event-stream",
             headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
         )
+
+
+def _add_graph_routes(app: FastAPI, engine: Engine[Any], name: str) -> None:
+    """`GET /api/graph` (the graph as data or a drawing) and `GET /` (the inspector page)."""
 
     async def _path(run: str | None) -> RunPath | None:
         return None if run is None else await run_path(engine, run)
@@ -808,8 +860,6 @@ def create_app(
     async def page() -> HTMLResponse:
         """The inspector."""
         return HTMLResponse(inspector_html(name))
-
-    return app
 
 
 def _document_bearer(app: FastAPI) -> None:

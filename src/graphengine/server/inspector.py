@@ -138,6 +138,10 @@ def _esc(s: str) -> str:
     return html.escape(s, quote=True)
 
 
+_BOX_H, _GAP_Y, _GAP_X = 34, 64, 36
+"""A node box's height, and the gaps between rows and between the boxes of a row (pixels)."""
+
+
 def simple_svg(engine: Engine[Any], path: RunPath | None = None) -> str:
     """The graph drawn by a small layered layout, with `path` marked (no Graphviz needed).
 
@@ -149,19 +153,29 @@ def simple_svg(engine: Engine[Any], path: RunPath | None = None) -> str:
     rows, edges = _layers(engine, path)
     spec = engine.spec()
     before = {n.id for n in spec.nodes if n.interrupt_before}
-    box_h, gap_y, gap_x = 34, 64, 36
     widths = {n: max(90, 9 * len(_node_text(n, path)) + 24) for n in spec.node_ids}
     widths[START] = widths[END] = 18
-    row_w = [sum(widths[n] for n in r) + gap_x * (len(r) - 1) for r in rows]
+    row_w = [sum(widths[n] for n in r) + _GAP_X * (len(r) - 1) for r in rows]
     width = max([*row_w, 200]) + 160
     pos: dict[str, tuple[float, float]] = {}
     for i, r in enumerate(rows):
         x = (width - 120 - row_w[i]) / 2
         for n in r:
-            pos[n] = (x + widths[n] / 2, 30 + i * (box_h + gap_y))
-            x += widths[n] + gap_x
-    height = 30 + len(rows) * (box_h + gap_y)
-    parts = [
+            pos[n] = (x + widths[n] / 2, 30 + i * (_BOX_H + _GAP_Y))
+            x += widths[n] + _GAP_X
+    height = 30 + len(rows) * (_BOX_H + _GAP_Y)
+    parts = _svg_head(width, height)
+    for e in edges:
+        parts.extend(_svg_edge(e, pos, widths, path))
+    for n, (x, y) in pos.items():
+        parts.append(_svg_node(n, x, y, widths[n], path, n in before))
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _svg_head(width: float, height: float) -> list[str]:
+    """The opening of the drawing: the `<svg>` element and the arrow heads of each edge colour."""
+    return [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="Helvetica, Arial, sans-serif" font-size="13">',
         "<defs>",
@@ -179,70 +193,72 @@ def simple_svg(engine: Engine[Any], path: RunPath | None = None) -> str:
         "</defs>",
     ]
 
-    def half_h(n: str) -> float:
-        return 9 if n in (START, END) else box_h / 2
 
-    for e in edges:
-        (x1, y1), (x2, y2) = pos[e.src], pos[e.dst]
-        taken = path.edges.get((e.src, e.dst), 0) if path else 0
-        if path is not None:
-            color, marker = (_TAKEN, "taken") if taken else (_IDLE, "idle")
-        elif e.kind == "error":
-            color, marker = _ERROR, "error"
-        elif e.kind in ("fanout", "join"):
-            color, marker = _FANOUT, "fan"
-        else:
-            color, marker = "#333", "plain"
-        dash = ' stroke-dasharray="5,4"' if e.kind in ("error", "end", "dynamic") else ""
-        sw = 3 if taken else (2 if e.kind in ("fanout", "join") else 1.3)
-        label = e.label + (f" x{taken}" if taken > 1 else "")
-        if y2 > y1:
-            sy, ey = y1 + half_h(e.src), y2 - half_h(e.dst) - 2
-            d = f"M{x1:.1f},{sy:.1f} L{x2:.1f},{ey:.1f}"
-            lx, ly = (x1 + x2) / 2 + 6, (sy + ey) / 2
-        else:  # back or sideways: a curve out to the right
-            off = max(widths.get(e.src, 18), widths.get(e.dst, 18)) / 2 + 40
-            sx, ex = x1 + widths.get(e.src, 18) / 2, x2 + widths.get(e.dst, 18) / 2 + 2
-            cx = max(sx, ex) + off
-            d = f"M{sx:.1f},{y1:.1f} C{cx:.1f},{y1:.1f} {cx:.1f},{y2:.1f} {ex:.1f},{y2:.1f}"
-            lx, ly = cx - 8, (y1 + y2) / 2
-        parts.append(
-            f'<path class="edge" data-src="{_esc(e.src)}" data-dst="{_esc(e.dst)}" d="{d}" fill="none" '
-            f'stroke="{color}" stroke-width="{sw}"{dash} marker-end="url(#arrow-{marker})"/>'
+def _half_h(n: str) -> float:
+    return 9 if n in (START, END) else _BOX_H / 2
+
+
+def _svg_edge(
+    e: Any, pos: dict[str, tuple[float, float]], widths: dict[str, int], path: RunPath | None
+) -> list[str]:
+    """One edge: its path (straight down, or a curve out to the right), and its label if any."""
+    (x1, y1), (x2, y2) = pos[e.src], pos[e.dst]
+    taken = path.edges.get((e.src, e.dst), 0) if path else 0
+    if path is not None:
+        color, marker = (_TAKEN, "taken") if taken else (_IDLE, "idle")
+    elif e.kind == "error":
+        color, marker = _ERROR, "error"
+    elif e.kind in ("fanout", "join"):
+        color, marker = _FANOUT, "fan"
+    else:
+        color, marker = "#333", "plain"
+    dash = ' stroke-dasharray="5,4"' if e.kind in ("error", "end", "dynamic") else ""
+    sw = 3 if taken else (2 if e.kind in ("fanout", "join") else 1.3)
+    label = e.label + (f" x{taken}" if taken > 1 else "")
+    if y2 > y1:
+        sy, ey = y1 + _half_h(e.src), y2 - _half_h(e.dst) - 2
+        d = f"M{x1:.1f},{sy:.1f} L{x2:.1f},{ey:.1f}"
+        lx, ly = (x1 + x2) / 2 + 6, (sy + ey) / 2
+    else:  # back or sideways: a curve out to the right
+        off = max(widths.get(e.src, 18), widths.get(e.dst, 18)) / 2 + 40
+        sx, ex = x1 + widths.get(e.src, 18) / 2, x2 + widths.get(e.dst, 18) / 2 + 2
+        cx = max(sx, ex) + off
+        d = f"M{sx:.1f},{y1:.1f} C{cx:.1f},{y1:.1f} {cx:.1f},{y2:.1f} {ex:.1f},{y2:.1f}"
+        lx, ly = cx - 8, (y1 + y2) / 2
+    out = [
+        f'<path class="edge" data-src="{_esc(e.src)}" data-dst="{_esc(e.dst)}" d="{d}" fill="none" '
+        f'stroke="{color}" stroke-width="{sw}"{dash} marker-end="url(#arrow-{marker})"/>'
+    ]
+    if label:
+        out.append(f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="11" fill="{color}">{_esc(label)}</text>')
+    return out
+
+
+def _svg_node(n: str, x: float, y: float, w: float, path: RunPath | None, before: bool) -> str:
+    """One node: the start and end circles, or a box coloured by what the run did there."""
+    if n == START:
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="8" fill="#000"><title>start</title></circle>'
+    if n == END:
+        return (
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" fill="none" stroke="#000"/>'
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="#000"><title>end</title></circle>'
         )
-        if label:
-            parts.append(
-                f'<text x="{lx:.1f}" y="{ly:.1f}" font-size="11" fill="{color}">{_esc(label)}</text>'
-            )
-    for n, (x, y) in pos.items():
-        if n == START:
-            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="8" fill="#000"><title>start</title></circle>')
-            continue
-        if n == END:
-            parts.append(
-                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" fill="none" stroke="#000"/>'
-                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="#000"><title>end</title></circle>'
-            )
-            continue
-        fill, stroke, sw = "#fff", "#333", 1.3
-        if path is not None:
-            if n in path.failed:
-                fill = _FAILED
-            elif path.visits.get(n):
-                fill = _VISITED
-        if n in before:
-            stroke, sw = _CURRENT, 2
-        if path is not None and path.current == n:
-            stroke, sw = _CURRENT, 3.5
-        w = widths[n]
-        parts.append(
-            f'<g class="node" data-node="{_esc(n)}"><rect x="{x - w / 2:.1f}" y="{y - box_h / 2:.1f}" '
-            f'width="{w:.1f}" height="{box_h}" rx="8" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>'
-            f'<text x="{x:.1f}" y="{y + 4.5:.1f}" text-anchor="middle">{_esc(_node_text(n, path))}</text>'
-            f"<title>{_esc(n)}</title></g>"
-        )
-    parts.append("</svg>")
-    return "\n".join(parts)
+    fill, stroke, sw = "#fff", "#333", 1.3
+    if path is not None:
+        if n in path.failed:
+            fill = _FAILED
+        elif path.visits.get(n):
+            fill = _VISITED
+    if before:
+        stroke, sw = _CURRENT, 2
+    if path is not None and path.current == n:
+        stroke, sw = _CURRENT, 3.5
+    return (
+        f'<g class="node" data-node="{_esc(n)}"><rect x="{x - w / 2:.1f}" y="{y - _BOX_H / 2:.1f}" '
+        f'width="{w:.1f}" height="{_BOX_H}" rx="8" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/>'
+        f'<text x="{x:.1f}" y="{y + 4.5:.1f}" text-anchor="middle">{_esc(_node_text(n, path))}</text>'
+        f"<title>{_esc(n)}</title></g>"
+    )
 
 
 def _node_text(n: str, path: RunPath | None) -> str:
