@@ -433,7 +433,8 @@ async def test_wait_signal_and_wake_are_events(store: Store) -> None:
 
 
 async def test_otel_records_the_wait_and_the_signal() -> None:
-    """Through the real OpenTelemetry SDK: the segment ends `waiting` with a wait event; a signal is a span."""
+    """Through the real OpenTelemetry SDK: the segment ends `waiting` with a wait event, a signal is a
+    span, and the woken segment's span has the wake event."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -446,6 +447,7 @@ async def test_otel_records_the_wait_and_the_signal() -> None:
     runs = [s for s in spans if s.name == "graphengine.run"]
     assert [s.attributes["graphengine.run.status"] for s in runs] == ["waiting", "done"]  # type: ignore[index]
     assert [e.name for e in runs[0].events] == ["graphengine.wait"]
+    assert "woken" in [e.name for e in runs[1].events]  # the wake, on the resumed segment's span
     signal = next(s for s in spans if s.name == "graphengine.signal")
     assert signal.attributes is not None
     assert signal.attributes["graphengine.run_id"] == "r1"
