@@ -301,8 +301,9 @@ async def cmd_worker(args: argparse.Namespace) -> int:
 
 @contextlib.asynccontextmanager
 async def _waking(engine: Any) -> AsyncIterator[None]:
-    """A `Scheduler` for `engine` while the body runs (none when its store keeps no timers)."""
-    if not isinstance(engine.store, WaitStore):
+    """A `Scheduler` for `engine` while the body runs, on the embedded set-up only: a store with
+    leases (PostgreSQL, MySQL) has workers, which wake its runs under a lease."""
+    if not isinstance(engine.store, WaitStore) or isinstance(engine.store, LeaseStore):
         yield
         return
     async with Scheduler(engine):
