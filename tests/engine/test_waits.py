@@ -490,3 +490,29 @@ async def test_the_run_path_of_a_waiting_run_points_at_the_node_that_waits() -> 
     await eng.run("r1", Log())
     path = await run_path(eng, "r1")
     assert path.status == "waiting" and path.current == "nap"
+
+
+class _LateSignalStore(MemoryStore):
+    """A store where the signal `go` arrives just after the node looked for it (before the run waits)."""
+
+    async def take_signal(self, run_id: str, name: str, step: int) -> Any:
+        got = await super().take_signal(run_id, name, step)
+        if got is None and not await self.list_signals(run_id):
+            from graphengine.store import SignalRecord
+
+            await self.add_signal(SignalRecord(run_id, "late", name, b'{"by": "late"}'))
+        return got
+
+
+async def test_a_signal_landing_while_the_node_decides_to_wait_makes_the_run_due_at_once() -> None:
+    """A signal stored between the node's look and the run's `waiting` status is not lost: the run is due now."""
+    clock = Clock()
+    eng = approver(_LateSignalStore(), clock, timeout=3600)
+    await eng.run("r1", Log())
+    assert await status(eng, "r1") is RunStatus.WAITING
+    timer = await eng.store.get_timer("r1")  # type: ignore[attr-defined]
+    assert timer.wake_at == clock.now  # due now, not in an hour
+    sched = Scheduler(eng)
+    assert await sched.tick() == ["r1"]
+    await sched.drain()
+    assert (await eng.get_state("r1")).log == ["approved by late (late)"]
