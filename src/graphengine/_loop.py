@@ -279,12 +279,13 @@ async def _drive(
 ) -> S:
     """The step loop of `drive`.
 
-    A node step's phases: enter the node (`_enter`), run it (`execute`; a routed error goes to
-    `_error_routed`), merge its delta (`_merge`), resolve its route (`_resolve_route`), decide the
-    snapshot and build the record (`_step_record`), commit (`store.save_step`), emit (`_emit_end`),
-    and pause (`_pause`) when the route interrupts, or wait (`enter_wait`, in `_waits`) when it is a
-    WAIT hop. A fan-out step is `_fan_out`. Whatever escapes
-    a step is settled by `_failed`, a finished run by `_finish`.
+    A node step's phases: enter the node (`_enter`: resolve it, or pause before it), run it
+    (`execute`; a routed error goes to `_error_routed`), build what it commits (`_step_record`:
+    merge its delta with `_merge`, resolve its route with `_resolve_route`, decide the snapshot
+    and take it with `_snapshot`, check the size), commit (`store.save_step`), emit (`_emit_end`),
+    and pause (`_pause`) when the route interrupts, or wait (`enter_wait`, in `_waits`) when it is
+    a WAIT hop: a new kind of pause is one more check after the commit. A fan-out step is
+    `_fan_out`. Whatever escapes a step is settled by `_failed`, a finished run by `_finish`.
     """
     run = _Run.of(eng, g, rc, run_id, state, step, first)
     save_step = eng.store.save_step
@@ -387,8 +388,21 @@ def _step_record(
     delta_b = None if delta is None else _merge(run, node, delta)
     route, route_s = _resolve_route(run, node, res.route)
     events_b = encode_events(res.events, run_id, step, node_id) if res.events else None
-    forced = route.kind is not _GOTO or (delta is not None and node.replaces_state)
-    state_b = _snapshot(run, delta_b, forced)
+    # Decide the snapshot: forced on a step that replaced the state or does not simply go on to a
+    # node; otherwise taken every `snapshot_every` steps, or once the deltas stored since the last
+    # one outgrow `snapshot_ratio` times its size. (Inline: it runs on every step.)
+    state_b: bytes | None = None
+    run.since_steps += 1
+    if delta_b is not None:
+        run.since_bytes += len(delta_b)
+    if (
+        route.kind is not _GOTO
+        or (delta is not None and node.replaces_state)
+        or run.since_steps >= run.snap_every
+        or run.since_bytes > run.snap_ratio * run.snap_size
+    ):
+        state_b = _snapshot(run)
+    run.state_b = state_b
     if run.limit is not None:
         check_size(
             run.limit,
@@ -445,9 +459,14 @@ def _merge(run: _Run[S], node: CompiledNode[S], delta: Any) -> bytes | None:
 def _resolve_route(run: _Run[S], node: CompiledNode[S], route: Any) -> tuple[Next, str]:
     """Where a node step goes (its returned route, else its static edges) and that route as stored."""
     if route is None:
-        route = static_route(node, run.state, run.run_id, run.step)
+        route = node.fixed  # a single static hop (the common case): no predicate to call
+        if route is None:
+            route = static_route(node, run.state, run.run_id, run.step)
     elif type(route) is not Next:
         raise wrong_route(route, run.run_id, run.step, node.id)
+    elif route.kind is _GOTO:
+        if route.target not in run.nodes:
+            check_route(route, run.nodes, run.run_id, run.step, node.id)  # raises, naming it
     elif route.kind is not _STOP:
         check_route(route, run.nodes, run.run_id, run.step, node.id)
     if route.kind is _GOTO:
@@ -457,24 +476,12 @@ def _resolve_route(run: _Run[S], node: CompiledNode[S], route: Any) -> tuple[Nex
     return route_checked(run.rc, route, run.run_id, run.step, node.id)
 
 
-def _snapshot(run: _Run[S], delta_b: bytes | None, forced: bool) -> bytes | None:
-    """Decide whether this step stores a snapshot, and take it; returns its bytes (None: no snapshot).
-
-    A snapshot is forced on a step that replaced the state or does not simply go on to a node;
-    otherwise one is taken every `snapshot_every` steps, or once the deltas stored since the last
-    one outgrow `snapshot_ratio` times its size.
-    """
-    run.since_steps += 1
-    if delta_b is not None:
-        run.since_bytes += len(delta_b)
-    if forced or run.since_steps >= run.snap_every or run.since_bytes > run.snap_ratio * run.snap_size:
-        state_b, run.state = snapshot_of(run.eng, run.state, run.run_id, run.step, run.node_id)
-        run.snap_size = len(state_b)
-        run.since_bytes = run.since_steps = 0
-        run.state_b = state_b
-        return state_b
-    run.state_b = None
-    return None
+def _snapshot(run: _Run[S]) -> bytes:
+    """Take a snapshot of the run's state: its bytes, with the state decoded back from them."""
+    state_b, run.state = snapshot_of(run.eng, run.state, run.run_id, run.step, run.node_id)
+    run.snap_size = len(state_b)
+    run.since_bytes = run.since_steps = 0
+    return state_b
 
 
 def _emit_end(run: _Run[S], res: NodeResult[S], route: Next, attempt: int) -> None:
