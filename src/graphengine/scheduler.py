@@ -166,6 +166,8 @@ class Scheduler:
                 await self.tick()
             except StoreError as exc:  # the store may be back by the next look
                 _log.warning("reading due timers failed: %s", exc)
+            except Exception:  # a scheduler that stopped would leave every waiting run asleep
+                _log.exception("looking for due timers failed; looking again")
             pause = await self._pause()
             self._nudge.clear()
             with contextlib.suppress(TimeoutError):
