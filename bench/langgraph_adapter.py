@@ -17,7 +17,7 @@
    loop of ``from_steps`` supersteps (one task each) and a map-reduce loop (four `Send` tasks
    and a join per round), on `InMemorySaver` vs `MemoryStore` and on `AsyncSqliteSaver` vs
    `SQLiteStore` (LangGraph with ``durability="sync"``, as the engine commits every step).
-   ``--heldout`` measures three graphs of ``tests/lg_graphs_heldout.py`` (`HELD_OUT`) instead,
+   ``--heldout`` measures three graphs of ``tests/lg_corpus_combined.py`` (`COMBINED`) instead,
    µs per LangGraph superstep of one run each.
 
 `adapter_rows` is the row ``python -m bench engine`` can add ("ours via to_langgraph").
@@ -195,8 +195,8 @@ def _map_reduce_loop(rounds: int) -> Any:
     return b
 
 
-HELD_OUT = ("fan_out_200_sends", "send_map_reduce_in_subgraph", "deferred_join_after_sends")
-"""The graphs of the held-out set (`tests/lg_graphs_heldout.py`) `--heldout` measures."""
+HELD_OUT = ("fan_out_of_250_sends", "map_reduce_inside_a_schema_subgraph", "deferred_join_after_sends")
+"""The graphs of the held-out set (`tests/lg_corpus_combined.py`) `--heldout` measures."""
 
 
 def heldout_graphs() -> dict[str, tuple[Any, Any, int]]:
@@ -206,7 +206,7 @@ def heldout_graphs() -> dict[str, tuple[Any, Any, int]]:
     tests = str(Path(__file__).resolve().parents[1] / "tests")
     if tests not in sys.path:
         sys.path.append(tests)
-    from lg_graphs_heldout import HELD_OUT as CASES
+    from lg_corpus_combined import COMBINED as CASES
 
     out: dict[str, tuple[Any, Any, int]] = {}
     for name in HELD_OUT:

@@ -25,6 +25,15 @@ MySQL alone (``--sections mysql``, not a default)
     doing one autocommitted INSERT per step over an asyncmy pool of `POOL` connections. Reported:
     µs/step of the one run, runs/s and steps/s of the many.
 
+fan-out of ``--width`` branches
+    one run whose start node fans out to ``--width`` branches (each returns a small delta at
+    once) joined by one node, on `PostgresStore`: (a) in process, the branches run concurrently
+    by the process that drives the run (``max_concurrency`` 64); (b) distributed, the run
+    submitted to the queue and served by ``--fanout-workers`` ``graphengine worker`` processes
+    (``--concurrency`` jobs each), each branch a job any worker takes, claimed, run and stored
+    under its fenced claim, the join queued by the last result. Reported: seconds from the start
+    step's commit to the join's commit (worker start-up and submission untimed), and branches/s.
+
 queued runs through ``graphengine worker``
     the same ``--runs`` runs submitted with `Engine.submit` to a procrastinate queue (on the same
     server), then served by 1, 2 and 4 ``graphengine worker bench.scale:worker_engine`` processes
@@ -40,6 +49,7 @@ import argparse
 import asyncio
 import functools
 import multiprocessing as mp
+import operator
 import os
 import sqlite3
 import statistics
@@ -51,10 +61,12 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel
 
 from bench.engine import SYNCHRONOUS, Counter, inc, langgraph_loop, make_check, open_langgraph_saver
-from graphengine import Engine, Options
+from graphengine import Branch, Context, Engine, NodeResult, Options, append, fan_out, stop
 from graphengine.store import PostgresStore, RunRecord, RunStatus, SQLiteStore
 
 DSN = os.environ.get("GRAPHENGINE_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
@@ -730,6 +742,135 @@ def queued_throughput(procs: int, runs: int, steps: int, concurrency: int) -> tu
         asyncio.run(drop_schema(schema))
 
 
+# ------------------------------------------------------------------------------ fan-out
+
+WIDTH_ENV = "GRAPHENGINE_BENCH_WIDTH"
+
+
+class Wide(BaseModel):
+    """State of the fan-out benchmark: every branch's item, in declared order, and their sum."""
+
+    item: int = 0
+    items: Annotated[list[int], append] = []
+    total: Annotated[int, operator.add] = 0
+
+
+async def _wide_start(ctx: Context, s: Wide) -> NodeResult[Wide]:
+    width = int(os.environ.get(WIDTH_ENV, "1000"))
+    return NodeResult(route=fan_out([Branch("work", Wide(item=k)) for k in range(width)], join="join"))
+
+
+async def _wide_work(ctx: Context, s: Wide) -> NodeResult[Wide]:
+    return NodeResult(delta=Wide(items=[s.item], total=s.item))
+
+
+async def _wide_join(ctx: Context, s: Wide) -> NodeResult[Wide]:
+    return NodeResult(route=stop())
+
+
+def fanout_engine(store: Any) -> Engine[Wide]:
+    """The fan-out served by ``graphengine worker bench.scale:fanout_engine`` (width from the environment)."""
+    g = Engine(Wide, store=store, options=Options(max_steps=10, max_concurrency=64))
+    g.add("start", _wide_start).add("work", _wide_work).add("join", _wide_join).start_at("start")
+    g.validate()
+    return g
+
+
+async def _fan_out_span(store: PostgresStore, run_id: str) -> float:
+    """Seconds from the run's first step's commit to its last's (the start node to the join)."""
+    steps = await store.load_steps(run_id)
+    assert [r.node_id for r in steps] == ["start", "__fan_out__", "join"], steps
+    return steps[-1].ts - steps[0].ts
+
+
+async def fanout_in_process(width: int) -> float:
+    """Seconds of the fan-out run in this process (start step's commit to the join's)."""
+    os.environ[WIDTH_ENV] = str(width)
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    try:
+        async with PostgresStore(DSN, schema=schema, max_size=4) as store:
+            state = await fanout_engine(store).run("wide", Wide())
+            assert len(state.items) == width
+            return await _fan_out_span(store, "wide")
+    finally:
+        await drop_schema(schema)
+
+
+async def _submit_wide(schema: str) -> None:
+    from graphengine.workers import RunQueue
+
+    async with PostgresStore(DSN, schema=schema, max_size=2) as store, RunQueue(DSN, queue=schema) as q:
+        await fanout_engine(store).submit("wide", Wide(), queue=q)
+
+
+async def _wide_done(schema: str) -> float | None:
+    async with PostgresStore(DSN, schema=schema, max_size=1) as store:
+        run = await store.get_run("wide")
+        if run is None or run.status is not RunStatus.DONE:
+            return None
+        return await _fan_out_span(store, "wide")
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user + system) the processes `pids` used so far (Linux /proc; 0 elsewhere)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            return 0.0
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def fanout_distributed(width: int, procs: int) -> tuple[float, float]:
+    """(seconds, worker CPU seconds) of the fan-out run as branch jobs over ``procs`` worker processes."""
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    env = dict(os.environ, **{WIDTH_ENV: str(width)})
+    os.environ[WIDTH_ENV] = str(width)
+    cmd = [sys.executable, "-m", "graphengine", "worker", "bench.scale:fanout_engine"]
+    cmd += ["--store", f"{DSN}?schema={schema}", "--queue", schema, "--concurrency", "8"]
+    cmd += ["--log-level", "WARNING", "--fan-out-jobs", "8"]
+    workers = [subprocess.Popen(cmd, env=env) for _ in range(procs)]
+    try:
+        time.sleep(3.0)  # worker start-up, untimed
+        pids = [w.pid for w in workers]
+        cpu0 = _cpu_seconds(pids)
+        asyncio.run(_submit_wide(schema))
+        deadline = time.monotonic() + 600
+        while True:
+            span = asyncio.run(_wide_done(schema))
+            if span is not None:
+                return span, _cpu_seconds(pids) - cpu0
+            if time.monotonic() > deadline or any(w.poll() is not None for w in workers):
+                raise RuntimeError("fan-out workers stopped or timed out")
+            time.sleep(0.2)
+    finally:
+        for w in workers:
+            w.terminate()
+        for w in workers:
+            w.wait()
+        asyncio.run(_drop_queue(schema))
+        asyncio.run(drop_schema(schema))
+
+
+def fanout_section(width: int, counts: list[int], repeat: int) -> None:
+    """Print the in-process and distributed fan-out rows (median of ``repeat`` rounds each)."""
+    print(f"\none fan-out of {width} branches and its join on PostgreSQL (median of {repeat} rounds):")
+    sec = statistics.median(asyncio.run(fanout_in_process(width)) for _ in range(repeat))
+    print(f"  {'in process (the process driving the run)':50} {sec:7.2f} s  {width / sec:8.0f} branches/s")
+    for n in counts:
+        got = [fanout_distributed(width, n) for _ in range(repeat)]
+        sec = statistics.median(t for t, _ in got)
+        cpu = statistics.median(c for _, c in got)
+        label = f"distributed: branch jobs, {n} worker process(es)"
+        print(
+            f"  {label:50} {sec:7.2f} s  {width / sec:8.0f} branches/s  "
+            f"({cpu / width * 1e3:.1f} ms of worker CPU per branch)"
+        )
+    print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+
+
 def main(argv: list[str]) -> int:
     """Run the benchmark and print its report."""
     p = argparse.ArgumentParser(prog="python -m bench scale", description=__doc__.split("\n")[0])
@@ -744,11 +885,14 @@ def main(argv: list[str]) -> int:
     p.add_argument("--many-steps", type=int, default=10, help="steps of each concurrent run")
     p.add_argument("--many-repeat", type=int, default=3, help="rounds of the many-runs rows (median)")
     p.add_argument("--mysql-runs", type=int, default=1000, help="concurrent runs on one MySQL pool")
+    p.add_argument("--width", type=int, default=1000, help="branches of the fan-out section")
+    p.add_argument("--fanout-workers", default="3", help="worker process counts of the distributed fan-out")
+    p.add_argument("--fanout-repeat", type=int, default=1, help="rounds of the fan-out rows (median)")
     p.add_argument(
         "--sections",
-        default="sqlite,one,many,claim,queue",
+        default="sqlite,one,many,claim,queue,fanout",
         help="what to measure: one run on SQLite, one run on the servers, many runs at once, "
-        "claiming processes, queued workers; 'mysql' (not a default) measures MySQLStore alone, "
+        "claiming processes, queued workers, one wide fan-out (in process and distributed); 'mysql' (not a default) measures MySQLStore alone, "
         "one run and --mysql-runs runs at once, against the asyncmy floor",
     )
     a = p.parse_args(argv)
@@ -838,4 +982,6 @@ def main(argv: list[str]) -> int:
                 f"  {n} worker(s): {rate:9.0f} steps/s  ({total} steps, x{rate / qbase:.2f} of 1 worker, "
                 f"{n / rate * 1e6:6.0f} µs of a process per step)"
             )
+    if "fanout" in sections:
+        fanout_section(a.width, [int(x) for x in a.fanout_workers.split(",")], a.fanout_repeat)
     return 0

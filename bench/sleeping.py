@@ -1,7 +1,7 @@
 """``python -m bench sleeping``: what sleeping runs cost a process, 100 of them against 10,000.
 
 A run that sleeps (`ctx.sleep`) commits its step and holds no task, worker or memory: the store
-keeps its timer, and a `Scheduler` asks the store for the soonest due time instead of keeping a
+keeps its timer, and a `TimerWaker` asks the store for the soonest due time instead of keeping a
 list. For each count in ``--runs`` (default ``100,10000``) on a fresh `SQLiteStore` file, two
 child processes are measured (a fresh process each, so one phase's freed pages do not hide the
 other's):
@@ -13,7 +13,7 @@ create
     state objects still reachable;
 hold
     a process like ``graphengine serve``/``worker`` on that file: opens the store, runs a
-    `Scheduler` for ``--hold`` seconds (it looks at the store every 0.5 s; nothing is due) and
+    `TimerWaker` for ``--hold`` seconds (it looks at the store every 0.5 s; nothing is due) and
     reports its resident set, heap and one look's time (``due_timers`` + ``next_due``).
 
 Flat memory means the figures of N=10,000 are those of N=100, not a hundred times them.
@@ -36,7 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from graphengine import Context, Engine, NodeResult, Scheduler, stop
+from graphengine import Context, Engine, NodeResult, TimerWaker, stop
 from graphengine.store import RunStatus, SQLiteStore
 
 
@@ -92,11 +92,11 @@ async def create(db: Path, runs: int, payload: int) -> dict[str, Any]:
 
 
 async def hold(db: Path, seconds: float) -> dict[str, Any]:
-    """Child: a scheduler over the file for `seconds`; its memory and one look's time."""
+    """Child: a timer waker over the file for `seconds`; its memory and one look's time."""
     async with SQLiteStore(db) as store:
         eng = build(store)
         looks = []
-        async with Scheduler(eng, poll=0.5) as sched:
+        async with TimerWaker(eng, poll=0.5) as sched:
             end = time.monotonic() + seconds
             while time.monotonic() < end:
                 t0 = time.perf_counter()
@@ -166,6 +166,6 @@ def main(argv: list[str]) -> int:
             f" {held['heap'] / mib:7.2f}Mi {held['states']:7d} {held['look_ms']:8.2f} | {size / mib:8.1f}"
         )
     print("\ncreate: growth over the batch in a fresh process (RSS is an upper bound: the allocator keeps")
-    print("freed pages); hold: a scheduler process on the file (absolute figures); states: Nap objects")
-    print("still reachable; look: one scheduler look at the store (due timers + the soonest due time).")
+    print("freed pages); hold: a timer waker process on the file (absolute figures); states: Nap objects")
+    print("still reachable; look: one timer waker look at the store (due timers + the soonest due time).")
     return 0

@@ -1,8 +1,11 @@
 """Every fenced ```python block of the user guides (docs/*.md) and of README.md runs as pasted.
 
 Each block runs alone, the way a reader runs it: written to a script of its own and run by a
-fresh Python process in a fresh temporary directory (`python example.py`). A block therefore
-imports what it uses and wraps top-level `await` in `asyncio.run(main())` (or uses `run_sync`).
+fresh Python process in a fresh temporary directory (`python example.py`). A reader runs a script
+again, so what a reader runs as a whole (a block that stands alone, the complete script of a
+page's continuing blocks) runs a second time in that directory (and database) and must pass again
+(`times`). A block therefore imports what it uses and wraps top-level `await` in
+`asyncio.run(main())` (or uses `run_sync`).
 The blocks run in parallel subprocesses, once per session, so the whole page set takes seconds.
 
 Markers, an HTML comment on the line before the fence:
@@ -12,7 +15,7 @@ Markers, an HTML comment on the line before the fence:
 - `<!-- docs-test: postgres -->` / `<!-- docs-test: mysql -->`: the block needs that server. It
   runs on its own against the server the rest of the suite uses (`db_servers`): the URL the page
   shows is replaced by the suite's, each schema it names (`schema="..."`) by a fresh one, dropped
-  afterwards. A MySQL block's page must tell the reader to `CREATE DATABASE myapp`; the test does
+  afterwards. It runs twice in those schemas, as a reader runs it again. A MySQL block's page must tell the reader to `CREATE DATABASE myapp`; the test does
   the same with a fresh name. Without the server it is skipped, and under CI=true it fails.
 - `<!-- docs-test: skip (hosted LLM) -->` skips a block that calls a hosted model; no other
   reason to skip exists.
@@ -115,19 +118,38 @@ def script(b: Block) -> str:
     return "\n".join(p.code for p in [*before, b])
 
 
-def run_script(code: str, name: str) -> tuple[int, str]:
-    """Run `code` as `example.py` in a fresh temporary directory with a fresh interpreter."""
+def times(b: Block) -> int:
+    """How often `b`'s script runs in one directory: twice for what a reader runs again (a block
+    that stands alone, the last block of a page's continuing script), once for a prefix of that
+    script (the whole script already runs twice)."""
+    if b.mark == "continues" and any(p.number > b.number and p.mark == "continues" for p in blocks(b.page)):
+        return 1
+    return 2
+
+
+def run_script(code: str, name: str, *, times: int = 2) -> tuple[int, str]:
+    """Run `code` as `example.py` in a fresh temporary directory with a fresh interpreter, `times`
+    times in that directory (and database): a reader runs a script again, and it must still work.
+    The first failing run's exit code and output are returned, saying which run it was."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     with tempfile.TemporaryDirectory(prefix="docs-") as tmp:
         path = Path(tmp, "example.py")
         path.write_text(code, encoding="utf-8")
-        try:
-            done = subprocess.run(
-                [sys.executable, str(path)], cwd=tmp, env=env, capture_output=True, text=True, timeout=TIMEOUT
-            )
-        except subprocess.TimeoutExpired:
-            return -1, f"{name} did not finish in {TIMEOUT} s"
-        return done.returncode, done.stdout + done.stderr
+        for run in range(1, times + 1):
+            try:
+                done = subprocess.run(
+                    [sys.executable, str(path)],
+                    cwd=tmp,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=TIMEOUT,
+                )
+            except subprocess.TimeoutExpired:
+                return -1, f"{name} did not finish in {TIMEOUT} s (run {run} of {times})"
+            if done.returncode != 0 or run == times:
+                return done.returncode, f"(run {run} of {times} in one directory)\n{done.stdout}{done.stderr}"
+        raise AssertionError("unreachable")
 
 
 def local_blocks() -> list[Block]:
@@ -140,7 +162,7 @@ def local_results() -> dict[str, tuple[int, str]]:
     """Every local block run once, in parallel subprocesses (each waits on its own process)."""
     todo = local_blocks()
     with ThreadPoolExecutor(max(2, (os.cpu_count() or 2) * 2)) as pool:
-        results = pool.map(lambda b: run_script(script(b), b.name), todo)
+        results = pool.map(lambda b: run_script(script(b), b.name, times=times(b)), todo)
         return {b.name: r for b, r in zip(todo, results, strict=True)}
 
 
@@ -203,7 +225,7 @@ def _run_on_postgres(b: Block) -> None:
     for old, new in fresh.items():
         code = code.replace(f'"{old}"', f'"{new}"').replace(f"?schema={old}", f"?schema={new}")
     try:
-        rc, out = run_script(code, b.name)
+        rc, out = run_script(code, b.name, times=times(b))
         assert rc == 0, f"the example at {b.name} failed on PostgreSQL:\n{out[-3000:]}"
     finally:
 
@@ -227,7 +249,7 @@ async def _run_on_mysql(b: Block) -> None:
         f"{b.name}: the page does not tell the reader to CREATE DATABASE myapp"
     )
     async with mysql_database() as dsn:  # CREATE DATABASE, as the page says, under a fresh name
-        rc, out = await asyncio.to_thread(run_script, b.code.replace(DOC_MYSQL, dsn), b.name)
+        rc, out = await asyncio.to_thread(run_script, b.code.replace(DOC_MYSQL, dsn), b.name, times=times(b))
     assert rc == 0, f"the example at {b.name} failed on MySQL:\n{out[-3000:]}"
 
 
@@ -252,4 +274,14 @@ def test_a_continuing_block_runs_after_the_blocks_it_continues(tmp_path: Path) -
     assert second.mark == "continues"
     assert run_script(script(second), second.name)[0] == 0
     rc, out = run_script(script(third), third.name)
-    assert rc != 0 and "NameError" in out
+    assert rc != 0 and "NameError" in out and "run 1 of 2" in out
+
+
+def test_a_block_that_runs_once_only_fails(tmp_path: Path) -> None:
+    """The harness runs each block twice in one directory: a script that leaves behind what
+    stops its second run (a file it creates exclusively, like a fixed run id) fails on run 2."""
+    page = tmp_path / "guide.md"
+    page.write_text("# t\n\n```python\nopen('made.txt', 'x').close()\n```\n", encoding="utf-8")
+    (block,) = blocks(page)
+    rc, out = run_script(script(block), block.name)
+    assert rc != 0 and "FileExistsError" in out and "run 2 of 2" in out

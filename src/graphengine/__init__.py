@@ -38,6 +38,7 @@ from .crdt import (
     minimum,
     replica_id,
 )
+from .cron import CronError, CronExpr
 from .engine import Engine
 from .errors import (
     BudgetExceededError,
@@ -75,9 +76,11 @@ from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, delta_fields, merge, replace
 from .result import NodeResult
 from .routing import Branch, Next, NextKind, Wait, fan_out, goto, interrupt, sleep_until, stop
-from .scheduler import Scheduler
+from .scheduler import Scheduler, Starter
+from .schedules import Overlap, Schedule, ScheduleError, ScheduleNotFoundError, run_id_for
 from .subgraph import Subgraph, SubgraphError
 from .versions import Migration, VersionMap
+from .waker import TimerWaker
 
 __all__ = [
     "Branch",
@@ -85,6 +88,8 @@ __all__ = [
     "CRDT",
     "Context",
     "ContextMissingError",
+    "CronError",
+    "CronExpr",
     "DeltaTypeError",
     "Divergence",
     "DualNode",
@@ -122,6 +127,7 @@ __all__ = [
     "NodeTimeoutError",
     "ORSet",
     "Options",
+    "Overlap",
     "PNCounter",
     "Reducer",
     "ReducerError",
@@ -133,16 +139,21 @@ __all__ = [
     "RunNotFoundError",
     "RunStream",
     "Runtime",
+    "Schedule",
+    "ScheduleError",
+    "ScheduleNotFoundError",
     "Scheduler",
     "SchemaVersionError",
     "Signal",
     "SignalRefusedError",
+    "Starter",
     "StateValidationError",
     "StepError",
     "StepView",
     "Subgraph",
     "SubgraphError",
     "SyncNode",
+    "TimerWaker",
     "Tool",
     "ToolCallError",
     "UPDATE_NODE",
@@ -170,6 +181,7 @@ __all__ = [
     "replace",
     "replica_id",
     "run_blocking",
+    "run_id_for",
     "sleep_until",
     "stop",
 ]

@@ -19,9 +19,9 @@ from graphengine.store import LeaseStore, MemoryStore, WaitStore, open_store
 
 from ._cli_common import PROG, CliError, cli_store, json_out, load_engine, rich_console, write_out
 from .errors import NodeError
-from .scheduler import Scheduler
 from .viz import render as render_file
 from .viz import run_path, to_dot, to_mermaid
+from .waker import TimerWaker
 
 __all__ = ["cmd_render", "cmd_replay", "cmd_resume", "cmd_serve", "cmd_signal", "cmd_worker"]
 
@@ -51,7 +51,13 @@ async def cmd_serve(args: argparse.Namespace) -> int:
                 limit=1
             )  # a file that is not a database fails now, not on the first request
             engine = load_engine(args.engine, store)
-            app = create_app(engine, token=token, allowed_hosts=allowed, max_body=args.max_body)
+            app = create_app(
+                engine,
+                token=token,
+                allowed_hosts=allowed,
+                max_body=args.max_body,
+                schedules=not args.no_schedules,
+            )
             config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
             server = uvicorn.Server(config)
             # Uvicorn logs where it listens only for sockets it binds itself; say it as it would
@@ -290,9 +296,11 @@ async def cmd_worker(args: argparse.Namespace) -> int:
                 eng,
                 queue_dsn=args.queue_dsn,
                 queue=args.queue,
+                schedules=not args.no_schedules,
                 concurrency=args.concurrency,
                 ttl=args.ttl,
                 stalled_after=args.stalled_after,
+                fan_out_jobs=args.fan_out_jobs or None,
             )
         except TypeError as exc:  # a store without leases
             raise CliError(str(exc)) from exc
@@ -301,12 +309,12 @@ async def cmd_worker(args: argparse.Namespace) -> int:
 
 @contextlib.asynccontextmanager
 async def _waking(engine: Any) -> AsyncIterator[None]:
-    """A `Scheduler` for `engine` while the body runs, on the embedded set-up only: a store with
+    """A `TimerWaker` for `engine` while the body runs, on the embedded set-up only: a store with
     leases (PostgreSQL, MySQL) has workers, which wake its runs under a lease."""
     if not isinstance(engine.store, WaitStore) or isinstance(engine.store, LeaseStore):
         yield
         return
-    async with Scheduler(engine):
+    async with TimerWaker(engine):
         yield
 
 
@@ -322,6 +330,6 @@ async def _wake_forever(engine: Any) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    logging.getLogger("graphengine.scheduler").info("waking waiting runs of %s", type(engine.store).__name__)
-    async with Scheduler(engine):
+    logging.getLogger("graphengine.waker").info("waking waiting runs of %s", type(engine.store).__name__)
+    async with TimerWaker(engine):
         await stop.wait()

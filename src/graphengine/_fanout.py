@@ -29,6 +29,7 @@ from ._encoding import (
     unstorable,
 )
 from ._runtime import undeclared_keys
+from .branches import merge_landed
 from .context import Context, InterruptSignal
 from .errors import (
     GraphError,
@@ -182,7 +183,8 @@ async def _load_landed(fo: _FanOut[S], versions: Any) -> None:
     """Take in the branch results stored already (an earlier attempt at this step); the rest are pending."""
     eng, run_id, step = fo.eng, fo.run_id, fo.step
     done: set[int] = set()
-    for rec in await eng.store.load_branches(run_id, step):
+    stored = await eng.store.load_branches(run_id, step)
+    for rec in stored:
         done.add(rec.branch)
         if rec.calls is not None and b'"events"' in rec.calls:
             doc = json.loads(rec.calls)
@@ -192,6 +194,10 @@ async def _load_landed(fo: _FanOut[S], versions: Any) -> None:
             fo.deltas[rec.branch] = eng.decode(
                 rec.delta, run_id, step, f"branch {rec.branch} delta", versions
             )
+    if stored:
+        # Merged as the in-process landing merges: those that commute in the order they landed
+        # (a distributed fan-out's join, a resume), the rest later in declared order.
+        fo.merged = merge_landed(eng, fo.merged, stored, fo.deltas, run_id, step)
     fo.pending = [i for i in range(len(fo.branches)) if i not in done]
     fo.todo = iter(fo.pending)
 

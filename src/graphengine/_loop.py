@@ -45,6 +45,7 @@ from ._encoding import (
 from ._fanout import fan_out_step
 from ._runtime import settled, undeclared_keys
 from ._waits import Waiter, enter_wait
+from .branches import hand_out, hands_out
 from .context import WAIT_SCOPE, WaitScope
 from .errors import (
     EncodeError,
@@ -326,6 +327,8 @@ async def _drive(
                     await enter_wait(eng, run_id, run.step, run.node_id, nxt, run.last_err)
                     return run.state
             elif kind is _FAN_OUT:
+                if hands_out() and await _hand_out(run, nxt):
+                    return run.state  # waiting: its branches run as jobs (`graphengine.branches`)
                 nxt = await _fan_out(run, nxt)
             else:
                 break
@@ -491,6 +494,14 @@ def _emit_end(run: _Run[S], res: NodeResult[S], route: Next, attempt: int) -> No
         eng.emit(ev)
     meta = {"route": repr(route), "attempt": attempt, "ms": (time.perf_counter() - run.t0) * 1e3}
     eng.emit(Event(run.run_id, run.step, run.node_id, "", meta, kind=EventKind.NODE_END))
+
+
+async def _hand_out(run: _Run[S], nxt: Next) -> bool:
+    """Whether the fan-out's branches went out as jobs, the run now waiting (`graphengine.branches`)."""
+    run.node_id = FAN_OUT_NODE
+    if run.step >= run.step_cap:
+        return False  # `_fan_out` reports the limit
+    return await hand_out(run.eng, run.run_id, run.step + 1, nxt, run.last_err)
 
 
 async def _fan_out(run: _Run[S], nxt: Next) -> Next:

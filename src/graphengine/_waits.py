@@ -267,6 +267,15 @@ async def claimed(eng: Runtime[Any], run_id: str, step: int) -> bool:
     return True
 
 
+async def _current(store: WaitStore, timer: TimerRecord) -> bool:
+    """Whether `timer` is the run's current wait: no step came after the one it was stored for.
+
+    A woken run keeps its timer row (due time cleared); if it then waits for its fan-out's
+    branches (status `waiting` too, `graphengine.branches`), that old row must not make it due.
+    """
+    return not await store.load_steps(timer.run_id, after=timer.step, limit=1)
+
+
 async def send_signal(
     eng: Runtime[Any], run_id: str, name: str, payload: Any, signal_id: str | None
 ) -> tuple[Signal, bool, bool]:
@@ -301,7 +310,13 @@ async def send_signal(
     if stored:
         timer = await store.get_timer(run_id)
         run = await store.get_run(run_id)
-        if timer is not None and timer.signal == name and run is not None and run.status is RunStatus.WAITING:
+        if (
+            timer is not None
+            and timer.signal == name
+            and run is not None
+            and run.status is RunStatus.WAITING
+            and await _current(store, timer)
+        ):
             await store.put_timer(TimerRecord(run_id, timer.step, now, name))
             await _tell(eng, run_id, now)
             woke = True

@@ -11,6 +11,9 @@
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
                         [--allow-host NAME ...] [--max-body BYTES]
     graphengine worker  MODULE:ENGINE --store URL [--queue-dsn DSN] [--concurrency N] [--ttl S]
+    graphengine schedule add MODULE:ENGINE ID (--cron EXPR | --every S) [--input JSON]
+                        [--overlap skip|buffer_one|allow] [--catch-up S] [--tz ZONE] [--start-at TIME]
+    graphengine schedule list|show|pause|resume|delete [ID] --store URL [--json]
 
 `--store` may come before or after the subcommand, or from `GRAPHENGINE_STORE`. `MODULE:ENGINE`
 names an `Engine` (used with the `--store` store when one is given) or a function returning one,
@@ -40,6 +43,7 @@ from graphengine.store import RunStatus, StoreError
 
 from ._cli_common import PROG, CliError
 from ._cli_runs import cmd_export, cmd_history, cmd_prune, cmd_runs, cmd_show
+from ._cli_schedules import add_schedule_parser
 from ._cli_serve import cmd_render, cmd_replay, cmd_resume, cmd_serve, cmd_signal, cmd_worker
 from ._version import __version__
 from .errors import GraphError, NodeError
@@ -80,6 +84,7 @@ _ENGINE_HELP = (
 )
 _COUNT = int_type(1, 1_000_000_000, "a count")
 _BYTES = int_type(0, 2**62, "a size in bytes")
+_WIDTH = int_type(0, 1_000_000_000, "a number of branches")
 
 
 def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
@@ -93,6 +98,14 @@ def _allow_graph_change(sp: argparse.ArgumentParser) -> None:
 
 _Add = Callable[[str, Callable[[argparse.Namespace], Coroutine[Any, Any, int]], str], argparse.ArgumentParser]
 """`add(name, command, help)`: a subcommand's parser (with the common options), running `command`."""
+
+
+def _no_schedules(sp: argparse.ArgumentParser, what: str) -> None:
+    sp.add_argument(
+        "--no-schedules",
+        action="store_true",
+        help=f"do not fire the store's schedules (by default due fires start runs: {what})",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -118,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_engine_commands(add)
     _add_worker_command(add)
     _add_prune_command(add)
+    add_schedule_parser(sub, common)
     return p
 
 
@@ -181,6 +195,7 @@ def _add_serve_command(add: _Add) -> None:
         metavar="BYTES",
         help="request body limit (default: 1 MiB)",
     )
+    _no_schedules(sp, "drive them in this server")
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
 
@@ -241,6 +256,14 @@ def _add_worker_command(add: _Add) -> None:
         metavar="S",
         help="re-queue jobs of workers silent this long (2 x ttl)",
     )
+    sp.add_argument(
+        "--fan-out-jobs",
+        type=_WIDTH,
+        default=8,
+        metavar="N",
+        help="run fan-outs of at least N branches as branch jobs any worker takes (0: all in process)",
+    )
+    _no_schedules(sp, "queue them for the workers")
     sp.add_argument("--log-level", type=str.lower, default="info", choices=_LOG_LEVELS, help=_LOG_LEVEL_HELP)
 
 

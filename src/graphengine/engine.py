@@ -60,6 +60,7 @@ from .options import NodeOptions, Options
 from .reducer import Reducer, _refuse_async_reducer, default_reducer, is_pure
 from .route_codec import RouteCodec
 from .routing import Next, NextKind, goto
+from .schedules import ScheduleMethods
 from .subgraph import Subgraph
 from .versions import Migration
 from .viz import RunPath, render, to_dot, to_mermaid
@@ -78,7 +79,7 @@ _GOTO = NextKind.GOTO
 _log = logging.getLogger("graphengine")
 
 
-class Engine(RunReads[S]):
+class Engine(RunReads[S], ScheduleMethods[S]):
     """A typed graph of nodes over one state type `S`, with durable, resumable runs.
 
     Wire it with `add`, `start_at`, `connect` and `on_error`; the graph is validated before the

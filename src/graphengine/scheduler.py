@@ -1,26 +1,25 @@
-"""`Scheduler`: wakes an engine's waiting runs when due, reading their timers from the store.
+"""`Scheduler`: the service that fires due schedules (see `graphengine.schedules`).
 
-    async with Scheduler(engine):          # also what `graphengine serve` and `worker` run
-        ...                                # runs that sleep or wait for a signal wake up here
+    async with Scheduler(engine):          # fires due schedules until the block ends
+        ...
+    # `graphengine serve` and `graphengine worker` run one; tests call `await scheduler.tick()`
 
 Decisions a caller should know:
 
-- The store is the only memory. At start-up and then every `poll` seconds the scheduler asks the
-  store for due timers (`WaitStore.due_timers`) and for the soonest one (`next_due`), and sleeps
-  until that one or the next poll, whichever is first. It keeps no list of waiting runs, so
-  10,000 sleeping runs cost a process nothing but index rows. A process that was down across a
-  due time finds the timer on its first look.
-- While it runs it is the engine's `waker` (unless one is set): a run that begins to wait, or a
-  signal that makes one due, wakes the scheduler at once instead of at the next poll.
-- Waking a run is `Engine.resume(run_id)`, which claims it (status `waiting` -> `running`,
-  conditioned on its last step, in one store statement), so of any number of schedulers (in
-  any number of processes) that find a timer due, one drives the run; the others find it
-  claimed or busy (`RunBusyError`) and go on. At most `concurrency` woken runs are driven at
-  once by one scheduler; a run's own failure is its outcome (recorded), not the scheduler's.
-- `fire=` replaces driving in-process: a queue's workers pass one that defers a job instead
-  (`graphengine.workers`), so woken runs are driven by whichever worker takes the job.
-- `clock=` (default: the engine's `Options.clock`) decides what is due; tests pass a
-  controllable one and call `tick()` to wake what is due now without the loop.
+- Any number of schedulers may share a store (one per worker): the schedule's bookkeeping is
+  written by compare-and-set before its runs are created, and each fire time's run has an id
+  derived from the schedule and the fire time, so a run is created once (`RunExistsError` for
+  the others). A scheduler that dies between the two leaves the fires marked `starting`; the
+  next scheduler to look creates the runs that are missing.
+- How a run starts is the `start` callable's business: by default the run is driven in this
+  process, as an asyncio task of the scheduler (`engine.run`); `graphengine worker` passes
+  one that queues it for a worker (`engine.submit`), `graphengine serve` one that drives it in
+  the server (so the inspector and SSE see it live).
+- The clock is injectable (`clock`, seconds since the epoch) for tests; `tick()` handles what
+  is due once. `run()` ticks forever, sleeping until the next due time but at most `poll`
+  seconds, so schedules created or changed by other processes are seen within `poll`.
+- A store error during a tick is logged and the tick is retried after `poll`: nothing is lost,
+  because nothing is marked done before the store took it.
 """
 
 from __future__ import annotations
@@ -28,177 +27,206 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from graphengine.store import StoreError, WaitStore
+from graphengine.store import MemoryStore, RunLockStore, RunRecord, RunStatus, ScheduleRecord
 
-from .errors import GraphError, RunBusyError, WaitError
+from .errors import GraphError, RunExistsError
+from .schedules import Book, Spec, is_active, plan, run_id_for, schedule_store
 
 if TYPE_CHECKING:
     from .engine import Engine
 
-__all__ = ["Scheduler"]
+__all__ = ["Scheduler", "Starter"]
 
-_log = logging.getLogger("graphengine.scheduler")
+S = TypeVar("S")
+
+Starter = Callable[[str, Any], Awaitable[None]]
+"""`start(run_id, state)`: create run `run_id` from `state` and have it driven somewhere;
+raises `graphengine.errors.RunExistsError` when the id is taken (another scheduler started it)."""
+
+log = logging.getLogger("graphengine.scheduler")
 
 
-class Scheduler:
-    """Wakes the waiting runs of `engine` whose timers are due (see the module docstring).
+class Scheduler(Generic[S]):
+    """Fires the due schedules of `engine.store` (see the module docstring).
 
-    Raises `WaitError` when the engine's store keeps no timers (`graphengine.store.WaitStore`),
-    `ValueError` for a `poll` or `concurrency` that is not positive.
+    `start`: how a run starts (default: driven here, as a task). `clock`: seconds since the
+    epoch (default `time.time`). `poll`: the longest sleep between two looks at the store.
+    Raises `TypeError` if the engine's store keeps no schedules.
     """
 
     def __init__(
         self,
-        engine: Engine[Any],
+        engine: Engine[S],
         *,
+        start: Starter | None = None,
+        clock: Callable[[], float] = time.time,
         poll: float = 1.0,
-        concurrency: int = 32,
-        batch: int = 100,
-        clock: Callable[[], float] | None = None,
-        fire: Callable[[str], Awaitable[Any]] | None = None,
+        batch: int = 1000,
     ) -> None:
-        if not isinstance(engine.store, WaitStore):
-            raise WaitError(
-                f"a Scheduler needs a store that keeps timers (WaitStore); {type(engine.store).__name__} does not"
-            )
-        if not poll > 0 or not concurrency > 0 or not batch > 0:
-            raise ValueError(f"poll, concurrency and batch must be > 0, got {poll}, {concurrency}, {batch}")
         self.engine = engine
-        """The engine whose runs are woken."""
-        self.store: WaitStore = engine.store
-        """Where the timers are."""
+        """The engine whose store holds the schedules and whose graph the runs use."""
+        self.store = schedule_store(engine.store)
+        self.clock = clock
+        """Seconds since the epoch: what "now" is."""
         self.poll = poll
-        """Most seconds between two looks at the store."""
+        """Longest sleep between two looks at the store, in seconds."""
         self.batch = batch
-        """Most due timers read per look."""
-        self.clock: Callable[[], float] = clock if clock is not None else engine.options.clock
-        """What is due is decided by this clock (seconds since the epoch)."""
-        self._fire = fire if fire is not None else self._drive
-        self._slots = asyncio.Semaphore(concurrency)
-        self._inflight: set[str] = set()
+        """Most due schedules one tick handles."""
+        self._start: Starter = start if start is not None else self._drive_here
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._nudge: asyncio.Event | None = None
-        self._nearest: float | None = None
         self._loop_task: asyncio.Task[None] | None = None
-        self._was_waker = False
-        self.fired = 0
-        """Runs handed to `fire` (woken, or found claimed by another scheduler) since the start."""
 
-    # ------------------------------------------------------------------ Waker
+    # ------------------------------------------------------------------ starting runs
 
-    async def wake(self, run_id: str, at: float) -> None:
-        """Note that `run_id` is due at `at` (the engine's waker): the loop looks again by then."""
-        if self._nearest is None or at < self._nearest:
-            self._nearest = at
-        if self._nudge is not None:
-            self._nudge.set()
+    async def _drive_here(self, run_id: str, state: Any) -> None:
+        """The default `start`: refuse a taken id now, then drive the run as a task of this scheduler."""
+        if await self.engine.store.get_run(run_id) is not None:
+            raise RunExistsError(f"run {run_id!r} exists", run_id=run_id)
+        task = asyncio.get_running_loop().create_task(
+            self._drive(run_id, state), name=f"graphengine-schedule:{run_id}"
+        )
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-    # ------------------------------------------------------------------ one look
+    async def _drive(self, run_id: str, state: Any) -> None:
+        try:
+            await self.engine.run(run_id, state)
+        except RunExistsError:
+            pass  # another scheduler created it between our check and our create: it drives it
+        except GraphError as exc:  # the run's own failure: stored with the run
+            log.info("scheduled run %r ended with %s: %s", run_id, type(exc).__name__, exc)
+        except Exception:
+            log.exception("scheduled run %r could not be driven", run_id)
+
+    def _orphaned(self, run: RunRecord | None) -> bool:
+        """Whether a `running` run has no live driver anywhere (its process died), so it overlaps nothing.
+
+        Only a store that knows live drivers across processes can tell (`SQLiteStore`'s run
+        locks); a `MemoryStore` answers for this process alone and lease stores by lease expiry,
+        so there a run left `running` by a dead process counts as running until it is resumed.
+        """
+        store = self.engine.store
+        if run is None or run.status is not RunStatus.RUNNING or isinstance(store, MemoryStore):
+            return False
+        if not isinstance(store, RunLockStore) or not store.lock_run(run.run_id):
+            return False
+        store.unlock_run(run.run_id)
+        return True
+
+    # ------------------------------------------------------------------ one look at the store
+
+    def now_ms(self) -> int:
+        """The clock, in milliseconds since the epoch."""
+        return int(self.clock() * 1000)
 
     async def tick(self) -> list[str]:
-        """Wake every run due now (by `clock`); returns the run ids handed to `fire`.
+        """Handle every schedule due now, once; returns the ids of the runs this call created."""
+        now = self.now_ms()
+        created: list[str] = []
+        for rec in await self.store.list_schedules(due_by=now, limit=self.batch):
+            try:
+                created += await self._handle(rec, now)
+            except Exception:
+                # One schedule's failure (a damaged record, a start that failed) stops no other;
+                # its claimed fires stay marked `starting`, so the next tick starts them.
+                log.exception("schedule %r could not fire; retrying at the next tick", rec.schedule_id)
+        return created
 
-        With the default `fire`, each woken run is driven in a task of its own; `drain()` waits
-        for them.
-        """
-        now = self.clock()
-        if self._nearest is not None and self._nearest <= now:
-            self._nearest = None
-        fired: list[str] = []
-        for timer in await self.store.due_timers(now, limit=self.batch):
-            rid = timer.run_id
-            if rid in self._inflight:
-                continue
-            self._inflight.add(rid)
-            fired.append(rid)
-            task = asyncio.create_task(self._fired(rid), name=f"graphengine wake {rid}")
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-        self.fired += len(fired)
-        return fired
+    async def _handle(self, rec: ScheduleRecord, now: int) -> list[str]:
+        """Fire one schedule: plan, store the plan (compare-and-set), create its runs, clear the plan."""
+        sid = rec.schedule_id
+        spec, book = Spec.decode(rec.spec, sid), Book.decode(rec.state, sid)
+        active = bool(book.starting)
+        if not active and book.last_run is not None:
+            last = await self.engine.store.get_run(book.last_run)
+            active = is_active(last.status if last is not None else None) and not self._orphaned(last)
+        new = plan(spec, book, now, active)
+        if new.starting and not book.starting:
+            new.last_run = run_id_for(sid, new.starting[-1])
+        elif new.starting:
+            new.last_run = book.last_run
+        if new == book and not new.starting:
+            return []  # a buffered fire still waiting for its previous run: nothing to write
+        claimed = await self.store.update_schedule(
+            replace(rec, due_at=new.due_at(), state=new.encode(), updated_at=0.0), expect_version=rec.version
+        )
+        if claimed is None:
+            return []  # another scheduler handled this version
+        if new.skipped > book.skipped or new.missed > book.missed:
+            log.info(
+                "schedule %r: %d fire(s) skipped (overlap), %d missed (older than the catch-up window)",
+                sid,
+                new.skipped - book.skipped,
+                new.missed - book.missed,
+            )
+        created: list[str] = []
+        if new.starting:
+            state = self.engine.codec.decode(rec.input)
+            for fire in new.starting:
+                run_id = run_id_for(sid, fire)
+                try:
+                    await self._start(run_id, state)
+                except RunExistsError:
+                    continue  # created by another scheduler: once is the point
+                log.info("schedule %r fired: run %r", sid, run_id)
+                created.append(run_id)
+            new.starting = []
+            # Best effort: if another scheduler moved the schedule on meanwhile, it saw `starting`
+            # and created (or found) the same runs.
+            await self.store.update_schedule(
+                replace(claimed, due_at=new.due_at(), state=new.encode(), updated_at=0.0),
+                expect_version=claimed.version,
+            )
+        return created
 
-    async def _fired(self, run_id: str) -> None:
-        try:
-            async with self._slots:
-                await self._fire(run_id)
-        except Exception:
-            _log.exception("waking run %r failed; its timer stays and is tried again", run_id)
-        finally:
-            self._inflight.discard(run_id)
+    # ------------------------------------------------------------------ the service
 
-    async def _drive(self, run_id: str) -> None:
-        """The default `fire`: resume the run here (the resume claims it, or finds it claimed)."""
-        try:
-            await self.engine.resume(run_id)
-        except RunBusyError:
-            _log.debug("run %r is driven by another caller", run_id)
-        except GraphError as exc:  # a run outcome (recorded on the run), not the scheduler's failure
-            _log.info("woken run %r stopped with %s: %s", run_id, type(exc).__name__, exc)
-
-    async def drain(self) -> None:
-        """Wait until the runs woken so far stop (finish, fail or wait again)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
-    # ------------------------------------------------------------------ the loop
-
-    async def _pause(self) -> float:
-        """Seconds until the next look: the next poll, or sooner the soonest due timer."""
-        wait = self.poll
-        try:
-            soonest = await self.store.next_due()
-        except StoreError as exc:
-            _log.warning("reading the next due timer failed (%s); polling", exc)
-            soonest = None
-        for at in (soonest, self._nearest):
-            if at is not None:
-                wait = min(wait, at - self.clock())
-        return max(wait, 0.0)
+    async def next_due_in(self) -> float:
+        """Seconds until the soonest schedule is due (0 if one is), at most `poll`."""
+        soon = await self.store.list_schedules(due_by=2**62, limit=1)
+        if not soon:
+            return self.poll
+        return max(0.0, min(self.poll, (soon[0].due_at - self.now_ms()) / 1000))
 
     async def run(self) -> None:
-        """Look at the store now and whenever a timer may be due, until cancelled."""
-        self._nudge = asyncio.Event()
+        """Tick until cancelled, sleeping until the next due time (at most `poll` seconds)."""
         while True:
             try:
                 await self.tick()
-            except StoreError as exc:  # the store may be back by the next look
-                _log.warning("reading due timers failed: %s", exc)
-            except Exception:  # a scheduler that stopped would leave every waiting run asleep
-                _log.exception("looking for due timers failed; looking again")
-            pause = await self._pause()
-            self._nudge.clear()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(pause if pause > 0 else 0.001):
-                    await self._nudge.wait()
+                delay = await self.next_due_in()
+            except Exception:  # the store is down or damaged: say so and look again later
+                log.exception("scheduler tick failed; retrying in %.1fs", self.poll)
+                delay = self.poll
+            await asyncio.sleep(delay)
 
-    async def start(self) -> Scheduler:
-        """Run the loop in a background task, as the engine's waker (unless it has one)."""
+    def start(self) -> None:
+        """Run `run()` as a background task of the running loop (`close()` stops it)."""
         if self._loop_task is None:
-            if self.engine.waker is None:
-                self.engine.waker = self
-                self._was_waker = True
-            self._loop_task = asyncio.create_task(self.run(), name="graphengine scheduler")
+            self._loop_task = asyncio.get_running_loop().create_task(self.run(), name="graphengine-scheduler")
+
+    async def close(self) -> None:
+        """Stop ticking and cancel the runs this scheduler drives (they stay resumable, `cancelled`)."""
+        task, self._loop_task = self._loop_task, None
+        tasks = [t for t in (task, *self._tasks) if t is not None]
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await t
+
+    async def __aenter__(self) -> Scheduler[S]:
+        self.start()
         return self
 
-    async def stop(self) -> None:
-        """Stop the loop and cancel the runs it is driving (they stay resumable, as after a crash)."""
-        task, self._loop_task = self._loop_task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        for t in list(self._tasks):
-            t.cancel()
-        await asyncio.gather(*list(self._tasks), return_exceptions=True)
-        if self._was_waker and self.engine.waker is self:
-            self.engine.waker = None
-        self._was_waker = False
-
-    async def __aenter__(self) -> Scheduler:
-        return await self.start()
-
     async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
+        await self.close()
+
+    async def wait_runs(self) -> None:
+        """Wait until the runs this scheduler drives have stopped (for tests and orderly shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

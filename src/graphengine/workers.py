@@ -47,7 +47,25 @@ Decisions a caller should know:
   process still wakes the run. The job claims the lease, and the run's resume claims it from
   `waiting` (once, however many jobs race).
 - `current_lease()` tells a node which lease it runs under: pass `lease.token` to external
-  systems that can fence on it.
+  systems that can fence on it. In a branch job it is the branch's claim.
+- Distributed fan-out: a fan-out of at least `fan_out_jobs` branches (`serve`, default
+  `FAN_OUT_JOBS`; None keeps every fan-out in process) on a `BranchLeaseStore` is not run by
+  the worker that reaches it. The run is marked `waiting` and its job ends (no task, no lease);
+  once its lease is released, `BRANCH_TASK` jobs for the branches without a stored result are
+  queued (`CONTINUE_PRIORITY`), a few consecutive branches a job (`branches_per_job`). Any
+  worker takes them: for each branch it claims the branch (`claim_branch`, token and expiry
+  like a run's lease, renewed every `ttl / 3`), runs it (`graphengine.branches.run_branch`) and
+  stores its result fenced by the claim; a late result (claim expired or taken over) or a
+  second one is refused by the store and logged, and a branch stored already is skipped. A job
+  that finds every result stored queues the run's job again under the queueing lock
+  `graphengine.join.<run>.<step>`, so one continuation waits at a time; it resumes the run,
+  whose fan-out step finds every result stored, merges them (commuting deltas in the order
+  they landed, the others in declared order: the in-process state) and commits, once (the step
+  record is fenced by the run's lease and written once). A stalled branch job is replaced like
+  a run's, and its replacement runs only the branches not stored; a branch whose node failed
+  is marked failed and the run's job is queued at once: the join re-runs the fan-out's
+  unfinished branches in process, so the failure takes its in-process course (error route, or
+  the run failed).
 """
 
 from __future__ import annotations
@@ -59,12 +77,14 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 
+from graphengine.emit import Event, EventKind
 from graphengine.store import (
+    BranchLeaseStore,
     Lease,
     LeaseLostError,
     LeaseStore,
@@ -72,11 +92,15 @@ from graphengine.store import (
     PostgresStore,
     RunRecord,
     RunStatus,
+    ScheduleStore,
+    StepConflictError,
 )
 from graphengine.store import RunExistsError as StoreRunExistsError
 
+from .branches import FanOutGone, dispatching, fan_out_width, run_branch
 from .errors import MaxStepsExceeded, NodeError, RunExistsError
-from .scheduler import Scheduler
+from .scheduler import Scheduler, Starter
+from .waker import TimerWaker
 
 if TYPE_CHECKING:
     from procrastinate import App, JobContext
@@ -85,20 +109,29 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 __all__ = [
+    "BRANCH_TASK",
     "CONTINUE_PRIORITY",
+    "FAN_OUT_JOBS",
     "QUEUE",
     "TASK_NAME",
     "QueueWaker",
     "RunQueue",
+    "branches_per_job",
     "current_lease",
+    "queue_starter",
     "serve",
     "submit",
+    "worker_scheduler",
 ]
 
 QUEUE: Final = "graphengine"
 """The procrastinate queue runs go to unless told otherwise."""
 TASK_NAME: Final = "graphengine.drive_run"
 """The procrastinate task every run job is an instance of (its only argument: `run_id`)."""
+BRANCH_TASK: Final = "graphengine.run_branch"
+"""The procrastinate task of fan-out branches (arguments: `run_id`, `step`, `branches`, a list)."""
+FAN_OUT_JOBS: Final = 8
+"""Fan-outs of at least this many branches run as branch jobs by default (smaller ones in process)."""
 CONTINUE_PRIORITY: Final = 10
 """Priority of jobs continuing a started run (new submissions have procrastinate's default, 0)."""
 
@@ -166,6 +199,12 @@ class RunQueue:
             pass_context=True,
             retry=pc.RetryStrategy(max_attempts=retries, exponential_wait=2),
         )(_drive_job)
+        self.app.task(
+            name=BRANCH_TASK,
+            queue=queue,
+            pass_context=True,
+            retry=pc.RetryStrategy(max_attempts=retries, exponential_wait=2),
+        )(_branch_job)
         self._open = False
 
     def __repr__(self) -> str:
@@ -239,6 +278,40 @@ class RunQueue:
             return None
         return job_id
 
+    async def enqueue_branches(
+        self,
+        run_id: str,
+        step: int,
+        branches: Sequence[int],
+        *,
+        per_job: int = 1,
+        priority: int = CONTINUE_PRIORITY,
+    ) -> None:
+        """Queue `BRANCH_TASK` jobs for `branches` of the fan-out at `step` of `run_id`, `per_job`
+        consecutive branches each, in one statement."""
+        if not branches:
+            return
+        deferrer = self.app.configure_task(BRANCH_TASK, queue=self.queue, priority=priority)
+        n = max(1, per_job)
+        jobs: list[dict[str, Any]] = [
+            {"run_id": run_id, "step": step, "branches": list(branches[i : i + n])}
+            for i in range(0, len(branches), n)
+        ]
+        await deferrer.batch_defer_async(*jobs)
+
+    async def enqueue_branch(
+        self, run_id: str, step: int, branches: Sequence[int], *, delay: float, lock: str
+    ) -> None:
+        """Queue one branch job `delay` seconds from now, unless a job with `lock` waits already."""
+        pc = _procrastinate()
+        options: dict[str, Any] = {"queue": self.queue, "priority": CONTINUE_PRIORITY, "queueing_lock": lock}
+        if delay > 0:
+            options["schedule_in"] = {"seconds": delay}
+        with contextlib.suppress(pc.exceptions.AlreadyEnqueued):
+            await self.app.configure_task(BRANCH_TASK, **options).defer_async(
+                run_id=run_id, step=step, branches=list(branches)
+            )
+
     def waker(self) -> QueueWaker:
         """A waker (`Engine.waker`) that defers a job continuing a waiting run to its due time.
 
@@ -259,19 +332,29 @@ class RunQueue:
         jm = self.app.job_manager
         failed = _procrastinate().jobs.Status.FAILED
         stalled: list[Job] = list(
-            await jm.get_stalled_jobs(
-                queue=self.queue, task_name=TASK_NAME, seconds_since_heartbeat=stalled_after
-            )
+            await jm.get_stalled_jobs(queue=self.queue, seconds_since_heartbeat=stalled_after)
         )
         requeued: list[str] = []
         for job in stalled:
-            run_id = job.task_kwargs.get("run_id")
-            if isinstance(run_id, str):
-                # The lock makes racing reapers queue one replacement per stalled job.
-                lock = f"graphengine.stalled.{job.id}"
+            kw = job.task_kwargs
+            run_id = kw.get("run_id")
+            # The lock makes racing reapers queue one replacement per stalled job.
+            lock = f"graphengine.stalled.{job.id}"
+            if not isinstance(run_id, str):
+                continue
+            if job.task_name == BRANCH_TASK:
+                step, branches = kw.get("step"), kw.get("branches")
+                if isinstance(step, int) and isinstance(branches, list):
+                    todo = [b for b in branches if isinstance(b, int)]
+                    await self.enqueue_branch(run_id, step, todo, delay=0.0, lock=lock)
+                    log.warning("job %s (branches of run %r) stalled; re-queued", job.id, run_id)
+                    requeued.append(run_id)
+            elif job.task_name == TASK_NAME:
                 if await self.enqueue(run_id, lock=lock, priority=CONTINUE_PRIORITY) is not None:
                     log.warning("job %s of run %r stalled (its worker is silent); re-queued", job.id, run_id)
                     requeued.append(run_id)
+            else:
+                continue
             with contextlib.suppress(Exception):  # another reaper, or the worker woke up
                 await jm.finish_job(job, status=failed, delete_job=False)
         return requeued
@@ -316,8 +399,14 @@ class RunQueue:
         stalled_after: float | None = None,
         name: str | None = None,
         install_signal_handlers: bool = True,
+        fan_out_jobs: int | None = FAN_OUT_JOBS,
+        branches_per_job: int | None = None,
     ) -> None:
         """Serve this queue's jobs with `engine` until stopped (SIGINT/SIGTERM, or cancellation).
+
+        Fan-outs of at least `fan_out_jobs` branches run as branch jobs (see the module; None:
+        every fan-out runs in process in the worker that reaches it), `branches_per_job`
+        branches a job (None: `branches_per_job(width)`).
 
         `concurrency` runs are driven at once. Leases last `ttl` seconds and are renewed every
         `ttl / 3`; procrastinate heartbeats every `ttl / 4`, and jobs of a worker silent for
@@ -332,6 +421,10 @@ class RunQueue:
             )
         engine.validate()  # a malformed graph fails here, not in every job
         runner = _Runner(engine, store, self, ttl, name or worker_name())
+        if fan_out_jobs is not None and fan_out_jobs < 1:
+            raise ValueError(f"fan_out_jobs={fan_out_jobs}; a number of branches (>= 1), or None")
+        runner.fan_out_jobs = fan_out_jobs
+        runner.per_job = branches_per_job
         stalled = stalled_after if stalled_after is not None else 2 * ttl
         await self.open()
         if engine.waker is None:
@@ -356,8 +449,8 @@ class RunQueue:
             with contextlib.suppress(asyncio.CancelledError):
                 await reaper
 
-    def _timer_sweep(self, engine: Engine[Any], ttl: float) -> Scheduler:
-        """A scheduler that queues a job for each waiting run overdue by `ttl / 4` (a job deferred
+    def _timer_sweep(self, engine: Engine[Any], ttl: float) -> TimerWaker:
+        """A timer waker that queues a job for each waiting run overdue by `ttl / 4` (a job deferred
         to its due time was lost, or never queued: its process died between the step and the
         deferral). One job at a time per run (a queueing lock); the job claims the run."""
         grace = ttl / 4
@@ -366,7 +459,7 @@ class RunQueue:
         async def queue_wake(run_id: str) -> None:
             await self.enqueue(run_id, lock=f"graphengine.wake.{run_id}", priority=CONTINUE_PRIORITY)
 
-        return Scheduler(engine, poll=max(grace, 0.05), clock=lambda: clock() - grace, fire=queue_wake)
+        return TimerWaker(engine, poll=max(grace, 0.05), clock=lambda: clock() - grace, fire=queue_wake)
 
 
 class QueueWaker:
@@ -395,6 +488,36 @@ async def _drive_job(context: JobContext, run_id: str) -> str:
     return await runner.drive(run_id, context.job.id)
 
 
+async def _branch_job(context: JobContext, run_id: str, step: int, branches: list[int]) -> str:
+    """The procrastinate task of fan-out branches (see the module docstring)."""
+    runner = context.additional_context.get(_RUNNER_KEY)
+    if not isinstance(runner, _Runner):
+        raise RuntimeError(f"job {BRANCH_TASK} must run in a worker started by graphengine.workers.serve")
+    assert context.job.id is not None
+    return await runner.branches(run_id, step, branches, context.job.id)
+
+
+def branches_per_job(width: int) -> int:
+    """Branches one job runs by default for a fan-out of `width`: one job per 64th, 1 to 16.
+
+    Each job costs the queue a few statements (fetch, finish) whatever it runs; grouping
+    consecutive branches spreads that cost while keeping dozens of jobs for the workers to share.
+    Every branch in a job is still claimed, fenced and stored on its own.
+    """
+    return max(1, min(16, width // 64))
+
+
+class _Handed:
+    """The fan-out a run handed out while a job drove it (`graphengine.branches.BranchDispatcher`)."""
+
+    def __init__(self, min_branches: int) -> None:
+        self.min_branches = min_branches
+        self.out: list[tuple[str, int, list[int]]] = []
+
+    def dispatch(self, run_id: str, step: int, branches: Sequence[int]) -> None:
+        self.out.append((run_id, step, list(branches)))
+
+
 class _Runner:
     """What a worker process drives jobs with: the engine, its lease store, the queue, the ttl."""
 
@@ -408,6 +531,10 @@ class _Runner:
         self.queue = queue
         self.ttl = ttl
         self.name = name
+        self.fan_out_jobs: int | None = FAN_OUT_JOBS
+        self.per_job: int | None = None
+        self._in_flight: dict[str, int] = {}
+        """Branch jobs running here, by run (their emitter segment ends with the last)."""
 
     async def drive(self, run_id: str, job_id: int) -> str:
         """Claim `run_id`, drive it to where it stops, release it; returns what happened.
@@ -442,8 +569,13 @@ class _Runner:
         lost: list[LeaseLostError] = []
         beat = asyncio.create_task(self._heartbeat(lease, driver, lost), name=f"lease {run_id}")
         token = _lease.set(lease)
+        handed = _Handed(self.fan_out_jobs) if self.fan_out_jobs is not None else None
         try:
-            await self.engine.resume(run_id)
+            if handed is None:
+                await self.engine.resume(run_id)
+            else:
+                with dispatching(handed):
+                    await self.engine.resume(run_id)
         except (NodeError, MaxStepsExceeded) as exc:
             # A run outcome, recorded by the engine (status failed): not a failure of the job.
             log.info("run %r failed: %s", run_id, exc)
@@ -461,6 +593,15 @@ class _Runner:
                 await self.store.release(lease)
         if lost:
             raise lost[0]
+        if handed is not None and handed.out:
+            # Queued only now that the run's lease is released: a branch result is refused while
+            # another worker leases the run. A crash before this line leaves this job stalled,
+            # and its replacement hands the branches out again.
+            for rid, step, branches in handed.out:
+                n = self.per_job or branches_per_job(len(branches))
+                await self.queue.enqueue_branches(rid, step, branches, per_job=n)
+                log.info("run %r waits for %d branches of its fan-out at step %d", rid, len(branches), step)
+            return "waiting"
         # Done or interrupted: the store says which. Reading the status back would cost every
         # run one more round trip (bench/workers.py counts 26 statements for a 20-step run) for
         # what is only the job's result, a log line.
@@ -482,6 +623,118 @@ class _Runner:
             except Exception as exc:
                 # The store may be back before the lease runs out; the writes stay fenced anyway.
                 log.warning("run %r: renewing lease token %d failed: %s", lease.run_id, lease.token, exc)
+
+    async def branches(self, run_id: str, step: int, branches: Sequence[int], job_id: int) -> str:
+        """Run `branches` of the fan-out at `step` one after the other (`branch`); then, if every
+        result is stored, queue the join. Returns how many ended how ("stored 7, done 1")."""
+        store = self.store
+        if not isinstance(store, BranchLeaseStore):
+            raise TypeError(f"branch jobs need a BranchLeaseStore, not {type(store).__name__}")
+        ended: dict[str, int] = {}
+        total: int | None = None
+        self._in_flight[run_id] = self._in_flight.get(run_id, 0) + 1
+        try:
+            for b in branches:
+                what, width = await self.branch(store, run_id, step, b, job_id)
+                ended[what] = ended.get(what, 0) + 1
+                total = width or total
+                if what == "gone":
+                    break
+        finally:
+            self._segment_done(run_id, step, ended)
+        if "stored" in ended or "done" in ended:
+            await self._join_if_complete(store, run_id, step, total)
+        return ", ".join(f"{k} {n}" for k, n in sorted(ended.items()))
+
+    def _segment_done(self, run_id: str, step: int, ended: dict[str, int]) -> None:
+        """Once no branch job of `run_id` runs here any more, end its segment for the emitters
+        (an OpenTelemetry run span opened by its branches' node spans is closed, not leaked)."""
+        left = self._in_flight.pop(run_id) - 1
+        if left:
+            self._in_flight[run_id] = left
+            return
+        meta = {"status": "branches", **ended}
+        self.engine.runtime().emit(
+            Event(run_id, step, "", "branch jobs done here", meta, kind=EventKind.RUN_END)
+        )
+
+    async def branch(
+        self, store: BranchLeaseStore, run_id: str, step: int, branch: int, job_id: int
+    ) -> tuple[str, int | None]:
+        """Claim branch `branch` of the fan-out at `step`, run it and store its result; what
+        happened, and the fan-out's width when known.
+
+        "stored", "failed" (marked failed; the join queued), "busy" (re-queued: another worker
+        holds its claim), "done" (stored already), "lost" or "duplicate" (the store refused a
+        late or second result), "gone" (the run is past the fan-out).
+        """
+        lease = await store.claim_branch(run_id, step, branch, f"{self.name}/job{job_id}", self.ttl)
+        if lease is None:
+            if await store.branch_stored(run_id, step, branch):
+                return "done", None
+            if branch in await store.failed_branches(run_id, step):
+                return "failed", None
+            lock = f"graphengine.branch.{run_id}.{step}.{branch}"
+            await self.queue.enqueue_branch(run_id, step, [branch], delay=self.ttl, lock=lock)
+            return "busy", None
+        beat = asyncio.create_task(self._renew_branch(step, branch, lease, store))
+        token = _lease.set(lease)
+        try:
+            outcome = await run_branch(self.engine, run_id, step, branch)
+        except FanOutGone as exc:
+            log.info("branch %d of run %r: %s", branch, run_id, exc)
+            return "gone", None
+        finally:
+            _lease.reset(token)
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+        where = f"branch {branch} of step {step} of run {run_id!r}"
+        try:
+            if outcome.record is None:
+                err = outcome.error
+                await store.fail_branch(step, branch, lease, f"{type(err).__name__}: {err}")
+                log.info("%s failed (%s); the join runs the fan-out's rest in process", where, err)
+                await self._join(run_id, step)
+                return "failed", outcome.total
+            await store.save_branch(outcome.record, lease)
+        except LeaseLostError as exc:
+            log.warning("%s: late result refused by the fence (claim token %d): %s", where, lease.token, exc)
+            return "lost", outcome.total
+        except StepConflictError as exc:
+            log.warning("%s: result stored already; this one refused: %s", where, exc)
+            return "duplicate", outcome.total
+        return "stored", outcome.total
+
+    async def _join_if_complete(
+        self, store: BranchLeaseStore, run_id: str, step: int, total: int | None
+    ) -> None:
+        """Queue the run's continuation when every branch result of the fan-out is stored."""
+        if total is None:
+            try:
+                total = await fan_out_width(self.engine, run_id, step)
+            except FanOutGone:
+                return
+        if await store.count_branches(run_id, step) >= total:
+            await self._join(run_id, step)
+
+    async def _join(self, run_id: str, step: int) -> None:
+        # The lock: of the workers that see the last results land, one queues the continuation
+        # (while it waits); a later one finds the run past the fan-out, or drives nothing new.
+        await self.queue.enqueue(run_id, lock=f"graphengine.join.{run_id}.{step}", priority=CONTINUE_PRIORITY)
+
+    async def _renew_branch(self, step: int, branch: int, lease: Lease, store: BranchLeaseStore) -> None:
+        interval = self.ttl / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                lease = await store.renew_branch(step, branch, lease, self.ttl)
+            except LeaseLostError as exc:
+                # Its result will be refused; the worker that claimed it now runs the branch.
+                log.warning("branch %d of run %r: claim renewal refused: %s", branch, lease.run_id, exc)
+                return
+            except Exception as exc:
+                log.warning("branch %d of run %r: renewing its claim failed: %s", branch, lease.run_id, exc)
 
     async def reap(self, stalled_after: float) -> None:
         """Forever: replace the jobs of workers silent for `stalled_after` s by fresh jobs."""
@@ -528,14 +781,49 @@ class _Serving(TypedDict, total=False):
     stalled_after: float | None
     name: str | None
     install_signal_handlers: bool
+    fan_out_jobs: int | None
+    branches_per_job: int | None
+
+
+def queue_starter(engine: Engine[Any], rq: RunQueue) -> Starter:
+    """How a worker's scheduler starts a fire's run: stored and queued for any worker (`submit`).
+
+    A run already stored (another worker's scheduler made it, or made it and died before
+    queueing it) gets a job too, under a queueing lock named by the run, so it is never left
+    stored and unqueued; extra jobs of one run are harmless (a job resumes; one lease drives).
+    """
+
+    async def start(run_id: str, state: Any) -> None:
+        try:
+            await rq.submit(engine, run_id, state)
+        except RunExistsError:
+            await rq.enqueue(run_id, lock=f"graphengine-schedule:{run_id}")
+            raise
+
+    return start
+
+
+def worker_scheduler(engine: Engine[Any], rq: RunQueue) -> Scheduler[Any] | None:
+    """The scheduler a worker runs beside its jobs (None when the store keeps no schedules)."""
+    if not isinstance(engine.store, ScheduleStore):
+        return None
+    return Scheduler(engine, start=queue_starter(engine, rq))
 
 
 async def serve(
-    engine: Engine[Any], *, queue_dsn: str | None = None, queue: str = QUEUE, **serving: Unpack[_Serving]
+    engine: Engine[Any],
+    *,
+    queue_dsn: str | None = None,
+    queue: str = QUEUE,
+    schedules: bool = True,
+    **serving: Unpack[_Serving],
 ) -> None:
     """Serve runs of `engine` from the queue until stopped (`RunQueue.serve`, which takes the other
-    keywords: `concurrency`, `ttl`, `stalled_after`, `name`, `install_signal_handlers`); what
-    `graphengine worker` runs.
+    keywords: `concurrency`, `ttl`, `stalled_after`, `name`, `install_signal_handlers`,
+    `fan_out_jobs`, `branches_per_job`); what `graphengine worker` runs. With `schedules`, it also
+    fires the store's due schedules, each fire's run queued for any worker (`worker_scheduler`);
+    every worker may: a fire's run is created once whatever the number of workers (see
+    `graphengine.scheduler`).
 
     The queue is on `queue_dsn`, `$GRAPHENGINE_QUEUE_DSN`, or the engine's `PostgresStore`'s
     database; `ValueError` if there is none, `TypeError` if `engine.store` has no leases.
@@ -545,7 +833,13 @@ async def serve(
             f"workers need a store with leases (PostgresStore or MySQLStore), not {type(engine.store).__name__}"
         )
     rq = RunQueue(_queue_dsn(engine, queue_dsn), queue=queue, max_connections=4)
+    scheduler = worker_scheduler(engine, rq) if schedules else None
     try:
+        if scheduler is not None:
+            await rq.open()  # the scheduler may queue before the worker loop opens the queue
+            scheduler.start()
         await rq.serve(engine, **serving)
     finally:
+        if scheduler is not None:
+            await scheduler.close()
         await rq.close()

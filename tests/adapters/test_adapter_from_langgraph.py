@@ -16,7 +16,7 @@ pytest.importorskip("langgraph")
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
-from lg_graphs import chatbot_loop, map_reduce_how_to
+from lg_corpus_flow import send_map_reduce, tool_calling_loop
 
 from graphengine.adapters.langgraph import AdaptedGraph, UnsupportedFeature, from_langgraph
 from graphengine.emit import EventKind, MemoryEmitter
@@ -126,7 +126,7 @@ GRAPHS = {
     "chatbot": (chatbot_graph, {"messages": ["hi"], "turns": 0}),
     "sequence": (sequence_graph, {"messages": [], "turns": 0}),
     "parallel": (parallel_graph, {"messages": [], "turns": 0}),
-    "map_reduce": (map_reduce_how_to, {"topic": "cats"}),
+    "map_reduce": (send_map_reduce, {"flour": "rye"}),
     "pydantic": (pydantic_graph, {"log": [], "n": 0}),
     "dataclass": (dataclass_graph, {"log": [], "n": 0}),
 }
@@ -244,7 +244,7 @@ async def test_events_name_the_langgraph_nodes() -> None:
 
 @pytest.mark.parametrize(
     ("make", "initial"),
-    [(map_reduce_how_to, {"topic": "cats"}), (chatbot_loop, {"messages": [("user", "hi")]})],
+    [(send_map_reduce, {"flour": "rye"}), (tool_calling_loop, {"messages": [("user", "hi")]})],
     ids=["map_reduce", "messages"],
 )
 async def test_a_run_replays_without_divergence(make: Any, initial: Any) -> None:
@@ -323,11 +323,11 @@ async def test_concurrent_runs_of_one_adapted_graph_keep_apart() -> None:
     """Runs driven at once on one adapted graph each end with LangGraph's result for their own input."""
     import asyncio
 
-    g = from_langgraph(map_reduce_how_to(), store=MemoryStore())
-    topics = [f"t{i}" for i in range(6)]
-    got = await asyncio.gather(*(g.run(f"r{t}", {"topic": t}) for t in topics))
-    native = map_reduce_how_to().compile()
-    assert got == [await native.ainvoke({"topic": t}) for t in topics]
+    g = from_langgraph(send_map_reduce(), store=MemoryStore())
+    flours = [f"f{i}" for i in range(6)]
+    got = await asyncio.gather(*(g.run(f"r{f}", {"flour": f}) for f in flours))
+    native = send_map_reduce().compile()
+    assert got == [await native.ainvoke({"flour": f}) for f in flours]
 
 
 async def test_opentelemetry_spans_name_the_langgraph_nodes() -> None:

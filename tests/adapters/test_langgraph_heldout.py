@@ -1,6 +1,6 @@
 """Held-out LangGraph graphs: what the fidelity comparison's scripts cannot show.
 
-The graphs of `lg_graphs_heldout` run in `test_langgraph_fidelity` against LangGraph natively;
+The graphs of `lg_corpus_combined` run in `test_langgraph_fidelity` against LangGraph natively;
 here: a second run on a thread, which the engine refuses by name; LangGraph's node cache, which
 needs a cache per side and node call counts; a sync node's subgraph on a `MemoryStore`; and the
 crash test of a combination the other crash tests lack: a sync node invoking a subgraph whose
@@ -21,9 +21,13 @@ pytest.importorskip("langgraph")
 from langchain_core.messages import HumanMessage
 from langgraph.cache.memory import InMemoryCache
 from langgraph.checkpoint.memory import InMemorySaver
+from lg_corpus_combined import (
+    cached_pricing_loop,
+    conversation_thread,
+    sync_node_calls_a_twice_pausing_subgraph,
+)
 from lg_crash_graph import run_worker
 from lg_crash_sync_subgraph import INPUT, ITEMS, build
-from lg_graphs_heldout import double_interrupt_subgraph, multi_turn_thread, node_caching
 
 from graphengine.adapters.langgraph import from_langgraph
 from graphengine.store import MemoryStore, SQLiteStore
@@ -43,16 +47,16 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 
 async def test_a_second_run_on_a_thread_continues_it_as_langgraph_does(store: Any) -> None:
     """LangGraph's second `invoke` on a thread continues its state; so does a second `run` of the adapted graph."""
-    native = multi_turn_thread().compile(checkpointer=InMemorySaver())
+    native = conversation_thread().compile(checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "t"}}
-    await native.ainvoke({"messages": [HumanMessage(content="one", id="h1")]}, config)
-    second = await native.ainvoke({"messages": [("user", "two")]}, config)
+    await native.ainvoke({"messages": [HumanMessage(content="tea?", id="u1")]}, config)
+    second = await native.ainvoke({"messages": [("user", "with milk")]}, config)
     assert second["turns"] == 2  # what is not carried: the thread's state goes on
 
-    adapted = from_langgraph(multi_turn_thread(), store=store)
-    first = await adapted.run("t", {"messages": [HumanMessage(content="one", id="h1")]})
+    adapted = from_langgraph(conversation_thread(), store=store)
+    first = await adapted.run("t", {"messages": [HumanMessage(content="tea?", id="u1")]})
     assert first["turns"] == 1
-    got = await adapted.run("t", {"messages": [("user", "two")]})
+    got = await adapted.run("t", {"messages": [("user", "with milk")]})
     assert got["turns"] == second["turns"]
     assert [m.content for m in got["messages"]] == [m.content for m in second["messages"]]
 
@@ -60,34 +64,34 @@ async def test_a_second_run_on_a_thread_continues_it_as_langgraph_does(store: An
 async def test_a_node_cache_skips_cached_tasks_as_langgraph_does(store: Any) -> None:
     """`compile(cache=...)` with a node `cache_policy`: the same results and the same node calls as LangGraph,
     in a loop within a run and across runs."""
-    inputs = [5, 5, 7]
-    native_builder, native_calls = node_caching()
+    weights = [4, 4, 9]
+    native_builder, native_calls = cached_pricing_loop()
     app = native_builder.compile(checkpointer=InMemorySaver(), cache=InMemoryCache())
     expected = [
-        await app.ainvoke({"x": x, "rounds": []}, {"configurable": {"thread_id": f"t{i}"}})
-        for i, x in enumerate(inputs)
+        await app.ainvoke({"weight": w, "trace": []}, {"configurable": {"thread_id": f"t{i}"}})
+        for i, w in enumerate(weights)
     ]
-    assert native_calls == {"expensive": 2, "uncached": 9}  # the oracle caches: one call per distinct x
+    assert native_calls == {"price": 2, "log": 9}  # the oracle caches: one call per distinct weight
 
-    builder, calls = node_caching()
+    builder, calls = cached_pricing_loop()
     adapted = from_langgraph(builder, store=store, cache=InMemoryCache())
-    assert [await adapted.run(f"t{i}", {"x": x, "rounds": []}) for i, x in enumerate(inputs)] == expected
+    assert [await adapted.run(f"t{i}", {"weight": w, "trace": []}) for i, w in enumerate(weights)] == expected
     assert calls == native_calls
 
-    builder, calls = node_caching()
+    builder, calls = cached_pricing_loop()
     compiled = from_langgraph(builder.compile(cache=InMemoryCache()), store=MemoryStore())
-    assert await compiled.run("t", {"x": 5, "rounds": []}) == expected[0]
-    assert calls == {"expensive": 1, "uncached": 3}  # a compiled graph's own cache is used
+    assert await compiled.run("t", {"weight": 4, "trace": []}) == expected[0]
+    assert calls == {"price": 1, "log": 3}  # a compiled graph's own cache is used
 
 
 async def test_a_subgraph_invoked_by_a_sync_node_pauses_on_a_memory_store() -> None:
     """A sync node's `subgraph.invoke` reaches the in-process checkpoint table without an event loop of its thread."""
-    adapted = from_langgraph(double_interrupt_subgraph(), store=MemoryStore())
-    out = await adapted.run("t", {"input": "test"})
-    assert [i.value for i in out["__interrupt__"]] == ["interrupt node 1"]
-    out = await adapted.resume("t", input=True)
-    assert [i.value for i in out["__interrupt__"]] == ["interrupt node 2"]
-    assert await adapted.resume("t", input=True) == {"input": True}
+    adapted = from_langgraph(sync_node_calls_a_twice_pausing_subgraph(), store=MemoryStore())
+    out = await adapted.run("t", {"parcel": "p9"})
+    assert [i.value for i in out["__interrupt__"]] == ["scan ok?"]
+    out = await adapted.resume("t", input="fine")
+    assert [i.value for i in out["__interrupt__"]] == ["stamp ok?"]
+    assert await adapted.resume("t", input="done") == {"parcel": "p9|scanned:fine|stamped:done"}
 
 
 def _child(db: Path, log: Path, what: str, kill: bool) -> subprocess.CompletedProcess[str]:

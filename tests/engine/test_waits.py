@@ -1,4 +1,4 @@
-"""Durable timers and signals: `ctx.sleep`, `sleep_until`, `ctx.wait_for`, `Engine.signal`, `Scheduler`.
+"""Durable timers and signals: `ctx.sleep`, `sleep_until`, `ctx.wait_for`, `Engine.signal`, `TimerWaker`.
 
 Most tests drive time with a controllable clock (`Options(clock=...)`) and run once per store
 backend; a few use real time (sleeps of about 0.2 s) on SQLite. Crash tests with processes are
@@ -24,8 +24,8 @@ from graphengine import (
     Engine,
     NodeResult,
     Options,
-    Scheduler,
     SignalRefusedError,
+    TimerWaker,
     WaitError,
     WaitTimeoutError,
     append,
@@ -213,17 +213,17 @@ async def test_sleep_until_to_an_unknown_node_fails_the_step() -> None:
         await eng.run("r1", Log())
 
 
-# ------------------------------------------------------------------------------------ Scheduler
+# ------------------------------------------------------------------------------------ TimerWaker
 
 
-async def test_scheduler_tick_wakes_exactly_the_runs_due_by_its_clock(store: Store) -> None:
-    """A scheduler look wakes the waiting runs whose time has come and leaves the others waiting."""
+async def test_timer_waker_tick_wakes_exactly_the_runs_due_by_its_clock(store: Store) -> None:
+    """A timer waker look wakes the waiting runs whose time has come and leaves the others waiting."""
     clock, runs = Clock(), []
     eng = napper(store, clock, runs)
     await eng.run("early", Log())
     clock.advance(600)
     await eng.run("late", Log())
-    sched = Scheduler(eng)
+    sched = TimerWaker(eng)
     assert await sched.tick() == []
     clock.advance(3000)
     assert await sched.tick() == ["early"]
@@ -232,8 +232,8 @@ async def test_scheduler_tick_wakes_exactly_the_runs_due_by_its_clock(store: Sto
     assert await status(eng, "late") is RunStatus.WAITING
 
 
-async def test_scheduler_wakes_a_short_sleep_in_real_time(tmp_path: Path) -> None:
-    """With the real clock, a run sleeping 0.2 s is finished by a running scheduler soon after."""
+async def test_timer_waker_wakes_a_short_sleep_in_real_time(tmp_path: Path) -> None:
+    """With the real clock, a run sleeping 0.2 s is finished by a running timer waker soon after."""
 
     async def node(ctx: Context, s: Log) -> NodeResult[Log]:
         await ctx.sleep(0.2)
@@ -241,32 +241,32 @@ async def test_scheduler_wakes_a_short_sleep_in_real_time(tmp_path: Path) -> Non
 
     async with SQLiteStore(tmp_path / "runs.db") as store:
         eng = Engine(Log, store=store).add("n", node).start_at("n")
-        async with Scheduler(eng, poll=5.0):  # woken by the deadline, not by the poll
+        async with TimerWaker(eng, poll=5.0):  # woken by the deadline, not by the poll
             loop = asyncio.get_running_loop()
             t0 = loop.time()
             await eng.run("r1", Log())
             while await status(eng, "r1") is not RunStatus.DONE:
-                assert loop.time() - t0 < 3.0, "the scheduler did not wake the run"
+                assert loop.time() - t0 < 3.0, "the timer waker did not wake the run"
                 await asyncio.sleep(0.02)
         assert loop.time() - t0 >= 0.2
         assert (await eng.get_state("r1")).log == ["woke"]
 
 
-async def test_a_scheduler_started_after_the_due_time_wakes_the_run(tmp_path: Path) -> None:
-    """A process down across the due time: a new engine and scheduler on the same file wake the run at start."""
+async def test_a_timer_waker_started_after_the_due_time_wakes_the_run(tmp_path: Path) -> None:
+    """A process down across the due time: a new engine and timer waker on the same file wake the run at start."""
     clock, runs = Clock(), []
     async with SQLiteStore(tmp_path / "runs.db") as store:
         await napper(store, clock, runs).run("r1", Log())
     clock.advance(7200)
     async with SQLiteStore(tmp_path / "runs.db") as store:
         eng = napper(store, clock, runs)
-        async with Scheduler(eng):
+        async with TimerWaker(eng):
             await finished(eng, "r1", within=5.0)
     assert runs == ["fresh", "prior"]
 
 
-async def test_three_schedulers_on_one_file_fire_a_due_timer_once(tmp_path: Path) -> None:
-    """Three schedulers, each with its own store on one SQLite file, race on a due timer: the node runs again once."""
+async def test_three_timer_wakers_on_one_file_fire_a_due_timer_once(tmp_path: Path) -> None:
+    """Three timer wakers, each with its own store on one SQLite file, race on a due timer: the node runs again once."""
     clock, runs = Clock(), []
     path = tmp_path / "runs.db"
     async with SQLiteStore(path) as store:
@@ -274,7 +274,7 @@ async def test_three_schedulers_on_one_file_fire_a_due_timer_once(tmp_path: Path
     clock.advance(3600)
     stores = [SQLiteStore(path) for _ in range(3)]
     try:
-        scheds = [Scheduler(napper(s, clock, runs)) for s in stores]
+        scheds = [TimerWaker(napper(s, clock, runs)) for s in stores]
         fired = await asyncio.gather(*(s.tick() for s in scheds))
         await asyncio.gather(*(s.drain() for s in scheds))
         assert sum(len(f) for f in fired) >= 1
@@ -306,7 +306,7 @@ async def test_a_signal_wakes_a_run_waiting_for_it(store: Store) -> None:
     eng = approver(store, Clock())
     await eng.run("r1", Log())
     assert await status(eng, "r1") is RunStatus.WAITING
-    sched = Scheduler(eng)
+    sched = TimerWaker(eng)
     assert await sched.tick() == []
     await eng.signal("r1", "approved", {"by": "ana"}, id="hook-1")
     assert await sched.tick() == ["r1"]
@@ -465,7 +465,7 @@ async def test_an_edit_of_a_waiting_run_keeps_it_waiting_on_the_same_deadline(st
     await eng.run("r1", Log())
     await eng.update_state("r1", Log(log=["edited"]))
     assert await status(eng, "r1") is RunStatus.WAITING
-    assert await Scheduler(eng).tick() == []
+    assert await TimerWaker(eng).tick() == []
     clock.advance(3600)
     assert await eng.resume("r1") == Log(log=["edited", "woke after call 1"])
     assert runs == ["fresh", "prior"]
@@ -512,7 +512,7 @@ async def test_a_signal_landing_while_the_node_decides_to_wait_makes_the_run_due
     assert await status(eng, "r1") is RunStatus.WAITING
     timer = await eng.store.get_timer("r1")  # type: ignore[attr-defined]
     assert timer.wake_at == clock.now  # due now, not in an hour
-    sched = Scheduler(eng)
+    sched = TimerWaker(eng)
     assert await sched.tick() == ["r1"]
     await sched.drain()
     assert (await eng.get_state("r1")).log == ["approved by late (late)"]

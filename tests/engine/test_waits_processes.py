@@ -1,7 +1,7 @@
 """Durable waits across real processes: SIGKILL, restarts and races (`tests/waits_graph.py`).
 
 - SQLite, no queue: `graphengine worker waits_graph:build --store sqlite:///...` runs the embedded
-  scheduler. A worker SIGKILLed before a run's due time, and a new one started after it, wakes
+  timer waker. A worker SIGKILLed before a run's due time, and a new one started after it, wakes
   the run; three workers racing on one due timer run the woken node once.
 - PostgreSQL with the queue: the run waits for a signal; its worker is SIGKILLed; the signal is
   sent (its wake-up job queued through `RunQueue.waker()`); a new worker finishes the run.

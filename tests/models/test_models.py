@@ -171,11 +171,12 @@ async def test_retry_after_is_honoured_on_429(proto: Proto, srv: LocalChatServer
 
 
 async def test_5xx_is_retried_with_exponential_backoff(proto: Proto, srv: LocalChatServer) -> None:
-    """Server errors are retried, waiting backoff, 2*backoff, ... when no Retry-After is given."""
+    """Server errors are retried, waiting backoff, 2*backoff, ... when no Retry-After is given
+    (without jitter, the waits are exactly those)."""
     srv.reply({"error": "boom"}, status=500).reply({"error": "busy"}, status=503)
     srv.reply(proto.reply("ok"))
     sleeps = Sleeps()
-    model = proto.make(srv, sleep=sleeps, retry=RetryPolicy(max_retries=3, backoff=0.25))
+    model = proto.make(srv, sleep=sleeps, retry=RetryPolicy(max_retries=3, backoff=0.25, jitter=0))
     assert (await model.chat([Message.user("hi")])).text == "ok"
     assert sleeps.waits == [0.25, 0.5]
 

@@ -10,7 +10,11 @@ pytest.importorskip("fastapi", reason="the server extra is not installed (pip in
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed")
 
 from hypothesis import HealthCheck, settings  # noqa: E402
-from schemathesis.specs.openapi.checks import missing_required_header, negative_data_rejection  # noqa: E402
+from schemathesis.specs.openapi.checks import (  # noqa: E402
+    missing_required_header,
+    negative_data_rejection,
+    positive_data_acceptance,
+)
 from server_app import load_app_module  # noqa: E402
 
 from graphengine.server import create_app  # noqa: E402
@@ -30,6 +34,13 @@ def _app(token: str | None) -> Any:
     return create_app(eng, token=token, allowed_hosts=["testserver"])
 
 
+def _unknowable(case: Any) -> list[Any]:
+    """Checks no schema can pass on an operation: whether a cron expression can fire and whether a
+    time zone name exists are decided by the server (422 naming the field), not by JSON Schema, so a
+    schema-valid schedule may be refused."""
+    return [positive_data_acceptance] if case.path == "/api/schedules" and case.method == "POST" else []
+
+
 open_schema = schemathesis.openapi.from_asgi("/openapi.json", _app(None))
 secured_schema = schemathesis.openapi.from_asgi(
     "/openapi.json", _app(TOKEN), headers={"Authorization": f"Bearer {TOKEN}"}
@@ -46,7 +57,7 @@ def test_api_conforms_to_its_schema(case: Any) -> None:
     """Every operation, on generated input: no server error, and the response matches the schema."""
     if case.query and case.query.get("wait") and case.path.endswith("/resume"):
         case.query["wait"] = False  # a generated resume of the blocking node would wait forever
-    case.call_and_validate()
+    case.call_and_validate(excluded_checks=_unknowable(case))
 
 
 @secured_schema.parametrize()
@@ -58,5 +69,5 @@ def test_api_with_token_conforms_to_its_schema(case: Any) -> None:
     # operation without and with a wrong token and expects 401.
     case.call_and_validate(
         headers={"Authorization": f"Bearer {TOKEN}"},
-        excluded_checks=[negative_data_rejection, missing_required_header],
+        excluded_checks=[negative_data_rejection, missing_required_header, *_unknowable(case)],
     )

@@ -12,7 +12,7 @@ httpx = pytest.importorskip("httpx")
 
 from pydantic import BaseModel  # noqa: E402
 
-from graphengine import Context, Engine, NodeResult, Scheduler, stop  # noqa: E402
+from graphengine import Context, Engine, NodeResult, TimerWaker, stop  # noqa: E402
 from graphengine.server import create_app  # noqa: E402
 from graphengine.store import MemoryStore  # noqa: E402
 
@@ -59,7 +59,7 @@ async def test_posting_a_signal_stores_it_once_and_wakes_the_run(client: Any) ->
     assert first.status_code == 201, first.text
     again = await c.post("/api/runs/order-1/signals", json={**body, "payload": {"amount": 0}})
     assert again.json() == first.json()
-    sched = Scheduler(eng)
+    sched = TimerWaker(eng)
     assert await sched.tick() == ["order-1"]
     await sched.drain()
     d = (await c.get("/api/runs/order-1")).json()

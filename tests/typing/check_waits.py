@@ -1,5 +1,5 @@
 """Typed surface of durable waits, checked by mypy --strict (never run): `ctx.sleep`, `ctx.wait_for`,
-`sleep_until`, `Engine.signal`/`signals`, `Scheduler`."""
+`sleep_until`, `Engine.signal`/`signals`, `TimerWaker`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import assert_type
 
 from pydantic import BaseModel
 
-from graphengine import Context, Engine, Next, NodeResult, Scheduler, Signal, sleep_until
+from graphengine import Context, Engine, Next, NodeResult, Signal, TimerWaker, sleep_until
 
 
 class S(BaseModel):
@@ -28,5 +28,5 @@ async def node(ctx: Context, s: S) -> NodeResult[S]:
 async def outside(engine: Engine[S]) -> None:
     assert_type(await engine.signal("r1", "paid", {"amount": 1}, id="evt_1"), Signal)
     assert_type(await engine.signals("r1"), list[Signal])
-    assert_type(await Scheduler(engine).tick(), list[str])
+    assert_type(await TimerWaker(engine).tick(), list[str])
     sleep_until(datetime.now(UTC))  # type: ignore[call-arg]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol, TypedDict
+from types import TracebackType
+from typing import Any, Protocol, Self, TypedDict
 
 from pydantic import SecretStr
 
 from ._http import JsonHttp, RetryPolicy
+from ._rate import RateLimit
 from .chat import ChatOut, Message, ToolCall, ToolSpec, refuse_markers
 from .errors import BadResponseError
 
@@ -22,6 +24,7 @@ class Connection(TypedDict, total=False):
     api_key: str | SecretStr | None
     max_retries: int
     retry: RetryPolicy | None
+    rate_limit: RateLimit | None
     headers: Mapping[str, str] | None
     client: Any
     transport: Any
@@ -85,8 +88,13 @@ class StreamDecoder(Protocol):
 class HttpChatModel:
     """What `OpenAIChatModel` and `OllamaChatModel` share: `chat` posts `request_body` to
     `chat_path` and decodes the answer with `parse_response`; `stream_chat` posts `stream_body`
-    and reads the streamed answer with `stream_decoder`. Errors name the provider and the
-    server with every secret redacted. Subclasses set `model`, `base_url`, `_api_key`, `_http`."""
+    and reads the streamed answer with `stream_decoder`. Errors name the provider, the model and
+    the server with every secret redacted.
+
+    Each model object keeps its connections open between requests (one pooled client per event
+    loop it is used on). ``async with model:`` or ``await model.aclose()`` closes them; left
+    open, they close as the event loop ends (``asyncio.run``, ``asyncio.Runner``) or when the
+    model is garbage collected."""
 
     provider: str
     """Label used in errors and logs."""
@@ -106,6 +114,7 @@ class HttpChatModel:
         api_key: str | SecretStr | None = None,
         max_retries: int = 2,
         retry: RetryPolicy | None = None,
+        rate_limit: RateLimit | None = None,
         headers: Mapping[str, str] | None = None,
         client: Any = None,
         transport: Any = None,
@@ -113,7 +122,9 @@ class HttpChatModel:
     ) -> None:
         """Keep the key as a `SecretStr` and open the `JsonHttp` client that sends it as
         ``Authorization: Bearer``; the key and every header value are redacted from its errors.
-        `retry` defaults to `RetryPolicy(max_retries=max_retries)`."""
+        `retry` defaults to `RetryPolicy(max_retries=max_retries)`; `rate_limit` (a `RateLimit`,
+        which several models may share) spaces out the requests, retries included; `client`
+        (an ``httpx.AsyncClient`` its caller owns) replaces the model's own pooled clients."""
         self.model = model
         """The model name sent with each request."""
         self.base_url = base_url.rstrip("/")
@@ -132,10 +143,24 @@ class HttpChatModel:
             secrets=(*hdrs.values(), *((key.get_secret_value(),) if key else ())),
             timeout=timeout,
             retry=retry,
+            model=model,
+            rate_limit=rate_limit,
             client=client,
             transport=transport,
             **kw,
         )
+
+    async def aclose(self) -> None:
+        """Close the connections this model keeps open on the running event loop."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
 
     def __repr__(self) -> str:
         key = "'***'" if self._api_key is not None else "None"
@@ -191,8 +216,11 @@ class HttpChatModel:
 
     def _bad(self, what: str) -> BadResponseError:
         return BadResponseError(
-            self._http.redact(f"{self.provider}: bad {self.answer_name} from {self.base_url}: {what}"),
+            self._http.redact(
+                f"{self.provider} model {self.model!r}: bad {self.answer_name} from {self.base_url}: {what}"
+            ),
             provider=self.provider,
+            model=self.model,
             url=self._http.redact(self.base_url),
         )
 

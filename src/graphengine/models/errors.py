@@ -73,10 +73,13 @@ class ChatModelError(Exception):
         url: str = "",
         status: int | None = None,
         attempts: int = 1,
+        model: str = "",
     ) -> None:
         super().__init__(msg)
         self.provider = provider
         """Which adapter raised it (``openai``, ``ollama``, ``langchain``, ``http``)."""
+        self.model = model
+        """The model asked (the name sent with the request), when there was one."""
         self.url = url
         """The (redacted) URL called, when there was one."""
         self.status = status
@@ -114,8 +117,9 @@ class ModelRateLimitError(ChatModelError):
         url: str = "",
         status: int | None = 429,
         attempts: int = 1,
+        model: str = "",
     ) -> None:
-        super().__init__(msg, provider=provider, url=url, status=status, attempts=attempts)
+        super().__init__(msg, provider=provider, url=url, status=status, attempts=attempts, model=model)
         self.retry_after = retry_after
         """Seconds the server asked to wait (its Retry-After header), when it said."""
 

@@ -221,6 +221,8 @@ class RecordedRequest:
     """Request headers, lower-cased names."""
     body: bytes
     """Raw body."""
+    client_port: int = 0
+    """The client's TCP port: requests sent over one kept-alive connection share it."""
 
     @property
     def json(self) -> Any:
@@ -292,7 +294,11 @@ class LocalChatServer:
                 n = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(n) if n else b""
                 rec = RecordedRequest(
-                    self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body
+                    self.command,
+                    self.path,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                    int(self.client_address[1]),
                 )
                 with owner._lock:
                     owner.requests.append(rec)

@@ -17,6 +17,7 @@ Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
                                         webhook's delivery id); 201 with the stored signal
     GET  /api/runs/{run_id}/signals     the run's signals in arrival order, with the step that took each
     GET  /api/runs/{run_id}/events      Server-Sent Events of a run this server drives, then an `end` event
+    GET/POST/DELETE /api/schedules...   schedules (see `graphengine.server.schedules`)
     GET  /api/graph                     the graph as JSON, DOT, Mermaid or SVG (?format=, ?run= highlights a run)
     GET  /                              the inspector page (see `graphengine.server.inspector`)
 
@@ -55,7 +56,7 @@ import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeVar
@@ -69,7 +70,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graphengine.store import RunRecord, RunStatus, StoreError, WaitStore
+from graphengine.store import RunRecord, RunStatus, ScheduleStore, StoreError, WaitStore
 
 from ..context import Signal
 from ..engine import Engine
@@ -87,6 +88,7 @@ from .forms import delta_doc, jsonable, route_doc
 from .inspector import graph_json, graph_svg, inspector_html
 from .limits import MAX_BODY, BodyLimit, RunId, nonfinite
 from .live import EVENTS_KEPT, RunManager
+from .schedules import add_schedule_routes, server_scheduler
 from .security import LOOPBACK_HOSTS, BearerAuth, HostCheck, NoFraming
 
 __all__ = ["TOKEN_ENV", "RunManager", "create_app", "token_from_env"]
@@ -380,6 +382,7 @@ def create_app(
     allowed_hosts: Sequence[str] | None = None,
     max_body: int = MAX_BODY,
     events_kept: int = EVENTS_KEPT,
+    schedules: bool = False,
 ) -> FastAPI:
     """The HTTP API and inspector of `engine` (runs in `engine.store`), as an ASGI application.
 
@@ -391,6 +394,9 @@ def create_app(
     ones are rebuilt from the store for SSE clients). The engine's graph is validated here, so
     a malformed graph fails at start-up, not on the first request. The interactive `/docs`
     page is off (its assets come from a CDN); the schema is served at `/openapi.json`.
+    `schedules`: also fire the store's due schedules while the app runs, as runs this server
+    drives (`graphengine serve` does; see `graphengine.server.schedules`). The schedule routes
+    are there whenever the store keeps schedules.
     """
     engine.validate()
     if token is not None and not token.strip():
@@ -405,18 +411,14 @@ def create_app(
     runs = RunManager(engine, events_kept=events_kept)
     name = title or f"graphengine: {getattr(engine.state_type, '__name__', 'graph')}"
 
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
-        await runs.close()
-
+    keeps_schedules = isinstance(engine.store, ScheduleStore)
     app = FastAPI(
         title=name,
         version="1",
         description="Start, resume, cancel, inspect and replay runs of one graphengine engine.",
         docs_url=None,
         redoc_url=None,
-        lifespan=lifespan,
+        lifespan=_lifespan(engine, runs, schedules=schedules and keeps_schedules),
         responses={
             400: {"model": Problem, "description": "A request body that cannot be parsed"},
             403: {"model": Problem, "description": "A Host or Origin outside the allowed hosts"},
@@ -444,7 +446,30 @@ def create_app(
     _add_signal_routes(app, engine)
     _add_event_stream(app, engine, runs)
     _add_graph_routes(app, engine, name)
+    if keeps_schedules:
+        add_schedule_routes(app, engine, _ERRORS, Problem)
     return app
+
+
+def _lifespan(
+    engine: Engine[Any], runs: RunManager, *, schedules: bool
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: a scheduler firing the store's schedules (with `schedules`) while it
+    serves, and the runs it drives closed when it stops."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        scheduler = server_scheduler(engine, runs) if schedules else None
+        if scheduler is not None:
+            scheduler.start()
+        try:
+            yield
+        finally:
+            if scheduler is not None:
+                await scheduler.close()
+            await runs.close()
+
+    return lifespan
 
 
 def _add_error_handlers(app: FastAPI) -> None:

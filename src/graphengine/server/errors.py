@@ -37,6 +37,7 @@ from ..errors import (
     StateValidationError,
     WaitError,
 )
+from ..schedules import ScheduleError, ScheduleNotFoundError
 from .limits import StartWatch
 
 __all__ = [
@@ -75,6 +76,8 @@ def field_errors(exc: ValidationError, prefix: tuple[str, ...] = ("body", "state
 
 _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (RunNotFoundError, 404),
+    (ScheduleNotFoundError, 404),
+    (ScheduleError, 422),
     (StepNotFoundError, 404),
     # an id no store can hold (empty, NUL, lone surrogate, over 255 characters) names no run
     (InvalidIdError, 404),

@@ -17,6 +17,7 @@ from .errors import (
     LeaseLostError,
     MissingDriverError,
     RunExistsError,
+    ScheduleExistsError,
     StatusConflictError,
     StepConflictError,
     StoreError,
@@ -27,7 +28,7 @@ from .ids import MAX_ID_CHARS, check_id
 from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
-from .protocol import LeaseStore, RunLockStore, Store, WaitStore
+from .protocol import BranchLeaseStore, LeaseStore, RunLockStore, Store, WaitStore
 from .prune import InvalidPolicyError, PruneMixin, PrunePolicy, PruneReport, prune
 from .records import (
     BranchRecord,
@@ -39,11 +40,13 @@ from .records import (
     StepRecord,
     TimerRecord,
 )
+from .schedules import ScheduleRecord, ScheduleStore
 from .sqlite import SQLiteStore
 from .transfer import RunTransfer, export_run, import_run
 from .url import open_store, register_scheme
 
 __all__ = [
+    "BranchLeaseStore",
     "BranchRecord",
     "Checkpoint",
     "Codec",
@@ -69,6 +72,9 @@ __all__ = [
     "RunStatus",
     "RunTransfer",
     "SQLiteStore",
+    "ScheduleExistsError",
+    "ScheduleRecord",
+    "ScheduleStore",
     "SignalRecord",
     "StatusConflictError",
     "StepConflictError",

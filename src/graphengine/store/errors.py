@@ -2,6 +2,7 @@
 
     StoreError                      anything a store could not do
     ├── RunExistsError              create_run with an id already stored
+    ├── ScheduleExistsError         create_schedule with an id already stored
     ├── StepConflictError           save_step for a (run, step) already stored (two writers)
     ├── StatusConflictError         set_status whose expected step/status no longer holds (two writers)
     ├── LeaseLostError              a write by a worker whose lease on the run expired or was taken over
@@ -25,6 +26,7 @@ __all__ = [
     "LeaseLostError",
     "MissingDriverError",
     "RunExistsError",
+    "ScheduleExistsError",
     "StatusConflictError",
     "StepConflictError",
     "StoreError",
@@ -46,6 +48,15 @@ class StoreError(Exception):
 
 class RunExistsError(StoreError):
     """A run with this id is already stored."""
+
+
+class ScheduleExistsError(StoreError):
+    """A schedule with this id is already stored; `schedule_id` names it."""
+
+    def __init__(self, msg: str, *, schedule_id: str) -> None:
+        super().__init__(msg)
+        self.schedule_id = schedule_id
+        """The taken schedule id."""
 
 
 class StepConflictError(StoreError):

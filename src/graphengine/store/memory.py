@@ -21,6 +21,7 @@ from .records import (
     StepRecord,
     TimerRecord,
 )
+from .schedules import ScheduleMemoryMixin
 from .transfer import RunTransfer
 
 __all__ = ["MemoryStore"]
@@ -44,7 +45,7 @@ class _Run:
         self.signals: dict[str, SignalRecord] = {}
 
 
-class MemoryStore(RunTransfer, PruneMixin):
+class MemoryStore(RunTransfer, PruneMixin, ScheduleMemoryMixin):
     """Keeps everything in dicts; holds encoded bytes like every other store, so a state that
     would not survive a real store fails here too. Not shared between processes.
 
@@ -54,6 +55,7 @@ class MemoryStore(RunTransfer, PruneMixin):
 
     def __init__(self) -> None:
         self._runs: dict[str, _Run] = {}
+        self._init_schedules()
 
     async def create_run(self, run: RunRecord) -> None:
         """Store a new run; `RunExistsError` if the id is taken."""

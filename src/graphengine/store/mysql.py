@@ -49,6 +49,7 @@ import hashlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Final
 
+from ._branch_claims import BranchClaimMixin, BranchClaimStatements
 from ._lease import Lease
 from ._sql import (
     LOCK_TIMEOUT,
@@ -79,6 +80,7 @@ from ._sql._mysql import (
     text,
     translate,
 )
+from ._sql._schedules import ScheduleSQLMixin, ScheduleStatements
 from .errors import (
     StoreError,
     StoreUnavailableError,
@@ -89,7 +91,7 @@ from .records import BranchRecord, Checkpoint, RunRecord, StepRecord
 
 __all__ = ["SCHEMA_VERSION", "MySQLStore"]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 5
 """Schema version this module writes; older databases are migrated on open."""
 
 # v2: key columns become VARBINARY, so ids compare byte for byte. utf8mb4_bin is a PAD SPACE
@@ -188,7 +190,37 @@ _MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...
         ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin""",
     ),
     _binary_keys,
-    # v3: durable timers and signals (`WaitStore`); keys VARBINARY like v2's, byte for byte.
+    # v3: branch claims.
+    (
+        # Claims of fan-out branches run as jobs of their own (`graphengine.store._branch_claims`).
+        """CREATE TABLE IF NOT EXISTS branch_claims (
+            run_id  VARBINARY(1020) NOT NULL,
+            step    INT NOT NULL,
+            branch  INT NOT NULL,
+            owner   VARBINARY(1020) NOT NULL,
+            token   BIGINT NOT NULL,
+            expires DOUBLE NOT NULL,
+            error   LONGTEXT,
+            PRIMARY KEY (run_id, step, branch),
+            CONSTRAINT branch_claims_run FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE
+        ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin""",
+    ),
+    # v4: schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
+    (
+        """CREATE TABLE IF NOT EXISTS schedules (
+            schedule_id VARBINARY(1020) NOT NULL PRIMARY KEY,
+            spec        LONGBLOB NOT NULL,
+            input       LONGBLOB NOT NULL,
+            due_at      BIGINT NOT NULL,
+            paused      BOOLEAN NOT NULL,
+            state       LONGBLOB NOT NULL,
+            version     BIGINT NOT NULL,
+            created_at  DOUBLE NOT NULL,
+            updated_at  DOUBLE NOT NULL,
+            KEY schedules_due (paused, due_at)
+        ) ENGINE = InnoDB""",
+    ),
+    # v5: durable timers and signals (`WaitStore`); keys VARBINARY like v2's, byte for byte.
     (
         """CREATE TABLE IF NOT EXISTS timers (
             run_id  VARBINARY(1020) NOT NULL PRIMARY KEY,
@@ -212,6 +244,17 @@ _MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...
     ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
+
+_SCHEDULE_STATEMENTS: Final = ScheduleStatements(
+    insert="""INSERT INTO schedules (schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at) SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
+WHERE NOT EXISTS (SELECT 1 FROM schedules WHERE schedule_id = %s)""",
+    get="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE schedule_id = %s",
+    list_all="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules ORDER BY schedule_id LIMIT %s",
+    list_due="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE paused = FALSE AND due_at <= %s ORDER BY due_at, schedule_id LIMIT %s",
+    update="""UPDATE schedules SET spec = %s, input = %s, due_at = %s, paused = %s, state = %s, updated_at = %s,
+  version = version + 1 WHERE schedule_id = %s AND version = %s""",
+    delete="DELETE FROM schedules WHERE schedule_id = %s",
+)
 
 # Statements are literals (those shared with SQLite, `PORTABLE`, with `%s` for its `?`), every
 # value a bound parameter (asyncmy escapes them; bytes are sent as _binary literals so no
@@ -379,6 +422,7 @@ def _wire_bytes(values: Iterable[Any]) -> int:
 _SNAPSHOT_AT: Final = "SELECT state IS NOT NULL FROM steps WHERE run_id = %s AND step = %s FOR UPDATE"
 _HAS_STEPS: Final = "SELECT 1 FROM steps WHERE run_id = %s LIMIT 1"
 _DELETE_BRANCHES_BEFORE: Final = "DELETE FROM branches WHERE run_id = %s AND step < %s"
+_DELETE_CLAIMS_BEFORE: Final = "DELETE FROM branch_claims WHERE run_id = %s AND step < %s"
 _DELETE_STEPS_BEFORE: Final = "DELETE FROM steps WHERE run_id = %s AND step < %s"
 # LAST_INSERT_ID(expr) hands the new token back to this connection without a second round trip.
 _CLAIM: Final = """UPDATE runs SET lease_owner = %s, lease_token = LAST_INSERT_ID(lease_token + 1),
@@ -389,6 +433,31 @@ _RENEW: Final = """UPDATE runs SET lease_expires = UNIX_TIMESTAMP(NOW(6)) + %s
 WHERE run_id = %s AND lease_token = %s AND lease_expires > UNIX_TIMESTAMP(NOW(6))"""
 _RELEASE: Final = (
     "UPDATE runs SET lease_owner = NULL, lease_expires = NULL WHERE run_id = %s AND lease_token = %s"
+)
+# Branch claims (`BranchClaimMixin`): a row is made once (INSERT IGNORE: an unknown run's
+# foreign key, or a row already there, inserts nothing), then taken with a new token when it is
+# free or expired and its branch neither stored nor failed; LAST_INSERT_ID(expr) hands the token
+# back to this connection, as for a run's claim.
+_NEW_BRANCH_CLAIM: Final = """INSERT IGNORE INTO branch_claims (run_id, step, branch, owner, token, expires)
+VALUES (%s, %s, %s, %s, 0, 0)"""
+_CLAIM_BRANCH: Final = """UPDATE branch_claims c SET c.owner = %s, c.token = LAST_INSERT_ID(c.token + 1),
+    c.expires = UNIX_TIMESTAMP(NOW(6)) + %s
+WHERE c.run_id = %s AND c.step = %s AND c.branch = %s AND c.expires <= UNIX_TIMESTAMP(NOW(6)) AND c.error IS NULL
+  AND NOT EXISTS (SELECT 1 FROM branches b WHERE b.run_id = %s AND b.step = %s AND b.branch = %s)"""
+_CLAIMS: Final = BranchClaimStatements(
+    renew="""UPDATE branch_claims SET expires = UNIX_TIMESTAMP(NOW(6)) + %s
+WHERE run_id = %s AND step = %s AND branch = %s AND token = %s AND expires > UNIX_TIMESTAMP(NOW(6))""",
+    fail="""UPDATE branch_claims SET error = %s
+WHERE run_id = %s AND step = %s AND branch = %s AND token = %s AND expires > UNIX_TIMESTAMP(NOW(6))""",
+    save="""INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts)
+SELECT %s, %s, %s, %s, %s, %s, %s, %s FROM DUAL
+WHERE EXISTS (SELECT 1 FROM branch_claims WHERE run_id = %s AND step = %s AND branch = %s AND token = %s
+    AND expires > UNIX_TIMESTAMP(NOW(6)) LOCK IN SHARE MODE)
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = %s AND (lease_expires IS NULL OR lease_expires <= UNIX_TIMESTAMP(NOW(6))) LOCK IN SHARE MODE)""",
+    stored="SELECT 1 FROM branches WHERE run_id = %s AND step = %s AND branch = %s",
+    counted="SELECT count(*) FROM branches WHERE run_id = %s AND step = %s",
+    failed="SELECT branch, error FROM branch_claims WHERE run_id = %s AND step = %s AND error IS NOT NULL ORDER BY branch",
+    expiry="SELECT token, expires FROM branch_claims WHERE run_id = %s AND step = %s AND branch = %s",
 )
 
 
@@ -421,7 +490,9 @@ def _fits_one_statement(values: Sequence[Any]) -> bool:
     return True
 
 
-class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMixin):
+class MySQLStore(
+    MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin, ScheduleSQLMixin, WaitsMixin
+):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
@@ -432,6 +503,8 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMix
     """
 
     _sql = _STATEMENTS
+    _claims = _CLAIMS
+    _schedule_sql = _SCHEDULE_STATEMENTS
     _wait_sql = _WAIT_STATEMENTS
     _no_limit = _NO_LIMIT
     _max_branches = _MAX_BRANCHES
@@ -702,6 +775,11 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMix
         self._check_packet(rec, rec.run_id, rec.step)
         await super().save_step(rec)
 
+    async def save_branch(self, rec: BranchRecord, lease: Lease) -> None:
+        """As `BranchClaimMixin.save_branch`; a result over max_allowed_packet is `ValueRefusedError`."""
+        self._check_packet(rec, rec.run_id, rec.step)
+        await super().save_branch(rec, lease)
+
     async def save_checkpoint(self, cp: Checkpoint) -> None:
         """As `SQLStore.save_checkpoint`; one over max_allowed_packet is `ValueRefusedError`, never sent."""
         self._check_packet((cp.state,), cp.run_id, cp.step)
@@ -722,6 +800,9 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMix
     def _checkpoint_row(self, row: Sequence[Any]) -> Checkpoint:
         rid, label, *rest = row
         return Checkpoint(text(rid), text(label, rid, "label"), *rest)
+
+    def _schedule_key(self, value: Any) -> Any:
+        return text(value, None, "schedule_id")
 
     def _owner(self, value: Any, run_id: str) -> Any:
         return text(value, run_id, "lease_owner") if value is not None else None
@@ -773,6 +854,7 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMix
                         step=step,
                     )
                 await cur.execute(_DELETE_BRANCHES_BEFORE, (run_id, step))
+                await cur.execute(_DELETE_CLAIMS_BEFORE, (run_id, step))
                 n: int = await cur.execute(_DELETE_STEPS_BEFORE, (run_id, step))
                 return n
         except self._errors as exc:
@@ -809,3 +891,20 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMix
         """Give the run up; its writes are no longer fenced here. No effect if the lease was lost."""
         self._let_go(lease)
         await self._count("lease", _RELEASE, (lease.run_id, lease.token), run_id=lease.run_id)
+
+    async def _claim_branch_row(
+        self, run_id: str, step: int, branch: int, worker: str, ttl: float
+    ) -> tuple[int, float] | None:
+        pool = await self._db()
+        try:
+            async with acquire(pool) as conn, conn.cursor() as cur:
+                await cur.execute(_NEW_BRANCH_CLAIM, (run_id, step, branch, worker))
+                claim = (worker, ttl, run_id, step, branch, run_id, step, branch)
+                if await cur.execute(_CLAIM_BRANCH, claim) != 1:
+                    return None
+                token = int(cur.lastrowid)
+                await cur.execute(self._claims.expiry, (run_id, step, branch))
+                row = await cur.fetchone()
+        except self._errors as exc:
+            raise _translate(exc, "lease", repr(self), run_id=run_id) from exc
+        return token, float(row[1])

@@ -55,6 +55,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, Final
 
+from ._branch_claims import BranchClaimMixin, BranchClaimStatements
 from ._lease import Lease
 from ._sql import (
     LOCK_TIMEOUT,
@@ -81,6 +82,7 @@ from ._sql._postgres import (
     driver,
     translate,
 )
+from ._sql._schedules import ScheduleSQLMixin, ScheduleStatements
 from .errors import (
     StoreError,
     StoreUnavailableError,
@@ -90,7 +92,7 @@ from .records import RunRecord
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore"]
 
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 4
 """Schema version this module writes; older databases are migrated on open."""
 
 # _MIGRATIONS[v] takes a schema from version v to v + 1. Append; never edit a released entry.
@@ -150,7 +152,36 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             PRIMARY KEY (run_id, step, branch)
         )""",
     ),
-    # v2: durable timers and signals (`WaitStore`). One timer row per run that waited; the
+    # v2: branch claims.
+    (
+        # Claims of fan-out branches run as jobs of their own (`graphengine.store._branch_claims`).
+        """CREATE TABLE branch_claims (
+            run_id  text COLLATE "C" NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            step    integer NOT NULL,
+            branch  integer NOT NULL,
+            owner   text NOT NULL,
+            token   bigint NOT NULL,
+            expires timestamptz NOT NULL,
+            error   text,
+            PRIMARY KEY (run_id, step, branch)
+        )""",
+    ),
+    # v3: schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
+    (
+        """CREATE TABLE schedules (
+            schedule_id text COLLATE "C" PRIMARY KEY,
+            spec        bytea NOT NULL,
+            input       bytea NOT NULL,
+            due_at      bigint NOT NULL,
+            paused      boolean NOT NULL,
+            state       bytea NOT NULL,
+            version     bigint NOT NULL,
+            created_at  double precision NOT NULL,
+            updated_at  double precision NOT NULL
+        )""",
+        "CREATE INDEX schedules_due ON schedules (due_at) WHERE NOT paused",
+    ),
+    # v4: durable timers and signals (`WaitStore`). One timer row per run that waited; the
     # partial index holds only timers with a due time, which `clear_timer` drops on wake-up.
     (
         """CREATE TABLE timers (
@@ -173,6 +204,19 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
+
+_SCHEDULE_STATEMENTS: Final = ScheduleStatements(
+    insert="""INSERT INTO schedules (schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at)
+SELECT $1::text, $2::bytea, $3::bytea, $4::bigint, $5::boolean, $6::bytea, $7::bigint, $8::float8, $9::float8
+WHERE NOT EXISTS (SELECT 1 FROM schedules WHERE schedule_id = $10::text)""",
+    get="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE schedule_id = $1",
+    list_all="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules ORDER BY schedule_id LIMIT $1",
+    list_due="""SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE NOT paused AND due_at <= $1::bigint
+ORDER BY due_at, schedule_id LIMIT $2""",
+    update="""UPDATE schedules SET spec = $1, input = $2, due_at = $3, paused = $4, state = $5, updated_at = $6,
+  version = version + 1 WHERE schedule_id = $7 AND version = $8""",
+    delete="DELETE FROM schedules WHERE schedule_id = $1",
+)
 
 
 # Statements are plain literals (no string building anywhere), every value a bound parameter.
@@ -326,6 +370,7 @@ RETURNING r.run_id"""
 # snapshot (the run stays rebuildable).
 _DELETE_STEPS_BEFORE: Final = """WITH snap AS (SELECT 1 FROM steps WHERE run_id = $1 AND step = $2 AND state IS NOT NULL),
 gone_branches AS (DELETE FROM branches WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap)),
+gone_claims AS (DELETE FROM branch_claims WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap)),
 gone AS (DELETE FROM steps WHERE run_id = $1 AND step < $2 AND EXISTS (SELECT 1 FROM snap) RETURNING 1)
 SELECT (SELECT count(*) FROM gone), EXISTS (SELECT 1 FROM snap), EXISTS (SELECT 1 FROM steps WHERE run_id = $1)"""
 
@@ -340,6 +385,33 @@ RETURNING extract(epoch FROM lease_expires)::float8"""
 _RELEASE: Final = """UPDATE runs SET lease_owner = NULL, lease_expires = NULL
 WHERE run_id = $1 AND lease_token = $2"""
 
+# Branch claims (`BranchClaimMixin`). A claim takes a free, expired or new row, never one whose
+# branch is stored or was marked failed; the token only ever grows, as a run's lease token.
+_CLAIM_BRANCH: Final = """INSERT INTO branch_claims AS c (run_id, step, branch, owner, token, expires)
+SELECT $1::text, $2::integer, $3::integer, $4::text, 1, now() + make_interval(secs => $5)
+WHERE NOT EXISTS (SELECT 1 FROM branches b WHERE b.run_id = $1 AND b.step = $2 AND b.branch = $3)
+  AND EXISTS (SELECT 1 FROM runs r WHERE r.run_id = $1)
+ON CONFLICT (run_id, step, branch) DO UPDATE SET owner = excluded.owner, token = c.token + 1, expires = excluded.expires
+WHERE c.expires <= now() AND c.error IS NULL
+RETURNING c.token, extract(epoch FROM c.expires)::float8"""
+# The fenced save locks the claim row in share mode, so a re-claim (an UPDATE of it) and a stale
+# save are serialized: the save commits before the re-claim or is re-checked against it.
+_CLAIMS: Final = BranchClaimStatements(
+    renew="""UPDATE branch_claims SET expires = now() + make_interval(secs => $1)
+WHERE run_id = $2 AND step = $3 AND branch = $4 AND token = $5 AND expires > now()""",
+    fail="""UPDATE branch_claims SET error = $1
+WHERE run_id = $2 AND step = $3 AND branch = $4 AND token = $5 AND expires > now()""",
+    save="""INSERT INTO branches (run_id, step, branch, node_id, delta, attempt, calls, ts)
+SELECT $1::text, $2::integer, $3::integer, $4::text, $5::bytea, $6::integer, $7::bytea, $8::float8
+WHERE EXISTS (SELECT 1 FROM branch_claims WHERE run_id = $9 AND step = $10 AND branch = $11 AND token = $12
+    AND expires > now() FOR SHARE)
+  AND EXISTS (SELECT 1 FROM runs WHERE run_id = $13 AND (lease_expires IS NULL OR lease_expires <= now()) FOR SHARE)""",
+    stored="SELECT 1 FROM branches WHERE run_id = $1 AND step = $2 AND branch = $3",
+    counted="SELECT count(*) FROM branches WHERE run_id = $1 AND step = $2",
+    failed="SELECT branch, error FROM branch_claims WHERE run_id = $1 AND step = $2 AND error IS NOT NULL ORDER BY branch",
+    expiry="SELECT token, extract(epoch FROM expires)::float8 FROM branch_claims WHERE run_id = $1 AND step = $2 AND branch = $3",
+)
+
 
 _Op = Op
 _TRANSLATE: Final = TRANSLATE
@@ -351,7 +423,9 @@ def _meta_text(run: RunRecord) -> str:
     return meta_text(run, "PostgresStore keeps it in a json column")
 
 
-class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMixin):
+class PostgresStore(
+    WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin, ScheduleSQLMixin, WaitsMixin
+):
     """A `Store` (and `LeaseStore`) in a PostgreSQL database, shared by many processes and machines.
 
     `PostgresStore("postgresql://user@host:5432/db")` needs no event loop and connects on first
@@ -364,6 +438,8 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMixin):
     """
 
     _sql = _STATEMENTS
+    _claims = _CLAIMS
+    _schedule_sql = _SCHEDULE_STATEMENTS
     _wait_sql = _WAIT_STATEMENTS
     _max_batch = _MAX_BATCH
     _lost_replies = True
@@ -620,3 +696,9 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin, WaitsMixin):
         """Give the run up; its writes are no longer fenced here. No effect if the lease was lost."""
         self._let_go(lease)
         await self._count("lease", _RELEASE, (lease.run_id, lease.token), run_id=lease.run_id)
+
+    async def _claim_branch_row(
+        self, run_id: str, step: int, branch: int, worker: str, ttl: float
+    ) -> tuple[int, float] | None:
+        rows = await self._fetch("lease", _CLAIM_BRANCH, (run_id, step, branch, worker, ttl), run_id=run_id)
+        return (int(rows[0][0]), float(rows[0][1])) if rows else None

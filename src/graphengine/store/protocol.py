@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from ._lease import Lease
@@ -17,7 +17,7 @@ from .records import (
     TimerRecord,
 )
 
-__all__ = ["LeaseStore", "RunLockStore", "Store", "WaitStore"]
+__all__ = ["BranchLeaseStore", "LeaseStore", "RunLockStore", "Store", "WaitStore"]
 
 
 @runtime_checkable
@@ -165,6 +165,52 @@ class LeaseStore(Store, Protocol):
 
         Says nothing of expiry: a lease held here that ran out still fences this store's writes.
         """
+        ...
+
+
+@runtime_checkable
+class BranchLeaseStore(LeaseStore, Protocol):
+    """A `LeaseStore` whose fan-out branches can be run by other workers, each under a claim.
+
+    Contract (checked by `tests/store/test_branch_claims.py` on PostgreSQL and MySQL):
+    - `claim_branch` gives one branch of a fan-out to a worker until the claim expires (database
+      clock), with a token greater than any earlier claim's of that branch; None while another
+      claim is live, once the branch's result is stored, or once it was marked failed.
+    - `save_branch` stores one result in one statement conditioned on its claim being current
+      and unexpired and on no other worker leasing the run: a stale claim writes nothing
+      (`LeaseLostError`); a result already stored is refused (`StepConflictError`).
+    - `count_branches` and `failed_branches` read what the join needs: how many results are
+      stored, and which branches were marked failed (`fail_branch`) with their errors.
+    """
+
+    async def claim_branch(
+        self, run_id: str, step: int, branch: int, worker: str, ttl: float
+    ) -> Lease | None:
+        """Own branch `branch` of the fan-out at `step` for `ttl` seconds; None if it is not free."""
+        ...
+
+    async def renew_branch(self, step: int, branch: int, lease: Lease, ttl: float) -> Lease:
+        """Extend a live branch claim; `LeaseLostError` if it expired or was taken over."""
+        ...
+
+    async def save_branch(self, rec: BranchRecord, lease: Lease) -> None:
+        """Store one branch result under its claim (`StepConflictError`, `LeaseLostError`)."""
+        ...
+
+    async def fail_branch(self, step: int, branch: int, lease: Lease, error: str) -> None:
+        """Mark the claimed branch failed with `error`; `LeaseLostError` if the claim is gone."""
+        ...
+
+    async def branch_stored(self, run_id: str, step: int, branch: int) -> bool:
+        """Whether branch `branch` of the fan-out at `step` has its result stored."""
+        ...
+
+    async def count_branches(self, run_id: str, step: int) -> int:
+        """How many branch results of the fan-out at `step` are stored."""
+        ...
+
+    async def failed_branches(self, run_id: str, step: int) -> Mapping[int, str]:
+        """Branches of the fan-out at `step` marked failed, with their errors."""
         ...
 
 

@@ -37,8 +37,12 @@ class RunStatus(StrEnum):
     CANCELLED = "cancelled"
     """Its task was cancelled; resume continues it."""
     WAITING = "waiting"
-    """Committed and waiting for a time or a signal (`ctx.sleep`, `ctx.wait_for`, `sleep_until`):
-    no task, worker or memory holds it; its `TimerRecord` says until when and for what."""
+    """Holds no task while something else happens, for one of two reasons: it waits for a time or
+    a signal (`ctx.sleep`, `ctx.wait_for`, `sleep_until`), and its `TimerRecord` says until when
+    and for what; or its fan-out's branches run as jobs on other workers (`graphengine.branches`),
+    and it is resumed when they are all stored. The timer row tells the two apart: only a run
+    waiting for a time or a signal has one, so timer wakers never touch a run waiting for its
+    branches (their timer reads join on the timer table)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,7 @@ from ._sql import (
 )
 from ._sql import always as _always
 from ._sql._group import Pending
+from ._sql._schedules import ScheduleSQLMixin, ScheduleStatements
 from ._sql._sqlite import BUSY_CODES, CHECKPOINT, CHECKPOINT_EVERY, MAX_BATCH, batch_insert, open_direct
 from .errors import (
     CorruptRecordError,
@@ -69,7 +70,7 @@ __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """Schema version this module writes (`PRAGMA user_version`); older files are migrated on open."""
 
 # _MIGRATIONS[v] takes a file from version v to v + 1. Append; never edit a released entry.
@@ -131,7 +132,22 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             PRIMARY KEY (run_id, step, branch)
         )""",
     ),
-    # v3: durable timers and signals (`WaitStore`). One timer row per run that waited; the
+    # v3: schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
+    (
+        """CREATE TABLE schedules (
+            schedule_id TEXT PRIMARY KEY,
+            spec        BLOB NOT NULL,
+            input       BLOB NOT NULL,
+            due_at      INTEGER NOT NULL,
+            paused      INTEGER NOT NULL,
+            state       BLOB NOT NULL,
+            version     INTEGER NOT NULL,
+            created_at  REAL NOT NULL,
+            updated_at  REAL NOT NULL
+        )""",
+        "CREATE INDEX schedules_due ON schedules (due_at) WHERE paused = 0",
+    ),
+    # v4: durable timers and signals (`WaitStore`). One timer row per run that waited; the
     # partial index holds only timers with a due time, which `clear_timer` drops on wake-up.
     (
         """CREATE TABLE timers (
@@ -191,6 +207,16 @@ WHERE coalesce((SELECT step FROM steps WHERE run_id = ? ORDER BY step DESC LIMIT
     save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
 SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
 ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded.state, ts = excluded.ts""",
+)
+_SCHEDULE_STATEMENTS: Final = ScheduleStatements(
+    insert="""INSERT INTO schedules (schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
+WHERE NOT EXISTS (SELECT 1 FROM schedules WHERE schedule_id = ?)""",
+    get="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE schedule_id = ?",
+    list_all="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules ORDER BY schedule_id LIMIT ?",
+    list_due="SELECT schedule_id, spec, input, due_at, paused, state, version, created_at, updated_at FROM schedules WHERE paused = 0 AND due_at <= ? ORDER BY due_at, schedule_id LIMIT ?",
+    update="""UPDATE schedules SET spec = ?, input = ?, due_at = ?, paused = ?, state = ?, updated_at = ?,
+  version = version + 1 WHERE schedule_id = ? AND version = ?""",
+    delete="DELETE FROM schedules WHERE schedule_id = ?",
 )
 # Due timers are read through the timers' due-time index first (CROSS JOIN fixes that order in
 # SQLite): otherwise, with no statistics, the planner starts from every waiting run.
@@ -497,7 +523,7 @@ _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning, UnicodeEncodeError, Ove
 _ON_LOOP: Final[frozenset[_Op]] = frozenset({"save_step", "create_run"})
 
 
-class SQLiteStore(WaitsMixin, OneLoopMixin):
+class SQLiteStore(WaitsMixin, OneLoopMixin, ScheduleSQLMixin):
     """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
 
     `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use
@@ -546,6 +572,7 @@ class SQLiteStore(WaitsMixin, OneLoopMixin):
 
     _sql = _STATEMENTS
     _wait_sql = _WAIT_STATEMENTS
+    _schedule_sql = _SCHEDULE_STATEMENTS
     _no_limit = -1
     _max_branches = _MAX_BRANCHES
     _max_batch = MAX_BATCH
