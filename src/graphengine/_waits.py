@@ -6,7 +6,7 @@ one; `Engine.signal` is `send_signal`. Nothing here runs per ordinary step.
 
 Waking is claiming: the run's status goes from `waiting` to `running` in one compare-and-set
 conditioned on its last step (`Store.set_status(expect_status=WAITING, expect_step=...)`, fenced
-by a lease where the store has them), so of any number of schedulers or workers that find a
+by a lease where the store has them), so of any number of timer wakers or workers that find a
 timer due, one drives the run and the others find it claimed.
 """
 
@@ -63,7 +63,7 @@ class Waker(Protocol):
 
     The embedded `Scheduler` notes the time; a queue (`RunQueue.waker()`) defers a job to it.
     The timer is in the store either way: a waker that fails or is absent only delays the wake
-    until a scheduler reads the store.
+    until a timer waker reads the store.
     """
 
     async def wake(self, run_id: str, at: float) -> None:
@@ -127,8 +127,10 @@ async def _tell(eng: Runtime[Any], run_id: str, at: float) -> None:
         return
     try:
         await waker.wake(run_id, at)
-    except Exception as exc:  # the timer is stored: a scheduler reading the store still finds it
-        _log.warning("run %r: the waker failed (%r); it wakes when a scheduler finds its timer", run_id, exc)
+    except Exception as exc:  # the timer is stored: a timer waker reading the store still finds it
+        _log.warning(
+            "run %r: the waker failed (%r); it wakes when a timer waker finds its timer", run_id, exc
+        )
 
 
 async def _buffered(store: WaitStore, run_id: str, name: str, after: int) -> bool:

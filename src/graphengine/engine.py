@@ -146,9 +146,9 @@ class Engine(RunReads[S], ScheduleMethods[S]):
         self._copy_state: Callable[[S], S] = state_copier(state_type)
         self._error_delta: Callable[[str], S] | None = error_delta(state_type)
         self.waker: Waker | None = None
-        """Told when a run begins to wait or a signal makes it due (`graphengine.Scheduler`, or
+        """Told when a run begins to wait or a signal makes it due (`graphengine.TimerWaker`, or
         `RunQueue.waker()` to defer a queue job to the due time); None: the timer is in the store
-        and waits there for a scheduler (`graphengine serve`/`worker` run one) or a `resume`."""
+        and waits there for a `TimerWaker` (`graphengine serve`/`worker` run one) or a `resume`."""
 
     # ------------------------------------------------------------------ wiring
 
@@ -596,7 +596,7 @@ class Engine(RunReads[S], ScheduleMethods[S]):
         returns the first (webhooks retry: pass their delivery id). Without `id` a fresh one is
         made. A signal that comes before its `ctx.wait_for(name)` is buffered and received by
         it; each signal is received once, oldest first. A run waiting for `name` is made due at
-        once (and the engine's `waker` told, so a scheduler or worker continues it); without one
+        once (and the engine's `waker` told, so a timer waker or worker continues it); without one
         it continues on its next `resume`. Raises `SignalRefusedError` for an unknown run or one
         that is done (nothing was stored), `ValueError` for an empty name or a payload JSON
         cannot hold, `WaitError` when the store keeps no signals.

@@ -130,7 +130,7 @@ class Options:
     clock: Callable[[], float] = time.time
     """The wall clock of durable waits (`ctx.sleep`, `ctx.wait_for` timeouts, `sleep_until`), in
     seconds since the epoch: deadlines are computed and found due by it. Give tests a controllable
-    one; a `graphengine.Scheduler` reads the same clock unless given its own."""
+    one; a `graphengine.TimerWaker` reads the same clock unless given its own."""
 
     def __post_init__(self) -> None:
         if not callable(self.clock):

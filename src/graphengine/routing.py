@@ -142,7 +142,7 @@ def interrupt(payload: Any = None) -> Next:
 
 def sleep_until(when: datetime | float, *, then: str) -> Next:
     """Wait until `when`, then go to node `then`: the step commits, the run is `waiting` (no task,
-    worker or memory holds it) and a scheduler or a queued job continues it when due.
+    worker or memory holds it) and a timer waker or a queued job continues it when due.
 
     `when` is a timezone-aware `datetime` or seconds since the epoch. A time already past goes
     on at once (at the next wake-up check). The time is stored with the step's route, so compute

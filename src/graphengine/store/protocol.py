@@ -241,7 +241,7 @@ class WaitStore(Store, Protocol):
     Contract (checked by `tests/store/test_store_contract.py` against every backend):
     - A run has at most one timer: `put_timer` replaces it. `due_timers(now)` returns the timers
       of runs whose status is `waiting` with `wake_at <= now`, soonest first; `next_due()` the
-      soonest `wake_at` of a waiting run. Neither holds anything per run in memory: a scheduler
+      soonest `wake_at` of a waiting run. Neither holds anything per run in memory: a timer waker
       asks again. `clear_timer(run_id, step)` drops the due time of the timer set after `step`
       (the run was woken). Timers and signals go with their run (`delete_run`).
     - `add_signal` stores a signal once per (run, signal id): a second one with the same id is
