@@ -1,4 +1,4 @@
-"""The commands that drive or serve an engine: serve, resume, replay, render, worker."""
+"""The commands that drive or serve an engine: serve, resume, continue, update-state, replay, render, worker."""
 
 from __future__ import annotations
 
@@ -23,7 +23,16 @@ from .viz import render as render_file
 from .viz import run_path, to_dot, to_mermaid
 from .waker import TimerWaker
 
-__all__ = ["cmd_render", "cmd_replay", "cmd_resume", "cmd_serve", "cmd_signal", "cmd_worker"]
+__all__ = [
+    "cmd_continue",
+    "cmd_render",
+    "cmd_replay",
+    "cmd_resume",
+    "cmd_serve",
+    "cmd_signal",
+    "cmd_update_state",
+    "cmd_worker",
+]
 
 
 async def cmd_serve(args: argparse.Namespace) -> int:
@@ -145,45 +154,87 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _json_arg(text: str, flag: str, *, fields: bool = False) -> Any:
+    """The JSON value of option `flag`; with `fields`, a JSON object (state fields by name)."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise CliError(f"{flag} is not JSON: {exc}") from exc
+    except RecursionError:
+        # Python's parser recurses per level: past ~1000 it gives up, before any engine check.
+        raise CliError(
+            f"{flag} nests too deeply to parse (over ~1000 levels of [ or {{); pass a flatter JSON value"
+        ) from None
+    if fields and not isinstance(value, dict):
+        raise CliError(f'{flag} must be a JSON object of state fields, e.g. \'{{"messages": ["hi"]}}\'')
+    return value
+
+
 async def cmd_resume(args: argparse.Namespace) -> int:
     """Resume a run with an engine, showing progress; prints where it ended."""
     async with cli_store(args, required=False) as store:
         eng = load_engine(args.engine, store)
         kw: dict[str, Any] = {}
         if args.input is not None:
-            try:
-                kw["input"] = json.loads(args.input)
-            except ValueError as exc:
-                raise CliError(f"--input is not JSON: {exc}") from exc
-            except RecursionError:
-                # Python's parser recurses per level: past ~1000 it gives up, before any engine check.
-                raise CliError(
-                    "--input nests too deeply to parse (over ~1000 levels of [ or {); "
-                    "pass a flatter JSON value"
-                ) from None
+            kw["input"] = _json_arg(args.input, "--input")
         await eng.get_run(args.run)
         stream = eng.stream_resume(args.run, allow_graph_change=args.allow_graph_change, **kw)
-        console = rich_console()
-        try:
-            if console is not None:
-                from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+        return await _drive(args, eng, stream, "resuming")
 
-                with Progress(
-                    SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
-                ) as progress:
-                    task = progress.add_task(f"resuming {args.run}", total=None)
-                    async for ev in stream:
-                        if ev.kind == "node_start":
-                            progress.update(task, description=f"{args.run}: step {ev.step} {ev.node_id}")
-            else:
-                async for _ in stream:
-                    pass
-        except NodeError as exc:
-            print(f"{PROG}: run {args.run!r} failed: {exc}", file=sys.stderr)
-            return 1
-        run = await eng.get_run(args.run)
-        state = json.loads(eng.codec.encode(stream.result)) if stream.result is not None else None
-        pending = await eng.get_interrupt(args.run)
+
+async def cmd_continue(args: argparse.Namespace) -> int:
+    """Begin a run's next turn with new input (`Engine.continue_run`), showing progress; prints where it ended."""
+    async with cli_store(args, required=False) as store:
+        eng = load_engine(args.engine, store)
+        given = _json_arg(args.input, "--input", fields=True)
+        await eng.get_run(args.run)
+        stream = eng.stream_continue(args.run, given, allow_graph_change=args.allow_graph_change)
+        return await _drive(args, eng, stream, "continuing")
+
+
+async def cmd_update_state(args: argparse.Namespace) -> int:
+    """Edit a stopped run's state as a recorded step (`Engine.update_state`); prints where it now waits."""
+    async with cli_store(args, required=False) as store:
+        eng = load_engine(args.engine, store)
+        values = _json_arg(args.values, "--values", fields=True)
+        await eng.update_state(
+            args.run,
+            values,
+            as_node=args.as_node,
+            goto=args.goto,
+            allow_graph_change=args.allow_graph_change,
+        )
+        return await _outcome(args, eng, await eng.get_state(args.run))
+
+
+async def _drive(args: argparse.Namespace, eng: Any, stream: Any, doing: str) -> int:
+    """Read `stream` to its end (a spinner on a terminal), then print the run's outcome."""
+    console = rich_console()
+    try:
+        if console is not None:
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            with Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
+            ) as progress:
+                task = progress.add_task(f"{doing} {args.run}", total=None)
+                async for ev in stream:
+                    if ev.kind == "node_start":
+                        progress.update(task, description=f"{args.run}: step {ev.step} {ev.node_id}")
+        else:
+            async for _ in stream:
+                pass
+    except NodeError as exc:
+        print(f"{PROG}: run {args.run!r} failed: {exc}", file=sys.stderr)
+        return 1
+    return await _outcome(args, eng, stream.result)
+
+
+async def _outcome(args: argparse.Namespace, eng: Any, result: Any) -> int:
+    """Print the run's status, what it waits for and its state (`--json`: one object)."""
+    run = await eng.get_run(args.run)
+    state = json.loads(eng.codec.encode(result)) if result is not None else None
+    pending = await eng.get_interrupt(args.run)
     if args.json:
         json_out({"run_id": args.run, "status": str(run.status), "state": state})
         return 0

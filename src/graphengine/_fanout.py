@@ -93,7 +93,8 @@ async def fan_out_step(
     are merged, so no branch shares an object with another or with the run's state.
     """
     fo = _FanOut.of(eng, g, run_id, step, state, nxt)
-    # Phases: what is stored already, the branches still to run, then the join (merge, commit).
+    # Phases: what is stored already; the branches still to run (here, in this process: the seam
+    # where they could run elsewhere and leave their results in the store); then the join.
     await _load_landed(fo, versions)
     if fo.pending:
         _isolate_state(fo, state, state_b)
@@ -124,6 +125,7 @@ class _FanOut(Generic[S]):
     encode_delta: Callable[[Any], bytes]
     decode_delta: Callable[[bytes], Any]
     reducer: Callable[[S, Any], S]
+    check_nulls: bool
     commutes: Callable[[Any], bool] | None
     """`Runtime.delta_commutes`: whether a delta may merge as it lands (None: none may)."""
     deltas: list[Any]
@@ -165,6 +167,7 @@ class _FanOut(Generic[S]):
             eng.codec.encode_delta,
             eng.decode_delta,
             eng.reducer,
+            eng.check_nulls,
             eng.delta_commutes,
             [None] * len(branches),
             {},
@@ -256,11 +259,17 @@ async def _run_branches(fo: _FanOut[S]) -> None:
 
 
 async def _worker(fo: _FanOut[S]) -> None:
-    """Run branches one after the other, taking each from the shared `todo`, until none is left or one failed."""
+    """Run branches one after the other, taking each from the shared `todo`, until none is left or one failed.
+
+    Per branch: run its node (the first attempt inline, retries in `_retried`), check and encode
+    its result (`_landed`), hand the record to the group commit, report it (`_emit_landed`), and
+    merge its delta now if it commutes (`_merge_landed`). A failure goes to `_branch_failed`.
+    """
     eng, run_id, step, emitter = fo.eng, fo.run_id, fo.step, fo.emitter
     nodes = fo.g.nodes
     decode = eng.codec.decode
     given = eng.context
+    loop, commutes = fo.loop, fo.commutes
     for i in fo.todo:
         if fo.failure:
             return
@@ -296,7 +305,18 @@ async def _worker(fo: _FanOut[S]) -> None:
         except Exception as exc:
             _branch_failed(fo, i, nid, exc)
             return
-        if not _keep(fo, i, rec, res.events):
+        # Persist: hand the record to the group commit (its writer starts once the loop turns).
+        fo.buf.append(rec)
+        if fo.flush_soon is None and (fo.flusher is None or fo.flusher.done()):
+            fo.flush_soon = loop.call_soon(_start_flush, fo)
+        if emitter is not None:
+            _emit_landed(fo, i, rec, res.events)
+        if (
+            commutes is not None
+            and rec.delta is not None
+            and commutes(fo.deltas[i])
+            and not _merge_landed(fo, i)
+        ):
             return
 
 
@@ -313,26 +333,31 @@ async def _retried(
 def _landed(
     fo: _FanOut[S], i: int, nid: str, res: NodeResult[S], attempt: int, bctx: Context
 ) -> BranchRecord:
-    """Branch `i`'s result, checked and encoded as it is stored; its delta decoded back into `fo.deltas`."""
+    """Branch `i`'s result, checked and encoded as it is stored; its delta decoded back into `fo.deltas`.
+
+    What is committed must read back: the delta merged at the join is the one decoded from the
+    bytes written, so no branch shares an object with another or with the run's state.
+    """
     run_id, step = fo.run_id, fo.step
-    route = res.route
-    if route is not None:
-        if type(route) is not Next:
-            raise wrong_route(route, run_id, step, nid)
-        if route.kind is _INTERRUPT:
-            raise GraphError(
-                f"branch {i} (node {nid!r}) of the fan-out at step {step} interrupted; "
-                "interrupts are not supported inside fan-out branches (use a subgraph or interrupt at the join)",
-                run_id=run_id,
-                step=step,
-                node_id=nid,
-            )
-        # The join decides where the run goes after a fan-out; a branch's own hop (goto, stop, a
-        # nested fan-out) cannot be honoured, and dropping it would run something else than the
-        # node asked for.
-        raise branch_routed(route, i, run_id, step, nid)
+    if res.route is not None:
+        raise _routed(res.route, i, run_id, step, nid)
     d = res.delta
-    delta_b = None if d is None else _delta_bytes(fo, i, nid, d)
+    if d is None:
+        delta_b = None
+    else:
+        if not fo.is_state(d):
+            raise wrong_delta(fo.eng, d, run_id, step, nid)
+        try:
+            delta_b = fo.encode_delta(d)
+            back = fo.deltas[i] = fo.decode_delta(delta_b)
+        except Exception as exc:
+            raise unstorable(exc, d, run_id, step, nid, f"branch {i} delta") from exc
+        if type(back) is dict:  # a TypedDict codec drops undeclared keys
+            lost = undeclared_keys(d, back)
+            if lost:
+                raise dropped_delta_keys(fo.eng, lost, run_id, step, nid)
+        if fo.check_nulls and may_hide(delta_b):  # JSON writes NaN and infinity as null
+            check_finite(d, run_id, step, nid, f"branch {i} delta")
     evs = res.events
     calls_b = None if bctx.calls is None and not evs else record_calls(bctx, False, run_id, step, nid, evs)
     if evs:
@@ -347,60 +372,49 @@ def _landed(
     return rec
 
 
-def _delta_bytes(fo: _FanOut[S], i: int, nid: str, d: Any) -> bytes:
-    """Branch `i`'s delta as stored; what reads back from those bytes goes to `fo.deltas[i]`."""
-    eng = fo.eng
-    if not fo.is_state(d):
-        raise wrong_delta(eng, d, fo.run_id, fo.step, nid)
-    what = f"branch {i} delta"
-    try:
-        delta_b = fo.encode_delta(d)
-        back = fo.deltas[i] = fo.decode_delta(delta_b)
-    except Exception as exc:
-        raise unstorable(exc, d, fo.run_id, fo.step, nid, what) from exc
-    lost = undeclared_keys(d, back)
-    if lost:
-        raise dropped_delta_keys(eng, lost, fo.run_id, fo.step, nid)
-    if eng.check_nulls and may_hide(delta_b):
-        check_finite(d, fo.run_id, fo.step, nid, what)
-    return delta_b
+def _routed(route: Any, i: int, run_id: str, step: int, nid: str) -> GraphError:
+    """The error for a branch that returned a route: a branch's hop cannot be followed.
 
-
-def _keep(fo: _FanOut[S], i: int, rec: BranchRecord, evs: Sequence[Event]) -> bool:
-    """Hand a landed result to the group commit, report it, and merge its delta now if it commutes.
-
-    Returns False when that merge failed (the failure is in `fo.failure`).
+    The join decides where the run goes after a fan-out; a branch's own hop (goto, stop, a nested
+    fan-out) cannot be honoured, and dropping it would run something else than the node asked for.
     """
-    fo.buf.append(rec)
-    if fo.flush_soon is None and (fo.flusher is None or fo.flusher.done()):
-        fo.flush_soon = fo.loop.call_soon(_start_flush, fo)
-    eng = fo.eng
-    if fo.emitter is not None:
-        for ev in evs:
-            eng.emit(ev)
-        eng.emit(
-            Event(
-                fo.run_id,
-                fo.step,
-                rec.node_id,
-                "",
-                {"branch": i, "attempt": rec.attempt},
-                kind=EventKind.NODE_END,
-            )
+    if type(route) is not Next:
+        return wrong_route(route, run_id, step, nid)
+    if route.kind is _INTERRUPT:
+        return GraphError(
+            f"branch {i} (node {nid!r}) of the fan-out at step {step} interrupted; "
+            "interrupts are not supported inside fan-out branches (use a subgraph or interrupt at the join)",
+            run_id=run_id,
+            step=step,
+            node_id=nid,
         )
-    # Deltas whose every field commutes merge as they land, into `fo.merged`; the others wait in
-    # `fo.deltas` and merge in declared branch order after them. Field by field, that is the
-    # state the declared order gives (see `graphengine.commute`).
-    commutes = fo.commutes
-    if commutes is not None and rec.delta is not None and commutes(fo.deltas[i]):
-        try:
-            fo.merged = fo.reducer(fo.merged, fo.deltas[i])
-        except Exception as exc:
-            err = reducer_failed(exc, fo.run_id, fo.step, FAN_OUT_NODE)
-            err.__cause__ = exc
-            fo.failure.append((i, err))
-            return False
-        fo.deltas[i] = None
+    return branch_routed(route, i, run_id, step, nid)
+
+
+def _emit_landed(fo: _FanOut[S], i: int, rec: BranchRecord, evs: Sequence[Event]) -> None:
+    """Report a landed branch: the events it returned, then its end."""
+    eng = fo.eng
+    for ev in evs:
+        eng.emit(ev)
+    meta = {"branch": i, "attempt": rec.attempt}
+    eng.emit(Event(fo.run_id, fo.step, rec.node_id, "", meta, kind=EventKind.NODE_END))
+
+
+def _merge_landed(fo: _FanOut[S], i: int) -> bool:
+    """Merge branch `i`'s commuting delta into `fo.merged` now; False when the reducer failed.
+
+    Deltas whose every field commutes merge as they land; the others wait in `fo.deltas` and
+    merge in declared branch order after them. Field by field, that is the state the declared
+    order gives (see `graphengine.commute`). A failure is left in `fo.failure`.
+    """
+    try:
+        fo.merged = fo.reducer(fo.merged, fo.deltas[i])
+    except Exception as exc:
+        err = reducer_failed(exc, fo.run_id, fo.step, FAN_OUT_NODE)
+        err.__cause__ = exc
+        fo.failure.append((i, err))
+        return False
+    fo.deltas[i] = None
     return True
 
 

@@ -5,6 +5,9 @@
     graphengine history RUN --store URL [--json]
     graphengine export  RUN --store URL [-o FILE]
     graphengine resume  MODULE:ENGINE RUN [--store URL] [--input JSON] [--allow-graph-change] [--json]
+    graphengine continue MODULE:ENGINE RUN --input JSON [--store URL] [--allow-graph-change] [--json]
+    graphengine update-state MODULE:ENGINE RUN --values JSON [--as-node NODE] [--goto NODE]
+                        [--store URL] [--allow-graph-change] [--json]
     graphengine signal  MODULE:ENGINE RUN NAME [--store URL] [--payload JSON] [--id ID]
     graphengine replay  MODULE:ENGINE RUN [--store URL] [--allow-graph-change] [--json]
     graphengine render  MODULE:ENGINE [-o FILE] [--format dot|mermaid|png|svg|pdf] [--run RUN --store URL]
@@ -44,7 +47,16 @@ from graphengine.store import RunStatus, StoreError
 from ._cli_common import PROG, CliError
 from ._cli_runs import cmd_export, cmd_history, cmd_prune, cmd_runs, cmd_show
 from ._cli_schedules import add_schedule_parser
-from ._cli_serve import cmd_render, cmd_replay, cmd_resume, cmd_serve, cmd_signal, cmd_worker
+from ._cli_serve import (
+    cmd_continue,
+    cmd_render,
+    cmd_replay,
+    cmd_resume,
+    cmd_serve,
+    cmd_signal,
+    cmd_update_state,
+    cmd_worker,
+)
 from ._version import __version__
 from .errors import GraphError, NodeError
 from .viz import RenderError
@@ -200,11 +212,41 @@ def _add_serve_command(add: _Add) -> None:
 
 
 def _add_engine_commands(add: _Add) -> None:
-    """The commands that load an engine to work on a run or its graph: resume, replay, render."""
+    """The commands that load an engine to work on a run or its graph: resume, continue, update-state,
+    replay, render."""
     sp = add("resume", cmd_resume, "resume a run with an engine")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("run", metavar="RUN", help="the run's id")
     sp.add_argument("--input", metavar="JSON", help="answer to the run's interrupt, as JSON")
+    _allow_graph_change(sp)
+    sp.add_argument("--json", action="store_true", help="print the run's outcome as JSON")
+
+    sp = add("continue", cmd_continue, "begin a run's next turn with new input (a chat's next message)")
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
+    sp.add_argument("run", metavar="RUN", help="the run's id")
+    sp.add_argument(
+        "--input",
+        required=True,
+        metavar="JSON",
+        help="the turn's input: a JSON object of state fields, merged through the reducers "
+        "(as Engine.continue_run)",
+    )
+    _allow_graph_change(sp)
+    sp.add_argument("--json", action="store_true", help="print the run's outcome as JSON")
+
+    sp = add("update-state", cmd_update_state, "edit a stopped run's state as a recorded step")
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
+    sp.add_argument("run", metavar="RUN", help="the run's id")
+    sp.add_argument(
+        "--values",
+        required=True,
+        metavar="JSON",
+        help="a JSON object of state fields, merged through the reducers (as Engine.update_state)",
+    )
+    sp.add_argument(
+        "--as-node", metavar="NODE", help="the node the edit acts as (default: the last step's node)"
+    )
+    sp.add_argument("--goto", metavar="NODE", help="the node to go to next instead of --as-node's edges")
     _allow_graph_change(sp)
     sp.add_argument("--json", action="store_true", help="print the run's outcome as JSON")
 
@@ -301,7 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CliError, GraphError, StoreError, RenderError, OSError, ValueError) as exc:
         if os.environ.get("GRAPHENGINE_DEBUG"):
             traceback.print_exc()
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        # One line, as promised: a validation error's text spans several.
+        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

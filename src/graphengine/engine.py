@@ -734,10 +734,19 @@ class Engine(RunReads[S], ScheduleMethods[S]):
         states: bool = False,
         max_buffer: int = 1024,
         context: Any = None,
+        allow_graph_change: bool = False,
     ) -> RunStream[S]:
         """`continue_run`, yielding the turn's events as they happen (see `stream`); the first step
         event is the turn's input step (node `INPUT_NODE`)."""
-        return stream_continue(self, run_id, input, states=states, max_buffer=max_buffer, context=context)
+        return stream_continue(
+            self,
+            run_id,
+            input,
+            states=states,
+            max_buffer=max_buffer,
+            context=context,
+            allow_graph_change=allow_graph_change,
+        )
 
     def to_dot(self, *, highlight: RunPath | None = None) -> str:
         """The graph as Graphviz DOT; `highlight=await graphengine.viz.run_path(g, run_id)` marks a run."""

@@ -25,15 +25,15 @@ from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any, TypedDict
 
-from langgraph._internal._constants import RESUME
+from langgraph._internal._constants import INTERRUPT, RESUME
 from langgraph.errors import ErrorCode, GraphInterrupt, GraphRecursionError, create_error_message
 from langgraph.graph import StateGraph
 from langgraph.pregel._algo import PregelTaskWrites
-from langgraph.types import Command
+from langgraph.types import Command, Interrupt
 from pydantic_core import to_jsonable_python
 
-from graphengine import ReplayReport, run_blocking
-from graphengine.context import Context
+from graphengine import UPDATE_NODE, ReplayReport, run_blocking
+from graphengine.context import NOT_GIVEN, Context
 from graphengine.engine import Engine
 from graphengine.errors import GraphError, NodeError, RunExistsError, UnsupportedFeature
 from graphengine.options import Options
@@ -52,6 +52,7 @@ BARRIER = "__superstep__"
 _NO_INPUT: Any = object()
 _NO_CONTEXT: tuple[Any, Any] = (None, None)
 _EDITED = "edited"
+_COMMAND = "langgraph_command"  # a resume input that is a LangGraph Command, encoded
 _LIVE_MAX = 256
 # The engine's own step limit only guards against a runaway barrier: LangGraph's recursion
 # limit (checked by the barrier, as LangGraph's loop checks it) is the one users see.
@@ -106,20 +107,28 @@ class AdaptedGraph:
     `fork`, history and emitters work on it as on any engine).
     """
 
-    def __init__(self, builder: StateGraph[Any], engine_kw: Mapping[str, Any], compile_kw: Mapping[str, Any]):
+    def __init__(
+        self,
+        builder: StateGraph[Any],
+        engine_kw: Mapping[str, Any],
+        compile_kw: Mapping[str, Any],
+        langgraph_store: Any = None,
+    ):
         options: Options | None = engine_kw.get("options")
         limit = options.max_steps if options is not None else _default_limit()
         inner = (options or Options()).with_(max_steps=_ENGINE_MAX_STEPS)
         self.graph: Any = builder.compile(**compile_kw)
         """The compiled LangGraph graph whose channels and nodes the engine runs."""
         eng: Engine[Any] = Engine(PregelState, reducer=_reduce, **{**engine_kw, "options": inner})
-        self.pregel = Pregelish(self.graph, limit, SubgraphSaver(subgraph_table(eng.store)))
+        self.pregel = Pregelish(self.graph, limit, SubgraphSaver(subgraph_table(eng.store)), langgraph_store)
         self.recursion_limit = limit
         """LangGraph supersteps a run may take (`Options.max_steps`, else LangGraph's default)."""
         self._live: dict[str, Live] = {}
         # run id -> LangGraph Runtime and `configurable` of the call driving it
         self._contexts: dict[str, tuple[Any, Mapping[str, Any] | None]] = {}
         self._calls: dict[Any, int] = {}  # event loop -> run/resume calls under way on it
+        # run id -> {interrupt id shown (recorded) -> id its subgraph gave it in this process}
+        self._renamed: dict[str, dict[str, str]] = {}
         eng.add(BARRIER, self._barrier)
         for name in self.graph.nodes:
             try:
@@ -168,6 +177,7 @@ class AdaptedGraph:
             "intr": {},
         }
         # A config naming another thread (or a recursion limit of its own): refused before anything starts.
+        await self._no_travel(run_id, config)
         _configurable(run_id, config, self.recursion_limit)
         if await self.engine.store.get_run(run_id) is None:
             try:
@@ -194,12 +204,16 @@ class AdaptedGraph:
         `interrupt()` keeps waiting when no input is given. A failed run re-runs what failed.
         `context` and `config` are this call's run context and config, as for `run`.
         """
+        await self._no_travel(run_id, config)
         _configurable(run_id, config, self.recursion_limit)
         state = await self.engine.get_state(run_id) if input is _NO_INPUT else None
         if state is not None and (
             state["pause"] in ("before", "after") or (state["intr"] and not _interrupts(state))
         ):
             input = None  # a breakpoint (of this graph or of a subgraph): nothing to answer
+        if isinstance(input, Command):
+            # Stored as LangGraph's serializer writes it: JSON would read back a dict, not a Command.
+            input = {_COMMAND: encode(input)}
         coro = self.engine.resume(run_id) if input is _NO_INPUT else self.engine.resume(run_id, input=input)
         return await self._finish(run_id, coro, context, config)
 
@@ -262,9 +276,23 @@ class AdaptedGraph:
         return run_blocking(self.update_state(config, values, as_node))
 
     async def values(self, run_id: str) -> Any:
-        """The output channels' values of run `run_id` as of its last applied superstep."""
-        s = await self.engine.get_state(run_id)
-        return self.pregel.output(self._live_of(run_id, s))
+        """The output channels' values of run `run_id`, as LangGraph's `get_state(config).values`.
+
+        That is the last applied superstep with the writes of the tasks of the next one that
+        finished already (a run that failed or paused with some of its tasks done, or stopped by
+        the recursion limit after its last step's tasks), as LangGraph shows its pending writes.
+        """
+        rt = self.engine.runtime()
+        latest = await rt.latest(run_id)
+        s: PregelState = rt.fold(latest)
+        done = dict(s["done"])
+        # A superstep that failed is not committed: its finished tasks are the fan-out's landed branches.
+        step = latest.last_step + 1
+        for rec in await self.engine.store.load_branches(run_id, step):
+            if rec.delta is not None:
+                done.update(rt.decode(rec.delta, run_id, step, f"branch {rec.branch} delta").get("done", {}))
+        live = self._live_of(run_id, s)
+        return self.pregel.output_with(live, self._finished(live, done))
 
     # ------------------------------------------------------------------ the engine's nodes
 
@@ -284,10 +312,16 @@ class AdaptedGraph:
         elif ctx.resumed:
             live = self._live_of(run_id, s, cached)
             done = s["done"]
-            for enc in s["intr"].values():
-                tid_writes = decode(enc)[1]
+            for tid, enc in s["intr"].items():
+                interrupts, tid_writes = decode(enc)
                 live.pending.extend(tid_writes)
-            lg.answer(run_id, live, ctx.resume_input)
+                # As a saver keeps them: the task's interrupts are pending writes too, which is
+                # what makes LangGraph read answers by interrupt id (`Command(resume={id: v})`).
+                live.pending.append((tid, INTERRUPT, interrupts))
+            answer = ctx.resume_input
+            if isinstance(answer, dict) and set(answer) == {_COMMAND} and isinstance(answer[_COMMAND], str):
+                answer = decode(answer[_COMMAND])
+            lg.answer(run_id, live, answer)
         elif s["intr"]:
             if cached is not None:
                 self._keep(run_id, cached)
@@ -299,7 +333,8 @@ class AdaptedGraph:
             hit = lg.breakpoint(live, lg.interrupt_after, [self._ran(w) for w in finished])
             if hit:
                 return self._commit(run_id, live, {}, "after", interrupt({"after": hit}))
-        live.context, live.configurable = self._contexts.get(run_id, _NO_CONTEXT)
+        live.context, live.configurable = self._context_of(ctx)
+        live.renamed = self._renamed.get(run_id)
         if live.step > live.stop:
             raise GraphRecursionError(
                 create_error_message(
@@ -312,6 +347,7 @@ class AdaptedGraph:
             )
         tasks = lg.prepare(run_id, live, list(done))
         if not tasks and not done:
+            self._renamed.pop(run_id, None)
             await lg.subgraphs.ended(run_id)
             return self._commit(run_id, live, done, "", stop())
         if not ctx.resumed:
@@ -336,7 +372,8 @@ class AdaptedGraph:
                 # kill), as in a LangGraph run resumed with None, so their subgraphs continue
                 # from their checkpoints, if they have any.
                 live.resuming = True
-            live.context, live.configurable = self._contexts.get(ctx.run_id, _NO_CONTEXT)
+            live.context, live.configurable = self._context_of(ctx)
+            live.renamed = self._renamed.get(ctx.run_id)
             self.pregel.prepare(ctx.run_id, live, list(s["done"]))
             self._keep(ctx.run_id, live)
         assert live.tasks is not None
@@ -351,8 +388,10 @@ class AdaptedGraph:
         try:
             ran = await self.pregel.run_task(live, task)
         except GraphInterrupt as exc:
-            interrupts = list(exc.args[0]) if exc.args else []
             resumes = [(task.id, c, v) for c, v in task.writes if c == RESUME]
+            interrupts = list(exc.args[0]) if exc.args else []
+            if not self.pregel.own_interrupts(task, interrupts, len(resumes)):
+                interrupts = await self._recorded_ids(ctx, interrupts)
             return NodeResult(delta={"intr": {task.id: encode((interrupts, resumes))}})
         except Exception:
             live.failed.add(task.id)
@@ -362,6 +401,55 @@ class AdaptedGraph:
         return NodeResult(delta={"done": {task.id: encode(record)}})
 
     # ------------------------------------------------------------------ helpers
+
+    async def _no_travel(self, run_id: str, config: Any) -> None:
+        """Refuse LangGraph's time travel (a config naming a `checkpoint_id`), naming the engine
+        step to fork at: the barrier step that committed that checkpoint (as `update_state`'s
+        returned config names it), when the run has one."""
+        wanted = ((config or {}).get("configurable") or {}).get("checkpoint_id")
+        if wanted is None:
+            return
+        step = None
+        if await self.engine.store.get_run(run_id) is not None:
+            for view in await self.engine.history(run_id):
+                cp = view.state.get("checkpoint") if view.node_id in (BARRIER, UPDATE_NODE) else None
+                if cp and decode(cp)["id"] == wanted:
+                    step = view.step
+                    break
+        at = (
+            f"at_step={step}" if step is not None else "at_step=... (no step of it committed that checkpoint)"
+        )
+        raise UnsupportedFeature(
+            f"config checkpoint_id={wanted!r} for run {run_id!r}: the engine keeps one line of steps per "
+            f"run, so going back is a new run from that step: g.engine.fork({run_id!r}, new_run_id, {at})",
+            feature="checkpoint_id",
+        )
+
+    async def _recorded_ids(self, ctx: Context, interrupts: list[Any]) -> list[Any]:
+        """`interrupts` with the ids recorded with the step (`ctx.call`): the ids themselves live,
+        the recorded ones on replay. An interrupt inside a subgraph gets an id from the subgraph's
+        checkpoint, which a replay makes anew: replay shows the recorded one, and answers sent to
+        it (`Command(resume={id: value})`) reach the subgraph under the id it gave (`Live.renamed`)."""
+        actual = [i.id for i in interrupts if isinstance(i, Interrupt)]
+        if len(actual) != len(interrupts) or not actual:
+            return interrupts
+        shown = await ctx.call(lambda _: actual, name="langgraph interrupt ids")
+        if not isinstance(shown, list) or shown == actual or len(shown) != len(actual):
+            return interrupts
+        if len(self._renamed) >= _LIVE_MAX and ctx.run_id not in self._renamed:
+            self._renamed.pop(next(iter(self._renamed)))
+        self._renamed.setdefault(ctx.run_id, {}).update(zip(shown, actual, strict=True))
+        return [Interrupt(value=i.value, id=str(s)) for i, s in zip(interrupts, shown, strict=True)]
+
+    def _context_of(self, ctx: Context) -> tuple[Any, Mapping[str, Any] | None]:
+        """LangGraph's `Runtime` and `configurable` for the tasks: the adapted call's, else the
+        engine's own `context=` (`engine.replay(run_id, context=...)` and the like) as the runtime's."""
+        got = self._contexts.get(ctx.run_id)
+        if got is not None:
+            return got
+        if ctx.given is NOT_GIVEN or ctx.given is None:
+            return _NO_CONTEXT
+        return self.pregel.runtime(ctx.given), None
 
     def _commit(
         self, run_id: str, live: Live, done: dict[str, str], pause: str, route: Any
@@ -510,6 +598,7 @@ def from_langgraph(
     interrupt_before: Sequence[str] | str | None = None,
     interrupt_after: Sequence[str] | str | None = None,
     cache: Any = None,
+    langgraph_store: Any = None,
     **engine_kw: Any,
 ) -> AdaptedGraph:
     """Run a LangGraph `StateGraph` (the builder, or a graph compiled from one) on the engine.
@@ -523,7 +612,10 @@ def from_langgraph(
     subgraphs they run checkpoint into `lg_*` tables beside `store` (`_lg_subgraphs`). `cache`
     is LangGraph's node cache (`compile(cache=...)`, a `BaseCache`; a compiled graph's own is
     used): a task whose node has a `cache_policy` and whose key it holds takes the cached
-    writes instead of running, and the engine stores those writes as the task's. Raises
+    writes instead of running, and the engine stores those writes as the task's.
+    `langgraph_store` is LangGraph's long-term memory (`compile(store=...)`, a `BaseStore`; a
+    compiled graph's own is used), which nodes (and their subgraphs) read as `runtime.store`; as
+    in LangGraph it lives outside the run's record, so replay reads it as it is then. Raises
     `UnsupportedFeature` for what is not a `StateGraph`.
     """
     if not isinstance(builder, StateGraph):
@@ -536,6 +628,7 @@ def from_langgraph(
         interrupt_before = interrupt_before or getattr(builder, "interrupt_before_nodes", None) or None
         interrupt_after = interrupt_after or getattr(builder, "interrupt_after_nodes", None) or None
         cache = cache if cache is not None else getattr(builder, "cache", None)
+        langgraph_store = langgraph_store if langgraph_store is not None else getattr(builder, "store", None)
         builder = inner
     if "checkpointer" in engine_kw:
         raise UnsupportedFeature(
@@ -544,10 +637,15 @@ def from_langgraph(
         )
     from langgraph.store.base import BaseStore
 
+    if langgraph_store is not None and not isinstance(langgraph_store, BaseStore):
+        raise UnsupportedFeature(
+            f"langgraph_store= takes LangGraph's BaseStore, got {type(langgraph_store).__name__}",
+            feature="langgraph store",
+        )
     if isinstance(engine_kw.get("store"), BaseStore):
         raise UnsupportedFeature(
             "store= is the engine's Store (MemoryStore, SQLiteStore, ...); LangGraph's BaseStore for "
-            "nodes is not carried",
+            "the nodes' runtime.store goes in langgraph_store=...",
             feature="langgraph store",
         )
     compile_kw: dict[str, Any] = {}
@@ -558,7 +656,7 @@ def from_langgraph(
     if cache is not None:
         compile_kw["cache"] = cache
     try:
-        return AdaptedGraph(builder, engine_kw, compile_kw)
+        return AdaptedGraph(builder, engine_kw, compile_kw, langgraph_store)
     except GraphError:
         raise
     except ValueError as exc:

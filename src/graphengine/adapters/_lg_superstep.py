@@ -30,6 +30,7 @@ from langgraph._internal._constants import (
     CONFIG_KEY_RESUME_MAP,
     CONFIG_KEY_RESUMING,
     CONFIG_KEY_RUNTIME,
+    CONFIG_KEY_SEND,
     ERROR,
     INPUT,
     INTERRUPT,
@@ -59,7 +60,7 @@ from langgraph.pregel._checkpoint import (
 from langgraph.pregel._io import map_command, map_input, read_channels
 from langgraph.pregel._retry import arun_with_retry
 from langgraph.runtime import DEFAULT_RUNTIME
-from langgraph.types import Command, PregelExecutableTask
+from langgraph.types import Command, PregelExecutableTask, _interrupt_id
 from pydantic import BaseModel
 
 from ._lg_subgraphs import SubgraphSaver
@@ -115,6 +116,9 @@ class Live:
     failed: set[str] = field(default_factory=set)
     """Tasks of `step` that raised in this process: run again, they continue their subgraphs'
     checkpoints, as LangGraph's `invoke(None)` after an error does."""
+    renamed: Mapping[str, str] | None = None
+    """Interrupt ids shown (the recorded ones, on replay) -> the ids the subgraphs gave them in this
+    process: answers by id (`resume_map`) reach the subgraphs under their own ids."""
     results: dict[str, Any] = field(default_factory=dict)
     """Finished tasks' records as the tasks returned them (the stored copies decode to equal values,
     but a value LangGraph's serializer does not restore, such as a model of a class it does not
@@ -124,9 +128,13 @@ class Live:
 class Pregelish:
     """The parts of a superstep for one compiled LangGraph graph."""
 
-    def __init__(self, compiled: Any, recursion_limit: int, subgraphs: SubgraphSaver) -> None:
+    def __init__(
+        self, compiled: Any, recursion_limit: int, subgraphs: SubgraphSaver, store: Any = None
+    ) -> None:
         self.graph = compiled
         self.subgraphs = subgraphs
+        self.store = store
+        """LangGraph's store (`BaseStore`) nodes read as `runtime.store`, or None."""
         """Where subgraphs run by tasks keep their checkpoints (thread = run id), beside the engine's store."""
         self.specs: Mapping[str, Any] = compiled.channels
         self.nodes: Mapping[str, Any] = compiled.nodes
@@ -156,7 +164,8 @@ class Pregelish:
             CONFIG_KEY_RUNTIME: DEFAULT_RUNTIME if live.context is None else live.context,
         }
         if live.resume_map is not None:
-            conf[CONFIG_KEY_RESUME_MAP] = live.resume_map
+            renamed = live.renamed or {}
+            conf[CONFIG_KEY_RESUME_MAP] = {renamed.get(k, k): v for k, v in live.resume_map.items()}
         if live.resuming:
             conf[CONFIG_KEY_RESUMING] = True  # subgraphs continue from their checkpoints
         return patch_configurable({"recursion_limit": self.limit, "callbacks": None}, conf)
@@ -284,7 +293,7 @@ class Pregelish:
             live.step,
             live.stop,
             for_execution=True,
-            store=None,
+            store=self.store,
             manager=None,
             trigger_to_nodes=self.trigger_to_nodes,
             updated_channels=live.updated,
@@ -294,7 +303,45 @@ class Pregelish:
         )
         skip = set(done)
         live.tasks = [t for t in tasks.values() if t.id not in skip]
+        if self.message_channels:
+            for t in live.tasks:
+                self._send_with_ids(t)
         return live.tasks
+
+    def _send_with_ids(self, task: PregelExecutableTask) -> None:
+        """Make `task`'s writes to `add_messages` channels carry ids as they are written.
+
+        A conditional edge reads the state with the task's own writes applied, through
+        `add_messages`, which gives a message without an id a random one in place, inside the
+        task, before its writes are recorded: ids derived from the task id (itself derived from
+        the run and the step) and the write's place leave the reducer nothing to draw.
+        """
+        conf = task.config.get("configurable")
+        send = None if conf is None else conf.get(CONFIG_KEY_SEND)
+        if send is None:
+            return
+        writes, channels, tid = task.writes, self.message_channels, task.id
+
+        def send_with_ids(new: Sequence[tuple[str, Any]]) -> None:
+            first = len(writes)
+            send(
+                [
+                    (c, _ids_given(v, f"{tid}\x00send\x00{first + k}") if c in channels else v)
+                    for k, (c, v) in enumerate(new)
+                ]
+            )
+
+        assert conf is not None
+        conf[CONFIG_KEY_SEND] = send_with_ids
+
+    @staticmethod
+    def own_interrupts(task: PregelExecutableTask, interrupts: Sequence[Any], answered: int) -> bool:
+        """Whether `interrupts` are `task`'s own `interrupt()` calls, not a subgraph's: their ids
+        derive from the task's namespace (so from the run and the step) and are the same on every
+        execution; a subgraph's derive from its own checkpoints, made anew by a replay."""
+        ns = (task.config.get("configurable") or {}).get(CONFIG_KEY_CHECKPOINT_NS, "")
+        own = {_interrupt_id(ns, k) for k in range(answered + len(interrupts) + 1)}
+        return all(getattr(i, "id", None) in own for i in interrupts)
 
     def breakpoint(self, live: Live, names: Any, tasks: Sequence[Any]) -> list[str]:
         """The names of `tasks` a breakpoint list `names` stops at (LangGraph's rule: only after an update)."""
@@ -340,6 +387,7 @@ class Pregelish:
                 step=live.step,
                 stop=live.stop,
                 checkpointer=self.subgraphs,
+                store=self.store,
                 retry_policy=self.retry_policy,
             )
             if fallback is None:

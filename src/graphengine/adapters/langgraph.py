@@ -40,8 +40,13 @@ LangGraph is imported by this module; `import graphengine` never imports it. Ins
 - **Interrupts.** A node that interrupts (`route=interrupt(p)` or `ctx.interrupt(p)`) has its
   delta merged and committed, as on the engine; the adapted graph then pauses with LangGraph's
   `interrupt(p)`, and `Command(resume=v)` re-runs the node with `ctx.resume_input == v`. A node
-  added with `interrupt_before=True` pauses before it runs (payload None). Interrupts need a
-  checkpointer, as everywhere in LangGraph.
+  added with `interrupt_before=True` is a LangGraph breakpoint (added to the compiled
+  `interrupt_before`): the graph pauses before it, `invoke(None)` runs it (`ctx.resume_input` is
+  None) and `invoke(Command(resume=v))` runs it with `v`. Interrupts need a checkpointer, as
+  everywhere in LangGraph.
+- **Errors.** A node that fails after its retries (and has no error route) raises its own
+  exception out of `invoke`, as a node written for LangGraph does, with a note naming the node
+  and the attempts; the engine's own errors (`GraphError`s) are raised as they are.
 - **LangGraph calls in node code.** A node whose code calls LangGraph's `interrupt()` (or
   raises another of LangGraph's `GraphBubbleUp` signals, such as a `Command` for the parent
   graph) passes it to LangGraph as a node written for LangGraph would, after the node's
@@ -100,6 +105,7 @@ from graphengine.graph import CompiledNode
 from graphengine.routing import Next, NextKind
 
 try:
+    from langgraph._internal._constants import CONFIG_KEY_SCRATCHPAD
     from langgraph._internal._runnable import RunnableCallable
     from langgraph.errors import GraphBubbleUp
     from langgraph.graph import END, START, StateGraph
@@ -229,9 +235,12 @@ class _Adapted:
             resumed, interrupted_at = True, int(ctl["step"])
             writes.append((CTL_KEY, None))
         elif node.interrupt_before:
-            resume_input = lg_interrupt(None)
+            # Past LangGraph's breakpoint (the node is in the compiled interrupt_before list):
+            # `invoke(None)` goes on, a `Command(resume=v)` hands the node `v`.
+            resume_input = _breakpoint_answer(conf)
             resumed = True
         eng = self.engine
+        failed: NodeError | None = None
         try:
             res, _attempt, _ctx = await eng.run_node(
                 node,
@@ -249,11 +258,14 @@ class _Adapted:
                 raise exc.__cause__ from None
             handler = node.error_route
             if handler is None:
-                raise
-            d = self._error_delta(exc)
-            if d is not None:
-                layout.merge(writes, d)
-            return Command(update=_update(writes), goto=handler)
+                failed = exc
+            else:
+                d = self._error_delta(exc)
+                if d is not None:
+                    layout.merge(writes, d)
+                return Command(update=_update(writes), goto=handler)
+        if failed is not None:
+            raise _own_error(failed)
         if eng.emitter is not None:
             for ev in res.events:
                 eng.emit(ev)
@@ -303,15 +315,19 @@ class _Adapted:
         i = int(inp["ge_branch"])
         join = str(inp["ge_join"])
         state = self.codec.decode(inp["ge_in"])
+        failed: NodeError | None = None
         try:
             res, _attempt, _ctx = await self.engine.run_node(node, run_id, step, state, branch=i)
         except NodeError as exc:
             handler = node.error_route
             if handler is None:
-                raise
-            err = self._error_delta(exc)
-            enc = self.codec.encode_delta(err) if err is not None else None
-            return Command(update=[(BRANCH_KEY, ("f", i, enc, handler))], goto=FANIN_NODE)
+                failed = exc
+            else:
+                err = self._error_delta(exc)
+                enc = self.codec.encode_delta(err) if err is not None else None
+                return Command(update=[(BRANCH_KEY, ("f", i, enc, handler))], goto=FANIN_NODE)
+        if failed is not None:
+            raise _own_error(failed)
         if res.route is not None and res.route.kind is _INTERRUPT:
             raise GraphError(
                 f"branch {i} (node {node.id!r}) of the fan-out at step {step} interrupted; "
@@ -361,11 +377,36 @@ class _Adapted:
         return Command(update=_update(writes), goto=ordered[0][3])
 
 
-def _node_list(ids: Sequence[str] | str | None) -> Any:
-    """Node ids for LangGraph's `compile`: None, `"*"` (every node) or a list."""
-    if ids is None or ids == "*":
+def _own_error(failed: NodeError) -> BaseException:
+    """What LangGraph's `invoke` raises for a node that failed after its retries: the node's own
+    exception, as a node written for LangGraph raises it (the engine's `NodeError` would tell the
+    caller to resume a run id that is not theirs), with a note naming the node and the attempts.
+    Raised outside the handler that caught the `NodeError`, so the exception's own chain is what
+    the traceback shows. Errors of the engine itself (`GraphError`s) stay as they are."""
+    cause = failed.__cause__
+    if cause is None or isinstance(cause, GraphError) or not isinstance(cause, Exception):
+        return failed
+    tries = f"{failed.attempts} attempts" if failed.attempts != 1 else "1 attempt"
+    cause.add_note(f"raised by graphengine node {failed.node_id!r} after {tries}")
+    return cause
+
+
+def _breakpoint_answer(conf: Mapping[str, Any]) -> Any:
+    """The `Command(resume=v)` value given at a breakpoint before the running node, or None
+    (`invoke(None)`): read as LangGraph's `interrupt()` reads it, so a node with no `interrupt()`
+    of its own is not paused twice."""
+    scratchpad = conf.get(CONFIG_KEY_SCRATCHPAD)
+    get = getattr(scratchpad, "get_null_resume", None)
+    return None if get is None else get(consume=True)
+
+
+def _node_list(ids: Sequence[str] | str | None, *more: str) -> Any:
+    """Node ids for LangGraph's `compile`: None, `"*"` (every node) or a list (with `more` added)."""
+    if ids == "*":
         return ids
-    return [ids] if isinstance(ids, str) else list(ids)
+    listed = [] if ids is None else [ids] if isinstance(ids, str) else list(ids)
+    listed += [m for m in more if m not in listed]
+    return listed or None
 
 
 def _update(writes: Writes) -> Any:
@@ -478,7 +519,10 @@ def to_langgraph(
     compiled = builder.compile(
         checkpointer=checkpointer,
         store=store,
-        interrupt_before=_node_list(interrupt_before),
+        # Nodes added with interrupt_before=True are LangGraph breakpoints, which `invoke(None)` passes.
+        interrupt_before=_node_list(
+            interrupt_before, *(n.id for n in rt.graph.nodes.values() if n.interrupt_before)
+        ),
         interrupt_after=_node_list(interrupt_after),
         name=name,
     )

@@ -10,6 +10,10 @@ Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
     GET  /api/runs/{run_id}/history     committed steps: node, delta, route, attempt, error, sizes, timings
     POST /api/runs/{run_id}/resume      continue a run, {"input": ...} answers its interrupt (?wait=true,
                                         ?allow_graph_change=true: even with a changed graph)
+    POST /api/runs/{run_id}/continue    the run's next turn, {"input": {fields}} merged through the reducers
+                                        (a chat's next message; ?wait=true, ?allow_graph_change=true)
+    POST /api/runs/{run_id}/update-state  edit a stopped run's state as a recorded step,
+                                        {"values": {fields}, "as_node"?, "goto"?} (?allow_graph_change=true)
     POST /api/runs/{run_id}/cancel      cancel a run this server is driving (status becomes cancelled)
     POST /api/runs/{run_id}/replay      re-execute the run against its record; the replay report
                                         (?allow_graph_change=true: even with a changed graph)
@@ -59,7 +63,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, Optional, TypeVar
 from urllib.parse import urlencode
 
 from fastapi import Body, FastAPI, Query, Request, Response
@@ -67,14 +71,14 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphengine.store import RunRecord, RunStatus, ScheduleStore, StoreError, WaitStore
 
 from ..context import Signal
 from ..engine import Engine
-from ..errors import GraphError, RunExistsError, StateValidationError
+from ..errors import GraphError, GraphValidationError, RunExistsError, StateValidationError
 from ..viz import RunPath, run_path, to_dot, to_mermaid
 from .errors import (
     AlreadyRunningError,
@@ -222,6 +226,43 @@ class ResumeRun(BaseModel):
 
     input: Any = None
     """The answer handed to the interrupted node (given explicitly, `null` included)."""
+
+
+class ContinueRun(BaseModel):
+    """Body of `POST /api/runs/{run_id}/continue`: the next turn's input."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: dict[str, Any]
+    """State fields merged through the reducers (a chat's new message), as `Engine.continue_run` takes them."""
+
+
+class UpdateState(BaseModel):
+    """Body of `POST /api/runs/{run_id}/update-state`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    values: dict[str, Any]
+    """State fields merged through the reducers, as `Engine.update_state` takes them."""
+    as_node: str | None = None
+    """The node the edit acts as (default: the node of the run's last step)."""
+    goto: str | None = None
+    """The node to go to next instead of `as_node`'s edges."""
+
+
+def _edit_body(engine: Engine[Any]) -> type[UpdateState]:
+    """`UpdateState` whose `as_node` and `goto` take only the names of `engine`'s nodes."""
+    names = tuple(sorted(engine.runtime().graph.nodes))
+    node: Any = Optional[Literal.__getitem__(names)]  # noqa: UP045 (a Literal built at run time)
+    return create_model(
+        "UpdateState",
+        __base__=UpdateState,
+        as_node=(
+            node,
+            Field(default=None, description="The node the edit acts as (default: the last step's)."),
+        ),
+        goto=(node, Field(default=None, description="The node to go to next instead of as_node's edges.")),
+    )
 
 
 class RouteInfo(BaseModel):
@@ -443,6 +484,7 @@ def create_app(
     _add_run_collection(app, engine, runs, views)
     _add_run_reads(app, engine, runs, views)
     _add_run_actions(app, engine, runs, views)
+    _add_turn_actions(app, engine, runs, views)
     _add_signal_routes(app, engine)
     _add_event_stream(app, engine, runs)
     _add_graph_routes(app, engine, name)
@@ -705,18 +747,20 @@ def _add_run_reads(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _
         return out
 
 
+def _run_action(app: FastAPI, name: str, model: type[BaseModel], *, refuses: str = "") -> Callable[[_F], _F]:
+    """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409 (the
+    run is in a state the action does not apply to), and 422 for what `refuses` says."""
+    responses: dict[int | str, dict[str, Any]] = {404: _ERRORS[404], 409: _ERRORS[409]}
+    if refuses:
+        responses[422] = {"model": Problem, "description": refuses}
+    return app.post(f"/api/runs/{{run_id}}/{name}", response_model=model, tags=["runs"], responses=responses)
+
+
 def _add_run_actions(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
     """`POST /api/runs/{run_id}/resume`, `/cancel` and `/replay`."""
 
     def run_action(name: str, model: type[BaseModel]) -> Callable[[_F], _F]:
-        """`POST /api/runs/{run_id}/<name>`: tagged `runs`, answering 404 (no such run) and 409
-        (the run is in a state the action does not apply to)."""
-        return app.post(
-            f"/api/runs/{{run_id}}/{name}",
-            response_model=model,
-            tags=["runs"],
-            responses={404: _ERRORS[404], 409: _ERRORS[409]},
-        )
+        return _run_action(app, name, model)
 
     @run_action("resume", RunDetail)
     async def resume(
@@ -766,6 +810,57 @@ def _add_run_actions(app: FastAPI, engine: Engine[Any], runs: RunManager, views:
             ],
             text=str(rep),
         )
+
+
+def _add_turn_actions(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
+    """`POST /api/runs/{run_id}/continue` (the next turn) and `/update-state` (an edit as a node)."""
+
+    @_run_action(app, "continue", RunDetail, refuses="The input is not a delta of the state type")
+    async def continue_run(
+        run_id: RunId,
+        body: Annotated[ContinueRun, Body()],
+        wait: Annotated[bool, Query(description="answer when the turn stops or pauses")] = False,
+        allow_graph_change: AllowGraphChange = False,
+    ) -> RunDetail:
+        """Begin the run's next turn: `input` merged into its state, the graph run again from its start
+        (a chat's next message; a pending interrupt is dropped). 422 for an input that is not a delta
+        of the state type."""
+        _refuse_nonfinite(body.input, ("body", "input"))
+        kw = {"allow_graph_change": True} if allow_graph_change else {}
+        await runs.continue_run(run_id, body.input, kw, wait=wait)
+        return await views.detail(run_id)
+
+    async def update_state(
+        run_id: RunId,
+        body: UpdateState,
+        allow_graph_change: AllowGraphChange = False,
+    ) -> RunDetail:
+        """Edit a stopped run's state as a recorded step "as node `as_node`" (`Engine.update_state`):
+        a paused run stays paused; otherwise it waits before the node the edit leads to. 422 for
+        values that are not a delta of the state type or an unknown node."""
+        _refuse_nonfinite(body.values, ("body", "values"))
+        await runs.not_live(run_id)
+        try:
+            await engine.update_state(
+                run_id,
+                body.values,
+                as_node=body.as_node,
+                goto=body.goto,
+                allow_graph_change=allow_graph_change,
+            )
+        except GraphValidationError as exc:
+            raise StarletteHTTPException(422, describe(exc)) from exc
+        return await views.detail(run_id)
+
+    # The body names this engine's nodes: its schema lists them, so a client learns (and a request
+    # is checked for) the node names `as_node` and `goto` may take.
+    update_state.__annotations__["body"] = Annotated[_edit_body(engine), Body()]
+    _run_action(
+        app,
+        "update-state",
+        RunDetail,
+        refuses="The values are not a delta of the state type, or a node is unknown",
+    )(update_state)
 
 
 def _add_signal_routes(app: FastAPI, engine: Engine[Any]) -> None:

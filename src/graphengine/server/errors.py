@@ -30,6 +30,7 @@ from ..errors import (
     GraphChangedError,
     GraphError,
     MaxStepsExceeded,
+    RunBusyError,
     RunExistsError,
     RunNotFoundError,
     SchemaVersionError,
@@ -92,6 +93,8 @@ _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (StatusConflictError, 409),
     (LeaseLostError, 409),
     (WaitError, 409),
+    # driven by another process (a worker, the CLI) or still running its turn
+    (RunBusyError, 409),
     (StateValidationError, 422),
     (StoreUnavailableError, 503),
     (CorruptRecordError, 500),

@@ -147,6 +147,16 @@ class RunManager:
 
     async def resume(self, run_id: str, kw: Mapping[str, Any], *, wait: bool) -> None:
         """Resume `run_id` (`kw` may hold `input`); 409 if this server drives it already."""
+        await self.not_live(run_id)
+        await self._launch(run_id, lambda: self.engine.stream_resume(run_id, **kw), wait=wait)
+
+    async def continue_run(self, run_id: str, input: Any, kw: Mapping[str, Any], *, wait: bool) -> None:
+        """Begin the next turn of `run_id` with `input` (`Engine.continue_run`); 409 if this server drives it."""
+        await self.not_live(run_id)
+        await self._launch(run_id, lambda: self.engine.stream_continue(run_id, input, **kw), wait=wait)
+
+    async def not_live(self, run_id: str) -> None:
+        """404 for an unknown run, 409 (`AlreadyRunningError`) for one this server drives."""
         if run_id in self.live:
             raise AlreadyRunningError(
                 f"run {run_id!r} is already running in this server; cancel it or wait for it", run_id=run_id
@@ -154,7 +164,6 @@ class RunManager:
         await self.engine.get_run(run_id)  # 404 before anything starts
         if run_id in self.live:  # started by another request while the store answered
             raise AlreadyRunningError(f"run {run_id!r} is already running in this server", run_id=run_id)
-        await self._launch(run_id, lambda: self.engine.stream_resume(run_id, **kw), wait=wait)
 
     async def cancel(self, run_id: str) -> None:
         """Cancel the task driving `run_id` and wait until its status is stored as cancelled."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Final
@@ -121,11 +121,23 @@ _COPY: Final = (
 
 
 class _Conn:
-    __slots__ = ("conn", "lock")
+    __slots__ = ("closer", "conn", "lock")
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
         self.lock = asyncio.Lock()
+        self.closer: AsyncGenerator[None, None] | None = None
+
+
+async def _closed_with_the_loop(conn: aiosqlite.Connection) -> AsyncGenerator[None, None]:
+    """Suspended until its loop shuts down (`asyncio.run` closes every open async generator):
+    then closes `conn`, whose aiosqlite thread (not a daemon) would keep the process alive.
+    A connection nobody closes (an engine's replay or run called directly, with no adapter call
+    around it to release it) so ends with the loop that opened it."""
+    try:
+        yield
+    finally:
+        await conn.close()
 
 
 class SQLiteCheckpointTable(OpenOnEnter):
@@ -167,6 +179,9 @@ class SQLiteCheckpointTable(OpenOnEnter):
         c = self._conns.setdefault(loop, _Conn(conn))
         if c.conn is not conn:
             await conn.close()
+        elif c.closer is None:
+            c.closer = _closed_with_the_loop(conn)
+            await anext(c.closer)
         return c
 
     async def put(self, row: LGCheckpointRow, blobs: Sequence[LGBlobRow]) -> None:
@@ -310,4 +325,4 @@ class SQLiteCheckpointTable(OpenOnEnter):
             return
         c = self._conns.pop(loop, None)
         if c is not None:
-            await c.conn.close()
+            await (c.conn.close() if c.closer is None else c.closer.aclose())
