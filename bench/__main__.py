@@ -17,6 +17,7 @@ BENCHMARKS = {
     "planner": "bench.planner",
     "scale": "bench.scale",
     "search": "bench.search_stress",
+    "sleeping": "bench.sleeping",
     "strategies": "bench.strategies",
     "workers": "bench.workers",
 }

@@ -25,7 +25,7 @@ from ._spec import EdgeSpec, GraphSpec, NodeInfo
 from ._stream import RunStream
 from ._version import __version__ as __version__
 from .commute import MergeOrder, commutative, is_commutative, is_idempotent
-from .context import Context, InterruptSignal, Tool, ToolCallError
+from .context import Context, InterruptSignal, Signal, Tool, ToolCallError, WaitSignal, WaitTimeoutError
 from .crdt import (
     CRDT,
     GCounter,
@@ -62,9 +62,11 @@ from .errors import (
     RunNotFinishedError,
     RunNotFoundError,
     SchemaVersionError,
+    SignalRefusedError,
     StateValidationError,
     StepError,
     UnknownNodeError,
+    WaitError,
 )
 from .exports import publish as _publish
 from .graph import Edge
@@ -73,11 +75,12 @@ from .node import DualNode, Node, NodeFunc, NodeLike, SyncNode, node
 from .options import NodeOptions, Options
 from .reducer import Reducer, append, default_reducer, delta_fields, merge, replace
 from .result import NodeResult
-from .routing import Branch, Next, NextKind, fan_out, goto, interrupt, stop
+from .routing import Branch, Next, NextKind, Wait, fan_out, goto, interrupt, sleep_until, stop
 from .scheduler import Scheduler, Starter
 from .schedules import Overlap, Schedule, ScheduleError, ScheduleNotFoundError, run_id_for
 from .subgraph import Subgraph, SubgraphError
 from .versions import Migration, VersionMap
+from .waker import TimerWaker
 
 __all__ = [
     "Branch",
@@ -141,6 +144,8 @@ __all__ = [
     "ScheduleNotFoundError",
     "Scheduler",
     "SchemaVersionError",
+    "Signal",
+    "SignalRefusedError",
     "Starter",
     "StateValidationError",
     "StepError",
@@ -148,11 +153,16 @@ __all__ = [
     "Subgraph",
     "SubgraphError",
     "SyncNode",
+    "TimerWaker",
     "Tool",
     "ToolCallError",
     "UPDATE_NODE",
     "UnknownNodeError",
     "VersionMap",
+    "Wait",
+    "WaitError",
+    "WaitSignal",
+    "WaitTimeoutError",
     "append",
     "commutative",
     "converge",
@@ -172,6 +182,7 @@ __all__ = [
     "replica_id",
     "run_blocking",
     "run_id_for",
+    "sleep_until",
     "stop",
 ]
 

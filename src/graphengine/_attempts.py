@@ -14,7 +14,7 @@ from graphengine.store import RunStatus, StepRecord
 
 from ._checks import reducer_failed
 from ._encoding import error_text, snapshot_of, unstorable
-from .context import Context, InterruptSignal
+from .context import Context, InterruptSignal, WaitSignal
 from .errors import (
     GraphError,
     NodeError,
@@ -24,7 +24,7 @@ from .errors import (
 from .graph import CompiledGraph, CompiledNode
 from .result import NodeResult
 from .route_codec import RouteCodec
-from .routing import Next, goto, interrupt
+from .routing import Next, NextKind, Wait, goto, interrupt
 
 if TYPE_CHECKING:
     from ._runtime import Runtime
@@ -97,6 +97,13 @@ async def execute(
             return outcome_of(node, res, run_id, step), attempt, ctx
         except InterruptSignal as sig:
             return NodeResult(route=interrupt(sig.payload)), attempt, ctx
+        except WaitSignal as w:
+            # The node continues its own wait when woken (`Wait.resume`), served from this record.
+            return (
+                NodeResult(route=Next(NextKind.WAIT, node.id, payload=Wait(w.until, w.signal, True))),
+                attempt,
+                ctx,
+            )
         except GraphError:
             raise
         except Exception as exc:

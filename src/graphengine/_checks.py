@@ -46,6 +46,7 @@ S = TypeVar("S")
 
 _GOTO = NextKind.GOTO
 _FAN_OUT = NextKind.FAN_OUT
+_WAIT = NextKind.WAIT
 _log = logging.getLogger("graphengine")
 
 
@@ -168,7 +169,7 @@ def checked_delta(eng: Runtime[S], value: Any, run_id: str, step: int, node_id: 
 
 def check_route(route: Next, nodes: Mapping[str, Any], run_id: str, step: int, node_id: str) -> None:
     k = route.kind
-    if k is _GOTO:
+    if k is _GOTO or k is _WAIT:
         missing = [route.target] if route.target not in nodes else []
     elif k is _FAN_OUT:
         # A set first: map fan-outs name one node many times.

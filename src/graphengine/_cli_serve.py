@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import signal
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from graphengine.store import MemoryStore, open_store
+from graphengine.store import LeaseStore, MemoryStore, WaitStore, open_store
 
 from ._cli_common import PROG, CliError, cli_store, json_out, load_engine, rich_console, write_out
 from .errors import NodeError
 from .viz import render as render_file
 from .viz import run_path, to_dot, to_mermaid
+from .waker import TimerWaker
 
 __all__ = [
     "cmd_continue",
@@ -26,6 +29,7 @@ __all__ = [
     "cmd_replay",
     "cmd_resume",
     "cmd_serve",
+    "cmd_signal",
     "cmd_update_state",
     "cmd_worker",
 ]
@@ -55,8 +59,9 @@ async def cmd_serve(args: argparse.Namespace) -> int:
             await store.list_runs(
                 limit=1
             )  # a file that is not a database fails now, not on the first request
+            engine = load_engine(args.engine, store)
             app = create_app(
-                load_engine(args.engine, store),
+                engine,
                 token=token,
                 allowed_hosts=allowed,
                 max_body=args.max_body,
@@ -71,7 +76,9 @@ async def cmd_serve(args: argparse.Namespace) -> int:
             logging.getLogger("uvicorn.error").info(
                 "Uvicorn running on http://%s:%d (Press CTRL+C to quit)", shown, where[1]
             )
-            await server.serve(sockets=[sock])
+            # Runs that sleep or wait for a signal are woken here (timers read from the store).
+            async with _waking(engine):
+                await server.serve(sockets=[sock])
             if not server.started:
                 raise CliError("the server did not start (see its log above)")
         finally:
@@ -242,6 +249,22 @@ async def _outcome(args: argparse.Namespace, eng: Any, result: Any) -> int:
     return 0
 
 
+async def cmd_signal(args: argparse.Namespace) -> int:
+    """Send a signal to a run (idempotent by --id); a run waiting for it is made due at once
+    (a running `serve` or `worker` wakes it). Prints the stored signal as JSON."""
+    try:
+        payload = json.loads(args.payload) if args.payload is not None else None
+    except ValueError as exc:
+        raise CliError(f"--payload is not JSON: {exc}") from exc
+    except RecursionError:
+        raise CliError("--payload nests too deeply to parse; pass a flatter JSON value") from None
+    async with cli_store(args, required=False) as store:
+        eng = load_engine(args.engine, store)
+        sig = await eng.signal(args.run, args.name, payload, id=args.id)
+    json_out({"run_id": args.run, "name": sig.name, "id": sig.id, "payload": sig.payload, "ts": sig.ts})
+    return 0
+
+
 async def cmd_replay(args: argparse.Namespace) -> int:
     """Re-execute a run against its record; exit 1 on divergence."""
     async with cli_store(args, required=False) as store:
@@ -313,8 +336,13 @@ async def cmd_worker(args: argparse.Namespace) -> int:
     if args.log_level != "debug":
         logging.getLogger("procrastinate").setLevel(logging.WARNING)  # a line per job otherwise
     async with cli_store(args) as store:
+        eng = load_engine(args.engine, store)
+        if not isinstance(store, LeaseStore):
+            # The embedded set-up (SQLite, no queue): this worker wakes waiting runs and drives
+            # them in-process, until stopped.
+            await _wake_forever(eng)
+            return 0
         try:
-            eng = load_engine(args.engine, store)
             await serve(
                 eng,
                 queue_dsn=args.queue_dsn,
@@ -328,3 +356,31 @@ async def cmd_worker(args: argparse.Namespace) -> int:
         except TypeError as exc:  # a store without leases
             raise CliError(str(exc)) from exc
     return 0
+
+
+@contextlib.asynccontextmanager
+async def _waking(engine: Any) -> AsyncIterator[None]:
+    """A `TimerWaker` for `engine` while the body runs, on the embedded set-up only: a store with
+    leases (PostgreSQL, MySQL) has workers, which wake its runs under a lease."""
+    if not isinstance(engine.store, WaitStore) or isinstance(engine.store, LeaseStore):
+        yield
+        return
+    async with TimerWaker(engine):
+        yield
+
+
+async def _wake_forever(engine: Any) -> None:
+    """`graphengine worker` on a store without leases: wake and drive waiting runs until stopped."""
+    if not isinstance(engine.store, WaitStore) or isinstance(engine.store, MemoryStore):
+        raise CliError(
+            "workers need a store with leases (PostgresStore or MySQLStore), or a SQLiteStore file "
+            f"whose waiting runs they wake; not {type(engine.store).__name__} (no other process sees it)"
+        )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    logging.getLogger("graphengine.waker").info("waking waiting runs of %s", type(engine.store).__name__)
+    async with TimerWaker(engine):
+        await stop.wait()

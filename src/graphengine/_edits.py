@@ -29,6 +29,7 @@ from graphengine.store import Latest, RunStatus, StatusConflictError, StepRecord
 from ._encoding import FAN_OUT_NODE, INPUT_NODE, UPDATE_NODE, check_finite, read_back_change, snapshot_of
 from ._loop import FirstHop, drive
 from ._runtime import dumps, run_meta, settled
+from ._waits import keep_waiting, waiting_step
 from .errors import GraphValidationError, RunBusyError, RunNotFinishedError, StateValidationError
 from .routing import NextKind, goto
 from .versions import VersionMap
@@ -91,10 +92,16 @@ async def edit_state(
     state = rt.merge(state, delta, run_id, step, UPDATE_NODE)
     pending = rt.next_of(latest)
     doc: dict[str, Any] = {"as_node": as_node}
-    if latest.run.status is RunStatus.INTERRUPTED or pending.kind is NextKind.INTERRUPT:
-        route = pending  # a paused run stays paused where it was, now with the edited state
+    if (
+        latest.run.status is RunStatus.INTERRUPTED
+        or pending.kind is NextKind.INTERRUPT
+        or pending.kind is NextKind.WAIT
+    ):
+        route = pending  # a paused (or waiting) run stays so where it was, now with the edited state
         if pending.kind is NextKind.INTERRUPT and latest.last is not None:
             doc["paused"] = list(rt.interrupted(latest.last))
+        if pending.kind is NextKind.WAIT and latest.last is not None:
+            doc["waiting"] = waiting_step(rt, latest.last)
     else:
         acting = as_node if as_node is not None else _last_node(rt, latest)
         doc["as_node"] = acting
@@ -113,8 +120,12 @@ async def edit_state(
     except asyncio.CancelledError:
         await _cancelled(rt, run_id)
         raise
-    # Waiting for `resume` to go on (LangGraph's `next`), unless the edit's hop ends the run.
+    # Waiting for `resume` to go on (LangGraph's `next`), unless the edit's hop ends the run; a
+    # waiting run waits on, for what it waited for.
     status = RunStatus.DONE if route.kind is NextKind.STOP else RunStatus.INTERRUPTED
+    if route.kind is NextKind.WAIT:
+        await keep_waiting(rt, run_id, step, route)
+        status = RunStatus.WAITING
     await settled(rt.store.set_status(run_id, status, expect_step=step))
     rt.notify(run_id, step, UPDATE_NODE, "state updated", {"as_node": doc["as_node"]}, EventKind.CUSTOM)
     return state

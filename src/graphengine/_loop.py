@@ -47,7 +47,9 @@ from ._encoding import (
 )
 from ._fanout import fan_out_step
 from ._runtime import settled
+from ._waits import Waiter, enter_wait
 from .branches import hand_out, hands_out
+from .context import WAIT_SCOPE, WaitScope
 from .errors import (
     EncodeError,
     GraphError,
@@ -76,6 +78,7 @@ _GOTO = NextKind.GOTO
 _STOP = NextKind.STOP
 _FAN_OUT = NextKind.FAN_OUT
 _INTERRUPT = NextKind.INTERRUPT
+_WAIT = NextKind.WAIT
 _now = time.time
 # Every field given: the NamedTuple's generated __new__ (a Python frame per step) is not needed,
 # as long as the record has exactly the fields a node step fills in.
@@ -108,6 +111,8 @@ class FirstHop:
     """The run's `VersionMap` when some of its stored values predate the engine's state version."""
     turn_start: int = 0
     """The step that began the current turn (0: the run's first); `max_steps` counts from it."""
+    prior: Any = None
+    """When the first node continues its own wait: the calls its waiting step recorded."""
 
 
 _FRESH = FirstHop()
@@ -257,15 +262,38 @@ async def drive(
     nxt: Next,
     first: FirstHop = _FRESH,
 ) -> S:
-    """Drive a run from `nxt` until it stops, interrupts or fails; returns the state at that point.
+    """Drive a run from `nxt` until it stops, interrupts, waits or fails; returns the state at that point.
+
+    Its nodes' waits (`ctx.sleep`, `ctx.wait_for`) find the run's clock and signals, and for a
+    first node continuing its own wait the calls its waiting step recorded, in a context variable.
+    """
+    woken = step + 1 if first.prior is not None else 0
+    token = WAIT_SCOPE.set(WaitScope(Waiter(eng, run_id), woken, first.prior, run_id))
+    try:
+        return await _drive(eng, g, rc, run_id, state, step, nxt, first)
+    finally:
+        WAIT_SCOPE.reset(token)
+
+
+async def _drive(
+    eng: Runtime[S],
+    g: CompiledGraph[S],
+    rc: RouteCodec[S],
+    run_id: str,
+    state: S,
+    step: int,
+    nxt: Next,
+    first: FirstHop,
+) -> S:
+    """The step loop of `drive`.
 
     A node step's phases: enter the node (`_enter`: resolve it, or pause before it), run it
     (`execute`; a routed error goes to `_error_routed`), build what it commits (`_step_record`:
     merge its delta with `_merge`, resolve its route with `_resolve_route`, decide the snapshot
     and take it with `_snapshot`, check the size), commit (`store.save_step`), emit (`_emit_end`),
-    and pause (`_pause`) when the route interrupts: a new kind of pause is one more check after
-    the commit. A fan-out step is `_fan_out`. Whatever escapes a step is settled by `_failed`, a
-    finished run by `_finish`.
+    and pause (`_pause`) when the route interrupts, or wait (`enter_wait`, in `_waits`) when it is
+    a WAIT hop: a new kind of pause is one more check after the commit. A fan-out step is
+    `_fan_out`. Whatever escapes a step is settled by `_failed`, a finished run by `_finish`.
     """
     run = _Run.of(eng, g, rc, run_id, state, step, first)
     save_step = eng.store.save_step
@@ -301,6 +329,9 @@ async def drive(
                     _emit_end(run, res, nxt, attempt)
                 if nxt.kind is _INTERRUPT:
                     await _pause(run, "interrupted", {"payload": nxt.payload})
+                    return run.state
+                if nxt.kind is _WAIT:
+                    await enter_wait(eng, run_id, run.step, run.node_id, nxt, run.last_err)
                     return run.state
             elif kind is _FAN_OUT:
                 if hands_out() and await _hand_out(run, nxt):

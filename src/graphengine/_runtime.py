@@ -103,6 +103,7 @@ class Runtime(Generic[S]):
         "state_version",
         "store",
         "type_name",
+        "waker",
     )
 
     def __init__(
@@ -122,6 +123,7 @@ class Runtime(Generic[S]):
         is_state: Callable[[Any], bool],
         copy_state: Callable[[S], S],
         error_delta: Callable[[str], S] | None,
+        waker: Any = None,
     ) -> None:
         self.state_type = state_type
         """The state type every node reads and every delta has."""
@@ -159,6 +161,8 @@ class Runtime(Generic[S]):
         """A shallow copy of a state (each fan-out branch gets its own top-level container)."""
         self.error_delta = error_delta
         """A delta setting the state's `last_error` field, or None when it has none."""
+        self.waker: Any = waker
+        """Told when a run of this engine begins to wait (`graphengine._waits.Waker`), or None."""
         self.context: Any = None
         """The run context nodes read as `ctx.context` (`context=` of run/resume/continue_run;
         never stored). Set by the caller that drives one run with this runtime."""

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from graphengine.emit import EventKind
-from graphengine.store import BranchLeaseStore, BranchRecord, RunStatus
+from graphengine.store import BranchLeaseStore, BranchRecord, RunStatus, Store, WaitStore
 
 from ._attempts import execute
 from ._checks import branch_delta, branch_routed, reducer_failed, wrong_route
@@ -119,6 +119,7 @@ async def hand_out(
             run_id, RunStatus.WAITING, error=last_err[0], error_node=last_err[1], expect_step=step - 1
         )
     )
+    await _drop_old_due_time(store, run_id)
     d.dispatch(run_id, step, missing)
     # The run's segment ends here (emitters close what they opened for it, as for a pause).
     eng.notify(
@@ -130,6 +131,17 @@ async def hand_out(
         EventKind.RUN_END,
     )
     return True
+
+
+async def _drop_old_due_time(store: Store, run_id: str) -> None:
+    """Clear the due time of a timer the run left behind (a process that died between waking the
+    run and clearing it): both waits are status `waiting`, and timer wakers find runs by due
+    timers, so a run waiting for its branches must have none."""
+    if not isinstance(store, WaitStore):
+        return
+    timer = await store.get_timer(run_id)
+    if timer is not None and timer.wake_at is not None:
+        await store.clear_timer(run_id, timer.step)
 
 
 def merge_landed(

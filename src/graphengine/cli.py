@@ -8,6 +8,7 @@
     graphengine continue MODULE:ENGINE RUN --input JSON [--store URL] [--allow-graph-change] [--json]
     graphengine update-state MODULE:ENGINE RUN --values JSON [--as-node NODE] [--goto NODE]
                         [--store URL] [--allow-graph-change] [--json]
+    graphengine signal  MODULE:ENGINE RUN NAME [--store URL] [--payload JSON] [--id ID]
     graphengine replay  MODULE:ENGINE RUN [--store URL] [--allow-graph-change] [--json]
     graphengine render  MODULE:ENGINE [-o FILE] [--format dot|mermaid|png|svg|pdf] [--run RUN --store URL]
     graphengine serve   MODULE:ENGINE --store URL [--host H] [--port 8000] [--token-env VAR]
@@ -52,6 +53,7 @@ from ._cli_serve import (
     cmd_replay,
     cmd_resume,
     cmd_serve,
+    cmd_signal,
     cmd_update_state,
     cmd_worker,
 )
@@ -248,6 +250,13 @@ def _add_engine_commands(add: _Add) -> None:
     _allow_graph_change(sp)
     sp.add_argument("--json", action="store_true", help="print the run's outcome as JSON")
 
+    sp = add("signal", cmd_signal, "send a signal to a run (a run waiting for it is woken)")
+    sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
+    sp.add_argument("run", metavar="RUN", help="the run's id")
+    sp.add_argument("name", metavar="NAME", help="the signal's name (what ctx.wait_for waits for)")
+    sp.add_argument("--payload", metavar="JSON", help="the signal's payload, as JSON")
+    sp.add_argument("--id", metavar="ID", help="idempotency key: a second signal with it is not stored")
+
     sp = add("replay", cmd_replay, "re-execute a run and report divergences (exit 1 if any)")
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument("run", metavar="RUN", help="the run's id")
@@ -268,8 +277,12 @@ def _add_engine_commands(add: _Add) -> None:
 
 
 def _add_worker_command(add: _Add) -> None:
-    """`worker`: serve queued runs."""
-    sp = add("worker", cmd_worker, "serve queued runs of an engine (procrastinate queue on PostgreSQL)")
+    """`worker`: serve queued runs (or, on SQLite, wake waiting runs)."""
+    sp = add(
+        "worker",
+        cmd_worker,
+        "serve queued runs of an engine (procrastinate queue on PostgreSQL); on SQLite, wake its waiting runs",
+    )
     sp.add_argument("engine", metavar="MODULE:ENGINE", help=_ENGINE_HELP)
     sp.add_argument(
         "--queue-dsn",

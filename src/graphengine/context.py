@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import inspect
+import math
 import time
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
+from datetime import timedelta
 from types import MappingProxyType
 from typing import Any, Generic, Protocol, runtime_checkable
 
@@ -17,9 +20,22 @@ from graphengine.emit import Emitter, Event, EventKind, safe_emit
 from graphengine.store import adaptable_type
 
 from ._jsonvalue import not_json
-from .errors import ContextMissingError, EncodeError
+from .errors import ContextMissingError, EncodeError, WaitError
 
-__all__ = ["NOT_GIVEN", "Context", "InterruptSignal", "Tool", "ToolCallError"]
+__all__ = [
+    "NOT_GIVEN",
+    "SLEEP_TOOL",
+    "WAIT_TOOL",
+    "Context",
+    "InterruptSignal",
+    "Signal",
+    "Tool",
+    "ToolCallError",
+    "WAIT_SCOPE",
+    "WaitScope",
+    "WaitSignal",
+    "WaitTimeoutError",
+]
 
 C = TypeVar("C", default=Any)
 """The type of the run context (`Context.context`); `Context` alone means `Context[Any]`."""
@@ -59,6 +75,75 @@ class InterruptSignal(BaseException):
         self.payload = payload
         """What the interrupt shows."""
 
+
+class WaitSignal(BaseException):
+    """Raised by `Context.sleep` and `Context.wait_for` to make the run wait; the engine catches it.
+
+    A BaseException, like `InterruptSignal`, so that a node's `except Exception` does not swallow it.
+    """
+
+    def __init__(self, until: float | None, signal: str | None) -> None:
+        super().__init__(until, signal)
+        self.until = until
+        """When the wait ends (seconds since the epoch), or None."""
+        self.signal = signal
+        """The signal waited for, or None."""
+
+
+class WaitTimeoutError(Exception):
+    """`ctx.wait_for(name, timeout=...)`: the timeout passed before a signal `name` came.
+
+    Raised to the node, like an exception of its own code (so retries and error routes apply);
+    a replay raises it at the same place. Catch it to go on without the signal.
+    """
+
+    def __init__(self, msg: str, *, name: str, until: float) -> None:
+        super().__init__(msg)
+        self.name = name
+        """The signal that did not come."""
+        self.until = until
+        """The deadline that passed (seconds since the epoch)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """A signal `ctx.wait_for` received: what `Engine.signal(run_id, name, payload, id=...)` sent."""
+
+    name: str
+    """The signal's name."""
+    id: str
+    """The sender's signal id (a second signal with this id was not stored)."""
+    payload: Any
+    """The payload, as the JSON value it was stored as."""
+    ts: float
+    """When it was received, seconds since the epoch."""
+    taken_step: int | None = None
+    """In a run's signal listing: the step whose node received it (None: still buffered)."""
+
+
+@dataclass(slots=True)
+class WaitScope:
+    """What the step loop driving a run gives its nodes' waits (a context variable, so building
+    a `Context` per node execution costs nothing more)."""
+
+    waiter: Any
+    """The run's clock and signal box (`graphengine._waits.Waiter`)."""
+    step: int
+    """The step whose node continues its own wait (0: none)."""
+    prior: Sequence[Mapping[str, Any]] | None
+    """The calls the waiting step recorded, served in order to that step's node."""
+    run_id: str
+    """The run being driven."""
+
+
+WAIT_SCOPE: ContextVar[WaitScope | None] = ContextVar("graphengine_wait_scope", default=None)
+"""The wait scope of the run the current task drives (None outside the step loop)."""
+
+
+SLEEP_TOOL = "graphengine.sleep"
+"""The tool name `ctx.sleep` records among a step's calls."""
+WAIT_TOOL = "graphengine.wait_for"
+"""The tool name `ctx.wait_for` records among a step's calls."""
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -191,15 +276,9 @@ class Context(Generic[C]):
         if made is None:
             made = self.calls = []
         idx = len(made)
-        if self.recorded is not None:
-            if idx >= len(self.recorded) or self.recorded[idx].get("tool") != tname:
-                have = self.recorded[idx].get("tool") if idx < len(self.recorded) else "nothing"
-                raise ToolCallError(
-                    f"replay: step {self.step} node {self.node_id!r} calls {tname!r} as call #{idx + 1}, "
-                    f"the record has {have!r}",
-                    tool=tname,
-                )
-            entry = dict(self.recorded[idx])
+        served = self._served(idx, tname)
+        if served is not None:
+            entry = served
         else:
             entry = {"tool": tname, "input": to_jsonable_python(input, fallback=str)}
             try:
@@ -255,6 +334,138 @@ class Context(Generic[C]):
         self.refused = err
         raise err
 
+    def _served(self, idx: int, tname: str) -> dict[str, Any] | None:
+        """Call #`idx` as recorded: from the replayed step, or from the waiting step this execution
+        continues (until the node calls something else there: then live from that call on)."""
+        if self.recorded is not None:
+            if idx >= len(self.recorded) or self.recorded[idx].get("tool") != tname:
+                have = self.recorded[idx].get("tool") if idx < len(self.recorded) else "nothing"
+                raise ToolCallError(
+                    f"replay: step {self.step} node {self.node_id!r} calls {tname!r} as call #{idx + 1}, "
+                    f"the record has {have!r}",
+                    tool=tname,
+                )
+            return dict(self.recorded[idx])
+        scope = self._scope()
+        prior = scope.prior if scope is not None and scope.step == self.step else None
+        if prior is not None:
+            if idx < len(prior) and prior[idx].get("tool") == tname:
+                return dict(prior[idx])
+            scope.prior = None  # type: ignore[union-attr]  # the node took another path than before its wait
+        return None
+
+    def _scope(self) -> WaitScope | None:
+        """The wait scope of this execution's run; None in a fan-out branch or outside the loop."""
+        scope = WAIT_SCOPE.get()
+        if scope is None or self.branch is not None or scope.run_id != self.run_id:
+            return None
+        return scope
+
+    @property
+    def woken(self) -> bool:
+        """Whether this execution continues the node's own wait (`sleep`, `wait_for`), woken when due."""
+        scope = self._scope()
+        return scope is not None and scope.step == self.step and scope.prior is not None
+
+    def _next_call(self) -> tuple[list[dict[str, Any]], int]:
+        made = self.calls
+        if made is None:
+            made = self.calls = []
+        return made, len(made)
+
+    def _live_waiter(self, what: str) -> Any:
+        scope = self._scope()
+        w = scope.waiter if scope is not None else None
+        if w is None:
+            where = (
+                f"branch {self.branch} (node {self.node_id!r})"
+                if self.branch is not None
+                else f"node {self.node_id!r}"
+            )
+            raise WaitError(
+                f"{where} called ctx.{what} at step {self.step} of run {self.run_id!r}, where a run cannot "
+                "wait (fan-out branches cannot: wait before the fan-out or at its join)",
+                run_id=self.run_id,
+                step=self.step,
+                node_id=self.node_id,
+            )
+        return w
+
+    async def sleep(self, delay: timedelta | float) -> None:
+        """Wait `delay` (a `timedelta` or seconds) durably: the run commits this step and waits.
+
+        The first time, the step is committed and the run becomes `waiting` until now + `delay`;
+        nothing holds it meanwhile (no task, worker or memory). When due, the node runs again
+        from its start (as after an interrupt) and this call returns at once: the deadline, and
+        the results of the `ctx.call`s made before it, are served from the waiting step's record,
+        so a process restart or a replay never computes a new deadline. A delay of zero or less
+        returns at once. Raises `WaitError` inside a fan-out branch, `ValueError` for a delay
+        that is not a finite number of seconds.
+        """
+        secs = _delay_seconds(delay, "ctx.sleep")
+        made, idx = self._next_call()
+        old = self._served(idx, SLEEP_TOOL)
+        if self.recorded is not None:
+            assert old is not None
+            made.append(old)
+            if not old.get("done"):
+                raise WaitSignal(_float(old.get("until")), None)
+            return
+        now = self._live_waiter("sleep").now()
+        until = _float(old.get("until")) if old is not None else None
+        if until is None:
+            until = now + secs
+        done = now >= until
+        made.append({"tool": SLEEP_TOOL, "until": until, "done": done})
+        if not done:
+            raise WaitSignal(until, None)
+
+    async def wait_for(self, name: str, *, timeout: timedelta | float | None = None) -> Signal:  # noqa: ASYNC109 (a durable deadline: the run waits, not this call)
+        """Wait durably for the signal `name` (`Engine.signal(run_id, name, payload)`); returns it.
+
+        A signal that came before this call (buffered) is returned at once. Otherwise the step
+        commits and the run becomes `waiting` for it (and for `timeout`, when given); the signal,
+        or the deadline, wakes it, and the node runs again from its start with this call served
+        from the record. Each signal is received once, oldest first. Raises `WaitTimeoutError`
+        when `timeout` passes first (a replay raises it at the same place), `WaitError` inside a
+        fan-out branch, `ValueError` for an empty name or a timeout that is not finite seconds.
+        """
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"ctx.wait_for needs a signal name, got {name!r}")
+        secs = None if timeout is None else _delay_seconds(timeout, "ctx.wait_for timeout")
+        made, idx = self._next_call()
+        old = self._served(idx, WAIT_TOOL)
+        if self.recorded is not None:
+            assert old is not None
+            entry = old
+        elif old is not None and old.get("done"):
+            entry = old
+        else:
+            w = self._live_waiter("wait_for")
+            now = w.now()
+            until = _float(old.get("until")) if old is not None else (None if secs is None else now + secs)
+            entry = {"tool": WAIT_TOOL, "input": name, "until": until, "done": True}
+            got = await w.take(name, self.step)
+            if got is not None:
+                entry["signal"] = got
+            elif until is not None and now >= until:
+                entry["timeout"] = True
+            else:
+                entry["done"] = False
+        made.append(entry)
+        until = _float(entry.get("until"))
+        if not entry.get("done"):
+            raise WaitSignal(until, name)
+        sig = entry.get("signal")
+        if not isinstance(sig, dict):
+            raise WaitTimeoutError(
+                f"step {self.step} (node {self.node_id!r}) of run {self.run_id!r}: no signal {name!r} "
+                f"came before its timeout (deadline {until})",
+                name=name,
+                until=until if until is not None else 0.0,
+            )
+        return Signal(name, str(sig.get("id")), sig.get("payload"), float(sig.get("ts") or 0.0), self.step)
+
     def emit(
         self, msg: str, meta: Mapping[str, Any] | None = None, *, kind: EventKind | str = EventKind.CUSTOM
     ) -> None:
@@ -264,3 +475,16 @@ class Context(Generic[C]):
                 self.emitter,
                 Event(self.run_id, self.step, self.node_id, msg, meta or _EMPTY, kind=kind, ts=time.time()),
             )
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _delay_seconds(delay: Any, what: str) -> float:
+    """A delay as seconds; `ValueError` unless a `timedelta` or a finite number."""
+    if isinstance(delay, timedelta):
+        return delay.total_seconds()
+    if isinstance(delay, (int, float)) and not isinstance(delay, bool) and math.isfinite(delay):
+        return float(delay)
+    raise ValueError(f"{what} takes a timedelta or a finite number of seconds, got {delay!r}")

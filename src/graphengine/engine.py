@@ -45,7 +45,8 @@ from ._runtime import (
 )
 from ._spec import GraphSpec, graph_spec
 from ._stream import RunStream, stream_continue, stream_resume, stream_run
-from .context import NOT_GIVEN
+from ._waits import Waker, claimed, on_resume, send_signal, signal_of, wait_store
+from .context import NOT_GIVEN, Signal
 from .errors import (
     DuplicateNodeError,
     EncodeError,
@@ -146,6 +147,10 @@ class Engine(RunReads[S], ScheduleMethods[S]):
         self._is_state = state_check(state_type)
         self._copy_state: Callable[[S], S] = state_copier(state_type)
         self._error_delta: Callable[[str], S] | None = error_delta(state_type)
+        self.waker: Waker | None = None
+        """Told when a run begins to wait or a signal makes it due (`graphengine.TimerWaker`, or
+        `RunQueue.waker()` to defer a queue job to the due time); None: the timer is in the store
+        and waits there for a `TimerWaker` (`graphengine serve`/`worker` run one) or a `resume`."""
 
     # ------------------------------------------------------------------ wiring
 
@@ -323,6 +328,7 @@ class Engine(RunReads[S], ScheduleMethods[S]):
             is_state=self._is_state,
             copy_state=self._copy_state,
             error_delta=self._error_delta,
+            waker=self.waker,
         )
 
     def spec(self) -> GraphSpec:
@@ -506,6 +512,15 @@ class Engine(RunReads[S], ScheduleMethods[S]):
         state = rt.fold(latest)
         nxt = rt.next_of(latest)
         interrupted_at = None
+        prior = None
+        woke = nxt if nxt.kind is NextKind.WAIT else None
+        if woke is not None:
+            hop = await on_resume(rt, latest, woke, sole)
+            if hop is None:  # not due yet, or claimed by another driver: nothing to run
+                if sole and run.status is not RunStatus.WAITING:
+                    await read.move_to(RunStatus.WAITING)
+                return state
+            nxt, prior = hop
         if nxt.kind is NextKind.INTERRUPT:
             assert latest.last is not None
             if not has_input:
@@ -525,19 +540,12 @@ class Engine(RunReads[S], ScheduleMethods[S]):
             if can_lease:
                 raise _Answering
             _refuse_taken_answer(rt, read, nxt, interrupted_at, has_input)
-        first = await self._first_hop(rt, latest, read, input, sole, interrupted_at)
-        await read.move_to(RunStatus.RUNNING)
+        first = await self._first_hop(rt, latest, read, input, sole, interrupted_at, prior)
+        await read.move_to(RunStatus.RUNNING)  # for a waiting run: the claim, won by one waker
+        if woke is not None:
+            await claimed(rt, run_id, read.step)
         if self.emitter is not None:
-            rt.emit(
-                Event(
-                    run_id,
-                    latest.last_step,
-                    "",
-                    "run resumed",
-                    {"next": repr(nxt), "status": str(run.status)},
-                    kind=EventKind.RUN_RESUME,
-                )
-            )
+            _emit_resumed(rt, latest, nxt, woke)
         return await drive(rt, rt.graph, rt.routes, run_id, state, latest.last_step, nxt, first)
 
     async def _first_hop(
@@ -548,11 +556,13 @@ class Engine(RunReads[S], ScheduleMethods[S]):
         input: Any,
         sole: bool,
         interrupted_at: int | None,
+        prior: Any = None,
     ) -> FirstHop:
         """How a resume's first step is driven; a run whose stored values predate the engine's state
         version has its version map extended first (its next step stores a snapshot in the new version).
 
-        `input` is `_NO_INPUT` when the resume hands the node none.
+        `input` is `_NO_INPUT` when the resume hands the node none; `prior`, for a node continuing
+        its own wait, the calls its waiting step recorded.
         """
         run = latest.run
         has_input = input is not _NO_INPUT
@@ -568,6 +578,7 @@ class Engine(RunReads[S], ScheduleMethods[S]):
             # A sole driver answering a run left `running` at a pause takes over an answer whose
             # driver died; without input (or ownership) such a run pauses again instead.
             approved=read.status is RunStatus.INTERRUPTED
+            or prior is not None  # a node continuing its own wait was past its pause already
             or (has_input and sole and run.status is RunStatus.RUNNING),
             interrupted_at=interrupted_at,
             error=read.error,
@@ -577,7 +588,32 @@ class Engine(RunReads[S], ScheduleMethods[S]):
             since_steps=self.options.snapshot_every if forced_snapshot else len(latest.tail),
             versions=vm,
             turn_start=rt.turn_start(run),
+            prior=prior,
         )
+
+    async def signal(self, run_id: str, name: str, payload: Any = None, *, id: str | None = None) -> Signal:
+        """Send signal `name` with `payload` (JSON values) to run `run_id`; returns the stored signal.
+
+        Idempotent by `id`: a second signal with an id the run already has stores nothing and
+        returns the first (webhooks retry: pass their delivery id). Without `id` a fresh one is
+        made. A signal that comes before its `ctx.wait_for(name)` is buffered and received by
+        it; each signal is received once, oldest first. A run waiting for `name` is made due at
+        once (and the engine's `waker` told, so a timer waker or worker continues it); without one
+        it continues on its next `resume`. Raises `SignalRefusedError` for an unknown run or one
+        that is done (nothing was stored), `ValueError` for an empty name or a payload JSON
+        cannot hold, `WaitError` when the store keeps no signals.
+        """
+        rt = self.runtime()
+        sig, _, _ = await send_signal(rt, run_id, name, payload, id)
+        return sig
+
+    async def signals(self, run_id: str) -> list[Signal]:
+        """The signals sent to run `run_id`, in arrival order; `taken_step` names the step that
+        received each (None: buffered). `RunNotFoundError` for an unknown run."""
+        rt = self.runtime()
+        store = wait_store(rt, f"the signals of run {run_id!r}")
+        await rt.get_run(run_id)
+        return [signal_of(s) for s in await store.list_signals(run_id)]
 
     def resume_sync(
         self, run_id: str, *, input: Any = _NO_INPUT, allow_graph_change: bool = False, context: Any = None
@@ -815,6 +851,8 @@ class Engine(RunReads[S], ScheduleMethods[S]):
         nxt = rt.route(steps[at_step - 1]) if at_step else rt.start_of(src)
         if nxt.kind is NextKind.INTERRUPT:
             nxt = goto(rt.interrupted(steps[at_step - 1])[0])
+        elif nxt.kind is NextKind.WAIT:
+            nxt = goto(nxt.target)  # a fork does not inherit the wait: its node runs (and waits) anew
         if patch is not None:
             if not rt.is_state(patch):
                 raise StateValidationError(
@@ -907,6 +945,17 @@ class _ResumeRead:
             self.status,
             self.answering,
         )
+
+
+def _emit_resumed(rt: Runtime[Any], latest: Latest, nxt: Next, woke: Next | None) -> None:
+    """Emit that a resume drives the run on (`RUN_RESUME`), and, woken from a wait, `WAKE`."""
+    run = latest.run
+    meta = {"next": repr(nxt), "status": str(run.status)}
+    rt.emit(Event(run.run_id, latest.last_step, "", "run resumed", meta, kind=EventKind.RUN_RESUME))
+    if woke is not None:
+        w = woke.payload
+        wake = {"until": w.until, "signal": w.signal, "then": woke.target}
+        rt.emit(Event(run.run_id, latest.last_step, woke.target, "woken", wake, kind=EventKind.WAKE))
 
 
 def _refuse_taken_answer(

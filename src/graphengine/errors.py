@@ -15,6 +15,9 @@
     │                                   interrupt another resume answered: nothing was run
     ├── RunNotFinishedError             continue_run/update_state of a run still running (names it)
     ├── ContextMissingError             a node read `ctx.context` during a replay given no context
+    ├── WaitError                       ctx.sleep/ctx.wait_for where a run cannot wait (a fan-out
+    │                                   branch), or a store that keeps no timers
+    ├── SignalRefusedError              a signal to an unknown run, or to a run that is done
     ├── GraphChangedError               resume with a graph whose fingerprint differs
     ├── SchemaVersionError              a stored state version with no migration path to the engine's
     │   └── MigrationError              a migration function raised (cause in __cause__)
@@ -40,7 +43,8 @@ reach the run (they are logged).
 `ToolCallError` (from `ctx.call`) is raised to the node, like an exception of its own code, so
 retries and error routes apply to it; it is not part of this tree. Nor is `SubgraphError`, a
 child run's failure raised in its parent's subgraph node for the same reason: the caller gets the
-parent's `NodeError`, naming the parent run.
+parent's `NodeError`, naming the parent run. Nor is `WaitTimeoutError`, raised to a node whose
+`ctx.wait_for` timeout passed before its signal came.
 
 Store errors (`store.StoreError`, e.g. `CorruptRecordError` for an undecodable step row) pass
 through the engine unchanged and leave the run as it was (`running`, resumable once the store is
@@ -75,10 +79,12 @@ __all__ = [
     "RunNotFinishedError",
     "RunNotFoundError",
     "SchemaVersionError",
+    "SignalRefusedError",
     "StateValidationError",
     "StepError",
     "UnknownNodeError",
     "UnsupportedFeature",
+    "WaitError",
 ]
 
 
@@ -162,6 +168,23 @@ class ContextMissingError(GraphError):
     The run context is never stored; `replay(run_id, context=...)` hands it again
     (`context=None` for a run that had none).
     """
+
+
+class WaitError(GraphError):
+    """A node called `ctx.sleep` or `ctx.wait_for` where a run cannot wait (a fan-out branch), or
+    the engine's store keeps no timers (`store.WaitStore`)."""
+
+
+class SignalRefusedError(GraphError):
+    """`Engine.signal` to a run that does not exist, or that is done (nothing waits for it any more).
+
+    `status` is the run's status, or None for an unknown run. Nothing was stored.
+    """
+
+    def __init__(self, msg: str, *, run_id: str, status: str | None) -> None:
+        super().__init__(msg, run_id=run_id)
+        self.status = status
+        """The run's status (`done`), or None when there is no such run."""
 
 
 class GraphChangedError(GraphError):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -126,7 +127,14 @@ class Options:
     than this loses the lease (its step is then refused, and runs again on the next resume).
     """
 
+    clock: Callable[[], float] = time.time
+    """The wall clock of durable waits (`ctx.sleep`, `ctx.wait_for` timeouts, `sleep_until`), in
+    seconds since the epoch: deadlines are computed and found due by it. Give tests a controllable
+    one; a `graphengine.TimerWaker` reads the same clock unless given its own."""
+
     def __post_init__(self) -> None:
+        if not callable(self.clock):
+            raise TypeError(f"clock must be a callable returning seconds since the epoch, got {self.clock!r}")
         _int("max_steps", self.max_steps, 1)
         _int("retries", self.retries, 0)
         _int("snapshot_every", self.snapshot_every, 1)

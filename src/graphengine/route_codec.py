@@ -14,7 +14,7 @@ from pydantic_core import to_jsonable_python
 
 from graphengine.store import Codec, JsonCodec
 
-from .routing import STOP, Branch, Next, NextKind, goto
+from .routing import STOP, Branch, Next, NextKind, Wait, goto
 
 __all__ = ["RouteCodec"]
 
@@ -55,6 +55,11 @@ class RouteCodec(Generic[S]):
             return '{"stop":true}'
         if k is NextKind.INTERRUPT:
             return _dumps({"interrupt": True, "payload": to_jsonable_python(nxt.payload, fallback=str)})
+        if k is NextKind.WAIT:
+            w: Wait = nxt.payload
+            return _dumps(
+                {"wait": {"node": nxt.target, "until": w.until, "signal": w.signal, "resume": w.resume}}
+            )
         enc = self.codec.encode
         return self.fan_out_text(nxt, [None if b.input is None else enc(b.input) for b in nxt.branches])
 
@@ -86,6 +91,8 @@ class RouteCodec(Generic[S]):
             return STOP
         if data.get("interrupt") is True:
             return Next(NextKind.INTERRUPT, payload=data.get("payload"))
+        if isinstance(data.get("wait"), dict):
+            return _wait(data["wait"])
         if isinstance(data.get("fan_out"), list) and isinstance(data.get("join"), str):
             branches: list[Branch[Any]] = []
             for b in data["fan_out"]:
@@ -97,3 +104,16 @@ class RouteCodec(Generic[S]):
                 )
             return Next(NextKind.FAN_OUT, data["join"], tuple(branches))
         raise ValueError(f"unknown route {text[:80]!r}")
+
+
+def _wait(w: dict[str, Any]) -> Next:
+    """The WAIT hop stored as `{"wait": {...}}`; `ValueError` if a field has the wrong type."""
+    node, until, signal, resume = w.get("node"), w.get("until"), w.get("signal"), w.get("resume")
+    if (
+        not isinstance(node, str)
+        or not (until is None or (isinstance(until, (int, float)) and not isinstance(until, bool)))
+        or not (signal is None or isinstance(signal, str))
+        or not isinstance(resume, bool)
+    ):
+        raise ValueError(f"bad wait route {w!r:.80}")
+    return Next(NextKind.WAIT, node, payload=Wait(None if until is None else float(until), signal, resume))

@@ -6,12 +6,14 @@ resumed run continues exactly where the last committed step said.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, Generic, TypeVar, cast
 
-__all__ = ["Branch", "Next", "NextKind", "fan_out", "goto", "interrupt", "stop"]
+__all__ = ["Branch", "Next", "NextKind", "Wait", "fan_out", "goto", "interrupt", "sleep_until", "stop"]
 
 S = TypeVar("S")
 
@@ -23,6 +25,7 @@ class NextKind(StrEnum):
     STOP = "stop"
     FAN_OUT = "fan_out"
     INTERRUPT = "interrupt"
+    WAIT = "wait"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,19 @@ _set_input = cast(Any, Branch).input.__set__
 
 
 @dataclass(frozen=True, slots=True)
+class Wait:
+    """What a waiting run waits for (the payload of a WAIT hop): a time, a signal, or either."""
+
+    until: float | None
+    """When the wait ends, seconds since the epoch (None: only a signal ends it)."""
+    signal: str | None = None
+    """The signal name `ctx.wait_for` waits for, or None."""
+    resume: bool = False
+    """True: the node that waited (`ctx.sleep`, `ctx.wait_for`) runs again when woken, its waits
+    served from the step's record; False: the run goes to the hop's target (`sleep_until`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Next:
     """The next hop of a run. Build it with `goto`, `stop`, `fan_out` or `interrupt`.
 
@@ -59,7 +75,7 @@ class Next:
     branches: tuple[Branch[Any], ...] = ()
     """FAN_OUT: the branches, in the order their deltas are merged."""
     payload: Any = None
-    """INTERRUPT: what the run shows whoever must answer it (JSON-compatible)."""
+    """INTERRUPT: what the run shows whoever must answer it (JSON-compatible). WAIT: a `Wait`."""
 
     def __repr__(self) -> str:
         k = self.kind
@@ -69,6 +85,9 @@ class Next:
             return "stop()"
         if k is NextKind.FAN_OUT:
             return f"fan_out({[b.node for b in self.branches]!r}, join={self.target!r})"
+        if k is NextKind.WAIT:
+            w = self.payload
+            return f"wait({self.target!r}, until={w.until!r}, signal={w.signal!r})"
         return f"interrupt({self.payload!r})"
 
 
@@ -119,3 +138,26 @@ def fan_out(branches: Iterable[str | Branch[Any]], *, join: str) -> Next:
 def interrupt(payload: Any = None) -> Next:
     """Pause the run for outside input; `resume(run_id, input=...)` re-runs this node with it."""
     return Next(NextKind.INTERRUPT, payload=payload)
+
+
+def sleep_until(when: datetime | float, *, then: str) -> Next:
+    """Wait until `when`, then go to node `then`: the step commits, the run is `waiting` (no task,
+    worker or memory holds it) and a timer waker or a queued job continues it when due.
+
+    `when` is a timezone-aware `datetime` or seconds since the epoch. A time already past goes
+    on at once (at the next wake-up check). The time is stored with the step's route, so compute
+    it from the state (not from the clock) when the run is to replay without a divergence; for
+    "sleep this long" inside a node use `await ctx.sleep(delta)`, whose deadline is recorded.
+    Raises `ValueError` for a naive datetime or a time that is not a finite number, or no `then`.
+    """
+    if isinstance(when, datetime):
+        if when.tzinfo is None or when.utcoffset() is None:
+            raise ValueError(f"sleep_until needs a timezone-aware datetime, got {when!r} (add tzinfo=UTC)")
+        at = when.timestamp()
+    elif isinstance(when, (int, float)) and not isinstance(when, bool) and math.isfinite(when):
+        at = float(when)
+    else:
+        raise ValueError(f"sleep_until: `when` must be an aware datetime or epoch seconds, got {when!r}")
+    if not then or not isinstance(then, str):
+        raise ValueError("sleep_until needs the node to go to when due: sleep_until(when, then='next')")
+    return Next(NextKind.WAIT, then, payload=Wait(at))

@@ -322,7 +322,7 @@ async def run_path(engine: Engine[Any], run_id: str) -> RunPath:
     elif status is not RunStatus.DONE:
         if prev.kind is NextKind.INTERRUPT and steps:
             current = rt.interrupted(steps[-1])[0]
-        elif prev.kind is NextKind.GOTO:
+        elif prev.kind is NextKind.GOTO or prev.kind is NextKind.WAIT:
             current = prev.target
     return RunPath(
         run_id=run_id,

@@ -39,6 +39,13 @@ Decisions a caller should know:
   graph cannot be used) fails the job, and procrastinate retries it with exponential backoff.
 - A renewal refused by the store means the lease is gone: the run's task is given one more
   renewal interval to reach its next write (which is refused), then cancelled.
+- Durable waits: a run that begins to wait (`ctx.sleep`, `ctx.wait_for`, `sleep_until`) gets a
+  job deferred to its due time (procrastinate's `schedule_at`; the engine's `waker` is set to
+  `RunQueue.waker()` while serving); a signal that makes a run due queues one at once when the
+  sender's engine has that waker. Every worker also sweeps the store for waiting runs overdue by
+  `ttl / 4` and queues one job each (a queueing lock per run), so a deferral lost with its
+  process still wakes the run. The job claims the lease, and the run's resume claims it from
+  `waiting` (once, however many jobs race).
 - `current_lease()` tells a node which lease it runs under: pass `lease.token` to external
   systems that can fence on it. In a branch job it is the branch's claim.
 - Distributed fan-out: a fan-out of at least `fan_out_jobs` branches (`serve`, default
@@ -72,6 +79,7 @@ import socket
 import time
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 
 from graphengine.emit import Event, EventKind
@@ -92,6 +100,7 @@ from graphengine.store import RunExistsError as StoreRunExistsError
 from .branches import FanOutGone, dispatching, fan_out_width, run_branch
 from .errors import MaxStepsExceeded, NodeError, RunExistsError
 from .scheduler import Scheduler, Starter
+from .waker import TimerWaker
 
 if TYPE_CHECKING:
     from procrastinate import App, JobContext
@@ -105,6 +114,7 @@ __all__ = [
     "FAN_OUT_JOBS",
     "QUEUE",
     "TASK_NAME",
+    "QueueWaker",
     "RunQueue",
     "branches_per_job",
     "current_lease",
@@ -239,9 +249,16 @@ class RunQueue:
                 await conn.execute(_SCHEMA_UNLOCK)
 
     async def enqueue(
-        self, run_id: str, *, delay: float = 0.0, lock: str | None = None, priority: int = 0
+        self,
+        run_id: str,
+        *,
+        delay: float = 0.0,
+        lock: str | None = None,
+        priority: int = 0,
+        at: float | None = None,
     ) -> int | None:
-        """Queue a job driving stored run `run_id`, `delay` seconds from now; returns its job id.
+        """Queue a job driving stored run `run_id`, `delay` seconds from now (or at `at`, seconds
+        since the epoch: a procrastinate scheduled job); returns its job id.
 
         With `lock` (a procrastinate queueing lock) no job is queued while another job with the
         same lock is waiting; None is returned then. Jobs of higher `priority` are served first
@@ -249,7 +266,9 @@ class RunQueue:
         """
         pc = _procrastinate()
         options: dict[str, Any] = {"queue": self.queue, "priority": priority}
-        if delay > 0:
+        if at is not None:
+            options["schedule_at"] = datetime.fromtimestamp(at, UTC)
+        elif delay > 0:
             options["schedule_in"] = {"seconds": delay}
         if lock is not None:
             options["queueing_lock"] = lock
@@ -292,6 +311,15 @@ class RunQueue:
             await self.app.configure_task(BRANCH_TASK, **options).defer_async(
                 run_id=run_id, step=step, branches=list(branches)
             )
+
+    def waker(self) -> QueueWaker:
+        """A waker (`Engine.waker`) that defers a job continuing a waiting run to its due time.
+
+        Workers set it on their engine; set it on an engine that sends signals from another
+        process (a web app's), so a signal's wake-up is queued at once rather than found by a
+        worker's next look at the store.
+        """
+        return QueueWaker(self)
 
     async def requeue_stalled(self, stalled_after: float) -> list[str]:
         """Replace each job of this queue held by a worker silent for `stalled_after` seconds.
@@ -399,7 +427,11 @@ class RunQueue:
         runner.per_job = branches_per_job
         stalled = stalled_after if stalled_after is not None else 2 * ttl
         await self.open()
+        if engine.waker is None:
+            engine.waker = self.waker()
         reaper = asyncio.create_task(runner.reap(stalled), name="graphengine stalled-job reaper")
+        sweep = self._timer_sweep(engine, ttl)
+        await sweep.start()
         try:
             await self.app.run_worker_async(
                 queues=[self.queue],
@@ -412,9 +444,34 @@ class RunQueue:
                 install_signal_handlers=install_signal_handlers,
             )
         finally:
+            await sweep.stop()
             reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reaper
+
+    def _timer_sweep(self, engine: Engine[Any], ttl: float) -> TimerWaker:
+        """A timer waker that queues a job for each waiting run overdue by `ttl / 4` (a job deferred
+        to its due time was lost, or never queued: its process died between the step and the
+        deferral). One job at a time per run (a queueing lock); the job claims the run."""
+        grace = ttl / 4
+        clock = engine.options.clock
+
+        async def queue_wake(run_id: str) -> None:
+            await self.enqueue(run_id, lock=f"graphengine.wake.{run_id}", priority=CONTINUE_PRIORITY)
+
+        return TimerWaker(engine, poll=max(grace, 0.05), clock=lambda: clock() - grace, fire=queue_wake)
+
+
+class QueueWaker:
+    """`Engine.waker` of a queue: a run due at `at` gets a job deferred to `at` (`RunQueue.waker()`)."""
+
+    def __init__(self, queue: RunQueue) -> None:
+        self.queue = queue
+        """Where the jobs go."""
+
+    async def wake(self, run_id: str, at: float) -> None:
+        """Defer a job continuing `run_id` to `at` (now, if it is past)."""
+        await self.queue.enqueue(run_id, at=at, priority=CONTINUE_PRIORITY)
 
 
 async def _autocommit(conn: Any) -> None:

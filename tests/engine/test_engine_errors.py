@@ -187,8 +187,10 @@ def test_every_engine_error_is_a_graph_error() -> None:
 
     # ToolCallError is raised *to* a node by ctx.call (like any exception of its own code) so
     # that node retries and error routes apply; it is deliberately outside the engine's tree.
-    # SubgraphError likewise: a child run's failure raised in the parent's node, for the same reason.
-    outside = ("ToolCallError", "SubgraphError")
+    # SubgraphError likewise: a child run's failure raised in the parent's node, for the same reason,
+    # and WaitTimeoutError: ctx.wait_for's timeout, raised to the node that waited. CronError is a
+    # ValueError of a cron text given to `engine.schedule` or `CronExpr`, refused before any run.
+    outside = ("ToolCallError", "SubgraphError", "WaitTimeoutError", "CronError")
     names = [n for n in graphengine.__all__ if n.endswith(("Error", "Exceeded")) and n not in outside]
     errors = [getattr(graphengine, n) for n in names]
     assert errors

@@ -14,10 +14,14 @@ from graphengine.store import (
     RunExistsError,
     RunRecord,
     RunStatus,
+    SignalRecord,
+    StatusConflictError,
     StepConflictError,
     StepRecord,
     Store,
     StoreError,
+    TimerRecord,
+    WaitStore,
 )
 
 # Bytes no text codec would round-trip: NULs, invalid UTF-8, every byte value.
@@ -552,3 +556,149 @@ async def test_checkpoint_for_unknown_run_raises_conflict(store: Store) -> None:
     assert info.value.run_id == "ghost"
     assert await store.load_checkpoint("ghost", "a") is None
     assert await store.get_run("ghost") is None
+
+
+# ------------------------------------------------------------------------------------ timers and signals
+
+
+async def waiting_run(store: Store, run_id: str, wake_at: float | None, signal: str | None = None) -> None:
+    """Store run `run_id` with one step, waiting after it with this timer."""
+    await store.create_run(run_rec(run_id))
+    await store.save_step(step_rec(1, run_id))
+    assert isinstance(store, WaitStore)
+    await store.put_timer(TimerRecord(run_id, 1, wake_at, signal))
+    await store.set_status(run_id, RunStatus.WAITING, expect_step=1)
+
+
+async def test_backend_satisfies_wait_store_protocol(store: Store) -> None:
+    """Every backend keeps durable timers and signals (`WaitStore`)."""
+    assert isinstance(store, WaitStore)
+
+
+async def test_timer_round_trips_and_is_replaced(store: WaitStore) -> None:
+    """A run has one timer: `put_timer` writes it, a second call replaces it, `get_timer` reads it back."""
+    await store.create_run(run_rec("r1"))
+    await store.put_timer(TimerRecord("r1", 0, 1234.5, None))
+    assert await store.get_timer("r1") == TimerRecord("r1", 0, 1234.5, None)
+    await store.put_timer(TimerRecord("r1", 3, None, "approved"))
+    assert await store.get_timer("r1") == TimerRecord("r1", 3, None, "approved")
+
+
+async def test_timer_of_unknown_run_is_not_stored(store: WaitStore) -> None:
+    """A timer for a run that does not exist stores nothing."""
+    await store.put_timer(TimerRecord("ghost", 1, 10.0, None))
+    assert await store.get_timer("ghost") is None
+
+
+async def test_due_timers_are_those_of_waiting_runs_soonest_first(store: WaitStore) -> None:
+    """Only waiting runs' timers with `wake_at <= now` are due, soonest first, at most `limit`."""
+    await waiting_run(store, "late", 300.0)
+    await waiting_run(store, "early", 100.0)
+    await waiting_run(store, "future", 10_000.0)
+    await waiting_run(store, "signal-only", None, "go")
+    await waiting_run(store, "moved-on", 50.0)
+    await store.set_status("moved-on", RunStatus.RUNNING, expect_status=RunStatus.WAITING)
+    due = await store.due_timers(500.0)
+    assert [t.run_id for t in due] == ["early", "late"]
+    assert due[0] == TimerRecord("early", 1, 100.0, None)
+    assert [t.run_id for t in await store.due_timers(500.0, limit=1)] == ["early"]
+    assert await store.next_due() == 100.0
+
+
+async def test_next_due_is_none_without_waiting_timers(store: WaitStore) -> None:
+    """With no waiting run that has a due time, nothing is due."""
+    await waiting_run(store, "r1", None, "go")
+    assert await store.next_due() is None
+    assert await store.due_timers(1e12) == []
+
+
+async def test_clear_timer_drops_the_due_time_of_that_step_only(store: WaitStore) -> None:
+    """`clear_timer` forgets the due time of the timer set after that step, and no other."""
+    await waiting_run(store, "r1", 100.0, "go")
+    await store.clear_timer("r1", 7)
+    assert (await store.get_timer("r1")) == TimerRecord("r1", 1, 100.0, "go")
+    await store.clear_timer("r1", 1)
+    assert (await store.get_timer("r1")) == TimerRecord("r1", 1, None, "go")
+    assert await store.due_timers(1e12) == []
+
+
+async def test_claiming_a_due_timer_is_won_once(store: WaitStore) -> None:
+    """Three claims of one due timer (waiting -> running at its step) race; exactly one wins."""
+    await waiting_run(store, "r1", 100.0)
+
+    async def claim() -> bool:
+        try:
+            await store.set_status(
+                "r1", RunStatus.RUNNING, expect_step=1, expect_status=RunStatus.WAITING
+            )
+        except StatusConflictError:
+            return False
+        return True
+
+    won = await asyncio.gather(claim(), claim(), claim())
+    assert sorted(won) == [False, False, True]
+    assert await store.due_timers(1e12) == []
+
+
+async def test_signal_is_stored_once_per_id(store: WaitStore) -> None:
+    """A second signal with a taken id is not stored, whatever it carries."""
+    await store.create_run(run_rec("r1"))
+    assert await store.add_signal(SignalRecord("r1", "s-1", "approved", AWKWARD, 10.0))
+    assert not await store.add_signal(SignalRecord("r1", "s-1", "other", b"2", 11.0))
+    assert await store.list_signals("r1") == [SignalRecord("r1", "s-1", "approved", AWKWARD, 10.0, None)]
+
+
+async def test_signal_to_unknown_run_is_not_stored(store: WaitStore) -> None:
+    """A signal to a run that does not exist stores nothing."""
+    assert not await store.add_signal(SignalRecord("ghost", "s-1", "go", b"1"))
+    assert await store.list_signals("ghost") == []
+
+
+async def test_signals_list_in_arrival_order_and_fill_ts(store: WaitStore) -> None:
+    """Signals come back in arrival order (time, then id); a zero time becomes now."""
+    await store.create_run(run_rec("r1"))
+    await store.add_signal(SignalRecord("r1", "b", "go", b"2", 20.0))
+    await store.add_signal(SignalRecord("r1", "a", "go", b"1", 20.0))
+    await store.add_signal(SignalRecord("r1", "z", "go", b"0", 5.0))
+    before = time.time()
+    await store.add_signal(SignalRecord("r1", "now", "go", b"3"))
+    sigs = await store.list_signals("r1")
+    assert [s.signal_id for s in sigs] == ["z", "a", "b", "now"]
+    assert sigs[-1].ts >= before
+
+
+async def test_take_signal_takes_the_oldest_of_that_name_once(store: WaitStore) -> None:
+    """`take_signal` hands out the oldest buffered signal of the name, each to one step."""
+    await store.create_run(run_rec("r1"))
+    await store.add_signal(SignalRecord("r1", "x", "other", b"0", 1.0))
+    await store.add_signal(SignalRecord("r1", "s2", "go", b"2", 3.0))
+    await store.add_signal(SignalRecord("r1", "s1", "go", b"1", 2.0))
+    first = await store.take_signal("r1", "go", 4)
+    assert first == SignalRecord("r1", "s1", "go", b"1", 2.0, 4)
+    second = await store.take_signal("r1", "go", 5)
+    assert second is not None and second.signal_id == "s2"
+    assert await store.take_signal("r1", "go", 6) is None
+    assert await store.take_signal("r1", "missing", 6) is None
+
+
+async def test_a_signal_taken_by_a_step_that_never_committed_is_taken_again(store: WaitStore) -> None:
+    """A signal taken by step 4 can be taken again by step 4 (run again) but not by step 5."""
+    await store.create_run(run_rec("r1"))
+    await store.add_signal(SignalRecord("r1", "s1", "go", b"1", 2.0))
+    assert await store.take_signal("r1", "go", 4) is not None
+    again = await store.take_signal("r1", "go", 4)
+    assert again is not None and again.taken_step == 4
+    lower = await store.take_signal("r1", "go", 3)
+    assert lower is not None and lower.taken_step == 3
+    await store.take_signal("r1", "go", 5)
+    assert await store.take_signal("r1", "go", 6) is None
+
+
+async def test_delete_run_takes_its_timer_and_signals(store: WaitStore) -> None:
+    """Deleting a run deletes its timer and signals; a new run of the id starts with none."""
+    await waiting_run(store, "r1", 100.0)
+    await store.add_signal(SignalRecord("r1", "s1", "go", b"1"))
+    assert await store.delete_run("r1")
+    await store.create_run(run_rec("r1"))
+    assert await store.get_timer("r1") is None
+    assert await store.list_signals("r1") == []

@@ -330,7 +330,17 @@ async def test_mysql_ids_with_trailing_spaces_were_one_run_and_are_two_after_mig
         pool = await s._db()
         async with pool.acquire() as c, c.cursor() as cur:
             # back to v1: drop the tables and recreate them by the v1 statements
-            for t in ("branch_claims", "branches", "checkpoints", "steps", "runs", "schema_version"):
+            for t in (
+                "signals",
+                "timers",
+                "schedules",
+                "branch_claims",
+                "branches",
+                "checkpoints",
+                "steps",
+                "runs",
+                "schema_version",
+            ):
                 await cur.execute(f"DROP TABLE IF EXISTS {t}")
             for stmt in my_mod._MIGRATIONS[0]:  # type: ignore[union-attr]
                 await cur.execute(stmt)

@@ -25,6 +25,12 @@ class EventKind(StrEnum):
     RETRY = "retry"
     ERROR = "error"
     INTERRUPT = "interrupt"
+    WAIT = "wait"
+    """The run committed a step and waits (a timer, a signal): meta `until`, `signal`, `then`."""
+    WAKE = "wake"
+    """A waiting run was woken (due, or its signal came) and is driven again: meta `until`, `signal`."""
+    SIGNAL = "signal"
+    """A signal was stored for a run (`Engine.signal`): meta `signal` (name), `id`, `woke`."""
     WARNING = "warning"
     TOKEN = "token"  # noqa: S105 (a chat model's answer streaming: models.chat(stream=True))
     CUSTOM = "custom"

@@ -83,9 +83,11 @@ __all__ = [
     "RUN_ID",
     "RUN_SPAN",
     "RUN_STATUS",
+    "SIGNAL_SPAN",
     "STEP",
     "TOKEN_SPAN_EVENT",
     "TOKEN_TEXT",
+    "WAIT_SPAN_EVENT",
 ]
 
 _log = logging.getLogger("graphengine.emit.otel")
@@ -105,7 +107,11 @@ ATTEMPT = "graphengine.attempt"
 BRANCH = "graphengine.branch"
 """Attribute: the fan-out branch index, on branch spans."""
 RUN_STATUS = "graphengine.run.status"
-"""Attribute: how a run segment ended: done, interrupted, failed, cancelled, abandoned."""
+"""Attribute: how a run segment ended: done, interrupted, waiting, failed, cancelled, abandoned."""
+WAIT_SPAN_EVENT = "graphengine.wait"
+"""Name of the run span's event when the run begins to wait (its segment then ends, status waiting)."""
+SIGNAL_SPAN = "graphengine.signal"
+"""Name of the span (or, on a running run's span, the event) of a signal stored for a run."""
 TOKEN_SPAN_EVENT = "graphengine.token"  # noqa: S105 (a span event name)
 """Name of the span event of a streamed token."""
 TOKEN_TEXT = "graphengine.token.text"  # noqa: S105 (an attribute name)
@@ -216,6 +222,8 @@ class OTelEmitter:
             EventKind.RETRY: self._on_retry,
             EventKind.ERROR: self._on_error,
             EventKind.INTERRUPT: self._on_interrupt,
+            EventKind.WAIT: self._on_wait,
+            EventKind.SIGNAL: self._on_signal,
             EventKind.RUN_END: self._on_run_end,
         }
 
@@ -314,6 +322,25 @@ class OTelEmitter:
             attrs = {STEP: e.step, NODE_ID: e.node_id, **_attrs(e.meta, "graphengine.interrupt.")}
             run.span.add_event("graphengine.interrupt", attrs, timestamp=_ns(e.ts))
         self._finish(e, "interrupted")
+
+    def _on_wait(self, e: Event) -> None:
+        # Like an interrupt: the segment ends (a run asleep for a day holds no open span).
+        run = self._runs.get(e.run_id)
+        if run is not None:
+            attrs = {STEP: e.step, NODE_ID: e.node_id, **_attrs(e.meta, "graphengine.wait.")}
+            run.span.add_event(WAIT_SPAN_EVENT, attrs, timestamp=_ns(e.ts))
+        self._finish(e, "waiting")
+
+    def _on_signal(self, e: Event) -> None:
+        # A signal usually reaches a run that is waiting, with no open span: it gets a span of its
+        # own (linked by the run id attribute), or an event on the run's span when it is running.
+        attrs = {RUN_ID: e.run_id, **_attrs(e.meta, "graphengine.signal.")}
+        run = self._runs.get(e.run_id)
+        if run is not None:
+            run.span.add_event(SIGNAL_SPAN, attrs, timestamp=_ns(e.ts))
+            return
+        span = self.tracer.start_span(SIGNAL_SPAN, attributes=attrs, start_time=_ns(e.ts))
+        span.end(end_time=_ns(e.ts))
 
     # ------------------------------------------------------------------ nodes
 

@@ -17,6 +17,9 @@ Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
     POST /api/runs/{run_id}/cancel      cancel a run this server is driving (status becomes cancelled)
     POST /api/runs/{run_id}/replay      re-execute the run against its record; the replay report
                                         (?allow_graph_change=true: even with a changed graph)
+    POST /api/runs/{run_id}/signals     send a signal {"name", "payload"?, "id"?} (idempotent by id: a
+                                        webhook's delivery id); 201 with the stored signal
+    GET  /api/runs/{run_id}/signals     the run's signals in arrival order, with the step that took each
     GET  /api/runs/{run_id}/events      Server-Sent Events of a run this server drives, then an `end` event
     GET/POST/DELETE /api/schedules...   schedules (see `graphengine.server.schedules`)
     GET  /api/graph                     the graph as JSON, DOT, Mermaid or SVG (?format=, ?run= highlights a run)
@@ -24,7 +27,7 @@ Routes (JSON unless said otherwise; the OpenAPI schema is at `/openapi.json`):
 
 Errors are JSON `{"detail": ...}` with these status codes (`graphengine.server.errors`): 404 an
 unknown run (or step);
-409 a run id that exists, a run already running in this server, a cancel of a run that is not
+409 a run id that exists, a signal to a run that is done, a run already running in this server, a cancel of a run that is not
 running here, a graph or state schema that changed since the run started; 422 a request or an
 initial state that does not validate (`detail` lists the field errors, FastAPI's shape, with
 `loc` starting `["body", "state", ...]`); 401 a missing or wrong token when auth is on.
@@ -71,8 +74,9 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from graphengine.store import RunRecord, RunStatus, ScheduleStore, StoreError
+from graphengine.store import RunRecord, RunStatus, ScheduleStore, StoreError, WaitStore
 
+from ..context import Signal
 from ..engine import Engine
 from ..errors import GraphError, GraphValidationError, RunExistsError, StateValidationError
 from ..viz import RunPath, run_path, to_dot, to_mermaid
@@ -158,11 +162,50 @@ class RunDetail(RunSummary):
     """The state after the last committed step (JSON)."""
     interrupt: InterruptInfo | None = None
     """What the run waits for, when it is paused."""
+    wait: WaitInfo | None = None
+    """What the run waits for, when it is `waiting` (a timer, a signal)."""
     fingerprint: str = ""
     """Fingerprint of the graph the run started with."""
     graph_changed: bool = False
     """True when this engine's graph differs from the run's (resume and replay are refused with 409
     unless asked with `?allow_graph_change=true`)."""
+
+
+class WaitInfo(BaseModel):
+    """What a waiting run waits for."""
+
+    until: float | None = None
+    """When it is due (seconds since the epoch), or None: only a signal wakes it."""
+    signal: str | None = None
+    """The signal it waits for, if any."""
+
+
+class SignalInfo(BaseModel):
+    """A signal stored for a run."""
+
+    name: str
+    """What `ctx.wait_for(name)` waits for."""
+    id: str
+    """The sender's id (a second signal with it was not stored)."""
+    payload: Any = None
+    """Its JSON payload."""
+    ts: float
+    """When it was received (seconds since the epoch)."""
+    taken_step: int | None = None
+    """The step whose node received it; None while it is buffered."""
+
+
+class SendSignal(BaseModel):
+    """Body of `POST /api/runs/{run_id}/signals`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=255)
+    """The signal's name."""
+    payload: Any = None
+    """Its payload (JSON)."""
+    id: str | None = Field(default=None, min_length=1, max_length=255)
+    """Idempotency key: a second signal with this id is not stored (default: a new id)."""
 
 
 class StartRun(BaseModel):
@@ -442,6 +485,7 @@ def create_app(
     _add_run_reads(app, engine, runs, views)
     _add_run_actions(app, engine, runs, views)
     _add_turn_actions(app, engine, runs, views)
+    _add_signal_routes(app, engine)
     _add_event_stream(app, engine, runs)
     _add_graph_routes(app, engine, name)
     if keeps_schedules:
@@ -553,7 +597,23 @@ class _Views:
             ),
             fingerprint=rec.fingerprint,
             graph_changed=not engine.runtime().same_graph(rec),
+            wait=await self.waiting(rec),
         )
+
+    async def waiting(self, rec: RunRecord) -> WaitInfo | None:
+        """What a `waiting` run waits for (None for a run in any other status)."""
+        store = self.engine.store
+        if rec.status is not RunStatus.WAITING or not isinstance(store, WaitStore):
+            return None
+        timer = await store.get_timer(rec.run_id)
+        return None if timer is None else WaitInfo(until=timer.wake_at, signal=timer.signal)
+
+
+def _signal_info(sig: Signal) -> SignalInfo:
+    """A signal as the API shows it."""
+    return SignalInfo(
+        name=sig.name, id=sig.id, payload=jsonable(sig.payload), ts=sig.ts, taken_step=sig.taken_step
+    )
 
 
 def _add_run_collection(app: FastAPI, engine: Engine[Any], runs: RunManager, views: _Views) -> None:
@@ -801,6 +861,35 @@ def _add_turn_actions(app: FastAPI, engine: Engine[Any], runs: RunManager, views
         RunDetail,
         refuses="The values are not a delta of the state type, or a node is unknown",
     )(update_state)
+
+
+def _add_signal_routes(app: FastAPI, engine: Engine[Any]) -> None:
+    """`POST`/`GET /api/runs/{run_id}/signals`: send a run a signal, list its signals."""
+
+    @app.post(
+        "/api/runs/{run_id}/signals",
+        response_model=SignalInfo,
+        status_code=201,
+        tags=["runs"],
+        responses={404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    async def send_signal(run_id: RunId, body: Annotated[SendSignal, Body()]) -> SignalInfo:
+        """Send a signal to a run (`Engine.signal`); a run waiting for it is woken. Idempotent by `id`.
+
+        404 for an unknown run, 409 for a run that is done; a second signal with the same id
+        answers the first one (nothing stored)."""
+        _refuse_nonfinite(body.payload, ("body", "payload"))
+        return _signal_info(await engine.signal(run_id, body.name, body.payload, id=body.id))
+
+    @app.get(
+        "/api/runs/{run_id}/signals",
+        response_model=list[SignalInfo],
+        tags=["runs"],
+        responses={404: _ERRORS[404]},
+    )
+    async def list_signals(run_id: RunId) -> list[SignalInfo]:
+        """The run's signals in arrival order; `taken_step` names the step that received each."""
+        return [_signal_info(sig) for sig in await engine.signals(run_id)]
 
 
 def _add_event_stream(app: FastAPI, engine: Engine[Any], runs: RunManager) -> None:

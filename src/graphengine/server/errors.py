@@ -34,7 +34,9 @@ from ..errors import (
     RunExistsError,
     RunNotFoundError,
     SchemaVersionError,
+    SignalRefusedError,
     StateValidationError,
+    WaitError,
 )
 from ..schedules import ScheduleError, ScheduleNotFoundError
 from .limits import StartWatch
@@ -90,6 +92,7 @@ _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (StepConflictError, 409),
     (StatusConflictError, 409),
     (LeaseLostError, 409),
+    (WaitError, 409),
     # driven by another process (a worker, the CLI) or still running its turn
     (RunBusyError, 409),
     (StateValidationError, 422),
@@ -101,6 +104,8 @@ _STATUS: tuple[tuple[type[Exception], int], ...] = (
 
 def status_of(exc: BaseException) -> int:
     """The HTTP status an engine or store error maps to (500 for anything unknown)."""
+    if isinstance(exc, SignalRefusedError):  # an unknown run, or one that is done
+        return 404 if exc.status is None else 409
     for tp, code in _STATUS:
         if isinstance(exc, tp):
             return code

@@ -16,12 +16,12 @@ __all__ = ["delta_doc", "event_doc", "jsonable", "route_doc"]
 
 
 def route_doc(route: Next) -> dict[str, Any]:
-    """A `Next` as JSON: kind, target, branch nodes, interrupt payload and its short text."""
+    """A `Next` as JSON: kind, target, branch nodes, interrupt payload (a wait's until and signal) and its short text."""
     return {
         "kind": str(route.kind),
         "target": route.target,
         "branches": [b.node for b in route.branches],
-        "payload": jsonable(route.payload) if route.kind is NextKind.INTERRUPT else None,
+        "payload": jsonable(route.payload) if route.kind in (NextKind.INTERRUPT, NextKind.WAIT) else None,
         "text": repr(route),
     }
 

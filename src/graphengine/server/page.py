@@ -35,7 +35,7 @@ PAGE = r"""<!doctype html>
   tbody tr:hover td { background:#f1f5fb; }
   .badge { display:inline-block; padding:1px 8px; border-radius:10px; font-size:12px; font-weight:600; color:#fff; background:#777; }
   .s-done { background:var(--ok); } .s-running { background:var(--accent); } .s-interrupted { background:var(--warn); }
-  .s-failed { background:var(--bad); } .s-cancelled { background:#6b7280; }
+  .s-failed { background:var(--bad); } .s-cancelled { background:#6b7280; } .s-waiting { background:#7c5cc4; }
   .live { color:var(--accent); font-weight:600; font-size:12px; }
   pre { background:#f3f5f8; border:1px solid var(--line); border-radius:6px; padding:8px; margin:0; overflow:auto; max-height:360px; font-size:12.5px; }
   .diff .add { color:var(--ok); background:#eaf7ee; display:block; }
@@ -66,7 +66,7 @@ PAGE = r"""<!doctype html>
       <div class="row" style="margin-bottom:8px">
         <select id="status-filter" aria-label="status filter">
           <option value="">all statuses</option><option>running</option><option>interrupted</option>
-          <option>done</option><option>failed</option><option>cancelled</option>
+          <option>waiting</option><option>done</option><option>failed</option><option>cancelled</option>
         </select>
         <input id="prefix-filter" placeholder="run id starts with" size="14" aria-label="run id prefix">
         <button id="refresh">Refresh</button>
@@ -104,6 +104,16 @@ PAGE = r"""<!doctype html>
         <p style="margin:10px 0 4px">Answer (JSON):</p>
         <textarea id="int-input" rows="3" aria-label="answer">null</textarea>
         <div class="row" style="margin-top:6px"><button class="primary" id="answer">Resume with this answer</button></div>
+      </div>
+      <div class="card" id="waitcard" hidden>
+        <h2>Waiting</h2>
+        <p id="wait-what"></p>
+        <p style="margin:10px 0 4px">Signals received:</p>
+        <pre id="wait-signals"></pre>
+        <p style="margin:10px 0 4px">Send a signal (name, JSON payload):</p>
+        <input id="sig-name" placeholder="signal name" size="16" aria-label="signal name">
+        <textarea id="sig-payload" rows="2" aria-label="signal payload">null</textarea>
+        <div class="row" style="margin-top:6px"><button class="primary" id="send-signal">Send signal</button></div>
       </div>
       <div class="card">
         <h2>Graph <span class="muted" style="text-transform:none">(visited path in green, current node outlined orange)</span></h2>
@@ -203,7 +213,7 @@ async function loadRun() {
   $("run-error").textContent = d.error ? (d.error_node ? d.error_node + ": " : "") + d.error : "";
   $("cancel").disabled = !d.live; $("resume").disabled = d.live || d.status === "done";
   $("replay").disabled = d.live;
-  renderInterrupt(d); renderSteps(); loadGraph(id);
+  renderInterrupt(d); renderWait(d); renderSteps(); loadGraph(id);
   const k = selStep == null || selStep > d.steps ? d.steps : selStep;
   showStep(k);
   if (d.live) openStream(id);
@@ -215,6 +225,21 @@ function renderInterrupt(d) {
   $("int-node").textContent = it.node_id;
   $("int-kind").textContent = it.before ? "(paused before it runs)" : "(interrupted at step " + it.step + ")";
   $("int-payload").textContent = it.payload === null ? "(no payload: approve to continue)" : pretty(it.payload);
+}
+
+async function renderWait(d) {
+  const w = d.wait; $("waitcard").hidden = !w;
+  if (!w) return;
+  const parts = [];
+  if (w.signal) parts.push("the signal " + w.signal);
+  if (w.until != null) parts.push("until " + new Date(w.until * 1000).toISOString());
+  $("wait-what").textContent = "Waiting for " + parts.join(", or ");
+  if (w.signal) $("sig-name").value = w.signal;
+  try {
+    const sigs = await api("/api/runs/" + enc(d.run_id) + "/signals");
+    $("wait-signals").textContent = sigs.length ? sigs.map((g) => g.name + " (" + g.id + ")" +
+      (g.taken_step == null ? " buffered" : " taken at step " + g.taken_step) + ": " + JSON.stringify(g.payload)).join("\n") : "(none)";
+  } catch (e) { $("wait-signals").textContent = e.message; }
 }
 
 function renderSteps() {
@@ -318,6 +343,11 @@ $("start").onclick = async () => {
   const body = {state}; if ($("new-id").value) body.run_id = $("new-id").value;
   try { const d = await post("/api/runs", body); select(d.run_id); await loadRuns(); }
   catch (e) { err.hidden = false; err.textContent = e.message; }
+};
+$("send-signal").onclick = () => {
+  let payload;
+  try { payload = JSON.parse($("sig-payload").value || "null"); } catch (e) { $("msg").textContent = "the payload is not JSON: " + e.message; $("msg").className = "err"; return; }
+  act(() => post("/api/runs/" + enc(current) + "/signals", {name: $("sig-name").value, payload}));
 };
 $("refresh").onclick = loadRuns;
 $("status-filter").onchange = () => { runsOffset = 0; loadRuns(); };

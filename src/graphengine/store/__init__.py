@@ -28,9 +28,18 @@ from .ids import MAX_ID_CHARS, check_id
 from .memory import MemoryStore
 from .mysql import MySQLStore
 from .postgres import PostgresStore
-from .protocol import BranchLeaseStore, LeaseStore, RunLockStore, Store
+from .protocol import BranchLeaseStore, LeaseStore, RunLockStore, Store, WaitStore
 from .prune import InvalidPolicyError, PruneMixin, PrunePolicy, PruneReport, prune
-from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .records import (
+    BranchRecord,
+    Checkpoint,
+    Latest,
+    RunRecord,
+    RunStatus,
+    SignalRecord,
+    StepRecord,
+    TimerRecord,
+)
 from .schedules import ScheduleRecord, ScheduleStore
 from .sqlite import SQLiteStore
 from .transfer import RunTransfer, export_run, import_run
@@ -66,13 +75,16 @@ __all__ = [
     "ScheduleExistsError",
     "ScheduleRecord",
     "ScheduleStore",
+    "SignalRecord",
     "StatusConflictError",
     "StepConflictError",
     "StepRecord",
     "Store",
     "StoreError",
     "StoreUnavailableError",
+    "TimerRecord",
     "ValueRefusedError",
+    "WaitStore",
     "adaptable_type",
     "check_id",
     "export_run",

@@ -11,7 +11,16 @@ from ._integrity import check_dense, latest_of, status_conflict
 from .errors import RunExistsError, StepConflictError, StoreError
 from .ids import check_id
 from .prune import PruneMixin
-from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .records import (
+    BranchRecord,
+    Checkpoint,
+    Latest,
+    RunRecord,
+    RunStatus,
+    SignalRecord,
+    StepRecord,
+    TimerRecord,
+)
 from .schedules import ScheduleMemoryMixin
 from .transfer import RunTransfer
 
@@ -23,7 +32,7 @@ def _step_of(rec: StepRecord) -> int:
 
 
 class _Run:
-    __slots__ = ("branches", "checkpoints", "rec", "snapshot_index", "steps")
+    __slots__ = ("branches", "checkpoints", "rec", "signals", "snapshot_index", "steps", "timer")
 
     def __init__(self, rec: RunRecord) -> None:
         self.rec = rec
@@ -32,6 +41,8 @@ class _Run:
         self.snapshot_index = -1
         self.checkpoints: dict[str, Checkpoint] = {}
         self.branches: dict[tuple[int, int], BranchRecord] = {}
+        self.timer: TimerRecord | None = None
+        self.signals: dict[str, SignalRecord] = {}
 
 
 class MemoryStore(RunTransfer, PruneMixin, ScheduleMemoryMixin):
@@ -241,3 +252,71 @@ class MemoryStore(RunTransfer, PruneMixin, ScheduleMemoryMixin):
 
     async def close(self) -> None:
         """Nothing to release."""
+
+    # ---------------------------------------------------------------- timers and signals (WaitStore)
+
+    async def put_timer(self, timer: TimerRecord) -> None:
+        """Set (or replace) the run's timer; an unknown run is left alone."""
+        check_id(timer.run_id)
+        if timer.signal is not None:
+            check_id(timer.signal, "signal name")
+        r = self._runs.get(timer.run_id)
+        if r is not None:
+            r.timer = timer
+
+    async def get_timer(self, run_id: str) -> TimerRecord | None:
+        """The run's timer, or None."""
+        check_id(run_id)
+        r = self._runs.get(run_id)
+        return r.timer if r is not None else None
+
+    async def clear_timer(self, run_id: str, step: int) -> None:
+        """Drop the due time of the run's timer when it was set after `step`."""
+        check_id(run_id)
+        r = self._runs.get(run_id)
+        if r is not None and r.timer is not None and r.timer.step == step:
+            r.timer = replace(r.timer, wake_at=None)
+
+    def _waiting_timers(self) -> list[TimerRecord]:
+        return [
+            r.timer
+            for r in self._runs.values()
+            if r.timer is not None and r.timer.wake_at is not None and r.rec.status is RunStatus.WAITING
+        ]
+
+    async def due_timers(self, now: float, *, limit: int = 100) -> list[TimerRecord]:
+        """Timers of waiting runs with `wake_at <= now`, soonest first (a scan: a test store)."""
+        due = [t for t in self._waiting_timers() if t.wake_at is not None and t.wake_at <= now]
+        due.sort(key=lambda t: (t.wake_at, t.run_id))
+        return due[: max(limit, 0)]
+
+    async def next_due(self) -> float | None:
+        """The soonest due time of a waiting run, or None."""
+        return min((t.wake_at for t in self._waiting_timers() if t.wake_at is not None), default=None)
+
+    async def add_signal(self, sig: SignalRecord) -> bool:
+        """Store a signal once per (run, id); False if the id is taken or the run unknown."""
+        check_id(sig.run_id)
+        check_id(sig.signal_id, "signal id")
+        check_id(sig.name, "signal name")
+        r = self._runs.get(sig.run_id)
+        if r is None or sig.signal_id in r.signals:
+            return False
+        r.signals[sig.signal_id] = replace(sig, ts=sig.ts or time.time(), taken_step=None)
+        return True
+
+    async def list_signals(self, run_id: str) -> list[SignalRecord]:
+        """The run's signals in arrival order (receive time, then id)."""
+        check_id(run_id)
+        r = self._runs.get(run_id)
+        return [] if r is None else sorted(r.signals.values(), key=lambda g: (g.ts, g.signal_id))
+
+    async def take_signal(self, run_id: str, name: str, step: int) -> SignalRecord | None:
+        """Mark the oldest available signal `name` as taken by `step` and return it; None if none."""
+        check_id(name, "signal name")
+        for sig in await self.list_signals(run_id):
+            if sig.name == name and (sig.taken_step is None or sig.taken_step >= step):
+                taken = replace(sig, taken_step=step)
+                self._runs[run_id].signals[sig.signal_id] = taken
+                return taken
+        return None

@@ -59,6 +59,8 @@ from ._sql import (
     LeaseMixin,
     Op,
     Statements,
+    WaitsMixin,
+    WaitStatements,
     WriterMixin,
     group_rows,
     meta_text,
@@ -89,7 +91,7 @@ from .records import BranchRecord, Checkpoint, RunRecord, StepRecord
 
 __all__ = ["SCHEMA_VERSION", "MySQLStore"]
 
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 """Schema version this module writes; older databases are migrated on open."""
 
 # v2: key columns become VARBINARY, so ids compare byte for byte. utf8mb4_bin is a PAD SPACE
@@ -188,6 +190,7 @@ _MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...
         ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin""",
     ),
     _binary_keys,
+    # v3: branch claims.
     (
         # Claims of fan-out branches run as jobs of their own (`graphengine.store._branch_claims`).
         """CREATE TABLE IF NOT EXISTS branch_claims (
@@ -202,7 +205,7 @@ _MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...
             CONSTRAINT branch_claims_run FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE
         ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin""",
     ),
-    # Schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
+    # v4: schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
     (
         """CREATE TABLE IF NOT EXISTS schedules (
             schedule_id VARBINARY(1020) NOT NULL PRIMARY KEY,
@@ -215,6 +218,28 @@ _MIGRATIONS: Final[tuple[tuple[str, ...] | Callable[[Any], Awaitable[None]], ...
             created_at  DOUBLE NOT NULL,
             updated_at  DOUBLE NOT NULL,
             KEY schedules_due (paused, due_at)
+        ) ENGINE = InnoDB""",
+    ),
+    # v5: durable timers and signals (`WaitStore`); keys VARBINARY like v2's, byte for byte.
+    (
+        """CREATE TABLE IF NOT EXISTS timers (
+            run_id  VARBINARY(1020) NOT NULL PRIMARY KEY,
+            step    INT NOT NULL,
+            wake_at DOUBLE,
+            `signal` VARBINARY(1020),
+            KEY timers_due (wake_at),
+            CONSTRAINT timers_run FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE
+        ) ENGINE = InnoDB""",
+        """CREATE TABLE IF NOT EXISTS signals (
+            run_id     VARBINARY(1020) NOT NULL,
+            signal_id  VARBINARY(1020) NOT NULL,
+            name       VARBINARY(1020) NOT NULL,
+            payload    LONGBLOB NOT NULL,
+            ts         DOUBLE NOT NULL,
+            taken_step INT,
+            PRIMARY KEY (run_id, signal_id),
+            KEY signals_arrival (run_id, name, ts),
+            CONSTRAINT signals_run FOREIGN KEY (run_id) REFERENCES runs (run_id) ON DELETE CASCADE
         ) ENGINE = InnoDB""",
     ),
 )
@@ -293,6 +318,28 @@ FROM runs WHERE run_id = %s""",
     save_checkpoint="""INSERT INTO checkpoints (run_id, label, step, state, ts)
 SELECT %s, %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
 ON DUPLICATE KEY UPDATE step = VALUES(step), state = VALUES(state), ts = VALUES(ts)""",
+)
+# `signal` is a reserved word in MySQL and MariaDB: quoted wherever it is named. Due timers are
+# read through the timers' due-time index first (STRAIGHT_JOIN), not from every waiting run.
+_WAIT_STATEMENTS: Final = WaitStatements(
+    put_timer="""INSERT INTO timers (run_id, step, wake_at, `signal`)
+SELECT %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
+ON DUPLICATE KEY UPDATE step = VALUES(step), wake_at = VALUES(wake_at), `signal` = VALUES(`signal`)""",
+    get_timer="SELECT run_id, step, wake_at, `signal` FROM timers WHERE run_id = %s",
+    clear_timer="UPDATE timers SET wake_at = NULL WHERE run_id = %s AND step = %s",
+    due_timers="""SELECT t.run_id, t.step, t.wake_at, t.`signal` FROM timers t STRAIGHT_JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND t.wake_at <= %s AND r.status = 'waiting' ORDER BY t.wake_at, t.run_id LIMIT %s""",
+    next_due="""SELECT t.wake_at FROM timers t STRAIGHT_JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
+    # A taken id counts 0 rows: the update sets the row to what it holds (CLIENT_FOUND_ROWS is off).
+    add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
+SELECT %s, %s, %s, %s, %s, NULL FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
+ON DUPLICATE KEY UPDATE run_id = run_id""",
+    list_signals="SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = %s ORDER BY ts, signal_id",
+    pick_signal="""SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = %s AND name = %s
+AND (taken_step IS NULL OR taken_step >= %s) ORDER BY ts, signal_id LIMIT 1""",
+    take_signal="""UPDATE signals SET taken_step = %s WHERE run_id = %s AND signal_id = %s
+AND (taken_step IS NULL OR taken_step >= %s)""",
 )
 # LIMIT needs a number in MySQL: the largest BIGINT UNSIGNED stands for "no limit".
 _NO_LIMIT: Final = 18446744073709551615
@@ -443,7 +490,9 @@ def _fits_one_statement(values: Sequence[Any]) -> bool:
     return True
 
 
-class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin, ScheduleSQLMixin):
+class MySQLStore(
+    MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin, ScheduleSQLMixin, WaitsMixin
+):
     """A `Store` (and `LeaseStore`) in a MySQL or MariaDB database.
 
     `MySQLStore("mysql://root@127.0.0.1:3306/db")` needs no event loop and connects on first use.
@@ -456,6 +505,7 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchCl
     _sql = _STATEMENTS
     _claims = _CLAIMS
     _schedule_sql = _SCHEDULE_STATEMENTS
+    _wait_sql = _WAIT_STATEMENTS
     _no_limit = _NO_LIMIT
     _max_branches = _MAX_BRANCHES
     _lost_replies = True
@@ -737,6 +787,9 @@ class MySQLStore(MySQLPools, WriterMixin, GroupedRunsMixin, LeaseMixin, BranchCl
 
     def _run_row(self, row: Sequence[Any]) -> RunRecord:
         return run_record(row, text(row[0]), row[9].encode())
+
+    def _key(self, value: Any, run_id: Any = None, field: str = "run_id") -> str:
+        return text(value, run_id, field)
 
     def _step_row(self, row: Sequence[Any]) -> StepRecord:
         return StepRecord(text(row[0]), *row[1:])

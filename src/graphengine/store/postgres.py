@@ -64,6 +64,8 @@ from ._sql import (
     LeaseMixin,
     Op,
     Statements,
+    WaitsMixin,
+    WaitStatements,
     WriterMixin,
     group_rows,
     meta_text,
@@ -90,7 +92,7 @@ from .records import RunRecord
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore"]
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """Schema version this module writes; older databases are migrated on open."""
 
 # _MIGRATIONS[v] takes a schema from version v to v + 1. Append; never edit a released entry.
@@ -150,6 +152,7 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             PRIMARY KEY (run_id, step, branch)
         )""",
     ),
+    # v2: branch claims.
     (
         # Claims of fan-out branches run as jobs of their own (`graphengine.store._branch_claims`).
         """CREATE TABLE branch_claims (
@@ -163,7 +166,7 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             PRIMARY KEY (run_id, step, branch)
         )""",
     ),
-    # Schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
+    # v3: schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
     (
         """CREATE TABLE schedules (
             schedule_id text COLLATE "C" PRIMARY KEY,
@@ -177,6 +180,27 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             updated_at  double precision NOT NULL
         )""",
         "CREATE INDEX schedules_due ON schedules (due_at) WHERE NOT paused",
+    ),
+    # v4: durable timers and signals (`WaitStore`). One timer row per run that waited; the
+    # partial index holds only timers with a due time, which `clear_timer` drops on wake-up.
+    (
+        """CREATE TABLE timers (
+            run_id  text COLLATE "C" PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+            step    integer NOT NULL,
+            wake_at double precision,
+            signal  text COLLATE "C"
+        )""",
+        "CREATE INDEX timers_due ON timers (wake_at) WHERE wake_at IS NOT NULL",
+        """CREATE TABLE signals (
+            run_id     text COLLATE "C" NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            signal_id  text COLLATE "C" NOT NULL,
+            name       text COLLATE "C" NOT NULL,
+            payload    bytea NOT NULL,
+            ts         double precision NOT NULL,
+            taken_step integer,
+            PRIMARY KEY (run_id, signal_id)
+        )""",
+        "CREATE INDEX signals_arrival ON signals (run_id, name, ts)",
     ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
@@ -270,6 +294,25 @@ ON CONFLICT (run_id, label) DO UPDATE SET step = excluded.step, state = excluded
     delete_run="DELETE FROM runs WHERE run_id = $1",
 )
 _INSERT_STEP_FENCED: Final = _STATEMENTS.insert_step_fenced or ""
+_WAIT_STATEMENTS: Final = WaitStatements(
+    put_timer="""INSERT INTO timers (run_id, step, wake_at, signal)
+SELECT $1::text, $2::integer, $3::float8, $4::text WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $5)
+ON CONFLICT (run_id) DO UPDATE SET step = excluded.step, wake_at = excluded.wake_at, signal = excluded.signal""",
+    get_timer="SELECT run_id, step, wake_at, signal FROM timers WHERE run_id = $1",
+    clear_timer="UPDATE timers SET wake_at = NULL WHERE run_id = $1 AND step = $2",
+    due_timers="""SELECT t.run_id, t.step, t.wake_at, t.signal FROM timers t JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND t.wake_at <= $1 AND r.status = 'waiting' ORDER BY t.wake_at, t.run_id LIMIT $2""",
+    next_due="""SELECT t.wake_at FROM timers t JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
+    add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
+SELECT $1::text, $2::text, $3::text, $4::bytea, $5::float8, NULL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $6)
+ON CONFLICT (run_id, signal_id) DO NOTHING""",
+    list_signals="SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = $1 ORDER BY ts, signal_id",
+    pick_signal="""SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = $1 AND name = $2
+AND (taken_step IS NULL OR taken_step >= $3) ORDER BY ts, signal_id LIMIT 1""",
+    take_signal="""UPDATE signals SET taken_step = $1 WHERE run_id = $2 AND signal_id = $3
+AND (taken_step IS NULL OR taken_step >= $4)""",
+)
 # Kept by name: tests read the snapshot statement's plan.
 _LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot
 
@@ -380,7 +423,9 @@ def _meta_text(run: RunRecord) -> str:
     return meta_text(run, "PostgresStore keeps it in a json column")
 
 
-class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin, ScheduleSQLMixin):
+class PostgresStore(
+    WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin, ScheduleSQLMixin, WaitsMixin
+):
     """A `Store` (and `LeaseStore`) in a PostgreSQL database, shared by many processes and machines.
 
     `PostgresStore("postgresql://user@host:5432/db")` needs no event loop and connects on first
@@ -395,6 +440,7 @@ class PostgresStore(WriterMixin, GroupedRunsMixin, LeaseMixin, BranchClaimMixin,
     _sql = _STATEMENTS
     _claims = _CLAIMS
     _schedule_sql = _SCHEDULE_STATEMENTS
+    _wait_sql = _WAIT_STATEMENTS
     _max_batch = _MAX_BATCH
     _lost_replies = True
 

@@ -6,9 +6,18 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from ._lease import Lease
-from .records import BranchRecord, Checkpoint, Latest, RunRecord, RunStatus, StepRecord
+from .records import (
+    BranchRecord,
+    Checkpoint,
+    Latest,
+    RunRecord,
+    RunStatus,
+    SignalRecord,
+    StepRecord,
+    TimerRecord,
+)
 
-__all__ = ["BranchLeaseStore", "LeaseStore", "RunLockStore", "Store"]
+__all__ = ["BranchLeaseStore", "LeaseStore", "RunLockStore", "Store", "WaitStore"]
 
 
 @runtime_checkable
@@ -222,4 +231,55 @@ class RunLockStore(Store, Protocol):
 
     def unlock_run(self, run_id: str) -> None:
         """Give up the lock of `lock_run` (no effect if it is not held here)."""
+        ...
+
+
+@runtime_checkable
+class WaitStore(Store, Protocol):
+    """A `Store` that keeps durable timers and signals (every backend of graphengine has it).
+
+    Contract (checked by `tests/store/test_store_contract.py` against every backend):
+    - A run has at most one timer: `put_timer` replaces it. `due_timers(now)` returns the timers
+      of runs whose status is `waiting` with `wake_at <= now`, soonest first; `next_due()` the
+      soonest `wake_at` of a waiting run. Neither holds anything per run in memory: a timer waker
+      asks again. `clear_timer(run_id, step)` drops the due time of the timer set after `step`
+      (the run was woken). Timers and signals go with their run (`delete_run`).
+    - `add_signal` stores a signal once per (run, signal id): a second one with the same id is
+      not stored (False), whatever its name or payload. An unknown run stores nothing (False).
+    - `take_signal(run_id, name, step)` atomically marks the oldest signal named `name` that is
+      buffered, or was taken by a step numbered `step` or later (a step that never committed,
+      run again), as taken by `step`, and returns it; None when there is none.
+    - `list_signals` returns the run's signals in arrival order (receive time, then id).
+    """
+
+    async def put_timer(self, timer: TimerRecord) -> None:
+        """Set (or replace) the run's timer. Unknown run: no effect."""
+        ...
+
+    async def get_timer(self, run_id: str) -> TimerRecord | None:
+        """The run's timer, or None."""
+        ...
+
+    async def clear_timer(self, run_id: str, step: int) -> None:
+        """Drop the due time of the run's timer if it was set after `step` (no effect otherwise)."""
+        ...
+
+    async def due_timers(self, now: float, *, limit: int = 100) -> list[TimerRecord]:
+        """Timers of waiting runs due at `now` (`wake_at <= now`), soonest first, at most `limit`."""
+        ...
+
+    async def next_due(self) -> float | None:
+        """The soonest `wake_at` of a waiting run, or None when no waiting run has one."""
+        ...
+
+    async def add_signal(self, sig: SignalRecord) -> bool:
+        """Store a signal; False (nothing stored) if its id is taken for this run or the run is unknown."""
+        ...
+
+    async def list_signals(self, run_id: str) -> list[SignalRecord]:
+        """The run's signals in arrival order."""
+        ...
+
+    async def take_signal(self, run_id: str, name: str, step: int) -> SignalRecord | None:
+        """Mark the oldest available signal `name` as taken by `step` and return it (see the contract)."""
         ...

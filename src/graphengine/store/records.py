@@ -11,7 +11,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-__all__ = ["BranchRecord", "Checkpoint", "Latest", "RunRecord", "RunStatus", "StepRecord"]
+__all__ = [
+    "BranchRecord",
+    "Checkpoint",
+    "Latest",
+    "RunRecord",
+    "RunStatus",
+    "SignalRecord",
+    "StepRecord",
+    "TimerRecord",
+]
 
 
 class RunStatus(StrEnum):
@@ -28,8 +37,12 @@ class RunStatus(StrEnum):
     CANCELLED = "cancelled"
     """Its task was cancelled; resume continues it."""
     WAITING = "waiting"
-    """Holds no task while something else happens: its fan-out's branches run as jobs on other
-    workers (`graphengine.branches`); it is resumed when they are all stored."""
+    """Holds no task while something else happens, for one of two reasons: it waits for a time or
+    a signal (`ctx.sleep`, `ctx.wait_for`, `sleep_until`), and its `TimerRecord` says until when
+    and for what; or its fan-out's branches run as jobs on other workers (`graphengine.branches`),
+    and it is resumed when they are all stored. The timer row tells the two apart: only a run
+    waiting for a time or a signal has one, so timer wakers never touch a run waiting for its
+    branches (their timer reads join on the timer table)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,3 +168,35 @@ class Latest:
     def last_step(self) -> int:
         """Number of the newest committed step (0 when none ran yet)."""
         return self.last.step if self.last is not None else 0
+
+
+@dataclass(frozen=True, slots=True)
+class TimerRecord:
+    """What a waiting run waits for: a time, a signal, or both (the first to come wakes it)."""
+
+    run_id: str
+    """The waiting run."""
+    step: int
+    """The committed step the run waits after (a wake is conditioned on it)."""
+    wake_at: float | None
+    """When the run is due, seconds since the epoch; None: only a signal wakes it."""
+    signal: str | None = None
+    """The signal name the run waits for, or None for a plain sleep."""
+
+
+@dataclass(frozen=True, slots=True)
+class SignalRecord:
+    """One signal sent to a run (`Engine.signal`), stored once per (run, signal id)."""
+
+    run_id: str
+    """The run it was sent to."""
+    signal_id: str
+    """The sender's id: a second signal with this id is the same signal (stored once)."""
+    name: str
+    """What `ctx.wait_for(name)` waits for."""
+    payload: bytes
+    """The payload, as JSON bytes."""
+    ts: float = 0.0
+    """When it was received, seconds since the epoch (0: now, when stored)."""
+    taken_step: int | None = None
+    """The step whose node took it (`ctx.wait_for`), or None while it is buffered."""

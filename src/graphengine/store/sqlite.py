@@ -46,8 +46,9 @@ from ._sql import (
     PORTABLE,
     OneLoopMixin,
     Op,
-    SQLStore,
     Statements,
+    WaitsMixin,
+    WaitStatements,
     driver_error,
     key_conflict,
     refused,
@@ -69,7 +70,7 @@ __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """Schema version this module writes (`PRAGMA user_version`); older files are migrated on open."""
 
 # _MIGRATIONS[v] takes a file from version v to v + 1. Append; never edit a released entry.
@@ -131,7 +132,7 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             PRIMARY KEY (run_id, step, branch)
         )""",
     ),
-    # Schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
+    # v3: schedules (graphengine.schedules): what a scheduler queries is a column, the rest opaque JSON.
     (
         """CREATE TABLE schedules (
             schedule_id TEXT PRIMARY KEY,
@@ -145,6 +146,27 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             updated_at  REAL NOT NULL
         )""",
         "CREATE INDEX schedules_due ON schedules (due_at) WHERE paused = 0",
+    ),
+    # v4: durable timers and signals (`WaitStore`). One timer row per run that waited; the
+    # partial index holds only timers with a due time, which `clear_timer` drops on wake-up.
+    (
+        """CREATE TABLE timers (
+            run_id  TEXT PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+            step    INTEGER NOT NULL,
+            wake_at REAL,
+            signal  TEXT
+        )""",
+        "CREATE INDEX timers_due ON timers (wake_at) WHERE wake_at IS NOT NULL",
+        """CREATE TABLE signals (
+            run_id     TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+            signal_id  TEXT NOT NULL,
+            name       TEXT NOT NULL,
+            payload    BLOB NOT NULL,
+            ts         REAL NOT NULL,
+            taken_step INTEGER,
+            PRIMARY KEY (run_id, signal_id)
+        )""",
+        "CREATE INDEX signals_arrival ON signals (run_id, name, ts)",
     ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
@@ -195,6 +217,27 @@ WHERE NOT EXISTS (SELECT 1 FROM schedules WHERE schedule_id = ?)""",
     update="""UPDATE schedules SET spec = ?, input = ?, due_at = ?, paused = ?, state = ?, updated_at = ?,
   version = version + 1 WHERE schedule_id = ? AND version = ?""",
     delete="DELETE FROM schedules WHERE schedule_id = ?",
+)
+# Due timers are read through the timers' due-time index first (CROSS JOIN fixes that order in
+# SQLite): otherwise, with no statistics, the planner starts from every waiting run.
+_WAIT_STATEMENTS: Final = WaitStatements(
+    put_timer="""INSERT INTO timers (run_id, step, wake_at, signal)
+SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
+ON CONFLICT (run_id) DO UPDATE SET step = excluded.step, wake_at = excluded.wake_at, signal = excluded.signal""",
+    get_timer="SELECT run_id, step, wake_at, signal FROM timers WHERE run_id = ?",
+    clear_timer="UPDATE timers SET wake_at = NULL WHERE run_id = ? AND step = ?",
+    due_timers="""SELECT t.run_id, t.step, t.wake_at, t.signal FROM timers t CROSS JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND t.wake_at <= ? AND r.status = 'waiting' ORDER BY t.wake_at, t.run_id LIMIT ?""",
+    next_due="""SELECT t.wake_at FROM timers t CROSS JOIN runs r ON r.run_id = t.run_id
+WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
+    add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
+SELECT ?, ?, ?, ?, ?, NULL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
+ON CONFLICT (run_id, signal_id) DO NOTHING""",
+    list_signals="SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = ? ORDER BY ts, signal_id",
+    pick_signal="""SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = ? AND name = ?
+AND (taken_step IS NULL OR taken_step >= ?) ORDER BY ts, signal_id LIMIT 1""",
+    take_signal="""UPDATE signals SET taken_step = ? WHERE run_id = ? AND signal_id = ?
+AND (taken_step IS NULL OR taken_step >= ?)""",
 )
 # Kept by name: tests read the snapshot statement's plan.
 _LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot
@@ -480,7 +523,7 @@ _DRIVER_ERRORS: Final = (sqlite3.Error, sqlite3.Warning, UnicodeEncodeError, Ove
 _ON_LOOP: Final[frozenset[_Op]] = frozenset({"save_step", "create_run"})
 
 
-class SQLiteStore(SQLStore, OneLoopMixin, ScheduleSQLMixin):
+class SQLiteStore(WaitsMixin, OneLoopMixin, ScheduleSQLMixin):
     """A `Store` in one SQLite file (WAL, versioned schema), for one or many processes on one machine.
 
     `SQLiteStore("runs.db")` needs no event loop: the file is opened on first use. Use
@@ -528,6 +571,7 @@ class SQLiteStore(SQLStore, OneLoopMixin, ScheduleSQLMixin):
         self._locks: RunLocks | None = None if memory else RunLocks(f"{path}-runlock")
 
     _sql = _STATEMENTS
+    _wait_sql = _WAIT_STATEMENTS
     _schedule_sql = _SCHEDULE_STATEMENTS
     _no_limit = -1
     _max_branches = _MAX_BRANCHES

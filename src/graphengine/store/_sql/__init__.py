@@ -25,6 +25,7 @@ from ._pool import (
     refused,
     terminate,
 )
+from ._waits import WaitsMixin, WaitStatements
 from ._writer import WriterMixin
 
 __all__ = [
@@ -43,6 +44,8 @@ __all__ = [
     "PoolMixin",
     "SQLStore",
     "Statements",
+    "WaitStatements",
+    "WaitsMixin",
     "WriterMixin",
     "always",
     "check_lock_timeout",
