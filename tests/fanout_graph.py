@@ -10,6 +10,11 @@ whole or absent after a SIGKILL):
     start <pid> <branch> <claim token>      when the node starts
     exec <pid> <branch> <claim token>       just before it returns
 
+With `$GRAPHENGINE_TEST_HOLD_DIR` set too, a `work` execution in a process whose pid names a file
+in that directory writes `hold <pid> <branch> <claim token>` and waits (its claim renewed) until
+the file is removed: a test holds a worker inside branches it has claimed, so a kill or a stop
+always lands on unfinished ones.
+
 No tests live here.
 """
 
@@ -52,6 +57,11 @@ def build(store: Store) -> Engine[FState]:
     path = os.environ.get("GRAPHENGINE_TEST_SIDE_LOG")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644) if path else None
     pid = os.getpid()
+    hold_dir = os.environ.get("GRAPHENGINE_TEST_HOLD_DIR")
+    hold = os.path.join(hold_dir, str(pid)) if hold_dir else None
+
+    def held() -> bool:
+        return hold is not None and os.path.exists(hold)
 
     def log(what: str, ctx: Context) -> None:
         if fd is not None:
@@ -64,6 +74,11 @@ def build(store: Store) -> Engine[FState]:
 
     async def work(ctx: Context, s: FState) -> NodeResult[FState]:
         log("start", ctx)
+        if held():
+            log("hold", ctx)
+            # Another process (the test) releases it by removing a file: polled, not an Event.
+            while held():  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
         await asyncio.sleep(NODE_SLEEP)
         log("exec", ctx)
         return NodeResult(delta=FState(items=[s.item], total=s.item * s.item, top=s.item))

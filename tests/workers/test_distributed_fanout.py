@@ -3,7 +3,11 @@
 The main test starts three `graphengine worker fanout_graph:build` processes (2-second leases,
 `tests/fanout_graph.py`), submits one run whose fan-out has 1,000 branches, SIGKILLs one worker
 while it runs branches and SIGSTOPs another inside a branch until its claim has expired and its
-stalled jobs were re-run elsewhere, then SIGCONTs it. It checks, from the store, the side log
+stalled jobs were re-run elsewhere, then SIGCONTs it. Neither is left to timing: before each
+signal the test holds that worker inside the branches it takes next (a file the graph's `work`
+waits on, `tests/fanout_graph.py`) and checks in the store that it owns their claims, so the kill
+and the stop always land on unfinished claimed branches. Waits are hang guards scaled to the
+pace observed on the machine, not speeds. It checks, from the store, the side log
 every branch execution appends to and the workers' logs, that:
 
 1. while its branches were out the run was `waiting` (it held no task);
@@ -22,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -101,7 +106,7 @@ async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
             await _drop_queue(queue, queue)
 
 
-def _spawn(s: Setup, n: int, side: Path) -> tuple[subprocess.Popen[bytes], Path]:
+def _spawn(s: Setup, n: int, side: Path, hold: Path) -> tuple[subprocess.Popen[bytes], Path]:
     """Start worker process `n`; its stderr (its log) goes to a file."""
     err = s.tmp / f"worker{n}.err"
     env = dict(
@@ -109,6 +114,7 @@ def _spawn(s: Setup, n: int, side: Path) -> tuple[subprocess.Popen[bytes], Path]
         PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests"), str(ROOT)]),
         GRAPHENGINE_TEST_SIDE_LOG=str(side),
         GRAPHENGINE_TEST_WIDTH=str(WIDTH),
+        GRAPHENGINE_TEST_HOLD_DIR=str(hold),
     )
     cmd = [sys.executable, "-m", "graphengine", "worker", "fanout_graph:build", "--store", s.store_url]
     cmd += ["--queue-dsn", POSTGRES_DSN, "--queue", s.queue, "--ttl", str(TTL)]
@@ -140,10 +146,57 @@ def _side(path: Path) -> list[Line]:
     return out
 
 
+async def _claims(s: Setup, pid: int) -> dict[int, int]:
+    """branch -> token of the fan-out's claims the store says worker `pid` owns (`host:pid/job<id>`)."""
+    owner = f"{socket.gethostname()}:{pid}/%"
+    if isinstance(s.store, PostgresStore):
+        import asyncpg  # type: ignore[import-untyped,unused-ignore]
+
+        conn = await asyncpg.connect(POSTGRES_DSN)
+        try:
+            rows = await conn.fetch(
+                f"SELECT branch, token FROM {s.store.schema}.branch_claims"
+                " WHERE run_id = $1 AND step = $2 AND owner LIKE $3",
+                "wide",
+                FAN_OUT_STEP,
+                owner,
+            )
+        finally:
+            await conn.close()
+        return {int(r[0]): int(r[1]) for r in rows}
+    import asyncmy
+
+    url = urlsplit(MYSQL_DSN)
+    my = await asyncmy.connect(
+        host=url.hostname, port=url.port or 3306, user=url.username or "root", password=url.password or ""
+    )
+    try:
+        async with my.cursor() as cur:
+            await cur.execute(
+                f"SELECT branch, token FROM {s.store.database}.branch_claims"
+                " WHERE run_id = %s AND step = %s AND owner LIKE %s",
+                ("wide", FAN_OUT_STEP, owner),
+            )
+            rows = await cur.fetchall()
+    finally:
+        my.close()
+    return {int(r[0]): int(r[1]) for r in rows}
+
+
+def _holding(lines: list[Line], pid: int) -> set[tuple[int, int]]:
+    """(branch, token) executions `pid` is held inside: it logged `hold` and no `exec` for them."""
+    held = {(x.branch, x.token) for x in lines if x.pid == pid and x.what == "hold"}
+    return held - {(x.branch, x.token) for x in lines if x.pid == pid and x.what == "exec"}
+
+
 def _unfinished(lines: list[Line], pid: int) -> set[tuple[int, int]]:
     """(branch, token) executions `pid` started and has not finished."""
     started = {(x.branch, x.token) for x in lines if x.pid == pid and x.what == "start"}
     return started - {(x.branch, x.token) for x in lines if x.pid == pid and x.what == "exec"}
+
+
+async def _nonempty(found: Awaitable[set[tuple[int, int]]]) -> bool:
+    return bool(await found)
 
 
 async def _wait(
@@ -174,7 +227,9 @@ async def test_a_thousand_branches_over_three_workers_survive_a_kill_and_a_stop(
     assert ref.joined and len(ref.items) == WIDTH
 
     side = tmp_path / "side.log"
-    procs = [_spawn(setup, n, side) for n in range(WORKERS)]
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    procs = [_spawn(setup, n, side, hold) for n in range(WORKERS)]
     store = setup.store
     killed, stopped = procs[0][0], procs[1][0]
     seen_waiting = False
@@ -190,30 +245,43 @@ async def test_a_thousand_branches_over_three_workers_survive_a_kill_and_a_stop(
             seen_waiting = seen_waiting or (run is not None and run.status is RunStatus.WAITING)
             return await store.count_branches("wide", FAN_OUT_STEP) >= n
 
-        await _wait("a quarter of the branches", lambda: stored_at_least(WIDTH // 4), 60, procs)
+        await _wait("a quarter of the branches", lambda: stored_at_least(WIDTH // 4), 180, procs)
+        # The machine's pace: every later wait is a hang guard of six times what the first quarter
+        # took, at least two minutes; not a speed the test asserts.
+        bound = max(120.0, 6 * (time.monotonic() - t0))
 
-        async def busy(pid: int) -> bool:
-            return bool(_unfinished(_side(side), pid))
+        async def held_in_store(pid: int) -> set[tuple[int, int]]:
+            # Branches `pid` is held inside whose claims the store says it owns, under that token.
+            mine = await _claims(setup, pid)
+            return {(b, t) for b, t in _holding(_side(side), pid) if mine.get(b) == t}
 
-        # Kill worker 0 while it runs branches.
-        await _wait("worker 0 inside a branch", lambda: busy(killed.pid), 20, procs)
+        # Kill worker 0 while it holds claims of branches it has not finished: it is held inside
+        # the ones it takes from now on (its claims renewed) until the SIGKILL.
+        (hold / str(killed.pid)).touch()
+        await _wait(
+            "worker 0 held inside a claimed branch",
+            lambda: _nonempty(held_in_store(killed.pid)),
+            bound,
+            procs,
+        )
+        claimed = await held_in_store(killed.pid)
         os.kill(killed.pid, signal.SIGKILL)
         killed.wait()
         cut_short = {b for b, _ in _unfinished(_side(side), killed.pid)}
-        assert cut_short
+        assert {b for b, _ in claimed} <= cut_short
 
-        # Stop worker 1 inside a branch (it may be between branches: try again).
-        await _wait("half of the branches", lambda: stored_at_least(WIDTH // 2), 60, procs)
-        held: set[tuple[int, int]] = set()
-        for _ in range(50):
-            await _wait("worker 1 inside a branch", lambda: busy(stopped.pid), 20, procs)
-            os.kill(stopped.pid, signal.SIGSTOP)
-            held = _unfinished(_side(side), stopped.pid)
-            if held:
-                break
-            os.kill(stopped.pid, signal.SIGCONT)
-            await asyncio.sleep(0.01)
-        assert held, "worker 1 was never stopped inside a branch"
+        # Stop worker 1 inside branches whose claims it owns (held there as worker 0 was).
+        await _wait("half of the branches", lambda: stored_at_least(WIDTH // 2), bound, procs)
+        (hold / str(stopped.pid)).touch()
+        await _wait(
+            "worker 1 held inside a claimed branch",
+            lambda: _nonempty(held_in_store(stopped.pid)),
+            bound,
+            procs,
+        )
+        os.kill(stopped.pid, signal.SIGSTOP)
+        held = _unfinished(_side(side), stopped.pid)
+        assert await held_in_store(stopped.pid) <= held and held
 
         async def taken_over() -> bool:
             # Every branch it holds re-run by another worker under a newer claim, and stored.
@@ -226,14 +294,15 @@ async def test_a_thousand_branches_over_three_workers_survive_a_kill_and_a_stop(
             )
             return redone and await stored_at_least(WIDTH)
 
-        await _wait("the other workers to take over the stopped one's branches", taken_over, 90, procs)
+        await _wait("the other workers to take over the stopped one's branches", taken_over, bound, procs)
+        (hold / str(stopped.pid)).unlink()  # continued, it finishes the branches it was held in
         os.kill(stopped.pid, signal.SIGCONT)
 
         async def done() -> bool:
             run = await store.get_run("wide")
             return run is not None and run.status is RunStatus.DONE
 
-        await _wait("the join", done, 60, procs)
+        await _wait("the join", done, bound, procs)
         elapsed = time.monotonic() - t0
 
         # The continued worker finishes its branch and sends its result, which is refused.
@@ -241,7 +310,7 @@ async def test_a_thousand_branches_over_three_workers_survive_a_kill_and_a_stop(
             text = procs[1][1].read_text()
             return "refused by the fence" in text or "this one refused" in text
 
-        await _wait("the stopped worker's late result to be refused", refused, 30, procs)
+        await _wait("the stopped worker's late result to be refused", refused, bound, procs)
     finally:
         for p, _ in procs:
             if p.poll() is None:
