@@ -343,6 +343,21 @@ class Pregelish:
         own = {_interrupt_id(ns, k) for k in range(answered + len(interrupts) + 1)}
         return all(getattr(i, "id", None) in own for i in interrupts)
 
+    @staticmethod
+    def failed(live: Live, task: PregelExecutableTask) -> None:
+        """Note that `task` raised: it runs again on the next resume, with the answers it had read.
+
+        As LangGraph's saver keeps a failed task's writes: the answers its `interrupt()` calls
+        took (an answer given to the step is consumed from `live.pending` by the task reading it)
+        stay pending as the task's own resume write, so its next run reads the same answers, and
+        a new answer given then does not replace them.
+        """
+        live.failed.add(task.id)
+        answers = [v for c, v in task.writes if c == RESUME]
+        if answers:
+            kept = [w for w in live.pending if not (w[0] == task.id and w[1] == RESUME)]
+            live.pending[:] = [*kept, (task.id, RESUME, answers[-1])]
+
     def breakpoint(self, live: Live, names: Any, tasks: Sequence[Any]) -> list[str]:
         """The names of `tasks` a breakpoint list `names` stops at (LangGraph's rule: only after an update)."""
         if not names:
