@@ -335,6 +335,35 @@ async def test_a_node_failing_on_its_answer_keeps_it_in_another_process(store: S
         assert await _outcomes(partial(fresh.run, "t"), [given]) == want == [FAILS_ON_TEN]
 
 
+def fails_once_between_questions() -> StateGraph[Any]:
+    """One node asking a question, failing once after reading its answer, then asking a second."""
+    tries: list[int] = []
+
+    def ask(s: Log) -> dict[str, Any]:
+        first = interrupt("first?")
+        if not tries:
+            tries.append(1)
+            raise ValueError("flaky")
+        return {"log": [first + interrupt("second?")]}
+
+    b = StateGraph(Log)
+    b.add_node("ask", ask)
+    b.add_edge(START, "ask")
+    return b
+
+
+async def test_a_node_run_again_after_failing_reads_the_steps_answer_anew(store: Store) -> None:
+    """Run again after it failed, a node gets the answer given to the step for its next question too, as in LangGraph."""
+    calls: list[Any] = [Command(resume="x"), None, Command(resume="y")]
+    native = fails_once_between_questions().compile(checkpointer=InMemorySaver())
+    adapted = from_langgraph(fails_once_between_questions(), store=store)
+    await native.ainvoke({"log": []}, CONFIG)
+    await adapted.run("t", {"log": []})
+    want = await _outcomes(lambda given: native.ainvoke(given, CONFIG), calls)
+    assert want == ["ValueError('flaky')", ({"log": ["xx"]}, []), ({"log": ["xx"]}, [])]
+    assert await _outcomes(lambda given: adapted.run("t", given), calls) == want
+
+
 # ------------------------------------------------------------------------------ replay
 
 
