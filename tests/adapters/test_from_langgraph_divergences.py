@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -241,6 +242,126 @@ async def test_values_after_the_recursion_limit_are_langgraphs(store: Store) -> 
         await adapted.run("t", {"n": 0})
     want = (await native.aget_state(CONFIG)).values
     assert await adapted.values("t") == want == {"n": 5}
+
+
+# ------------------------------------------------------------------------------ a node failing on its answer
+
+
+def takes_a_dose() -> StateGraph[Any]:
+    """One node asking one question and reading the answer as a number (a word makes it raise)."""
+
+    def take(s: Log) -> dict[str, Any]:
+        return {"log": [str(int(interrupt("dose?")))]}
+
+    b = StateGraph(Log)
+    b.add_node("take", take)
+    b.add_edge(START, "take")
+    return b
+
+
+def sums_two_doses() -> StateGraph[Any]:
+    """One node asking two questions, then adding the answers as numbers (a word makes it raise)."""
+
+    def add(s: Log) -> dict[str, Any]:
+        first, second = interrupt("first dose?"), interrupt("second dose?")
+        return {"log": [str(int(first) + int(second))]}
+
+    b = StateGraph(Log)
+    b.add_node("add", add)
+    b.add_edge(START, "add")
+    return b
+
+
+async def _outcomes(call: Any, script: list[Any]) -> list[Any]:
+    """What each call of `script` gave: the values and the interrupts' questions, or the error."""
+    seen: list[Any] = []
+    for given in script:
+        try:
+            seen.append(_plain(await call(given)))
+        except ValueError as exc:
+            seen.append(repr(exc))
+    return seen
+
+
+DOSE_GRAPHS: dict[str, tuple[Any, list[Any]]] = {
+    "one question": (takes_a_dose, []),
+    "two questions": (sums_two_doses, [Command(resume="1")]),
+}
+"""Each graph and the answers it takes before the one it fails on."""
+
+FAILING_ANSWER_SCRIPTS: dict[str, list[Any]] = {
+    "resumed without input": [None, None],
+    "given a new answer": [Command(resume="2")],
+    "a new answer after a retry": [None, Command(resume="2")],
+}
+"""The calls after the answer a node fails on."""
+
+FAILS_ON_TEN = "ValueError(\"invalid literal for int() with base 10: 'ten'\")"
+
+
+@pytest.mark.parametrize("graph", sorted(DOSE_GRAPHS))
+@pytest.mark.parametrize("script", sorted(FAILING_ANSWER_SCRIPTS))
+async def test_a_node_failing_on_its_answer_keeps_it_as_in_langgraph(
+    store: Store, graph: str, script: str
+) -> None:
+    """A node that raised on its answer reads the same answers on every later resume, a new one ignored, as in LangGraph."""
+    build, before = DOSE_GRAPHS[graph]
+    calls = [*before, Command(resume="ten"), *FAILING_ANSWER_SCRIPTS[script]]
+    native = build().compile(checkpointer=InMemorySaver())
+    adapted = from_langgraph(build(), store=store)
+    await native.ainvoke({"log": []}, CONFIG)
+    await adapted.run("t", {"log": []})
+    want = await _outcomes(lambda given: native.ainvoke(given, CONFIG), calls)
+    assert want[len(before) :] == [FAILS_ON_TEN] * (len(calls) - len(before))
+    assert await _outcomes(lambda given: adapted.run("t", given), calls) == want
+    assert await adapted.values("t") == (await native.aget_state(CONFIG)).values
+
+
+@pytest.mark.parametrize("graph", sorted(DOSE_GRAPHS))
+async def test_a_node_failing_on_its_answer_keeps_it_in_another_process(store: Store, graph: str) -> None:
+    """The kept answers are in the store: an adapted graph that did not run the failure reads them as LangGraph does."""
+    build, before = DOSE_GRAPHS[graph]
+    native = build().compile(checkpointer=InMemorySaver())
+    first = from_langgraph(build(), store=store)
+    await native.ainvoke({"log": []}, CONFIG)
+    await first.run("t", {"log": []})
+    calls: list[Any] = [*before, Command(resume="ten")]
+    assert await _outcomes(lambda given: first.run("t", given), calls) == await _outcomes(
+        lambda given: native.ainvoke(given, CONFIG), calls
+    )
+    for given in [None, Command(resume="2")]:
+        want = await _outcomes(lambda g: native.ainvoke(g, CONFIG), [given])
+        fresh = from_langgraph(build(), store=store)  # nothing of the run in memory
+        assert await _outcomes(partial(fresh.run, "t"), [given]) == want == [FAILS_ON_TEN]
+
+
+def fails_once_between_questions() -> StateGraph[Any]:
+    """One node asking a question, failing once after reading its answer, then asking a second."""
+    tries: list[int] = []
+
+    def ask(s: Log) -> dict[str, Any]:
+        first = interrupt("first?")
+        if not tries:
+            tries.append(1)
+            raise ValueError("flaky")
+        return {"log": [first + interrupt("second?")]}
+
+    b = StateGraph(Log)
+    b.add_node("ask", ask)
+    b.add_edge(START, "ask")
+    return b
+
+
+async def test_a_node_run_again_after_failing_reads_the_steps_answer_anew(store: Store) -> None:
+    """Run again after it failed, a node gets the answer given to the step for its next question too, as in LangGraph."""
+    calls: list[Any] = [Command(resume="x"), None, Command(resume="y")]
+    native = fails_once_between_questions().compile(checkpointer=InMemorySaver())
+    adapted = from_langgraph(fails_once_between_questions(), store=store)
+    await native.ainvoke({"log": []}, CONFIG)
+    await adapted.run("t", {"log": []})
+    want = await _outcomes(lambda given: native.ainvoke(given, CONFIG), calls)
+    assert want == ["ValueError('flaky')", ({"log": ["xx"]}, []), ({"log": ["xx"]}, [])]
+    assert await _outcomes(lambda given: adapted.run("t", given), calls) == want
 
 
 # ------------------------------------------------------------------------------ replay

@@ -30,13 +30,7 @@ from graphengine.store import MemoryStore, SQLiteStore
 CASES = {**FLOW, **PAUSE}
 """Every graph of the corpus, by name."""
 
-DIVERGES: dict[str, str] = {
-    "node_fails_on_its_answer": (
-        "from_langgraph forgets the answer of a resume whose node then raised: LangGraph keeps the "
-        "resume value as a pending write, so its next invoke(None) runs the node on the same answer "
-        "and raises again; the engine's resume() pauses at the interrupt anew"
-    ),
-}
+DIVERGES: dict[str, str] = {}
 """Cases whose engine result is known to differ from LangGraph's, with why (marked xfail, strict)."""
 
 

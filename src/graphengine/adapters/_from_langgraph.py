@@ -408,7 +408,7 @@ class AdaptedGraph:
                 interrupts = await self._recorded_ids(ctx, interrupts)
             return NodeResult(delta={"intr": {task.id: encode((interrupts, resumes))}})
         except Exception:
-            live.failed.add(task.id)
+            self.pregel.failed(live, task, s["pending"])
             raise
         record = (ran.name, ran.path, list(ran.triggers), list(ran.writes))
         live.results[task.id] = record

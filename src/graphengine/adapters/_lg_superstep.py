@@ -343,6 +343,27 @@ class Pregelish:
         own = {_interrupt_id(ns, k) for k in range(answered + len(interrupts) + 1)}
         return all(getattr(i, "id", None) in own for i in interrupts)
 
+    @staticmethod
+    def failed(live: Live, task: PregelExecutableTask, committed: str) -> None:
+        """Note that `task` raised: it runs again on the next resume, with the answers it had read.
+
+        As LangGraph's saver keeps what a failed step was given and a failed task's writes: the
+        answer given to the step (`committed` is the step's stored `pending`), which the task
+        reading it took out of `live.pending`, is pending again, and the answers the task's
+        `interrupt()` calls took stay pending as its own resume write, so its next run reads the
+        same answers and a new answer given then does not replace them.
+        """
+        live.failed.add(task.id)
+        answers = [v for c, v in task.writes if c == RESUME]
+        if not answers:
+            return
+        kept = [w for w in live.pending if not (w[0] == task.id and w[1] == RESUME)]
+        if not any(w[0] == NULL_TASK_ID and w[1] == RESUME for w in kept):
+            stored = decode(committed)[0] if committed else []
+            kept += [tuple(w) for w in stored if w[0] == NULL_TASK_ID and w[1] == RESUME]
+        # In place: the scratchpads of the step's other tasks read this list.
+        live.pending[:] = [*kept, (task.id, RESUME, answers[-1])]
+
     def breakpoint(self, live: Live, names: Any, tasks: Sequence[Any]) -> list[str]:
         """The names of `tasks` a breakpoint list `names` stops at (LangGraph's rule: only after an update)."""
         if not names:
