@@ -320,3 +320,14 @@ class MemoryStore(RunTransfer, PruneMixin, ScheduleMemoryMixin):
                 self._runs[run_id].signals[sig.signal_id] = taken
                 return taken
         return None
+
+    async def release_signals(self, run_id: str, step: int) -> int:
+        """Make the signals taken by `step` or later buffered again; how many were released."""
+        check_id(run_id)
+        r = self._runs.get(run_id)
+        if r is None:
+            return 0
+        back = [s for s in r.signals.values() if s.taken_step is not None and s.taken_step >= step]
+        for sig in back:
+            r.signals[sig.signal_id] = replace(sig, taken_step=None)
+        return len(back)

@@ -340,6 +340,7 @@ ON DUPLICATE KEY UPDATE run_id = run_id""",
 AND (taken_step IS NULL OR taken_step >= %s) ORDER BY ts, signal_id LIMIT 1""",
     take_signal="""UPDATE signals SET taken_step = %s WHERE run_id = %s AND signal_id = %s
 AND (taken_step IS NULL OR taken_step >= %s)""",
+    release_signals="UPDATE signals SET taken_step = NULL WHERE run_id = %s AND taken_step >= %s",
 )
 # LIMIT needs a number in MySQL: the largest BIGINT UNSIGNED stands for "no limit".
 _NO_LIMIT: Final = 18446744073709551615

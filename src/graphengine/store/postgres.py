@@ -312,6 +312,7 @@ ON CONFLICT (run_id, signal_id) DO NOTHING""",
 AND (taken_step IS NULL OR taken_step >= $3) ORDER BY ts, signal_id LIMIT 1""",
     take_signal="""UPDATE signals SET taken_step = $1 WHERE run_id = $2 AND signal_id = $3
 AND (taken_step IS NULL OR taken_step >= $4)""",
+    release_signals="UPDATE signals SET taken_step = NULL WHERE run_id = $1 AND taken_step >= $2",
 )
 # Kept by name: tests read the snapshot statement's plan.
 _LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot

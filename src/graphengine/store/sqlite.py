@@ -238,6 +238,7 @@ ON CONFLICT (run_id, signal_id) DO NOTHING""",
 AND (taken_step IS NULL OR taken_step >= ?) ORDER BY ts, signal_id LIMIT 1""",
     take_signal="""UPDATE signals SET taken_step = ? WHERE run_id = ? AND signal_id = ?
 AND (taken_step IS NULL OR taken_step >= ?)""",
+    release_signals="UPDATE signals SET taken_step = NULL WHERE run_id = ? AND taken_step >= ?",
 )
 # Kept by name: tests read the snapshot statement's plan.
 _LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot

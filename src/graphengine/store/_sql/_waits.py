@@ -48,6 +48,8 @@ class WaitStatements:
     """run id, name, step -> the oldest available signal row."""
     take_signal: str
     """step, run id, signal id, step: 1 row when it was still available."""
+    release_signals: str
+    """run id, step: the signals taken by `step` or later made buffered again."""
 
 
 class WaitsMixin(SQLStore):
@@ -140,3 +142,9 @@ class WaitsMixin(SQLStore):
             if await self._count("write", w.take_signal, params, run_id=run_id) == 1:
                 return SignalRecord(sig.run_id, sig.signal_id, sig.name, sig.payload, sig.ts, step)
         return None
+
+    async def release_signals(self, run_id: str, step: int) -> int:
+        """Make the signals taken by `step` or later buffered again; how many were released."""
+        check_id(run_id)
+        params = (run_id, step)
+        return await self._count("write", self._wait_sql.release_signals, params, run_id=run_id)
