@@ -592,3 +592,65 @@ async def test_a_failed_run_resumed_receives_the_signal_its_failed_step_took(sto
     assert final.log == ["used s1"]
     assert got == ["s1", "s1"]
     assert [(s.id, s.taken_step) for s in await eng.signals("r1")] == [("s1", 2)]
+
+
+# ---------------------------------------------------------------- export and import of a waiting run
+
+
+def _target(kind: str, tmp_path: Path) -> WaitStore:
+    return MemoryStore() if kind == "memory" else SQLiteStore(str(tmp_path / "copy.db"))
+
+
+def _sigs(sigs: list[Any]) -> list[tuple[Any, ...]]:
+    return [(s.signal_id, s.name, json.loads(s.payload), s.ts, s.taken_step) for s in sigs]
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_an_imported_sleeping_run_keeps_its_timer_and_signals_and_wakes(
+    store: Store, kind: str, tmp_path: Path
+) -> None:
+    """A sleeping run exported and imported elsewhere keeps its timer and buffered signals, and
+    the importing store's timer waker wakes it when due."""
+    clock = Clock()
+    eng = napper(store, clock, [])
+    await eng.run("r1", Log())
+    await eng.signal("r1", "note", {"text": "née ✓", "n": [1, 2]}, id="n1")
+    lines = await store.export_run("r1")  # type: ignore[attr-defined]
+    other = _target(kind, tmp_path)
+    assert await other.import_run(lines, run_id="copy") == "copy"  # type: ignore[attr-defined]
+    timer = await store.get_timer("r1")  # type: ignore[attr-defined]
+    assert await other.get_timer("copy") == TimerRecord("copy", timer.step, timer.wake_at, None)
+    assert _sigs(await other.list_signals("copy")) == _sigs(await store.list_signals("r1"))  # type: ignore[attr-defined]
+    runs: list[str] = []
+    eng2 = napper(other, clock, runs)
+    waker = TimerWaker(eng2)
+    assert await waker.tick() == []
+    clock.advance(3600)
+    assert await waker.tick() == ["copy"]
+    await waker.drain()
+    assert runs == ["prior"]
+    assert (await eng2.get_state("copy")).log == ["woke after call 1"]
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_an_imported_run_due_by_a_signal_wakes_with_it_and_keeps_what_was_taken(
+    store: Store, kind: str, tmp_path: Path
+) -> None:
+    """A run made due by a signal is due in the store it is imported into and receives that signal;
+    exported again once done, its signals come back marked taken by the same step."""
+    clock = Clock()
+    eng = approver(store, clock)
+    await eng.run("r1", Log())
+    await eng.signal("r1", "approved", {"by": "ana"}, id="hook-1")
+    other = _target(kind, tmp_path)
+    await other.import_run(await store.export_run("r1"), run_id="copy")  # type: ignore[attr-defined]
+    eng2 = approver(other, clock)
+    waker = TimerWaker(eng2)
+    assert await waker.tick() == ["copy"]
+    await waker.drain()
+    assert (await eng2.get_state("copy")).log == ["approved by ana (hook-1)"]
+    taken = await other.list_signals("copy")
+    assert [(s.signal_id, s.taken_step) for s in taken] == [("hook-1", 2)]
+    third = MemoryStore()
+    await third.import_run(await other.export_run("copy"))  # type: ignore[attr-defined]
+    assert _sigs(await third.list_signals("copy")) == _sigs(taken)

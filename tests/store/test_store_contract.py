@@ -648,6 +648,14 @@ async def test_signal_is_stored_once_per_id(store: WaitStore) -> None:
     assert await store.list_signals("r1") == [SignalRecord("r1", "s-1", "approved", AWKWARD, 10.0, None)]
 
 
+async def test_signal_is_stored_as_given_with_the_step_that_took_it(store: WaitStore) -> None:
+    """`add_signal` keeps a given `taken_step` (an import restores what was taken), and it counts as taken."""
+    await store.create_run(run_rec("r1"))
+    assert await store.add_signal(SignalRecord("r1", "s-1", "go", b"1", 10.0, 3))
+    assert await store.list_signals("r1") == [SignalRecord("r1", "s-1", "go", b"1", 10.0, 3)]
+    assert await store.take_signal("r1", "go", 4) is None
+
+
 async def test_signal_to_unknown_run_is_not_stored(store: WaitStore) -> None:
     """A signal to a run that does not exist stores nothing."""
     assert not await store.add_signal(SignalRecord("ghost", "s-1", "go", b"1"))

@@ -305,7 +305,7 @@ WHERE t.wake_at IS NOT NULL AND t.wake_at <= $1 AND r.status = 'waiting' ORDER B
     next_due="""SELECT t.wake_at FROM timers t JOIN runs r ON r.run_id = t.run_id
 WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
     add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
-SELECT $1::text, $2::text, $3::text, $4::bytea, $5::float8, NULL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $6)
+SELECT $1::text, $2::text, $3::text, $4::bytea, $5::float8, $6::integer WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $7)
 ON CONFLICT (run_id, signal_id) DO NOTHING""",
     list_signals="SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = $1 ORDER BY ts, signal_id",
     pick_signal="""SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = $1 AND name = $2

@@ -246,6 +246,7 @@ class WaitStore(Store, Protocol):
       (the run was woken). Timers and signals go with their run (`delete_run`).
     - `add_signal` stores a signal once per (run, signal id): a second one with the same id is
       not stored (False), whatever its name or payload. An unknown run stores nothing (False).
+      It is stored as given, `taken_step` included (an imported run keeps what its steps took).
     - `take_signal(run_id, name, step)` atomically marks the oldest signal named `name` that is
       buffered, or was taken by a step numbered `step` or later (a step that never committed,
       run again), as taken by `step`, and returns it; None when there is none.

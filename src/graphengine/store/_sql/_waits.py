@@ -41,7 +41,7 @@ class WaitStatements:
     next_due: str
     """() -> (the soonest wake_at of a waiting run, or NULL)."""
     add_signal: str
-    """run id, signal id, name, payload, ts, run id (exists); 0 rows when the id is taken."""
+    """run id, signal id, name, payload, ts, taken step, run id (exists); 0 rows when the id is taken."""
     list_signals: str
     """run id -> signal rows (run_id, signal_id, name, payload, ts, taken_step) in arrival order."""
     pick_signal: str
@@ -112,12 +112,12 @@ class WaitsMixin(SQLStore):
         return None if not rows or rows[0][0] is None else float(rows[0][0])
 
     async def add_signal(self, sig: SignalRecord) -> bool:
-        """Store a signal once per (run, id); False if the id is taken or the run unknown."""
+        """Store a signal once per (run, id), as given; False if the id is taken or the run unknown."""
         rid = sig.run_id
         check_id(rid)
         check_id(sig.signal_id, "signal id")
         check_id(sig.name, "signal name")
-        params = (rid, sig.signal_id, sig.name, sig.payload, sig.ts or time.time(), rid)
+        params = (rid, sig.signal_id, sig.name, sig.payload, sig.ts or time.time(), sig.taken_step, rid)
         return await self._count("write", self._wait_sql.add_signal, params, run_id=rid) > 0
 
     async def list_signals(self, run_id: str) -> list[SignalRecord]:
