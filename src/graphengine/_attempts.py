@@ -10,7 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from graphengine.emit import Event, EventKind, safe_emit
-from graphengine.store import RunStatus, StepRecord
+from graphengine.store import RunStatus, StepRecord, WaitStore
 
 from ._checks import reducer_failed
 from ._encoding import error_text, snapshot_of, unstorable
@@ -254,7 +254,13 @@ async def route_error(
     # The run record first: if the process dies before the step commits, the step is redone
     # (deterministically failing again), so the record never lags behind a committed error step.
     await eng.store.set_status(run_id, RunStatus.RUNNING, error=msg, error_node=node_id)
-    await eng.store.save_step(
+    # Signals the failed node took (`ctx.wait_for`) go back to the buffer before its step commits:
+    # nothing of the node's work with them is kept, so they must stay to be received again.
+    # Released first: a crash before the commit redoes the step, which takes them once more.
+    store = eng.store
+    if isinstance(store, WaitStore):
+        await store.release_signals(run_id, step)
+    await store.save_step(
         StepRecord(
             run_id,
             step,

@@ -192,7 +192,8 @@ async def on_resume(
     calls the waiting step recorded when its node continues its own wait. Not due: the timer is
     (re)stored, for a run left `running` by a crash between its step and its status write.
     A run found `running` by a resume that cannot know it is the only driver is left alone: it
-    is being driven (it was claimed) or its driver died, which only a sole driver can tell.
+    is being driven (it was claimed) or its driver died, which only a sole driver can tell. A
+    run that failed (or was cancelled) after it was woken has no driver: it is resumed as due.
     """
     run = latest.run
     last = latest.last
@@ -200,7 +201,7 @@ async def on_resume(
     store = wait_store(eng, f"resuming waiting run {run.run_id!r}")
     w: Wait = nxt.payload
     waiting = run.status is RunStatus.WAITING
-    if not waiting and not sole:
+    if run.status is RunStatus.RUNNING and not sole:
         return None
     due = _due(w, eng.options.clock()) or (
         w.signal is not None and await _buffered(store, run.run_id, w.signal, last.step)

@@ -517,7 +517,7 @@ class Engine(RunReads[S], ScheduleMethods[S]):
         if woke is not None:
             hop = await on_resume(rt, latest, woke, sole)
             if hop is None:  # not due yet, or claimed by another driver: nothing to run
-                if sole and run.status is not RunStatus.WAITING:
+                if run.status is not RunStatus.WAITING and (sole or run.status is not RunStatus.RUNNING):
                     await read.move_to(RunStatus.WAITING)
                 return state
             nxt, prior = hop

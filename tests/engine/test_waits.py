@@ -30,6 +30,7 @@ from graphengine import (
     WaitTimeoutError,
     append,
     fan_out,
+    goto,
     sleep_until,
     stop,
 )
@@ -516,3 +517,140 @@ async def test_a_signal_landing_while_the_node_decides_to_wait_makes_the_run_due
     assert await sched.tick() == ["r1"]
     await sched.drain()
     assert (await eng.get_state("r1")).log == ["approved by late (late)"]
+
+
+# ------------------------------------------------------- a signal taken by a step that did not succeed
+
+
+def taker(store: Store, failures: int, **options: Any) -> tuple[Engine[Log], list[str]]:
+    """`first` sleeps until a past time (so the run exists for signals); `ask` takes `approved` and
+    raises on its first `failures` executions; the list records the signal ids each execution got."""
+    got: list[str] = []
+
+    async def ask(ctx: Context, s: Log) -> NodeResult[Log]:
+        sig = await ctx.wait_for("approved")
+        got.append(sig.id)
+        if len(got) <= failures:
+            raise ConnectionError(f"failed after taking {sig.id}")
+        return NodeResult(delta=Log(log=[f"used {sig.id}"]), route=stop())
+
+    eng = Engine(Log, store=store, options=Options(clock=Clock(), backoff=0.0, **options))
+    eng.add("first", lambda ctx, s: NodeResult(route=sleep_until(0.0, then="ask"))).add("ask", ask)
+    return eng.start_at("first"), got
+
+
+async def test_a_signal_taken_by_an_error_routed_step_is_received_again(store: Store) -> None:
+    """A node that took a signal and then failed into its error route gives the signal back: the
+    node, run again from the handler, receives the same signal, and it ends taken by that step."""
+    eng, got = taker(store, failures=1)
+    eng.add("fix", lambda ctx, s: NodeResult(delta=Log(log=["fixed"]), route=goto("ask")))
+    eng.on_error("ask", "fix")
+    await eng.run("r1", Log())
+    await eng.signal("r1", "approved", {"by": "ana"}, id="s1")
+    final = await eng.resume("r1")
+    assert final.log == ["fixed", "used s1"]
+    assert got == ["s1", "s1"]
+    steps = await eng.history("r1")
+    used = next(st.step for st in steps if st.node_id == "ask" and st.error is None)
+    assert [(s.id, s.taken_step) for s in await eng.signals("r1")] == [("s1", used)]
+
+
+async def test_a_signal_taken_by_an_error_routed_step_stays_buffered_for_later(store: Store) -> None:
+    """When the error route goes elsewhere, the signal the failed step took is buffered again, not lost."""
+    eng, got = taker(store, failures=1)
+    eng.add("fix", lambda ctx, s: NodeResult(delta=Log(log=["gave up"]), route=stop()))
+    eng.on_error("ask", "fix")
+    await eng.run("r1", Log())
+    await eng.signal("r1", "approved", {"by": "ana"}, id="s1")
+    assert (await eng.resume("r1")).log == ["gave up"]
+    assert got == ["s1"]
+    assert [(s.id, s.taken_step) for s in await eng.signals("r1")] == [("s1", None)]
+
+
+async def test_a_retried_node_receives_the_signal_its_failed_attempt_took(store: Store) -> None:
+    """With `Options(retries=...)`, the retry of a node that took a signal receives the same one."""
+    eng, got = taker(store, failures=2, retries=2)
+    await eng.run("r1", Log())
+    await eng.signal("r1", "approved", {"by": "ana"}, id="s1")
+    await eng.signal("r1", "approved", {"by": "bo"}, id="s2")
+    final = await eng.resume("r1")
+    assert final.log == ["used s1"]
+    assert got == ["s1", "s1", "s1"]
+    sigs = [(s.id, s.taken_step) for s in await eng.signals("r1")]
+    assert sigs == [("s1", 2), ("s2", None)]
+
+
+async def test_a_failed_run_resumed_receives_the_signal_its_failed_step_took(store: Store) -> None:
+    """A run that failed in a node after it took a signal receives that signal again when resumed."""
+    eng, got = taker(store, failures=1)
+    await eng.run("r1", Log())
+    await eng.signal("r1", "approved", {"by": "ana"}, id="s1")
+    with pytest.raises(Exception, match="failed after taking s1"):
+        await eng.resume("r1")
+    assert await status(eng, "r1") is RunStatus.FAILED
+    final = await eng.resume("r1")
+    assert final.log == ["used s1"]
+    assert got == ["s1", "s1"]
+    assert [(s.id, s.taken_step) for s in await eng.signals("r1")] == [("s1", 2)]
+
+
+# ---------------------------------------------------------------- export and import of a waiting run
+
+
+def _target(kind: str, tmp_path: Path) -> WaitStore:
+    return MemoryStore() if kind == "memory" else SQLiteStore(str(tmp_path / "copy.db"))
+
+
+def _sigs(sigs: list[Any]) -> list[tuple[Any, ...]]:
+    return [(s.signal_id, s.name, json.loads(s.payload), s.ts, s.taken_step) for s in sigs]
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_an_imported_sleeping_run_keeps_its_timer_and_signals_and_wakes(
+    store: Store, kind: str, tmp_path: Path
+) -> None:
+    """A sleeping run exported and imported elsewhere keeps its timer and buffered signals, and
+    the importing store's timer waker wakes it when due."""
+    clock = Clock()
+    eng = napper(store, clock, [])
+    await eng.run("r1", Log())
+    await eng.signal("r1", "note", {"text": "née ✓", "n": [1, 2]}, id="n1")
+    lines = await store.export_run("r1")  # type: ignore[attr-defined]
+    other = _target(kind, tmp_path)
+    assert await other.import_run(lines, run_id="copy") == "copy"  # type: ignore[attr-defined]
+    timer = await store.get_timer("r1")  # type: ignore[attr-defined]
+    assert await other.get_timer("copy") == TimerRecord("copy", timer.step, timer.wake_at, None)
+    assert _sigs(await other.list_signals("copy")) == _sigs(await store.list_signals("r1"))  # type: ignore[attr-defined]
+    runs: list[str] = []
+    eng2 = napper(other, clock, runs)
+    waker = TimerWaker(eng2)
+    assert await waker.tick() == []
+    clock.advance(3600)
+    assert await waker.tick() == ["copy"]
+    await waker.drain()
+    assert runs == ["prior"]
+    assert (await eng2.get_state("copy")).log == ["woke after call 1"]
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_an_imported_run_due_by_a_signal_wakes_with_it_and_keeps_what_was_taken(
+    store: Store, kind: str, tmp_path: Path
+) -> None:
+    """A run made due by a signal is due in the store it is imported into and receives that signal;
+    exported again once done, its signals come back marked taken by the same step."""
+    clock = Clock()
+    eng = approver(store, clock)
+    await eng.run("r1", Log())
+    await eng.signal("r1", "approved", {"by": "ana"}, id="hook-1")
+    other = _target(kind, tmp_path)
+    await other.import_run(await store.export_run("r1"), run_id="copy")  # type: ignore[attr-defined]
+    eng2 = approver(other, clock)
+    waker = TimerWaker(eng2)
+    assert await waker.tick() == ["copy"]
+    await waker.drain()
+    assert (await eng2.get_state("copy")).log == ["approved by ana (hook-1)"]
+    taken = await other.list_signals("copy")
+    assert [(s.signal_id, s.taken_step) for s in taken] == [("hook-1", 2)]
+    third = MemoryStore()
+    await third.import_run(await other.export_run("copy"))  # type: ignore[attr-defined]
+    assert _sigs(await third.list_signals("copy")) == _sigs(taken)

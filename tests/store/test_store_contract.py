@@ -648,6 +648,14 @@ async def test_signal_is_stored_once_per_id(store: WaitStore) -> None:
     assert await store.list_signals("r1") == [SignalRecord("r1", "s-1", "approved", AWKWARD, 10.0, None)]
 
 
+async def test_signal_is_stored_as_given_with_the_step_that_took_it(store: WaitStore) -> None:
+    """`add_signal` keeps a given `taken_step` (an import restores what was taken), and it counts as taken."""
+    await store.create_run(run_rec("r1"))
+    assert await store.add_signal(SignalRecord("r1", "s-1", "go", b"1", 10.0, 3))
+    assert await store.list_signals("r1") == [SignalRecord("r1", "s-1", "go", b"1", 10.0, 3)]
+    assert await store.take_signal("r1", "go", 4) is None
+
+
 async def test_signal_to_unknown_run_is_not_stored(store: WaitStore) -> None:
     """A signal to a run that does not exist stores nothing."""
     assert not await store.add_signal(SignalRecord("ghost", "s-1", "go", b"1"))
@@ -692,6 +700,30 @@ async def test_a_signal_taken_by_a_step_that_never_committed_is_taken_again(stor
     assert lower is not None and lower.taken_step == 3
     await store.take_signal("r1", "go", 5)
     assert await store.take_signal("r1", "go", 6) is None
+
+
+async def test_release_signals_buffers_again_what_a_step_and_later_ones_took(store: WaitStore) -> None:
+    """`release_signals(run, 5)` frees the signals taken by step 5 or later, counts them, and keeps older takings."""
+    await store.create_run(run_rec("r1"))
+    await store.create_run(run_rec("r2"))
+    for sid, ts in (("s1", 1.0), ("s2", 2.0), ("s3", 3.0)):
+        await store.add_signal(SignalRecord("r1", sid, "go", b"1", ts))
+    await store.add_signal(SignalRecord("r2", "o1", "go", b"1", 1.0))
+    await store.take_signal("r1", "go", 4)
+    await store.take_signal("r1", "go", 5)
+    await store.take_signal("r1", "go", 6)
+    await store.take_signal("r2", "go", 7)
+    assert await store.release_signals("r1", 5) == 2
+    assert [(s.signal_id, s.taken_step) for s in await store.list_signals("r1")] == [
+        ("s1", 4),
+        ("s2", None),
+        ("s3", None),
+    ]
+    assert [s.taken_step for s in await store.list_signals("r2")] == [7]
+    again = await store.take_signal("r1", "go", 5)
+    assert again is not None and again.signal_id == "s2"
+    assert await store.release_signals("r1", 9) == 0
+    assert await store.release_signals("ghost", 0) == 0
 
 
 async def test_delete_run_takes_its_timer_and_signals(store: WaitStore) -> None:

@@ -295,14 +295,14 @@ class MemoryStore(RunTransfer, PruneMixin, ScheduleMemoryMixin):
         return min((t.wake_at for t in self._waiting_timers() if t.wake_at is not None), default=None)
 
     async def add_signal(self, sig: SignalRecord) -> bool:
-        """Store a signal once per (run, id); False if the id is taken or the run unknown."""
+        """Store a signal once per (run, id), as given; False if the id is taken or the run unknown."""
         check_id(sig.run_id)
         check_id(sig.signal_id, "signal id")
         check_id(sig.name, "signal name")
         r = self._runs.get(sig.run_id)
         if r is None or sig.signal_id in r.signals:
             return False
-        r.signals[sig.signal_id] = replace(sig, ts=sig.ts or time.time(), taken_step=None)
+        r.signals[sig.signal_id] = replace(sig, ts=sig.ts or time.time())
         return True
 
     async def list_signals(self, run_id: str) -> list[SignalRecord]:
@@ -320,3 +320,14 @@ class MemoryStore(RunTransfer, PruneMixin, ScheduleMemoryMixin):
                 self._runs[run_id].signals[sig.signal_id] = taken
                 return taken
         return None
+
+    async def release_signals(self, run_id: str, step: int) -> int:
+        """Make the signals taken by `step` or later buffered again; how many were released."""
+        check_id(run_id)
+        r = self._runs.get(run_id)
+        if r is None:
+            return 0
+        back = [s for s in r.signals.values() if s.taken_step is not None and s.taken_step >= step]
+        for sig in back:
+            r.signals[sig.signal_id] = replace(sig, taken_step=None)
+        return len(back)

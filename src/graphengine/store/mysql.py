@@ -333,13 +333,14 @@ WHERE t.wake_at IS NOT NULL AND t.wake_at <= %s AND r.status = 'waiting' ORDER B
 WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
     # A taken id counts 0 rows: the update sets the row to what it holds (CLIENT_FOUND_ROWS is off).
     add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
-SELECT %s, %s, %s, %s, %s, NULL FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
+SELECT %s, %s, %s, %s, %s, %s FROM DUAL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = %s)
 ON DUPLICATE KEY UPDATE run_id = run_id""",
     list_signals="SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = %s ORDER BY ts, signal_id",
     pick_signal="""SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = %s AND name = %s
 AND (taken_step IS NULL OR taken_step >= %s) ORDER BY ts, signal_id LIMIT 1""",
     take_signal="""UPDATE signals SET taken_step = %s WHERE run_id = %s AND signal_id = %s
 AND (taken_step IS NULL OR taken_step >= %s)""",
+    release_signals="UPDATE signals SET taken_step = NULL WHERE run_id = %s AND taken_step >= %s",
 )
 # LIMIT needs a number in MySQL: the largest BIGINT UNSIGNED stands for "no limit".
 _NO_LIMIT: Final = 18446744073709551615

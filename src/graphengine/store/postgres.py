@@ -305,13 +305,14 @@ WHERE t.wake_at IS NOT NULL AND t.wake_at <= $1 AND r.status = 'waiting' ORDER B
     next_due="""SELECT t.wake_at FROM timers t JOIN runs r ON r.run_id = t.run_id
 WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
     add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
-SELECT $1::text, $2::text, $3::text, $4::bytea, $5::float8, NULL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $6)
+SELECT $1::text, $2::text, $3::text, $4::bytea, $5::float8, $6::integer WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = $7)
 ON CONFLICT (run_id, signal_id) DO NOTHING""",
     list_signals="SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = $1 ORDER BY ts, signal_id",
     pick_signal="""SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = $1 AND name = $2
 AND (taken_step IS NULL OR taken_step >= $3) ORDER BY ts, signal_id LIMIT 1""",
     take_signal="""UPDATE signals SET taken_step = $1 WHERE run_id = $2 AND signal_id = $3
 AND (taken_step IS NULL OR taken_step >= $4)""",
+    release_signals="UPDATE signals SET taken_step = NULL WHERE run_id = $1 AND taken_step >= $2",
 )
 # Kept by name: tests read the snapshot statement's plan.
 _LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot

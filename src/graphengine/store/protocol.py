@@ -246,9 +246,12 @@ class WaitStore(Store, Protocol):
       (the run was woken). Timers and signals go with their run (`delete_run`).
     - `add_signal` stores a signal once per (run, signal id): a second one with the same id is
       not stored (False), whatever its name or payload. An unknown run stores nothing (False).
+      It is stored as given, `taken_step` included (an imported run keeps what its steps took).
     - `take_signal(run_id, name, step)` atomically marks the oldest signal named `name` that is
       buffered, or was taken by a step numbered `step` or later (a step that never committed,
       run again), as taken by `step`, and returns it; None when there is none.
+    - `release_signals(run_id, step)` makes the signals taken by `step` or later buffered again
+      (their step failed: it committed no use of them) and returns how many it released.
     - `list_signals` returns the run's signals in arrival order (receive time, then id).
     """
 
@@ -282,4 +285,8 @@ class WaitStore(Store, Protocol):
 
     async def take_signal(self, run_id: str, name: str, step: int) -> SignalRecord | None:
         """Mark the oldest available signal `name` as taken by `step` and return it (see the contract)."""
+        ...
+
+    async def release_signals(self, run_id: str, step: int) -> int:
+        """Make the signals taken by `step` or later buffered again; how many were released."""
         ...

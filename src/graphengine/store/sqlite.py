@@ -231,13 +231,14 @@ WHERE t.wake_at IS NOT NULL AND t.wake_at <= ? AND r.status = 'waiting' ORDER BY
     next_due="""SELECT t.wake_at FROM timers t CROSS JOIN runs r ON r.run_id = t.run_id
 WHERE t.wake_at IS NOT NULL AND r.status = 'waiting' ORDER BY t.wake_at LIMIT 1""",
     add_signal="""INSERT INTO signals (run_id, signal_id, name, payload, ts, taken_step)
-SELECT ?, ?, ?, ?, ?, NULL WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
+SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ?)
 ON CONFLICT (run_id, signal_id) DO NOTHING""",
     list_signals="SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = ? ORDER BY ts, signal_id",
     pick_signal="""SELECT run_id, signal_id, name, payload, ts, taken_step FROM signals WHERE run_id = ? AND name = ?
 AND (taken_step IS NULL OR taken_step >= ?) ORDER BY ts, signal_id LIMIT 1""",
     take_signal="""UPDATE signals SET taken_step = ? WHERE run_id = ? AND signal_id = ?
 AND (taken_step IS NULL OR taken_step >= ?)""",
+    release_signals="UPDATE signals SET taken_step = NULL WHERE run_id = ? AND taken_step >= ?",
 )
 # Kept by name: tests read the snapshot statement's plan.
 _LOAD_FROM_SNAPSHOT: Final = _STATEMENTS.load_from_snapshot

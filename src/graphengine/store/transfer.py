@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from .errors import CorruptRecordError, StoreError
-from .protocol import Store
-from .records import BranchRecord, RunRecord, RunStatus, StepRecord
+from .protocol import Store, WaitStore
+from .records import BranchRecord, RunRecord, RunStatus, SignalRecord, StepRecord, TimerRecord
 
 __all__ = ["RunTransfer", "export_run", "import_run"]
 
@@ -37,7 +37,7 @@ def _unb(v: Any, where: str) -> bytes | None:
 
 
 async def export_run(store: Store, run_id: str) -> list[str]:
-    """The run, its steps and fan-out branch results as JSON lines (first line: the run).
+    """The run, its steps, fan-out branch results, timer and signals as JSON lines (first: the run).
 
     Raises `StoreError` for an unknown run. Stored JSON is embedded as JSON, other bytes as base64.
     """
@@ -71,7 +71,46 @@ async def export_run(store: Store, run_id: str) -> list[str]:
             bdoc = {"type": "branch", **br._asdict()}
             bdoc["delta"], bdoc["calls"] = _b(br.delta), _b(br.calls)
             lines.append(json.dumps(bdoc))
+    if isinstance(store, WaitStore):
+        lines.extend(await _wait_lines(store, run_id))
     return lines
+
+
+async def _wait_lines(store: WaitStore, run_id: str) -> list[str]:
+    """The run's timer and signals (buffered or taken, in arrival order) as export lines."""
+    lines = []
+    timer = await store.get_timer(run_id)
+    if timer is not None:
+        lines.append(
+            json.dumps(
+                {"type": "timer", "step": timer.step, "wake_at": timer.wake_at, "signal": timer.signal}
+            )
+        )
+    for sig in await store.list_signals(run_id):
+        doc = {"type": "signal", **_fields(sig)}
+        doc["payload"] = _b(sig.payload)
+        lines.append(json.dumps(doc))
+    return lines
+
+
+def _fields(sig: SignalRecord) -> dict[str, Any]:
+    return {
+        "signal_id": sig.signal_id,
+        "name": sig.name,
+        "payload": sig.payload,
+        "ts": sig.ts,
+        "taken_step": sig.taken_step,
+    }
+
+
+def _waits_of(store: Store, rid: str, n: int) -> WaitStore:
+    if not isinstance(store, WaitStore):
+        raise StoreError(
+            f"line {n}: the run waits (a timer or signals) and {type(store).__name__} keeps no timers "
+            "or signals (graphengine.store.WaitStore)",
+            run_id=rid,
+        )
+    return store
 
 
 async def import_run(store: Store, lines: Iterable[str], *, run_id: str | None = None) -> str:
@@ -120,6 +159,11 @@ async def import_run(store: Store, lines: Iterable[str], *, run_id: str | None =
                     _unb(doc["calls"], f"line {n}: calls"),
                 )
                 pending.append(BranchRecord(**doc))
+            elif kind == "timer":
+                await _waits_of(store, rid, n).put_timer(TimerRecord(**doc))
+            elif kind == "signal":
+                doc["payload"] = _unb(doc["payload"], f"line {n}: payload") or b"null"
+                await _waits_of(store, rid, n).add_signal(SignalRecord(**doc))
             else:
                 raise ValueError(f"unknown line type {kind!r}")
         except (KeyError, TypeError, ValueError) as exc:

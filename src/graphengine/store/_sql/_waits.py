@@ -41,13 +41,15 @@ class WaitStatements:
     next_due: str
     """() -> (the soonest wake_at of a waiting run, or NULL)."""
     add_signal: str
-    """run id, signal id, name, payload, ts, run id (exists); 0 rows when the id is taken."""
+    """run id, signal id, name, payload, ts, taken step, run id (exists); 0 rows when the id is taken."""
     list_signals: str
     """run id -> signal rows (run_id, signal_id, name, payload, ts, taken_step) in arrival order."""
     pick_signal: str
     """run id, name, step -> the oldest available signal row."""
     take_signal: str
     """step, run id, signal id, step: 1 row when it was still available."""
+    release_signals: str
+    """run id, step: the signals taken by `step` or later made buffered again."""
 
 
 class WaitsMixin(SQLStore):
@@ -110,12 +112,12 @@ class WaitsMixin(SQLStore):
         return None if not rows or rows[0][0] is None else float(rows[0][0])
 
     async def add_signal(self, sig: SignalRecord) -> bool:
-        """Store a signal once per (run, id); False if the id is taken or the run unknown."""
+        """Store a signal once per (run, id), as given; False if the id is taken or the run unknown."""
         rid = sig.run_id
         check_id(rid)
         check_id(sig.signal_id, "signal id")
         check_id(sig.name, "signal name")
-        params = (rid, sig.signal_id, sig.name, sig.payload, sig.ts or time.time(), rid)
+        params = (rid, sig.signal_id, sig.name, sig.payload, sig.ts or time.time(), sig.taken_step, rid)
         return await self._count("write", self._wait_sql.add_signal, params, run_id=rid) > 0
 
     async def list_signals(self, run_id: str) -> list[SignalRecord]:
@@ -140,3 +142,9 @@ class WaitsMixin(SQLStore):
             if await self._count("write", w.take_signal, params, run_id=run_id) == 1:
                 return SignalRecord(sig.run_id, sig.signal_id, sig.name, sig.payload, sig.ts, step)
         return None
+
+    async def release_signals(self, run_id: str, step: int) -> int:
+        """Make the signals taken by `step` or later buffered again; how many were released."""
+        check_id(run_id)
+        params = (run_id, step)
+        return await self._count("write", self._wait_sql.release_signals, params, run_id=run_id)
