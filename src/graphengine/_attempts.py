@@ -14,6 +14,7 @@ from graphengine.store import RunStatus, StepRecord, WaitStore
 
 from ._checks import reducer_failed
 from ._encoding import error_text, snapshot_of, unstorable
+from ._runtime import unwrapped
 from .context import Context, InterruptSignal, WaitSignal
 from .errors import (
     GraphError,
@@ -258,8 +259,9 @@ async def route_error(
     # nothing of the node's work with them is kept, so they must stay to be received again.
     # Released first: a crash before the commit redoes the step, which takes them once more.
     store = eng.store
-    if isinstance(store, WaitStore):
-        await store.release_signals(run_id, step)
+    keeps = unwrapped(store)
+    if isinstance(keeps, WaitStore):
+        await keeps.release_signals(run_id, step)
     await store.save_step(
         StepRecord(
             run_id,

@@ -30,7 +30,7 @@ import threading
 from collections.abc import AsyncIterator
 from typing import cast
 
-from ._runtime import settled
+from ._runtime import settled, unwrapped
 from .errors import RunBusyError
 from .store import Lease, LeaseLostError, LeaseStore, RunLockStore, Store, StoreError
 
@@ -40,15 +40,6 @@ _log = logging.getLogger("graphengine")
 _driving: set[tuple[int, str]] = set()
 _mutex = threading.Lock()  # engines of several threads (each asyncio.run its own) share _driving
 _claims = itertools.count(1)
-
-
-def _base(store: Store) -> Store:
-    """The store a wrapper (one with `__wrapped__`, e.g. a stream's tap) delegates to."""
-    inner = getattr(store, "__wrapped__", None)
-    while inner is not None:
-        store = inner
-        inner = getattr(store, "__wrapped__", None)
-    return store
 
 
 def _kind(store: Store) -> type | None:
@@ -86,7 +77,7 @@ _kinds: dict[type, type | None] = {}
 
 def is_lease_store(store: Store) -> bool:
     """Whether `store` (or the store it wraps) is a `LeaseStore`."""
-    return _kind(_base(store)) is LeaseStore
+    return _kind(unwrapped(store)) is LeaseStore
 
 
 def _busy(run_id: str, who: str) -> RunBusyError:
@@ -103,7 +94,7 @@ async def owning(store: Store, run_id: str, *, lease_ttl: float | None) -> Async
     `lease_ttl` None takes no lease (a new run: its creator owns it by construction, and a claim
     would cost two round trips per run); yields True when no other driver can exist anywhere.
     """
-    base = _base(store)
+    base = unwrapped(store)
     key = (id(base), run_id)
     with _mutex:
         if key in _driving:

@@ -33,7 +33,7 @@ from graphengine.store import (
 )
 
 from ._encoding import UPDATE_NODE
-from ._runtime import settled
+from ._runtime import settled, unwrapped
 from .context import Signal
 from .errors import SignalRefusedError, WaitError
 from .routing import Next, Wait, goto
@@ -73,7 +73,7 @@ class Waker(Protocol):
 
 def wait_store(eng: Runtime[Any], what: str) -> WaitStore:
     """The engine's store as a `WaitStore`; `WaitError` naming `what` if it keeps no timers."""
-    store = eng.store
+    store = unwrapped(eng.store)
     if not isinstance(store, WaitStore):
         raise WaitError(
             f"{what} needs a store that keeps timers and signals (graphengine.store.WaitStore); "
@@ -95,7 +95,7 @@ class Waiter:
 
     async def take(self, name: str, step: int) -> dict[str, Any] | None:
         """Take the oldest buffered signal `name` for `step`: its id, payload and time, or None."""
-        store = self._store
+        store = unwrapped(self._store)
         if not isinstance(store, WaitStore):
             raise WaitError(f"run {self.run_id!r}: ctx.wait_for needs a store that keeps signals")
         sig = await store.take_signal(self.run_id, name, step)
@@ -264,7 +264,7 @@ def _recorded_calls(calls: bytes | None, run_id: str, step: int) -> Sequence[Map
 
 async def claimed(eng: Runtime[Any], run_id: str, step: int) -> bool:
     """Drop the due time of the timer the run was woken from (so the due index keeps live ones)."""
-    store = eng.store
+    store = unwrapped(eng.store)
     if isinstance(store, WaitStore):
         await store.clear_timer(run_id, step)
     return True

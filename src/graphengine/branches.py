@@ -39,7 +39,7 @@ from ._encoding import (
     plan_for,
     record_calls,
 )
-from ._runtime import settled
+from ._runtime import settled, unwrapped
 from .errors import GraphError
 from .routing import Next, NextKind
 
@@ -102,7 +102,7 @@ async def hand_out(
     re-runs the failed one here, so the failure takes its in-process course).
     """
     d = _dispatcher.get()
-    store = eng.store
+    store = unwrapped(eng.store)
     k = len(nxt.branches)
     if d is None or k < d.min_branches or not isinstance(store, BranchLeaseStore):
         return False
@@ -137,6 +137,7 @@ async def _drop_old_due_time(store: Store, run_id: str) -> None:
     """Clear the due time of a timer the run left behind (a process that died between waking the
     run and clearing it): both waits are status `waiting`, and timer wakers find runs by due
     timers, so a run waiting for its branches must have none."""
+    store = unwrapped(store)
     if not isinstance(store, WaitStore):
         return
     timer = await store.get_timer(run_id)
