@@ -14,7 +14,7 @@ from graphengine.store import RunStatus, StepRecord, WaitStore
 
 from ._checks import reducer_failed
 from ._encoding import error_text, snapshot_of, unstorable
-from ._runtime import unwrapped
+from ._wrapped import unwrapped
 from .context import Context, InterruptSignal, WaitSignal
 from .errors import (
     GraphError,

@@ -30,7 +30,8 @@ import threading
 from collections.abc import AsyncIterator
 from typing import cast
 
-from ._runtime import settled, unwrapped
+from ._runtime import settled
+from ._wrapped import unwrapped
 from .errors import RunBusyError
 from .store import Lease, LeaseLostError, LeaseStore, RunLockStore, Store, StoreError
 

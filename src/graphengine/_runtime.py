@@ -536,17 +536,3 @@ def error_delta(tp: Any) -> Callable[[str], Any] | None:
     if is_typeddict(tp) and "last_error" in getattr(tp, "__annotations__", {}):
         return lambda msg: {"last_error": msg}
     return None
-
-
-def unwrapped(store: Any) -> Any:
-    """The store a wrapper (one with `__wrapped__`, e.g. a stream's tap) delegates to.
-
-    Capability checks (`isinstance(store, WaitStore)`, ...) ask it, not the wrapper: a
-    runtime-checkable protocol looks its methods up statically on Python 3.12+, so methods a
-    wrapper finds through `__getattr__` do not count there.
-    """
-    inner = getattr(store, "__wrapped__", None)
-    while inner is not None:
-        store = inner
-        inner = getattr(store, "__wrapped__", None)
-    return store

@@ -33,7 +33,8 @@ from graphengine.store import (
 )
 
 from ._encoding import UPDATE_NODE
-from ._runtime import settled, unwrapped
+from ._runtime import settled
+from ._wrapped import unwrapped
 from .context import Signal
 from .errors import SignalRefusedError, WaitError
 from .routing import Next, Wait, goto

@@ -39,7 +39,8 @@ from ._encoding import (
     plan_for,
     record_calls,
 )
-from ._runtime import settled, unwrapped
+from ._runtime import settled
+from ._wrapped import unwrapped
 from .errors import GraphError
 from .routing import Next, NextKind
 
